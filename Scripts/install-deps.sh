@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages wobble-run needs to build, test and render.
+# Does nothing when they are all present already. Needs root (or sudo).
+# Usage: Scripts/install-deps.sh [--bench]   (--bench adds ffmpeg, imagemagick)
+set -euo pipefail
+
+packages=(
+  pkg-config
+  liblua5.4-dev               # the scene scripts
+  libegl-dev libgles-dev      # EGL + OpenGL ES headers and loaders
+  libegl-mesa0 libgl1-mesa-dri # Mesa: llvmpipe through EGL "surfaceless"
+  libpng-dev                  # PNG in and out
+  libturbojpeg0-dev           # JPEG in (TurboJPEG API)
+  libgif-dev                  # GIF out
+  libimagequant-dev           # GIF palettes
+)
+if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then
+  packages+=(ffmpeg imagemagick)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

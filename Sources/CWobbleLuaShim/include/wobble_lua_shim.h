@@ -1,0 +1,1 @@
+int wobble_placeholder(void);

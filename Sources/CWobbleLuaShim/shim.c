@@ -1,0 +1,2 @@
+#include "wobble_lua_shim.h"
+int wobble_placeholder(void) { return 0; }

@@ -1,0 +1,39 @@
+/// Parses an accelerometer trace (CSV `t, ax, ay`; optional header
+/// `t,ax,ay`; blank lines ignored). Errors name `file:line`.
+public func parseMotionTrace(_ text: String, fileName: String) throws -> [MotionSample] {
+    var out: [MotionSample] = []
+    var lineNo = 0
+    for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        lineNo += 1
+        let line = raw.trimmingCharacters(in: " \t\r")
+        if line.isEmpty { continue }
+        let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: " \t") }
+        if out.isEmpty && fields.map({ $0.lowercased() }) == ["t", "ax", "ay"] { continue }
+        guard fields.count == 3 else {
+            throw SceneError("enableMotion", "\(fileName):\(lineNo): expected 3 columns t,ax,ay, got \(fields.count)")
+        }
+        var v: [Double] = []
+        for (i, f) in fields.enumerated() {
+            guard let d = Double(f), d.isFinite else {
+                throw SceneError("enableMotion", "\(fileName):\(lineNo): column \(["t", "ax", "ay"][i]) is not a finite number: '\(f.prefix(40))'")
+            }
+            v.append(d)
+        }
+        guard v[0] >= 0 else { throw SceneError("enableMotion", "\(fileName):\(lineNo): t must be >= 0") }
+        out.append(MotionSample(time: v[0], ax: v[1], ay: v[2]))
+    }
+    return out
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var s = self[...]
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: String) -> String { self[...].trimmingCharacters(in: set) }
+}

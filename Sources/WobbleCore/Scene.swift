@@ -1,0 +1,382 @@
+import Foundation
+
+/// An error raised by a scene operation; `function` names the Lua API
+/// function it stands for (`impulse`), so the script host can print
+/// `scene.lua:12: impulse: direction must be non-zero`.
+public struct SceneError: Error, Equatable, CustomStringConvertible {
+    public var function: String
+    public var message: String
+
+    public init(_ function: String, _ message: String) {
+        self.function = function
+        self.message = message
+    }
+
+    public var description: String { "\(function): \(message)" }
+}
+
+/// A sketch of the control layer (MFSketchModel): four corners and a center.
+/// A handle: scripts keep it and edit its points.
+public final class Sketch {
+    /// Unique within a scene, in creation order.
+    public let id: Int
+    public var lt: Point
+    public var rt: Point
+    public var rb: Point
+    public var lb: Point
+    /// The center assigned by the script, if any; otherwise the center is the
+    /// mean of the current corners (SPEC §7).
+    public var assignedCenter: Point?
+    public var parameters: WobbleParameters
+
+    public init(id: Int, lt: Point, rt: Point, rb: Point, lb: Point, center: Point? = nil,
+                parameters: WobbleParameters = .original) {
+        self.id = id
+        self.lt = lt
+        self.rt = rt
+        self.rb = rb
+        self.lb = lb
+        self.assignedCenter = center
+        self.parameters = parameters
+    }
+
+    public var center: Point {
+        get { assignedCenter ?? Point((lt.x + rt.x + rb.x + lb.x) / 4, (lt.y + rt.y + rb.y + lb.y) / 4) }
+        set { assignedCenter = newValue }
+    }
+
+    /// The region this sketch describes now.
+    public var shape: RegionShape { RegionShape(lt: lt, rt: rt, rb: rb, lb: lb, center: center) }
+}
+
+/// A wobble model of the effect layer (MFWobbleModel), made by `prepare()`.
+public final class WobbleModel {
+    public let id: Int
+    public let shape: RegionShape
+    public let parameters: WobbleParameters
+    /// The time of the `prepare()` that made it.
+    public let preparedAt: Double
+    /// The latest impulse, nil before the first.
+    public internal(set) var impulse: Impulse?
+
+    init(id: Int, shape: RegionShape, parameters: WobbleParameters, preparedAt: Double) {
+        self.id = id
+        self.shape = shape
+        self.parameters = parameters
+        self.preparedAt = preparedAt
+    }
+
+    /// Amplitude and cycle at time `t` (amplitude 0 and cycle start =
+    /// `preparedAt` before the first impulse).
+    public func state(at t: Double) -> CycleState {
+        guard let impulse else { return CycleState(amplitude: 0, cycleStart: preparedAt, tau: 0) }
+        return impulse.state(at: t, parameters: parameters)
+    }
+
+    /// The unit direction of the latest impulse, `{0, 0}` before the first.
+    public var direction: Point { impulse?.direction ?? .zero }
+
+    var snapshot: ModelSnapshot { ModelSnapshot(shape: shape, parameters: parameters, impulse: impulse) }
+}
+
+/// One accelerometer sample of a trace, due at `time` (scene seconds).
+public struct MotionSample: Sendable, Equatable {
+    public var time: Double
+    public var ax: Double
+    public var ay: Double
+
+    public init(time: Double, ax: Double, ay: Double) {
+        self.time = time
+        self.ax = ax
+        self.ay = ay
+    }
+}
+
+/// The scene a script builds: control layer, effect layer, virtual clock,
+/// motion input. Pure Swift; every operation records into a `Timeline`, from
+/// which frames are a pure function of time (DESIGN.md).
+public final class Scene {
+    /// Shake magnitude (g) above which a sample starts impulses (original).
+    public static let shakeThreshold = 1.0
+    /// Models at or above this amplitude ignore a shake (original).
+    public static let shakeAmplitudeLimit = 0.3
+
+    public private(set) var now: Double = 0
+    public private(set) var fps: Double = 30
+    /// Set when `--fps` fixed the rate: `fps(n)` then changes nothing.
+    public let fixedFPS: Double?
+    public let maxFrames: Int
+    /// Size of the source image, once one is known.
+    public var imageSize: (width: Int, height: Int)?
+    /// Default output path from `output(...)` (as the script gave it).
+    public var outputPath: String?
+
+    public private(set) var sketches: [Sketch] = []
+    public private(set) var models: [WobbleModel] = []
+    public private(set) var motionEnabled = false
+    public var overlay = false {
+        didSet { }
+    }
+
+    private var pending: [MotionSample] = []
+    private var modelForSketch: [Int: WobbleModel] = [:]
+    private var nextID = 1
+    private var snapshots: [(time: Double, state: SceneSnapshot)] = []
+
+    public init(fixedFPS: Double? = nil, maxFrames: Int = 100_000) {
+        self.fixedFPS = fixedFPS
+        self.maxFrames = maxFrames
+        if let fixedFPS { fps = fixedFPS }
+    }
+
+    /// True once frame 0 is fixed (the clock has moved past 0).
+    public var hasRecordedFrame: Bool { now > timeEpsilon }
+
+    // MARK: Scene
+
+    /// `fps(n)`: sets the rate; an error once a frame exists and `n` differs.
+    public func setFPS(_ n: Double) throws {
+        guard n.isFinite, n > 0, n <= 1000 else { throw SceneError("fps", "frames per second must be a number in (0, 1000]") }
+        if fixedFPS != nil { return }
+        if n == fps { return }
+        if hasRecordedFrame {
+            throw SceneError("fps", "cannot change the frame rate (\(Scene.format(fps))) once a frame has been recorded")
+        }
+        fps = n
+    }
+
+    // MARK: Control layer
+
+    /// `addSketch()`: adds a sketch; the original's default is the square (10,10)–(100,100).
+    @discardableResult
+    public func addSketch(lt: Point = Point(10, 10), rt: Point = Point(100, 10), rb: Point = Point(100, 100),
+                          lb: Point = Point(10, 100), center: Point? = nil,
+                          parameters: WobbleParameters = .original) -> Sketch {
+        let s = Sketch(id: takeID(), lt: lt, rt: rt, rb: rb, lb: lb, center: center, parameters: parameters)
+        sketches.append(s)
+        return s
+    }
+
+    /// `clear()`: removes every sketch of the control layer.
+    public func clear() {
+        sketches.removeAll()
+    }
+
+    // MARK: Effect layer
+
+    /// `prepare()`: every sketch becomes a live wobble model; the control layer is cleared.
+    @discardableResult
+    public func prepare() -> [WobbleModel] {
+        models = sketches.map { s in
+            let m = WobbleModel(id: takeID(), shape: s.shape, parameters: s.parameters, preparedAt: now)
+            modelForSketch[s.id] = m
+            return m
+        }
+        sketches.removeAll()
+        return models
+    }
+
+    /// The model `prepare()` made from `sketch` (live or not), if any.
+    public func model(for sketch: Sketch) -> WobbleModel? { modelForSketch[sketch.id] }
+
+    /// True when `model` is one of the live models.
+    public func isLive(_ model: WobbleModel) -> Bool { models.contains { $0 === model } }
+
+    /// `impulse(target, dx, dy, amplitude)`: starts a new cycle now.
+    /// `target` nil means every live model.
+    public func impulse(_ target: WobbleModel?, dx: Double, dy: Double, amplitude: Double = 1,
+                        function: String = "impulse") throws {
+        guard dx.isFinite, dy.isFinite else { throw SceneError(function, "direction must be finite") }
+        guard let dir = Scene.normalize(dx, dy) else { throw SceneError(function, "direction must be non-zero") }
+        guard amplitude.isFinite, amplitude >= 0, amplitude <= 1000 else {
+            throw SceneError(function, "amplitude must be a number in [0, 1000]")
+        }
+        let targets: [WobbleModel]
+        if let target {
+            guard isLive(target) else {
+                throw SceneError(function, "wobble model is no longer live (after reset() or another prepare())")
+            }
+            targets = [target]
+        } else {
+            targets = models
+        }
+        for m in targets { m.impulse = Impulse(start: now, direction: dir, amplitude: amplitude) }
+    }
+
+    /// `touch(x0, y0, x1, y1)`: the first live model containing the start
+    /// point gets an impulse along the drag. Returns it, or nil.
+    @discardableResult
+    public func touch(from a: Point, to b: Point) throws -> WobbleModel? {
+        guard a.isFinite, b.isFinite else { throw SceneError("touch", "coordinates must be finite numbers") }
+        let dx = b.x - a.x, dy = b.y - a.y
+        guard dx != 0 || dy != 0 else { return nil }
+        guard let hit = models.first(where: { $0.shape.contains(a) }) else { return nil }
+        try impulse(hit, dx: dx, dy: dy, amplitude: 1, function: "touch")
+        return hit
+    }
+
+    /// `enableMotion([trace])`: switches the accelerometer path on and
+    /// schedules the trace's samples (times relative to now).
+    public func enableMotion(trace: [MotionSample] = []) {
+        motionEnabled = true
+        let base = now
+        pending.append(contentsOf: trace.map { MotionSample(time: base + $0.time, ax: $0.ax, ay: $0.ay) })
+        // Stable: equal times keep file order.
+        pending = pending.enumerated().sorted { l, r in
+            l.element.time != r.element.time ? l.element.time < r.element.time : l.offset < r.offset
+        }.map(\.element)
+    }
+
+    /// `shake(ax, ay)`: one accelerometer sample now (g, device axes, y up).
+    public func shake(ax: Double, ay: Double) throws {
+        guard motionEnabled else { throw SceneError("shake", "motion is off: call enableMotion() first") }
+        guard ax.isFinite, ay.isFinite else { throw SceneError("shake", "acceleration must be finite") }
+        applyShake(ax: ax, ay: ay)
+    }
+
+    private func applyShake(ax: Double, ay: Double) {
+        guard (ax * ax + ay * ay).squareRoot() > Scene.shakeThreshold,
+              let dir = Scene.normalize(ax, -ay) else { return }
+        for m in models where m.state(at: now).amplitude < Scene.shakeAmplitudeLimit {
+            m.impulse = Impulse(start: now, direction: dir, amplitude: 1)
+        }
+    }
+
+    /// `reset()`: no models, no sketches, motion off, pending samples dropped.
+    public func reset() {
+        models.removeAll()
+        sketches.removeAll()
+        motionEnabled = false
+        pending.removeAll()
+    }
+
+    // MARK: Time
+
+    /// `wait(seconds)`: advances the clock, applying trace samples as it goes.
+    public func wait(_ seconds: Double) throws {
+        guard seconds.isFinite, seconds >= 0 else { throw SceneError("wait", "seconds must be a finite number >= 0") }
+        try advance(to: now + seconds, function: "wait")
+    }
+
+    /// `untilStill([maxSeconds])`: waits until every live model has amplitude
+    /// 0; true when still, false when `maxSeconds` ran out first.
+    public func untilStill(maxSeconds: Double? = nil) throws -> Bool {
+        if let maxSeconds, !(maxSeconds.isFinite && maxSeconds >= 0) {
+            throw SceneError("untilStill", "maxSeconds must be a finite number >= 0")
+        }
+        let limit = maxSeconds.map { now + $0 } ?? .infinity
+        while true {
+            let stillAt = models.map { restTime($0) }.max() ?? now
+            if stillAt <= now + timeEpsilon { return true }
+            if now >= limit - timeEpsilon { return false }
+            let target = Swift.min(stillAt, limit)
+            guard target.isFinite else {
+                throw SceneError("untilStill", "a model never comes to rest (decay = 1 or threshold = 0): give maxSeconds")
+            }
+            try advance(to: target, function: "untilStill")
+        }
+    }
+
+    /// The time at which `m` reaches amplitude 0 (now if it is still).
+    private func restTime(_ m: WobbleModel) -> Double {
+        guard let imp = m.impulse, m.state(at: now).amplitude > 0 else { return now }
+        let p = m.parameters
+        if p.decay >= 1 || p.threshold <= 0 { return .infinity }
+        var amp = imp.amplitude, k = 0
+        while amp > 0 && k < 4000 {
+            amp *= p.decay
+            if amp < p.threshold { amp = 0 }
+            k += 1
+        }
+        return imp.start + Double(k) * p.duration
+    }
+
+    private func advance(to target: Double, function: String) throws {
+        if target > timeEpsilon && !hasRecordedFrame {
+            // Frame 0 becomes fixed now.
+            guard imageSize != nil else {
+                throw SceneError(function, "no image: call image(path) before the first frame, or pass --image")
+            }
+        }
+        let frames = Scene.frameCount(end: target, fps: fps)
+        if frames > Double(maxFrames) {
+            throw SceneError(function, "the clip would have \(Scene.format(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
+        }
+        record()
+        while let next = pending.first, next.time <= target + timeEpsilon {
+            pending.removeFirst()
+            now = Swift.max(now, next.time)
+            applyShake(ax: next.ax, ay: next.ay)
+            record()
+        }
+        now = Swift.max(now, target)
+        record()
+    }
+
+    // MARK: Timeline
+
+    /// The live state now, as recorded into the timeline.
+    public var currentSnapshot: SceneSnapshot {
+        SceneSnapshot(models: models.map(\.snapshot), sketches: sketches.map(\.shape), overlay: overlay)
+    }
+
+    private func record() {
+        let s = currentSnapshot
+        if let last = snapshots.last {
+            if abs(last.time - now) <= timeEpsilon {
+                snapshots[snapshots.count - 1].state = s
+                if snapshots.count >= 2 && snapshots[snapshots.count - 2].state == s { snapshots.removeLast() }
+                return
+            }
+            if last.state == s { return }
+        }
+        snapshots.append((now, s))
+    }
+
+    /// Ends the script: the clip of SPEC §4 (every frame `k` with
+    /// `k/fps < T − 1e-9`, at least frame 0). Errors read `wobble-run: …`.
+    public func finish() throws -> Clip {
+        record()
+        let frames = Scene.frameCount(end: now, fps: fps)
+        if frames > Double(maxFrames) {
+            throw SceneError("wobble-run", "the clip has \(Scene.format(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
+        }
+        guard let size = imageSize else {
+            throw SceneError("wobble-run", "no image: the scene calls no image(path) and no --image was given")
+        }
+        return Clip(fps: fps, frameCount: Int(frames), duration: now,
+                    imageWidth: size.width, imageHeight: size.height,
+                    timeline: Timeline(entries: snapshots))
+    }
+
+    /// Number of frames of a clip that ends at `end`: frames `k >= 0` with
+    /// `k/fps < end − 1e-9`, at least 1.
+    public static func frameCount(end: Double, fps: Double) -> Double {
+        let limit = end - timeEpsilon
+        var n = (limit * fps).rounded(.up)
+        if !n.isFinite { return .infinity }
+        n = Swift.max(n, 1)
+        // Guard the rounding: frame n-1 must satisfy the rule, frame n must not.
+        while n > 1 && (n - 1) / fps >= limit { n -= 1 }
+        while n / fps < limit { n += 1 }
+        return n
+    }
+
+    private func takeID() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    /// The unit vector along `(dx, dy)`, or nil for a zero (or non-finite) vector.
+    public static func normalize(_ dx: Double, _ dy: Double) -> Point? {
+        let s = Swift.max(abs(dx), abs(dy))
+        guard s > 0, s.isFinite else { return nil }
+        let x = dx / s, y = dy / s
+        let len = (x * x + y * y).squareRoot()
+        return Point(x / len, y / len)
+    }
+
+    static func format(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+}

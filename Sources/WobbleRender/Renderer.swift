@@ -1,0 +1,46 @@
+import WobbleCore
+
+/// Which renderer draws the frames (`--backend`).
+public enum Backend: String, Sendable, CaseIterable {
+    /// OpenGL ES through EGL (the default).
+    case gles
+    /// The CPU reference renderer.
+    case cpu
+}
+
+/// Draws frames of a clip: the source image, wobbled by `FrameState.regions`,
+/// scaled to the output size. Only `FrameState` values come in: no Lua, no
+/// scene objects. Overlay drawing is separate (`OverlayPainter`).
+public protocol FrameRenderer: AnyObject {
+    /// Output size in pixels.
+    var outputWidth: Int { get }
+    var outputHeight: Int { get }
+    /// Renders one frame as straight-alpha RGBA, rows top to bottom.
+    func render(_ frame: FrameState) throws -> RGBAImage
+}
+
+/// Maps output pixel centres to source-image coordinates (geometry stays in
+/// source pixels whatever the output size).
+public struct OutputMapping: Sendable, Equatable {
+    public let sourceWidth: Int
+    public let sourceHeight: Int
+    public let outputWidth: Int
+    public let outputHeight: Int
+
+    public init(sourceWidth: Int, sourceHeight: Int, outputWidth: Int, outputHeight: Int) {
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.outputWidth = outputWidth
+        self.outputHeight = outputHeight
+    }
+
+    /// Source pixels per output pixel, horizontally and vertically.
+    public var scaleX: Double { Double(sourceWidth) / Double(outputWidth) }
+    public var scaleY: Double { Double(sourceHeight) / Double(outputHeight) }
+
+    /// The source-image point under the centre of output pixel `(i, j)`.
+    @inlinable
+    public func sourcePoint(_ i: Int, _ j: Int) -> Point {
+        Point((Double(i) + 0.5) * scaleX, (Double(j) + 0.5) * scaleY)
+    }
+}

@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderWobbleCoreTests: XCTestCase { func testNothing() {} }

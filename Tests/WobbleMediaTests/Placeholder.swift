@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderWobbleMediaTests: XCTestCase { func testNothing() {} }

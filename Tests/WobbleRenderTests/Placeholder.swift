@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderWobbleRenderTests: XCTestCase { func testNothing() {} }

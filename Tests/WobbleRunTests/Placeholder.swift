@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderWobbleRunTests: XCTestCase { func testNothing() {} }

@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderWobbleScriptTests: XCTestCase { func testNothing() {} }
