@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Temporary paths this process created and has not yet moved into place or
+/// removed. A signal handler (or `main` on a fatal error) removes them all,
+/// so no run leaves temporary files behind (SPEC §6).
+public enum TemporaryPaths {
+    nonisolated(unsafe) private static var paths: Set<String> = []
+    private static let lock = NSLock()
+
+    /// Registers a temporary file or folder.
+    public static func add(_ path: String) { lock.lock(); paths.insert(path); lock.unlock() }
+    /// Forgets a path (it was renamed into place or removed).
+    public static func remove(_ path: String) { lock.lock(); paths.remove(path); lock.unlock() }
+    /// Removes every registered path from disk (recursively) and forgets them.
+    public static func removeAll() {
+        lock.lock()
+        let all = paths
+        paths.removeAll()
+        lock.unlock()
+        for p in all { try? FileManager.default.removeItem(atPath: p) }
+    }
+}
+
+/// A file written beside its target under a temporary name and renamed over
+/// the target only by `commit()`: an existing target stays intact until the
+/// new one is complete. The final file gets the usual permissions
+/// (0666 & ~umask), not a temporary file's.
+public final class AtomicFile {
+    public let target: String
+    public let temporaryPath: String
+    private var fd: Int32
+    private var done = false
+
+    /// Creates the temporary file beside `target`.
+    public init(target: String) throws {
+        self.target = target
+        let url = URL(fileURLWithPath: target)
+        let dir = url.deletingLastPathComponent().path
+        let name = url.lastPathComponent
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            throw MediaError("output '\(target)': folder '\(dir)' does not exist")
+        }
+        let base = "\(dir)/.\(name).wobble-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        temporaryPath = base
+        fd = open(base, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw MediaError("output '\(target)': cannot create a file there: \(String(cString: strerror(errno)))")
+        }
+        TemporaryPaths.add(base)
+    }
+
+    deinit { if !done { abort() } }
+
+    /// Appends bytes.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var off = 0
+        while off < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw MediaError("output '\(target)': write failed: \(String(cString: strerror(errno)))")
+            }
+            off += n
+        }
+    }
+
+    public func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    /// The open file descriptor, for C libraries that write themselves
+    /// (giflib's `EGifOpenFileHandle`). The caller must not close it.
+    public var fileDescriptor: Int32 { fd }
+
+    /// Flushes, sets the usual permissions and renames over the target.
+    public func commit() throws {
+        guard !done else { return }
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+            fd = -1
+        }
+        let mask = umask(0)
+        umask(mask)
+        chmod(temporaryPath, 0o666 & ~mask)
+        guard rename(temporaryPath, target) == 0 else {
+            let e = String(cString: strerror(errno))
+            abort()
+            throw MediaError("output '\(target)': cannot move the finished file into place: \(e)")
+        }
+        done = true
+        TemporaryPaths.remove(temporaryPath)
+    }
+
+    /// Closes and removes the temporary file; the target is untouched.
+    public func abort() {
+        guard !done else { return }
+        done = true
+        if fd >= 0 { close(fd); fd = -1 }
+        unlink(temporaryPath)
+        TemporaryPaths.remove(temporaryPath)
+    }
+}

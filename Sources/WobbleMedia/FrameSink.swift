@@ -1,0 +1,23 @@
+import WobbleCore
+
+/// An error from reading or writing media; `message` is the whole clear
+/// line the user sees after `wobble-run: ` (for example
+/// `image 'x.png': not a PNG or JPEG file`).
+public struct MediaError: Error, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Where rendered frames go. Frames arrive in increasing timeline index
+/// (not necessarily starting at 0: `--frames A-B`). Nothing is visible at
+/// the target until `finish()` succeeds (SPEC §6).
+public protocol FrameSink: AnyObject {
+    /// Writes (or queues) one frame; `index` is its timeline index.
+    func write(_ frame: RGBAImage, index: Int) throws
+    /// Completes the output and moves it into place atomically.
+    func finish() throws
+    /// Drops everything written so far (temporary files removed); the
+    /// target stays exactly as it was. Idempotent; safe after a failure.
+    func abort()
+}
