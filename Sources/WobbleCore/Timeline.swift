@@ -3,6 +3,12 @@ public struct ModelSnapshot: Sendable, Equatable {
     public var shape: RegionShape
     public var parameters: WobbleParameters
     public var impulse: Impulse?
+
+    public init(shape: RegionShape, parameters: WobbleParameters, impulse: Impulse?) {
+        self.shape = shape
+        self.parameters = parameters
+        self.impulse = impulse
+    }
 }
 
 /// The recorded state of a scene after every action at one time.
@@ -74,6 +80,14 @@ public struct FrameState: Sendable, Equatable {
     public var overlay: [RegionShape]
     /// True when the overlay is on (even with no sketches to draw).
     public var overlayOn: Bool
+
+    public init(index: Int, time: Double, regions: [RegionFrame], overlay: [RegionShape] = [], overlayOn: Bool = false) {
+        self.index = index
+        self.time = time
+        self.regions = regions
+        self.overlay = overlay
+        self.overlayOn = overlayOn
+    }
 }
 
 /// The result of running a scene: the clip's frames as a pure function of time.

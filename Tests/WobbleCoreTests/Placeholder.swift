@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderWobbleCoreTests: XCTestCase { func testNothing() {} }

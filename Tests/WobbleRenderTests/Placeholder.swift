@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderWobbleRenderTests: XCTestCase { func testNothing() {} }
