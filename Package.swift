@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleScript", "WobbleCore"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleRender", "WobbleCore", "WobbleMedia"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleMedia", "WobbleCore", "CGIF"]),
-        .testTarget(name: "WobbleRunTests", dependencies: ["WobbleCore", "WobbleMedia"]),
+        .testTarget(name: "WobbleRunTests", dependencies: ["wobble-run", "WobbleCore", "WobbleMedia", "CGIF"]),
     ],
     swiftLanguageModes: [.v6]
 )
