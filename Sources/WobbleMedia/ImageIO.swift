@@ -1,0 +1,166 @@
+import Foundation
+import WobbleCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading source images (PNG, JPEG) and writing PNG frames.
+///
+/// Every error is a `MediaError` whose message names the file as the caller
+/// gave it, e.g. `image 'x.png': not a PNG or JPEG file`.
+public enum ImageIO {
+    /// The largest image file `load` reads into memory (512 MiB).
+    public static let maxFileSize = 512 << 20
+
+    /// The zlib level `encodePNG` uses by default.
+    ///
+    /// Measured on a 1280×720 photo frame (2 shared cores): level 4 with all
+    /// five row filters takes about 125 ms and 1.39 MB, libpng's default
+    /// (level 6) about 360 ms and 1.36 MB, level 1 about 50 ms and 1.64 MB.
+    /// Frames are written on every render, so we take level 4: about three
+    /// times faster than the default for files 3 % larger.
+    public static let defaultPNGCompressionLevel = 4
+
+    /// Loads a PNG or JPEG file as straight-alpha RGBA8.
+    ///
+    /// The format is told by the file's first bytes, not its extension.
+    /// PNG goes through libpng's simplified API (16-bit, gray, palette and
+    /// tRNS all become RGBA8); JPEG through TurboJPEG (alpha 255).
+    /// The header's size is checked before pixel memory is allocated:
+    /// more than `maxDimension` pixels on a side, or more than `maxPixels`
+    /// in all, is refused.
+    ///
+    /// - Throws: `MediaError`, e.g. `image 'x.png': no such file`,
+    ///   `image 'x.png': truncated or corrupt PNG (<libpng message>)`.
+    public static func load(path: String, maxDimension: Int = 16384, maxPixels: Int = 1 << 28) throws -> RGBAImage {
+        let data = try readFile(path: path)
+        return try decode(data, name: path, maxDimension: maxDimension, maxPixels: maxPixels)
+    }
+
+    /// Decodes PNG or JPEG bytes already in memory, as `load` does.
+    ///
+    /// `name` is the file name the error messages show.
+    public static func decode(_ data: [UInt8], name: String, maxDimension: Int = 16384, maxPixels: Int = 1 << 28) throws -> RGBAImage {
+        let prefix = "image '\(name)': "
+        let checkSize = { (width: Int, height: Int) throws in
+            guard width > 0, height > 0 else {
+                throw MediaError(prefix + "\(width)×\(height) has no pixels")
+            }
+            guard width <= maxDimension, height <= maxDimension else {
+                throw MediaError(prefix + "\(width)×\(height) is larger than the renderer's limit of \(maxDimension) pixels per side")
+            }
+            guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels else {
+                throw MediaError(prefix + "\(width)×\(height) is larger than the renderer's limit of \(maxPixels) pixels")
+            }
+        }
+        return try data.withUnsafeBytes { raw in
+            switch Format(magic: raw) {
+            case .png:
+                return try PNGCodec.decode(raw, corrupt: { MediaError(prefix + "truncated or corrupt PNG (\($0))") }, checkSize: checkSize)
+            case .jpeg:
+                return try JPEGCodec.decode(raw, corrupt: { MediaError(prefix + "truncated or corrupt JPEG (\($0))") }, checkSize: checkSize)
+            case nil:
+                throw MediaError(prefix + "not a PNG or JPEG file")
+            }
+        }
+    }
+
+    /// Encodes an image as an 8-bit RGBA PNG (libpng).
+    ///
+    /// `compressionLevel` is zlib's 0 (store) to 9 (smallest); levels up to
+    /// 3 use only the cheap Sub and Up row filters, higher ones all five.
+    /// The pixels are stored exactly, alpha straight.
+    ///
+    /// - Throws: `MediaError` for an image with no pixels.
+    public static func encodePNG(_ image: RGBAImage, compressionLevel: Int = defaultPNGCompressionLevel) throws -> [UInt8] {
+        guard image.width > 0, image.height > 0 else {
+            throw MediaError("cannot write a PNG of \(image.width)×\(image.height) pixels")
+        }
+        guard image.width <= Int(Int32.max) / 4, image.height <= Int(Int32.max) else {
+            throw MediaError("cannot write a PNG of \(image.width)×\(image.height) pixels: too large")
+        }
+        return PNGCodec.encode(image, level: compressionLevel)
+    }
+
+    /// Writes an image as a PNG file, atomically (`AtomicFile`): an existing
+    /// file at `path` stays intact until the new one is complete, and the
+    /// new file gets the usual permissions (0644 under umask 022).
+    ///
+    /// - Throws: `MediaError` naming `path` when it cannot be written.
+    public static func writePNG(_ image: RGBAImage, to path: String) throws {
+        let bytes = try encodePNG(image)
+        let file = try AtomicFile(target: path)
+        do {
+            try file.write(bytes)
+            try file.commit()
+        } catch {
+            file.abort()
+            throw error
+        }
+    }
+
+    // MARK: - Internals
+
+    /// The two formats we read, told by their signatures.
+    enum Format {
+        case png, jpeg
+        init?(magic data: UnsafeRawBufferPointer) {
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            if data.count >= 8, data.prefix(8).elementsEqual(png) {
+                self = .png
+            } else if data.count >= 3, data[0] == 0xFF, data[1] == 0xD8, data[2] == 0xFF {
+                self = .jpeg
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// Reads a whole file, refusing more than `maxFileSize` bytes.
+    static func readFile(path: String) throws -> [UInt8] {
+        let prefix = "image '\(path)': "
+        func failure(_ code: Int32) -> MediaError {
+            if code == ENOENT { return MediaError(prefix + "no such file") }
+            return MediaError(prefix + "cannot read: " + String(cString: strerror(code)))
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure(errno) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw failure(EISDIR) }
+        let isRegular = (info.st_mode & S_IFMT) == S_IFREG
+        if isRegular, Int(info.st_size) > maxFileSize {
+            throw MediaError(prefix + "the file is larger than \(maxFileSize >> 20) MiB")
+        }
+        // Regular files: read exactly their size (plus one byte, to see
+        // growth); pipes and devices: read in chunks up to the cap.
+        var bytes: [UInt8] = []
+        var capacity = isRegular ? Int(info.st_size) + 1 : 1 << 16
+        while true {
+            if bytes.count == capacity {
+                guard capacity <= maxFileSize else {
+                    throw MediaError(prefix + "the file is larger than \(maxFileSize >> 20) MiB")
+                }
+                capacity = min(capacity * 2, maxFileSize + 1)
+            }
+            let start = bytes.count
+            let want = capacity - start
+            var got = 0
+            var readError: Int32 = 0
+            bytes.append(contentsOf: repeatElement(0, count: want))
+            bytes.withUnsafeMutableBytes { buffer in
+                while true {
+                    let n = read(fd, buffer.baseAddress! + start, want)
+                    if n < 0 && errno == EINTR { continue }
+                    if n < 0 { readError = errno } else { got = n }
+                    break
+                }
+            }
+            bytes.removeLast(want - got)
+            if readError != 0 { throw failure(readError) }
+            if got == 0 { break }
+        }
+        return bytes
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderWobbleMediaTests: XCTestCase { func testNothing() {} }
