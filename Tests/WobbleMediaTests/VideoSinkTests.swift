@@ -1,0 +1,158 @@
+import Foundation
+import XCTest
+import WobbleCore
+@testable import WobbleMedia
+
+/// VideoSink: tiny clips through the installed ffmpeg, read back by ffprobe.
+final class VideoSinkTests: XCTestCase {
+    var scratch: Scratch!
+
+    override func setUpWithError() throws {
+        // Scripts/test.sh installs ffmpeg (install-deps.sh --bench); skip only
+        // where it really is not installed.
+        guard VideoSink.findExecutable("ffmpeg") != nil, VideoSink.findExecutable("ffprobe") != nil else {
+            throw XCTSkip("ffmpeg/ffprobe not on PATH (Scripts/install-deps.sh --bench installs them)")
+        }
+        scratch = try Scratch()
+    }
+
+    override func tearDown() { scratch?.remove() }
+
+    /// A frame with a moving square over a gradient, half transparent on the left.
+    func frame(_ k: Int, _ w: Int, _ h: Int) -> RGBAImage {
+        var px = [UInt8](repeating: 0, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = (y * w + x) * 4
+                let inSquare = abs(x - (k * 3) % w) < 4 && abs(y - h / 2) < 4
+                px[i] = inSquare ? 255 : UInt8(x * 255 / w)
+                px[i + 1] = UInt8(y * 255 / h)
+                px[i + 2] = 90
+                px[i + 3] = x < w / 2 ? 100 : 255
+            }
+        }
+        return RGBAImage(width: w, height: h, pixels: px)
+    }
+
+    /// `ffprobe` facts about the first video stream.
+    func probe(_ path: String) throws -> [String: String] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: VideoSink.findExecutable("ffprobe")!)
+        p.arguments = ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                       "-show_entries", "stream=codec_name,width,height,nb_read_frames:stream_tags=alpha_mode",
+                       "-of", "default=noprint_wrappers=1", path]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, "ffprobe \(path)")
+        var facts: [String: String] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let kv = line.split(separator: "=", maxSplits: 1)
+            if kv.count == 2 { facts[String(kv[0]).lowercased()] = String(kv[1]) }
+        }
+        return facts
+    }
+
+    func write(_ path: String, _ w: Int, _ h: Int, frames: Int, fps: Double = 10) throws -> VideoSink {
+        let sink = try VideoSink(path: path, width: w, height: h, fps: fps)
+        for k in 0..<frames { try sink.write(frame(k, w, h), index: k) }
+        try sink.finish()
+        return sink
+    }
+
+    func testMP4IsH264WithEveryFrame() throws {
+        let path = scratch.file("clip.mp4")
+        let sink = try write(path, 32, 24, frames: 7)
+        let facts = try probe(path)
+        XCTAssertEqual(facts["codec_name"], sink.encoder == "libx264" ? "h264" : "mpeg4")
+        XCTAssertEqual(facts["width"], "32")
+        XCTAssertEqual(facts["height"], "24")
+        XCTAssertEqual(facts["nb_read_frames"], "7")
+        XCTAssertEqual(try scratch.list(), ["clip.mp4"], "no temporary file left")
+        let attrs = try FileManager.default.attributesOfItem(atPath: path)
+        let mask = umask(0); umask(mask)
+        XCTAssertEqual((attrs[.posixPermissions] as? Int) ?? 0, 0o666 & ~Int(mask))
+    }
+
+    func testOddSizeMP4IsPaddedToEven() throws {
+        let path = scratch.file("odd.mp4")
+        _ = try write(path, 31, 23, frames: 3)
+        let facts = try probe(path)
+        XCTAssertEqual(facts["width"], "32")
+        XCTAssertEqual(facts["height"], "24")
+        XCTAssertEqual(facts["nb_read_frames"], "3")
+    }
+
+    func testWebMIsVP9WithAlpha() throws {
+        let path = scratch.file("clip.webm")
+        let sink = try write(path, 33, 21, frames: 5, fps: 29.97)
+        XCTAssertTrue(sink.encoder.hasPrefix("libvpx"))
+        let facts = try probe(path)
+        XCTAssertEqual(facts["codec_name"], sink.encoder == "libvpx-vp9" ? "vp9" : "vp8")
+        XCTAssertEqual(facts["width"], "33")
+        XCTAssertEqual(facts["height"], "21")
+        XCTAssertEqual(facts["nb_read_frames"], "5")
+        XCTAssertEqual(facts["tag:alpha_mode"], "1", "alpha kept: \(facts)")
+    }
+
+    func testExistingTargetStaysUntilFinishAndAbortLeavesNothing() throws {
+        let path = scratch.file("keep.mp4")
+        try writeBytes([1, 2, 3], to: path)
+        let sink = try VideoSink(path: path, width: 16, height: 16, fps: 5)
+        try sink.write(frame(0, 16, 16), index: 0)
+        XCTAssertEqual(try readBytes(path), [1, 2, 3])
+        XCTAssertEqual(try scratch.list().count, 2, "temporary file beside the target")
+        sink.abort()
+        XCTAssertEqual(try readBytes(path), [1, 2, 3])
+        XCTAssertEqual(try scratch.list(), ["keep.mp4"])
+        sink.abort()   // idempotent
+    }
+
+    func testWrongFrameSizeIsAnError() throws {
+        let sink = try VideoSink(path: scratch.file("x.mp4"), width: 16, height: 16, fps: 5)
+        defer { sink.abort() }
+        XCTAssertThrowsError(try sink.write(frame(0, 8, 8), index: 0)) { e in
+            XCTAssertEqual((e as? MediaError)?.message, "video '\(scratch.file("x.mp4"))': frame 0 is 8×8, not 16×16")
+        }
+    }
+
+    func testMissingFolderIsAClearError() {
+        let msg = mediaErrorMessage { try VideoSink(path: "/nonexistent-wobble/x.mp4", width: 8, height: 8, fps: 5) }
+        XCTAssertEqual(msg, "output '/nonexistent-wobble/x.mp4': folder '/nonexistent-wobble' does not exist")
+    }
+
+    func testFFmpegFailureCarriesItsStderr() throws {
+        // ffmpeg cannot write into a folder that vanished after it started:
+        // its error must reach the caller, with no crash on the broken pipe.
+        let sub = scratch.file("gone")
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
+        let sink = try VideoSink(path: sub + "/x.mp4", width: 64, height: 64, fps: 5)
+        try FileManager.default.removeItem(atPath: sub)
+        var failure: Error?
+        do {
+            for k in 0..<200 { try sink.write(frame(k, 64, 64), index: k) }
+            try sink.finish()
+        } catch {
+            failure = error
+        }
+        let message = (failure as? MediaError)?.message ?? ""
+        XCTAssertTrue(message.hasPrefix("video '\(sub)/x.mp4': ffmpeg"), message)
+        XCTAssertTrue(message.contains("No such file") || message.contains("exit status"), message)
+        sink.abort()
+    }
+
+    func testMissingFFmpegMessage() throws {
+        let saved = ProcessInfo.processInfo.environment["PATH"]
+        setenv("PATH", scratch.path, 1)
+        defer { if let saved { setenv("PATH", saved, 1) } }
+        let msg = mediaErrorMessage { try VideoSink(path: scratch.file("x.mp4"), width: 8, height: 8, fps: 5) }
+        XCTAssertEqual(msg, "video output needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg); write a .gif or PNG frames instead")
+    }
+
+    func testRate() {
+        XCTAssertEqual(VideoSink.rate(30), "30")
+        XCTAssertEqual(VideoSink.rate(29.97), "29970/1000")
+    }
+}
