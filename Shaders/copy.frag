@@ -1,0 +1,18 @@
+#version 300 es
+// The still image: every output pixel samples the source at its own source
+// point (bilinear, clamped to the edge), as CPURenderer.sample does.
+precision highp float;
+
+uniform highp sampler2D u_source;
+// Source pixels per output pixel (OutputMapping.scaleX, scaleY).
+uniform vec2 u_scale;
+// 1 / source size in pixels.
+uniform vec2 u_invSourceSize;
+
+out vec4 o_color;
+
+void main() {
+    // gl_FragCoord.xy is the output pixel centre (i + 0.5, j + 0.5).
+    vec2 p = gl_FragCoord.xy * u_scale;
+    o_color = texture(u_source, p * u_invSourceSize);
+}
