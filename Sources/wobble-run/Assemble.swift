@@ -1,0 +1,155 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+import WobbleRender
+
+/// `--assemble DIR`: joins the PNG frames `frame_NNNNN.png` of DIR (for
+/// example slices rendered with `--frames` on several machines into one
+/// folder) into `-o` — an animated GIF or a video — at `--fps` (default
+/// 30), honouring `--loop`, `--width`/`--height` (frames are scaled with
+/// the CPU renderer's bilinear filter) and `--frames A-B` (only those
+/// indices).
+///
+/// The indices may start anywhere but must be contiguous; the first gap is
+/// an error. Each frame keeps its timeline index, so GIF delays match a
+/// direct render of the same frames. The GIF palette comes from the first
+/// frame: a direct render builds it from the still image instead, which
+/// equals frame 0 whenever nothing moves at time 0 (the usual case: an
+/// impulse at t = 0 has not displaced anything yet) — then the bytes are
+/// identical; otherwise the frames decode the same up to quantisation.
+struct Assembler {
+    let options: Options
+    let directory: String
+
+    /// One input frame: its timeline index and file.
+    struct Frame {
+        var index: Int
+        var path: String
+    }
+
+    func run() throws {
+        let o = options
+        guard let output = o.output else {
+            throw UsageError("--assemble needs -o OUTPUT (x.gif, x.mp4 or x.webm)")
+        }
+        if o.overlay { throw UsageError("--overlay does not apply to --assemble (the frames are already drawn)") }
+        if o.image != nil { throw UsageError("--image does not apply to --assemble") }
+        let plan = try Runner.plan(path: output, format: o.format)
+        if case .png = plan {
+            throw UsageError("--assemble writes a GIF or a video, not PNG frames ('\(output)')")
+        }
+        var frames = try Assembler.list(directory)
+        if let r = o.frames {
+            frames = frames.filter { r.contains($0.index) }
+            guard !frames.isEmpty else {
+                throw RunError("--frames \(r.lowerBound)-\(r.upperBound == Int(Int32.max) ? "" : String(r.upperBound)) selects no frame of '\(directory)'")
+            }
+        }
+        guard frames.count <= o.maxFrames else {
+            throw RunError("'\(directory)' has \(frames.count) frames, more than --max-frames \(o.maxFrames)")
+        }
+        let fps = o.fps ?? 30
+        let reporter = ProgressReporter(total: frames.count, quiet: o.quiet)
+
+        let first = try load(frames[0])
+        let (w, h) = outputSize(first.width, first.height)
+        func prepare(_ img: RGBAImage, _ f: Frame) throws -> RGBAImage {
+            guard img.width == first.width, img.height == first.height else {
+                throw RunError("frame '\(f.path)' is \(img.width)×\(img.height), the first frame \(first.width)×\(first.height)")
+            }
+            guard w != img.width || h != img.height else { return img }
+            // The CPU renderer with nothing moving is a bilinear scaler.
+            let r = CPURenderer(source: img, outputWidth: w, outputHeight: h)
+            return try r.render(FrameState(index: f.index, time: 0, regions: []))
+        }
+        let firstOut = try prepare(first, frames[0])
+
+        let sink: FrameSink?
+        var outputName: String?
+        switch plan {
+        case .gif(let path):
+            sink = try GIFSink(path: path, width: w, height: h, fps: fps, loop: o.loop, still: firstOut)
+            outputName = path
+        case .video(let path):
+            sink = try VideoSink(path: path, width: w, height: h, fps: fps)
+            outputName = path
+        case .null:
+            sink = nil
+        case .png:
+            sink = nil
+        }
+        do {
+            for (n, f) in frames.enumerated() {
+                try Interrupt.check()
+                let img = n == 0 ? firstOut : try prepare(try load(f), f)
+                try sink?.write(img, index: f.index)
+                reporter.frameDone()
+            }
+            try Interrupt.check()
+            try sink?.finish()
+        } catch {
+            sink?.abort()
+            throw error
+        }
+        let what = outputName.map { "wrote \($0)" } ?? "read"
+        reporter.finish(String(format: "%@: %d frames (%d-%d), %d×%d at %@ fps, in %.2f s", what, frames.count,
+                               frames[0].index, frames[frames.count - 1].index, w, h, CommandLine_.fmt(fps), reporter.elapsed))
+    }
+
+    func load(_ f: Frame) throws -> RGBAImage {
+        do {
+            return try ImageIO.load(path: f.path)
+        } catch let e as MediaError {
+            throw RunError(e.message)
+        }
+    }
+
+    /// `--width`/`--height` as for a render; the frames' own size without them.
+    func outputSize(_ sw: Int, _ sh: Int) -> (Int, Int) {
+        Runner(options: options).outputSize(sw, sh)
+    }
+
+    /// The `frame_NNNNN.png` files of `dir`, by index; they must be
+    /// contiguous (the first gap is an error).
+    static func list(_ dir: String) throws -> [Frame] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else {
+            throw RunError("--assemble '\(dir)': no such folder")
+        }
+        guard isDir.boolValue else { throw RunError("--assemble '\(dir)': not a folder") }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        } catch {
+            throw RunError("--assemble '\(dir)': cannot read the folder")
+        }
+        var frames: [Frame] = []
+        var seen: [Int: String] = [:]
+        for name in names {
+            guard let index = frameIndex(name) else { continue }
+            if let other = seen[index] {
+                throw RunError("--assemble '\(dir)': frame \(index) is there twice ('\(min(other, name))' and '\(max(other, name))')")
+            }
+            seen[index] = name
+            frames.append(Frame(index: index, path: (dir as NSString).appendingPathComponent(name)))
+        }
+        frames.sort { $0.index < $1.index }
+        guard !frames.isEmpty else {
+            throw RunError("--assemble '\(dir)': no frame_NNNNN.png files in it")
+        }
+        for (a, b) in zip(frames, frames.dropFirst()) where b.index != a.index + 1 {
+            let missing = a.index + 1 == b.index - 1 ? "frame \(a.index + 1) is missing"
+                                                     : "frames \(a.index + 1)-\(b.index - 1) are missing"
+            throw RunError("--assemble '\(dir)': \(missing) (\((a.path as NSString).lastPathComponent) is followed by \((b.path as NSString).lastPathComponent))")
+        }
+        return frames
+    }
+
+    /// The index in `frame_NNNNN.png` (five or more digits), or nil.
+    static func frameIndex(_ name: String) -> Int? {
+        guard name.hasPrefix("frame_"), name.hasSuffix(".png") else { return nil }
+        let digits = name.dropFirst(6).dropLast(4)
+        guard digits.count >= 5, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
+        return Int(digits)
+    }
+}
