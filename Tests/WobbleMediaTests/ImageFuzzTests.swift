@@ -18,6 +18,21 @@ struct FuzzRandom {
     mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
 }
 
+extension RGBAImage {
+    /// Nearest-neighbour enlargement by an integer factor.
+    func scaled(_ factor: Int) -> RGBAImage {
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(self.pixels.count * factor * factor)
+        for y in 0..<height * factor {
+            for x in 0..<width * factor {
+                let p = pixel(x / factor, y / factor)
+                pixels += [p.r, p.g, p.b, p.a]
+            }
+        }
+        return RGBAImage(width: width * factor, height: height * factor, pixels: pixels)
+    }
+}
+
 /// Mutates valid PNG and JPEG files and feeds them to `ImageIO.decode`:
 /// no input may crash or hang the decoder, and every failure must be a
 /// `MediaError` naming the file.
@@ -177,6 +192,10 @@ final class ImageFuzzTests: XCTestCase {
             _ = try ImageIO.decode(bytes, name: name)  // every seed is valid
             seeds.append((name, bytes))
         }
+        // Our own encoder, uncompressed: several IDAT chunks (libpng's 8 KiB buffer).
+        let stored = try ImageIO.encodePNG(try ImageIO.decode(seeds[0].1, name: "rgba8.png").scaled(3), compressionLevel: 0)
+        XCTAssertGreaterThan(Self.pngChunks(stored).count, 3)  // IHDR, 2+ IDAT, IEND
+        seeds.append(("multi-idat.png", stored))
         return seeds
     }
 
