@@ -145,7 +145,11 @@ struct Folder: Equatable {
         while p.count > 1, p.hasSuffix("/") { p.removeLast() }
         path = p.isEmpty ? "." : p
     }
-    func joined(_ name: String) -> String { path == "/" ? "/" + name : path + "/" + name }
+    /// A file in this folder; a bare name when the folder was not named
+    /// (a pattern without `/`).
+    func joined(_ name: String) -> String {
+        shown.isEmpty ? name : path == "/" ? "/" + name : path + "/" + name
+    }
     /// The folder this one is in, and its own name.
     var parentAndName: (parent: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }
@@ -168,7 +172,7 @@ struct Layout {
             return fm.fileExists(atPath: path, isDirectory: &isDir) ? isDir.boolValue : nil
         }
         func splitPath(_ path: String) -> (folder: String, name: String) {
-            guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+            guard let slash = path.lastIndex(of: "/") else { return ("", path) }
             let folder = String(path[..<slash])
             return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
         }
@@ -201,7 +205,7 @@ struct Layout {
             kind = .pattern
         case .file(let given):
             let (dir, name) = splitPath(given)
-            guard isDirectory(dir) == true else {
+            guard isDirectory(Folder(dir).path) == true else {
                 throw MediaError("output '\(given)': folder '\(dir)' does not exist")
             }
             if let frameCount, frameCount != 1 {

@@ -238,6 +238,7 @@ final class PNGSequenceSinkTests: XCTestCase {
         XCTAssertNil(PNGOutput.parse("clip"))
         XCTAssertNil(PNGOutput.parse(""))
         XCTAssertEqual(try PNGOutput.directory("f/").path(forFrame: 3), "f/frame_00003.png")
-        XCTAssertEqual(try PNGOutput.pattern("o_%03d.png").path(forFrame: 3), "./o_003.png")
+        XCTAssertEqual(try PNGOutput.pattern("o_%03d.png").path(forFrame: 3), "o_003.png")
+        XCTAssertEqual(try PNGOutput.pattern("/tmp/o_%03d.png").path(forFrame: 3), "/tmp/o_003.png")
     }
 }
