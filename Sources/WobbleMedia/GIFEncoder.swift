@@ -1,0 +1,248 @@
+import Foundation
+import WobbleCore
+
+/// The GIF encoder proper, run on one thread at a time: maps each frame to
+/// the palette, and writes it as the smallest rectangle that changed on the
+/// displayed canvas, unchanged pixels as the transparent index.
+///
+/// Memory is flat: the still (RGBA and indices), the displayed canvas, the
+/// pending frame and the current one (indices), whatever the frame count.
+///
+/// A frame is written only when the next one is known (one frame of
+/// lookahead), because its disposal depends on it: when the next frame
+/// turns opaque pixels transparent, this frame is disposed "restore to
+/// background" over a rectangle covering them; otherwise it is kept
+/// ("do not dispose") and the next frame draws only what changed.
+final class GIFEncoder {
+    let width: Int, height: Int
+    let fps: Double
+    private let still: RGBAImage
+    private let palette: GIFPalette
+    private let nearest: GIFNearestColor
+    private let writer: GIFWriter
+    private let t: UInt8
+
+    /// What a decoder shows now (after the last written frame's disposal).
+    private var canvas: [UInt8]
+    /// The frame waiting for its successor, and its timeline index.
+    private var pending: [UInt8]
+    private var pendingIndex: Int?
+    private var pendingFrame: RGBAImage?
+    private let keepTolerance: Int32
+    /// Scratch: the newest frame's indices, and the rectangle's pixels.
+    private var current: [UInt8]
+    private var rectPixels: [UInt8] = []
+    private var framesWritten = 0
+    /// Per row of the still: how many of its pixels are transparent.
+    private let stillRowTransparent: [Int]
+
+    /// `keepTolerance`: see `GIFSink.keepTolerance` (0: lossless against
+    /// the palette mapping).
+    init(still: RGBAImage, palette: GIFPalette, writer: GIFWriter, fps: Double, keepTolerance: Int32) {
+        self.keepTolerance = keepTolerance
+        width = still.width
+        height = still.height
+        self.fps = fps
+        self.still = still
+        self.palette = palette
+        self.writer = writer
+        nearest = GIFNearestColor(rgb: palette.rgb)
+        self.t = palette.transparent
+        let t = palette.transparent, w = still.width
+        stillRowTransparent = (0..<still.height).map { y in
+            palette.stillIndices[(y * w)..<(y * w + w)].reduce(0) { $0 + ($1 == t ? 1 : 0) }
+        }
+        canvas = [UInt8](repeating: palette.transparent, count: still.width * still.height)
+        pending = canvas
+        current = canvas
+    }
+
+    /// Adds frame `index` (timeline index) of the clip.
+    func add(_ frame: RGBAImage, index: Int) throws {
+        let anyTransparent = map(frame, into: &current)
+        if let pi = pendingIndex {
+            try emit(index: pi, clearForNext: anyTransparent)
+        }
+        swap(&pending, &current)
+        pendingIndex = index
+        pendingFrame = frame
+    }
+
+    /// Writes the last frame and the trailer.
+    func finish() throws {
+        if let pi = pendingIndex {
+            try emit(index: pi, clearForNext: false)
+            pendingIndex = nil
+        }
+        try writer.close()
+    }
+
+    /// Drops the stream; nothing more is written.
+    func discard() { writer.discard() }
+
+    // MARK: - Palette mapping
+
+    /// Maps `frame` to palette indices: a pixel equal to the still's keeps
+    /// the still's dithered index (stable: no flicker where nothing moves),
+    /// alpha < 128 is the transparent index, any other pixel gets its
+    /// nearest palette colour. Returns whether any pixel is transparent.
+    private func map(_ frame: RGBAImage, into out: inout [UInt8]) -> Bool {
+        let w = width, h = height, t = self.t
+        var transparentCount = 0
+        frame.pixels.withUnsafeBytes { fb in
+            still.pixels.withUnsafeBytes { sb in
+                palette.stillIndices.withUnsafeBufferPointer { si in
+                    out.withUnsafeMutableBufferPointer { o in
+                        let f32 = fb.bindMemory(to: UInt32.self)
+                        let s32 = sb.bindMemory(to: UInt32.self)
+                        let fp = fb.bindMemory(to: UInt8.self)
+                        for y in 0..<h {
+                            let row = y * w
+                            if memcmp(fb.baseAddress! + row * 4, sb.baseAddress! + row * 4, w * 4) == 0 {
+                                // Whole row unchanged.
+                                (o.baseAddress! + row).update(from: si.baseAddress! + row, count: w)
+                                transparentCount += stillRowTransparent[y]
+                                continue
+                            }
+                            for i in row..<(row + w) {
+                                if f32[i] == s32[i] {
+                                    let v = si[i]
+                                    o[i] = v
+                                    if v == t { transparentCount += 1 }
+                                } else if fp[i * 4 + 3] < 128 {
+                                    o[i] = t
+                                    transparentCount += 1
+                                } else {
+                                    o[i] = nearest.index(fp[i * 4], fp[i * 4 + 1], fp[i * 4 + 2])
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return transparentCount > 0
+    }
+
+    // MARK: - Frame output
+
+    private struct Rect {
+        var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
+        var isEmpty: Bool { maxX < minX }
+        mutating func add(_ x: Int, _ y: Int) {
+            minX = min(minX, x); maxX = max(maxX, x)
+            minY = min(minY, y); maxY = max(maxY, y)
+        }
+        mutating func add(_ r: Rect) {
+            guard !r.isEmpty else { return }
+            add(r.minX, r.minY); add(r.maxX, r.maxY)
+        }
+    }
+
+    /// Bounding box of the pixels where `a` and `b` differ (with `onlyNew`:
+    /// where `b` is transparent and `a` is not).
+    private func diffBox(_ a: [UInt8], _ b: [UInt8], becomingTransparent: Bool) -> Rect {
+        var r = Rect()
+        let w = width, t = self.t
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                for y in 0..<height {
+                    let row = y * w
+                    if !becomingTransparent && memcmp(a.baseAddress! + row, b.baseAddress! + row, w) == 0 { continue }
+                    var first = -1, last = -1
+                    for x in 0..<w {
+                        let differs = becomingTransparent ? (b[row + x] == t && a[row + x] != t) : (a[row + x] != b[row + x])
+                        if differs {
+                            if first < 0 { first = x }
+                            last = x
+                        }
+                    }
+                    if first >= 0 { r.add(first, y); r.add(last, y) }
+                }
+            }
+        }
+        return r
+    }
+
+    /// Where the pending frame changed a pixel on screen to another opaque
+    /// colour, keeps the screen's colour when it is within `keepTolerance`
+    /// of as good as the new one, for the pending frame's true colour. The
+    /// error stays bounded: it is always measured against the true colour,
+    /// never against what was kept before.
+    private func keepCloseColors() {
+        let w = width, t = self.t, beta = keepTolerance
+        guard let frame = pendingFrame else { return }
+        frame.pixels.withUnsafeBufferPointer { f in
+            palette.rgb.withUnsafeBufferPointer { pal in
+                canvas.withUnsafeBufferPointer { c in
+                    pending.withUnsafeMutableBufferPointer { p in
+                        for y in 0..<height {
+                            let row = y * w
+                            if memcmp(c.baseAddress! + row, p.baseAddress! + row, w) == 0 { continue }
+                            for i in row..<(row + w) {
+                                let cv = c[i], pv = p[i]
+                                if cv == pv || cv == t || pv == t { continue }
+                                let r = Int32(f[i * 4]), g = Int32(f[i * 4 + 1]), b = Int32(f[i * 4 + 2])
+                                let ci = Int(cv) * 3, pi = Int(pv) * 3
+                                let dr = Int32(pal[ci]) - r, dg = Int32(pal[ci + 1]) - g, db = Int32(pal[ci + 2]) - b
+                                let er = Int32(pal[pi]) - r, eg = Int32(pal[pi + 1]) - g, eb = Int32(pal[pi + 2]) - b
+                                if dr * dr + dg * dg + db * db <= er * er + eg * eg + eb * eb + beta { p[i] = cv }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes the pending frame. With `clearForNext`, the next frame (in
+    /// `current`) may turn opaque pixels transparent: the pending frame then
+    /// covers them and is disposed to background.
+    private func emit(index: Int, clearForNext: Bool) throws {
+        let w = width
+        var rect: Rect
+        let first = framesWritten == 0
+        if first {
+            rect = Rect(minX: 0, minY: 0, maxX: width - 1, maxY: height - 1)
+        } else {
+            if keepTolerance > 0 { keepCloseColors() }
+            rect = diffBox(canvas, pending, becomingTransparent: false)
+        }
+        var disposal = 1
+        if clearForNext {
+            let clear = diffBox(pending, current, becomingTransparent: true)
+            if !clear.isEmpty {
+                disposal = 2
+                rect.add(clear)
+            }
+        }
+        if rect.isEmpty {
+            // Nothing changed: one transparent pixel, still with its delay.
+            rect = Rect(minX: 0, minY: 0, maxX: 0, maxY: 0)
+        }
+        let rw = rect.maxX - rect.minX + 1, rh = rect.maxY - rect.minY + 1
+        if rectPixels.count != rw * rh { rectPixels = [UInt8](repeating: 0, count: rw * rh) }
+        let t = self.t
+        rectPixels.withUnsafeMutableBufferPointer { out in
+            pending.withUnsafeBufferPointer { p in
+                canvas.withUnsafeMutableBufferPointer { c in
+                    var k = 0
+                    for y in rect.minY...rect.maxY {
+                        let row = y * w
+                        for x in rect.minX...rect.maxX {
+                            let v = p[row + x]
+                            // Invariant: pending transparent ⇒ canvas transparent.
+                            out[k] = (first || v != c[row + x]) ? v : t
+                            c[row + x] = disposal == 2 ? t : v
+                            k += 1
+                        }
+                    }
+                }
+            }
+        }
+        try writer.putFrame(left: rect.minX, top: rect.minY, width: rw, height: rh,
+                            delay: GIFSink.delay(index: index, fps: fps), disposal: disposal,
+                            transparent: t, pixels: &rectPixels)
+        framesWritten += 1
+    }
+}
