@@ -1,0 +1,17 @@
+-- A single jelly: the crema of an espresso, poked once.
+--   wobble-run Examples/latte/latte.lua            (writes latte.gif beside the script)
+-- Coordinates are pixels of coffee.png (600×400), origin top-left, y down.
+
+image("coffee.png")
+fps(30)
+output("latte.gif")
+
+-- The crema's oval: the boundary is four quadratic Bezier curves through
+-- the midpoints of the edges, so a rectangle of corners gives a rounded
+-- shape that touches the rectangle at the middle of each side.
+addSketch{ lt = {205, 95}, rt = {372, 95}, rb = {372, 193}, lb = {205, 193} }
+
+wait(0.3)                      -- a still moment first
+prepare()                      -- the sketch becomes a live wobble model
+touch(240, 150, 290, 140)      -- a drag to the right, starting on the crema
+untilStill(5)                  -- the original's defaults: 1.2 s cycles, ×0.7 each
