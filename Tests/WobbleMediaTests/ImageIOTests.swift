@@ -87,6 +87,9 @@ final class ImageIOTests: XCTestCase {
     }
 
     func testRealPhotos() throws {
+        guard FileManager.default.fileExists(atPath: "/work/shared/images/coffee.png") else {
+            throw XCTSkip("the shared trial photos are not here")
+        }
         let coffee = try ImageIO.load(path: "/work/shared/images/coffee.png")
         XCTAssertEqual([coffee.width, coffee.height], [600, 400])
         let chelsea = try ImageIO.load(path: "/work/shared/images/chelsea.png")
@@ -164,7 +167,7 @@ final class ImageIOTests: XCTestCase {
 
     func testTruncatedJPEG() throws {
         let path = scratch.file("photo.jpg"), cut = scratch.file("cut.jpg")
-        try convert(["/work/shared/images/chelsea.png", "-quality", "90", path])
+        try convert(["-seed", "1", "-size", "451x300", "plasma:fractal", "-quality", "90", path])
         let bytes = try readBytes(path)
         try writeBytes(Array(bytes.prefix(bytes.count / 2)), to: cut)
         XCTAssertEqual(mediaErrorMessage { try ImageIO.load(path: cut) },
