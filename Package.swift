@@ -44,6 +44,9 @@ let package = Package(
             dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]
         ),
 
+        // Renderer benchmark (Scripts/bench-render.sh).
+        .executableTarget(name: "wobble-render-bench", dependencies: ["WobbleCore", "WobbleRender"]),
+
         .testTarget(name: "WobbleCoreTests", dependencies: ["WobbleCore"]),
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleScript", "WobbleCore"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleRender", "WobbleCore", "WobbleMedia"]),

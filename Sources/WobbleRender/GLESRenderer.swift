@@ -7,8 +7,10 @@ import WobbleCore
 /// Its frames match `CPURenderer` to within a couple of levels per channel.
 ///
 /// A frame is drawn in two steps:
-/// 1. the still image: one full-output pass sampling the source texture
-///    (uploaded once) at each output pixel's source point (`Shaders/copy.frag`);
+/// 1. the still image: drawn once at init by a full-output pass sampling the
+///    source texture at each output pixel's source point
+///    (`Shaders/copy.frag`), then copied into the frame's FBO with
+///    glBlitFramebuffer (a memory copy) at the start of every frame;
 /// 2. each moving region, last to first, as a quad over its bounding box
 ///    (`Shaders/wobble.frag`) that samples the source at
 ///    `p + m(p)·progress·direction` and discards where `m(p) = 0`, so the
@@ -97,7 +99,7 @@ public final class GLESRenderer: FrameRenderer {
         let now = frameNumber
         let image = try context.withCurrent { () throws -> RGBAImage in
             gl.beginFrame()
-            gl.drawStill()
+            gl.blitStill()
             for region in frame.regions.reversed() {
                 guard let field = try field(for: region, frame: now) else { continue }
                 gl.drawRegion(field, shift: region.direction * region.progress)
@@ -108,9 +110,11 @@ public final class GLESRenderer: FrameRenderer {
         return image
     }
 
-    /// The plain copy alone: the still image drawn by the same full-output
-    /// pass and read back the same way as in `render`. A baseline for
-    /// benchmarks (`Scripts/bench-render.sh`).
+    /// A plain full-image copy pass: the source drawn over the whole output
+    /// by a texture-sampling shader (`Shaders/copy.frag`), into the same FBO,
+    /// read back the same way as `render`. The baseline of
+    /// `Scripts/bench-render.sh`; `render` itself starts each frame from a
+    /// still image drawn once at init and copied with glBlitFramebuffer.
     public func renderStill() throws -> RGBAImage {
         try context.withCurrent { () throws -> RGBAImage in
             gl.beginFrame()
@@ -170,6 +174,10 @@ private final class Resources {
     let sourceTexture: GLObject
     let targetTexture: GLObject
     let framebuffer: GLObject
+    /// The still image at output size, drawn once; each frame starts as a
+    /// copy of it (glBlitFramebuffer: a memory copy, not a shading pass).
+    let stillTexture: GLObject
+    let stillFramebuffer: GLObject
     let vertexArray: GLObject
     let copy: GLProgram
     let wobble: GLProgram
@@ -239,6 +247,19 @@ private final class Resources {
         guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
             throw GLESError.framebufferIncomplete(status: Resources.framebufferStatusName(status))
         }
+        stillTexture = try GLObject(.texture, in: context)
+        glBindTexture(GLenum(GL_TEXTURE_2D), stillTexture.name)
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(m.outputWidth), GLsizei(m.outputHeight))
+        try glCheck("glTexStorage2D(still \(m.outputWidth)x\(m.outputHeight))")
+        stillFramebuffer = try GLObject(.framebuffer, in: context)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), stillFramebuffer.name)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
+                               stillTexture.name, 0)
+        try glCheck("glFramebufferTexture2D(still)")
+        let stillStatus = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
+        guard stillStatus == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
+            throw GLESError.framebufferIncomplete(status: Resources.framebufferStatusName(stillStatus))
+        }
         vertexArray = try GLObject(.vertexArray, in: context)
 
         copy = try GLProgram(vertex: "quad.vert", fragment: "copy.frag", in: context)
@@ -260,6 +281,11 @@ private final class Resources {
         glUseProgram(copy.name)
         glUniform4f(rectCopy, 0, 0, Float(m.outputWidth), Float(m.outputHeight))
         try glCheck("glUniform")
+        // Draw the still image once.
+        glViewport(0, 0, GLsizei(m.outputWidth), GLsizei(m.outputHeight))
+        glBindVertexArray(vertexArray.name)
+        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        try glCheck("glDrawArrays(still)")
     }
 
     static func framebufferStatusName(_ status: GLenum) -> String {
@@ -286,6 +312,14 @@ private final class Resources {
     func drawStill() {
         glUseProgram(copy.name)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+    }
+
+    /// The still image over the whole output, copied from the still texture.
+    func blitStill() {
+        let w = GLint(mapping.outputWidth), h = GLint(mapping.outputHeight)
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), stillFramebuffer.name)
+        glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), framebuffer.name)
     }
 
     /// One region over its field's box.

@@ -1,0 +1,141 @@
+// Renderer benchmark (Scripts/bench-render.sh): a 1280x720 picture with four
+// wobbling regions (each a tenth of the image, all moving, mid-cycle),
+// rendered by the GLES backend, against a plain full-image copy through the
+// same FBO and read-back, plus the CPU reference on the same scene.
+//
+// Usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR]
+import Foundation
+import WobbleCore
+import WobbleRender
+
+var frames = 60
+var width = 1280, height = 720
+var dumpDir: String?
+var args = CommandLine.arguments.dropFirst()
+while let a = args.popFirst() {
+    switch a {
+    case "--frames": frames = Int(args.popFirst() ?? "") ?? frames
+    case "--width": width = Int(args.popFirst() ?? "") ?? width
+    case "--height": height = Int(args.popFirst() ?? "") ?? height
+    case "--dump": dumpDir = args.popFirst()
+    default:
+        FileHandle.standardError.write(Data("usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR]\n".utf8))
+        exit(2)
+    }
+}
+
+/// A photo-like test picture: smooth gradients, a checker, some noise.
+func picture(_ w: Int, _ h: Int) -> RGBAImage {
+    var px = [UInt8](repeating: 255, count: w * h * 4)
+    var s: UInt32 = 12345
+    for y in 0 ..< h {
+        for x in 0 ..< w {
+            s = s &* 1_664_525 &+ 1_013_904_223
+            let i = (y * w + x) * 4
+            let checker = ((x / 40) + (y / 40)) % 2 == 0
+            px[i] = UInt8(x * 255 / (w - 1))
+            px[i + 1] = UInt8(y * 255 / (h - 1))
+            px[i + 2] = checker ? 220 : UInt8(s >> 26)
+        }
+    }
+    return RGBAImage(width: w, height: h, pixels: px)
+}
+
+/// Four regions, one per quadrant, each with a bbox of a tenth of the image.
+func shapes(_ w: Int, _ h: Int) -> [RegionShape] {
+    let bw = Double(w) * 0.3, bh = Double(h) / 3   // 0.3 * 1/3 = 1/10 of the area
+    return (0 ..< 4).map { k in
+        let x = Double(w) * (k % 2 == 0 ? 0.1 : 0.6) + Double(k) * 3.3
+        let y = Double(h) * (k < 2 ? 0.1 : 0.55) + Double(k) * 1.7
+        let skew = Double(k) * 6
+        return RegionShape(lt: Point(x + skew, y), rt: Point(x + bw, y + skew), rb: Point(x + bw - skew, y + bh),
+                           lb: Point(x, y + bh - skew), center: Point(x + bw / 2, y + bh / 2))
+    }
+}
+
+/// The frame at `t`: four impulses staggered by 50 ms, all in their first
+/// cycle (0.2 s < τ < 0.45 s for t in [0.35, 0.45]).
+func frame(_ shapes: [RegionShape], t: Double, amplitude: Double = 1) -> FrameState {
+    let dirs = [Point(1, 0), Point(0, 1), Point(-0.6, 0.8), Point(0.8, -0.6)]
+    let regions = shapes.enumerated().compactMap { k, shape -> RegionFrame? in
+        let imp = Impulse(start: Double(k) * 0.05, direction: dirs[k], amplitude: amplitude)
+        let st = imp.state(at: t, parameters: .original)
+        let peak = shape.maxDisplacement(amplitude: st.amplitude)
+        let progress = cycleProgress(tau: st.tau, duration: 1.2)
+        return peak > 0 && progress != 0 ? RegionFrame(shape: shape, direction: dirs[k], peak: peak, progress: progress) : nil
+    }
+    return FrameState(index: 0, time: t, regions: regions, overlay: [], overlayOn: false)
+}
+
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.isEmpty ? .nan : (s[(s.count - 1) / 2] + s[s.count / 2]) / 2
+}
+
+/// Milliseconds per call of `body`, `n` times.
+func time(_ n: Int, _ body: (Int) throws -> Void) rethrows -> [Double] {
+    var out: [Double] = []
+    for k in 0 ..< n {
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        try body(k)
+        out.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+    }
+    return out
+}
+
+func dump(_ image: RGBAImage, _ name: String, into dir: String) {
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    var data = Data("P7\nWIDTH \(image.width)\nHEIGHT \(image.height)\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n".utf8)
+    data.append(contentsOf: image.pixels)
+    let path = "\(dir)/\(name).pam"
+    _ = FileManager.default.createFile(atPath: path, contents: data)
+    print("wrote \(path)")
+}
+
+let source = picture(width, height)
+let regionShapes = shapes(width, height)
+let gles: GLESRenderer
+do {
+    gles = try GLESRenderer(source: source)
+} catch {
+    FileHandle.standardError.write(Data("wobble-render-bench: \(error)\n".utf8))
+    exit(1)
+}
+print("GLES: \(gles.platformDescription)")
+print("scene: \(width)x\(height), 4 regions, bbox each \(String(format: "%.1f", 100 * regionShapes[0].bbox.width * regionShapes[0].bbox.height / Double(width * height)))% of the image; \(frames) frames per measurement")
+let times = (0 ..< frames).map { 0.35 + 0.1 * Double($0) / Double(max(frames - 1, 1)) }
+precondition(frame(regionShapes, t: times[0]).regions.count == 4)
+
+// Warm up (shader compilation in the driver, field textures).
+for k in 0 ..< 5 {
+    _ = try gles.renderStill()
+    _ = try gles.render(frame(regionShapes, t: times[k % times.count]))
+}
+var copyMs: [Double] = [], wobbleMs: [Double] = [], stillMs: [Double] = []
+let still = FrameState(index: 0, time: 0, regions: [], overlay: [], overlayOn: false)
+for _ in 0 ..< 2 {   // interleaved rounds, against drift in a shared machine
+    copyMs += try time(frames / 2) { _ in _ = try gles.renderStill() }
+    wobbleMs += try time(frames / 2) { k in _ = try gles.render(frame(regionShapes, t: times[k * 2 % times.count])) }
+    stillMs += try time(frames / 2) { _ in _ = try gles.render(still) }
+}
+// A frame in a new cycle: every region's field is computed afresh.
+let missMs = try time(max(3, frames / 10)) { k in
+    _ = try gles.render(frame(regionShapes, t: 0.4, amplitude: 1 + Double(k + 1) * 0.01))
+}
+let cpu = CPURenderer(source: source)
+let cpuMs = try time(max(3, frames / 10)) { k in _ = try cpu.render(frame(regionShapes, t: times[k % times.count])) }
+
+let copyMedian = median(copyMs), wobbleMedian = median(wobbleMs)
+print(String(format: "plain copy (GLES, full pass + glReadPixels): median %.2f ms/frame", copyMedian))
+print(String(format: "wobble     (GLES, 4 regions, mid-cycle):     median %.2f ms/frame", wobbleMedian))
+print(String(format: "ratio wobble / plain copy: %.2f  (goal <= 1.5)", wobbleMedian / copyMedian))
+print(String(format: "still frame (GLES render with no regions: blit + glReadPixels): median %.2f ms/frame", median(stillMs)))
+print(String(format: "wobble, new cycle (fields recomputed):       median %.2f ms/frame", median(missMs)))
+print(String(format: "CPU reference, same scene:                   median %.2f ms/frame", median(cpuMs)))
+
+if let dir = dumpDir {
+    let f = frame(regionShapes, t: 0.45)
+    dump(try gles.render(f), "bench-gles", into: dir)
+    dump(try cpu.render(f), "bench-cpu", into: dir)
+    dump(source, "bench-still", into: dir)
+}
