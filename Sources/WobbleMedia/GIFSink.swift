@@ -152,8 +152,11 @@ public final class GIFSink: FrameSink {
     static let keepTolerance: Int32 = 48
 
     /// The delay of frame `index` in centiseconds (SPEC §4):
-    /// `round(100(k+1)/fps) - round(100k/fps)`, so 30 fps plays 3, 3, 4, …
-    /// and any run of frames lasts exactly its length, rounded. Limited to
+    /// `round(100(k+1)/fps) - round(100k/fps)` (half away from zero): frame
+    /// k starts at the centisecond nearest to k/fps and any run of frames
+    /// lasts exactly its length, rounded. At 30 fps that is 3, 4, 3, 3, 4, …
+    /// (SPEC §4's prose says "3, 3, 4", which would be floor(); the formula
+    /// is followed: it is the more accurate). Limited to
     /// 0...65535 (the GIF field); above 100 fps some delays are 0, which
     /// many viewers show slower.
     public static func delay(index: Int, fps: Double) -> Int {
