@@ -17,7 +17,7 @@ import WobbleCore
 ///   frame as a 1×1 transparent image, each with its exact delay
 ///   (`delay(index:fps:)`).
 /// - A pixel whose alpha is below 128 is transparent.
-/// - `write` hands the frame to the encoder through a queue of two frames,
+/// - `write` hands the frame to the encoder through a queue of three frames,
 ///   so rendering and encoding overlap; an encoding error is thrown by a
 ///   later `write` or by `finish`.
 /// - The file appears at `path` only when `finish()` succeeds (written
@@ -31,8 +31,9 @@ public final class GIFSink: FrameSink {
 
     private let work: GIFWork
     private let queue = DispatchQueue(label: "wobble-run.gif-encoder")
-    /// Free places in the encoder's queue.
-    private let slots = DispatchSemaphore(value: 2)
+    /// Free places in the encoder's queue: three frames, so the renderer
+    /// keeps going while the palette is built at the start.
+    private let slots = DispatchSemaphore(value: 3)
     private var lastIndex: Int?
     private var closed = false
 
@@ -83,7 +84,7 @@ public final class GIFSink: FrameSink {
     deinit { abort() }
 
     /// Queues frame `index` (timeline index, increasing) for encoding; waits
-    /// while two frames are already queued.
+    /// while three frames are already queued.
     /// - Throws: `MediaError` for a frame of the wrong size, an index not
     ///   after the previous one, use after `finish`/`abort`, or an error the
     ///   encoder met on an earlier frame.

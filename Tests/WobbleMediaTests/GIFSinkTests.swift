@@ -286,6 +286,18 @@ final class GIFSinkTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["perm.gif"])
     }
 
+    func testAFailureAtFinishIsThrownAndLeavesNothing() throws {
+        let sub = dir + "/gone"
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
+        let still = Self.still()
+        let sink = try GIFSink(path: sub + "/x.gif", width: 40, height: 30, fps: 30, still: still)
+        for (k, f) in Self.clip(still, count: 3).enumerated() { try sink.write(f, index: k) }
+        try FileManager.default.removeItem(atPath: sub)
+        XCTAssertThrowsError(try sink.finish()) { XCTAssertTrue("\($0)".contains("x.gif"), "\($0)") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: sub))
+        sink.abort()
+    }
+
     func testBadUseIsAnError() throws {
         let still = Self.still()
         XCTAssertThrowsError(try GIFSink(path: dir + "/no/such/folder.gif", width: 40, height: 30, fps: 30, still: still))
