@@ -1,0 +1,52 @@
+import Dispatch
+import Synchronization
+import WobbleMedia
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGINT/SIGTERM handling: the signal only sets a flag (the render loop and
+/// the Lua hook poll it and unwind, removing temporary files); if the main
+/// thread has not exited a second later, the handler removes the temporary
+/// files itself and exits with 128 + the signal number (SPEC §2, §6).
+enum Interrupt {
+    private static let received = Atomic<Int32>(0)
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+
+    /// The signal that asked us to stop, or nil.
+    static var signal: Int32? {
+        let s = received.load(ordering: .relaxed)
+        return s == 0 ? nil : s
+    }
+
+    /// Throws `Interrupted` once a signal has arrived.
+    static func check() throws {
+        if let s = signal { throw Interrupted(signal: s) }
+    }
+
+    static func install() {
+        for sig in [SIGINT, SIGTERM] {
+            Glibc.signal(sig, SIG_IGN)
+            let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            src.setEventHandler {
+                let (exchanged, _) = received.compareExchange(expected: 0, desired: sig, ordering: .relaxed)
+                if !exchanged {
+                    // A second signal: stop now.
+                    TemporaryPaths.removeAll()
+                    _exit(128 + sig)
+                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + 1.0) {
+                    TemporaryPaths.removeAll()
+                    _exit(128 + sig)
+                }
+            }
+            src.resume()
+            sources.append(src)
+        }
+    }
+}
+
+/// The run was interrupted by `signal`.
+struct Interrupted: Error {
+    var signal: Int32
+}

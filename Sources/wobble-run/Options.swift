@@ -1,0 +1,234 @@
+import WobbleRender
+
+/// A command-line usage error: exit status 2.
+struct UsageError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Output formats `--format` names (the path's extension usually says it).
+enum OutputFormat: String, CaseIterable {
+    case gif, png, null, mp4, webm
+}
+
+/// The parsed command line (SPEC §2).
+struct Options {
+    var scene: String?
+    var output: String?
+    var format: OutputFormat?
+    var fps: Double?
+    var width: Int?
+    var height: Int?
+    var image: String?
+    var frames: ClosedRange<Int>?
+    var overlay = false
+    var backend: Backend = .gles
+    var check = false
+    var seed = 0
+    var timeout: Double?
+    var maxFrames = 100_000
+    var allowIO = false
+    var quiet = false
+    var verbose = false
+    var loop = 0
+    var watch = false
+    var assemble: String?
+    var help = false
+    var version = false
+    var scriptArguments: [String] = []
+}
+
+/// One option: its names, whether it takes a value, and its help line.
+struct OptionSpec: Sendable {
+    var names: [String]
+    var value: String?
+    var help: String
+    var apply: @Sendable (inout Options, String) throws -> Void
+}
+
+enum CommandLine_ {
+    static let version = "wobble-run 0.1.0"
+
+    static let specs: [OptionSpec] = [
+        OptionSpec(names: ["-o", "--output"], value: "PATH",
+                   help: "output: x.gif (animated GIF), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm (video, needs ffmpeg). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
+        OptionSpec(names: ["--format"], value: "gif|png|null|mp4|webm",
+                   help: "output format when the path does not say it; null renders every frame and writes nothing (timing)") { o, v in
+            guard let f = OutputFormat(rawValue: v.lowercased()) else {
+                throw UsageError("--format: '\(v)' is not one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            o.format = f
+        },
+        OptionSpec(names: ["--fps"], value: "N", help: "frames per second (overrides the script's fps()); default 30") { o, v in
+            o.fps = try number(v, "--fps", min: 0, exclusiveMin: true, max: 1000)
+        },
+        OptionSpec(names: ["--width"], value: "N", help: "output width in pixels; the height keeps the aspect ratio unless given") { o, v in
+            o.width = try integer(v, "--width", min: 1, max: 16384)
+        },
+        OptionSpec(names: ["--height"], value: "N", help: "output height in pixels; the width keeps the aspect ratio unless given") { o, v in
+            o.height = try integer(v, "--height", min: 1, max: 16384)
+        },
+        OptionSpec(names: ["--image"], value: "PATH", help: "use this image instead of the one the script names") { o, v in o.image = v },
+        OptionSpec(names: ["--frames"], value: "A-B", help: "render only frames A..B (0-based, inclusive; also A- or A); files keep their timeline index") { o, v in
+            o.frames = try frameRange(v)
+        },
+        OptionSpec(names: ["--overlay"], value: nil, help: "draw the control layer (sketch edges, corners, Bezier boundary, center) over the frames") { o, _ in o.overlay = true },
+        OptionSpec(names: ["--backend"], value: "gles|cpu", help: "renderer: gles (OpenGL ES through EGL, default) or cpu (the reference renderer)") { o, v in
+            guard let b = Backend(rawValue: v.lowercased()) else { throw UsageError("--backend: '\(v)' is not one of gles, cpu") }
+            o.backend = b
+        },
+        OptionSpec(names: ["--check"], value: nil, help: "run the script on the virtual clock and report errors; render and write nothing") { o, _ in o.check = true },
+        OptionSpec(names: ["--seed"], value: "N", help: "seed for math.random (default 0): output is reproducible") { o, v in
+            o.seed = try integer(v, "--seed", min: Int.min, max: Int.max)
+        },
+        OptionSpec(names: ["--timeout"], value: "S", help: "stop a script that runs longer than S seconds of wall time") { o, v in
+            o.timeout = try number(v, "--timeout", min: 0, exclusiveMin: true, max: 1e9)
+        },
+        OptionSpec(names: ["--max-frames"], value: "N", help: "refuse to write more than N frames, before writing any (default 100000)") { o, v in
+            o.maxFrames = try integer(v, "--max-frames", min: 1, max: Int(Int32.max))
+        },
+        OptionSpec(names: ["--allow-io"], value: nil, help: "give the script Lua's full io and os libraries (no sandbox)") { o, _ in o.allowIO = true },
+        OptionSpec(names: ["--loop"], value: "N", help: "GIF looping: 0 forever (default), -1 play once, N repeat N times") { o, v in
+            o.loop = try integer(v, "--loop", min: -1, max: 65535)
+        },
+        OptionSpec(names: ["--watch"], value: nil, help: "render, then render again whenever the scene, a module it requires or its image changes (Ctrl-C ends)") { o, _ in o.watch = true },
+        OptionSpec(names: ["--assemble"], value: "DIR", help: "no scene: assemble the PNG frames in DIR (frame_NNNNN.png, e.g. from --frames slices) into -o (GIF or video)") { o, v in o.assemble = v },
+        OptionSpec(names: ["-q", "--quiet"], value: nil, help: "no progress output") { o, _ in o.quiet = true },
+        OptionSpec(names: ["-v", "--verbose"], value: nil, help: "print details: EGL platform and GL renderer, timings") { o, _ in o.verbose = true },
+        OptionSpec(names: ["-h", "--help"], value: nil, help: "show this help") { o, _ in o.help = true },
+        OptionSpec(names: ["--version"], value: nil, help: "show the version") { o, _ in o.version = true },
+    ]
+
+    static func parse(_ args: [String]) throws -> Options {
+        var o = Options()
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            i += 1
+            if a == "--" {
+                o.scriptArguments = Array(args[i...])
+                break
+            }
+            if a.hasPrefix("-") && a != "-" {
+                var name = a, inline: String?
+                if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
+                    name = String(a[..<eq])
+                    inline = String(a[a.index(after: eq)...])
+                }
+                guard let spec = specs.first(where: { $0.names.contains(name) }) else {
+                    var msg = "unknown option '\(name)'"
+                    if let s = suggestion(for: name) { msg += " (did you mean '\(s)'?)" }
+                    throw UsageError(msg + "; see --help")
+                }
+                if spec.value != nil {
+                    let v: String
+                    if let inline { v = inline } else {
+                        guard i < args.count else { throw UsageError("\(name) needs a value (\(spec.value!))") }
+                        v = args[i]
+                        i += 1
+                    }
+                    try spec.apply(&o, v)
+                } else {
+                    if inline != nil { throw UsageError("\(name) takes no value") }
+                    try spec.apply(&o, "")
+                }
+            } else {
+                if o.scene != nil { throw UsageError("more than one scene given ('\(o.scene!)', '\(a)'); script arguments go after --") }
+                o.scene = a
+            }
+        }
+        if o.help || o.version { return o }
+        if o.assemble != nil {
+            if o.scene != nil { throw UsageError("--assemble takes no scene") }
+            return o
+        }
+        guard o.scene != nil else { throw UsageError("no scene given; usage: wobble-run SCENE.lua [options] [-- args...]") }
+        if o.check && o.watch { throw UsageError("--check and --watch do not go together") }
+        return o
+    }
+
+    static var helpText: String {
+        var s = """
+        wobble-run — turn a still image into a jelly animation.
+
+        usage: wobble-run SCENE.lua [options] [-- script args...]
+               wobble-run --assemble DIR -o out.gif [options]
+
+        A Lua scene script marks soft regions on an image and choreographs
+        touches and shakes over virtual time; the frames are written as an
+        animated GIF, PNG files or a video.
+
+        options:
+
+        """
+        for spec in specs {
+            var left = spec.names.joined(separator: ", ")
+            if let v = spec.value { left += " \(v)" }
+            let pad = left.count < 26 ? String(repeating: " ", count: 26 - left.count) : "\n" + String(repeating: " ", count: 28)
+            s += "  \(left)\(pad)\(spec.help)\n"
+        }
+        s += """
+
+        exit status: 0 success, 1 the scene failed, 2 bad usage, 128+N on signal N.
+        examples:
+          wobble-run pudding.lua -o pudding.gif
+          wobble-run pudding.lua --image cat.png --width 320 -o frames/
+          wobble-run pudding.lua --frames 0-29 -o slice/ && wobble-run --assemble slice -o out.gif
+
+        """
+        return s
+    }
+
+    static func number(_ v: String, _ name: String, min: Double, exclusiveMin: Bool = false, max: Double) throws -> Double {
+        guard let d = Double(v), d.isFinite else { throw UsageError("\(name): '\(v)' is not a number") }
+        if exclusiveMin ? d <= min : d < min { throw UsageError("\(name): \(v) must be greater than \(exclusiveMin ? "" : "or equal to ")\(fmt(min))") }
+        if d > max { throw UsageError("\(name): \(v) is more than \(fmt(max))") }
+        return d
+    }
+
+    static func integer(_ v: String, _ name: String, min: Int, max: Int) throws -> Int {
+        guard let n = Int(v) else { throw UsageError("\(name): '\(v)' is not a whole number") }
+        if n < min || n > max { throw UsageError("\(name): \(v) is out of range (\(min)...\(max))") }
+        return n
+    }
+
+    /// `A-B`, `A` (one frame) or `A-` (to the end).
+    static func frameRange(_ v: String) throws -> ClosedRange<Int> {
+        let parts = v.split(separator: "-", omittingEmptySubsequences: false)
+        func n(_ s: Substring) throws -> Int {
+            guard let x = Int(s), x >= 0 else { throw UsageError("--frames: '\(v)' is not a range A-B of frame numbers (0-based)") }
+            return x
+        }
+        switch parts.count {
+        case 1: let a = try n(parts[0]); return a...a
+        case 2:
+            let a = try n(parts[0])
+            let b = parts[1].isEmpty ? Int(Int32.max) : try n(parts[1])
+            guard a <= b else { throw UsageError("--frames: \(v): the first frame is after the last") }
+            return a...b
+        default: throw UsageError("--frames: '\(v)' is not a range A-B of frame numbers (0-based)")
+        }
+    }
+
+    static func suggestion(for name: String) -> String? {
+        let all = specs.flatMap(\.names).filter { $0.hasPrefix("--") }
+        let best = all.map { ($0, distance($0, name)) }.min { $0.1 < $1.1 }
+        guard let best, best.1 <= 2 else { return nil }
+        return best.0
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var prev = Array(0...b.count)
+        for i in 1...max(a.count, 1) where i <= a.count {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where j <= b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+
+    static func fmt(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(d) }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+import WobbleRender
+import WobbleScript
+
+/// An error outside the script: printed as `wobble-run: <message>`, exit 1.
+struct RunError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Holds the image the script (or `--image`) loaded.
+final class ImageBox {
+    var image: RGBAImage?
+    var path: String?
+}
+
+/// Where the frames go, decided from `-o`, `--format` and the script.
+enum OutputPlan {
+    case gif(String)
+    case png(String)
+    case video(String)
+    case null
+}
+
+/// One run of a scene: script on the virtual clock, then the frames.
+struct Runner {
+    let options: Options
+
+    /// What a run produced, for the summary line.
+    struct Summary {
+        var frames: Int
+        var width: Int
+        var height: Int
+        var clip: Clip
+        var output: String?
+        var seconds: Double
+    }
+
+    func run() throws -> Summary {
+        let o = options
+        let scenePath = o.scene!
+        let box = ImageBox()
+        var override: (width: Int, height: Int)?
+        if let p = o.image {
+            let img = try loadImage(p)
+            box.image = img
+            box.path = p
+            override = (img.width, img.height)
+        }
+        guard FileManager.default.fileExists(atPath: scenePath) else {
+            throw RunError("scene '\(scenePath)': no such file")
+        }
+        var so = ScriptOptions(scriptPath: scenePath, imageLoader: { path in
+            let img = try loadImage(path)
+            box.image = img
+            box.path = path
+            return (img.width, img.height)
+        })
+        so.arguments = o.scriptArguments
+        so.seed = o.seed
+        so.timeout = o.timeout
+        so.allowIO = o.allowIO
+        so.fixedFPS = o.fps
+        so.maxFrames = o.maxFrames
+        so.imageOverride = override
+        so.shouldAbort = { Interrupt.signal != nil }
+        let result: ScriptResult
+        do {
+            result = try ScriptHost(options: so).run()
+        } catch let e as ScriptError where e.kind == .interrupted {
+            throw Interrupted(signal: Interrupt.signal ?? SIGINT)
+        }
+        let clip = result.clip
+        let selection = try frameSelection(clip)
+        let reporter = ProgressReporter(total: selection.count, quiet: o.quiet)
+
+        guard let source = box.image else { throw RunError("no image: the scene loads none and no --image was given") }
+        let (w, h) = outputSize(source.width, source.height)
+
+        if o.check {
+            if case .png(let path)? = try? outputPlan(scriptOutput: result.outputPath, scenePath: scenePath) {
+                try (PNGOutput.parse(path) ?? .directory(path)).validate(frameCount: selection.count)
+            }
+            return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
+        }
+        let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
+
+        let renderer: FrameRenderer
+        switch o.backend {
+        case .cpu: renderer = CPURenderer(source: source, outputWidth: w, outputHeight: h)
+        case .gles: renderer = try GLESRenderer(source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
+        }
+        let mapping = OutputMapping(sourceWidth: source.width, sourceHeight: source.height, outputWidth: w, outputHeight: h)
+
+        func renderFrame(_ k: Int) throws -> RGBAImage {
+            let state = clip.frame(k, overlay: o.overlay)
+            var img = try renderer.render(state)
+            if state.overlayOn && !state.overlay.isEmpty {
+                OverlayPainter.draw(state.overlay, into: &img, mapping: mapping)
+            }
+            return img
+        }
+
+        let sink: FrameSink?
+        var outputName: String?
+        switch plan {
+        case .null:
+            sink = nil
+        case .gif(let path):
+            let still = try renderer.render(FrameState(index: 0, time: 0, regions: []))
+            sink = try GIFSink(path: path, width: w, height: h, fps: clip.fps, loop: o.loop, still: still)
+            outputName = path
+        case .png(let path):
+            sink = try PNGSequenceSink(output: PNGOutput.parse(path) ?? .directory(path), fullRender: o.frames == nil,
+                                       frameCount: selection.count)
+            outputName = path
+        case .video(let path):
+            sink = try VideoSink(path: path, width: w, height: h, fps: clip.fps)
+            outputName = path
+        }
+        if clip.fps > 50, case .gif = plan {
+            printError("wobble-run: warning: \(CommandLine_.fmt(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
+        }
+        do {
+            for k in selection {
+                try Interrupt.check()
+                let img = try renderFrame(k)
+                try sink?.write(img, index: k)
+                reporter.frameDone()
+            }
+            try Interrupt.check()
+            try sink?.finish()
+        } catch {
+            sink?.abort()
+            throw error
+        }
+        let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: outputName, seconds: reporter.elapsed)
+        reporter.finish(Runner.describe(summary))
+        return summary
+    }
+
+    static func describe(_ s: Summary) -> String {
+        let what = s.output.map { "wrote \($0)" } ?? "rendered"
+        return String(format: "%@: %d frames, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.width, s.height,
+                      CommandLine_.fmt((s.clip.duration * 1000).rounded() / 1000), CommandLine_.fmt(s.clip.fps), s.seconds)
+    }
+
+    func loadImage(_ path: String) throws -> RGBAImage {
+        do {
+            return try ImageIO.load(path: path)
+        } catch let e as MediaError {
+            throw RunError(e.message)
+        }
+    }
+
+    /// The frames to render: all, or `--frames A-B` clipped to the clip.
+    func frameSelection(_ clip: Clip) throws -> ClosedRange<Int> {
+        let all = 0...(clip.frameCount - 1)
+        guard let r = options.frames else { return all }
+        guard r.lowerBound < clip.frameCount else {
+            throw RunError("--frames \(r.lowerBound)-\(r.upperBound == Int(Int32.max) ? "" : String(r.upperBound)) selects no frame: the clip has \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s") (0-\(clip.frameCount - 1))")
+        }
+        return r.lowerBound...min(r.upperBound, clip.frameCount - 1)
+    }
+
+    /// `--width`/`--height`: the other side keeps the aspect ratio.
+    func outputSize(_ sw: Int, _ sh: Int) -> (Int, Int) {
+        switch (options.width, options.height) {
+        case let (w?, h?): return (w, h)
+        case let (w?, nil): return (w, max(1, Int((Double(w) * Double(sh) / Double(sw)).rounded())))
+        case let (nil, h?): return (max(1, Int((Double(h) * Double(sw) / Double(sh)).rounded())), h)
+        case (nil, nil): return (sw, sh)
+        }
+    }
+
+    /// Decides the output from `-o`, `--format`, `output(...)` and the scene name.
+    func outputPlan(scriptOutput: String?, scenePath: String) throws -> OutputPlan {
+        if options.format == .null { return .null }
+        let path: String
+        if let p = options.output {
+            path = p
+        } else if let p = scriptOutput {
+            path = p
+        } else {
+            let base = URL(fileURLWithPath: scenePath).deletingPathExtension().lastPathComponent
+            switch options.format {
+            case .png: path = base + "_frames/"
+            case .mp4: path = base + ".mp4"
+            case .webm: path = base + ".webm"
+            default: path = base + ".gif"
+            }
+        }
+        return try Runner.plan(path: path, format: options.format)
+    }
+
+    static func plan(path: String, format: OutputFormat?) throws -> OutputPlan {
+        let lower = path.lowercased()
+        var isDir: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
+        if let format {
+            switch format {
+            case .gif: return .gif(path)
+            case .png: return .png(path)
+            case .mp4, .webm: return .video(path)
+            case .null: return .null
+            }
+        }
+        if lower.hasSuffix(".gif") && !(exists && isDir.boolValue) { return .gif(path) }
+        if PNGOutput.parse(path) != nil { return .png(path) }
+        for ext in [".mp4", ".webm", ".mkv", ".mov"] where lower.hasSuffix(ext) { return .video(path) }
+        throw UsageError("cannot tell the output format of '\(path)': use x.gif, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, or --format")
+    }
+}
