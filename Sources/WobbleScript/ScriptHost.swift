@@ -1,0 +1,103 @@
+import WobbleCore
+
+/// How to run a scene script (the command line's view of it).
+public struct ScriptOptions {
+    /// Path to the scene script as given on the command line; it names the
+    /// chunk (`scene.lua:12: ...`) and its folder anchors relative paths.
+    public var scriptPath: String
+    /// The `arg` table: the strings after `--` (`arg[0]` is `scriptPath`).
+    public var arguments: [String] = []
+    /// Seed for `math.random` (`--seed`): same seed, same numbers.
+    public var seed: Int = 0
+    /// Wall-clock limit in seconds (`--timeout`); nil for none.
+    public var timeout: Double? = nil
+    /// `--allow-io`: open Lua's full standard libraries (no sandbox).
+    public var allowIO: Bool = false
+    /// `--fps`: a fixed frame rate that `fps(n)` cannot change.
+    public var fixedFPS: Double? = nil
+    /// `--max-frames`: the clip may not have more frames.
+    public var maxFrames: Int = 100_000
+    /// `--image` given: its size; then `image(path)` loads nothing and
+    /// returns this size.
+    public var imageOverride: (width: Int, height: Int)? = nil
+    /// Loads an image (path already resolved against the script's folder)
+    /// and returns its size; the caller keeps the pixels. A thrown error's
+    /// description becomes the message (`image: <description>`).
+    public var imageLoader: (String) throws -> (width: Int, height: Int)
+    /// Polled often (every run of the count hook, about every thousand Lua
+    /// instructions): return true to stop the script (SIGINT/SIGTERM); the
+    /// run then fails with `ScriptError.Kind.interrupted`. Must be cheap.
+    public var shouldAbort: () -> Bool = { false }
+    /// Lua memory limit in bytes (default 1 GiB); beyond it the script gets
+    /// Lua's "not enough memory" error.
+    public var memoryLimit: Int = 1 << 30
+
+    /// Options for `scriptPath`, loading images with `imageLoader`.
+    public init(scriptPath: String, imageLoader: @escaping (String) throws -> (width: Int, height: Int)) {
+        self.scriptPath = scriptPath
+        self.imageLoader = imageLoader
+    }
+}
+
+/// A script that ran to its end: the clip to render.
+public struct ScriptResult {
+    /// Frames as a pure function of time (SPEC §4).
+    public let clip: Clip
+    /// `output(...)` resolved against the script's folder, if called.
+    public let outputPath: String?
+    /// The image in effect (resolved against the script's folder), if the
+    /// script called `image(path)` without `--image`.
+    public let imagePath: String?
+    /// The scene as the script left it.
+    public let scene: Scene
+}
+
+/// A scene that failed. `message` is the one clear first line
+/// (`scene.lua:12: impulse: direction must be non-zero`, Lua's own
+/// `scene.lua:3: ...`, or `wobble-run: ...` for errors after the script);
+/// `details` is the Lua traceback when there is one.
+public struct ScriptError: Error, CustomStringConvertible {
+    /// What failed.
+    public enum Kind: Sendable, Equatable {
+        /// The script could not be read or compiled.
+        case load
+        /// The script raised an error (its own or an API function's).
+        case runtime
+        /// `--timeout` ran out.
+        case timeout
+        /// `shouldAbort` returned true.
+        case interrupted
+        /// The script returned, but its clip is unusable (`scene.finish()`).
+        case finish
+    }
+
+    public let message: String
+    public let details: String?
+    public let kind: Kind
+
+    public init(message: String, details: String? = nil, kind: Kind) {
+        self.message = message
+        self.details = details
+        self.kind = kind
+    }
+
+    public var description: String { message }
+}
+
+/// Runs a scene script: a fresh Lua VM (sandboxed unless `allowIO`), the
+/// Lua API of SPEC §3 bound to a `Scene`, then `scene.finish()`.
+public final class ScriptHost {
+    public let options: ScriptOptions
+
+    public init(options: ScriptOptions) {
+        self.options = options
+    }
+
+    /// Loads and runs the script to its end on the virtual clock and returns
+    /// the clip. Each call uses a new VM and a new scene.
+    /// - Throws: `ScriptError` (kinds `.load`, `.runtime`, `.timeout`,
+    ///   `.interrupted`, `.finish`).
+    public func run() throws -> ScriptResult {
+        try ScriptSession(options: options).run()
+    }
+}

@@ -1,0 +1,216 @@
+import WobbleCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One host function: its Lua name (also the name in messages), where it
+/// is registered, and its Swift body. Registration is data (DESIGN.md
+/// habit 5): the tables in `API.swift` list every function.
+struct HostFunction: Sendable {
+    enum Role: Sendable {
+        /// A global of the Lua API.
+        case global
+        /// A method of sketch handles (`s:contains(x, y)`).
+        case sketchMethod
+        /// A metamethod of sketch handles (`__index`…).
+        case sketchMeta
+        /// A metamethod of wobble handles.
+        case wobbleMeta
+        /// Used by the sandbox's Lua prelude only.
+        case sandbox
+    }
+
+    let name: String
+    let role: Role
+    /// The function name in argument errors (defaults to `name`).
+    let messageName: String
+    let body: @Sendable (ScriptSession, LuaArgs) throws -> Int32
+
+    init(_ name: String, _ role: Role = .global, messageName: String? = nil,
+         _ body: @escaping @Sendable (ScriptSession, LuaArgs) throws -> Int32) {
+        self.name = name
+        self.role = role
+        self.messageName = messageName ?? name
+        self.body = body
+    }
+}
+
+/// Registry keys (strings in the Lua registry).
+enum RegistryKey {
+    static let handles = "wobble.handles"
+    static let sketchMeta = "wobble.sketch.meta"
+    static let wobbleMeta = "wobble.wobble.meta"
+    static let sketchMethods = "wobble.sketch.methods"
+}
+
+/// One run of a script: the VM, the scene and the script's folder.
+final class ScriptSession {
+    /// Most sketches the control layer holds at once (Swift memory is not
+    /// under the Lua memory limit, so it is bounded here).
+    static let maxSketches = 10_000
+
+    let options: ScriptOptions
+    let scene: Scene
+    /// The script's folder as given ("" for the current directory).
+    let folder: String
+    /// `image(path)` resolved, once called (without `--image`).
+    var imagePath: String?
+    /// `output(path)` resolved.
+    var outputPath: String?
+    let functions: [HostFunction]
+    private var vm: LuaVM?
+
+    init(options: ScriptOptions) {
+        self.options = options
+        scene = Scene(fixedFPS: options.fixedFPS, maxFrames: options.maxFrames)
+        if let o = options.imageOverride { scene.imageSize = o }
+        folder = ScriptSession.folder(of: options.scriptPath)
+        functions = ScriptSession.api
+    }
+
+    /// The folder part of `path` ("" when it has none, "/" for the root).
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `path` (as given in the script) resolved against the script's folder.
+    func resolve(_ path: String) -> String {
+        if path.hasPrefix("/") || folder.isEmpty { return path }
+        return folder == "/" ? "/" + path : folder + "/" + path
+    }
+
+    func shouldAbort() -> Bool { options.shouldAbort() }
+
+    // MARK: Running
+
+    func run() throws -> ScriptResult {
+        guard let vm = LuaVM(memoryLimit: options.memoryLimit) else {
+            throw ScriptError(message: "wobble-run: cannot create a Lua state", kind: .load)
+        }
+        self.vm = vm
+        vm.connect(self)
+        defer {
+            vm.close()
+            self.vm = nil
+        }
+        let lua = vm.stack
+        vm.installHook(timeout: options.timeout)
+        if let problem = setUp(lua) {
+            throw ScriptError(message: "wobble-run: cannot set up Lua: \(problem)", kind: .load)
+        }
+
+        let loaded = lua.loadFile(options.scriptPath)
+        if !loaded.ok {
+            let msg = lua.string(-1) ?? "cannot load \(options.scriptPath)"
+            throw ScriptError(message: loaded.fileError ? "wobble-run: \(msg)" : msg, kind: .load)
+        }
+        for a in options.arguments { lua.push(a) }
+        let ok = lua.protectedCall(arguments: Int32(options.arguments.count), results: 0)
+        let stop = vm.stopReason
+        if !ok || stop != .none {
+            let message = ok ? "script stopped" : (lua.string(-1) ?? "(error object is not a string)")
+            let traceback = ok ? nil : lua.takeTraceback()
+            let kind: ScriptError.Kind = stop == .timeout ? .timeout : stop == .interrupted ? .interrupted : .runtime
+            throw ScriptError(message: message, details: traceback, kind: kind)
+        }
+        lua.setTop(0)
+
+        let clip: Clip
+        do {
+            clip = try scene.finish()
+        } catch let e as SceneError {
+            let msg = e.function == "wobble-run" ? e.message : e.description
+            throw ScriptError(message: "wobble-run: \(msg)", kind: .finish)
+        }
+        return ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, scene: scene)
+    }
+
+    /// Calls host function `index` (from the trampoline): its result count,
+    /// or `WOBBLE_RAISE` (-1) with the message pushed.
+    func dispatch(_ lua: LuaStack, index: Int) -> Int32 {
+        guard functions.indices.contains(index) else {
+            lua.push("wobble-run: no such host function")
+            return -1
+        }
+        let f = functions[index]
+        let args = LuaArgs(lua: lua, function: f.messageName, selfOffset: f.role == .sketchMethod ? 1 : 0)
+        do {
+            return try f.body(self, args)
+        } catch let e as ArgumentError {
+            lua.push(e.message)
+        } catch let e as SceneError {
+            lua.push(e.description)
+        } catch {
+            lua.push("\(f.messageName): \(error)")
+        }
+        return -1
+    }
+
+    // MARK: Handles
+
+    /// Pushes the handle of `object` (a `Sketch` or `WobbleModel`): the same
+    /// userdata for the same object while the script holds it.
+    func pushHandle(_ lua: LuaStack, _ object: AnyObject, id: Int, kind: HandleKind) {
+        lua.rawGet(LuaStack.registry, RegistryKey.handles)
+        if lua.rawGet(-1, id) == .userdata, lua.handleObject(-1, kind: kind) === object {
+            lua.remove(-2)
+            return
+        }
+        lua.pop()
+        lua.pushNewHandle(object, kind: kind)
+        lua.rawGet(LuaStack.registry, kind == .sketch ? RegistryKey.sketchMeta : RegistryKey.wobbleMeta)
+        lua.setMetatable(-2)
+        lua.pushValue(-1)
+        lua.rawSet(-3, id)
+        lua.remove(-2)
+    }
+
+    func pushSketch(_ lua: LuaStack, _ s: Sketch) { pushHandle(lua, s, id: s.id, kind: .sketch) }
+    func pushWobble(_ lua: LuaStack, _ m: WobbleModel) { pushHandle(lua, m, id: m.id, kind: .wobble) }
+
+    // MARK: Files
+
+    /// A file's bytes, or a message with the system's reason.
+    static func readFile(_ path: String, limit: Int = 256 << 20) -> Result<[UInt8], ArgumentError> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return .failure(ArgumentError(String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(ArgumentError(String(cString: strerror(errno))))
+            }
+            if n == 0 { break }
+            out.append(contentsOf: buf[0..<n])
+            if out.count > limit { return .failure(ArgumentError("larger than \(limit >> 20) MiB")) }
+        }
+        return .success(out)
+    }
+
+    /// The canonical path of an existing file, or the system's reason.
+    static func realPath(_ path: String) -> Result<String, ArgumentError> {
+        guard let p = realpath(path, nil) else { return .failure(ArgumentError(String(cString: strerror(errno)))) }
+        defer { free(p) }
+        return .success(String(cString: p))
+    }
+
+    /// True when the existing file `path` is inside the script's folder
+    /// (after following links).
+    func isInsideFolder(_ path: String) -> Result<Bool, ArgumentError> {
+        let base: String
+        switch ScriptSession.realPath(folder.isEmpty ? "." : folder) {
+        case .success(let b): base = b
+        case .failure(let e): return .failure(e)
+        }
+        switch ScriptSession.realPath(path) {
+        case .success(let p): return .success(base == "/" || p == base || p.hasPrefix(base + "/"))
+        case .failure(let e): return .failure(e)
+        }
+    }
+}

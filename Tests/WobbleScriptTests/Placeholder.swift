@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderWobbleScriptTests: XCTestCase { func testNothing() {} }
