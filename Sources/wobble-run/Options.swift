@@ -230,5 +230,8 @@ enum CommandLine_ {
         return prev[b.count]
     }
 
-    static func fmt(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(d) }
+    static func fmt(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d) }
+
+    /// A virtual time for messages: whole milliseconds, no float noise (0.30000000000000004 → 0.3).
+    static func seconds(_ t: Double) -> String { fmt((t * 1000).rounded() / 1000) }
 }

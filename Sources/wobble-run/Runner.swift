@@ -5,9 +5,10 @@ import WobbleRender
 import WobbleScript
 
 /// An error outside the script: printed as `wobble-run: <message>`, exit 1.
-struct RunError: Error {
+struct RunError: Error, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }
+    var description: String { message }
 }
 
 /// Holds the image the script (or `--image`) loaded.
@@ -144,7 +145,7 @@ struct Runner {
     static func describe(_ s: Summary) -> String {
         let what = s.output.map { "wrote \($0)" } ?? "rendered"
         return String(format: "%@: %d frames, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.width, s.height,
-                      CommandLine_.fmt((s.clip.duration * 1000).rounded() / 1000), CommandLine_.fmt(s.clip.fps), s.seconds)
+                      CommandLine_.seconds(s.clip.duration), CommandLine_.fmt(s.clip.fps), s.seconds)
     }
 
     func loadImage(_ path: String) throws -> RGBAImage {

@@ -1,0 +1,294 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleMedia
+
+/// End-to-end: the built executable on tiny images (CPU backend unless the
+/// test is about GLES): frame counts, pixels, bytes, exit codes, error lines.
+final class E2ETests: XCTestCase {
+    var box: Sandbox!
+    let source = Sandbox.pattern(width: 40, height: 30)
+
+    override func setUpWithError() throws {
+        box = try Sandbox()
+        try box.writeImage("img.png", source)
+    }
+
+    /// A scene with one region poked once: 3 × wait(0.1) = 9 frames at 30 fps.
+    let poke = """
+    image("img.png")
+    addSketch{x = 8, y = 6, w = 24, h = 18}
+    prepare()
+    impulse(1, 1, 0)
+    wait(0.1) wait(0.1) wait(0.1)
+    """
+
+    func testHelpAndVersion() throws {
+        let h = try Tool.run(["--help"], cwd: box.url)
+        XCTAssertEqual(h.status, 0)
+        for opt in ["--output", "--format", "--fps", "--width", "--height", "--image", "--frames", "--overlay", "--backend",
+                    "--check", "--seed", "--timeout", "--max-frames", "--allow-io", "--quiet", "--help", "--version"] {
+            XCTAssertTrue(h.stdout.contains(opt), "help lacks \(opt)")
+        }
+        let v = try Tool.run(["--version"], cwd: box.url)
+        XCTAssertEqual(v.status, 0)
+        XCTAssertTrue(v.stdout.hasPrefix("wobble-run "))
+    }
+
+    func testUsageErrorsExitTwo() throws {
+        try box.write("s.lua", poke)
+        let cases: [([String], String)] = [
+            (["s.lua", "--bogus"], "wobble-run: unknown option '--bogus'; see --help"),
+            (["s.lua", "--fsp", "3"], "wobble-run: unknown option '--fsp' (did you mean '--fps'?); see --help"),
+            (["s.lua", "--frames", "5-3"], "wobble-run: --frames: 5-3: the first frame is after the last"),
+            (["s.lua", "--frames", "x"], "wobble-run: --frames: 'x' is not a range A-B of frame numbers (0-based)"),
+            (["s.lua", "--fps", "abc"], "wobble-run: --fps: 'abc' is not a number"),
+            (["s.lua", "--backend", "vulkan"], "wobble-run: --backend: 'vulkan' is not one of gles, cpu"),
+            ([], "wobble-run: no scene given; usage: wobble-run SCENE.lua [options] [-- args...]"),
+            (["s.lua", "-o"], "wobble-run: -o needs a value (PATH)"),
+        ]
+        for (args, line) in cases {
+            let r = try Tool.run(args, cwd: box.url)
+            XCTAssertEqual(r.status, 2, "\(args)")
+            XCTAssertEqual(r.firstError, line, "\(args)")
+        }
+    }
+
+    func testRendersPNGFramesOutsideUnchangedInsideMoved() throws {
+        try box.write("s.lua", poke)
+        let r = try Tool.run(["s.lua", "--backend", "cpu", "-o", "out/"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "")   // not a terminal: no progress
+        let files = try FileManager.default.contentsOfDirectory(atPath: box.path("out")).sorted()
+        XCTAssertEqual(files, (0..<9).map { String(format: "frame_%05d.png", $0) })
+        let shape = RegionShape(lt: Point(8, 6), rt: Point(32, 6), rb: Point(32, 24), lb: Point(8, 24), center: Point(20, 15))
+        var movedFrames = 0
+        for (k, f) in files.enumerated() {
+            let img = try ImageIO.load(path: box.path("out/\(f)"))
+            XCTAssertEqual(img.width, 40)
+            XCTAssertEqual(img.height, 30)
+            var moved = 0
+            for y in 0..<30 {
+                for x in 0..<40 {
+                    if !shape.contains(Point(Double(x) + 0.5, Double(y) + 0.5)) {
+                        XCTAssertTrue(img.pixel(x, y) == source.pixel(x, y), "frame \(k) (\(x),\(y)) outside moved")
+                    } else if img.pixel(x, y) != source.pixel(x, y) {
+                        moved += 1
+                    }
+                }
+            }
+            if k == 0 { XCTAssertEqual(moved, 0, "frame 0 is at τ = 0") }
+            if moved > 20 { movedFrames += 1 }
+        }
+        XCTAssertGreaterThanOrEqual(movedFrames, 7)
+    }
+
+    func testScriptErrorLines() throws {
+        let cases: [(String, String)] = [
+            ("image('img.png')\naddSketch()\nprepare()\nimpulse(1, 0, 0)\n", "s.lua:4: impulse: direction must be non-zero"),
+            ("image('img.png')\nlocal x = = 3\n", "s.lua:2: unexpected symbol near '='"),
+            ("image('img.png')\nerror('boom')\n", "s.lua:2: boom"),
+            ("image('img.png')\nlocal t = nil\nprint(t.x)\n", "s.lua:3: attempt to index a nil value (local 't')"),
+            ("image('img.png')\nwait(-1)\n", "s.lua:2: wait: seconds must be a finite number >= 0"),
+            ("addSketch()\nwait(1)\n", "s.lua:2: wait: no image: call image(path) before the first frame, or pass --image"),
+            ("image('nope.png')\n", "s.lua:1: image: image 'nope.png': no such file"),
+        ]
+        for (script, line) in cases {
+            try box.write("s.lua", script)
+            let r = try Tool.run(["s.lua", "--backend", "cpu", "-o", "o.gif"], cwd: box.url)
+            XCTAssertEqual(r.status, 1, script)
+            XCTAssertEqual(r.firstError, line, script)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("o.gif")))
+        }
+        // Errors found after the script returned read wobble-run: …
+        try box.write("s.lua", "addSketch()\n")
+        let r = try Tool.run(["s.lua", "-o", "o.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "wobble-run: no image: the scene calls no image(path) and no --image was given")
+    }
+
+    func testBadImagesNameTheFile() throws {
+        try box.write("s.lua", poke)
+        try box.write("text.png", "hello, I am not a picture\n")
+        var r = try Tool.run(["s.lua", "--image", "text.png", "-o", "o.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "wobble-run: image 'text.png': not a PNG or JPEG file")
+        r = try Tool.run(["s.lua", "--image", "missing.jpg", "-o", "o.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "wobble-run: image 'missing.jpg': no such file")
+        let png = try ImageIO.encodePNG(source)
+        FileManager.default.createFile(atPath: box.path("cut.png"), contents: Data(png.prefix(png.count / 2)))
+        r = try Tool.run(["s.lua", "--image", "cut.png", "-o", "o.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.firstError.hasPrefix("wobble-run: image 'cut.png': truncated or corrupt PNG"), r.firstError)
+    }
+
+    func testCheckWritesNothingAndReportsErrors() throws {
+        try box.write("s.lua", poke)
+        var r = try Tool.run(["s.lua", "--check", "-o", "o.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.firstError, "ok: 9 frames, 0.3 s at 30 fps, 40×30")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("o.gif")))
+        try box.write("t.lua", "image('img.png')\nwait(1)\nfps(12)\n")
+        r = try Tool.run(["t.lua", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "t.lua:3: fps: cannot change the frame rate (30) once a frame has been recorded")
+        r = try Tool.run(["t.lua", "--check", "--fps", "10", "--max-frames", "5"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "t.lua:2: wait: the clip would have 10 frames, more than the limit of 5 (--max-frames)")
+    }
+
+    func testDefaultOutputIsSceneNameGIFAndPermissions() throws {
+        try box.write("jelly.lua", poke)
+        let r = try Tool.run(["jelly.lua", "--backend", "cpu"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let attrs = try FileManager.default.attributesOfItem(atPath: box.path("jelly.gif"))
+        XCTAssertEqual((attrs[.posixPermissions] as? NSNumber)?.intValue, 0o644)
+        XCTAssertTrue(box.leftovers().isEmpty)
+        // A created folder gets 0755.
+        XCTAssertEqual(try Tool.run(["jelly.lua", "--backend", "cpu", "-o", "made/"], cwd: box.url).status, 0)
+        let dirAttrs = try FileManager.default.attributesOfItem(atPath: box.path("made"))
+        XCTAssertEqual((dirAttrs[.posixPermissions] as? NSNumber)?.intValue, 0o755)
+        let fAttrs = try FileManager.default.attributesOfItem(atPath: box.path("made/frame_00000.png"))
+        XCTAssertEqual((fAttrs[.posixPermissions] as? NSNumber)?.intValue, 0o644)
+    }
+
+    func testOutputFromScriptIsRelativeToTheScript() throws {
+        try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)
+        try box.writeImage("sub/img.png", source)
+        try box.write("sub/s.lua", poke + "\noutput('result.gif')\n")
+        let r = try Tool.run(["sub/s.lua", "--backend", "cpu"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("sub/result.gif")))
+    }
+
+    func testExistingOutputsSurviveFailures() throws {
+        try box.write("ok.lua", poke)
+        XCTAssertEqual(try Tool.run(["ok.lua", "--backend", "cpu", "-o", "keep.gif"], cwd: box.url).status, 0)
+        XCTAssertEqual(try Tool.run(["ok.lua", "--backend", "cpu", "-o", "frames/"], cwd: box.url).status, 0)
+        try box.write("frames/notes.txt", "mine")
+        let gifBefore = try Data(contentsOf: URL(fileURLWithPath: box.path("keep.gif")))
+        let framesBefore = box.snapshot("frames")
+        try box.write("bad.lua", poke + "\nerror('late failure')\n")
+        try box.write("text.png", "not an image")
+        for args in [["bad.lua", "-o", "keep.gif"], ["bad.lua", "-o", "frames/"],
+                     ["ok.lua", "--image", "text.png", "-o", "keep.gif"], ["ok.lua", "--image", "text.png", "-o", "frames/"]] {
+            let r = try Tool.run(args + ["--backend", "cpu"], cwd: box.url)
+            XCTAssertEqual(r.status, 1, "\(args)")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("keep.gif"))), gifBefore)
+        XCTAssertEqual(box.snapshot("frames"), framesBefore)
+        XCTAssertTrue(box.leftovers().isEmpty, "\(box.leftovers())")
+    }
+
+    func testInterruptedRenderLeavesNothingBehind() throws {
+        // A long render: 900 frames of 200×150 on the CPU backend.
+        try box.writeImage("big.png", Sandbox.pattern(width: 200, height: 150))
+        try box.write("long.lua", """
+        image("big.png")
+        addSketch{x = 10, y = 10, w = 180, h = 130}
+        prepare()
+        for i = 1, 30 do impulse(1, 1, 0.5) wait(1) end
+        """)
+        try box.write("ok.lua", poke)
+        XCTAssertEqual(try Tool.run(["ok.lua", "--backend", "cpu", "-o", "keep.gif"], cwd: box.url).status, 0)
+        XCTAssertEqual(try Tool.run(["ok.lua", "--backend", "cpu", "-o", "frames/"], cwd: box.url).status, 0)
+        let gifBefore = try Data(contentsOf: URL(fileURLWithPath: box.path("keep.gif")))
+        let framesBefore = box.snapshot("frames")
+        for (sig, out, code) in [(SIGINT, "keep.gif", Int32(130)), (SIGTERM, "frames/", Int32(143))] {
+            let (p, _, errPipe) = try Tool.start(["long.lua", "--backend", "cpu", "-o", out], cwd: box.url)
+            // Wait until rendering has begun (a temporary output exists), at most 20 s.
+            let deadline = Date().addingTimeInterval(20)
+            while box.leftovers().isEmpty && Date() < deadline && p.isRunning { usleep(20_000) }
+            XCTAssertFalse(box.leftovers().isEmpty, "render never started")
+            let sent = Date()
+            kill(p.processIdentifier, sig)
+            p.waitUntilExit()
+            XCTAssertLessThan(Date().timeIntervalSince(sent), 1.5)
+            XCTAssertEqual(p.terminationStatus, code, String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            XCTAssertTrue(box.leftovers().isEmpty, "\(box.leftovers())")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("keep.gif"))), gifBefore)
+        XCTAssertEqual(box.snapshot("frames"), framesBefore)
+    }
+
+    func testTimeoutStopsRunawayScripts() throws {
+        try box.write("loop.lua", "image('img.png')\nwhile true do end\n")
+        let start = Date()
+        let r = try Tool.run(["loop.lua", "--timeout", "0.5", "-o", "o.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+        XCTAssertTrue(r.firstError.hasPrefix("loop.lua:2: "), r.firstError)
+        XCTAssertTrue(r.firstError.contains("--timeout"), r.firstError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("o.gif")))
+    }
+
+    func testMaxFramesRefusedBeforeWritingAnything() throws {
+        try box.write("long.lua", "image('img.png')\nwait(100)\n")
+        let r = try Tool.run(["long.lua", "--max-frames", "50", "-o", "out/"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "long.lua:2: wait: the clip would have 3000 frames, more than the limit of 50 (--max-frames)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("out")))
+    }
+
+    func testSandboxAndAllowIO() throws {
+        try box.write("io.lua", "image('img.png')\nlocal f = io.open('written.txt', 'w')\nf:write('hi')\nf:close()\n")
+        var r = try Tool.run(["io.lua", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "io.lua:2: attempt to index a nil value (global 'io')")
+        try box.write("os.lua", "image('img.png')\nos.execute('touch pwned')\n")
+        r = try Tool.run(["os.lua", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "os.lua:2: attempt to call a nil value (field 'execute')")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("pwned")))
+        r = try Tool.run(["io.lua", "--check", "--allow-io"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try String(contentsOfFile: box.path("written.txt"), encoding: .utf8), "hi")
+    }
+
+    func testSeedMakesOutputReproducible() throws {
+        try box.write("r.lua", """
+        image("img.png")
+        addSketch{x = 4, y = 4, w = 32, h = 22}
+        prepare()
+        impulse(1, math.random() - 0.5, math.random() - 0.5)
+        wait(0.5)
+        """)
+        for (name, seed) in [("a", "7"), ("b", "7"), ("c", "8")] {
+            XCTAssertEqual(try Tool.run(["r.lua", "--backend", "cpu", "--seed", seed, "-o", "\(name).gif"], cwd: box.url).status, 0)
+        }
+        let a = try Data(contentsOf: URL(fileURLWithPath: box.path("a.gif")))
+        XCTAssertEqual(a, try Data(contentsOf: URL(fileURLWithPath: box.path("b.gif"))))
+        XCTAssertNotEqual(a, try Data(contentsOf: URL(fileURLWithPath: box.path("c.gif"))))
+    }
+
+    func testScriptArgumentsAndFPSOverride() throws {
+        try box.write("a.lua", "image('img.png')\nfps(10)\nwait(tonumber(arg[1]))\nassert(arg[2] == 'x y')\n")
+        let r = try Tool.run(["a.lua", "--check", "--", "2", "x y"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.firstError, "ok: 20 frames, 2 s at 10 fps, 40×30")
+        let r2 = try Tool.run(["a.lua", "--check", "--fps", "25", "--", "2", "x y"], cwd: box.url)
+        XCTAssertEqual(r2.firstError, "ok: 50 frames, 2 s at 25 fps, 40×30")
+    }
+
+    func testNullFormatAndFrameSelectionErrors() throws {
+        try box.write("s.lua", poke)
+        var r = try Tool.run(["s.lua", "--backend", "cpu", "--format", "null"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(box.files(), ["img.png", "s.lua"])
+        r = try Tool.run(["s.lua", "--backend", "cpu", "--frames", "20-30", "-o", "out/"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "wobble-run: --frames 20-30 selects no frame: the clip has 9 frames (0-8)")
+    }
+}
+
+extension Sandbox {
+    /// Names and bytes of every file in a folder.
+    func snapshot(_ dir: String) -> [String: Data] {
+        var out: [String: Data] = [:]
+        for f in (try? FileManager.default.contentsOfDirectory(atPath: path(dir))) ?? [] {
+            out[f] = try? Data(contentsOf: URL(fileURLWithPath: path("\(dir)/\(f)")))
+        }
+        return out
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderWobbleRunTests: XCTestCase { func testNothing() {} }
