@@ -356,7 +356,7 @@ extension ScriptSession {
             if let m = lua.handleObject(i, kind: .wobble) as? WobbleModel { return m }
             if let s = lua.handleObject(i, kind: .sketch) as? Sketch {
                 guard let m = scene.model(for: s) else {
-                    throw SceneError(a.function, "\(s.id == 0 ? "" : "sketch #\(s.id) ")has not been prepared (call prepare() first)")
+                    throw SceneError(a.function, "sketch #\(s.id) has not been prepared (call prepare() first)")
                 }
                 return m
             }
