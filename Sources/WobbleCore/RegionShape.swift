@@ -113,12 +113,26 @@ public struct RegionShape: Sendable, Hashable {
     /// outside the region and for degenerate shapes. Never NaN.
     @inlinable
     public func displacement(at p: Point, peak: Double) -> Double {
-        guard canMove, peak > 0 else { return 0 }
+        guard peak > 0, let (d, r) = polar(at: p) else { return 0 }
+        if d == 0 { return peak }
+        guard d <= r, r > 0 else { return 0 }
+        return RegionShape.hemisphere(d: d, r: r, peak: peak)
+    }
+
+    /// The shape-only part of SPEC §5 at `p`: `d = |p − C|` and `r = R`, the
+    /// distance from the center to the boundary along the ray through `p`
+    /// (whether or not `p` is inside: inside is `d <= r`). At the center
+    /// (`d = 0`) the ray has no direction and `r` is 0. Nil for a degenerate
+    /// shape (`!canMove`) and where the ray meets no curve (or `p` is not
+    /// finite). `displacement(at:peak:)` is `hemisphere(d:r:peak:)` of these.
+    @inlinable
+    public func polar(at p: Point) -> (d: Double, r: Double)? {
+        guard canMove else { return nil }
         let vx = p.x - center.x, vy = p.y - center.y
         let d = (vx * vx + vy * vy).squareRoot()
-        if d == 0 { return peak }
-        guard let r = boundaryDistance(ux: vx / d, uy: vy / d), d <= r, r > 0 else { return 0 }
-        return RegionShape.hemisphere(d: d, r: r, peak: peak)
+        if d == 0 { return (0, 0) }
+        guard let r = boundaryDistance(ux: vx / d, uy: vy / d) else { return nil }
+        return (d, r)
     }
 
     /// `m = R·(cos θ' − cos θ)` with `θc = acos(min(M,R)/R)`, `θ = acos(d/R)`,
@@ -171,4 +185,15 @@ public func cycleProgress(tau: Double, duration d: Double) -> Double {
     let x = (u > d / 2 ? d - u : u) / (d / 2)
     let s: Double = tauC < d / 2 ? -1 : 1
     return s * (2 * x - x * x)
+}
+
+/// A time since the cycle began, in `[0, D)`, at which
+/// `cycleProgress(tau:duration:)` is `progress` (clamped to [-1, 1]): in the
+/// first quarter of the cycle for negative progress, in the third for
+/// positive, 0 for 0. For callers that know only the progress (tests).
+public func cycleTau(progress: Double, duration d: Double) -> Double {
+    guard d > 0, progress.isFinite, progress != 0 else { return 0 }
+    let p = Swift.min(abs(progress), 1)
+    let x = 1 - (1 - p).squareRoot()   // 2x − x² = p, x in [0, 1]
+    return progress < 0 ? x * d / 4 : d / 2 + x * d / 4
 }

@@ -49,14 +49,37 @@ public struct RegionFrame: Sendable, Equatable {
     public var direction: Point
     /// `M` before its per-pixel limit to `R`.
     public var peak: Double
-    /// Cycle progress in [-1, 1].
+    /// Cycle progress in [-1, 1]: `cycleProgress(tau:duration:)` of the two
+    /// below (what the CPU reference uses).
     public var progress: Double
+    /// `τ`: time since the current cycle began, seconds.
+    public var tau: Double
+    /// `D`: the cycle duration, seconds. The GLES backend evaluates the
+    /// cycle progress from `tau` and `duration` in its shader.
+    public var duration: Double
 
-    public init(shape: RegionShape, direction: Point, peak: Double, progress: Double) {
+    /// A region at time `tau` of a cycle of `duration` seconds (as
+    /// `Clip.frame` makes them); `progress` is `cycleProgress(tau:duration:)`.
+    public init(shape: RegionShape, direction: Point, peak: Double, tau: Double, duration: Double) {
+        self.shape = shape
+        self.direction = direction
+        self.peak = peak
+        self.tau = tau
+        self.duration = duration
+        progress = cycleProgress(tau: tau, duration: duration)
+    }
+
+    /// A region with a given cycle progress; `tau` is chosen so that
+    /// `cycleProgress(tau:duration:)` gives `progress` back (to rounding;
+    /// `progress` itself is kept exactly).
+    public init(shape: RegionShape, direction: Point, peak: Double, progress: Double,
+                duration: Double = WobbleParameters.original.duration) {
         self.shape = shape
         self.direction = direction
         self.peak = peak
         self.progress = progress
+        self.duration = duration
+        tau = cycleTau(progress: progress, duration: duration)
     }
 
     /// The sampling offset at `p` (image pixels), or nil where this region
@@ -118,9 +141,10 @@ public struct Clip: Sendable {
             guard let imp = m.impulse, m.shape.canMove else { continue }
             let st = imp.state(at: t, parameters: m.parameters)
             let peak = m.shape.maxDisplacement(amplitude: st.amplitude, strength: m.parameters.strength)
-            let progress = cycleProgress(tau: st.tau, duration: m.parameters.duration)
-            guard peak > 0, progress != 0 else { continue }
-            regions.append(RegionFrame(shape: m.shape, direction: imp.direction, peak: peak, progress: progress))
+            let region = RegionFrame(shape: m.shape, direction: imp.direction, peak: peak, tau: st.tau,
+                                     duration: m.parameters.duration)
+            guard peak > 0, region.progress != 0 else { continue }
+            regions.append(region)
         }
         let on = forced || snap.overlay
         return FrameState(index: k, time: t, regions: regions, overlay: on ? snap.sketches : [], overlayOn: on)

@@ -175,6 +175,8 @@ final class SceneTests: XCTestCase {
         let f = clip.frame(12)                              // t = 0.4, τ = 0.3 = D/4
         XCTAssertEqual(f.regions.count, 1)
         XCTAssertEqual(f.regions[0].progress, -1, accuracy: 1e-9)
+        XCTAssertEqual(f.regions[0].tau, 0.3, accuracy: 1e-9)
+        XCTAssertEqual(f.regions[0].duration, 1.2)
         XCTAssertEqual(f.regions[0].peak, 8, accuracy: 1e-12)
         XCTAssertTrue(f.overlay.isEmpty)
         XCTAssertTrue(clip.frame(40).regions.isEmpty)       // after reset

@@ -82,6 +82,47 @@ final class WobbleMathTests: XCTestCase {
         }
     }
 
+    func testPolarIsTheShapeOnlyPartOfTheDisplacement() throws {
+        // d and R along the ray; inside is d <= R; displacement is the hemisphere of them.
+        let (d, r) = try XCTUnwrap(square.polar(at: Point(75, 50)))
+        XCTAssertEqual(d, 25, accuracy: 1e-12)
+        XCTAssertEqual(r, 50, accuracy: 1e-9)
+        let outside = try XCTUnwrap(square.polar(at: Point(120, 50)))
+        XCTAssertGreaterThan(outside.d, outside.r)
+        XCTAssertEqual(square.polar(at: square.center)?.d, 0)
+        let flat = RegionShape(lt: Point(0, 0), rt: Point(10, 0), rb: Point(10, 0), lb: Point(0, 0), center: Point(5, 0))
+        XCTAssertNil(flat.polar(at: Point(5, 0)))
+        for k in 0..<200 {
+            let p = Point(Double(k % 20) * 5.3 - 2, Double(k / 20) * 11.1 - 3)
+            for peak in [0.5, 8, 400] {
+                var expected = 0.0
+                if let (d, r) = square.polar(at: p) {
+                    expected = d == 0 ? peak : (d <= r && r > 0 ? RegionShape.hemisphere(d: d, r: r, peak: peak) : 0)
+                }
+                XCTAssertEqual(square.displacement(at: p, peak: peak), expected)
+            }
+        }
+    }
+
+    func testCycleTauInvertsProgress() {
+        for d in [1.2, 0.5, 3] {
+            for i in -100...100 {
+                let p = Double(i) / 100
+                let tau = cycleTau(progress: p, duration: d)
+                XCTAssertGreaterThanOrEqual(tau, 0)
+                XCTAssertLessThan(tau, d)
+                XCTAssertEqual(cycleProgress(tau: tau, duration: d), p, accuracy: 1e-9, "p \(p) D \(d)")
+            }
+        }
+        XCTAssertEqual(cycleTau(progress: 0, duration: 1.2), 0)
+        let a = RegionFrame(shape: square, direction: Point(1, 0), peak: 3, tau: 0.3, duration: 1.2)
+        XCTAssertEqual(a.progress, cycleProgress(tau: 0.3, duration: 1.2))
+        let b = RegionFrame(shape: square, direction: Point(1, 0), peak: 3, progress: 0.75)
+        XCTAssertEqual(b.progress, 0.75)
+        XCTAssertEqual(b.duration, 1.2)
+        XCTAssertEqual(cycleProgress(tau: b.tau, duration: b.duration), 0.75, accuracy: 1e-12)
+    }
+
     func testAmplitudeAfterCycles() {
         let imp = Impulse(start: 2, direction: Point(1, 0), amplitude: 1)
         let expected = [1, 0.7, 0.49, 0.343, 0.2401, 0.16807, 0.117649, 0, 0]
