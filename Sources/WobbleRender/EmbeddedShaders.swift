@@ -25,6 +25,52 @@ void main() {
 
 """#
 
+    /// `Shaders/wobble.vert`.
+    static let wobbleVert = #"""
+#version 300 es
+// One moving region's quad (as quad.vert: a rectangle in framebuffer pixels,
+// a 4-vertex triangle strip picked by gl_VertexID), plus the region's cycle
+// progress of SPEC §5, which is the same for every fragment of the draw and
+// so is evaluated here, once per vertex, and handed on flat.
+precision highp float;
+
+// (x0, y0, x1, y1): the rectangle in framebuffer pixels.
+uniform vec4 u_rect;
+// The viewport size in pixels.
+uniform vec2 u_viewport;
+// τ: seconds since the region's current cycle began.
+uniform float u_tau;
+// D: the cycle duration in seconds.
+uniform float u_duration;
+
+// progress in [-1, 1].
+flat out float v_progress;
+
+// SPEC §5: u = mod(2τ, D), x = (u > D/2 ? D − u : u) / (D/2),
+// s = (τ < D/2 ? −1 : +1), progress = s·(2x − x²). τ is clamped to [0, D]
+// and u to [0, D] (mod may round either way at τ = D/2 and τ = D, where the
+// progress is 0): no division by zero, nothing that can produce NaN.
+float cycleProgress(float tau, float d) {
+    if (!(d > 0.0)) {
+        return 0.0;
+    }
+    float t = clamp(tau, 0.0, d);
+    float halfD = 0.5 * d;
+    float u = clamp(mod(2.0 * t, d), 0.0, d);
+    float x = clamp((u > halfD ? d - u : u) / halfD, 0.0, 1.0);
+    float s = t < halfD ? -1.0 : 1.0;
+    return s * (2.0 * x - x * x);
+}
+
+void main() {
+    vec2 corner = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
+    vec2 pixel = mix(u_rect.xy, u_rect.zw, corner);
+    gl_Position = vec4(pixel / u_viewport * 2.0 - 1.0, 0.0, 1.0);
+    v_progress = cycleProgress(u_tau, u_duration);
+}
+
+"""#
+
     /// `Shaders/copy.frag`.
     static let copyFrag = #"""
 #version 300 es
@@ -51,39 +97,63 @@ void main() {
     /// `Shaders/wobble.frag`.
     static let wobbleFrag = #"""
 #version 300 es
-// One moving region (SPEC §5), drawn over the region's bounding box after
-// the still image. Regions are drawn last to first; a fragment where this
-// region's displacement is zero is discarded, so the first region (in
-// prepare order) whose displacement is non-zero wins.
+// One moving region (SPEC §5), drawn over the region's box after the still
+// image. Regions are drawn last to first; a fragment outside this region is
+// discarded, so the first region (in prepare order) that moves a pixel wins.
 //
-// The displacement magnitude m(p) = R·(cos θ' − cos θ) is not solved here:
-// it depends only on the region's shape and peak M (which change at most
-// once per cycle), so the renderer evaluates it once, in doubles, with the
-// very function the CPU reference uses (RegionShape.displacement), and keeps
-// it in an R32F texture, one texel per output pixel of the box. Per frame
-// only the cycle progress and the direction change: offset = m·progress·dir.
-// No loops, no transcendental functions, nothing that can produce NaN.
+// Per output pixel the renderer keeps the shape-only geometry, computed once
+// per shape in doubles (RegionGeometry, from RegionShape.polar): d/R and R,
+// with R = 0 where the region does not move the pixel (outside it, on its
+// boundary). Deciding membership there, exactly, keeps first-wins identical
+// to the CPU reference. The amplitude-dependent part, the hemisphere model,
+// is evaluated here per fragment, and the cycle progress (from τ and D) in
+// wobble.vert. Every acos argument is clamped to [-1, 1]; no loops; nothing
+// that can produce NaN.
 precision highp float;
 
+const float HALF_PI = 1.57079632679489662;
+
 uniform highp sampler2D u_source;
-// m(p) per output pixel of the box; 0 where the region does not move p.
-uniform highp sampler2D u_field;
-// Output pixel of the field's texel (0, 0).
-uniform ivec2 u_fieldOrigin;
-// progress · direction (image pixels per pixel of m).
-uniform vec2 u_shift;
+// (d/R, R) per output pixel of the box; R = 0 where the region does not move
+// the pixel; (0, 1) at the center (d = 0).
+uniform highp sampler2D u_geometry;
+// Output pixel of the geometry's texel (0, 0).
+uniform ivec2 u_geometryOrigin;
+// M = strength · min(bbox width, bbox height) · amplitude, before its limit
+// to R (image pixels).
+uniform float u_peak;
+// The unit direction (image space).
+uniform vec2 u_direction;
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
 
+flat in float v_progress;
+
 out vec4 o_color;
 
+// m = R·(cos θ' − cos θ) with θc = acos(min(M, R)/R), θ = acos(d/R),
+// θ' = θ·θc/(π/2); M itself at the center (d = 0).
+float displacement(float ratio, float r, float peak) {
+    if (ratio == 0.0) {
+        return peak;
+    }
+    float thetaC = acos(clamp(min(peak, r) / r, 0.0, 1.0));
+    float theta = acos(clamp(ratio, 0.0, 1.0));
+    float thetaP = theta * thetaC / HALF_PI;
+    return max(0.0, r * (cos(thetaP) - cos(theta)));
+}
+
 void main() {
-    ivec2 q = ivec2(gl_FragCoord.xy) - u_fieldOrigin;
-    float m = texelFetch(u_field, q, 0).r;
-    if (m == 0.0) {
+    vec2 g = texelFetch(u_geometry, ivec2(gl_FragCoord.xy) - u_geometryOrigin, 0).rg;
+    // Not this region's pixel: a region drawn earlier (later in prepare
+    // order) or the still image shows through. Inside pixels are never
+    // discarded, even where float rounding makes m·progress 0, since the
+    // reference gives them this region (with an offset of nearly 0).
+    if (!(g.y > 0.0)) {
         discard;
     }
-    vec2 p = gl_FragCoord.xy * u_scale + m * u_shift;
+    float m = displacement(g.x, g.y, u_peak);
+    vec2 p = gl_FragCoord.xy * u_scale + (m * v_progress) * u_direction;
     o_color = texture(u_source, p * u_invSourceSize);
 }
 
@@ -92,6 +162,7 @@ void main() {
     /// Every embedded file by its name in `Shaders/`.
     static let all: [String: String] = [
         "quad.vert": quadVert,
+        "wobble.vert": wobbleVert,
         "copy.frag": copyFrag,
         "wobble.frag": wobbleFrag,
     ]

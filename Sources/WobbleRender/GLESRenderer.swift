@@ -11,15 +11,20 @@ import WobbleCore
 ///    source texture at each output pixel's source point
 ///    (`Shaders/copy.frag`), then copied into the frame's FBO with
 ///    glBlitFramebuffer (a memory copy) at the start of every frame;
-/// 2. each moving region, last to first, as a quad over its bounding box
-///    (`Shaders/wobble.frag`) that samples the source at
-///    `p + m(p)·progress·direction` and discards where `m(p) = 0`, so the
-///    first region in `prepare` order whose displacement is non-zero wins.
+/// 2. each moving region, last to first, as a quad over its box
+///    (`Shaders/wobble.vert`, `Shaders/wobble.frag`) that samples the source
+///    at `p + m(p)·progress·direction` and discards pixels outside the
+///    region, so the first region in `prepare` order that moves a pixel wins.
 ///
-/// `m(p)` comes from a per-region field texture (`DisplacementField`),
-/// computed once per shape and peak and kept while they last: the peak
-/// changes only at cycle boundaries, so most frames cost one texel fetch and
-/// one bilinear sample per region pixel over the plain copy.
+/// The SPEC §5 math is split by what it depends on. The shape-only part,
+/// `d/R` and `R` per output pixel of the region's box and with it which
+/// pixels the region moves, is computed once per shape, in doubles, with
+/// `RegionShape.polar` (`RegionGeometry`, an RG32F texture kept while the
+/// shape is in use). The hemisphere model `m(p)` (from the peak `M`) is
+/// evaluated per fragment and the cycle progress (from `τ` and `D`) per
+/// vertex, so a frame where a cycle starts (a new amplitude) costs the same
+/// as any other: a texel fetch, two `acos`, a `cos` and a bilinear sample
+/// per region pixel over the plain copy.
 ///
 /// The EGL platform is chosen at run time (a hardware device through
 /// EGL_PLATFORM_DEVICE_EXT, else Mesa's surfaceless platform, else the
@@ -42,13 +47,17 @@ public final class GLESRenderer: FrameRenderer {
 
     private let context: GLContext
     private let gl: Resources
-    /// Field textures by shape and peak, with the last frame that used them.
-    private var fields: [FieldKey: (field: FieldTexture?, lastUsed: Int)] = [:]
+    /// Geometry textures by shape (the mapping is the renderer's), nil for
+    /// a shape that moves no pixel, with the last frame that used them.
+    private var geometries: [RegionShape: (geometry: GeometryTexture?, lastUsed: Int)] = [:]
+    private var geometryBytes = 0
     private var frameNumber = 0
 
-    /// Fields unused for this many frames are dropped (a region leaves
-    /// `FrameState.regions` for single frames where its progress is 0).
-    private static let fieldLifetime = 8
+    /// Geometry textures are kept while their total size stays under this;
+    /// beyond it the least recently used ones not needed by the current
+    /// frame are dropped (shapes live as long as their model, which may
+    /// rest for a while and move again).
+    private static let geometryBudget = 256 << 20
 
     /// Opens an EGL display and GLES 3 context, uploads `source` and builds
     /// the shaders.
@@ -101,12 +110,16 @@ public final class GLESRenderer: FrameRenderer {
             gl.beginFrame()
             gl.blitStill()
             for region in frame.regions.reversed() {
-                guard let field = try field(for: region, frame: now) else { continue }
-                gl.drawRegion(field, shift: region.direction * region.progress)
+                // As the reference: no peak or no progress, no offset, and
+                // the pixel goes to the next region (decided here, exactly,
+                // rather than from the shader's float progress).
+                guard region.peak > 0, region.progress != 0,
+                      let geometry = try geometry(for: region.shape, frame: now) else { continue }
+                gl.drawRegion(geometry, region: region)
             }
             return try gl.readBack()
         }
-        fields = fields.filter { now - $0.value.lastUsed < GLESRenderer.fieldLifetime }
+        evictGeometries(keeping: now)
         return image
     }
 
@@ -123,48 +136,85 @@ public final class GLESRenderer: FrameRenderer {
         }
     }
 
-    private func field(for region: RegionFrame, frame: Int) throws -> FieldTexture? {
-        let key = FieldKey(shape: region.shape, peak: region.peak)
-        if let cached = fields[key] {
-            fields[key] = (cached.field, frame)
-            return cached.field
+    /// The geometry texture of `shape`, computed and uploaded on first use.
+    private func geometry(for shape: RegionShape, frame: Int) throws -> GeometryTexture? {
+        if let cached = geometries[shape] {
+            geometries[shape] = (cached.geometry, frame)
+            return cached.geometry
         }
-        let field = DisplacementField(shape: region.shape, peak: region.peak, mapping: mapping)
-        let texture = field.isEmpty ? nil : try FieldTexture(field, context: context)
-        fields[key] = (texture, frame)
+        let geometry = RegionGeometry(shape: shape, mapping: mapping)
+        let texture = geometry.isEmpty ? nil : try GeometryTexture(geometry, context: context)
+        geometries[shape] = (texture, frame)
+        geometryBytes += texture?.byteCount ?? 0
         return texture
+    }
+
+    /// Drops least recently used geometry while over the budget, never one
+    /// used by frame `now`. Called with the context not current: the
+    /// textures delete themselves in their own `withCurrent`.
+    private func evictGeometries(keeping now: Int) {
+        guard geometryBytes > GLESRenderer.geometryBudget else { return }
+        for (shape, entry) in geometries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+            guard geometryBytes > GLESRenderer.geometryBudget, entry.lastUsed < now else { break }
+            geometryBytes -= entry.geometry?.byteCount ?? 0
+            geometries[shape] = nil
+        }
     }
 }
 
-/// What a displacement field depends on (the mapping is the renderer's).
-private struct FieldKey: Hashable {
-    var shape: RegionShape
-    var peak: Double
-}
-
-/// A `DisplacementField` uploaded as an R32F texture.
-private final class FieldTexture {
+/// A `RegionGeometry` uploaded as an RG32F texture, with its borderline
+/// texels settled for the peak last drawn.
+private final class GeometryTexture {
     let texture: GLObject
     let x0: Int, y0: Int, width: Int, height: Int
+    let byteCount: Int
+    private let values: [Float]
+    private let borderline: [(index: Int, d: Double, r: Double)]
+    /// Whether each borderline texel is uploaded as moving.
+    private var uploaded: [Bool]
+    private var settledPeak: Double?
 
-    /// Uploads `field`; the context must be current.
-    init(_ field: DisplacementField, context: GLContext) throws {
+    /// Uploads `geometry`; the context must be current.
+    init(_ geometry: RegionGeometry, context: GLContext) throws {
         texture = try GLObject(.texture, in: context)
-        x0 = field.x0
-        y0 = field.y0
-        width = field.width
-        height = field.height
+        x0 = geometry.x0
+        y0 = geometry.y0
+        width = geometry.width
+        height = geometry.height
+        byteCount = geometry.byteCount
+        values = geometry.values
+        borderline = geometry.borderline
+        uploaded = Array(repeating: true, count: geometry.borderline.count)
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
-        // R32F cannot be filtered: NEAREST keeps the texture complete (the
-        // shader uses texelFetch anyway).
+        // Float textures need not be filterable: NEAREST keeps the texture
+        // complete (the shader uses texelFetch anyway).
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
-        field.values.withUnsafeBufferPointer { v in
-            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_R32F, GLsizei(width), GLsizei(height), 0,
-                         GLenum(GL_RED), GLenum(GL_FLOAT), v.baseAddress)
+        geometry.values.withUnsafeBufferPointer { v in
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RG32F, GLsizei(width), GLsizei(height), 0,
+                         GLenum(GL_RG), GLenum(GL_FLOAT), v.baseAddress)
         }
-        try glCheck("glTexImage2D(displacement field \(width)x\(height))")
+        try glCheck("glTexImage2D(region geometry \(width)x\(height))")
+    }
+
+    /// Sets each borderline texel to "moves" or not as the reference decides
+    /// for `peak` (only texels that change are uploaded); the texture must be
+    /// bound on the active unit and the context current.
+    func settle(peak: Double) {
+        guard !borderline.isEmpty, peak != settledPeak else { return }
+        settledPeak = peak
+        let zero: [Float] = [0, 0]
+        for (k, b) in borderline.enumerated() {
+            let moves = RegionGeometry.moves(b, peak: peak)
+            guard moves != uploaded[k] else { continue }
+            uploaded[k] = moves
+            let texel = moves ? Array(values[(b.index * 2) ..< (b.index * 2 + 2)]) : zero
+            texel.withUnsafeBufferPointer { v in
+                glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(b.index % width), GLint(b.index / width), 1, 1,
+                                GLenum(GL_RG), GLenum(GL_FLOAT), v.baseAddress)
+            }
+        }
     }
 }
 
@@ -183,8 +233,11 @@ private final class Resources {
     let wobble: GLProgram
     let rectCopy: GLint
     let rectWobble: GLint
-    let fieldOrigin: GLint
-    let shift: GLint
+    let geometryOrigin: GLint
+    let peak: GLint
+    let direction: GLint
+    let tau: GLint
+    let duration: GLint
 
     static func integer(_ name: Int32) -> Int {
         var v: GLint = 0
@@ -263,21 +316,24 @@ private final class Resources {
         vertexArray = try GLObject(.vertexArray, in: context)
 
         copy = try GLProgram(vertex: "quad.vert", fragment: "copy.frag", in: context)
-        wobble = try GLProgram(vertex: "quad.vert", fragment: "wobble.frag", in: context)
+        wobble = try GLProgram(vertex: "wobble.vert", fragment: "wobble.frag", in: context)
         // Uniforms that never change.
         let invSource = (1 / Float(source.width), 1 / Float(source.height))
         for (program, usesField) in [(copy, false), (wobble, true)] {
             glUseProgram(program.name)
             glUniform1i(try program.location("u_source"), 0)
-            if usesField { glUniform1i(try program.location("u_field"), 1) }
+            if usesField { glUniform1i(try program.location("u_geometry"), 1) }
             glUniform2f(try program.location("u_viewport"), Float(m.outputWidth), Float(m.outputHeight))
             glUniform2f(try program.location("u_scale"), Float(m.scaleX), Float(m.scaleY))
             glUniform2f(try program.location("u_invSourceSize"), invSource.0, invSource.1)
         }
         rectCopy = try copy.location("u_rect")
         rectWobble = try wobble.location("u_rect")
-        fieldOrigin = try wobble.location("u_fieldOrigin")
-        shift = try wobble.location("u_shift")
+        geometryOrigin = try wobble.location("u_geometryOrigin")
+        peak = try wobble.location("u_peak")
+        direction = try wobble.location("u_direction")
+        tau = try wobble.location("u_tau")
+        duration = try wobble.location("u_duration")
         glUseProgram(copy.name)
         glUniform4f(rectCopy, 0, 0, Float(m.outputWidth), Float(m.outputHeight))
         try glCheck("glUniform")
@@ -322,15 +378,19 @@ private final class Resources {
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), framebuffer.name)
     }
 
-    /// One region over its field's box.
-    func drawRegion(_ field: FieldTexture, shift s: Point) {
+    /// One region over its geometry's box.
+    func drawRegion(_ geometry: GeometryTexture, region: RegionFrame) {
         glUseProgram(wobble.name)
         glActiveTexture(GLenum(GL_TEXTURE1))
-        glBindTexture(GLenum(GL_TEXTURE_2D), field.texture.name)
-        glUniform4f(rectWobble, Float(field.x0), Float(field.y0),
-                    Float(field.x0 + field.width), Float(field.y0 + field.height))
-        glUniform2i(fieldOrigin, GLint(field.x0), GLint(field.y0))
-        glUniform2f(shift, Float(s.x), Float(s.y))
+        glBindTexture(GLenum(GL_TEXTURE_2D), geometry.texture.name)
+        geometry.settle(peak: region.peak)
+        glUniform4f(rectWobble, Float(geometry.x0), Float(geometry.y0),
+                    Float(geometry.x0 + geometry.width), Float(geometry.y0 + geometry.height))
+        glUniform2i(geometryOrigin, GLint(geometry.x0), GLint(geometry.y0))
+        glUniform1f(peak, Float(region.peak))
+        glUniform2f(direction, Float(region.direction.x), Float(region.direction.y))
+        glUniform1f(tau, Float(region.tau))
+        glUniform1f(duration, Float(region.duration))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 

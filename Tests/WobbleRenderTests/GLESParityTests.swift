@@ -105,22 +105,131 @@ final class GLESParityTests: XCTestCase {
         XCTAssertEqual(try gles.render(frame), source)
     }
 
-    func testDisplacementFieldMatchesTheReferenceExactly() {
-        let shape = rect(3.5, 2.5, 20, 14, center: Point(10.5, 8.5))
-        let mapping = OutputMapping(sourceWidth: 32, sourceHeight: 24, outputWidth: 32, outputHeight: 24)
-        let field = DisplacementField(shape: shape, peak: 2.4, mapping: mapping)
-        XCTAssertFalse(field.isEmpty)
-        for j in 0 ..< 24 {
-            for i in 0 ..< 32 {
-                let m = shape.displacement(at: mapping.sourcePoint(i, j), peak: 2.4)
-                let inBox = i >= field.x0 && i < field.x0 + field.width && j >= field.y0 && j < field.y0 + field.height
-                let f = inBox ? field.values[(j - field.y0) * field.width + (i - field.x0)] : 0
-                XCTAssertEqual(f != 0, m > 0, "pixel \(i),\(j)")
-                XCTAssertEqual(Double(f), m, accuracy: 1e-5)
+    func testCycleBoundariesWithDecayingAmplitude() throws {
+        // Frames at and just around the cycle boundaries, where the amplitude
+        // decays (a new peak M: what used to recompute every field), with
+        // the original parameters and with a shorter, faster-decaying cycle
+        // (the shader's τ and D differ per region).
+        let source = testImage(width: 72, height: 56, seed: 11)
+        let a = RegionShape(lt: Point(4, 3), rt: Point(40, 6), rb: Point(37, 38), lb: Point(2, 35), center: Point(20.5, 20.5))
+        let b = rect(30, 18, 38, 34)
+        let fast = WobbleParameters(duration: 0.5, decay: 0.5, threshold: 0.05)
+        var frames: [FrameState] = []
+        var peaks = Set<Double>()
+        for n in 1...3 {
+            for dt in [-1e-7, 0, 1e-9, 1e-4, 0.02, 0.3] {
+                let t = Double(n) * 1.2 + dt
+                let ra = regionFrame(a, direction: Point(1, 0.4), amplitude: 2.5, t: t)
+                let rb = regionFrame(b, direction: Point(-0.5, 1), amplitude: 3, t0: 0.1, t: t, parameters: fast)
+                for r in [ra, rb].compactMap({ $0 }) { peaks.insert(r.peak) }
+                frames.append(frameState([ra, rb], time: t))
             }
         }
-        // The pixel at the centre gets the peak.
-        XCTAssertEqual(field.values[(8 - field.y0) * field.width + (10 - field.x0)], 2.4, accuracy: 1e-6)
+        XCTAssertGreaterThanOrEqual(peaks.count, 5, "the amplitude changes across the boundaries")
+        XCTAssertGreaterThan(frames.filter { $0.regions.count == 2 }.count, 6)
+        try assertParity(source: source, frames: frames, label: "cycle-boundaries")
+    }
+
+    func testPixelExactlyAtTheCenter() throws {
+        // The centre lies on a pixel centre, 2.5 px from the left edge, with
+        // M (4.8 px) larger than R there: the centre pixel moves by M itself,
+        // its neighbours by less (M limited to R).
+        let source = testImage(width: 48, height: 40, seed: 13)
+        let shape = rect(10, 10, 30, 20, center: Point(12.5, 20.5))
+        XCTAssertTrue(shape.canMove)
+        let frames = [0.3, 0.9, 0.15].map { t in
+            frameState([regionFrame(shape, direction: Point(1, 0.3), amplitude: 3, t: t)], time: t)
+        }
+        XCTAssertEqual(frames[0].regions.first?.peak ?? 0, 4.8, accuracy: 1e-9)
+        try assertParity(source: source, frames: frames, label: "center-pixel")
+        // The centre pixel itself, channel by channel.
+        let gles = try makeGLES(source)
+        let cpu = CPURenderer(source: source)
+        for frame in frames {
+            let g = try gles.render(frame), c = try cpu.render(frame)
+            let k = (20 * 48 + 12) * 4
+            for ch in 0 ..< 4 { XCTAssertLessThanOrEqual(abs(Int(g.pixels[k + ch]) - Int(c.pixels[k + ch])), 2) }
+            XCTAssertNotEqual(Array(c.pixels[k ..< k + 4]), Array(source.pixels[k ..< k + 4]), "the centre moves")
+        }
+    }
+
+    func testFirstWinsOnPixelCentresExactlyOnABoundary() throws {
+        // A's edges run through pixel centres (x = 3.5, 23.5; y = 2.5, 16.5);
+        // B lies under it and moves a lot. On A's boundary the reference's m
+        // is 0 or a few ulps depending on A's peak, so whether A or B takes
+        // such a pixel depends on the amplitude: both backends must agree,
+        // pixel for pixel.
+        let source = testImage(width: 40, height: 28, seed: 17)
+        let a = rect(3.5, 2.5, 20, 14, center: Point(10.5, 8.5))
+        let b = rect(0, 0, 40, 28, center: Point(20.2, 14.1))
+        let mapping = OutputMapping(sourceWidth: 40, sourceHeight: 28, outputWidth: 40, outputHeight: 28)
+        let geometry = RegionGeometry(shape: a, mapping: mapping)
+        let amplitudes = [0.2, 1, 6, 12, 0.3]
+        let frames = amplitudes.map { amplitude in
+            frameState([regionFrame(a, direction: Point(1, 0), amplitude: amplitude, t: 0.3),
+                        regionFrame(b, direction: Point(0, 1), amplitude: 3, t0: 0.6, t: 0.9)], time: 0.3)
+        }
+        // Some borderline pixel changes hands between these amplitudes.
+        let flips = geometry.borderline.filter { bl in
+            Set(frames.map { RegionGeometry.moves(bl, peak: $0.regions[0].peak) }).count == 2
+        }
+        XCTAssertFalse(flips.isEmpty, "the scene exercises a borderline pixel")
+        try assertParity(source: source, frames: frames, label: "boundary-first-wins")
+        let gles = try makeGLES(source)
+        let cpu = CPURenderer(source: source)
+        for frame in frames {
+            let g = try gles.render(frame), c = try cpu.render(frame)
+            for bl in geometry.borderline {
+                let i = geometry.x0 + bl.index % geometry.width, j = geometry.y0 + bl.index / geometry.width
+                let k = (j * 40 + i) * 4
+                for ch in 0 ..< 4 {
+                    XCTAssertLessThanOrEqual(abs(Int(g.pixels[k + ch]) - Int(c.pixels[k + ch])), 2,
+                                             "borderline pixel \(i),\(j), peak \(frame.regions[0].peak)")
+                }
+            }
+        }
+    }
+
+    func testRegionGeometryMatchesTheReferenceExactly() throws {
+        let shape = rect(3.5, 2.5, 20, 14, center: Point(10.5, 8.5))
+        let mapping = OutputMapping(sourceWidth: 32, sourceHeight: 24, outputWidth: 32, outputHeight: 24)
+        let geometry = RegionGeometry(shape: shape, mapping: mapping)
+        XCTAssertFalse(geometry.isEmpty)
+        var borderlineCount = 0
+        for j in 0 ..< 24 {
+            for i in 0 ..< 32 {
+                let p = mapping.sourcePoint(i, j)
+                let inBox = i >= geometry.x0 && i < geometry.x0 + geometry.width
+                    && j >= geometry.y0 && j < geometry.y0 + geometry.height
+                let k = ((j - geometry.y0) * geometry.width + (i - geometry.x0)) * 2
+                let (ratio, r) = inBox ? (geometry.values[k], geometry.values[k + 1]) : (0, 0)
+                let borderline = inBox ? geometry.borderline.first { $0.index == k / 2 } : nil
+                if borderline != nil { borderlineCount += 1 }
+                // Membership: exactly the pixels the reference moves, for any
+                // peak (borderline pixels settled per peak).
+                for peak in [0.01, 0.5, 2.4, 4, 9, 1000] {
+                    let moves = borderline.map { RegionGeometry.moves($0, peak: peak) } ?? (r > 0)
+                    XCTAssertEqual(moves, shape.displacement(at: p, peak: peak) > 0, "pixel \(i),\(j) peak \(peak)")
+                }
+                guard r > 0, let (d, rr) = shape.polar(at: p) else { continue }
+                if d == 0 {
+                    XCTAssertEqual(ratio, 0)
+                } else {
+                    XCTAssertGreaterThan(ratio, 0)
+                    XCTAssertEqual(Double(ratio), d / rr, accuracy: 1e-6)
+                    XCTAssertEqual(Double(r), rr, accuracy: 1e-5 * rr)
+                }
+            }
+        }
+        XCTAssertGreaterThan(borderlineCount, 0, "pixel centres on the boundary")
+        print("region geometry: \(geometry.width)x\(geometry.height), \(borderlineCount) borderline pixels")
+        // The pixel at the centre carries the centre marker.
+        let k = ((8 - geometry.y0) * geometry.width + (10 - geometry.x0)) * 2
+        XCTAssertEqual(geometry.values[k], 0)
+        XCTAssertGreaterThan(geometry.values[k + 1], 0)
+        // A degenerate shape has no geometry.
+        let flat = RegionShape(lt: Point(4, 4), rt: Point(20, 4), rb: Point(20, 4), lb: Point(4, 4), center: Point(12, 4))
+        XCTAssertTrue(RegionGeometry(shape: flat, mapping: mapping).isEmpty)
     }
 
     func testTooLargeImageIsAClearError() throws {

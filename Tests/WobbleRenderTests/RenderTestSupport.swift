@@ -80,9 +80,9 @@ func regionFrame(_ shape: RegionShape, direction: Point, amplitude: Double = 1, 
     let impulse = Impulse(start: t0, direction: direction / len, amplitude: amplitude)
     let st = impulse.state(at: t, parameters: parameters)
     let peak = shape.maxDisplacement(amplitude: st.amplitude, strength: parameters.strength)
-    let progress = cycleProgress(tau: st.tau, duration: parameters.duration)
-    guard shape.canMove, peak > 0, progress != 0 else { return nil }
-    return RegionFrame(shape: shape, direction: impulse.direction, peak: peak, progress: progress)
+    let region = RegionFrame(shape: shape, direction: impulse.direction, peak: peak, tau: st.tau, duration: parameters.duration)
+    guard shape.canMove, peak > 0, region.progress != 0 else { return nil }
+    return region
 }
 
 func frameState(_ regions: [RegionFrame?], index: Int = 0, time: Double = 0) -> FrameState {
