@@ -8,7 +8,8 @@ import WobbleRender
 /// folder) into `-o` — an animated GIF or a video — at `--fps` (default
 /// 30), honouring `--loop`, `--width`/`--height` (frames are scaled with
 /// the CPU renderer's bilinear filter) and `--frames A-B` (only those
-/// indices).
+/// indices). With `--check` (or `--format null`) every frame is read and
+/// checked and nothing is written.
 ///
 /// The indices may start anywhere but must be contiguous; the first gap is
 /// an error. Each frame keeps its timeline index, so GIF delays match a
@@ -29,14 +30,19 @@ struct Assembler {
 
     func run() throws {
         let o = options
-        guard let output = o.output else {
-            throw UsageError("--assemble needs -o OUTPUT (x.gif, x.mp4 or x.webm)")
-        }
         if o.overlay { throw UsageError("--overlay does not apply to --assemble (the frames are already drawn)") }
         if o.image != nil { throw UsageError("--image does not apply to --assemble") }
-        let plan = try Runner.plan(path: output, format: o.format)
+        let plan: OutputPlan
+        if o.check || o.format == .null {
+            plan = .null   // read and check every frame, write nothing
+        } else {
+            guard let output = o.output else {
+                throw UsageError("--assemble needs -o OUTPUT (x.gif, x.mp4 or x.webm)")
+            }
+            plan = try Runner.plan(path: output, format: o.format)
+        }
         if case .png = plan {
-            throw UsageError("--assemble writes a GIF or a video, not PNG frames ('\(output)')")
+            throw UsageError("--assemble writes a GIF or a video, not PNG frames ('\(o.output ?? "")')")
         }
         var frames = try Assembler.list(directory)
         if let r = o.frames {
@@ -71,7 +77,9 @@ struct Assembler {
             sink = try GIFSink(path: path, width: w, height: h, fps: fps, loop: o.loop, still: firstOut)
             outputName = path
         case .video(let path):
-            sink = try VideoSink(path: path, width: w, height: h, fps: fps)
+            // `--format webm -o clip` is WebM whatever the name says.
+            sink = try VideoSink(path: path, width: w, height: h, fps: fps,
+                                 format: o.format.flatMap { VideoFormat(rawValue: $0.rawValue) })
             outputName = path
         case .null:
             sink = nil
