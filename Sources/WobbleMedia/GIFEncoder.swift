@@ -3,10 +3,13 @@ import WobbleCore
 
 /// The GIF encoder proper, run on one thread at a time: maps each frame to
 /// the palette, and writes it as the smallest rectangle that changed on the
-/// displayed canvas, unchanged pixels as the transparent index.
+/// displayed canvas, unchanged pixels as the transparent index. A changed
+/// pixel whose on-screen colour is nearly as good as its new one is left
+/// unchanged too (`keepTolerance`).
 ///
 /// Memory is flat: the still (RGBA and indices), the displayed canvas, the
-/// pending frame and the current one (indices), whatever the frame count.
+/// pending frame (RGBA and indices) and the current one (indices), whatever
+/// the frame count.
 ///
 /// A frame is written only when the next one is known (one frame of
 /// lookahead), because its disposal depends on it: when the next frame
@@ -24,10 +27,11 @@ final class GIFEncoder {
 
     /// What a decoder shows now (after the last written frame's disposal).
     private var canvas: [UInt8]
-    /// The frame waiting for its successor, and its timeline index.
+    /// The frame waiting for its successor: indices, timeline index, pixels.
     private var pending: [UInt8]
     private var pendingIndex: Int?
     private var pendingFrame: RGBAImage?
+    /// See `GIFSink.keepTolerance`.
     private let keepTolerance: Int32
     /// Scratch: the newest frame's indices, and the rectangle's pixels.
     private var current: [UInt8]
@@ -36,8 +40,8 @@ final class GIFEncoder {
     /// Per row of the still: how many of its pixels are transparent.
     private let stillRowTransparent: [Int]
 
-    /// `keepTolerance`: see `GIFSink.keepTolerance` (0: lossless against
-    /// the palette mapping).
+    /// Starts encoding into `writer` (header and palette already written).
+    /// `keepTolerance` 0 keeps every change of index.
     init(still: RGBAImage, palette: GIFPalette, writer: GIFWriter, fps: Double, keepTolerance: Int32) {
         self.keepTolerance = keepTolerance
         width = still.width
@@ -139,8 +143,8 @@ final class GIFEncoder {
         }
     }
 
-    /// Bounding box of the pixels where `a` and `b` differ (with `onlyNew`:
-    /// where `b` is transparent and `a` is not).
+    /// Bounding box of the pixels where `a` and `b` differ (with
+    /// `becomingTransparent`: where `b` is transparent and `a` is not).
     private func diffBox(_ a: [UInt8], _ b: [UInt8], becomingTransparent: Bool) -> Rect {
         var r = Rect()
         let w = width, t = self.t
