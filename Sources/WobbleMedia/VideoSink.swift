@@ -33,12 +33,16 @@ public enum VideoFormat: String, Sendable, CaseIterable {
 
     /// True for the 4:2:0 H.264 family, which needs even dimensions.
     var needsEvenSize: Bool { self != .webm }
+
+    /// True when the video keeps the alpha channel (WebM, yuva420p).
+    var keepsAlpha: Bool { self == .webm }
 }
 
 /// Writes frames as a video by piping raw RGBA frames to `ffmpeg` (found
 /// on `PATH`). `.mp4` (and `.mov`, `.mkv`) is H.264 yuv420p (MPEG-4 part 2
 /// when the installed ffmpeg lacks libx264); an odd width or height is
-/// padded by one pixel that repeats the last column or row. `.webm` is VP9
+/// padded by one pixel that repeats the last column or row, and frames are
+/// composited over black (these videos have no alpha). `.webm` is VP9
 /// (VP8 without libvpx-vp9) in yuva420p, which keeps the alpha channel.
 ///
 /// ffmpeg writes a temporary file beside the target (registered in
@@ -156,20 +160,31 @@ public final class VideoSink: FrameSink {
         guard frame.width == width, frame.height == height else {
             throw MediaError("video '\(path)': frame \(index) is \(frame.width)×\(frame.height), not \(width)×\(height)")
         }
-        if paddedWidth == width && paddedHeight == height {
+        if paddedWidth == width && paddedHeight == height && format.keepsAlpha {
             try frame.pixels.withUnsafeBytes { try send($0) }
         } else {
-            // Repeat the last column / row to reach even dimensions.
+            // Repeat the last column / row to reach even dimensions, and
+            // without alpha in the video, composite over black (a
+            // transparent pixel's stored colour is no colour at all).
             let rowBytes = paddedWidth * 4
+            let flatten = !format.keepsAlpha
             if rowBuffer.count != rowBytes * paddedHeight { rowBuffer = [UInt8](repeating: 0, count: rowBytes * paddedHeight) }
             frame.pixels.withUnsafeBufferPointer { src in
                 rowBuffer.withUnsafeMutableBufferPointer { dst in
                     for y in 0..<paddedHeight {
-                        let sy = min(y, height - 1)
-                        let s = sy * width * 4, d = y * rowBytes
-                        for i in 0..<(width * 4) { dst[d + i] = src[s + i] }
-                        if paddedWidth > width {
-                            for c in 0..<4 { dst[d + width * 4 + c] = src[s + (width - 1) * 4 + c] }
+                        let s = min(y, height - 1) * width * 4, d = y * rowBytes
+                        for x in 0..<paddedWidth {
+                            let si = s + min(x, width - 1) * 4, di = d + x * 4
+                            let a = src[si + 3]
+                            if !flatten || a == 255 {
+                                dst[di] = src[si]; dst[di + 1] = src[si + 1]; dst[di + 2] = src[si + 2]; dst[di + 3] = a
+                            } else {
+                                let a16 = UInt16(a)
+                                dst[di] = UInt8((UInt16(src[si]) * a16 + 127) / 255)
+                                dst[di + 1] = UInt8((UInt16(src[si + 1]) * a16 + 127) / 255)
+                                dst[di + 2] = UInt8((UInt16(src[si + 2]) * a16 + 127) / 255)
+                                dst[di + 3] = 255
+                            }
                         }
                     }
                 }

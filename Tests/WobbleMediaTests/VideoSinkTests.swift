@@ -85,6 +85,33 @@ final class VideoSinkTests: XCTestCase {
         XCTAssertEqual(facts["nb_read_frames"], "3")
     }
 
+    /// The first frame of a video as RGB bytes, decoded by ffmpeg.
+    func decodeFirstFrame(_ path: String) throws -> [UInt8] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: VideoSink.findExecutable("ffmpeg")!)
+        p.arguments = ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return [UInt8](data)
+    }
+
+    func testMP4CompositesTransparencyOverBlack() throws {
+        // Left half: white with alpha 0 (no colour at all); right half opaque white.
+        var px = [UInt8](repeating: 255, count: 32 * 32 * 4)
+        for y in 0..<32 { for x in 0..<16 { px[(y * 32 + x) * 4 + 3] = 0 } }
+        let path = scratch.file("flat.mp4")
+        let sink = try VideoSink(path: path, width: 32, height: 32, fps: 5)
+        try sink.write(RGBAImage(width: 32, height: 32, pixels: px), index: 0)
+        try sink.finish()
+        let rgb = try decodeFirstFrame(path)
+        XCTAssertEqual(rgb.count, 32 * 32 * 3)
+        XCTAssertLessThan(rgb[(16 * 32 + 4) * 3], 40, "transparent → black")
+        XCTAssertGreaterThan(rgb[(16 * 32 + 28) * 3], 215, "opaque white stays white")
+    }
+
     func testWebMIsVP9WithAlpha() throws {
         let path = scratch.file("clip.webm")
         let sink = try write(path, 33, 21, frames: 5, fps: 29.97)
