@@ -188,9 +188,9 @@ final class GIFEncoder {
                                 if cv == pv || cv == t || pv == t { continue }
                                 let r = Int32(f[i * 4]), g = Int32(f[i * 4 + 1]), b = Int32(f[i * 4 + 2])
                                 let ci = Int(cv) * 3, pi = Int(pv) * 3
-                                let dr = Int32(pal[ci]) - r, dg = Int32(pal[ci + 1]) - g, db = Int32(pal[ci + 2]) - b
-                                let er = Int32(pal[pi]) - r, eg = Int32(pal[pi + 1]) - g, eb = Int32(pal[pi + 2]) - b
-                                if dr * dr + dg * dg + db * db <= er * er + eg * eg + eb * eb + beta { p[i] = cv }
+                                let dr = Int32(pal[ci]) &- r, dg = Int32(pal[ci + 1]) &- g, db = Int32(pal[ci + 2]) &- b
+                                let er = Int32(pal[pi]) &- r, eg = Int32(pal[pi + 1]) &- g, eb = Int32(pal[pi + 2]) &- b
+                                if dr &* dr &+ dg &* dg &+ db &* db <= er &* er &+ eg &* eg &+ eb &* eb &+ beta { p[i] = cv }
                             }
                         }
                     }

@@ -26,6 +26,9 @@ private func useOneOpenMPThread() {
 /// colours) is reserved: for pixels with alpha < 128 (SPEC §7) and for
 /// "unchanged" pixels of the later frames.
 struct GIFPalette {
+    /// How many pixels of the still the quantiser looks at, at most
+    /// (roughly): 640×480.
+    static let samplePixels = 640 * 480
     /// Opaque colours, `r, g, b` per entry (`colorCount * 3` bytes).
     var rgb: [UInt8]
     /// Number of opaque colours (1...255).
@@ -86,9 +89,37 @@ struct GIFPalette {
                 throw MediaError("\(what): libimagequant liq_image_create_rgba failed")
             }
             defer { liq_image_destroy(img) }
+            // The palette comes from at most ~`GIFPalette.samplePixels`
+            // pixels (an even grid of them): its cost then does not grow with
+            // the output size, and the remap below still sees every pixel.
+            guard let hist = liq_histogram_create(attr) else { throw MediaError("\(what): libimagequant: out of memory") }
+            defer { liq_histogram_destroy(hist) }
+            let step = max(1, Int((Double(w * h) / Double(GIFPalette.samplePixels)).squareRoot().rounded(.up)))
+            if step == 1 {
+                e = liq_histogram_add_image(hist, attr, img)
+                guard e == LIQ_OK else { throw fail("liq_histogram_add_image", e) }
+            } else {
+                let sw = (w + step - 1) / step, sh = (h + step - 1) / step
+                var sample = [UInt8](repeating: 0, count: sw * sh * 4)
+                let src = buf.bindMemory(to: UInt8.self)
+                for y in 0..<sh {
+                    for x in 0..<sw {
+                        let from = ((y * step) * w + x * step) * 4, to = (y * sw + x) * 4
+                        for c in 0..<4 { sample[to + c] = src[from + c] }
+                    }
+                }
+                try sample.withUnsafeBytes { sb in
+                    guard let small = liq_image_create_rgba(attr, sb.baseAddress!, Int32(sw), Int32(sh), 0) else {
+                        throw MediaError("\(what): libimagequant liq_image_create_rgba failed")
+                    }
+                    defer { liq_image_destroy(small) }
+                    e = liq_histogram_add_image(hist, attr, small)
+                    guard e == LIQ_OK else { throw fail("liq_histogram_add_image", e) }
+                }
+            }
             var result: OpaquePointer? = nil
-            let q = liq_image_quantize(img, attr, &result)
-            guard q == LIQ_OK, let res = result else { throw fail("liq_image_quantize", q) }
+            let q = liq_histogram_quantize(hist, attr, &result)
+            guard q == LIQ_OK, let res = result else { throw fail("liq_histogram_quantize", q) }
             defer { liq_result_destroy(res) }
             e = liq_set_dithering_level(res, dithering)
             guard e == LIQ_OK else { throw fail("liq_set_dithering_level", e) }
@@ -166,8 +197,8 @@ final class GIFNearestColor {
                     pb.withUnsafeBufferPointer { pb in
                         for k in start..<(start + count) {
                             let i = Int(c[k])
-                            let dr = pr[i] - r, dg = pg[i] - g, db = pb[i] - b
-                            let d = dr * dr + dg * dg + db * db
+                            let dr = pr[i] &- r, dg = pg[i] &- g, db = pb[i] &- b
+                            let d = dr &* dr &+ dg &* dg &+ db &* db
                             if d < bestD { bestD = d; best = c[k] }
                         }
                     }
