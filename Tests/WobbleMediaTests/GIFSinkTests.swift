@@ -219,6 +219,17 @@ final class GIFSinkTests: XCTestCase {
         }
     }
 
+    func testAStillLargerThanThePaletteSampleWorks() throws {
+        // 800×400 pixels: the palette is quantised from every second pixel.
+        let still = Self.still(width: 800, height: 400)
+        let frames = [still, Self.wobbled(still, shift: 3, cx: 400, cy: 200, r: 60)]
+        let gif = try DecodedGIF(path: try encode(frames, still: still))
+        XCTAssertEqual(gif.frames.count, 2)
+        for (k, f) in frames.enumerated() {
+            XCTAssertGreaterThanOrEqual(psnr(f.pixels, gif.frames[k]), 30, "frame \(k)")
+        }
+    }
+
     func testUnchangedFramesAreStillOneImageEach() throws {
         let still = Self.still()
         let gif = try DecodedGIF(path: try encode([still, still, still], still: still))
