@@ -25,8 +25,11 @@ import WobbleCore
 public final class GIFSink: FrameSink {
     /// The target file.
     public let path: String
+    /// Frame width in pixels.
     public let width: Int
+    /// Frame height in pixels.
     public let height: Int
+    /// Frames per second, for the delays.
     public let fps: Double
 
     private let work: GIFWork
