@@ -190,7 +190,9 @@ void wobble_push_hostfunction(lua_State *L, lua_Integer index) {
 /// the host prints one clear first line and the details after.
 static int wobble_msghandler(lua_State *L) {
     if (lua_type(L, 1) != LUA_TSTRING && lua_type(L, 1) != LUA_TNUMBER) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+        // No script code (__tostring) once stopped: it could run with hooks off.
+        if (wobble_vm_of(L)->stop == WOBBLE_STOP_NONE && luaL_callmeta(L, 1, "__tostring")
+            && lua_type(L, -1) == LUA_TSTRING) {
             lua_replace(L, 1);
         } else {
             lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
@@ -237,6 +239,64 @@ static int wobble_textload(lua_State *L) {
 }
 
 void wobble_push_textload(lua_State *L) { lua_pushcclosure(L, wobble_textload, 1); }
+
+/// Continuation of the wrappers below: their results are the wrapped call's.
+static int wobble_results_k(lua_State *L, int status, lua_KContext ctx) {
+    (void)status;
+    (void)ctx;
+    return lua_gettop(L);
+}
+
+/// Calls upvalue 1 (the original function) with all arguments; yieldable.
+static int wobble_call_original(lua_State *L) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_rotate(L, 1, 1);
+    lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, wobble_results_k);
+    return lua_gettop(L);
+}
+
+/// The message handler given to the original xpcall: once the script is
+/// stopped it returns the error untouched instead of calling the script's
+/// handler, because Lua calls a handler for an error raised by a hook with
+/// hooks switched off, and a looping handler would never be stopped.
+static int wobble_xpcall_handler(lua_State *L) {
+    if (wobble_vm_of(L)->stop != WOBBLE_STOP_NONE) return lua_gettop(L) > 0 ? 1 : 0;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_rotate(L, 1, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/// Why: `xpcall(f, msgh, ...)` whose handler cannot outlive --timeout (see
+/// wobble_xpcall_handler); upvalue 1 is the original xpcall.
+static int wobble_xpcall(lua_State *L) {
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, wobble_xpcall_handler, 1);
+    lua_replace(L, 2);
+    return wobble_call_original(L);
+}
+
+void wobble_push_xpcall(lua_State *L) { lua_pushcclosure(L, wobble_xpcall, 1); }
+
+/// Why: Lua runs `__gc` finalizers with hooks switched off, so a looping
+/// finalizer could not be stopped by --timeout; the sandbox's setmetatable
+/// refuses metatables with a `__gc` field (Lua only marks an object for
+/// finalization when its metatable has `__gc` at setmetatable time).
+/// Upvalue 1 is the original setmetatable.
+static int wobble_setmetatable(lua_State *L) {
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL) {
+            return luaL_error(L, "setmetatable: __gc metamethods are not available in the sandbox "
+                              "(--timeout could not stop them; --allow-io lifts the sandbox)");
+        }
+        lua_pop(L, 1);
+    }
+    return wobble_call_original(L);
+}
+
+void wobble_push_setmetatable(lua_State *L) { lua_pushcclosure(L, wobble_setmetatable, 1); }
 
 /// Why: Lua's `print` writes to stdout, which the tool may use for data;
 /// this one is luaB_print writing to stderr.

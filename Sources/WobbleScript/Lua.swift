@@ -199,6 +199,13 @@ struct LuaStack {
     /// Pushes `load` restricted to text chunks; the original `load` must be on top.
     func pushTextLoad() { wobble_push_textload(state) }
 
+    /// Pushes `xpcall` whose handler is skipped once the script is stopped;
+    /// the original `xpcall` must be on top.
+    func pushStoppableXpcall() { wobble_push_xpcall(state) }
+
+    /// Pushes `setmetatable` refusing `__gc`; the original must be on top.
+    func pushSandboxSetmetatable() { wobble_push_setmetatable(state) }
+
     /// Pushes a `print` writing to stderr.
     func pushPrint() { wobble_push_print(state) }
 

@@ -4,7 +4,10 @@ import WobbleCore
 /// by construction: only the safe libraries are opened, `os` and `debug`
 /// are rebuilt from a few functions, `load` takes text chunks only, and
 /// `loadfile`, `dofile` and `require` reach files inside the script's
-/// folder only. `--allow-io` opens the full standard libraries instead.
+/// folder only. `setmetatable` refuses `__gc` (finalizers run with hooks
+/// off, out of --timeout's reach). `--allow-io` opens the full standard
+/// libraries instead. In both modes `print` writes to stderr and `xpcall`'s
+/// handler is skipped once the script is stopped.
 extension ScriptSession {
     /// Libraries opened in the sandbox, as globals of the same name.
     static let sandboxLibraries: [(String, LuaLibrary)] = [
@@ -77,6 +80,9 @@ extension ScriptSession {
         }
         lua.pushPrint()
         lua.rawSet(g, "print")
+        lua.rawGet(g, "xpcall")
+        lua.pushStoppableXpcall()
+        lua.rawSet(g, "xpcall")
 
         // math.randomseed(seed): reproducible runs.
         if lua.rawGet(g, "math") == .table, lua.rawGet(-1, "randomseed") == .function {
@@ -106,6 +112,9 @@ extension ScriptSession {
         lua.rawGet(g, "load")
         lua.pushTextLoad()
         lua.rawSet(g, "load")
+        lua.rawGet(g, "setmetatable")
+        lua.pushSandboxSetmetatable()
+        lua.rawSet(g, "setmetatable")
         lua.rawGet(g, "loadfile")            // the original, for the prelude
         let rawLoadfile = lua.absIndex(-1)
         lua.pushNil()

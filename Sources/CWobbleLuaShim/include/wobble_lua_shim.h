@@ -88,6 +88,14 @@ void wobble_take_traceback(lua_State *L);
 /// be on top of the stack (it becomes the closure's upvalue).
 void wobble_push_textload(lua_State *L);
 
+/// Why: pushes an `xpcall` whose message handler is skipped once the script
+/// is stopped (timeout, interruption); the original `xpcall` must be on top.
+void wobble_push_xpcall(lua_State *L);
+
+/// Why: pushes the sandbox's `setmetatable`, which refuses `__gc`; the
+/// original `setmetatable` must be on top.
+void wobble_push_setmetatable(lua_State *L);
+
 /// Why: pushes a `print` that writes to stderr (stdout may carry output).
 void wobble_push_print(lua_State *L);
 
