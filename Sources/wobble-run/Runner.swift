@@ -118,7 +118,8 @@ struct Runner {
                                        frameCount: selection.count)
             outputName = path
         case .video(let path):
-            sink = try VideoSink(path: path, width: w, height: h, fps: clip.fps)
+            sink = try VideoSink(path: path, width: w, height: h, fps: clip.fps,
+                                 format: o.format.flatMap { VideoFormat(rawValue: $0.rawValue) })
             outputName = path
         }
         if clip.fps > 50, case .gif = plan {
