@@ -356,6 +356,9 @@ public final class Scene {
         var n = (limit * fps).rounded(.up)
         if !n.isFinite { return .infinity }
         n = Swift.max(n, 1)
+        // Past 2^53, n ± 1 == n: the corrections below would never end (and
+        // such a clip is far beyond any frame limit anyway).
+        if n >= 9_007_199_254_740_992 { return n }
         // Guard the rounding: frame n-1 must satisfy the rule, frame n must not.
         while n > 1 && (n - 1) / fps >= limit { n -= 1 }
         while n / fps < limit { n += 1 }
