@@ -111,7 +111,10 @@ final class ScriptSession {
         let ok = lua.protectedCall(arguments: Int32(options.arguments.count), results: 0)
         let stop = vm.stopReason
         if !ok || stop != .none {
-            let message = ok ? "script stopped" : (lua.string(-1) ?? "(error object is not a string)")
+            // (ok with a stop: the hook fired but the script still returned.)
+            let stopped = stop == .timeout
+                ? "wobble-run: script timed out after \(options.timeout ?? 0) s (--timeout)" : "wobble-run: interrupted"
+            let message = ok ? stopped : (lua.string(-1) ?? "(error object is not a string)")
             let traceback = ok ? nil : lua.takeTraceback()
             let kind: ScriptError.Kind = stop == .timeout ? .timeout : stop == .interrupted ? .interrupted : .runtime
             throw ScriptError(message: message, details: traceback, kind: kind)

@@ -152,7 +152,7 @@ final class FuzzTests: XCTestCase {
             // The counts leave through the output path of a last, protected call.
             src += "R(pcall(output, string.format('counts_%d_%d', FUZZ_SUMMARY())))\n"
             let unprotected = r.chance(0.5)
-            if unprotected { src += operation(&r) + "\n" }
+            if unprotected { src += "local _ = " + operation(&r) + "\n" }
             do {
                 let res = try f.run(src) { $0.timeout = 60 }
                 XCTAssertGreaterThanOrEqual(res.clip.frameCount, 1)
