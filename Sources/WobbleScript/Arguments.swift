@@ -89,7 +89,8 @@ func describeKey(_ lua: LuaStack, _ i: Int32) -> String {
         return "'\(shown.prefix(40))\(shown.count > 40 ? "…" : "")'"
     case .number:
         if let n = lua.integer(i) { return "[\(n)]" }
-        return "[\(describe(lua, i) == "number" ? String(lua.number(i) ?? 0) : describe(lua, i))]"
+        let v = lua.number(i) ?? 0
+        return "[\(v.isFinite ? String(v) : describe(lua, i))]"
     default:
         return "a \(lua.typeName(i)) key"
     }
