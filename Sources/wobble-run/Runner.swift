@@ -67,12 +67,28 @@ struct Runner {
         so.maxFrames = o.maxFrames
         so.imageOverride = override
         so.shouldAbort = { Interrupt.signal != nil }
+        // The count hook cannot fire inside one long C call of Lua's own
+        // libraries (a pathological string.find pattern): past the timeout
+        // and a grace period, stop the process (nothing is written yet).
+        let watchdog = o.timeout.map { t in
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now() + t + 2)
+            timer.setEventHandler {
+                printError("\(scenePath): script timed out after \(CommandLine_.fmt(t)) s (--timeout), inside a library call")
+                TemporaryPaths.removeAll()
+                _exit(1)
+            }
+            timer.resume()
+            return timer
+        }
+        defer { watchdog?.cancel() }
         let result: ScriptResult
         do {
             result = try ScriptHost(options: so).run()
         } catch let e as ScriptError where e.kind == .interrupted {
             throw Interrupted(signal: Interrupt.signal ?? SIGINT)
         }
+        watchdog?.cancel()
         let clip = result.clip
         let selection = try frameSelection(clip)
         let reporter = ProgressReporter(total: selection.count, quiet: o.quiet)

@@ -292,3 +292,16 @@ extension Sandbox {
         return out
     }
 }
+
+extension E2ETests {
+    /// A pathological pattern keeps Lua inside one C call, where the count
+    /// hook cannot fire: the watchdog still ends the run.
+    func testTimeoutStopsALongLibraryCall() throws {
+        try box.write("slow.lua", "image('img.png')\nstring.find(string.rep('a', 40), string.rep('a-', 30) .. 'b')\n")
+        let start = Date()
+        let r = try Tool.run(["slow.lua", "--timeout", "0.5", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 8)
+        XCTAssertEqual(r.firstError, "slow.lua: script timed out after 0.5 s (--timeout), inside a library call")
+    }
+}
