@@ -12,11 +12,13 @@ set +e
 swift test --skip-build --disable-swift-testing "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
-# One plain closing line: "tests: N passed, N failed".
-summary=$(grep -E "Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1)
+# One plain closing line: "tests: N passed, N failed, N skipped".
+summary=$(grep -E "Executed [0-9]+ tests?, with" "$log" | tail -n 1 || true)
 if [[ -n "$summary" ]]; then
   total=$(sed -E 's/.*Executed ([0-9]+) tests?.*/\1/' <<<"$summary")
-  failed=$(sed -E 's/.*with ([0-9]+) failures?.*/\1/' <<<"$summary")
-  echo "tests: $((total - failed)) passed, $failed failed"
+  failed=$(sed -E 's/.* ([0-9]+) failures?.*/\1/' <<<"$summary")
+  skipped=0
+  if [[ "$summary" =~ ([0-9]+)\ tests?\ skipped ]]; then skipped=${BASH_REMATCH[1]}; fi
+  echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
 fi
 exit "$status"

@@ -5,7 +5,7 @@
 -- 50 samples a second. A sample above 1 g starts a wobble in every region
 -- whose amplitude is below 0.3, in direction (ax, -ay) on the image.
 
-image("coffee.png")
+image("../latte/coffee.png")    -- the same photo as Examples/latte (CC0, see its LICENSE.md)
 fps(30)
 output("table-bump.gif")
 

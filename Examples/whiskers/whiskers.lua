@@ -4,7 +4,7 @@
 --   wobble-run Examples/whiskers/whiskers.lua -- 0.35        (faster)
 -- Coordinates are pixels of chelsea.png (451×300), origin top-left, y down.
 
-image("chelsea.png")
+image("../cat/chelsea.png")     -- the same photo as Examples/cat (CC0, see its LICENSE.md)
 fps(30)
 output("whiskers.gif")
 

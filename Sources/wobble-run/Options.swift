@@ -164,8 +164,9 @@ enum CommandLine_ {
         for spec in specs {
             var left = spec.names.joined(separator: ", ")
             if let v = spec.value { left += " \(v)" }
-            let pad = left.count < 26 ? String(repeating: " ", count: 26 - left.count) : "\n" + String(repeating: " ", count: 28)
-            s += "  \(left)\(pad)\(spec.help)\n"
+            let indent = String(repeating: " ", count: 28)
+            let pad = left.count < 26 ? String(repeating: " ", count: 26 - left.count) : "\n" + indent
+            s += "  \(left)\(pad)\(wrap(spec.help, width: 52).joined(separator: "\n" + indent))\n"
         }
         s += """
 
@@ -177,6 +178,20 @@ enum CommandLine_ {
 
         """
         return s
+    }
+
+    /// Splits `text` into lines of at most `width` characters, at spaces.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = [], line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 
     static func number(_ v: String, _ name: String, min: Double, exclusiveMin: Bool = false, max: Double) throws -> Double {

@@ -17,6 +17,9 @@ final class ProgressReporter {
         enabled = !quiet && isatty(STDERR_FILENO) == 1
     }
 
+    /// True when progress is shown (stderr is a terminal, no `-q`).
+    var isTerminal: Bool { enabled }
+
     /// Seconds since the reporter was made.
     var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
 

@@ -29,6 +29,10 @@ enum OutputPlan {
 struct Runner {
     let options: Options
 
+    /// The image file the latest run loaded (resolved path), for `--watch`:
+    /// the script may load it from outside its own folder.
+    nonisolated(unsafe) static var lastImagePath: String?
+
     /// What a run produced, for the summary line.
     struct Summary {
         var frames: Int
@@ -93,6 +97,7 @@ struct Runner {
         let selection = try frameSelection(clip)
         let reporter = ProgressReporter(total: selection.count, quiet: o.quiet)
 
+        Runner.lastImagePath = box.path
         guard let source = box.image else { throw RunError("no image: the scene loads none and no --image was given") }
         let (w, h) = outputSize(source.width, source.height)
 
@@ -155,7 +160,11 @@ struct Runner {
             throw error
         }
         let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: outputName, seconds: reporter.elapsed)
-        reporter.finish(Runner.describe(summary))
+        if o.verbose && !reporter.isTerminal {
+            printError(Runner.describe(summary))
+        } else {
+            reporter.finish(Runner.describe(summary))
+        }
         return summary
     }
 
