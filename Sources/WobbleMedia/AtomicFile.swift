@@ -57,14 +57,8 @@ public final class AtomicFile {
 
     /// Appends bytes.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var off = 0
-        while off < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MediaError("output '\(target)': write failed: \(String(cString: strerror(errno)))")
-            }
-            off += n
+        if let e = writeAll(fd, bytes) {
+            throw MediaError("output '\(target)': write failed: \(String(cString: strerror(e)))")
         }
     }
 
@@ -104,4 +98,19 @@ public final class AtomicFile {
         unlink(temporaryPath)
         TemporaryPaths.remove(temporaryPath)
     }
+}
+
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR; returns
+/// the errno of a failed write, or nil.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    var off = 0
+    while off < bytes.count {
+        let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        off += n
+    }
+    return nil
 }

@@ -398,17 +398,7 @@ public final class PNGSequenceSink: FrameSink {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw fail("cannot create '\(name)'") }
         defer { close(fd) }
-        try bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw fail("cannot write '\(name)'")
-                }
-                offset += n
-            }
-        }
+        if let e = bytes.withUnsafeBytes({ writeAll(fd, $0) }) { throw fail("cannot write '\(name)'", e) }
         // On disk before it can replace an old frame (a crash must not
         // leave empty files where good ones were).
         guard fdatasync(fd) == 0 || errno == EINVAL else { throw fail("cannot write '\(name)'") }

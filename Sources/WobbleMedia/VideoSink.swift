@@ -195,15 +195,8 @@ public final class VideoSink: FrameSink {
     }
 
     private func send(_ bytes: UnsafeRawBufferPointer) throws {
-        var off = 0
-        while off < bytes.count {
-            let n = Glibc.write(input, bytes.baseAddress! + off, bytes.count - off)
-            if n < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                throw failure("ffmpeg stopped taking frames (\(reason))")
-            }
-            off += n
+        if let e = writeAll(input, bytes) {
+            throw failure("ffmpeg stopped taking frames (\(String(cString: strerror(e))))")
         }
     }
 

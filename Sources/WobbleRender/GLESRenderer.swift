@@ -102,6 +102,26 @@ public final class GLESRenderer: FrameRenderer {
         }
     }
 
+    /// An RGBA8 texture of the output size attached to a new framebuffer,
+    /// checked complete. `label` names it in errors.
+    fileprivate static func makeRenderTarget(_ label: String, _ m: OutputMapping, unit: Int32,
+                                         in context: GLContext) throws -> (GLObject, GLObject) {
+        let texture = try GLObject(.texture, in: context)
+        glActiveTexture(GLenum(unit))
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(m.outputWidth), GLsizei(m.outputHeight))
+        try glCheck("glTexStorage2D(\(label) \(m.outputWidth)x\(m.outputHeight))")
+        let framebuffer = try GLObject(.framebuffer, in: context)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture.name, 0)
+        try glCheck("glFramebufferTexture2D(\(label))")
+        let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
+        guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
+            throw GLESError.framebufferIncomplete(status: Resources.framebufferStatusName(status))
+        }
+        return (texture, framebuffer)
+    }
+
     /// Renders `frame`: straight-alpha RGBA, rows top to bottom.
     public func render(_ frame: FrameState) throws -> RGBAImage {
         frameNumber += 1
@@ -286,33 +306,8 @@ private final class Resources {
 
         // The render target: framebuffer row 0 is output row 0 (the top), so
         // glReadPixels hands back rows top to bottom.
-        targetTexture = try GLObject(.texture, in: context)
-        glActiveTexture(GLenum(GL_TEXTURE1))
-        glBindTexture(GLenum(GL_TEXTURE_2D), targetTexture.name)
-        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(m.outputWidth), GLsizei(m.outputHeight))
-        try glCheck("glTexStorage2D(target \(m.outputWidth)x\(m.outputHeight))")
-        framebuffer = try GLObject(.framebuffer, in: context)
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
-        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
-                               targetTexture.name, 0)
-        try glCheck("glFramebufferTexture2D")
-        let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
-        guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
-            throw GLESError.framebufferIncomplete(status: Resources.framebufferStatusName(status))
-        }
-        stillTexture = try GLObject(.texture, in: context)
-        glBindTexture(GLenum(GL_TEXTURE_2D), stillTexture.name)
-        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(m.outputWidth), GLsizei(m.outputHeight))
-        try glCheck("glTexStorage2D(still \(m.outputWidth)x\(m.outputHeight))")
-        stillFramebuffer = try GLObject(.framebuffer, in: context)
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), stillFramebuffer.name)
-        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
-                               stillTexture.name, 0)
-        try glCheck("glFramebufferTexture2D(still)")
-        let stillStatus = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
-        guard stillStatus == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
-            throw GLESError.framebufferIncomplete(status: Resources.framebufferStatusName(stillStatus))
-        }
+        (targetTexture, framebuffer) = try GLESRenderer.makeRenderTarget("target", m, unit: GL_TEXTURE1, in: context)
+        (stillTexture, stillFramebuffer) = try GLESRenderer.makeRenderTarget("still", m, unit: GL_TEXTURE1, in: context)
         vertexArray = try GLObject(.vertexArray, in: context)
 
         copy = try GLProgram(vertex: "quad.vert", fragment: "copy.frag", in: context)

@@ -86,18 +86,8 @@ struct Assembler {
         case .png:
             sink = nil
         }
-        do {
-            for (n, f) in frames.enumerated() {
-                try Interrupt.check()
-                let img = n == 0 ? firstOut : try prepare(try load(f), f)
-                try sink?.write(img, index: f.index)
-                reporter.frameDone()
-            }
-            try Interrupt.check()
-            try sink?.finish()
-        } catch {
-            sink?.abort()
-            throw error
+        try streamFrames(Array(frames.enumerated()), into: sink, reporter: reporter) { n, f in
+            (n == 0 ? firstOut : try prepare(try load(f), f), f.index)
         }
         let what = outputName.map { "wrote \($0)" } ?? "read"
         reporter.finish(String(format: "%@: %d frames (%d-%d), %d×%d at %@ fps, in %.2f s", what, frames.count,

@@ -17,6 +17,26 @@ final class ImageBox {
     var path: String?
 }
 
+/// Writes the frames `produce` makes for `items` into `sink` (nil: render
+/// only), polling for SIGINT/SIGTERM between frames, and finishes the sink;
+/// on any error the sink is aborted, so nothing half-written remains.
+func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: ProgressReporter,
+                                 produce: (C.Element) throws -> (image: RGBAImage, index: Int)) throws {
+    do {
+        for item in items {
+            try Interrupt.check()
+            let (image, index) = try produce(item)
+            try sink?.write(image, index: index)
+            reporter.frameDone()
+        }
+        try Interrupt.check()
+        try sink?.finish()
+    } catch {
+        sink?.abort()
+        throw error
+    }
+}
+
 /// Where the frames go, decided from `-o`, `--format` and the script.
 enum OutputPlan {
     case gif(String)
@@ -146,19 +166,7 @@ struct Runner {
         if clip.fps > 50, case .gif = plan {
             printError("wobble-run: warning: \(CommandLine_.fmt(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
         }
-        do {
-            for k in selection {
-                try Interrupt.check()
-                let img = try renderFrame(k)
-                try sink?.write(img, index: k)
-                reporter.frameDone()
-            }
-            try Interrupt.check()
-            try sink?.finish()
-        } catch {
-            sink?.abort()
-            throw error
-        }
+        try streamFrames(selection, into: sink, reporter: reporter) { k in (try renderFrame(k), k) }
         let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: outputName, seconds: reporter.elapsed)
         if o.verbose && !reporter.isTerminal {
             printError(Runner.describe(summary))
