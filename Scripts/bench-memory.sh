@@ -30,7 +30,7 @@ for fmt in gif png; do
     target="$out/clip_$s.gif"
     [[ $fmt == png ]] && target="$out/frames_$s/"
     read -r kb wall < <(peak "$s" "$target")
-    n=$( [[ $fmt == png ]] && ls "$target" | wc -l || identify -format "%n\n" "$target" | head -n 1)
+    n=$( [[ $fmt == png ]] && ls "$target" | wc -l || identify -format "%n\n" "$target" | awk "NR == 1")
     printf "%-6s %7ss %8s %9.1f MB %7ss\n" "$fmt" "$s" "$n" "$(awk "BEGIN{print $kb/1024}")" "$wall"
     rm -rf "$target"
   done
