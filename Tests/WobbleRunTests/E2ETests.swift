@@ -305,3 +305,39 @@ extension E2ETests {
         XCTAssertEqual(r.firstError, "slow.lua: script timed out after 0.5 s (--timeout), inside a library call")
     }
 }
+
+extension E2ETests {
+    /// Under a terminal (a pseudo-terminal made by util-linux `script`),
+    /// progress and the summary line appear on stderr; `-q` silences them.
+    func testProgressOnATerminal() throws {
+        try box.write("s.lua", poke)
+        let cmd = "'\(Tool.executable.path)' s.lua --backend cpu --format null"
+        let r = try Tool.runShell("script -qec \"\(cmd)\" /dev/null", cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("frame 9/9"), r.stdout)
+        XCTAssertTrue(r.stdout.contains(" fps"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("left"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("rendered: 9 frames, 40×30, 0.3 s at 30 fps"), r.stdout)
+        let q = try Tool.runShell("script -qec \"\(cmd) -q\" /dev/null", cwd: box.url)
+        XCTAssertEqual(q.status, 0)
+        XCTAssertFalse(q.stdout.contains("frame"), q.stdout)
+    }
+}
+
+extension Tool {
+    /// Runs a shell command line (for `script`, which makes a pseudo-terminal).
+    static func runShell(_ line: String, cwd: URL) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", line]
+        p.currentDirectoryURL = cwd
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+    }
+}
