@@ -341,3 +341,27 @@ extension Tool {
         return Result(status: p.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
     }
 }
+
+extension E2ETests {
+    /// Without any EGL display the GLES backend says so, suggests the CPU
+    /// backend and writes nothing.
+    func testNoEGLDisplaySuggestsCPUBackend() throws {
+        try box.write("s.lua", poke)
+        let r = try Tool.runShell("WOBBLE_EGL_PLATFORM=default '\(Tool.executable.path)' s.lua -o o.gif", cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stdout.hasPrefix("wobble-run: no EGL display available ("), r.stdout)
+        XCTAssertTrue(r.stdout.contains("Use --backend cpu to render without EGL"), r.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("o.gif")))
+        XCTAssertTrue(box.leftovers().isEmpty)
+    }
+
+    /// The default backend is GLES: -v names the EGL platform and renderer.
+    func testVerboseNamesTheRenderer() throws {
+        try box.write("s.lua", poke)
+        let r = try Tool.run(["s.lua", "-v", "-o", "o.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.firstError.hasPrefix("wobble-run: GLES backend: EGL "), r.firstError)
+        XCTAssertTrue(r.stderr.contains("renderer "), r.stderr)
+        XCTAssertTrue(r.stderr.contains("wrote o.gif: 9 frames, 40×30"), r.stderr)
+    }
+}
