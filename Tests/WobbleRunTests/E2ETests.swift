@@ -365,3 +365,17 @@ extension E2ETests {
         XCTAssertTrue(r.stderr.contains("wrote o.gif: 9 frames, 40×30"), r.stderr)
     }
 }
+
+extension E2ETests {
+    /// GIF above 50 fps: rendered, with a warning (browsers slow such GIFs down).
+    func testWarningAboveFiftyFPSForGIF() throws {
+        try box.write("s.lua", poke)
+        let r = try Tool.run(["s.lua", "--backend", "cpu", "--fps", "60", "-o", "o.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.firstError, "wobble-run: warning: 60 fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
+        let png = try Tool.run(["s.lua", "--backend", "cpu", "--fps", "60", "-o", "f/"], cwd: box.url)
+        XCTAssertEqual(png.stderr, "")
+        let ok = try Tool.run(["s.lua", "--backend", "cpu", "--fps", "50", "-o", "p.gif"], cwd: box.url)
+        XCTAssertEqual(ok.stderr, "")
+    }
+}
