@@ -1,9 +1,12 @@
 /// Parses an accelerometer trace (CSV `t, ax, ay`; optional header
-/// `t,ax,ay`; blank lines ignored). Errors name `file:line`.
+/// `t,ax,ay`; blank lines ignored; LF or CRLF line ends, an optional UTF-8
+/// byte order mark). Errors name `file:line`.
 public func parseMotionTrace(_ text: String, fileName: String) throws -> [MotionSample] {
     var out: [MotionSample] = []
     var lineNo = 0
-    for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    // "\r\n" is one Character in Swift: split on it as well as on "\n".
+    let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+    for raw in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
         lineNo += 1
         let line = raw.trimmingCharacters(in: " \t\r")
         if line.isEmpty { continue }

@@ -143,6 +143,15 @@ final class SceneTests: XCTestCase {
         XCTAssertThrowsError(try parseMotionTrace("-1,1,1\n", fileName: "x.csv"))
     }
 
+    func testTraceWithCRLFLineEndsAndByteOrderMark() throws {
+        // Spreadsheets write CSV with CRLF line ends (RFC 4180) and often a UTF-8 BOM.
+        let trace = try parseMotionTrace("\u{FEFF}t,ax,ay\r\n0.5,0,2\r\n\r\n0.25,0.1,0.1\r\n", fileName: "trace.csv")
+        XCTAssertEqual(trace, [MotionSample(time: 0.5, ax: 0, ay: 2), MotionSample(time: 0.25, ax: 0.1, ay: 0.1)])
+        XCTAssertThrowsError(try parseMotionTrace("0.1,1,1\r\n0.2,1\r\n", fileName: "x.csv")) { e in
+            XCTAssertEqual((e as? SceneError)?.message, "x.csv:2: expected 3 columns t,ax,ay, got 2")
+        }
+    }
+
     func testUntilStill() throws {
         let s = makeScene()
         s.addSketch()
