@@ -5,7 +5,8 @@ import WobbleMedia
 import Glibc
 #endif
 
-/// SIGINT/SIGTERM handling: the signal only sets a flag (the render loop and
+/// SIGINT/SIGTERM/SIGHUP handling (SIGHUP: the terminal or SSH session went
+/// away; left alone when inherited as ignored, as under `nohup`): the signal only sets a flag (the render loop and
 /// the Lua hook poll it and unwind, removing temporary files); if the main
 /// thread has not exited a second later, the handler removes the temporary
 /// files itself and exits with 128 + the signal number (SPEC §2, §6).
@@ -25,7 +26,13 @@ enum Interrupt {
     }
 
     static func install() {
-        for sig in [SIGINT, SIGTERM] {
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            if sig == SIGHUP {
+                var old = sigaction()
+                if sigaction(SIGHUP, nil, &old) == 0, unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == 1 {
+                    continue   // SIG_IGN (nohup): keep ignoring it
+                }
+            }
             Glibc.signal(sig, SIG_IGN)
             let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             src.setEventHandler {

@@ -195,7 +195,9 @@ final class E2ETests: XCTestCase {
         XCTAssertEqual(try Tool.run(["ok.lua", "--backend", "cpu", "-o", "frames/"], cwd: box.url).status, 0)
         let gifBefore = try Data(contentsOf: URL(fileURLWithPath: box.path("keep.gif")))
         let framesBefore = box.snapshot("frames")
-        for (sig, out, code) in [(SIGINT, "keep.gif", Int32(130)), (SIGTERM, "frames/", Int32(143))] {
+        // SIGHUP: the terminal or SSH session closed mid-render.
+        for (sig, out, code) in [(SIGINT, "keep.gif", Int32(130)), (SIGTERM, "frames/", Int32(143)),
+                                 (SIGHUP, "keep.gif", Int32(129))] {
             let (p, _, errPipe) = try Tool.start(["long.lua", "--backend", "cpu", "-o", out], cwd: box.url)
             // Wait until rendering has begun (a temporary output exists), at most 20 s.
             let deadline = Date().addingTimeInterval(20)
