@@ -128,6 +128,7 @@ struct Runner {
             return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
         }
         let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
+        try refuseToOverwriteInputs(plan, scenePath: scenePath, imagePath: box.path)
 
         let renderer: FrameRenderer
         switch o.backend {
@@ -198,6 +199,31 @@ struct Runner {
             throw RunError("--frames \(r.lowerBound)-\(r.upperBound == Int(Int32.max) ? "" : String(r.upperBound)) selects no frame: the clip has \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s") (0-\(clip.frameCount - 1))")
         }
         return r.lowerBound...min(r.upperBound, clip.frameCount - 1)
+    }
+
+    /// An output file that is the scene or its image (same file, by device
+    /// and inode) would destroy the input: refused before rendering.
+    func refuseToOverwriteInputs(_ plan: OutputPlan, scenePath: String, imagePath: String?) throws {
+        let out: String
+        switch plan {
+        case .gif(let p), .video(let p): out = p
+        case .png(let p):
+            guard case .file(let f)? = PNGOutput.parse(p) else { return }
+            out = f
+        case .null: return
+        }
+        func id(_ path: String) -> (UInt64, UInt64)? {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return nil }
+            return (UInt64(st.st_dev), UInt64(st.st_ino))
+        }
+        guard let o = id(out) else { return }
+        for (what, path) in [("scene", scenePath), ("image", imagePath)] {
+            guard let path, let i = id(path), i == o else { continue }
+            let message = "output '\(out)' is the \(what) '\(path)' itself; choose another output"
+            if options.output != nil { throw UsageError(message) }
+            throw RunError(message)
+        }
     }
 
     /// `--width`/`--height`: the other side keeps the aspect ratio.

@@ -181,6 +181,26 @@ final class E2ETests: XCTestCase {
         XCTAssertTrue(box.leftovers().isEmpty, "\(box.leftovers())")
     }
 
+    func testOutputThatIsTheSceneOrTheImageIsRefused() throws {
+        try box.write("s.lua", poke)
+        let scene = try Data(contentsOf: URL(fileURLWithPath: box.path("s.lua")))
+        let image = try Data(contentsOf: URL(fileURLWithPath: box.path("img.png")))
+        var r = try Tool.run(["s.lua", "--backend", "cpu", "--format", "gif", "-o", "s.lua"], cwd: box.url)
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.firstError, "wobble-run: output 's.lua' is the scene 's.lua' itself; choose another output")
+        try box.write("one.lua", "image('img.png')\n")
+        r = try Tool.run(["one.lua", "--backend", "cpu", "-o", "./img.png"], cwd: box.url)
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.firstError.hasPrefix("wobble-run: output './img.png' is the image "), r.firstError)
+        try box.write("two.lua", "image('img.png')\noutput('img.png')\n")
+        r = try Tool.run(["two.lua", "--backend", "cpu"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.firstError.hasPrefix("wobble-run: output "), r.firstError)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("s.lua"))), scene)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("img.png"))), image)
+        XCTAssertTrue(box.leftovers().isEmpty, "\(box.leftovers())")
+    }
+
     func testInterruptedRenderLeavesNothingBehind() throws {
         // A long render: 900 frames of 200×150 on the CPU backend.
         try box.writeImage("big.png", Sandbox.pattern(width: 200, height: 150))
