@@ -34,10 +34,37 @@ public final class AtomicFile {
     private var fd: Int32
     private var done = false
 
-    /// Creates the temporary file beside `target`.
+    /// Where `commit()` renames the finished file: `target`, or the file a
+    /// symbolic link `target` points to (the link itself stays).
+    private let place: String
+    /// `target` is a pipe, terminal or device (`-o /dev/stdout`): written in
+    /// place, as there is nothing to replace atomically.
+    private let direct: Bool
+
+    /// Creates the temporary file beside `target` (beside the file it links
+    /// to, for a symbolic link), or opens a pipe or device for writing.
     public init(target: String) throws {
         self.target = target
-        let url = URL(fileURLWithPath: target)
+        var st = stat()
+        if stat(target, &st) == 0, [S_IFIFO, S_IFCHR, S_IFSOCK].contains(st.st_mode & S_IFMT) {
+            fd = open(target, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw MediaError("output '\(target)': cannot open it for writing: \(String(cString: strerror(errno)))")
+            }
+            temporaryPath = target
+            place = target
+            direct = true
+            return
+        }
+        direct = false
+        var resolved = target
+        var lst = stat()
+        if lstat(target, &lst) == 0, lst.st_mode & S_IFMT == S_IFLNK, let real = realpath(target, nil) {
+            resolved = String(cString: real)
+            free(real)
+        }
+        place = resolved
+        let url = URL(fileURLWithPath: resolved)
         let dir = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
         var isDir: ObjCBool = false
@@ -73,6 +100,11 @@ public final class AtomicFile {
     /// Flushes, sets the usual permissions and renames over the target.
     public func commit() throws {
         guard !done else { return }
+        if direct {
+            done = true
+            if fd >= 0 { close(fd); fd = -1 }
+            return
+        }
         if fd >= 0 {
             fsync(fd)
             close(fd)
@@ -81,7 +113,7 @@ public final class AtomicFile {
         let mask = umask(0)
         umask(mask)
         chmod(temporaryPath, 0o666 & ~mask)
-        guard rename(temporaryPath, target) == 0 else {
+        guard rename(temporaryPath, place) == 0 else {
             let e = String(cString: strerror(errno))
             abort()
             throw MediaError("output '\(target)': cannot move the finished file into place: \(e)")
@@ -95,6 +127,7 @@ public final class AtomicFile {
         guard !done else { return }
         done = true
         if fd >= 0 { close(fd); fd = -1 }
+        if direct { return }
         unlink(temporaryPath)
         TemporaryPaths.remove(temporaryPath)
     }

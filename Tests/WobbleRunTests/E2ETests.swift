@@ -201,6 +201,26 @@ final class E2ETests: XCTestCase {
         XCTAssertTrue(box.leftovers().isEmpty, "\(box.leftovers())")
     }
 
+    func testOutputThroughALinkOrToAPipe() throws {
+        try box.write("s.lua", poke)
+        // A link to /dev/stdout (here a pipe), as `-o /dev/stdout` is: the GIF
+        // goes down the pipe, and the link is not replaced by a file.
+        try FileManager.default.createSymbolicLink(atPath: box.path("stdout.gif"), withDestinationPath: "/dev/stdout")
+        var r = try Tool.run(["s.lua", "--backend", "cpu", "-o", "stdout.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("GIF89a"), "stdout: \(r.stdout.prefix(20))")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: box.path("stdout.gif")), "/dev/stdout")
+        // A link to a file: the file is replaced (atomically), the link stays.
+        try box.write("real.gif", "old")
+        try FileManager.default.createSymbolicLink(atPath: box.path("link.gif"), withDestinationPath: "real.gif")
+        r = try Tool.run(["s.lua", "--backend", "cpu", "-o", "link.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: box.path("link.gif")), "real.gif")
+        let gif = try Data(contentsOf: URL(fileURLWithPath: box.path("real.gif")))
+        XCTAssertEqual(Array(gif.prefix(6)), Array("GIF89a".utf8))
+        XCTAssertTrue(box.leftovers().isEmpty, "\(box.leftovers())")
+    }
+
     func testInterruptedRenderLeavesNothingBehind() throws {
         // A long render: 900 frames of 200×150 on the CPU backend.
         try box.writeImage("big.png", Sandbox.pattern(width: 200, height: 150))
