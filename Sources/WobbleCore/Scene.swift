@@ -282,12 +282,7 @@ public final class Scene {
         guard let imp = m.impulse, m.state(at: now).amplitude > 0 else { return now }
         let p = m.parameters
         if p.decay >= 1 || p.threshold <= 0 { return .infinity }
-        var amp = imp.amplitude, k = 0
-        while amp > 0 && k < 4000 {
-            amp *= p.decay
-            if amp < p.threshold { amp = 0 }
-            k += 1
-        }
+        let k = Impulse.decay(imp.amplitude, cycles: Int(1e15), p).cycles
         return imp.start + Double(k) * p.duration
     }
 

@@ -141,6 +141,27 @@ final class WobbleMathTests: XCTestCase {
         XCTAssertEqual(late.cycleStart, 2 + 7 * 1.2, accuracy: 1e-9)
     }
 
+    func testSlowDecayKeepsWobblingPastFourThousandCycles() throws {
+        // decay 0.9999, threshold 0.001: 69075 cycles of 1 ms before the amplitude falls below the threshold.
+        let p = WobbleParameters(duration: 0.001, decay: 0.9999, threshold: 0.001)
+        let imp = Impulse(start: 0, direction: Point(1, 0), amplitude: 1)
+        let at10s = imp.state(at: 10.0005, parameters: p)      // 10000 cycle ends
+        XCTAssertEqual(at10s.amplitude, pow(0.9999, 10000), accuracy: 1e-9)
+        XCTAssertEqual(at10s.cycleStart, 10, accuracy: 1e-9)
+        XCTAssertEqual(imp.state(at: 69.0745, parameters: p).amplitude, pow(0.9999, 69074), accuracy: 1e-9)
+        let late = imp.state(at: 100, parameters: p)
+        XCTAssertEqual(late.amplitude, 0)
+        XCTAssertEqual(late.cycleStart, 69.075, accuracy: 1e-9)
+        // untilStill() waits for the same moment.
+        let s = Scene()
+        s.imageSize = (40, 30)
+        s.addSketch(parameters: p)
+        let m = s.prepare()[0]
+        try s.impulse(m, dx: 1, dy: 0)
+        XCTAssertTrue(try s.untilStill())
+        XCTAssertEqual(s.now, 69.075, accuracy: 1e-9)
+    }
+
     func testCustomParameters() {
         let p = WobbleParameters(duration: 2, decay: 0.5, threshold: 0.2, strength: 0.1)
         XCTAssertNil(p.validationError())
