@@ -90,6 +90,23 @@ extension ScriptSession {
             if !lua.protectedCall(arguments: 1, results: 0) { return "math.randomseed: \(lua.string(-1) ?? "?")" }
         }
         lua.setTop(g)
+        // math.randomseed() without arguments would reseed from the clock:
+        // it reseeds from --seed instead, so output stays reproducible.
+        let reseed = """
+            local seed, randomseed, select = ...
+            if type(math) == "table" and randomseed then
+              math.randomseed = function(...)
+                if select("#", ...) == 0 then return randomseed(seed) end
+                return randomseed(...)
+              end
+            end
+            """
+        guard lua.loadString(reseed, name: "=randomseed") else { return "math.randomseed: \(lua.string(-1) ?? "?")" }
+        lua.push(options.seed)
+        if lua.rawGet(g, "math") == .table { _ = lua.rawGet(-1, "randomseed"); lua.remove(-2) } else { lua.pop(); lua.pushNil() }
+        lua.rawGet(g, "select")
+        if !lua.protectedCall(arguments: 3, results: 0) { return "math.randomseed: \(lua.string(-1) ?? "?")" }
+        lua.setTop(g)
 
         registerAPI(lua, globals: g)
 

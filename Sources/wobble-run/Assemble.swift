@@ -48,7 +48,7 @@ struct Assembler {
         if let r = o.frames {
             frames = frames.filter { r.contains($0.index) }
             guard !frames.isEmpty else {
-                throw RunError("--frames \(r.lowerBound)-\(r.upperBound == Int(Int32.max) ? "" : String(r.upperBound)) selects no frame of '\(directory)'")
+                throw RunError("--frames \(r.lowerBound)-\(r.upperBound == Int.max ? "" : String(r.upperBound)) selects no frame of '\(directory)'")
             }
         }
         guard frames.count <= o.maxFrames else {

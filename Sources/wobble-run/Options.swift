@@ -218,7 +218,7 @@ enum CommandLine_ {
         case 1: let a = try n(parts[0]); return a...a
         case 2:
             let a = try n(parts[0])
-            let b = parts[1].isEmpty ? Int(Int32.max) : try n(parts[1])
+            let b = parts[1].isEmpty ? Int.max : try n(parts[1])
             guard a <= b else { throw UsageError("--frames: \(v): the first frame is after the last") }
             return a...b
         default: throw UsageError("--frames: '\(v)' is not a range A-B of frame numbers (0-based)")

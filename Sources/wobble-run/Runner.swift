@@ -196,7 +196,7 @@ struct Runner {
         let all = 0...(clip.frameCount - 1)
         guard let r = options.frames else { return all }
         guard r.lowerBound < clip.frameCount else {
-            throw RunError("--frames \(r.lowerBound)-\(r.upperBound == Int(Int32.max) ? "" : String(r.upperBound)) selects no frame: the clip has \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s") (0-\(clip.frameCount - 1))")
+            throw RunError("--frames \(r.lowerBound)-\(r.upperBound == Int.max ? "" : String(r.upperBound)) selects no frame: the clip has \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s") (0-\(clip.frameCount - 1))")
         }
         return r.lowerBound...min(r.upperBound, clip.frameCount - 1)
     }
@@ -257,20 +257,33 @@ struct Runner {
     }
 
     static func plan(path: String, format: OutputFormat?) throws -> OutputPlan {
+        let own = pathFormat(path)
+        guard let format else {
+            guard let own else {
+                throw UsageError("cannot tell the output format of '\(path)': use x.gif, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, or --format")
+            }
+            return own
+        }
+        switch (format, own) {
+        case (.null, _): return .null
+        case (.gif, nil), (.gif, .gif?): return .gif(path)
+        case (.png, nil), (.png, .png?): return .png(path)
+        case (.mp4, nil), (.webm, nil), (.mp4, .video?), (.webm, .video?): return .video(path)
+        default:
+            throw UsageError("--format \(format.rawValue) contradicts the output '\(path)'; drop one of them")
+        }
+    }
+
+    /// The format a path says by itself (SPEC §2): an existing folder, a
+    /// path ending in `/`, a printf pattern or `x.png` → PNG frames; `x.gif`;
+    /// a video extension; nil when it says nothing.
+    static func pathFormat(_ path: String) -> OutputPlan? {
         let lower = path.lowercased()
         var isDir: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
-        if let format {
-            switch format {
-            case .gif: return .gif(path)
-            case .png: return .png(path)
-            case .mp4, .webm: return .video(path)
-            case .null: return .null
-            }
-        }
-        if lower.hasSuffix(".gif") && !(exists && isDir.boolValue) { return .gif(path) }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue { return .png(path) }
+        if lower.hasSuffix(".gif") { return .gif(path) }
         if PNGOutput.parse(path) != nil { return .png(path) }
         for ext in [".mp4", ".webm", ".mkv", ".mov"] where lower.hasSuffix(ext) { return .video(path) }
-        throw UsageError("cannot tell the output format of '\(path)': use x.gif, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, or --format")
+        return nil
     }
 }

@@ -41,7 +41,7 @@ func runOnce(_ options: Options) -> Int32 {
         }
         let summary = try Runner(options: options).run()
         if options.check && !options.quiet {
-            printError("ok: \(summary.frames) frames, \(CommandLine_.seconds(summary.clip.duration)) s at \(CommandLine_.fmt(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
+            printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(CommandLine_.seconds(summary.clip.duration)) s at \(CommandLine_.fmt(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
         }
         return 0
     } catch let e as ScriptError {

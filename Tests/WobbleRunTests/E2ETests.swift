@@ -421,3 +421,45 @@ extension E2ETests {
         XCTAssertEqual(ok.stderr, "")
     }
 }
+
+extension E2ETests {
+    /// An existing folder is PNG frames even when named like a GIF; --format
+    /// only decides when the path says nothing, and may not contradict it.
+    func testOutputFormatFromPathAndFormatOption() throws {
+        try box.write("s.lua", poke)
+        try FileManager.default.createDirectory(atPath: box.path("d.gif"), withIntermediateDirectories: false)
+        var r = try Tool.run(["s.lua", "--backend", "cpu", "-o", "d.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("d.gif/frame_00008.png")))
+        r = try Tool.run(["s.lua", "--backend", "cpu", "-o", "a.gif", "--format", "png"], cwd: box.url)
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.firstError, "wobble-run: --format png contradicts the output 'a.gif'; drop one of them")
+        r = try Tool.run(["s.lua", "--backend", "cpu", "-o", "plain", "--format", "gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("plain"))).prefix(6), Data("GIF89a".utf8))
+        r = try Tool.run(["s.lua", "--backend", "cpu", "-o", "plain2"], cwd: box.url)
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.firstError.hasPrefix("wobble-run: cannot tell the output format of 'plain2'"), r.firstError)
+    }
+
+    /// math.randomseed() without arguments reseeds from --seed, not the clock.
+    func testRandomseedWithoutArgumentsStaysReproducible() throws {
+        try box.write("r.lua", "image('img.png')\nmath.random(10)\nmath.randomseed()\nprint(math.random(1000000))\n")
+        let a = try Tool.run(["r.lua", "--check", "--seed", "5", "-q"], cwd: box.url)
+        let b = try Tool.run(["r.lua", "--check", "--seed", "5", "-q"], cwd: box.url)
+        let c = try Tool.run(["r.lua", "--check", "--seed", "6", "-q"], cwd: box.url)
+        XCTAssertEqual(a.status, 0, a.stderr)
+        XCTAssertEqual(a.stderr, b.stderr)
+        XCTAssertNotEqual(a.stderr, c.stderr)
+    }
+
+    /// An open range starting past the end selects no frame (exit 1), even a huge one.
+    func testHugeOpenFrameRange() throws {
+        try box.write("s.lua", "image('img.png')\n")
+        var r = try Tool.run(["s.lua", "--check", "--frames", "9223372036854775807-"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "wobble-run: --frames 9223372036854775807- selects no frame: the clip has 1 frame (0-0)")
+        r = try Tool.run(["s.lua", "--check"], cwd: box.url)
+        XCTAssertEqual(r.firstError, "ok: 1 frame, 0 s at 30 fps, 40×30")
+    }
+}
