@@ -14,14 +14,7 @@ final class E2ETests: XCTestCase {
         try box.writeImage("img.png", source)
     }
 
-    /// A scene with one region poked once: 3 × wait(0.1) = 9 frames at 30 fps.
-    let poke = """
-    image("img.png")
-    addSketch{x = 8, y = 6, w = 24, h = 18}
-    prepare()
-    impulse(1, 1, 0)
-    wait(0.1) wait(0.1) wait(0.1)
-    """
+    let poke = Sandbox.poke
 
     func testHelpAndVersion() throws {
         let h = try Tool.run(["--help"], cwd: box.url)

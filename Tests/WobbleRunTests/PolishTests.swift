@@ -17,14 +17,7 @@ final class PolishTests: XCTestCase {
         try box.writeImage("img.png", Sandbox.pattern(width: 40, height: 30))
     }
 
-    /// One region poked at t = 0: 3 × wait(0.1) = 9 frames at 30 fps.
-    let poke = """
-    image("img.png")
-    addSketch{x = 8, y = 6, w = 24, h = 18}
-    prepare()
-    impulse(1, 1, 0)
-    wait(0.1) wait(0.1) wait(0.1)
-    """
+    let poke = Sandbox.poke
 
     func run(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Tool.Result {
         let r = try Tool.run(args, cwd: box.url)

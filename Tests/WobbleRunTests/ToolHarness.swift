@@ -63,6 +63,16 @@ enum Tool {
 final class Sandbox {
     let url: URL
 
+    /// A scene on `img.png` (40×30) with one region poked at t = 0:
+    /// 3 × wait(0.1) = 9 frames at 30 fps.
+    static let poke = """
+    image("img.png")
+    addSketch{x = 8, y = 6, w = 24, h = 18}
+    prepare()
+    impulse(1, 1, 0)
+    wait(0.1) wait(0.1) wait(0.1)
+    """
+
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
