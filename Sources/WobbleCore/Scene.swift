@@ -114,9 +114,8 @@ public final class Scene {
     public private(set) var sketches: [Sketch] = []
     public private(set) var models: [WobbleModel] = []
     public private(set) var motionEnabled = false
-    public var overlay = false {
-        didSet { }
-    }
+    /// `overlay(on)`: draw the control layer over the following frames.
+    public var overlay = false
 
     private var pending: [MotionSample] = []
     private var modelForSketch: [Int: WobbleModel] = [:]
