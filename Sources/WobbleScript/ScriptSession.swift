@@ -114,7 +114,11 @@ final class ScriptSession {
             // (ok with a stop: the hook fired but the script still returned.)
             let stopped = stop == .timeout
                 ? "wobble-run: script timed out after \(options.timeout ?? 0) s (--timeout)" : "wobble-run: interrupted"
-            let message = ok ? stopped : (lua.string(-1) ?? "(error object is not a string)")
+            var message = ok ? stopped : (lua.string(-1) ?? "(error object is not a string)")
+            if !ok && message == "not enough memory" {
+                // Lua's memory error carries no position: name the script and the limit.
+                message = "\(options.scriptPath): not enough memory (a script gets at most \(options.memoryLimit >> 20) MiB of Lua memory)"
+            }
             let traceback = ok ? nil : lua.takeTraceback()
             let kind: ScriptError.Kind = stop == .timeout ? .timeout : stop == .interrupted ? .interrupted : .runtime
             throw ScriptError(message: message, details: traceback, kind: kind)

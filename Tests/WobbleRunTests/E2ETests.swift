@@ -456,3 +456,13 @@ extension E2ETests {
         XCTAssertEqual(r.firstError, "ok: 1 frame, 0 s at 30 fps, 40×30")
     }
 }
+
+extension E2ETests {
+    /// Running out of Lua memory names the script and the limit.
+    func testOutOfMemoryNamesTheScript() throws {
+        try box.write("m.lua", "image('img.png')\nlocal s = 'x'\nwhile true do s = s .. s end\n")
+        let r = try Tool.run(["m.lua", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, "m.lua: not enough memory (a script gets at most 1024 MiB of Lua memory)")
+    }
+}
