@@ -41,11 +41,11 @@ public final class CPURenderer: FrameRenderer {
         // Only output pixels whose source point lies in some region's bbox can move.
         var minI = m.outputWidth, maxI = -1, minJ = m.outputHeight, maxJ = -1
         for r in frame.regions {
-            let b = r.shape.bbox
-            minI = min(minI, max(0, Int((b.minX / m.scaleX - 0.5).rounded(.down))))
-            maxI = max(maxI, min(m.outputWidth - 1, Int((b.maxX / m.scaleX - 0.5).rounded(.up))))
-            minJ = min(minJ, max(0, Int((b.minY / m.scaleY - 0.5).rounded(.down))))
-            maxJ = max(maxJ, min(m.outputHeight - 1, Int((b.maxY / m.scaleY - 0.5).rounded(.up))))
+            let b = m.pixelBounds(covering: r.shape.bbox)
+            minI = min(minI, b.i0)
+            maxI = max(maxI, b.i1)
+            minJ = min(minJ, b.j0)
+            maxJ = max(maxJ, b.j1)
         }
         guard minI <= maxI, minJ <= maxJ else { return out }
         let regions = frame.regions

@@ -66,10 +66,7 @@ struct RegionGeometry {
         let b = shape.bbox
         // The output pixels whose source point may lie in the bbox (as
         // CPURenderer bounds them); each is tested exactly below.
-        let i0 = max(0, Int((b.minX / m.scaleX - 0.5).rounded(.down)))
-        let i1 = min(m.outputWidth - 1, Int((b.maxX / m.scaleX - 0.5).rounded(.up)))
-        let j0 = max(0, Int((b.minY / m.scaleY - 0.5).rounded(.down)))
-        let j1 = min(m.outputHeight - 1, Int((b.maxY / m.scaleY - 0.5).rounded(.up)))
+        let (i0, i1, j0, j1) = m.pixelBounds(covering: b)
         guard shape.canMove, i0 <= i1, j0 <= j1, b.minX.isFinite, b.maxY.isFinite else {
             self.init(empty: ())
             return
@@ -79,6 +76,9 @@ struct RegionGeometry {
         let chunks = min(h, 16)
         // Borderline pixels per chunk (few: pixel centres on the boundary).
         var edges = [[(i: Int, j: Int, d: Double, r: Double)]](repeating: [], count: chunks)
+        // Each chunk writes only its own rows of `full` and its own element
+        // of `edges`, and concurrentPerform returns after every chunk: the
+        // buffers may be shared with the workers unsynchronised.
         full.withUnsafeMutableBufferPointer { buffer in
             nonisolated(unsafe) let out = buffer
             edges.withUnsafeMutableBufferPointer { e in

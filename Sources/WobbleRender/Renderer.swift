@@ -12,8 +12,9 @@ public enum Backend: String, Sendable, CaseIterable {
 /// scaled to the output size. Only `FrameState` values come in: no Lua, no
 /// scene objects. Overlay drawing is separate (`OverlayPainter`).
 public protocol FrameRenderer: AnyObject {
-    /// Output size in pixels.
+    /// Output width in pixels.
     var outputWidth: Int { get }
+    /// Output height in pixels.
     var outputHeight: Int { get }
     /// Renders one frame as straight-alpha RGBA, rows top to bottom.
     func render(_ frame: FrameState) throws -> RGBAImage
@@ -27,6 +28,8 @@ public struct OutputMapping: Sendable, Equatable {
     public let outputWidth: Int
     public let outputHeight: Int
 
+    /// A mapping from a `sourceWidth`×`sourceHeight` image to an
+    /// `outputWidth`×`outputHeight` frame (both sides scaled independently).
     public init(sourceWidth: Int, sourceHeight: Int, outputWidth: Int, outputHeight: Int) {
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
@@ -42,5 +45,16 @@ public struct OutputMapping: Sendable, Equatable {
     @inlinable
     public func sourcePoint(_ i: Int, _ j: Int) -> Point {
         Point((Double(i) + 0.5) * scaleX, (Double(j) + 0.5) * scaleY)
+    }
+
+    /// The output pixels whose centres' source points may lie in `box`
+    /// (source pixels): columns `i0...i1`, rows `j0...j1`, clipped to the
+    /// output; empty when `i0 > i1` or `j0 > j1`. Both backends bound a
+    /// region's work with it, then test each pixel's source point exactly.
+    func pixelBounds(covering box: Rect) -> (i0: Int, i1: Int, j0: Int, j1: Int) {
+        (i0: max(0, Int((box.minX / scaleX - 0.5).rounded(.down))),
+         i1: min(outputWidth - 1, Int((box.maxX / scaleX - 0.5).rounded(.up))),
+         j0: max(0, Int((box.minY / scaleY - 0.5).rounded(.down))),
+         j1: min(outputHeight - 1, Int((box.maxY / scaleY - 0.5).rounded(.up))))
     }
 }
