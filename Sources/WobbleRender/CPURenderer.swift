@@ -4,7 +4,9 @@ import WobbleCore
 /// output pixel; bilinear sampling clamped to the edge, on straight RGBA.
 /// The GLES backend is tested against it.
 public final class CPURenderer: FrameRenderer {
+    /// The source image, sampled by every frame.
     public let source: RGBAImage
+    /// Output pixel centres in source-image coordinates.
     public let mapping: OutputMapping
     /// The output when nothing moves (the scaled still image), made once.
     private let still: RGBAImage
@@ -12,6 +14,8 @@ public final class CPURenderer: FrameRenderer {
     public var outputWidth: Int { mapping.outputWidth }
     public var outputHeight: Int { mapping.outputHeight }
 
+    /// A renderer of `source` at `outputWidth`×`outputHeight` (default: the
+    /// source's size); the scaled still image is made here, once.
     public init(source: RGBAImage, outputWidth: Int? = nil, outputHeight: Int? = nil) {
         self.source = source
         let m = OutputMapping(sourceWidth: source.width, sourceHeight: source.height,
@@ -34,6 +38,9 @@ public final class CPURenderer: FrameRenderer {
         }
     }
 
+    /// Renders `frame`: straight-alpha RGBA, rows top to bottom. Only the
+    /// output pixels inside some moving region's box are evaluated; the rest
+    /// are the still image. Never throws.
     public func render(_ frame: FrameState) throws -> RGBAImage {
         var out = still
         guard !frame.regions.isEmpty else { return out }

@@ -79,9 +79,7 @@ public final class GLESRenderer: FrameRenderer {
         self.context = context
         let m = mapping
         let (gl, info) = try context.withCurrent { () throws -> (Resources, String) in
-            let info = "EGL \(context.eglVersion) (\(context.eglVendor)) on \(context.platform); "
-                + "\(glString(GL_VERSION)); renderer \(glString(GL_RENDERER))"
-            return (try Resources(source: source, mapping: m, context: context), info)
+            (try Resources(source: source, mapping: m, context: context), GLESRenderer.describe(context))
         }
         self.gl = gl
         platformDescription = info
@@ -96,10 +94,15 @@ public final class GLESRenderer: FrameRenderer {
     public static func probe() throws -> String {
         let context = try GLContext()
         return try context.withCurrent {
-            "EGL \(context.eglVersion) (\(context.eglVendor)) on \(context.platform); "
-                + "\(glString(GL_VERSION)); renderer \(glString(GL_RENDERER)); "
-                + "GL_MAX_TEXTURE_SIZE \(Resources.integer(GL_MAX_TEXTURE_SIZE))"
+            describe(context) + "; GL_MAX_TEXTURE_SIZE \(Resources.integer(GL_MAX_TEXTURE_SIZE))"
         }
+    }
+
+    /// The EGL platform, vendor and version, GL version and renderer of
+    /// `context`, which must be current.
+    private static func describe(_ context: GLContext) -> String {
+        "EGL \(context.eglVersion) (\(context.eglVendor)) on \(context.platform); "
+            + "\(glString(GL_VERSION)); renderer \(glString(GL_RENDERER))"
     }
 
     /// An RGBA8 texture of the output size attached to a new framebuffer,
