@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,19 +8,18 @@ import Glibc
 /// removed. A signal handler (or `main` on a fatal error) removes them all,
 /// so no run leaves temporary files behind (SPEC §6).
 public enum TemporaryPaths {
-    nonisolated(unsafe) private static var paths: Set<String> = []
-    private static let lock = NSLock()
+    private static let paths = Mutex<Set<String>>([])
 
     /// Registers a temporary file or folder.
-    public static func add(_ path: String) { lock.lock(); paths.insert(path); lock.unlock() }
+    public static func add(_ path: String) { paths.withLock { _ = $0.insert(path) } }
     /// Forgets a path (it was renamed into place or removed).
-    public static func remove(_ path: String) { lock.lock(); paths.remove(path); lock.unlock() }
+    public static func remove(_ path: String) { paths.withLock { _ = $0.remove(path) } }
     /// Removes every registered path from disk (recursively) and forgets them.
     public static func removeAll() {
-        lock.lock()
-        let all = paths
-        paths.removeAll()
-        lock.unlock()
+        let all = paths.withLock { paths in
+            defer { paths.removeAll() }
+            return paths
+        }
         for p in all { try? FileManager.default.removeItem(atPath: p) }
     }
 }

@@ -28,6 +28,7 @@ private struct DisplayHandle: @unchecked Sendable {
 /// process-wide, and eglTerminate would pull it from under other renderers,
 /// so it is opened once and never terminated.
 private let sharedDisplay = NSLock()
+/// Read and written only with `sharedDisplay` held.
 nonisolated(unsafe) private var chosenDisplay: DisplayHandle?
 
 /// Name of an EGL error code.

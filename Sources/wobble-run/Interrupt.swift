@@ -12,6 +12,8 @@ import Glibc
 /// files itself and exits with 128 + the signal number (SPEC §2, §6).
 enum Interrupt {
     private static let received = Atomic<Int32>(0)
+    /// Kept alive for the process's life; appended to only by `install()`,
+    /// once, on the main thread, and never read.
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
     /// The signal that asked us to stop, or nil.

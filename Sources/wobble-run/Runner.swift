@@ -50,7 +50,8 @@ struct Runner {
     let options: Options
 
     /// The image file the latest run loaded (resolved path), for `--watch`:
-    /// the script may load it from outside its own folder.
+    /// the script may load it from outside its own folder. Set and read on
+    /// the main thread only (runs and `--watch` polling take turns there).
     nonisolated(unsafe) static var lastImagePath: String?
 
     /// What a run produced, for the summary line.
