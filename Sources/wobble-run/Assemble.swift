@@ -48,7 +48,7 @@ struct Assembler {
         if let r = o.frames {
             frames = frames.filter { r.contains($0.index) }
             guard !frames.isEmpty else {
-                throw RunError("--frames \(r.lowerBound)-\(r.upperBound == Int.max ? "" : String(r.upperBound)) selects no frame of '\(directory)'")
+                throw RunError("\(Runner.describe(frames: r)) selects no frame of '\(directory)'")
             }
         }
         guard frames.count <= o.maxFrames else {
@@ -95,11 +95,7 @@ struct Assembler {
     }
 
     func load(_ f: Frame) throws -> RGBAImage {
-        do {
-            return try ImageIO.load(path: f.path)
-        } catch let e as MediaError {
-            throw RunError(e.message)
-        }
+        try Runner.loadImage(f.path)
     }
 
     /// `--width`/`--height` as for a render; the frames' own size without them.

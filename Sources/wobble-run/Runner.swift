@@ -70,7 +70,7 @@ struct Runner {
         let box = ImageBox()
         var override: (width: Int, height: Int)?
         if let p = o.image {
-            let img = try loadImage(p)
+            let img = try Runner.loadImage(p)
             box.image = img
             box.path = p
             override = (img.width, img.height)
@@ -79,7 +79,7 @@ struct Runner {
             throw RunError("scene '\(scenePath)': no such file")
         }
         var so = ScriptOptions(scriptPath: scenePath, imageLoader: { path in
-            let img = try loadImage(path)
+            let img = try Runner.loadImage(path)
             box.image = img
             box.path = path
             return (img.width, img.height)
@@ -184,7 +184,8 @@ struct Runner {
                       CommandLine_.seconds(s.clip.duration), CommandLine_.fmt(s.clip.fps), s.seconds)
     }
 
-    func loadImage(_ path: String) throws -> RGBAImage {
+    /// Loads a PNG or JPEG; a bad file is a `RunError` naming it.
+    static func loadImage(_ path: String) throws -> RGBAImage {
         do {
             return try ImageIO.load(path: path)
         } catch let e as MediaError {
@@ -197,9 +198,14 @@ struct Runner {
         let all = 0...(clip.frameCount - 1)
         guard let r = options.frames else { return all }
         guard r.lowerBound < clip.frameCount else {
-            throw RunError("--frames \(r.lowerBound)-\(r.upperBound == Int.max ? "" : String(r.upperBound)) selects no frame: the clip has \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s") (0-\(clip.frameCount - 1))")
+            throw RunError("\(Runner.describe(frames: r)) selects no frame: the clip has \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s") (0-\(clip.frameCount - 1))")
         }
         return r.lowerBound...min(r.upperBound, clip.frameCount - 1)
+    }
+
+    /// `--frames A-B` as the user wrote it (`A-` for an open range).
+    static func describe(frames r: ClosedRange<Int>) -> String {
+        "--frames \(r.lowerBound)-\(r.upperBound == Int.max ? "" : String(r.upperBound))"
     }
 
     /// An output file that is the scene or its image (same file, by device
