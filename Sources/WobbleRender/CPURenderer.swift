@@ -11,8 +11,6 @@ public final class CPURenderer: FrameRenderer {
     /// The output when nothing moves (the scaled still image), made once.
     private let still: RGBAImage
 
-    public var outputWidth: Int { mapping.outputWidth }
-    public var outputHeight: Int { mapping.outputHeight }
 
     /// A renderer of `source` at `outputWidth`×`outputHeight` (default: the
     /// source's size); the scaled still image is made here, once.

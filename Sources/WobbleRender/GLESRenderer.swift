@@ -42,8 +42,6 @@ public final class GLESRenderer: FrameRenderer {
     /// renderer and version (`--verbose`).
     public let platformDescription: String
 
-    public var outputWidth: Int { mapping.outputWidth }
-    public var outputHeight: Int { mapping.outputHeight }
 
     private let context: GLContext
     private let gl: Resources

@@ -12,12 +12,17 @@ public enum Backend: String, Sendable, CaseIterable {
 /// scaled to the output size. Only `FrameState` values come in: no Lua, no
 /// scene objects. Overlay drawing is separate (`OverlayPainter`).
 public protocol FrameRenderer: AnyObject {
-    /// Output width in pixels.
-    var outputWidth: Int { get }
-    /// Output height in pixels.
-    var outputHeight: Int { get }
+    /// Source and output sizes, and how output pixels map to source pixels.
+    var mapping: OutputMapping { get }
     /// Renders one frame as straight-alpha RGBA, rows top to bottom.
     func render(_ frame: FrameState) throws -> RGBAImage
+}
+
+extension FrameRenderer {
+    /// Output width in pixels.
+    public var outputWidth: Int { mapping.outputWidth }
+    /// Output height in pixels.
+    public var outputHeight: Int { mapping.outputHeight }
 }
 
 /// Maps output pixel centres to source-image coordinates (geometry stays in

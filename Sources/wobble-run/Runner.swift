@@ -40,7 +40,7 @@ func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: Pr
 /// Where the frames go, decided from `-o`, `--format` and the script.
 enum OutputPlan {
     case gif(String)
-    case png(String)
+    case png(PNGOutput)
     case video(String)
     case null
 }
@@ -123,8 +123,8 @@ struct Runner {
         let (w, h) = outputSize(source.width, source.height)
 
         if o.check {
-            if case .png(let path)? = try? outputPlan(scriptOutput: result.outputPath, scenePath: scenePath) {
-                try (PNGOutput.parse(path) ?? .directory(path)).validate(frameCount: selection.count)
+            if case .png(let output)? = try? outputPlan(scriptOutput: result.outputPath, scenePath: scenePath) {
+                try output.validate(frameCount: selection.count)
             }
             return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
         }
@@ -136,13 +136,12 @@ struct Runner {
         case .cpu: renderer = CPURenderer(source: source, outputWidth: w, outputHeight: h)
         case .gles: renderer = try GLESRenderer(source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
         }
-        let mapping = OutputMapping(sourceWidth: source.width, sourceHeight: source.height, outputWidth: w, outputHeight: h)
 
         func renderFrame(_ k: Int) throws -> RGBAImage {
             let state = clip.frame(k, overlay: o.overlay)
             var img = try renderer.render(state)
             if state.overlayOn && !state.overlay.isEmpty {
-                OverlayPainter.draw(state.overlay, into: &img, mapping: mapping)
+                OverlayPainter.draw(state.overlay, into: &img, mapping: renderer.mapping)
             }
             return img
         }
@@ -156,10 +155,9 @@ struct Runner {
             let still = try renderer.render(FrameState(index: 0, time: 0, regions: []))
             sink = try GIFSink(path: path, width: w, height: h, fps: clip.fps, loop: o.loop, still: still)
             outputName = path
-        case .png(let path):
-            sink = try PNGSequenceSink(output: PNGOutput.parse(path) ?? .directory(path), fullRender: o.frames == nil,
-                                       frameCount: selection.count)
-            outputName = path
+        case .png(let output):
+            sink = try PNGSequenceSink(output: output, fullRender: o.frames == nil, frameCount: selection.count)
+            outputName = output.path
         case .video(let path):
             sink = try VideoSink(path: path, width: w, height: h, fps: clip.fps,
                                  format: o.format.flatMap { VideoFormat(rawValue: $0.rawValue) })
@@ -214,8 +212,8 @@ struct Runner {
         let out: String
         switch plan {
         case .gif(let p), .video(let p): out = p
-        case .png(let p):
-            guard case .file(let f)? = PNGOutput.parse(p) else { return }
+        case .png(let output):
+            guard case .file(let f) = output else { return }
             out = f
         case .null: return
         }
@@ -274,7 +272,8 @@ struct Runner {
         switch (format, own) {
         case (.null, _): return .null
         case (.gif, nil), (.gif, .gif?): return .gif(path)
-        case (.png, nil), (.png, .png?): return .png(path)
+        case (.png, nil): return .png(.directory(path))
+        case (.png, .png?): return own!
         case (.mp4, nil), (.webm, nil), (.mp4, .video?), (.webm, .video?): return .video(path)
         default:
             throw UsageError("--format \(format.rawValue) contradicts the output '\(path)'; drop one of them")
@@ -287,9 +286,9 @@ struct Runner {
     static func pathFormat(_ path: String) -> OutputPlan? {
         let lower = path.lowercased()
         var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue { return .png(path) }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue { return .png(.directory(path)) }
         if lower.hasSuffix(".gif") { return .gif(path) }
-        if PNGOutput.parse(path) != nil { return .png(path) }
+        if let output = PNGOutput.parse(path) { return .png(output) }
         for ext in [".mp4", ".webm", ".mkv", ".mov"] where lower.hasSuffix(ext) { return .video(path) }
         return nil
     }
