@@ -51,6 +51,7 @@ extension ScriptSession {
 
         // Sandbox
         HostFunction("resolve", .sandbox) { s, a in try s.sandboxResolve(a) },
+        HostFunction("redact", .sandbox) { s, a in s.sandboxRedact(a) },
     ]
 
     /// Keys of `addSketch{...}`.
@@ -71,7 +72,7 @@ extension ScriptSession {
         if let o = options.imageOverride {
             size = o
         } else {
-            let full = resolve(path)
+            let full = try checkedDataPath(path, function: "image")
             if let current = imagePath, current == full, let known = scene.imageSize {
                 size = known
             } else {
@@ -89,6 +90,7 @@ extension ScriptSession {
                 }
                 size = loaded
                 imagePath = full
+                recordInput(.image, full)
             }
         }
         scene.imageSize = size
@@ -114,11 +116,12 @@ extension ScriptSession {
         return 1
     }
 
-    /// `output(path)`: the default output, resolved against the script's folder.
+    /// `output(path)`: the default output, resolved against the script's
+    /// folder; in the sandbox it must stay inside it (`PathPolicy`).
     func output(_ a: LuaArgs) throws -> Int32 {
         let path = try a.path(1)
+        outputPath = try checkedOutputPath(path)
         scene.outputPath = path
-        outputPath = resolve(path)
         return 0
     }
 
@@ -388,13 +391,7 @@ extension ScriptSession {
     func enableMotion(_ a: LuaArgs) throws -> Int32 {
         var samples: [MotionSample] = []
         if !a.isNil(1) {
-            let path = try a.path(1)
-            let bytes: [UInt8]
-            switch ScriptSession.readFile(resolve(path)) {
-            case .success(let b): bytes = b
-            case .failure(let e): throw SceneError("enableMotion", "cannot read trace '\(path)': \(e.message)")
-            }
-            samples = try parseMotionTrace(String(decoding: bytes, as: UTF8.self), fileName: path)
+            samples = try readTrace(try a.path(1))
         }
         scene.enableMotion(trace: samples)
         return 0
