@@ -159,34 +159,40 @@ public struct PathPolicy: Sendable {
     /// one is its parent's canonical form plus its name. A link that does not
     /// resolve, and `.`/`..` after a missing folder, are refusals.
     public static func canonical(_ path: String) -> Result<String, Refusal> {
+        // Longer than the system takes (PATH_MAX): no call could use it.
+        guard path.utf8.count < 4096 else { return .failure(Refusal(message: "cannot be checked: \(errorText(ENAMETOOLONG))")) }
         var p = path
-        while p.count > 1, p.hasSuffix("/") { p.removeLast() }
-        if p.isEmpty { p = "." }
-        if let real = realPath(p) { return .success(real) }
-        let code = errno
-        var st = stat()
-        if lstat(p, &st) == 0 {
-            if (st.st_mode & S_IFMT) == S_IFLNK {
-                return .failure(Refusal(message: "is a symbolic link that does not resolve"))
+        var missing: [String] = []   // names below the first existing folder, innermost first
+        while true {
+            while p.count > 1, p.hasSuffix("/") { p.removeLast() }
+            if p.isEmpty { p = "." }
+            if let real = realPath(p) {
+                let tail = missing.reversed().joined(separator: "/")
+                if tail.isEmpty { return .success(real) }
+                return .success(real == "/" ? "/" + tail : real + "/" + tail)
             }
-            return .failure(Refusal(message: "cannot be checked: \(errorText(code))"))
-        }
-        guard code == ENOENT else { return .failure(Refusal(message: "cannot be checked: \(errorText(code))")) }
-        // Missing: the parent's canonical form plus the name.
-        let parent: String, name: String
-        if let slash = p.lastIndex(of: "/") {
-            parent = slash == p.startIndex ? "/" : String(p[..<slash])
-            name = String(p[p.index(after: slash)...])
-        } else {
-            parent = "."
-            name = p
-        }
-        guard name != ".", name != "..", !name.isEmpty else {
-            return .failure(Refusal(message: "goes through a folder that does not exist"))
-        }
-        switch canonical(parent) {
-        case .success(let c): return .success(c == "/" ? "/" + name : c + "/" + name)
-        case .failure(let e): return .failure(e)
+            let code = errno
+            var st = stat()
+            if lstat(p, &st) == 0 {
+                if (st.st_mode & S_IFMT) == S_IFLNK {
+                    return .failure(Refusal(message: "is a symbolic link that does not resolve"))
+                }
+                return .failure(Refusal(message: "cannot be checked: \(errorText(code))"))
+            }
+            guard code == ENOENT else { return .failure(Refusal(message: "cannot be checked: \(errorText(code))")) }
+            // Missing: its parent's canonical form plus its name.
+            let name: String
+            if let slash = p.lastIndex(of: "/") {
+                name = String(p[p.index(after: slash)...])
+                p = slash == p.startIndex ? "/" : String(p[..<slash])
+            } else {
+                name = p
+                p = "."
+            }
+            guard name != ".", name != "..", !name.isEmpty else {
+                return .failure(Refusal(message: "goes through a folder that does not exist"))
+            }
+            missing.append(name)
         }
     }
 

@@ -49,6 +49,17 @@ final class PathPolicyTests: XCTestCase {
                        "scene.lua:2: output: path '\(String(repeating: "n", count: 5000)).gif' cannot be checked: File name too long\(tail)")
     }
 
+    func testDeepMissingPathsDoNotExhaustTheStack() throws {
+        // Found by the path fuzzer: 2100 missing components recursed until the stack ran out.
+        let f = SceneFixture()
+        XCTAssertEqual(f.message(withImage + "output(string.rep('c/', 2100) .. 'x.gif')")?.hasSuffix(
+            "cannot be checked: File name too long (use --allow-io, or -o on the command line)"), true)
+        let deep = try f.run(withImage + "output(string.rep('c/', 1500) .. 'x.gif')")
+        XCTAssertEqual(deep.outputPath, f.dir + "/" + String(repeating: "c/", count: 1500) + "x.gif")
+        XCTAssertEqual(f.message(withImage + "output(string.rep('c/', 1500) .. '../../../x.gif')")?.hasSuffix(
+            "goes through a folder that does not exist (use --allow-io, or -o on the command line)"), true)
+    }
+
     func testTracesNeverQuoteTheFile() throws {
         let f = SceneFixture()
         let other = SceneFixture()
