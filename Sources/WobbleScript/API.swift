@@ -52,6 +52,7 @@ extension ScriptSession {
         // Sandbox
         HostFunction("resolve", .sandbox) { s, a in try s.sandboxResolve(a) },
         HostFunction("redact", .sandbox) { s, a in s.sandboxRedact(a) },
+        HostFunction("record", .sandbox) { s, a in s.sandboxRecord(a) },
     ]
 
     /// Keys of `addSketch{...}`.

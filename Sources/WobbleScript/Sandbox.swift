@@ -61,6 +61,26 @@ extension ScriptSession {
     _G.package = { loaded = loaded }
     """
 
+    /// With `--allow-io`: Lua's own `require`, `dofile` and `loadfile`,
+    /// wrapped to record the files they read (`record(role, path)`).
+    static let allowIOPrelude = """
+    local record = ...
+    local require, dofile, loadfile, pack, unpack, type = require, dofile, loadfile, table.pack, table.unpack, type
+    _G.require = function(name, ...)
+      local r = pack(require(name, ...))
+      if type(r[2]) == "string" then record("module", r[2]) end
+      return unpack(r, 1, r.n)
+    end
+    _G.dofile = function(path, ...)
+      if type(path) == "string" then record("code", path) end
+      return dofile(path, ...)
+    end
+    _G.loadfile = function(path, ...)
+      if type(path) == "string" then record("code", path) end
+      return loadfile(path, ...)
+    end
+    """
+
     /// Opens the libraries and binds the API; returns a problem or nil.
     func setUp(_ lua: LuaStack) -> String? {
         lua.pushGlobalTable()
@@ -79,6 +99,10 @@ extension ScriptSession {
                 lua.rawSet(p, "path")
             }
             lua.pop()
+            // Record what require/dofile/loadfile read: no output may replace it.
+            guard lua.loadString(ScriptSession.allowIOPrelude, name: "=[allow-io]") else { return lua.string(-1) ?? "prelude" }
+            lua.pushHostFunction(index(of: "record", role: .sandbox))
+            guard lua.protectedCall(arguments: 1, results: 0) else { return lua.string(-1) ?? "prelude" }
         } else {
             if let problem = openSandbox(lua, globals: g) { return problem }
         }

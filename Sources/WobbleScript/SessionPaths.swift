@@ -43,6 +43,14 @@ extension ScriptSession {
         return try parseMotionTrace(String(decoding: bytes, as: UTF8.self), fileName: path)
     }
 
+    /// `record(role, path)` of the `--allow-io` prelude: a file Lua's own
+    /// `require`, `dofile` or `loadfile` reads (path as Lua opens it).
+    func sandboxRecord(_ a: LuaArgs) -> Int32 {
+        guard let path = a.lua.string(2), a.lua.isValidUTF8(2) else { return 0 }
+        recordInput(a.lua.string(1) == "module" ? .module : .code, path)
+        return 0
+    }
+
     /// `redact(message, path)` of the sandbox prelude: a load error of a code
     /// file the script named, without the quoted token.
     func sandboxRedact(_ a: LuaArgs) -> Int32 {

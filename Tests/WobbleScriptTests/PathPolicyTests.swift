@@ -165,6 +165,10 @@ final class PathPolicyTests: XCTestCase {
         XCTAssertEqual(r.inputs.map(\.role), [.scene, .image, .trace, .module, .code, .code])
         XCTAssertEqual(r.inputs.map { ($0.path as NSString).lastPathComponent }, ["scene.lua", "cat.png", "t.csv", "m.lua", "d.lua", "l.lua"])
         XCTAssertEqual(r.inputs[2].canonical, PathPolicy.realPath(f.dir + "/t.csv"))
+        // --allow-io: Lua's own require/dofile/loadfile, recorded too.
+        let io = try f.run(withImage + "require 'm' dofile(arg[0]:gsub('scene.lua$', 'lib/d.lua')) loadfile('nope.lua')") { $0.allowIO = true }
+        XCTAssertEqual(io.inputs.map { ($0.path as NSString).lastPathComponent }, ["scene.lua", "cat.png", "m.lua", "d.lua"])
+        XCTAssertEqual(io.inputs.map(\.role), [.scene, .image, .module, .code])
     }
 }
 
