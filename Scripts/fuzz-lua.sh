@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 Scripts/install-deps.sh
 export WOBBLE_FUZZ_CASES="${1:-100000}" WOBBLE_FUZZ_SEED="${2:-2}"
 export WOBBLE_FUZZ_PATH_CASES="${1:-100000}" WOBBLE_FUZZ_PATH_SCENES="${3:-2000}"
-swift build -c release --build-tests --scratch-path .build-fuzz >&2
-exec swift test -c release --skip-build --scratch-path .build-fuzz --disable-swift-testing \
+# -enable-testing: the fuzz tests use @testable imports.
+swift build -c release -Xswiftc -enable-testing --build-tests --scratch-path .build-fuzz >&2
+exec swift test -c release -Xswiftc -enable-testing --skip-build --scratch-path .build-fuzz --disable-swift-testing \
   --filter 'WobbleScriptTests.FuzzTests|WobbleScriptTests.PathFuzzTests|WobbleRunTests.PathFuzzE2ETests'
