@@ -17,7 +17,7 @@ int wobble_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
 
-int wobble_spawn(const char *path, char *const argv[], char *const envp[], int in, int out, int err) {
+int wobble_spawn(const char *path, char *const argv[], char *const envp[], int in, int out, int err, int extra) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) return -1;
     pid_t parent = getpid();
@@ -44,19 +44,20 @@ int wobble_spawn(const char *path, char *const argv[], char *const envp[], int i
         setpgid(0, 0);
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
         // Move the three sources above 2 first, so no dup2 clobbers another.
-        int src[3] = {in, out, err};
-        for (int i = 0; i < 3; i++) {
+        int src[4] = {in, out, err, extra};
+        int count = extra >= 0 ? 4 : 3;
+        for (int i = 0; i < count; i++) {
             src[i] = fcntl(src[i], F_DUPFD, 10);
             if (src[i] < 0) goto fail;
         }
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < count; i++) {
             if (dup2(src[i], i) < 0) goto fail;
         }
         // Everything else closed (the report pipe is close-on-exec).
         long max = sysconf(_SC_OPEN_MAX);
         if (max < 0 || max > 65536) max = 65536;
-        if (syscall(SYS_close_range, 3, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) != 0) {
-            for (int fd = 3; fd < max; fd++) {
+        if (syscall(SYS_close_range, count, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) != 0) {
+            for (int fd = count; fd < max; fd++) {
                 if (fd != report[1]) close(fd);
             }
         }

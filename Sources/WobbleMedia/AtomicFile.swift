@@ -305,12 +305,6 @@ public final class AtomicFile {
     /// for readers that check what was written. The caller must not close it.
     public var fileDescriptor: Int32 { fd }
 
-    /// The temporary file's path, for a program that writes it by name
-    /// (ffmpeg); nil for a pipe or device.
-    public var temporaryPath: String? {
-        isDirect ? nil : (folder == "/" ? "" : folder) + "/" + temporaryName
-    }
-
     /// Checks the file is complete (`verify` reads it through the
     /// descriptor), flushes it to the disk, sets the usual permissions and
     /// renames it over the target. On failure the temporary file is removed

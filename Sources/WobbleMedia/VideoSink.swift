@@ -46,8 +46,9 @@ public enum VideoFormat: String, Sendable, CaseIterable {
 /// composited over black (these videos have no alpha). `.webm` is VP9
 /// (VP8 without libvpx-vp9) in yuva420p, which keeps the alpha channel.
 ///
-/// The commit protocol of `AtomicFile`: ffmpeg writes a temporary file
-/// beside the target; `finish()` waits for it, and the file replaces the
+/// The commit protocol of `AtomicFile`: ffmpeg writes the temporary file
+/// beside the target that we created and hold open (passed as its
+/// descriptor 3); `finish()` waits for it, and the file replaces the
 /// target only when ffmpeg exited with status 0 *and* the file is a
 /// complete container (`VideoContainer.verify`: ffmpeg 5 exits 0 even when
 /// the disk filled up under it). To a pipe or device (`-o -`,
@@ -138,13 +139,15 @@ public final class VideoSink: FrameSink {
                     "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(paddedWidth)x\(paddedHeight)",
                     "-framerate", VideoSink.rate(fps), "-i", "pipe:0", "-an"]
         args += codec
-        let streaming = file.temporaryPath == nil
+        let streaming = file.isDirect
         if format == .mp4 || format == .mov {
             // A pipe cannot seek back to write the index: fragmented MP4.
             args += ["-movflags", streaming ? "frag_keyframe+empty_moov+default_base_moof" : "+faststart"]
         }
-        // `file:` so that no part of the name is read as a protocol.
-        args += ["-f", format.muxer, "-y", file.temporaryPath.map { "file:" + $0 } ?? "pipe:1"]
+        // The temporary file we created and hold open is ffmpeg's
+        // descriptor 3, which it reopens (seekable) through /proc: its
+        // output lands in that file even if the folder is renamed meanwhile.
+        args += ["-f", format.muxer, "-y", streaming ? "pipe:1" : "file:/proc/self/fd/3"]
 
         var pipes: [Int32] = []
         func makePipe() throws -> (read: Int32, write: Int32) {
@@ -164,7 +167,7 @@ public final class VideoSink: FrameSink {
             devNull = try Posix.open("/dev/null", O_WRONLY)
             pipes.append(devNull)
             child = try ChildProcess(ffmpeg, args, stdin: stdinPipe.read, stdout: stdoutPipe?.write ?? devNull,
-                                     stderr: stderrPipe.write)
+                                     stderr: stderrPipe.write, extra: streaming ? -1 : file.fileDescriptor)
         } catch {
             closeAll()
             file.abort()
@@ -467,8 +470,8 @@ final class ChildProcess: @unchecked Sendable {
     private var status = Status.running
 
     /// Starts `executable` with `arguments` (exact bytes, see `PathBytes`)
-    /// and the given descriptors as its 0, 1, 2.
-    init(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws {
+    /// and the given descriptors as its 0, 1, 2 (and `extra` as its 3).
+    init(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32, extra: Int32 = -1) throws {
         var cStrings: [UnsafeMutablePointer<CChar>?] = []
         defer { for p in cStrings { free(p) } }
         for s in [executable] + arguments {
@@ -480,7 +483,7 @@ final class ChildProcess: @unchecked Sendable {
         }
         cStrings.append(nil)
         let pid = cStrings.withUnsafeBufferPointer { argv in
-            wobble_spawn(argv[0], argv.baseAddress, environ, stdin, stdout, stderr)
+            wobble_spawn(argv[0], argv.baseAddress, environ, stdin, stdout, stderr, extra)
         }
         guard pid > 0 else { throw PosixError("exec", executable, errno) }
         self.pid = pid

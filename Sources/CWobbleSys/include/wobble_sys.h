@@ -20,10 +20,10 @@ int wobble_pipe_cloexec(int fds[2]);
 ///
 /// Starts `path` with `argv` and `envp` (NULL-terminated) in its own
 /// process group, with `in`, `out`, `err` as its descriptors 0, 1, 2,
-/// every other descriptor closed, default signal handling and an empty
+/// `extra` (unless -1) as its descriptor 3, every other descriptor closed, default signal handling and an empty
 /// signal mask, and SIGKILL sent to it when the calling thread exits.
 /// Only async-signal-safe calls run in the child. Returns the child's pid,
 /// or -1 with errno (also the errno of a failed exec).
-int wobble_spawn(const char *path, char *const argv[], char *const envp[], int in, int out, int err);
+int wobble_spawn(const char *path, char *const argv[], char *const envp[], int in, int out, int err, int extra);
 
 #endif
