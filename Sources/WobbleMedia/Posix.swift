@@ -282,12 +282,22 @@ public enum Posix {
     public static let renameNoReplace: UInt32 = 1
     public static let renameExchange: UInt32 = 2
 
-    /// The process's umask (read without changing it for good).
-    public static var umask: mode_t {
+    /// The process's umask, read once: from /proc/self/status (reading it
+    /// with umask(2) means setting it, which races with other threads
+    /// creating files), else with umask(2) at first use.
+    public static let umask: mode_t = {
+        if let fd = try? open("/proc/self/status", O_RDONLY) {
+            defer { Glibc.close(fd) }
+            var buf = [UInt8](repeating: 0, count: 4096)
+            let n = (try? buf.withUnsafeMutableBytes { try read(fd, into: $0, shown: "/proc/self/status") }) ?? 0
+            for line in String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n") where line.hasPrefix("Umask:") {
+                if let m = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) { return m }
+            }
+        }
         let m = Glibc.umask(0o022)
         Glibc.umask(m)
         return m
-    }
+    }()
 }
 
 /// What a path is.
