@@ -191,16 +191,24 @@ public enum OutputTarget: Equatable {
         case .blockDevice:
             throw refuse("is a block device; not written")
         case .fifo, .characterDevice, .socket:
-            let fd = try Posix.open(path, O_WRONLY, shown: path)
-            if Posix.stdoutWasClosed, let a = try? Posix.fstat(fd, shown: path), let b = try? Posix.fstat(1, shown: "stdout"),
-               a.st_dev == b.st_dev, a.st_ino == b.st_ino, a.st_rdev == b.st_rdev {
-                close(fd)
-                throw refuse("standard output is closed")
-            }
-            return .stream(fd: fd)
+            if Posix.stdoutWasClosed && namesStdout(path) { throw refuse("standard output is closed") }
+            return .stream(fd: try Posix.open(path, O_WRONLY, shown: path))
         case .link, .other:
             throw refuse("not a file, folder, pipe or device; not replaced")
         }
+    }
+
+    /// Whether `path` is, or links (through any chain) to, descriptor 1:
+    /// `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, …
+    static func namesStdout(_ path: String) -> Bool {
+        let names: Set<String> = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/thread-self/fd/1", "/proc/\(getpid())/fd/1"]
+        var p = path
+        for _ in 0..<40 {
+            if names.contains(p) { return true }
+            guard Posix.kind(p, follow: false) == .link, let text = try? Posix.readlink(p) else { return false }
+            p = text.hasPrefix("/") ? text : split(p).0 + "/" + text
+        }
+        return false
     }
 
     private static func openStdout(_ what: String) throws -> Int32 {
