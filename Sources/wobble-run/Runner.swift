@@ -274,7 +274,9 @@ struct Runner {
         switch (format, own) {
         case (.null, _): return .null
         case (.gif, nil), (.gif, .gif?): return .gif(path)
-        case (.png, nil): return .png(.directory(path))
+        case (.png, nil):
+            if path == "-" { throw UsageError("PNG frames cannot go to stdout ('-o -'); write them to a folder (frames/) or a pattern (out_%04d.png)") }
+            return .png(.directory(path))
         case (.png, .png?): return own!
         case (.mp4, nil), (.webm, nil), (.mp4, .video?), (.webm, .video?): return .video(path)
         default:

@@ -422,6 +422,9 @@ final class OutputTrustTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdoutBytes.prefix(6), Data("GIF89a".utf8))
         XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("-")), "'-' is stdout, not a file")
+        let png = try Tool.run(["s.lua", "--backend", "cpu", "-q", "-o", "-", "--format", "png"], cwd: box.url)
+        XCTAssertEqual(png.status, 2, "PNG frames cannot go to stdout")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("-")), "no folder named '-'")
         guard hasFFmpeg else { throw XCTSkip("ffmpeg is not installed") }
         for (out, format) in [("/dev/stdout", "mp4"), ("-", "mp4"), ("-", "webm")] {
             r = try Tool.run(["s.lua", "--backend", "cpu", "-q", "-o", out, "--format", format], cwd: box.url)
