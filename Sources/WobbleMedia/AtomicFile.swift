@@ -123,7 +123,11 @@ public enum TemporaryName {
     /// Removes the leftovers of dead processes in the folder `dir`.
     public static func removeLeftovers(in dir: Int32, shown: String) {
         guard let names = try? Posix.list(dir, shown: shown) else { return }
-        for name in names where isLeftover(name) { Posix.removeTree(dir, name) }
+        for name in names where isLeftover(name) {
+            // A folder commit cut short by the kill is undone first.
+            CommitJournal.recover(home: dir, temporaryName: name)
+            Posix.removeTree(dir, name)
+        }
     }
 
     private static func readSmallFile(_ path: String) throws -> [UInt8] {

@@ -243,7 +243,9 @@ struct Layout {
 ///   would write, not written by this render) is moved into the temporary
 ///   folder too. If any step fails, the steps done are undone in reverse
 ///   and the folder is as it was. Only when all succeeded is the
-///   temporary folder (now holding the old frames) removed. Other files
+///   temporary folder (now holding the old frames) removed. The plan is
+///   written to a `CommitJournal` first, so a commit cut short by SIGKILL
+///   or a crash is undone by the next run (`TemporaryName.removeLeftovers`). Other files
 ///   stay, and the folder itself keeps its identity (a mount point, a
 ///   folder other `--frames` slices write into at the same time, a shell's
 ///   current folder).
@@ -272,6 +274,8 @@ public final class PNGSequenceSink: FrameSink {
     private var singleFile: AtomicFile?
     private var pending: [EncodeJob] = []
     private var written: [Int] = []
+    /// The inode of each frame file written (by name), for the journal.
+    private var inodes: [String: UInt64] = [:]
     private var lastIndex = -1
     private enum State { case open, finished, aborted, failed }
     private var state = State.open
@@ -411,6 +415,7 @@ public final class PNGSequenceSink: FrameSink {
         do {
             try Posix.write(fd, bytes, shown: shown)
             try Posix.fsync(fd, shown: shown)
+            inodes[name] = UInt64(try Posix.fstat(fd, shown: shown).st_ino)
         } catch {
             close(fd)
             throw error
@@ -482,10 +487,10 @@ public final class PNGSequenceSink: FrameSink {
             }
             let fd = try Posix.open(target, O_RDONLY | O_DIRECTORY, shown: output.path)
             defer { close(fd) }
-            try merge(into: fd)
+            try merge(into: fd, named: name)
         } else {
             try checkHome(target)
-            try merge(into: homeFD)
+            try merge(into: homeFD, named: "")
         }
         removeTemporaryFolder()
     }
@@ -501,8 +506,10 @@ public final class PNGSequenceSink: FrameSink {
         case movedAside(String, aside: String)
     }
 
-    /// The transaction into the existing folder `dir` (see the type's doc).
-    private func merge(into dir: Int32) throws {
+    /// The transaction into the existing folder `dir` (see the type's doc);
+    /// `named`: its name in the temporary folder's folder ("" when it is
+    /// that folder itself), for the journal.
+    private func merge(into dir: Int32, named: String) throws {
         guard let t = temporary else { return }
         let names = written.map { layout.names.fileName($0) }
         // 1. Check every name before changing anything.
@@ -524,10 +531,28 @@ public final class PNGSequenceSink: FrameSink {
                 stale.append(name)
             }
         }
-        // 2. Apply, logging each step; undo them all on the first failure.
+        // 2. The plan, on the disk before the first rename: a later run
+        //    undoes a commit that a SIGKILL or a crash cut short.
+        var asides: [String: String] = [:]
+        var entries: [CommitJournal.Entry] = []
+        for name in names {
+            let inode = inodes[name] ?? 0
+            if existing.contains(name) {
+                let a = ".old-\(asides.count + 1)"
+                asides[name] = a
+                entries.append(.replace(name: name, inode: inode, aside: a))
+            } else {
+                entries.append(.add(name: name, inode: inode))
+            }
+        }
+        for name in stale {
+            let a = ".old-\(asides.count + 1)"
+            asides[name] = a
+            entries.append(.stale(name: name, aside: a))
+        }
+        try CommitJournal.write(entries, target: named, into: t.fd, shown: output.path)
+        // 3. Apply, logging each step; undo them all on the first failure.
         var done: [Step] = []
-        var asideCount = 0
-        func aside() -> String { asideCount += 1; return ".old-\(asideCount)" }
         do {
             for name in names {
                 let shown = layout.folder.joined(name)
@@ -537,7 +562,7 @@ public final class PNGSequenceSink: FrameSink {
                         done.append(.exchanged(name))
                     } catch let e as PosixError where e.code == EINVAL || e.code == ENOSYS {
                         // No RENAME_EXCHANGE here: move the old one aside first.
-                        let a = aside()
+                        let a = asides[name] ?? ".old"
                         try Posix.rename(dir, name, t.fd, a, flags: Posix.renameNoReplace, shown: shown)
                         done.append(.movedAside(name, aside: a))
                         try Posix.rename(t.fd, name, dir, name, flags: Posix.renameNoReplace, shown: shown)
@@ -549,12 +574,17 @@ public final class PNGSequenceSink: FrameSink {
                 }
             }
             for name in stale {
-                let a = aside()
+                let a = asides[name] ?? ".old"
                 try Posix.rename(dir, name, t.fd, a, flags: Posix.renameNoReplace, shown: layout.folder.joined(name))
                 done.append(.movedAside(name, aside: a))
             }
             do { try Posix.fsync(dir, shown: layout.folder.shown) } catch let e as PosixError where e.code == EINVAL {}
+            // Done: the journal goes first, so that nothing undoes this
+            // commit while the old frames are being removed.
+            try? Posix.unlink(t.fd, CommitJournal.name, shown: output.path)
+            try? Posix.fsync(t.fd, shown: output.path)
         } catch {
+            defer { try? Posix.unlink(t.fd, CommitJournal.name, shown: output.path) }
             var lost = 0
             for step in done.reversed() {
                 do {
