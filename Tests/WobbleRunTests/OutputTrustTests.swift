@@ -23,19 +23,21 @@ final class OutputTrustTests: XCTestCase {
 
     override func setUpWithError() throws {
         box = try Sandbox()
-        // 160×120 noise: outputs of tens of KB, more than the 8 KB left free.
-        try box.writeImage("noise.png", Self.noise(width: 160, height: 120))
+        // 96×72 noise: new outputs of 10 KB or more, more than the 4 KB
+        // left free on the full disk.
+        try box.writeImage("noise.png", Self.noise(width: 96, height: 72))
         try box.writeImage("img.png", Sandbox.pattern(width: 40, height: 30))
         try box.write("s.lua", Sandbox.poke)
         try box.write("n.lua", """
         image("noise.png")
-        addSketch{x = 8, y = 6, w = 100, h = 80}
+        addSketch{x = 8, y = 6, w = 60, h = 50}
         prepare()
         impulse(1, 1, 0)
         wait(0.3)
         """)
         try box.write("one.lua", "image('noise.png')\n")
-        // Long enough to be caught mid-render (45 frames of a smooth
+        try box.write("small-one.lua", "image('img.png')\n")
+        // Long enough to be caught mid-render (30 frames of a smooth
         // picture, well under a second; noise makes GIF encoding slow).
         try box.writeImage("smooth.png", Sandbox.pattern(width: 160, height: 120))
         try box.write("long.lua", """
@@ -43,7 +45,7 @@ final class OutputTrustTests: XCTestCase {
         addSketch{x = 8, y = 6, w = 100, h = 80}
         prepare()
         impulse(1, 1, 0)
-        wait(1.5)
+        wait(1)
         """)
     }
 
@@ -80,7 +82,7 @@ final class OutputTrustTests: XCTestCase {
 
     var hasFFmpeg: Bool { VideoSink.findExecutable("ffmpeg") != nil }
 
-    /// Makes the old outputs (a different seed and size than the runs
+    /// Makes the old outputs (small, from another picture than the runs
     /// under test, so "unchanged" is visible) in `dir` of the sandbox.
     func makeOldOutputs(in dir: String, only names: Set<String>? = nil) throws {
         let fm = FileManager.default
@@ -90,7 +92,8 @@ final class OutputTrustTests: XCTestCase {
         }
         try fm.createDirectory(atPath: box.path(dir + "/pat"), withIntermediateDirectories: true)
         for k in Self.kinds where (!k.video || hasFFmpeg) && names?.contains(k.name) ?? true {
-            let r = try Tool.run([k.scene, "--backend", "cpu", "-q", "--width", "120", "-o", dir + "/" + k.output], cwd: box.url)
+            let scene = k.scene == "one.lua" ? "small-one.lua" : "s.lua"
+            let r = try Tool.run([scene, "--backend", "cpu", "-q", "-o", dir + "/" + k.output], cwd: box.url)
             XCTAssertEqual(r.status, 0, "old \(k.name): \(r.stderr)")
         }
         if fm.fileExists(atPath: box.path(dir + "/frames")) {
@@ -177,11 +180,11 @@ final class OutputTrustTests: XCTestCase {
 
     // MARK: - File-system faults
 
-    /// A nearly full disk: 8 KB left. MP4 and WebM were replaced by a
+    /// A nearly full disk: 4 KB left. MP4 and WebM were replaced by a
     /// truncated file with exit 0 (ffmpeg 5 exits 0 when its writes fail).
     func testFullDiskFailsEveryKindAndKeepsTheOldOutput() throws {
         try makeOldOutputs(in: "old")
-        let fill = #"dd if=/dev/zero of="$D/fill" bs=4k count=$(( ($(df -k --output=avail "$D" | tail -n 1) - 8) / 4 )) 2>/dev/null"#
+        let fill = #"dd if=/dev/zero of="$D/fill" bs=4k count=$(( ($(df -k --output=avail "$D" | tail -n 1) - 4) / 4 )) 2>/dev/null"#
         let script = Self.kinds.filter { !$0.video || hasFFmpeg }.map { faultScript($0, fault: fill) }.joined()
         let out = try unshared(script)
         let results = parse(out.stdout)
@@ -446,6 +449,10 @@ final class OutputTrustTests: XCTestCase {
         XCTAssertEqual(mkfifo(box.path("fifo"), 0o644), 0)
         let reader = try Tool.start(["-c", "cat fifo > got.mp4"], cwd: box.url, executable: "/bin/sh")
         r = try Tool.run(["s.lua", "--backend", "cpu", "-q", "-o", "fifo", "--format", "mp4"], cwd: box.url)
+        // Should the tool have failed before opening the FIFO, release the
+        // reader (opening the write end ends its wait) instead of hanging.
+        let release = open(box.path("fifo"), O_WRONLY | O_NONBLOCK)
+        if release >= 0 { close(release) }
         reader.0.waitUntilExit()
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(Posix.kind(box.path("fifo"), follow: false), .fifo)
