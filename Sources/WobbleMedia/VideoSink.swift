@@ -476,7 +476,8 @@ final class ChildProcess: @unchecked Sendable {
         defer { for p in cStrings { free(p) } }
         for s in [executable] + arguments {
             let b = PathBytes.bytes(s)
-            let p = malloc(b.count + 1)!.assumingMemoryBound(to: CChar.self)
+            guard !b.contains(0), let raw = malloc(b.count + 1) else { throw PosixError("exec", executable, EINVAL) }
+            let p = raw.assumingMemoryBound(to: CChar.self)
             for (i, c) in b.enumerated() { p[i] = CChar(bitPattern: c) }
             p[b.count] = 0
             cStrings.append(p)
