@@ -182,7 +182,7 @@ final class ScriptSession {
 
     /// A file's bytes, or a message with the system's reason.
     static func readFile(_ path: String, limit: Int = 256 << 20) -> Result<[UInt8], ArgumentError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) } ?? -1
         if fd < 0 { return .failure(ArgumentError(String(cString: strerror(errno)))) }
         defer { close(fd) }
         var out: [UInt8] = []
@@ -202,9 +202,9 @@ final class ScriptSession {
 
     /// The canonical path of an existing file, or the system's reason.
     static func realPath(_ path: String) -> Result<String, ArgumentError> {
-        guard let p = realpath(path, nil) else { return .failure(ArgumentError(String(cString: strerror(errno)))) }
+        guard let p = PathBytes.withCString(path, { realpath($0, nil) }) ?? nil else { return .failure(ArgumentError(String(cString: strerror(errno)))) }
         defer { free(p) }
-        return .success(String(cString: p))
+        return .success(PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
     }
 
     /// True when the existing file `path` is inside the script's folder

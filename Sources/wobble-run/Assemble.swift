@@ -106,16 +106,16 @@ struct Assembler {
     /// The `frame_NNNNN.png` files of `dir`, by index; they must be
     /// contiguous (the first gap is an error).
     static func list(_ dir: String) throws -> [Frame] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else {
-            throw RunError("--assemble '\(dir)': no such folder")
-        }
-        guard isDir.boolValue else { throw RunError("--assemble '\(dir)': not a folder") }
+        // Through the POSIX layer: names that are not UTF-8 stay exact.
+        guard let kind = Posix.kind(dir) else { throw RunError("--assemble '\(dir)': no such folder") }
+        guard kind == .directory else { throw RunError("--assemble '\(dir)': not a folder") }
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: dir)
+            let fd = try Posix.open(dir, O_RDONLY | O_DIRECTORY)
+            defer { close(fd) }
+            names = try Posix.list(fd, shown: dir)
         } catch {
-            throw RunError("--assemble '\(dir)': cannot read the folder")
+            throw RunError("--assemble '\(dir)': cannot read the folder (\(error))")
         }
         var frames: [Frame] = []
         var seen: [Int: String] = [:]
