@@ -8,8 +8,9 @@
 // with R = 0 where the region does not move the pixel (outside it, on its
 // boundary). Deciding membership there, exactly, keeps first-wins identical
 // to the CPU reference. The amplitude-dependent part, the hemisphere model,
-// is evaluated here per fragment, and the cycle progress (from τ and D) in
-// wobble.vert. Every acos argument is clamped to [-1, 1]; no loops; nothing
+// is evaluated here per fragment; the motion itself (the peak M and the
+// signed swing) comes from WobbleCore's motion model as uniforms, the same
+// for every fragment. Every acos argument is clamped to [-1, 1]; no loops; nothing
 // that can produce NaN.
 precision highp float;
 
@@ -24,12 +25,12 @@ uniform ivec2 u_geometryOrigin;
 // M = strength · min(bbox width, bbox height) · amplitude, before its limit
 // to R (image pixels).
 uniform float u_peak;
-// The unit direction (image space).
+// The unit direction of the offset (image space).
 uniform vec2 u_direction;
+// The signed fraction of m the pixel is offset by (RegionFrame.swing).
+uniform float u_swing;
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
-
-flat in float v_progress;
 
 out vec4 o_color;
 
@@ -49,12 +50,12 @@ void main() {
     vec2 g = texelFetch(u_geometry, ivec2(gl_FragCoord.xy) - u_geometryOrigin, 0).rg;
     // Not this region's pixel: a region drawn earlier (later in prepare
     // order) or the still image shows through. Inside pixels are never
-    // discarded, even where float rounding makes m·progress 0, since the
+    // discarded, even where float rounding makes m·swing 0, since the
     // reference gives them this region (with an offset of nearly 0).
     if (!(g.y > 0.0)) {
         discard;
     }
     float m = displacement(g.x, g.y, u_peak);
-    vec2 p = gl_FragCoord.xy * u_scale + (m * v_progress) * u_direction;
+    vec2 p = gl_FragCoord.xy * u_scale + (m * u_swing) * u_direction;
     o_color = texture(u_source, p * u_invSourceSize);
 }

@@ -25,52 +25,6 @@ void main() {
 
 """#
 
-    /// `Shaders/wobble.vert`.
-    static let wobbleVert = #"""
-#version 300 es
-// One moving region's quad (as quad.vert: a rectangle in framebuffer pixels,
-// a 4-vertex triangle strip picked by gl_VertexID), plus the region's cycle
-// progress of SPEC §5, which is the same for every fragment of the draw and
-// so is evaluated here, once per vertex, and handed on flat.
-precision highp float;
-
-// (x0, y0, x1, y1): the rectangle in framebuffer pixels.
-uniform vec4 u_rect;
-// The viewport size in pixels.
-uniform vec2 u_viewport;
-// τ: seconds since the region's current cycle began.
-uniform float u_tau;
-// D: the cycle duration in seconds.
-uniform float u_duration;
-
-// progress in [-1, 1].
-flat out float v_progress;
-
-// SPEC §5: u = mod(2τ, D), x = (u > D/2 ? D − u : u) / (D/2),
-// s = (τ < D/2 ? −1 : +1), progress = s·(2x − x²). τ is clamped to [0, D]
-// and u to [0, D] (mod may round either way at τ = D/2 and τ = D, where the
-// progress is 0): no division by zero, nothing that can produce NaN.
-float cycleProgress(float tau, float d) {
-    if (!(d > 0.0)) {
-        return 0.0;
-    }
-    float t = clamp(tau, 0.0, d);
-    float halfD = 0.5 * d;
-    float u = clamp(mod(2.0 * t, d), 0.0, d);
-    float x = clamp((u > halfD ? d - u : u) / halfD, 0.0, 1.0);
-    float s = t < halfD ? -1.0 : 1.0;
-    return s * (2.0 * x - x * x);
-}
-
-void main() {
-    vec2 corner = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
-    vec2 pixel = mix(u_rect.xy, u_rect.zw, corner);
-    gl_Position = vec4(pixel / u_viewport * 2.0 - 1.0, 0.0, 1.0);
-    v_progress = cycleProgress(u_tau, u_duration);
-}
-
-"""#
-
     /// `Shaders/copy.frag`.
     static let copyFrag = #"""
 #version 300 es
@@ -106,8 +60,9 @@ void main() {
 // with R = 0 where the region does not move the pixel (outside it, on its
 // boundary). Deciding membership there, exactly, keeps first-wins identical
 // to the CPU reference. The amplitude-dependent part, the hemisphere model,
-// is evaluated here per fragment, and the cycle progress (from τ and D) in
-// wobble.vert. Every acos argument is clamped to [-1, 1]; no loops; nothing
+// is evaluated here per fragment; the motion itself (the peak M and the
+// signed swing) comes from WobbleCore's motion model as uniforms, the same
+// for every fragment. Every acos argument is clamped to [-1, 1]; no loops; nothing
 // that can produce NaN.
 precision highp float;
 
@@ -122,12 +77,12 @@ uniform ivec2 u_geometryOrigin;
 // M = strength · min(bbox width, bbox height) · amplitude, before its limit
 // to R (image pixels).
 uniform float u_peak;
-// The unit direction (image space).
+// The unit direction of the offset (image space).
 uniform vec2 u_direction;
+// The signed fraction of m the pixel is offset by (RegionFrame.swing).
+uniform float u_swing;
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
-
-flat in float v_progress;
 
 out vec4 o_color;
 
@@ -147,13 +102,13 @@ void main() {
     vec2 g = texelFetch(u_geometry, ivec2(gl_FragCoord.xy) - u_geometryOrigin, 0).rg;
     // Not this region's pixel: a region drawn earlier (later in prepare
     // order) or the still image shows through. Inside pixels are never
-    // discarded, even where float rounding makes m·progress 0, since the
+    // discarded, even where float rounding makes m·swing 0, since the
     // reference gives them this region (with an offset of nearly 0).
     if (!(g.y > 0.0)) {
         discard;
     }
     float m = displacement(g.x, g.y, u_peak);
-    vec2 p = gl_FragCoord.xy * u_scale + (m * v_progress) * u_direction;
+    vec2 p = gl_FragCoord.xy * u_scale + (m * u_swing) * u_direction;
     o_color = texture(u_source, p * u_invSourceSize);
 }
 
@@ -162,7 +117,6 @@ void main() {
     /// Every embedded file by its name in `Shaders/`.
     static let all: [String: String] = [
         "quad.vert": quadVert,
-        "wobble.vert": wobbleVert,
         "copy.frag": copyFrag,
         "wobble.frag": wobbleFrag,
     ]

@@ -134,7 +134,7 @@ public final class GLESRenderer: FrameRenderer {
                 // As the reference: no peak or no progress, no offset, and
                 // the pixel goes to the next region (decided here, exactly,
                 // rather than from the shader's float progress).
-                guard region.peak > 0, region.progress != 0,
+                guard region.peak > 0, region.swing != 0,
                       let geometry = try geometry(for: region.shape, frame: now) else { continue }
                 gl.drawRegion(geometry, region: region)
             }
@@ -257,8 +257,7 @@ private final class Resources {
     let geometryOrigin: GLint
     let peak: GLint
     let direction: GLint
-    let tau: GLint
-    let duration: GLint
+    let swing: GLint
 
     static func integer(_ name: Int32) -> Int {
         var v: GLint = 0
@@ -312,7 +311,7 @@ private final class Resources {
         vertexArray = try GLObject(.vertexArray, in: context)
 
         copy = try GLProgram(vertex: "quad.vert", fragment: "copy.frag", in: context)
-        wobble = try GLProgram(vertex: "wobble.vert", fragment: "wobble.frag", in: context)
+        wobble = try GLProgram(vertex: "quad.vert", fragment: "wobble.frag", in: context)
         // Uniforms that never change.
         let invSource = (1 / Float(source.width), 1 / Float(source.height))
         for (program, usesField) in [(copy, false), (wobble, true)] {
@@ -328,8 +327,7 @@ private final class Resources {
         geometryOrigin = try wobble.location("u_geometryOrigin")
         peak = try wobble.location("u_peak")
         direction = try wobble.location("u_direction")
-        tau = try wobble.location("u_tau")
-        duration = try wobble.location("u_duration")
+        swing = try wobble.location("u_swing")
         glUseProgram(copy.name)
         glUniform4f(rectCopy, 0, 0, Float(m.outputWidth), Float(m.outputHeight))
         try glCheck("glUniform")
@@ -385,8 +383,7 @@ private final class Resources {
         glUniform2i(geometryOrigin, GLint(geometry.x0), GLint(geometry.y0))
         glUniform1f(peak, Float(region.peak))
         glUniform2f(direction, Float(region.direction.x), Float(region.direction.y))
-        glUniform1f(tau, Float(region.tau))
-        glUniform1f(duration, Float(region.duration))
+        glUniform1f(swing, Float(region.swing))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 

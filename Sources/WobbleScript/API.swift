@@ -117,7 +117,6 @@ extension ScriptSession {
     /// `output(path)`: the default output, resolved against the script's folder.
     func output(_ a: LuaArgs) throws -> Int32 {
         let path = try a.path(1)
-        scene.outputPath = path
         outputPath = resolve(path)
         return 0
     }
@@ -306,7 +305,7 @@ extension ScriptSession {
             let st = m.state(at: scene.now)
             lua.newTable(record: 8)
             for (key, p) in [("lt", m.shape.lt), ("rt", m.shape.rt), ("rb", m.shape.rb), ("lb", m.shape.lb),
-                             ("center", m.shape.center), ("direction", m.direction)] {
+                             ("center", m.shape.center), ("direction", st.direction)] {
                 lua.push(p)
                 lua.rawSet(-2, key)
             }
@@ -329,7 +328,7 @@ extension ScriptSession {
         case "rb": lua.push(m.shape.rb)
         case "lb": lua.push(m.shape.lb)
         case "center": lua.push(m.shape.center)
-        case "direction": lua.push(m.direction)
+        case "direction": lua.push(m.state(at: scene.now).direction)
         case "amplitude": lua.push(m.state(at: scene.now).amplitude)
         case "lastAnimationBeginTime": lua.push(m.state(at: scene.now).cycleStart)
         case "live": lua.push(scene.isLive(m))

@@ -60,10 +60,9 @@ func frame(_ shapes: [RegionShape], t: Double, amplitude: Double = 1) -> FrameSt
     let dirs = [Point(1, 0), Point(0, 1), Point(-0.6, 0.8), Point(0.8, -0.6)]
     let regions = shapes.enumerated().compactMap { k, shape -> RegionFrame? in
         let imp = Impulse(start: Double(k) * 0.05, direction: dirs[k], amplitude: amplitude)
-        let st = imp.state(at: t, parameters: .original)
-        let peak = shape.maxDisplacement(amplitude: st.amplitude)
-        let r = RegionFrame(shape: shape, direction: dirs[k], peak: peak, tau: st.tau, duration: 1.2)
-        return peak > 0 && r.progress != 0 ? r : nil
+        let r = WobbleParameters.original.model.reading([imp], at: t, preparedAt: 0)
+        let peak = shape.maxDisplacement(amplitude: r.level)
+        return peak > 0 && r.swing != 0 ? RegionFrame(shape: shape, peak: peak, direction: r.offsetDirection, swing: r.swing) : nil
     }
     return FrameState(index: 0, time: t, regions: regions, overlay: [], overlayOn: false)
 }
