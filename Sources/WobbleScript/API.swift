@@ -21,6 +21,8 @@ extension ScriptSession {
         HostFunction("enableMotion") { s, a in try s.enableMotion(a) },
         HostFunction("shake") { s, a in try s.shake(a) },
         HostFunction("reset") { s, _ in s.scene.reset(); return 0 },
+        HostFunction("overlap") { s, a in try s.scene.setOverlap(try a.choice(1, name: "mode")); return 0 },
+        HostFunction("edges") { s, a in try s.scene.setEdges(try a.choice(1, name: "mode")); return 0 },
         // Overlay
         HostFunction("overlay") { s, a in s.scene.overlay = try a.boolean(1); return 0 },
         // Time
@@ -55,9 +57,10 @@ extension ScriptSession {
 
     /// Keys of `addSketch{...}`.
     static let sketchKeys = ["lt", "rt", "rb", "lb", "center", "x", "y", "w", "h",
-                             "duration", "decay", "threshold", "strength"]
+                             "motion", "duration", "decay", "damping", "threshold", "strength"]
     /// Fields of sketch handles.
-    static let sketchFields = ["lt", "rt", "rb", "lb", "center", "duration", "decay", "threshold", "strength"]
+    static let sketchFields = ["lt", "rt", "rb", "lb", "center", "motion", "duration", "decay", "damping", "threshold",
+                               "strength"]
     /// Fields of wobble handles.
     static let wobbleFields = ["lt", "rt", "rb", "lb", "center", "direction", "amplitude",
                                "lastAnimationBeginTime", "live"]
@@ -159,8 +162,16 @@ extension ScriptSession {
                 }
             }
             center = try r.point(1, "center")
+            if let motion = try r.choice(1, "motion", of: MotionKind.self) {
+                parameters = WobbleParameters(motion: motion)
+            }
+            let only: [(key: String, motion: MotionKind)] = [("decay", .classic), ("damping", .spring)]
+            for (key, motion) in only where parameters.motion != motion && r.has(1, key) {
+                throw SceneError("addSketch", "\(key) applies to motion = \"\(motion.rawValue)\" only (this sketch's motion is \"\(parameters.motion.rawValue)\")")
+            }
             if let v = try r.number(1, "duration") { parameters.duration = v }
             if let v = try r.number(1, "decay") { parameters.decay = v }
+            if let v = try r.number(1, "damping") { parameters.damping = v }
             if let v = try r.number(1, "threshold") { parameters.threshold = v }
             if let v = try r.number(1, "strength") { parameters.strength = v }
             if let problem = parameters.validationError() { throw SceneError("addSketch", problem) }
@@ -215,6 +226,8 @@ extension ScriptSession {
         case "center": lua.push(s.center)
         case "duration": lua.push(s.parameters.duration)
         case "decay": lua.push(s.parameters.decay)
+        case "motion": lua.push(s.parameters.motion.rawValue)
+        case "damping": lua.push(s.parameters.damping)
         case "threshold": lua.push(s.parameters.threshold)
         case "strength": lua.push(s.parameters.strength)
         default:
@@ -241,7 +254,15 @@ extension ScriptSession {
         case "rb": s.rb = try r.point(3, name: key)
         case "lb": s.lb = try r.point(3, name: key)
         case "center": s.assignedCenter = a.isNil(3) ? nil : try r.point(3, name: key)
-        case "duration", "decay", "threshold", "strength":
+        case "motion":
+            var p = s.parameters
+            p.motion = try r.choice(3, name: key)
+            // A threshold left at the old model's default follows the model.
+            if p.threshold == WobbleParameters.defaultThreshold(s.parameters.motion) {
+                p.threshold = WobbleParameters.defaultThreshold(p.motion)
+            }
+            s.parameters = p
+        case "duration", "decay", "damping", "threshold", "strength":
             guard let v = lua.number(3) else {
                 throw SceneError("sketch", "\(key) must be a number, got \(describe(lua, 3))")
             }
@@ -249,6 +270,7 @@ extension ScriptSession {
             switch key {
             case "duration": p.duration = v
             case "decay": p.decay = v
+            case "damping": p.damping = v
             case "threshold": p.threshold = v
             default: p.strength = v
             }
