@@ -48,12 +48,45 @@ void main() {
 
 """#
 
+    /// `Shaders/resolve.frag`.
+    static let resolveFrag = #"""
+#version 300 es
+// overlap("sum"), second step: over a region's box, sample the source at
+// p + the offset summed by wobble.frag (u_offsetOnly = 1) into u_offset. A
+// pixel no region moves has offset 0 there and gets the still image's value.
+precision highp float;
+
+uniform highp sampler2D u_source;
+// The summed offset per output pixel (source pixels), RG float.
+uniform highp sampler2D u_offset;
+uniform vec2 u_scale;
+uniform vec2 u_invSourceSize;
+
+out vec4 o_color;
+
+void main() {
+    vec2 offset = texelFetch(u_offset, ivec2(gl_FragCoord.xy), 0).rg;
+    vec2 p = gl_FragCoord.xy * u_scale + offset;
+    o_color = texture(u_source, p * u_invSourceSize);
+}
+
+"""#
+
     /// `Shaders/wobble.frag`.
     static let wobbleFrag = #"""
 #version 300 es
 // One moving region (SPEC §5), drawn over the region's box after the still
-// image. Regions are drawn last to first; a fragment outside this region is
-// discarded, so the first region (in prepare order) that moves a pixel wins.
+// image. A fragment outside this region is discarded.
+//
+// Two uses (u_offsetOnly):
+// - direct (0): the fragment samples the source at p + m·swing·direction.
+//   Regions are drawn last to first, so where they overlap the first one
+//   (in prepare order) wins: overlap("first"), and overlap("sum") when no two
+//   regions' boxes meet.
+// - offset (1): the fragment writes its offset m·swing·direction (source
+//   pixels) into a float target with additive blending, so that overlapping
+//   regions sum (overlap("sum")); resolve.frag then samples the source at
+//   p + the summed offset.
 //
 // Per output pixel the renderer keeps the shape-only geometry, computed once
 // per shape in doubles (RegionGeometry, from RegionShape.polar): d/R and R,
@@ -62,8 +95,8 @@ void main() {
 // to the CPU reference. The amplitude-dependent part, the hemisphere model,
 // is evaluated here per fragment; the motion itself (the peak M and the
 // signed swing) comes from WobbleCore's motion model as uniforms, the same
-// for every fragment. Every acos argument is clamped to [-1, 1]; no loops; nothing
-// that can produce NaN.
+// for every fragment. Every acos argument is clamped to [-1, 1]; no loops;
+// nothing that can produce NaN.
 precision highp float;
 
 const float HALF_PI = 1.57079632679489662;
@@ -74,13 +107,15 @@ uniform highp sampler2D u_source;
 uniform highp sampler2D u_geometry;
 // Output pixel of the geometry's texel (0, 0).
 uniform ivec2 u_geometryOrigin;
-// M = strength · min(bbox width, bbox height) · amplitude, before its limit
-// to R (image pixels).
+// M = strength · min(bbox width, bbox height) · level, before its limit to R
+// (image pixels).
 uniform float u_peak;
 // The unit direction of the offset (image space).
 uniform vec2 u_direction;
 // The signed fraction of m the pixel is offset by (RegionFrame.swing).
 uniform float u_swing;
+// 1: write the offset (for the sum), 0: sample the source.
+uniform int u_offsetOnly;
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
 
@@ -108,8 +143,13 @@ void main() {
         discard;
     }
     float m = displacement(g.x, g.y, u_peak);
-    vec2 p = gl_FragCoord.xy * u_scale + (m * u_swing) * u_direction;
-    o_color = texture(u_source, p * u_invSourceSize);
+    vec2 offset = (m * u_swing) * u_direction;
+    if (u_offsetOnly != 0) {
+        o_color = vec4(offset, 0.0, 0.0);
+    } else {
+        vec2 p = gl_FragCoord.xy * u_scale + offset;
+        o_color = texture(u_source, p * u_invSourceSize);
+    }
 }
 
 """#
@@ -118,6 +158,7 @@ void main() {
     static let all: [String: String] = [
         "quad.vert": quadVert,
         "copy.frag": copyFrag,
+        "resolve.frag": resolveFrag,
         "wobble.frag": wobbleFrag,
     ]
 }

@@ -129,19 +129,38 @@ public final class GLESRenderer: FrameRenderer {
         let now = frameNumber
         let image = try context.withCurrent { () throws -> RGBAImage in
             gl.beginFrame()
+            gl.setEdges(frame.edges)
             gl.blitStill()
-            for region in frame.regions.reversed() {
-                // As the reference: no peak or no progress, no offset, and
-                // the pixel goes to the next region (decided here, exactly,
-                // rather than from the shader's float progress).
+            var draws: [(geometry: GeometryTexture, region: RegionFrame)] = []
+            for region in frame.regions {
+                // As the reference: no peak or no swing, no offset, and the
+                // pixel goes to the next region (decided here, exactly).
                 guard region.peak > 0, region.swing != 0,
                       let geometry = try geometry(for: region.shape, frame: now) else { continue }
-                gl.drawRegion(geometry, region: region)
+                draws.append((geometry, region))
+            }
+            if frame.overlap == .sum && GLESRenderer.anyOverlap(draws.map(\.geometry)) {
+                try gl.drawSummed(draws)
+            } else {
+                // First wins (drawn last to first); with no two boxes
+                // meeting, this is also the sum.
+                for d in draws.reversed() { gl.drawRegion(d.geometry, region: d.region) }
             }
             return try gl.readBack()
         }
         evictGeometries(keeping: now)
         return image
+    }
+
+    /// True when two of the boxes meet (then summing needs the offset pass).
+    private static func anyOverlap(_ boxes: [GeometryTexture]) -> Bool {
+        for (k, a) in boxes.enumerated() {
+            for b in boxes[(k + 1)...] where a.x0 < b.x0 + b.width && b.x0 < a.x0 + a.width
+                && a.y0 < b.y0 + b.height && b.y0 < a.y0 + a.height {
+                return true
+            }
+        }
+        return false
     }
 
     /// A plain full-image copy pass: the source drawn over the whole output
@@ -252,8 +271,20 @@ private final class Resources {
     let vertexArray: GLObject
     let copy: GLProgram
     let wobble: GLProgram
+    let resolve: GLProgram
     let rectCopy: GLint
     let rectWobble: GLint
+    let rectResolve: GLint
+    let offsetOnly: GLint
+    /// The summed offsets of overlapping regions (RG float, output size),
+    /// nil where the GL has no blendable float render target (then
+    /// `overlap("sum")` of overlapping regions is an error naming what is
+    /// missing).
+    let offsetTexture: GLObject?
+    let offsetFramebuffer: GLObject?
+    let offsetUnsupported: String?
+    /// The source's wrap mode now.
+    var edges: EdgeMode = .clamp
     let geometryOrigin: GLint
     let peak: GLint
     let direction: GLint
@@ -298,32 +329,41 @@ private final class Resources {
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_LINEAR)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
-        source.pixels.withUnsafeBufferPointer { px in
-            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(source.width), GLsizei(source.height), 0,
+        // Downscaled output samples the area-averaged source (as the CPU
+        // reference does); texture coordinates stay normalised to the image.
+        let size = AreaFilter.size(m)
+        let sampled = AreaFilter.downscale(source, width: size.width, height: size.height)
+        sampled.pixels.withUnsafeBufferPointer { px in
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(sampled.width), GLsizei(sampled.height), 0,
                          GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress)
         }
-        try glCheck("glTexImage2D(source \(source.width)x\(source.height))")
+        try glCheck("glTexImage2D(source \(sampled.width)x\(sampled.height))")
 
         // The render target: framebuffer row 0 is output row 0 (the top), so
         // glReadPixels hands back rows top to bottom.
         (targetTexture, framebuffer) = try GLESRenderer.makeRenderTarget("target", m, unit: GL_TEXTURE1, in: context)
         (stillTexture, stillFramebuffer) = try GLESRenderer.makeRenderTarget("still", m, unit: GL_TEXTURE1, in: context)
         vertexArray = try GLObject(.vertexArray, in: context)
+        (offsetTexture, offsetFramebuffer, offsetUnsupported) = try Resources.makeOffsetTarget(m, in: context)
 
         copy = try GLProgram(vertex: "quad.vert", fragment: "copy.frag", in: context)
         wobble = try GLProgram(vertex: "quad.vert", fragment: "wobble.frag", in: context)
+        resolve = try GLProgram(vertex: "quad.vert", fragment: "resolve.frag", in: context)
         // Uniforms that never change.
         let invSource = (1 / Float(source.width), 1 / Float(source.height))
-        for (program, usesField) in [(copy, false), (wobble, true)] {
+        for (program, usesField) in [(copy, false), (wobble, true), (resolve, false)] {
             glUseProgram(program.name)
             glUniform1i(try program.location("u_source"), 0)
             if usesField { glUniform1i(try program.location("u_geometry"), 1) }
+            if program === resolve { glUniform1i(try program.location("u_offset"), 2) }
             glUniform2f(try program.location("u_viewport"), Float(m.outputWidth), Float(m.outputHeight))
             glUniform2f(try program.location("u_scale"), Float(m.scaleX), Float(m.scaleY))
             glUniform2f(try program.location("u_invSourceSize"), invSource.0, invSource.1)
         }
         rectCopy = try copy.location("u_rect")
         rectWobble = try wobble.location("u_rect")
+        rectResolve = try resolve.location("u_rect")
+        offsetOnly = try wobble.location("u_offsetOnly")
         geometryOrigin = try wobble.location("u_geometryOrigin")
         peak = try wobble.location("u_peak")
         direction = try wobble.location("u_direction")
@@ -332,6 +372,7 @@ private final class Resources {
         glUniform4f(rectCopy, 0, 0, Float(m.outputWidth), Float(m.outputHeight))
         try glCheck("glUniform")
         // Draw the still image once.
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), stillFramebuffer.name)
         glViewport(0, 0, GLsizei(m.outputWidth), GLsizei(m.outputHeight))
         glBindVertexArray(vertexArray.name)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
@@ -372,9 +413,93 @@ private final class Resources {
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), framebuffer.name)
     }
 
-    /// One region over its geometry's box.
-    func drawRegion(_ geometry: GeometryTexture, region: RegionFrame) {
+    /// The RG32F offset target, when the GL can render and blend it
+    /// (EXT_color_buffer_float and EXT_float_blend; GLES 3.2 drivers such as
+    /// llvmpipe and NVIDIA's have both); else why not.
+    static func makeOffsetTarget(_ m: OutputMapping, in context: GLContext) throws
+        -> (GLObject?, GLObject?, String?) {
+        var count: GLint = 0
+        glGetIntegerv(GLenum(GL_NUM_EXTENSIONS), &count)
+        var extensions = Set<String>()
+        for i in 0 ..< max(0, Int(count)) {
+            if let s = glGetStringi(GLenum(GL_EXTENSIONS), GLuint(i)) {
+                extensions.insert(String(cString: UnsafeRawPointer(s).assumingMemoryBound(to: CChar.self)))
+            }
+        }
+        let missing = ["GL_EXT_color_buffer_float", "GL_EXT_float_blend"].filter { !extensions.contains($0) }
+        guard missing.isEmpty else {
+            return (nil, nil, "the GL lacks \(missing.joined(separator: " and ")) (use overlap(\"first\") or --backend cpu)")
+        }
+        let texture = try GLObject(.texture, in: context)
+        glActiveTexture(GLenum(GL_TEXTURE2))
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RG32F), GLsizei(m.outputWidth), GLsizei(m.outputHeight))
+        try glCheck("glTexStorage2D(offsets RG32F \(m.outputWidth)x\(m.outputHeight))")
+        let framebuffer = try GLObject(.framebuffer, in: context)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture.name, 0)
+        try glCheck("glFramebufferTexture2D(offsets)")
+        let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
+        guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
+            return (nil, nil, "the RG32F offset target is incomplete (\(framebufferStatusName(status)))")
+        }
+        glActiveTexture(GLenum(GL_TEXTURE1))
+        return (texture, framebuffer, nil)
+    }
+
+    /// Sets the source's wrap mode for `edges` (mirror: GL_MIRRORED_REPEAT).
+    func setEdges(_ mode: EdgeMode) {
+        guard mode != edges else { return }
+        edges = mode
+        let wrap = mode == .mirror ? GL_MIRRORED_REPEAT : GL_CLAMP_TO_EDGE
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), sourceTexture.name)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), wrap)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), wrap)
+    }
+
+    /// overlap("sum") of regions whose boxes meet: every region adds its
+    /// offset into the float target (additive blending), then each box
+    /// samples the source at p + the sum.
+    func drawSummed(_ draws: [(geometry: GeometryTexture, region: RegionFrame)]) throws {
+        guard let offsetFramebuffer, let offsetTexture else {
+            throw GLESError.gl(call: "overlap(\"sum\")", error: offsetUnsupported ?? "no offset target")
+        }
+        var x0 = Int.max, y0 = Int.max, x1 = Int.min, y1 = Int.min
+        for d in draws {
+            x0 = min(x0, d.geometry.x0); y0 = min(y0, d.geometry.y0)
+            x1 = max(x1, d.geometry.x0 + d.geometry.width); y1 = max(y1, d.geometry.y0 + d.geometry.height)
+        }
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), offsetFramebuffer.name)
+        glEnable(GLenum(GL_SCISSOR_TEST))
+        glScissor(GLint(x0), GLint(y0), GLsizei(x1 - x0), GLsizei(y1 - y0))
+        glClearColor(0, 0, 0, 0)
+        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        glDisable(GLenum(GL_SCISSOR_TEST))
+        glEnable(GLenum(GL_BLEND))
+        glBlendEquation(GLenum(GL_FUNC_ADD))
+        glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE))
+        for d in draws { drawRegion(d.geometry, region: d.region, offsetOnly: true) }
+        glDisable(GLenum(GL_BLEND))
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
+        glUseProgram(resolve.name)
+        glActiveTexture(GLenum(GL_TEXTURE2))
+        glBindTexture(GLenum(GL_TEXTURE_2D), offsetTexture.name)
+        for d in draws {
+            let g = d.geometry
+            glUniform4f(rectResolve, Float(g.x0), Float(g.y0), Float(g.x0 + g.width), Float(g.y0 + g.height))
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        }
+        try glCheck("overlap(\"sum\") passes")
+    }
+
+    /// One region over its geometry's box: sampling the source (direct), or
+    /// writing its offset (`offsetOnly`, for the sum).
+    func drawRegion(_ geometry: GeometryTexture, region: RegionFrame, offsetOnly only: Bool = false) {
         glUseProgram(wobble.name)
+        glUniform1i(offsetOnly, only ? 1 : 0)
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), geometry.texture.name)
         geometry.settle(peak: region.peak)
