@@ -6,7 +6,7 @@ import WobbleCore
 final class LayerAPITests: XCTestCase {
     func testAddSketchForms() throws {
         let f = SceneFixture()
-        let r = try f.run(withImage + """
+        let r = try f.runWithScene(withImage + """
             local a = addSketch()
             local b = addSketch{lt = {0, 0}, rt = {x = 50, y = 0}, rb = {50, 40}, lb = {0, 40}, center = {20, 20}}
             local c = addSketch{x = 10, y = 20, w = 30, h = 40, duration = 2, decay = 0.5, threshold = 0.2, strength = 0.1}
@@ -99,7 +99,7 @@ final class LayerAPITests: XCTestCase {
             assert(#sketchModels() == 0)
             assert(s.lt.x == 0)          -- a cleared sketch's handle still reads
             """)
-        XCTAssertTrue(r.scene.sketches.isEmpty)
+        XCTAssertTrue(r.clip.timeline.snapshot(at: r.clip.duration).sketches.isEmpty)
     }
 
     func testSketchHandleErrors() {
@@ -298,7 +298,7 @@ final class LayerAPITests: XCTestCase {
     func testResetDropsEverything() throws {
         let f = SceneFixture()
         f.write("t.csv", "1,2,0\n")
-        let r = try f.run(withImage + """
+        let r = try f.runWithScene(withImage + """
             addSketch() prepare() impulse(1, 1, 0) addSketch()
             enableMotion('t.csv')
             reset()
