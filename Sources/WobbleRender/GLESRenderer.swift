@@ -139,28 +139,37 @@ public final class GLESRenderer: FrameRenderer {
                       let geometry = try geometry(for: region.shape, frame: now) else { continue }
                 draws.append((geometry, region))
             }
-            if frame.overlap == .sum && GLESRenderer.anyOverlap(draws.map(\.geometry)) {
-                try gl.drawSummed(draws)
-            } else {
-                // First wins (drawn last to first); with no two boxes
-                // meeting, this is also the sum.
-                for d in draws.reversed() { gl.drawRegion(d.geometry, region: d.region) }
+            var direct = draws
+            if frame.overlap == .sum {
+                // Regions whose box meets another's are summed; the others
+                // are drawn directly (alone on their pixels, that is the sum).
+                let meets = GLESRenderer.meetingOthers(draws.map(\.geometry))
+                let summed = draws.indices.filter { meets[$0] }.map { draws[$0] }
+                direct = draws.indices.filter { !meets[$0] }.map { draws[$0] }
+                if !summed.isEmpty { try gl.drawSummed(summed) }
             }
+            // First wins: drawn last to first.
+            for d in direct.reversed() { gl.drawRegion(d.geometry, region: d.region) }
             return try gl.readBack()
         }
         evictGeometries(keeping: now)
         return image
     }
 
-    /// True when two of the boxes meet (then summing needs the offset pass).
-    private static func anyOverlap(_ boxes: [GeometryTexture]) -> Bool {
+    /// For each box, whether it meets another one (then summing needs the
+    /// offset pass there).
+    private static func meetingOthers(_ boxes: [GeometryTexture]) -> [Bool] {
+        var meets = [Bool](repeating: false, count: boxes.count)
         for (k, a) in boxes.enumerated() {
-            for b in boxes[(k + 1)...] where a.x0 < b.x0 + b.width && b.x0 < a.x0 + a.width
-                && a.y0 < b.y0 + b.height && b.y0 < a.y0 + a.height {
-                return true
+            for l in (k + 1) ..< boxes.count {
+                let b = boxes[l]
+                if a.x0 < b.x0 + b.width && b.x0 < a.x0 + a.width && a.y0 < b.y0 + b.height && b.y0 < a.y0 + a.height {
+                    meets[k] = true
+                    meets[l] = true
+                }
             }
         }
-        return false
+        return meets
     }
 
     /// A plain full-image copy pass: the source drawn over the whole output

@@ -76,6 +76,20 @@ final class GLESParityTests: XCTestCase {
         try assertParity(source: source, frames: frames, label: "overlap")
     }
 
+    func testSumOfOverlappingAndSeparateRegions() throws {
+        // Two regions that overlap (summed through the offset pass) and one
+        // apart (drawn directly), spring and classic, in one frame.
+        let source = testImage(width: 90, height: 50, seed: 29)
+        let a = rect(4, 4, 40, 40), b = rect(20, 10, 30, 30, center: Point(35.2, 25.1)), c = rect(60, 8, 26, 36)
+        let frames = [0.1, 0.3, 0.55].map { t in
+            frameState([regionFrame(a, kicks: [Impulse(start: 0, direction: Point(1, 0), amplitude: 1)], t: t, parameters: .spring),
+                        regionFrame(b, direction: Point(0, 1), amplitude: 2, t: t),
+                        regionFrame(c, direction: Point(-1, 1), amplitude: 2, t: t)], time: t)
+        }
+        XCTAssertTrue(frames.allSatisfy { $0.regions.count == 3 })
+        try assertParity(source: source, frames: frames, label: "sum-mixed")
+    }
+
     func testOutputScaling() throws {
         let source = testImage(width: 64, height: 48, seed: 3)
         let shapes = [rect(8, 6, 30, 26), RegionShape(lt: Point(30, 10), rt: Point(60, 14), rb: Point(56, 44), lb: Point(28, 40),
