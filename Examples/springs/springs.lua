@@ -1,8 +1,8 @@
 -- Springs on nested regions: Chelsea's whole face and, inside it, her nose.
 -- Every poke adds to the swing already going (a damped spring per region),
--- so a nose booped again mid-swing swings further instead of restarting,
--- and the face and nose offsets add up where they overlap: no crease at the
--- nose's rim. The face region reaches past the top and bottom of the photo;
+-- so a nose booped again in step with its swing swings further instead of
+-- restarting, and the face and nose offsets add up where they overlap: no
+-- crease at the nose's rim. The face region reaches past the top and bottom of the photo;
 -- what it pulls in from outside is the photo mirrored at its border.
 --   wobble-run Examples/springs/springs.lua
 -- Coordinates are pixels of chelsea.png (451×300), origin top-left, y down.
@@ -28,9 +28,9 @@ prepare()
 impulse(face, 1, -0.2)            -- the whole face pushed to the right
 wait(0.5)
 touch(262, 232, 262, 252)         -- boop the nose, down
-wait(0.25)
-touch(262, 232, 262, 252)         -- and again, half a swing later: it adds up
-wait(0.6)
+wait(0.5)
+touch(262, 232, 262, 252)         -- and again one swing later, in step: it swings 1.4× as far
+wait(0.35)
 impulse(face, -1, 0.3, 0.8)       -- the face back to the left, mid-swing
 wait(0.4)
 touch(240, 240, 215, 240)         -- the nose sideways
