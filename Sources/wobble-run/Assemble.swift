@@ -7,8 +7,8 @@ import WobbleRender
 /// example slices rendered with `--frames` on several machines into one
 /// folder) into `-o` — an animated GIF or a video — at `--fps` (default
 /// 30), honouring `--loop`, `--width`/`--height` (frames are scaled with
-/// the CPU renderer: area-averaged when smaller, bilinear when larger) and `--frames A-B` (only those
-/// indices). With `--check` (or `--format null`) every frame is read and
+/// the CPU renderer: area-averaged when smaller, bilinear when larger) and
+/// `--frames A-B` (only those indices). With `--check` (or `--format null`) every frame is read and
 /// checked and nothing is written.
 ///
 /// The indices may start anywhere but must be contiguous; the first gap is
