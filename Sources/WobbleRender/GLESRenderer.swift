@@ -11,20 +11,32 @@ import WobbleCore
 ///    source texture at each output pixel's source point
 ///    (`Shaders/copy.frag`), then copied into the frame's FBO with
 ///    glBlitFramebuffer (a memory copy) at the start of every frame;
-/// 2. each moving region, last to first, as a quad over its box
-///    (`Shaders/wobble.vert`, `Shaders/wobble.frag`) that samples the source
-///    at `p + m(p)·progress·direction` and discards pixels outside the
-///    region, so the first region in `prepare` order that moves a pixel wins.
+/// 2. the moving regions (`Shaders/quad.vert`, `Shaders/wobble.frag`), each
+///    as a quad over its box that discards pixels outside the region:
+///    - directly, last to first, sampling the source at
+///      `p + m(p)·swing·direction`, for `overlap("first")` (the first region
+///      in `prepare` order that moves a pixel wins) and, with
+///      `overlap("sum")`, for every region whose box meets no other's;
+///    - for `overlap("sum")` where boxes meet, in two passes: each region
+///      adds its offset `m(p)·swing·direction` into an RG32F target
+///      (additive blending), then each box samples the source at
+///      `p + Σ offsets` (`Shaders/resolve.frag`).
+///
+/// The source texture is the image itself, or, for an output smaller than
+/// it, the image area-averaged to the output size (`AreaFilter`, as the CPU
+/// reference); it wraps with GL_MIRRORED_REPEAT for `edges("mirror")` and
+/// GL_CLAMP_TO_EDGE for `edges("clamp")`.
 ///
 /// The SPEC §5 math is split by what it depends on. The shape-only part,
 /// `d/R` and `R` per output pixel of the region's box and with it which
 /// pixels the region moves, is computed once per shape, in doubles, with
 /// `RegionShape.polar` (`RegionGeometry`, an RG32F texture kept while the
 /// shape is in use). The hemisphere model `m(p)` (from the peak `M`) is
-/// evaluated per fragment and the cycle progress (from `τ` and `D`) per
-/// vertex, so a frame where a cycle starts (a new amplitude) costs the same
-/// as any other: a texel fetch, two `acos`, a `cos` and a bilinear sample
-/// per region pixel over the plain copy.
+/// evaluated per fragment; the motion (the peak and the signed swing) comes
+/// from WobbleCore's motion model as uniforms, so a frame where a cycle
+/// starts (a new amplitude) costs the same as any other: a texel fetch, two
+/// `acos`, a `cos` and a bilinear sample per region pixel over the plain
+/// copy.
 ///
 /// The EGL platform is chosen at run time (a hardware device through
 /// EGL_PLATFORM_DEVICE_EXT, else Mesa's surfaceless platform, else the
