@@ -48,8 +48,6 @@ public struct ScriptResult {
     /// The image in effect (resolved against the script's folder), if the
     /// script called `image(path)` without `--image`.
     public let imagePath: String?
-    /// The scene as the script left it.
-    public let scene: Scene
 }
 
 /// A scene that failed. `message` is the one clear first line

@@ -132,7 +132,7 @@ final class ScriptSession {
             let msg = e.function == "wobble-run" ? e.message : e.description
             throw ScriptError(message: "wobble-run: \(msg)", kind: .finish)
         }
-        return ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, scene: scene)
+        return ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath)
     }
 
     /// Calls host function `index` (from the trampoline): its result count,
