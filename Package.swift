@@ -29,6 +29,8 @@ let package = Package(
 
         // The only hand-written C: Lua trampolines and macros as functions.
         .target(name: "CWobbleLuaShim", dependencies: ["CLua"]),
+        // System calls Swift's Glibc lacks: renameat2, spawning a child that dies with us.
+        .target(name: "CWobbleSys"),
 
         // Pure Swift: geometry, wobble math, models, clock, timeline.
         .target(name: "WobbleCore"),
@@ -37,7 +39,7 @@ let package = Package(
         // Renderers: CPU reference and GLES through EGL.
         .target(name: "WobbleRender", dependencies: ["WobbleCore", "CEGL", "CGLES"]),
         // Images in and out: PNG, JPEG, GIF, frame sinks.
-        .target(name: "WobbleMedia", dependencies: ["WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant"]),
+        .target(name: "WobbleMedia", dependencies: ["WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWobbleSys"]),
         // The command-line tool.
         .executableTarget(
             name: "wobble-run",

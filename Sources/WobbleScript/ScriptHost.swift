@@ -51,8 +51,6 @@ public struct ScriptResult {
     /// The image in effect (resolved against the script's folder), if the
     /// script called `image(path)` without `--image`.
     public let imagePath: String?
-    /// The scene as the script left it.
-    public let scene: Scene
     /// Every file the scene read: the scene, its image (not `--image`),
     /// motion traces, modules, `dofile`/`loadfile` files. No output may
     /// replace one of them.

@@ -135,7 +135,7 @@ final class ScriptSession {
             let msg = e.function == "wobble-run" ? e.message : e.description
             throw ScriptError(message: "wobble-run: \(msg)", kind: .finish)
         }
-        return ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, scene: scene, inputs: inputs)
+        return ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, inputs: inputs)
     }
 
     /// Calls host function `index` (from the trampoline): its result count,
@@ -185,7 +185,7 @@ final class ScriptSession {
 
     /// A file's bytes, or a message with the system's reason.
     static func readFile(_ path: String, limit: Int = 256 << 20) -> Result<[UInt8], ArgumentError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) } ?? -1
         if fd < 0 { return .failure(ArgumentError(String(cString: strerror(errno)))) }
         defer { close(fd) }
         var out: [UInt8] = []

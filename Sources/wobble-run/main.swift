@@ -1,4 +1,5 @@
 import Foundation
+import WobbleCore
 import WobbleMedia
 import WobbleScript
 #if canImport(Glibc)
@@ -8,7 +9,10 @@ import Glibc
 /// Entry point: one catch prints one clear line to stderr and exits with the
 /// documented code (0 ok, 1 scene failed, 2 usage, 128+N on signal N).
 func main() -> Int32 {
-    let args = Array(CommandLine.arguments.dropFirst())
+    // The exact bytes of each argument (file names need not be UTF-8).
+    let args = PathBytes.arguments()
+    // No file the tool opens may become a closed stdin/stdout/stderr.
+    Posix.protectStandardDescriptors()
     let options: Options
     do {
         options = try CommandLine_.parse(args)
