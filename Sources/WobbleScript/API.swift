@@ -154,10 +154,10 @@ extension ScriptSession {
                 let x = try r.number(1, "x", finite: true)!, y = try r.number(1, "y", finite: true)!
                 let w = try r.number(1, "w", finite: true)!, h = try r.number(1, "h", finite: true)!
                 guard w >= 0, h >= 0 else { throw SceneError("addSketch", "w and h must be >= 0") }
-                corners = (Point(x, y), Point(x + w, y), Point(x + w, y + h), Point(x, y + h))
-                guard corners.rb.isFinite else {
-                    throw SceneError("addSketch", "the rectangle's corners must be finite numbers")
+                for (key, v) in [("x", x), ("y", y), ("x + w", x + w), ("y + h", y + h)] {   // the corners
+                    if let problem = CheckedNumbers.coordinateProblem(v) { throw SceneError("addSketch", "\(key) \(problem)") }
                 }
+                corners = (Point(x, y), Point(x + w, y), Point(x + w, y + h), Point(x, y + h))
             }
             center = try r.point(1, "center")
             if let v = try r.number(1, "duration") { parameters.duration = v }

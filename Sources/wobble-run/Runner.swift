@@ -120,10 +120,11 @@ struct Runner {
 
         Runner.lastImagePath = box.path
         guard let source = box.image else { throw RunError("no image: the scene loads none and no --image was given") }
-        let (w, h) = outputSize(source.width, source.height)
+        let (w, h) = try outputSize(source.width, source.height)
 
         if o.check {
-            if case .png(let output)? = try? outputPlan(scriptOutput: result.outputPath, scenePath: scenePath) {
+            // The same output checks as a render (a bad -o fails both alike).
+            if case .png(let output) = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath) {
                 try output.validate(frameCount: selection.count)
             }
             return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
@@ -231,13 +232,15 @@ struct Runner {
         }
     }
 
-    /// `--width`/`--height`: the other side keeps the aspect ratio.
-    func outputSize(_ sw: Int, _ sh: Int) -> (Int, Int) {
-        switch (options.width, options.height) {
-        case let (w?, h?): return (w, h)
-        case let (w?, nil): return (w, max(1, Int((Double(w) * Double(sh) / Double(sw)).rounded())))
-        case let (nil, h?): return (max(1, Int((Double(h) * Double(sw) / Double(sh)).rounded())), h)
-        case (nil, nil): return (sw, sh)
+    /// `--width`/`--height`: the other side keeps the aspect ratio. The
+    /// size is checked against the image limits before any frame of it is
+    /// allocated (`CheckedNumbers.outputSize`), in a render and `--check`
+    /// alike: too large is a usage error (the options ask for it).
+    func outputSize(_ sw: Int, _ sh: Int) throws -> (Int, Int) {
+        do {
+            return try CheckedNumbers.outputSize(sourceWidth: sw, sourceHeight: sh, width: options.width, height: options.height)
+        } catch let e as LimitError {
+            throw UsageError(e.message)
         }
     }
 
@@ -258,7 +261,13 @@ struct Runner {
             default: path = base + ".gif"
             }
         }
-        return try Runner.plan(path: path, format: options.format)
+        let plan = try Runner.plan(path: path, format: options.format)
+        if options.output != nil, case .png(.pattern(let p)) = plan {
+            // A malformed pattern in -o is a usage error (2); in output(...) a scene error (1).
+            do { _ = try FrameNamePattern(fileName: String(p.split(separator: "/", omittingEmptySubsequences: false).last ?? ""), output: p) }
+            catch let e as MediaError { throw UsageError(e.message) }
+        }
+        return plan
     }
 
     static func plan(path: String, format: OutputFormat?) throws -> OutputPlan {
