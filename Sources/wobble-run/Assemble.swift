@@ -95,8 +95,11 @@ struct Assembler {
     }
 
     func load(_ f: Frame) throws -> RGBAImage {
-        try Runner.loadImage(f.path)
+        try deadline.reading("image '\(f.path)'") { try Runner.loadImage(f.path) }
     }
+
+    /// `--timeout`: each frame must be read within it.
+    var deadline: ReadDeadline? { ReadDeadline(seconds: options.timeout) }
 
     /// `--width`/`--height` as for a render; the frames' own size without them.
     func outputSize(_ sw: Int, _ sh: Int) throws -> (Int, Int) {

@@ -69,8 +69,9 @@ struct Runner {
         let scenePath = o.scene!
         let box = ImageBox()
         var override: (width: Int, height: Int)?
+        let deadline = ReadDeadline(seconds: o.timeout)
         if let p = o.image {
-            let img = try Runner.loadImage(p)
+            let img = try deadline.reading("image '\(p)'") { try Runner.loadImage(p) }
             box.image = img
             box.path = p
             override = (img.width, img.height)
@@ -79,7 +80,7 @@ struct Runner {
             throw RunError("scene '\(scenePath)': no such file")
         }
         var so = ScriptOptions(scriptPath: scenePath, imageLoader: { path in
-            let img = try Runner.loadImage(path)
+            let img = try deadline.reading("image '\(path)'") { try Runner.loadImage(path) }
             box.image = img
             box.path = path
             return (img.width, img.height)
@@ -107,6 +108,11 @@ struct Runner {
             return timer
         }
         defer { watchdog?.cancel() }
+        // The scene file is read (by Lua) inside ScriptHost.run: its clock
+        // stops once the chunk is loaded.
+        let sceneRead = deadline?.begin("scene '\(scenePath)'")
+        so.onLoaded = { if let sceneRead { deadline?.end(sceneRead) } }
+        defer { if let sceneRead { deadline?.end(sceneRead) } }
         let result: ScriptResult
         do {
             result = try ScriptHost(options: so).run()
