@@ -22,6 +22,11 @@ public enum Limits {
     /// The widest zero-padded frame number a file-name pattern may ask for
     /// (`%010d`): every frame index fits in 10 digits.
     public static let maxPatternWidth = 10
+    /// Frame rates (`--fps`, `fps(n)`) lie in `minFPS...maxFPS`: at most a
+    /// frame every 100 s (GIF delays and ffmpeg's `N/1000` rates can say
+    /// it), at most 1000 a second.
+    public static let minFPS = 0.01
+    public static let maxFPS = 1000.0
     /// The largest frame (timeline) index: `--max-frames` and frame-file
     /// names stay below it, so index arithmetic never overflows.
     public static let maxFrameIndex = Int(Int32.max)

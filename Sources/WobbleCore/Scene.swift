@@ -139,7 +139,7 @@ public final class Scene {
 
     /// `fps(n)`: sets the rate; an error once a frame exists and `n` differs.
     public func setFPS(_ n: Double) throws {
-        guard n.isFinite, n > 0, n <= 1000 else { throw SceneError("fps", "frames per second must be a number in (0, 1000]") }
+        guard n >= Limits.minFPS, n <= Limits.maxFPS else { throw SceneError("fps", "frames per second must be a number in [0.01, 1000]") }
         if fixedFPS != nil { return }
         if n == fps { return }
         if hasRecordedFrame {

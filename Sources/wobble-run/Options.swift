@@ -61,7 +61,7 @@ enum CommandLine_ {
             o.format = f
         },
         OptionSpec(names: ["--fps"], value: "N", help: "frames per second (overrides the script's fps()); default 30") { o, v in
-            o.fps = try number(v, "--fps", min: 0, exclusiveMin: true, max: 1000)
+            o.fps = try number(v, "--fps", min: Limits.minFPS, max: Limits.maxFPS)
         },
         OptionSpec(names: ["--width"], value: "N", help: "output width in pixels; the height keeps the aspect ratio unless given") { o, v in
             o.width = try integer(v, "--width", min: 1, max: Limits.maxImageSide)

@@ -111,6 +111,25 @@ final class CheckedNumbersTests: XCTestCase {
         XCTAssertEqual(ok.firstError, "ok: 3 frames, 0.1 s at 30 fps, 256×16384")
     }
 
+    // MARK: - Frame rates
+
+    /// `--fps 1e-300` passed --check ("ok: 1 frame") but made ffmpeg fail
+    /// on the rate "0/1000": rates below 0.01 are refused in both.
+    func testFrameRatesAreLimited() throws {
+        try box.write("scene.lua", Sandbox.poke)
+        for v in ["1e-300", "5e-324", "0.001", "-0", "0"] {
+            for extra in [["--check"], ["-o", "out.mp4"], ["-o", "out.gif"]] {
+                try expectFailure(["scene.lua", "--fps", v] + extra, status: 2,
+                                  "wobble-run: --fps: \(v) must be greater than or equal to 0.01")
+            }
+        }
+        try expectFailure(["scene.lua", "--fps", "1e308", "--check"], status: 2, "wobble-run: --fps: 1e308 is more than 1000")
+        try box.write("slow.lua", "fps(0.001) " + Sandbox.poke)
+        try expectFailure(["slow.lua", "--check"], status: 1, "slow.lua:1: fps: frames per second must be a number in [0.01, 1000]")
+        let r = try Tool.run(["scene.lua", "--fps", "0.01", "--check"], cwd: box.url)
+        XCTAssertEqual(r.firstError, "ok: 1 frame, 0.3 s at 0.01 fps, 40×30")
+    }
+
     // MARK: - File-name patterns and frame indices
 
     func testPatternWidthsAreLimited() throws {
