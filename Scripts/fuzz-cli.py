@@ -13,8 +13,9 @@ value at the end) on a few fixture scenes, images, bad files and
   hang     still running after --hang seconds (then killed)
   status   an exit status other than 0, 1, 2
   silent   exit 1 or 2 with nothing on stderr
-  format   exit 1 or 2 whose first stderr line is neither
-           `wobble-run: ...` nor `<scene>:<line>: ...`
+  format   exit 1 or 2 with no stderr line of the form `wobble-run: ...`
+           or `<scene>:<line>: ...` (the first such line is the error:
+           a script's print() output, also on stderr, may come before it)
   leftover a `wobble-tmp` file or folder left in the work folder
   disagree a generated scene (15% of the cases: sketches at huge, NaN and
            infinite coordinates, impulses, touches, shakes, waits, each
@@ -342,20 +343,30 @@ def leftovers(root):
 SCENE_ERROR = None
 
 
-def classify(status, stderr, args):
+def error_line(stderr):
+    """The error line: the first stderr line in one of the two error
+    formats. (A script's print() also goes to stderr, so it need not be the
+    first line when the scene printed before failing.)"""
     import re
     global SCENE_ERROR
     if SCENE_ERROR is None:
         SCENE_ERROR = re.compile(r"^[^\n]*?:\d+: ")
+    for raw in stderr.split(b"\n"):
+        line = raw.decode("utf-8", "replace")
+        if line.startswith("wobble-run: ") or SCENE_ERROR.match(line):
+            return line
+    return None
+
+
+def classify(status, stderr, args):
     if status < 0 or status >= 128:
         return "crash"
     if status not in (0, 1, 2):
         return "status"
     if status in (1, 2):
-        line = first_line(stderr)
-        if not line.strip():
+        if not stderr.strip():
             return "silent"
-        if not (line.startswith("wobble-run: ") or SCENE_ERROR.match(line)):
+        if error_line(stderr) is None:
             return "format"
     return None
 
@@ -379,7 +390,7 @@ def worker(wid, binary, root, cases, hang, results, lock, log):
                 c = subprocess.run([binary, "gen.lua", "--check", "--timeout", "20"] + args[args.index("--backend"):args.index("--timeout")],
                                    cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                    env=env, timeout=hang)
-                check = (c.returncode, first_line(c.stderr))
+                check = (c.returncode, c.stderr)
             except subprocess.TimeoutExpired:
                 check = (None, "")
         p = subprocess.Popen([binary] + args, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -398,11 +409,11 @@ def worker(wid, binary, root, cases, hang, results, lock, log):
                     else os.unlink(os.path.join(work, f))
         took = time.monotonic() - start
         if kind is None and check is not None:
-            kind = classify(check[0], check[1].encode(), args) if check[0] is not None else "hang"
-            # --check agrees with the render: same status, same first line on failure.
-            if kind is None and (check[0] != status or (status != 0 and check[1] != first_line(err))):
+            kind = classify(check[0], check[1], args) if check[0] is not None else "hang"
+            # --check agrees with the render: same status, same error line on failure.
+            if kind is None and (check[0] != status or (status != 0 and error_line(check[1]) != error_line(err))):
                 kind = "disagree"
-                err = f"check: {check[0]} {check[1]!r}; render: {status} {first_line(err)!r}; scene: {text!r}".encode()
+                err = f"check: {check[0]} {error_line(check[1])!r}; render: {status} {error_line(err)!r}".encode()
         if kind is None:
             left = leftovers(work)
             if left:
