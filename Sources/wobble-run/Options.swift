@@ -212,7 +212,8 @@ enum CommandLine_ {
     static func frameRange(_ v: String) throws -> ClosedRange<Int> {
         let parts = v.split(separator: "-", omittingEmptySubsequences: false)
         func n(_ s: Substring) throws -> Int {
-            guard let x = Int(s), x >= 0 else { throw UsageError("--frames: '\(v)' is not a range A-B of frame numbers (0-based)") }
+            // ASCII digits only (`Int(digits:)`): no sign, no overflow.
+            guard let x = Int(digits: s) else { throw UsageError("--frames: '\(v)' is not a range A-B of frame numbers (0-based)") }
             return x
         }
         switch parts.count {

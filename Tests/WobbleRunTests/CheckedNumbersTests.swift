@@ -111,6 +111,20 @@ final class CheckedNumbersTests: XCTestCase {
         XCTAssertEqual(ok.firstError, "ok: 3 frames, 0.1 s at 30 fps, 256×16384")
     }
 
+    // MARK: - Frame ranges
+
+    func testFrameRangesAreDigitsThatFit() throws {
+        try box.write("scene.lua", Sandbox.poke)
+        for v in ["+1-+2", "99999999999999999999", "0-99999999999999999999", "1e3", "\u{0663}-\u{0664}", " 1", "-5", "0x1"] {
+            try expectFailure(["scene.lua", "--frames", v, "--check"], status: 2,
+                              "wobble-run: --frames: '\(v)' is not a range A-B of frame numbers (0-based)")
+        }
+        try expectFailure(["scene.lua", "--frames", "9223372036854775807", "--check"], status: 1,
+                          "wobble-run: --frames 9223372036854775807- selects no frame: the clip has 9 frames (0-8)")   // (one frame at Int.max reads as the open range it equals)
+        let r = try Tool.run(["scene.lua", "--frames", "7-9223372036854775807", "--check"], cwd: box.url)
+        XCTAssertEqual(r.firstError, "ok: 2 frames, 0.3 s at 30 fps, 40×30")
+    }
+
     // MARK: - Frame rates
 
     /// `--fps 1e-300` passed --check ("ok: 1 frame") but made ffmpeg fail
