@@ -164,14 +164,15 @@ def frames(rng):
 
 READ_PATHS = ["img.png", "tall.png", "wide.png", "one.png", "empty.png", "trunc.png", "text.png", "jpeg.png",
               "dir.png", "missing.png", "", ".", "/", "/dev/null", "/etc/passwd", "poke.lua", "img.png/",
-              "x" * 300 + ".png", "-", "--", "-o", "a\nb.png", "caf\u00e9.png", "./img.png", "out"]
+              "x" * 300 + ".png", "-", "--", "-o", "a\nb.png", "caf\u00e9.png", "./img.png", "out",
+              os.fsdecode(b"caf\xe9.png"), os.fsdecode(b"img\xff\xfe.png")]   # not UTF-8
 
 OUTPUTS = ["out/x.gif", "out/frames/", "out/p_%04d.png", "out/p_%d.png", "out/p_%010d.png", "out/p_%011d.png",
            "out/p_%0123456789012345678901d.png", "out/p_%099999999999999999999999999999d.png", "out/p_%d_%d.png",
            "out/p_%s.png", "out/p_%%.png", "out/p_%", "out/%d/x.png", "out/x.png", "out/x.txt", "out/", "out",
            "out/missing/sub/x.gif", "out/X.GIF", "x.gif", "-", "", "out/.gif", "out/" + "y" * 250 + ".gif",
            "out/caf\u00e9.gif", "out/a b.gif", "out/x.mp4", "out/x.webm", "out/x.mov", "poke.lua", "img.png",
-           "out/-", "out/x.gif/", "out/%%%d.png"]
+           "out/-", "out/x.gif/", "out/%%%d.png", os.fsdecode(b"out/o\xfe.gif"), os.fsdecode(b"out/\xff_%03d.png")]
 
 ASSEMBLE_DIRS = list(ASSEMBLE) + ["missing_dir", "img.png", "", ".", "/", "out", "asm_good/"]
 
@@ -288,13 +289,6 @@ def plain_case(rng):
     if rng.random() < 0.08 and args:
         args.append(rng.choice(["-o", "--fps", "--frames", "--image", "--assemble", "--timeout"]))  # missing value
     return bound(args, rng)
-
-
-def as_int(s):
-    try:
-        return int(s.split("=")[-1])
-    except ValueError:
-        return None
 
 
 def bound(args, rng):
