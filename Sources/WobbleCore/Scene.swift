@@ -129,7 +129,11 @@ public final class Scene {
     /// `overlay(on)`: draw the control layer over the following frames.
     public var overlay = false
 
+    /// Trace samples not yet applied: `pending[pendingStart...]`, sorted by
+    /// time (equal times in file order). Applying one moves `pendingStart`
+    /// on (no `removeFirst`: a long trace stays linear).
     private var pending: [MotionSample] = []
+    private var pendingStart = 0
     private var modelForSketch: [Int: WobbleModel] = [:]
     private var nextID = 1
     private var snapshots: [(time: Double, state: SceneSnapshot)] = []
@@ -147,7 +151,7 @@ public final class Scene {
 
     /// `fps(n)`: sets the rate; an error once a frame exists and `n` differs.
     public func setFPS(_ n: Double) throws {
-        guard n.isFinite, n > 0, n <= 1000 else { throw SceneError("fps", "frames per second must be a number in (0, 1000]") }
+        guard n >= Limits.minFPS, n <= Limits.maxFPS else { throw SceneError("fps", "frames per second must be a number in [0.01, 1000]") }
         if fixedFPS != nil { return }
         if n == fps { return }
         if hasRecordedFrame {
@@ -247,11 +251,29 @@ public final class Scene {
     public func enableMotion(trace: [MotionSample] = []) {
         motionEnabled = true
         let base = now
-        pending.append(contentsOf: trace.map { MotionSample(time: base + $0.time, ax: $0.ax, ay: $0.ay) })
-        // Stable: equal times keep file order.
-        pending = pending.enumerated().sorted { l, r in
-            l.element.time != r.element.time ? l.element.time < r.element.time : l.offset < r.offset
-        }.map(\.element)
+        var added = trace.map { MotionSample(time: base + $0.time, ax: $0.ax, ay: $0.ay) }
+        // Stable: equal times keep file order (a sorted trace, the usual case, is not sorted again).
+        if zip(added, added.dropFirst()).contains(where: { $0.time > $1.time }) {
+            added = added.enumerated().sorted { l, r in
+                l.element.time != r.element.time ? l.element.time < r.element.time : l.offset < r.offset
+            }.map(\.element)
+        }
+        pending = Scene.merge(pending[pendingStart...], added)
+        pendingStart = 0
+    }
+
+    /// Merges two runs sorted by time; on equal times `a`'s samples come first.
+    private static func merge(_ a: ArraySlice<MotionSample>, _ b: [MotionSample]) -> [MotionSample] {
+        if a.isEmpty { return b }
+        var out: [MotionSample] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = a.startIndex, j = b.startIndex
+        while i < a.endIndex && j < b.endIndex {
+            if b[j].time < a[i].time { out.append(b[j]); j += 1 } else { out.append(a[i]); i += 1 }
+        }
+        out.append(contentsOf: a[i...])
+        out.append(contentsOf: b[j...])
+        return out
     }
 
     /// `shake(ax, ay)`: one accelerometer sample now (g, device axes, y up).
@@ -275,6 +297,7 @@ public final class Scene {
         sketches.removeAll()
         motionEnabled = false
         pending.removeAll()
+        pendingStart = 0
     }
 
     // MARK: Time
@@ -317,11 +340,16 @@ public final class Scene {
             throw SceneError(function, "the clip would have \(Scene.format(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
         }
         record()
-        while let next = pending.first, next.time <= target + timeEpsilon {
-            pending.removeFirst()
+        while pendingStart < pending.count, pending[pendingStart].time <= target + timeEpsilon {
+            let next = pending[pendingStart]
+            pendingStart += 1
             now = Swift.max(now, next.time)
             applyShake(ax: next.ax, ay: next.ay)
             record()
+        }
+        if pendingStart == pending.count && pendingStart > 0 {
+            pending.removeAll()
+            pendingStart = 0
         }
         now = Swift.max(now, target)
         record()
