@@ -31,6 +31,13 @@ public struct ScriptOptions {
     /// Lua memory limit in bytes (default 1 GiB); beyond it the script gets
     /// Lua's "not enough memory" error.
     public var memoryLimit: Int = 1 << 30
+    /// Touches and shakes performed live (the studio), applied to the scene
+    /// at their times (`Scene.perform`).
+    public var performed: [PerformedEvent] = []
+    /// Called with every path the script names (resolved against its
+    /// folder: the image, traces, modules, `output`), as it names it, even
+    /// when the run fails later: what a live session watches.
+    public var onPath: (String) -> Void = { _ in }
 
     /// Options for `scriptPath`, loading images with `imageLoader`.
     public init(scriptPath: String, imageLoader: @escaping (String) throws -> (width: Int, height: Int)) {

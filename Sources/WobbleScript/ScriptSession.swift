@@ -66,6 +66,7 @@ final class ScriptSession {
         self.options = options
         scene = Scene(fixedFPS: options.fixedFPS, maxFrames: options.maxFrames)
         if let o = options.imageOverride { scene.imageSize = o }
+        scene.perform(options.performed)
         folder = ScriptSession.folder(of: options.scriptPath)
         functions = ScriptSession.api
     }
@@ -78,8 +79,14 @@ final class ScriptSession {
 
     /// `path` (as given in the script) resolved against the script's folder.
     func resolve(_ path: String) -> String {
-        if path.hasPrefix("/") || folder.isEmpty { return path }
-        return folder == "/" ? "/" + path : folder + "/" + path
+        let full: String
+        if path.hasPrefix("/") || folder.isEmpty {
+            full = path
+        } else {
+            full = folder == "/" ? "/" + path : folder + "/" + path
+        }
+        options.onPath(full)
+        return full
     }
 
     func shouldAbort() -> Bool { options.shouldAbort() }
