@@ -1,6 +1,7 @@
 import Foundation
 import WobbleMedia
 import WobbleScript
+import WobbleStudio
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,6 +10,9 @@ import Glibc
 /// documented code (0 ok, 1 scene failed, 2 usage, 128+N on signal N).
 func main() -> Int32 {
     let args = Array(CommandLine.arguments.dropFirst())
+    // `wobble-run edit SCENE.lua`: the studio window (a scene file named
+    // `edit` is reached as `./edit`).
+    if args.first == "edit" { return Studio.main(Array(args.dropFirst())) }
     let options: Options
     do {
         options = try CommandLine_.parse(args)
