@@ -243,4 +243,15 @@ public enum Compositor {
         }
         return img
     }
+
+    /// `shapes` drawn as the overlay draws them, on a transparent
+    /// `width`×`height` layer (source pixels 1:1): a front end blends it
+    /// over frames, and draws it once while the shapes stay the same.
+    public static func layer(_ shapes: [RegionShape], width: Int, height: Int) -> RGBAImage {
+        var img = RGBAImage(width: max(0, width), height: max(0, height))
+        guard width > 0, height > 0 else { return img }
+        OverlayPainter.draw(shapes, into: &img,
+                            mapping: OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height))
+        return img
+    }
 }

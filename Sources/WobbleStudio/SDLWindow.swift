@@ -44,6 +44,9 @@ final class StudioWindow {
     private let context: SDL_GLContext
     private var program: GLuint = 0
     private var rectLocation: GLint = 0
+    private var blendLocation: GLint = 0
+    private var overlayTexture: GLuint = 0
+    private var overlayTextureSize = (0, 0)
     private var frameTexture: GLuint = 0
     private var frameTextureSize = (0, 0)
     private var chromeTexture: GLuint = 0
@@ -103,6 +106,7 @@ final class StudioWindow {
         try? makeCurrent()
         if frameTexture != 0 { glDeleteTextures(1, &frameTexture) }
         if chromeTexture != 0 { glDeleteTextures(1, &chromeTexture) }
+        if overlayTexture != 0 { glDeleteTextures(1, &overlayTexture) }
         if program != 0 { glDeleteProgram(program) }
         for c in controllers { SDL_GameControllerClose(c) }
         SDL_GL_DeleteContext(context)
@@ -217,10 +221,12 @@ final class StudioWindow {
         #version 300 es
         precision mediump float;
         uniform sampler2D u_tex;
+        uniform bool u_blend;
         in vec2 v_uv;
         out vec4 o;
         void main() {
             vec4 c = texture(u_tex, v_uv);
+            if (u_blend) { o = c; return; }   // straight alpha, blended by GL
             // Transparent pixels over a grey checkerboard.
             vec2 q = floor(gl_FragCoord.xy / 8.0);
             float k = mod(q.x + q.y, 2.0) < 1.0 ? 0.55 : 0.45;
@@ -257,6 +263,7 @@ final class StudioWindow {
         glGetProgramiv(program, GLenum(GL_LINK_STATUS), &ok)
         guard ok != 0 else { throw WindowError(message: "wobble-run: edit: the window shader does not link") }
         rectLocation = glGetUniformLocation(program, "u_rect")
+        blendLocation = glGetUniformLocation(program, "u_blend")
         glUseProgram(program)
         glUniform1i(glGetUniformLocation(program, "u_tex"), 0)
     }
@@ -290,6 +297,7 @@ final class StudioWindow {
     /// `chrome` at 1:1 at `(0, chromeY)`, then swaps. `frameChanged` false
     /// reuses the frame texture of the last call.
     func present(frame: RGBAImage?, frameChanged: Bool, frameRect: (x: Int, y: Int, w: Int, h: Int),
+                 overlay: RGBAImage?, overlayChanged: Bool,
                  chrome: RGBAImage, chromeY: Int) throws {
         try makeCurrent()
         var dw: Int32 = 0, dh: Int32 = 0
@@ -316,6 +324,20 @@ final class StudioWindow {
             }
             ndc(frameRect.x, frameRect.y, frameRect.w, frameRect.h)
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            if let overlay {
+                if overlayChanged || overlayTextureSize != (overlay.width, overlay.height) {
+                    upload(overlay, into: &overlayTexture, size: &overlayTextureSize, linear: true)
+                } else {
+                    glActiveTexture(GLenum(GL_TEXTURE0))
+                    glBindTexture(GLenum(GL_TEXTURE_2D), overlayTexture)
+                }
+                glEnable(GLenum(GL_BLEND))
+                glBlendFuncSeparate(GLenum(GL_SRC_ALPHA), GLenum(GL_ONE_MINUS_SRC_ALPHA), GLenum(GL_ZERO), GLenum(GL_ONE))
+                glUniform1i(blendLocation, 1)
+                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+                glUniform1i(blendLocation, 0)
+                glDisable(GLenum(GL_BLEND))
+            }
         }
         upload(chrome, into: &chromeTexture, size: &chromeTextureSize, linear: false)
         ndc(0, chromeY, chrome.width, chrome.height)

@@ -45,6 +45,9 @@ final class StudioApp {
     private var presentedKey: (generation: Int, handles: Bool) = (-1, true)
     private var presentedCount = 0
     private var frame: RGBAImage?
+    /// The handles layer and the shapes it shows.
+    private var overlay: RGBAImage?
+    private var overlayShapes: [RegionShape]?
 
     static let pollInterval = 0.05
 
@@ -380,16 +383,29 @@ final class StudioApp {
         guard dirty || frameChanged || k != presentedIndex else { return }
         if frameChanged, let state {
             do {
-                frame = try session.render(state, extra: handles ? liveAndSketchShapes(k) : [])
+                frame = try session.render(state)
             } catch {
                 fail("render: \(error)")
                 frame = nil
             }
         }
         if session.clip == nil { frame = nil }
+        // The handles: a layer blended over the frame, drawn again only
+        // when the shapes change.
+        var overlayChanged = false
+        let shapes = handles ? session.shapes(atFrame: k) : []
+        if shapes.isEmpty {
+            overlay = nil
+            overlayShapes = nil
+        } else if shapes != overlayShapes, let img = session.image {
+            overlay = Compositor.layer(shapes, width: img.width, height: img.height)
+            overlayShapes = shapes
+            overlayChanged = true
+        }
         let chrome = drawChrome(index: k)
         do {
             try window.present(frame: frame, frameChanged: frameChanged, frameRect: layout.imageRect,
+                               overlay: overlay, overlayChanged: overlayChanged,
                                chrome: chrome, chromeY: layout.chromeY)
         } catch {
             printError("\(error)")
@@ -402,10 +418,6 @@ final class StudioApp {
         if options.verbose {
             printError("studio: frame \(k) presented (run \(session.generation)\(playing ? "" : ", paused")\(recording != nil ? ", recording" : ""))")
         }
-    }
-
-    private func liveAndSketchShapes(_ k: Int) -> [RegionShape] {
-        session.shapes(atFrame: k)
     }
 
     private func drawChrome(index k: Int) -> RGBAImage {
