@@ -221,12 +221,12 @@ final class StudioWindow {
         #version 300 es
         precision mediump float;
         uniform sampler2D u_tex;
-        uniform bool u_blend;
+        uniform int u_mode;   // 0: opaque copy, 1: straight alpha (GL blends), 2: over a checkerboard
         in vec2 v_uv;
         out vec4 o;
         void main() {
             vec4 c = texture(u_tex, v_uv);
-            if (u_blend) { o = c; return; }   // straight alpha, blended by GL
+            if (u_mode != 2) { o = u_mode == 0 ? vec4(c.rgb, 1.0) : c; return; }
             // Transparent pixels over a grey checkerboard.
             vec2 q = floor(gl_FragCoord.xy / 8.0);
             float k = mod(q.x + q.y, 2.0) < 1.0 ? 0.55 : 0.45;
@@ -263,7 +263,7 @@ final class StudioWindow {
         glGetProgramiv(program, GLenum(GL_LINK_STATUS), &ok)
         guard ok != 0 else { throw WindowError(message: "wobble-run: edit: the window shader does not link") }
         rectLocation = glGetUniformLocation(program, "u_rect")
-        blendLocation = glGetUniformLocation(program, "u_blend")
+        blendLocation = glGetUniformLocation(program, "u_mode")
         glUseProgram(program)
         glUniform1i(glGetUniformLocation(program, "u_tex"), 0)
     }
@@ -296,9 +296,10 @@ final class StudioWindow {
     /// pixels, scaled with linear filtering when it is not 1:1) and
     /// `chrome` at 1:1 at `(0, chromeY)`, then swaps. `frameChanged` false
     /// reuses the frame texture of the last call.
-    func present(frame: RGBAImage?, frameChanged: Bool, frameRect: (x: Int, y: Int, w: Int, h: Int),
+    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameRect: (x: Int, y: Int, w: Int, h: Int),
                  overlay: RGBAImage?, overlayChanged: Bool,
                  chrome: RGBAImage, chromeY: Int) throws {
+        let tStart = monotonic()
         try makeCurrent()
         var dw: Int32 = 0, dh: Int32 = 0
         SDL_GL_GetDrawableSize(window, &dw, &dh)
@@ -314,16 +315,23 @@ final class StudioWindow {
             let y0 = 1 - Double(y) * sy / Double(dh) * 2, y1 = 1 - Double(y + h) * sy / Double(dh) * 2
             glUniform4f(rectLocation, Float(x0), Float(y0), Float(x1), Float(y1))
         }
+        var tUp = monotonic()
         if let frame {
             if frameChanged || frameTextureSize != (frame.width, frame.height) {
                 let scaled = frameRect.w != frame.width || frameRect.h != frame.height
                 upload(frame, into: &frameTexture, size: &frameTextureSize, linear: scaled)
+                if profiling {
+                    glFinish()
+                    tUp = monotonic()
+                }
             } else {
                 glActiveTexture(GLenum(GL_TEXTURE0))
                 glBindTexture(GLenum(GL_TEXTURE_2D), frameTexture)
             }
             ndc(frameRect.x, frameRect.y, frameRect.w, frameRect.h)
+            glUniform1i(blendLocation, frameOpaque ? 0 : 2)
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            glUniform1i(blendLocation, 0)
             if let overlay {
                 if overlayChanged || overlayTextureSize != (overlay.width, overlay.height) {
                     upload(overlay, into: &overlayTexture, size: &overlayTextureSize, linear: true)
@@ -342,10 +350,22 @@ final class StudioWindow {
         upload(chrome, into: &chromeTexture, size: &chromeTextureSize, linear: false)
         ndc(0, chromeY, chrome.width, chrome.height)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        let tDraw = monotonic()
         let err = glGetError()
         if err != GLenum(GL_NO_ERROR) {
             throw WindowError(message: "wobble-run: edit: drawing the window: GL error 0x\(String(err, radix: 16))")
         }
         SDL_GL_SwapWindow(window)
+        if profiling {
+            let tEnd = monotonic()
+            timing.0 += tUp - tStart; timing.1 += tDraw - tUp; timing.2 += tEnd - tDraw; timing.3 += 1
+            if timing.3 == 30 {
+                printError(String(format: "studio: window ms: upload %.1f, draw %.1f, swap %.1f", timing.0 * 1000 / 30, timing.1 * 1000 / 30, timing.2 * 1000 / 30))
+                timing = (0, 0, 0, 0)
+            }
+        }
     }
+    private var timing = (0.0, 0.0, 0.0, 0)
+    /// WOBBLE_STUDIO_PROFILE=1: where the time of `present` goes, on stderr.
+    private let profiling = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_PROFILE"] == "1"
 }

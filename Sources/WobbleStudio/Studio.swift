@@ -44,6 +44,8 @@ public enum Studio {
         var unpaced = false
         /// Quit after this many seconds (benchmarks).
         var quitAfter: Double?
+        /// Print where the time of a frame goes (WOBBLE_STUDIO_PROFILE=1).
+        var profile = false
     }
 
     struct UsageError: Error { var message: String }
@@ -112,7 +114,8 @@ public enum Studio {
             if parts.count == 2 { position = (parts[0], parts[1]) }
         }
         return Options(session: o, verbose: verbose, position: position,
-                       unpaced: env["WOBBLE_STUDIO_UNPACED"] == "1", quitAfter: quitAfter)
+                       unpaced: env["WOBBLE_STUDIO_UNPACED"] == "1", quitAfter: quitAfter,
+                       profile: env["WOBBLE_STUDIO_PROFILE"] == "1")
     }
 
     /// Runs `wobble-run edit` with the arguments after `edit`; the exit status.

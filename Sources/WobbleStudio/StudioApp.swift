@@ -44,7 +44,12 @@ final class StudioApp {
     private var presentedState: FrameState?
     private var presentedKey: (generation: Int, handles: Bool) = (-1, true)
     private var presentedCount = 0
+    private var profile = (0.0, 0.0, 0.0, 0)
     private var frame: RGBAImage?
+    /// Whether the session's image has no transparent pixel (then the
+    /// window copies the frame without a checkerboard behind it).
+    private var imageOpaque = true
+    private var opaqueChecked: Int = -1
     /// The handles layer and the shapes it shows.
     private var overlay: RGBAImage?
     private var overlayShapes: [RegionShape]?
@@ -55,6 +60,7 @@ final class StudioApp {
         self.options = options
         session = LiveSession(options: options.session)
         watch = InputWatch(scenePath: options.session.scenePath)
+        handles = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_HANDLES"] != "0"
         let base = URL(fileURLWithPath: options.session.scenePath).deletingPathExtension().lastPathComponent
         watch.ignore = { name in name.hasPrefix(base + "-take-") && name.hasSuffix(".lua") }
     }
@@ -381,6 +387,7 @@ final class StudioApp {
         let key = (session.generation, handles)
         let frameChanged = state != presentedState || key != presentedKey
         guard dirty || frameChanged || k != presentedIndex else { return }
+        let t0 = monotonic()
         if frameChanged, let state {
             do {
                 frame = try session.render(state)
@@ -390,6 +397,10 @@ final class StudioApp {
             }
         }
         if session.clip == nil { frame = nil }
+        if opaqueChecked != session.generation, let img = session.image {
+            opaqueChecked = session.generation
+            imageOpaque = !stride(from: 3, to: img.pixels.count, by: 4).contains { img.pixels[$0] != 255 }
+        }
         // The handles: a layer blended over the frame, drawn again only
         // when the shapes change.
         var overlayChanged = false
@@ -402,13 +413,24 @@ final class StudioApp {
             overlayShapes = shapes
             overlayChanged = true
         }
+        let t1 = monotonic()
         let chrome = drawChrome(index: k)
+        let t2 = monotonic()
         do {
-            try window.present(frame: frame, frameChanged: frameChanged, frameRect: layout.imageRect,
+            try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged, frameRect: layout.imageRect,
                                overlay: overlay, overlayChanged: overlayChanged,
                                chrome: chrome, chromeY: layout.chromeY)
         } catch {
             printError("\(error)")
+        }
+        if options.profile {
+            let t3 = monotonic()
+            profile.0 += t1 - t0; profile.1 += t2 - t1; profile.2 += t3 - t2; profile.3 += 1
+            if profile.3 == 60 {
+                printError(String(format: "studio: profile ms/frame: render %.1f, chrome %.1f, present %.1f",
+                                  profile.0 * 1000 / 60, profile.1 * 1000 / 60, profile.2 * 1000 / 60))
+                profile = (0, 0, 0, 0)
+            }
         }
         presentedState = state
         presentedKey = key
