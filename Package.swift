@@ -48,7 +48,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleStudio"]
+            dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleSession", "WobbleStudio"]
         ),
 
         // Renderer benchmark (Scripts/bench-render.sh).

@@ -3,6 +3,7 @@ import WobbleCore
 import WobbleMedia
 import WobbleRender
 import WobbleScript
+import WobbleSession
 
 /// An error outside the script: printed as `wobble-run: <message>`, exit 1.
 struct RunError: Error, CustomStringConvertible {
@@ -138,12 +139,8 @@ struct Runner {
         }
 
         func renderFrame(_ k: Int) throws -> RGBAImage {
-            let state = clip.frame(k, overlay: o.overlay)
-            var img = try renderer.render(state)
-            if state.overlayOn && !state.overlay.isEmpty {
-                OverlayPainter.draw(state.overlay, into: &img, mapping: renderer.mapping)
-            }
-            return img
+            // The overlay is painted by the one compositor every front end uses.
+            try Compositor.frame(clip.frame(k, overlay: o.overlay), renderer: renderer)
         }
 
         let sink: FrameSink?
