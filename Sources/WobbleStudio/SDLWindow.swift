@@ -45,6 +45,7 @@ final class StudioWindow {
     private var program: GLuint = 0
     private var rectLocation: GLint = 0
     private var blendLocation: GLint = 0
+    private var uvLocation: GLint = 0
     private var overlayTexture: GLuint = 0
     private var overlayTextureSize = (0, 0)
     private var frameTexture: GLuint = 0
@@ -210,10 +211,11 @@ final class StudioWindow {
         let vs = """
         #version 300 es
         uniform vec4 u_rect;
+        uniform vec4 u_uv;
         out vec2 v_uv;
         void main() {
             vec2 c = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
-            v_uv = c;
+            v_uv = mix(u_uv.xy, u_uv.zw, c);
             gl_Position = vec4(mix(u_rect.xy, u_rect.zw, c), 0.0, 1.0);
         }
         """
@@ -264,6 +266,8 @@ final class StudioWindow {
         guard ok != 0 else { throw WindowError(message: "wobble-run: edit: the window shader does not link") }
         rectLocation = glGetUniformLocation(program, "u_rect")
         blendLocation = glGetUniformLocation(program, "u_mode")
+        uvLocation = glGetUniformLocation(program, "u_uv")
+        glUniform4f(uvLocation, 0, 0, 1, 1)
         glUseProgram(program)
         glUniform1i(glGetUniformLocation(program, "u_tex"), 0)
     }
@@ -292,12 +296,27 @@ final class StudioWindow {
         }
     }
 
+    /// Uploads the pixels of `box` of `image` into `texture` (of the image's size).
+    private func uploadPart(_ image: RGBAImage, _ box: PixelBox, into texture: GLuint) {
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+        guard box.w > 0, box.h > 0, box.x >= 0, box.y >= 0, box.x + box.w <= image.width, box.y + box.h <= image.height else { return }
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(image.width))
+        image.pixels.withUnsafeBufferPointer { px in
+            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(box.x), GLint(box.y), GLsizei(box.w), GLsizei(box.h),
+                            GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress.map { $0 + (box.y * image.width + box.x) * 4 })
+        }
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
+    }
+
     /// Draws `frame` (nil: a plain dark area) into `frameRect` (window
     /// pixels, scaled with linear filtering when it is not 1:1) and
     /// `chrome` at 1:1 at `(0, chromeY)`, then swaps. `frameChanged` false
     /// reuses the frame texture of the last call.
-    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameRect: (x: Int, y: Int, w: Int, h: Int),
-                 overlay: RGBAImage?, overlayChanged: Bool,
+    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: PixelBox?,
+                 frameRect: (x: Int, y: Int, w: Int, h: Int),
+                 overlay: RGBAImage?, overlayChanged: Bool, overlayBox: PixelBox?,
                  chrome: RGBAImage, chromeY: Int) throws {
         let tStart = monotonic()
         try makeCurrent()
@@ -319,7 +338,11 @@ final class StudioWindow {
         if let frame {
             if frameChanged || frameTextureSize != (frame.width, frame.height) {
                 let scaled = frameRect.w != frame.width || frameRect.h != frame.height
-                upload(frame, into: &frameTexture, size: &frameTextureSize, linear: scaled)
+                if let box = frameDirty, frameTexture != 0, frameTextureSize == (frame.width, frame.height) {
+                    uploadPart(frame, box, into: frameTexture)
+                } else {
+                    upload(frame, into: &frameTexture, size: &frameTextureSize, linear: scaled)
+                }
                 if profiling {
                     glFinish()
                     tUp = monotonic()
@@ -342,7 +365,17 @@ final class StudioWindow {
                 glEnable(GLenum(GL_BLEND))
                 glBlendFuncSeparate(GLenum(GL_SRC_ALPHA), GLenum(GL_ONE_MINUS_SRC_ALPHA), GLenum(GL_ZERO), GLenum(GL_ONE))
                 glUniform1i(blendLocation, 1)
+                // Only the part of the layer with something on it.
+                if let b = overlayBox, overlay.width > 0, overlay.height > 0 {
+                    let fx = Double(frameRect.w) / Double(overlay.width), fy = Double(frameRect.h) / Double(overlay.height)
+                    let x0 = Int((Double(b.x) * fx).rounded(.down)), y0 = Int((Double(b.y) * fy).rounded(.down))
+                    let x1 = Int((Double(b.x + b.w) * fx).rounded(.up)), y1 = Int((Double(b.y + b.h) * fy).rounded(.up))
+                    ndc(frameRect.x + x0, frameRect.y + y0, x1 - x0, y1 - y0)
+                    glUniform4f(uvLocation, Float(Double(x0) / fx / Double(overlay.width)), Float(Double(y0) / fy / Double(overlay.height)),
+                                Float(Double(x1) / fx / Double(overlay.width)), Float(Double(y1) / fy / Double(overlay.height)))
+                }
                 glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+                glUniform4f(uvLocation, 0, 0, 1, 1)
                 glUniform1i(blendLocation, 0)
                 glDisable(GLenum(GL_BLEND))
             }

@@ -53,6 +53,7 @@ final class StudioApp {
     /// The handles layer and the shapes it shows.
     private var overlay: RGBAImage?
     private var overlayShapes: [RegionShape]?
+    private var overlayBox: PixelBox?
 
     static let pollInterval = 0.05
 
@@ -388,9 +389,15 @@ final class StudioApp {
         let frameChanged = state != presentedState || key != presentedKey
         guard dirty || frameChanged || k != presentedIndex else { return }
         let t0 = monotonic()
+        // Only the regions change between frames of one run: the window
+        // uploads just their boxes (this frame's and the last one's).
+        var changedBox: PixelBox? = nil
         if frameChanged, let state {
             do {
                 frame = try session.render(state)
+                if key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn, let img = frame {
+                    changedBox = PixelBox.covering(state.regions + last.regions, width: img.width, height: img.height)
+                }
             } catch {
                 fail("render: \(error)")
                 frame = nil
@@ -409,7 +416,9 @@ final class StudioApp {
             overlay = nil
             overlayShapes = nil
         } else if shapes != overlayShapes, let img = session.image {
-            overlay = Compositor.layer(shapes, width: img.width, height: img.height)
+            let layer = Compositor.layer(shapes, width: img.width, height: img.height)
+            overlay = layer
+            overlayBox = PixelBox.opaque(in: layer)
             overlayShapes = shapes
             overlayChanged = true
         }
@@ -417,8 +426,8 @@ final class StudioApp {
         let chrome = drawChrome(index: k)
         let t2 = monotonic()
         do {
-            try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged, frameRect: layout.imageRect,
-                               overlay: overlay, overlayChanged: overlayChanged,
+            try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged, frameDirty: changedBox, frameRect: layout.imageRect,
+                               overlay: overlay, overlayChanged: overlayChanged, overlayBox: overlayBox,
                                chrome: chrome, chromeY: layout.chromeY)
         } catch {
             printError("\(error)")
@@ -486,6 +495,42 @@ final class StudioApp {
         if msg.count > room { msg = String(msg.prefix(max(0, room - 3))) + "..." }
         c.text(msg, x: Layout.timelinePad, y: y2, messageIsError ? (255, 110, 110) : (170, 200, 170))
         return c.image
+    }
+}
+
+/// A box of image pixels.
+struct PixelBox: Equatable {
+    var x: Int, y: Int, w: Int, h: Int
+
+    /// The box of the pixels of `image` that are not fully transparent.
+    static func opaque(in image: RGBAImage) -> PixelBox {
+        var x0 = image.width, y0 = image.height, x1 = -1, y1 = -1
+        for y in 0..<image.height {
+            let row = y * image.width * 4
+            for x in 0..<image.width where image.pixels[row + x * 4 + 3] != 0 {
+                x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
+            }
+        }
+        guard x1 >= x0, y1 >= y0 else { return PixelBox(x: 0, y: 0, w: 0, h: 0) }
+        return PixelBox(x: x0, y: y0, w: x1 - x0 + 1, h: y1 - y0 + 1)
+    }
+
+    /// The pixels the regions can change (their corners' boxes, a pixel
+    /// wider), clipped to the image; an empty box when there are none.
+    static func covering(_ regions: [RegionFrame], width: Int, height: Int) -> PixelBox {
+        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
+        for r in regions {
+            let b = r.shape.bbox
+            guard b.minX.isFinite, b.minY.isFinite, b.maxX.isFinite, b.maxY.isFinite else {
+                return PixelBox(x: 0, y: 0, w: width, h: height)
+            }
+            x0 = min(x0, b.minX); y0 = min(y0, b.minY); x1 = max(x1, b.maxX); y1 = max(y1, b.maxY)
+        }
+        guard x0 <= x1, y0 <= y1 else { return PixelBox(x: 0, y: 0, w: 0, h: 0) }
+        func clampInt(_ v: Double, _ hi: Int) -> Int { Int(min(max(v, 0), Double(hi))) }
+        let ix0 = clampInt((x0 - 2).rounded(.down), width), iy0 = clampInt((y0 - 2).rounded(.down), height)
+        let ix1 = clampInt((x1 + 2).rounded(.up), width), iy1 = clampInt((y1 + 2).rounded(.up), height)
+        return PixelBox(x: ix0, y: iy0, w: max(0, ix1 - ix0), h: max(0, iy1 - iy0))
     }
 }
 
