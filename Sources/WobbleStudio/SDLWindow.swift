@@ -45,9 +45,6 @@ final class StudioWindow {
     private var program: GLuint = 0
     private var rectLocation: GLint = 0
     private var blendLocation: GLint = 0
-    private var uvLocation: GLint = 0
-    private var overlayTexture: GLuint = 0
-    private var overlayTextureSize = (0, 0)
     private var frameTexture: GLuint = 0
     private var frameTextureSize = (0, 0)
     private var chromeTexture: GLuint = 0
@@ -107,7 +104,6 @@ final class StudioWindow {
         try? makeCurrent()
         if frameTexture != 0 { glDeleteTextures(1, &frameTexture) }
         if chromeTexture != 0 { glDeleteTextures(1, &chromeTexture) }
-        if overlayTexture != 0 { glDeleteTextures(1, &overlayTexture) }
         if program != 0 { glDeleteProgram(program) }
         for c in controllers { SDL_GameControllerClose(c) }
         SDL_GL_DeleteContext(context)
@@ -211,11 +207,10 @@ final class StudioWindow {
         let vs = """
         #version 300 es
         uniform vec4 u_rect;
-        uniform vec4 u_uv;
         out vec2 v_uv;
         void main() {
             vec2 c = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
-            v_uv = mix(u_uv.xy, u_uv.zw, c);
+            v_uv = c;
             gl_Position = vec4(mix(u_rect.xy, u_rect.zw, c), 0.0, 1.0);
         }
         """
@@ -223,12 +218,12 @@ final class StudioWindow {
         #version 300 es
         precision mediump float;
         uniform sampler2D u_tex;
-        uniform int u_mode;   // 0: opaque copy, 1: straight alpha (GL blends), 2: over a checkerboard
+        uniform int u_mode;   // 0: an opaque copy, 2: over a checkerboard
         in vec2 v_uv;
         out vec4 o;
         void main() {
             vec4 c = texture(u_tex, v_uv);
-            if (u_mode != 2) { o = u_mode == 0 ? vec4(c.rgb, 1.0) : c; return; }
+            if (u_mode == 0) { o = vec4(c.rgb, 1.0); return; }
             // Transparent pixels over a grey checkerboard.
             vec2 q = floor(gl_FragCoord.xy / 8.0);
             float k = mod(q.x + q.y, 2.0) < 1.0 ? 0.55 : 0.45;
@@ -266,8 +261,6 @@ final class StudioWindow {
         guard ok != 0 else { throw WindowError(message: "wobble-run: edit: the window shader does not link") }
         rectLocation = glGetUniformLocation(program, "u_rect")
         blendLocation = glGetUniformLocation(program, "u_mode")
-        uvLocation = glGetUniformLocation(program, "u_uv")
-        glUniform4f(uvLocation, 0, 0, 1, 1)
         glUseProgram(program)
         glUniform1i(glGetUniformLocation(program, "u_tex"), 0)
     }
@@ -316,7 +309,6 @@ final class StudioWindow {
     /// reuses the frame texture of the last call.
     func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: PixelBox?,
                  frameRect: (x: Int, y: Int, w: Int, h: Int),
-                 overlay: RGBAImage?, overlayChanged: Bool, overlayBox: PixelBox?,
                  chrome: RGBAImage, chromeY: Int) throws {
         let tStart = monotonic()
         try makeCurrent()
@@ -355,30 +347,6 @@ final class StudioWindow {
             glUniform1i(blendLocation, frameOpaque ? 0 : 2)
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
             glUniform1i(blendLocation, 0)
-            if let overlay {
-                if overlayChanged || overlayTextureSize != (overlay.width, overlay.height) {
-                    upload(overlay, into: &overlayTexture, size: &overlayTextureSize, linear: true)
-                } else {
-                    glActiveTexture(GLenum(GL_TEXTURE0))
-                    glBindTexture(GLenum(GL_TEXTURE_2D), overlayTexture)
-                }
-                glEnable(GLenum(GL_BLEND))
-                glBlendFuncSeparate(GLenum(GL_SRC_ALPHA), GLenum(GL_ONE_MINUS_SRC_ALPHA), GLenum(GL_ZERO), GLenum(GL_ONE))
-                glUniform1i(blendLocation, 1)
-                // Only the part of the layer with something on it.
-                if let b = overlayBox, overlay.width > 0, overlay.height > 0 {
-                    let fx = Double(frameRect.w) / Double(overlay.width), fy = Double(frameRect.h) / Double(overlay.height)
-                    let x0 = Int((Double(b.x) * fx).rounded(.down)), y0 = Int((Double(b.y) * fy).rounded(.down))
-                    let x1 = Int((Double(b.x + b.w) * fx).rounded(.up)), y1 = Int((Double(b.y + b.h) * fy).rounded(.up))
-                    ndc(frameRect.x + x0, frameRect.y + y0, x1 - x0, y1 - y0)
-                    glUniform4f(uvLocation, Float(Double(x0) / fx / Double(overlay.width)), Float(Double(y0) / fy / Double(overlay.height)),
-                                Float(Double(x1) / fx / Double(overlay.width)), Float(Double(y1) / fy / Double(overlay.height)))
-                }
-                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-                glUniform4f(uvLocation, 0, 0, 1, 1)
-                glUniform1i(blendLocation, 0)
-                glDisable(GLenum(GL_BLEND))
-            }
         }
         upload(chrome, into: &chromeTexture, size: &chromeTextureSize, linear: false)
         ndc(0, chromeY, chrome.width, chrome.height)

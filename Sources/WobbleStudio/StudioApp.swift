@@ -51,9 +51,9 @@ final class StudioApp {
     private var imageOpaque = true
     private var opaqueChecked: Int = -1
     /// The handles layer and the shapes it shows.
-    private var overlay: RGBAImage?
+    private var overlay: SparseLayer?
     private var overlayShapes: [RegionShape]?
-    private var overlayBox: PixelBox?
+    private var presentedShapes: [RegionShape]?
 
     static let pollInterval = 0.05
 
@@ -386,7 +386,8 @@ final class StudioApp {
         let k = currentIndex
         let state = session.frameState(k)
         let key = (session.generation, handles)
-        let frameChanged = state != presentedState || key != presentedKey
+        let shapes = handles ? session.shapes(atFrame: k) : []
+        let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes
         guard dirty || frameChanged || k != presentedIndex else { return }
         let t0 = monotonic()
         // Only the regions change between frames of one run: the window
@@ -394,10 +395,19 @@ final class StudioApp {
         var changedBox: PixelBox? = nil
         if frameChanged, let state {
             do {
-                frame = try session.render(state)
-                if key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn, let img = frame {
+                var img = try session.render(state)
+                // The handles: a sparse layer (their pixels only), drawn
+                // again only when the shapes change, blended on the CPU.
+                if shapes != overlayShapes {
+                    overlay = shapes.isEmpty ? nil : SparseLayer(Compositor.layer(shapes, width: img.width, height: img.height))
+                    overlayShapes = shapes
+                }
+                overlay?.blend(into: &img)
+                if key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn, shapes == presentedShapes {
                     changedBox = PixelBox.covering(state.regions + last.regions, width: img.width, height: img.height)
                 }
+                presentedShapes = shapes
+                frame = img
             } catch {
                 fail("render: \(error)")
                 frame = nil
@@ -408,26 +418,11 @@ final class StudioApp {
             opaqueChecked = session.generation
             imageOpaque = !stride(from: 3, to: img.pixels.count, by: 4).contains { img.pixels[$0] != 255 }
         }
-        // The handles: a layer blended over the frame, drawn again only
-        // when the shapes change.
-        var overlayChanged = false
-        let shapes = handles ? session.shapes(atFrame: k) : []
-        if shapes.isEmpty {
-            overlay = nil
-            overlayShapes = nil
-        } else if shapes != overlayShapes, let img = session.image {
-            let layer = Compositor.layer(shapes, width: img.width, height: img.height)
-            overlay = layer
-            overlayBox = PixelBox.opaque(in: layer)
-            overlayShapes = shapes
-            overlayChanged = true
-        }
         let t1 = monotonic()
         let chrome = drawChrome(index: k)
         let t2 = monotonic()
         do {
             try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged, frameDirty: changedBox, frameRect: layout.imageRect,
-                               overlay: overlay, overlayChanged: overlayChanged, overlayBox: overlayBox,
                                chrome: chrome, chromeY: layout.chromeY)
         } catch {
             printError("\(error)")
@@ -498,22 +493,39 @@ final class StudioApp {
     }
 }
 
+/// The pixels of a straight-alpha layer that are not transparent, to
+/// blend "over" frames of its size.
+struct SparseLayer {
+    let width: Int, height: Int
+    private var indices: [Int] = []
+    private var colors: [(UInt8, UInt8, UInt8, UInt8)] = []
+
+    init(_ layer: RGBAImage) {
+        width = layer.width
+        height = layer.height
+        for i in 0..<(layer.width * layer.height) where layer.pixels[i * 4 + 3] != 0 {
+            indices.append(i)
+            colors.append((layer.pixels[i * 4], layer.pixels[i * 4 + 1], layer.pixels[i * 4 + 2], layer.pixels[i * 4 + 3]))
+        }
+    }
+
+    func blend(into img: inout RGBAImage) {
+        guard img.width == width, img.height == height else { return }
+        img.pixels.withUnsafeMutableBufferPointer { px in
+            for (n, i) in indices.enumerated() {
+                let c = colors[n], a = Int(c.3), j = i * 4
+                px[j] = UInt8((Int(c.0) * a + Int(px[j]) * (255 - a) + 127) / 255)
+                px[j + 1] = UInt8((Int(c.1) * a + Int(px[j + 1]) * (255 - a) + 127) / 255)
+                px[j + 2] = UInt8((Int(c.2) * a + Int(px[j + 2]) * (255 - a) + 127) / 255)
+                px[j + 3] = UInt8(max(a, Int(px[j + 3])))
+            }
+        }
+    }
+}
+
 /// A box of image pixels.
 struct PixelBox: Equatable {
     var x: Int, y: Int, w: Int, h: Int
-
-    /// The box of the pixels of `image` that are not fully transparent.
-    static func opaque(in image: RGBAImage) -> PixelBox {
-        var x0 = image.width, y0 = image.height, x1 = -1, y1 = -1
-        for y in 0..<image.height {
-            let row = y * image.width * 4
-            for x in 0..<image.width where image.pixels[row + x * 4 + 3] != 0 {
-                x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
-            }
-        }
-        guard x1 >= x0, y1 >= y0 else { return PixelBox(x: 0, y: 0, w: 0, h: 0) }
-        return PixelBox(x: x0, y: y0, w: x1 - x0 + 1, h: y1 - y0 + 1)
-    }
 
     /// The pixels the regions can change (their corners' boxes, a pixel
     /// wider), clipped to the image; an empty box when there are none.
