@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleRender", "WobbleCore", "WobbleMedia"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleMedia", "WobbleCore", "CGIF"]),
         .testTarget(name: "WobbleSessionTests", dependencies: ["WobbleSession", "WobbleCore", "WobbleScript"]),
-        .testTarget(name: "WobbleStudioTests", dependencies: ["wobble-run", "WobbleCore", "WobbleMedia"]),
+        .testTarget(name: "WobbleStudioTests", dependencies: ["wobble-run", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["wobble-run", "WobbleCore", "WobbleMedia", "CGIF"]),
     ],
     swiftLanguageModes: [.v6]

@@ -60,30 +60,39 @@ LUA
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-# The studio prints one line per presented frame; a sampler counts lines each second.
+# CPU seconds (user + system) a process has used so far.
+cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f\n", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# The studio prints one line per presented frame; a sampler counts lines each
+# second. Also the CPU time per presented frame of the studio and of Xvfb
+# (what the frame costs, whatever else the machine runs).
 measure_fps() {   # $1: label; remaining: env for the studio
   local label=$1; shift
   scene 100
   : > "$work/$label.log"
-  (cd "$work" && env "$@" "$tool" edit bench.lua -v --quit-after "$seconds" --window-position 0,0 2> "$work/$label.log" >/dev/null) &
+  (cd "$work" && exec env "$@" "$tool" edit bench.lua -v --quit-after "$seconds" --window-position 0,0 2> "$work/$label.log" >/dev/null) &
   local pid=$!
-  # Wait for the first frame, then sample the count every second.
   for _ in $(seq 200); do grep -q " presented" "$work/$label.log" 2>/dev/null && break; sleep 0.05; done
   sleep 1
-  local prev now rates=()
+  local prev now first rates=() c0 x0 c1 x1
   prev=$(grep -c " presented" "$work/$label.log" || true)
+  first=$prev
+  c0=$(cpu "$pid"); x0=$(cpu "$xvfb")
   for _ in $(seq $((seconds - 2))); do
     sleep 1
     now=$(grep -c " presented" "$work/$label.log" || true)
     rates+=($((now - prev)))
     prev=$now
   done
+  c1=$(cpu "$pid"); x1=$(cpu "$xvfb")
   wait "$pid" || true
-  printf '%s\n' "${rates[@]}" | median
+  local frames=$((prev - first))
+  echo "$(printf '%s\n' "${rates[@]}" | median) $(awk -v a="$c0" -v b="$c1" -v n="$frames" 'BEGIN { printf "%.1f", (n > 0 ? (b - a) * 1000 / n : 0) }') $(awk -v a="$x0" -v b="$x1" -v n="$frames" 'BEGIN { printf "%.1f", (n > 0 ? (b - a) * 1000 / n : 0) }')"
 }
 
-paced=$(measure_fps paced)
-unpaced=$(measure_fps unpaced WOBBLE_STUDIO_UNPACED=1)
+read -r paced pcpu pxcpu < <(measure_fps paced)
+read -r unpaced ucpu uxcpu < <(measure_fps unpaced WOBBLE_STUDIO_UNPACED=1)
+read -r nohandles ncpu nxcpu < <(measure_fps nohandles WOBBLE_STUDIO_UNPACED=1 WOBBLE_STUDIO_HANDLES=0)
 
 # Reload latency: change the file, time until the first frame of the new run.
 scene 100
@@ -103,7 +112,8 @@ kill "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
 reload=$(printf '%s\n' "${latencies[@]}" | median)
 
-echo "studio on llvmpipe under Xvfb, 1280x720, 4 regions moving, $config build"
-echo "  frames presented per second, paced at the clip's 60 fps: median $paced"
-echo "  frames presented per second, unpaced:                    median $unpaced"
+echo "studio on llvmpipe under Xvfb, 1280x720, 4 regions moving, $config build, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "  frames presented per second, paced at the clip's 60 fps: median $paced (CPU ms per frame: studio $pcpu, Xvfb $pxcpu)"
+echo "  frames presented per second, unpaced:                    median $unpaced (CPU ms per frame: studio $ucpu, Xvfb $uxcpu)"
+echo "  the same, handles hidden:                                median $nohandles (CPU ms per frame: studio $ncpu, Xvfb $nxcpu)"
 echo "  file change to the new frame on screen:                  median $reload ms (of $reloads; polling every 50 ms, settled over one poll)"

@@ -62,6 +62,16 @@ final class StudioTests: XCTestCase {
         let r = try StudioTool.run(StudioTool.executable.path, ["edit", "s.lua"], cwd: dir, env: env)
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stderr, "wobble-run: edit needs a display (DISPLAY or WAYLAND_DISPLAY is not set); render headless with 'wobble-run SCENE.lua'\n")
+        // Usage errors are status 2 and one line, display or not.
+        let none = try StudioTool.run(StudioTool.executable.path, ["edit"], cwd: dir, env: env)
+        XCTAssertEqual(none.status, 2)
+        XCTAssertEqual(none.stderr, "wobble-run: edit: edit needs a scene: wobble-run edit SCENE.lua\n")
+        let bogus = try StudioTool.run(StudioTool.executable.path, ["edit", "s.lua", "--bogus"], cwd: dir, env: env)
+        XCTAssertEqual(bogus.status, 2)
+        XCTAssertEqual(bogus.stderr, "wobble-run: edit: unknown option '--bogus' (wobble-run edit --help lists them)\n")
+        let help = try StudioTool.run(StudioTool.executable.path, ["edit", "--help"], cwd: dir, env: env)
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(String(decoding: help.stdout, as: UTF8.self).hasPrefix("usage: wobble-run edit SCENE.lua"))
         // A scene file named `edit` is still a scene, as ./edit.
         try write("edit", "image('img.png')\n")
         try writePattern("img.png", 8, 8)
