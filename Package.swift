@@ -44,7 +44,7 @@ let package = Package(
         // inputs watched, frames rendered and composited (no window code).
         .target(name: "WobbleSession", dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),
         // The studio (`wobble-run edit`): an SDL2 window over a live session.
-        .target(name: "WobbleStudio", dependencies: ["WobbleSession", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CGLES"]),
+        .target(name: "WobbleStudio", dependencies: ["WobbleSession", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
         // The command-line tool.
         .executableTarget(
             name: "wobble-run",

@@ -3,6 +3,7 @@
 // events translated into `StudioInput`, and `present` drawing two RGBA
 // images (the frame, scaled, and the chrome at 1:1) as textured quads.
 // SDL is initialised here, by `wobble-run edit` only.
+internal import CEGL
 internal import CGLES
 internal import CSDL2
 import Foundation
@@ -52,6 +53,14 @@ final class StudioWindow {
     private var controllers: [OpaquePointer] = []
     private(set) var width: Int
     private(set) var height: Int
+    /// The back buffer keeps its pixels across a swap (EGL_BUFFER_PRESERVED).
+    private(set) var preserved = false
+    /// The next present draws the whole window (after it opened, resized
+    /// or was exposed).
+    private var needsFullRedraw = true
+
+    /// Makes the next present draw the whole window.
+    func invalidate() { needsFullRedraw = true }
 
     /// The usable area of the first display (for the 1:1-or-scaled choice),
     /// nil when SDL cannot tell.
@@ -98,6 +107,13 @@ final class StudioWindow {
         SDL_GL_SetSwapInterval(0)   // the studio paces itself at the clip's fps
         try makeCurrent()
         try buildProgram()
+        // Ask for a back buffer that keeps its pixels across a swap: then a
+        // frame redraws only what changed (the regions' box and the chrome).
+        // Where the EGL config cannot, every frame is drawn whole.
+        if ProcessInfo.processInfo.environment["WOBBLE_STUDIO_FULL_REDRAW"] != "1",
+           let d = eglGetCurrentDisplay(), let surface = eglGetCurrentSurface(EGL_DRAW) {
+            preserved = eglSurfaceAttrib(d, surface, EGL_SWAP_BEHAVIOR, EGL_BUFFER_PRESERVED) == EGLBoolean(EGL_TRUE)
+        }
     }
 
     deinit {
@@ -126,6 +142,7 @@ final class StudioWindow {
         guard width != self.width || height != self.height else { return }
         self.width = width
         self.height = height
+        needsFullRedraw = true
         SDL_SetWindowSize(window, Int32(clamping: width), Int32(clamping: height))
     }
 
@@ -317,8 +334,16 @@ final class StudioWindow {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
         glViewport(0, 0, dw, dh)
         glDisable(GLenum(GL_BLEND))
-        glClearColor(0.12, 0.12, 0.12, 1)
-        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        // Partial: the back buffer still holds the last frame; redraw the
+        // changed box of the picture (if any) and the chrome.
+        let oneToOne = frame.map { frameRect.w == $0.width && frameRect.h == $0.height } ?? false
+        let partial = preserved && !needsFullRedraw && oneToOne && Int(dw) == width && Int(dh) == height
+            && (!frameChanged || frameDirty != nil)
+        needsFullRedraw = false
+        if !partial {
+            glClearColor(0.12, 0.12, 0.12, 1)
+            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        }
         glUseProgram(program)
         let sx = Double(dw) / Double(max(1, width)), sy = Double(dh) / Double(max(1, height))
         func ndc(_ x: Int, _ y: Int, _ w: Int, _ h: Int) {
@@ -345,7 +370,14 @@ final class StudioWindow {
             }
             ndc(frameRect.x, frameRect.y, frameRect.w, frameRect.h)
             glUniform1i(blendLocation, frameOpaque ? 0 : 2)
-            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            if !partial {
+                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            } else if frameChanged, let b = frameDirty, b.w > 0, b.h > 0 {
+                glEnable(GLenum(GL_SCISSOR_TEST))
+                glScissor(GLint(frameRect.x + b.x), GLint(Int(dh) - (frameRect.y + b.y + b.h)), GLsizei(b.w), GLsizei(b.h))
+                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+                glDisable(GLenum(GL_SCISSOR_TEST))
+            }
             glUniform1i(blendLocation, 0)
         }
         upload(chrome, into: &chromeTexture, size: &chromeTextureSize, linear: false)

@@ -84,6 +84,9 @@ final class StudioApp {
             return 1
         }
         describeLayout()
+        if options.verbose, let w = window {
+            printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
+        }
         var nextPoll = monotonic() + StudioApp.pollInterval
         while true {
             let now = monotonic()
@@ -204,6 +207,7 @@ final class StudioApp {
         case .quit:
             return true
         case .redraw:
+            window?.invalidate()
             dirty = true
         case .key(let key, let shift):
             return handleKey(key, shift: shift)
