@@ -324,7 +324,7 @@ final class StudioWindow {
     /// pixels, scaled with linear filtering when it is not 1:1) and
     /// `chrome` at 1:1 at `(0, chromeY)`, then swaps. `frameChanged` false
     /// reuses the frame texture of the last call.
-    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: PixelBox?,
+    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
                  frameRect: (x: Int, y: Int, w: Int, h: Int),
                  chrome: RGBAImage, chromeY: Int) throws {
         let tStart = monotonic()
@@ -355,8 +355,8 @@ final class StudioWindow {
         if let frame {
             if frameChanged || frameTextureSize != (frame.width, frame.height) {
                 let scaled = frameRect.w != frame.width || frameRect.h != frame.height
-                if let box = frameDirty, frameTexture != 0, frameTextureSize == (frame.width, frame.height) {
-                    uploadPart(frame, box, into: frameTexture)
+                if let boxes = frameDirty, frameTexture != 0, frameTextureSize == (frame.width, frame.height) {
+                    for box in boxes { uploadPart(frame, box, into: frameTexture) }
                 } else {
                     upload(frame, into: &frameTexture, size: &frameTextureSize, linear: scaled)
                 }
@@ -372,10 +372,12 @@ final class StudioWindow {
             glUniform1i(blendLocation, frameOpaque ? 0 : 2)
             if !partial {
                 glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-            } else if frameChanged, let b = frameDirty, b.w > 0, b.h > 0 {
+            } else if frameChanged, let boxes = frameDirty {
                 glEnable(GLenum(GL_SCISSOR_TEST))
-                glScissor(GLint(frameRect.x + b.x), GLint(Int(dh) - (frameRect.y + b.y + b.h)), GLsizei(b.w), GLsizei(b.h))
-                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+                for b in boxes where b.w > 0 && b.h > 0 {
+                    glScissor(GLint(frameRect.x + b.x), GLint(Int(dh) - (frameRect.y + b.y + b.h)), GLsizei(b.w), GLsizei(b.h))
+                    glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+                }
                 glDisable(GLenum(GL_SCISSOR_TEST))
             }
             glUniform1i(blendLocation, 0)

@@ -396,7 +396,7 @@ final class StudioApp {
         let t0 = monotonic()
         // Only the regions change between frames of one run: the window
         // uploads just their boxes (this frame's and the last one's).
-        var changedBox: PixelBox? = nil
+        var changedBoxes: [PixelBox]? = nil
         if frameChanged, let state {
             do {
                 var img = try session.render(state)
@@ -408,7 +408,7 @@ final class StudioApp {
                 }
                 overlay?.blend(into: &img)
                 if key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn, shapes == presentedShapes {
-                    changedBox = PixelBox.covering(state.regions + last.regions, width: img.width, height: img.height)
+                    changedBoxes = PixelBox.covering(state.regions + last.regions, width: img.width, height: img.height)
                 }
                 presentedShapes = shapes
                 frame = img
@@ -426,7 +426,7 @@ final class StudioApp {
         let chrome = drawChrome(index: k)
         let t2 = monotonic()
         do {
-            try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged, frameDirty: changedBox, frameRect: layout.imageRect,
+            try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged, frameDirty: changedBoxes, frameRect: layout.imageRect,
                                chrome: chrome, chromeY: layout.chromeY)
         } catch {
             printError("\(error)")
@@ -531,22 +531,36 @@ struct SparseLayer {
 struct PixelBox: Equatable {
     var x: Int, y: Int, w: Int, h: Int
 
-    /// The pixels the regions can change (their corners' boxes, a pixel
-    /// wider), clipped to the image; an empty box when there are none.
-    static func covering(_ regions: [RegionFrame], width: Int, height: Int) -> PixelBox {
-        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
-        for r in regions {
-            let b = r.shape.bbox
-            guard b.minX.isFinite, b.minY.isFinite, b.maxX.isFinite, b.maxY.isFinite else {
-                return PixelBox(x: 0, y: 0, w: width, h: height)
-            }
-            x0 = min(x0, b.minX); y0 = min(y0, b.minY); x1 = max(x1, b.maxX); y1 = max(y1, b.maxY)
+    /// The pixels one region can change: its corners' box, a pixel
+    /// wider, clipped to the image (the whole image for a region with a
+    /// non-finite corner); nil when nothing of it is inside.
+    static func of(_ r: RegionFrame, width: Int, height: Int) -> PixelBox? {
+        let b = r.shape.bbox
+        guard b.minX.isFinite, b.minY.isFinite, b.maxX.isFinite, b.maxY.isFinite else {
+            return PixelBox(x: 0, y: 0, w: width, h: height)
         }
-        guard x0 <= x1, y0 <= y1 else { return PixelBox(x: 0, y: 0, w: 0, h: 0) }
         func clampInt(_ v: Double, _ hi: Int) -> Int { Int(min(max(v, 0), Double(hi))) }
-        let ix0 = clampInt((x0 - 2).rounded(.down), width), iy0 = clampInt((y0 - 2).rounded(.down), height)
-        let ix1 = clampInt((x1 + 2).rounded(.up), width), iy1 = clampInt((y1 + 2).rounded(.up), height)
-        return PixelBox(x: ix0, y: iy0, w: max(0, ix1 - ix0), h: max(0, iy1 - iy0))
+        let x0 = clampInt((b.minX - 2).rounded(.down), width), y0 = clampInt((b.minY - 2).rounded(.down), height)
+        let x1 = clampInt((b.maxX + 2).rounded(.up), width), y1 = clampInt((b.maxY + 2).rounded(.up), height)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return PixelBox(x: x0, y: y0, w: x1 - x0, h: y1 - y0)
+    }
+
+    /// The boxes of the pixels the regions can change, one per region
+    /// (equal ones once); beyond `limit` boxes, their union.
+    static func covering(_ regions: [RegionFrame], width: Int, height: Int, limit: Int = 8) -> [PixelBox] {
+        var boxes: [PixelBox] = []
+        for r in regions {
+            if let b = of(r, width: width, height: height), !boxes.contains(b) { boxes.append(b) }
+        }
+        guard boxes.count > limit, let first = boxes.first else { return boxes }
+        var u = first
+        for b in boxes.dropFirst() {
+            let x1 = max(u.x + u.w, b.x + b.w), y1 = max(u.y + u.h, b.y + b.h)
+            u.x = min(u.x, b.x); u.y = min(u.y, b.y)
+            u.w = x1 - u.x; u.h = y1 - u.y
+        }
+        return [u]
     }
 }
 
