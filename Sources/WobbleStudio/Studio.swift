@@ -140,6 +140,7 @@ public enum Studio {
             printError(noDisplayMessage)
             return 1
         }
+        StudioSignals.install()
         do {
             try StudioWindow.initialise()
             defer { StudioWindow.shutdown() }

@@ -91,6 +91,7 @@ final class StudioApp {
         while true {
             let now = monotonic()
             if let q = options.quitAfter, now - started >= q { break }
+            if StudioSignals.signal != nil { break }
             var wait = max(0, nextPoll - now)
             if playing || recording != nil, let clip = session.clip, !options.unpaced {
                 let next = (Double(session.frameIndex(at: playhead) + 1)) / clip.fps
@@ -116,7 +117,7 @@ final class StudioApp {
             printError("studio: \(presentedCount) frames presented in \(String(format: "%.2f", s)) s")
         }
         window = nil
-        return 0
+        return StudioSignals.signal.map { 128 + $0 } ?? 0
     }
 
     /// Runs the scene (again); on failure the last good clip stays.
