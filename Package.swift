@@ -31,6 +31,8 @@ let package = Package(
 
         // The only hand-written C: Lua trampolines and macros as functions.
         .target(name: "CWobbleLuaShim", dependencies: ["CLua"]),
+        // System calls Swift's Glibc lacks: renameat2, spawning a child that dies with us.
+        .target(name: "CWobbleSys"),
 
         // Pure Swift: geometry, wobble math, models, clock, timeline.
         .target(name: "WobbleCore"),
@@ -39,7 +41,7 @@ let package = Package(
         // Renderers: CPU reference and GLES through EGL.
         .target(name: "WobbleRender", dependencies: ["WobbleCore", "CEGL", "CGLES"]),
         // Images in and out: PNG, JPEG, GIF, frame sinks.
-        .target(name: "WobbleMedia", dependencies: ["WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant"]),
+        .target(name: "WobbleMedia", dependencies: ["WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWobbleSys"]),
         // A live session: the scene re-run with performed events, its
         // inputs watched, frames rendered and composited (no window code).
         .target(name: "WobbleSession", dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),

@@ -1,6 +1,7 @@
 #version 300 es
 // The still image: every output pixel samples the source at its own source
-// point (bilinear, clamped to the edge), as CPURenderer.sample does.
+// point (bilinear; the points lie inside the image, so the wrap mode does not
+// matter), as CPURenderer.sample does.
 precision highp float;
 
 uniform highp sampler2D u_source;

@@ -1,16 +1,26 @@
 #version 300 es
 // One moving region (SPEC §5), drawn over the region's box after the still
-// image. Regions are drawn last to first; a fragment outside this region is
-// discarded, so the first region (in prepare order) that moves a pixel wins.
+// image. A fragment outside this region is discarded.
+//
+// Two uses (u_offsetOnly):
+// - direct (0): the fragment samples the source at p + m·swing·direction.
+//   Regions are drawn last to first, so where they overlap the first one
+//   (in prepare order) wins: overlap("first"), and overlap("sum") when no two
+//   regions' boxes meet.
+// - offset (1): the fragment writes its offset m·swing·direction (source
+//   pixels) into a float target with additive blending, so that overlapping
+//   regions sum (overlap("sum")); resolve.frag then samples the source at
+//   p + the summed offset.
 //
 // Per output pixel the renderer keeps the shape-only geometry, computed once
 // per shape in doubles (RegionGeometry, from RegionShape.polar): d/R and R,
 // with R = 0 where the region does not move the pixel (outside it, on its
 // boundary). Deciding membership there, exactly, keeps first-wins identical
 // to the CPU reference. The amplitude-dependent part, the hemisphere model,
-// is evaluated here per fragment, and the cycle progress (from τ and D) in
-// wobble.vert. Every acos argument is clamped to [-1, 1]; no loops; nothing
-// that can produce NaN.
+// is evaluated here per fragment; the motion itself (the peak M and the
+// signed swing) comes from WobbleCore's motion model as uniforms, the same
+// for every fragment. Every acos argument is clamped to [-1, 1]; no loops;
+// nothing that can produce NaN.
 precision highp float;
 
 const float HALF_PI = 1.57079632679489662;
@@ -21,15 +31,17 @@ uniform highp sampler2D u_source;
 uniform highp sampler2D u_geometry;
 // Output pixel of the geometry's texel (0, 0).
 uniform ivec2 u_geometryOrigin;
-// M = strength · min(bbox width, bbox height) · amplitude, before its limit
-// to R (image pixels).
+// M = strength · min(bbox width, bbox height) · level, before its limit to R
+// (image pixels).
 uniform float u_peak;
-// The unit direction (image space).
+// The unit direction of the offset (image space).
 uniform vec2 u_direction;
+// The signed fraction of m the pixel is offset by (RegionFrame.swing).
+uniform float u_swing;
+// 1: write the offset (for the sum), 0: sample the source.
+uniform int u_offsetOnly;
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
-
-flat in float v_progress;
 
 out vec4 o_color;
 
@@ -49,12 +61,17 @@ void main() {
     vec2 g = texelFetch(u_geometry, ivec2(gl_FragCoord.xy) - u_geometryOrigin, 0).rg;
     // Not this region's pixel: a region drawn earlier (later in prepare
     // order) or the still image shows through. Inside pixels are never
-    // discarded, even where float rounding makes m·progress 0, since the
+    // discarded, even where float rounding makes m·swing 0, since the
     // reference gives them this region (with an offset of nearly 0).
     if (!(g.y > 0.0)) {
         discard;
     }
     float m = displacement(g.x, g.y, u_peak);
-    vec2 p = gl_FragCoord.xy * u_scale + (m * v_progress) * u_direction;
-    o_color = texture(u_source, p * u_invSourceSize);
+    vec2 offset = (m * u_swing) * u_direction;
+    if (u_offsetOnly != 0) {
+        o_color = vec4(offset, 0.0, 0.0);
+    } else {
+        vec2 p = gl_FragCoord.xy * u_scale + offset;
+        o_color = texture(u_source, p * u_invSourceSize);
+    }
 }

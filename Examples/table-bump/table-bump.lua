@@ -9,7 +9,9 @@ image("../latte/coffee.png")    -- the same photo as Examples/latte (CC0, see it
 fps(30)
 output("table-bump.gif")
 
--- Order matters where regions overlap: the first moving one wins.
+-- Where regions overlap (the spoon and the crema lie on the saucer) their
+-- moves add up, so the spoon handle bends smoothly across the saucer's
+-- rim; overlap("first") would give the original's first-region-wins.
 local crema  = addSketch{ lt = {205, 95}, rt = {372, 95}, rb = {372, 193}, lb = {205, 193},
                           duration = 0.8, strength = 0.1 }          -- sloshes fast
 local spoon  = addSketch{ x = 322, y = 236, w = 88, h = 92, duration = 0.5, strength = 0.06 }

@@ -173,27 +173,3 @@ public struct RegionShape: Sendable, Hashable {
         return abs(winding) > Double.pi && minDist > 1e-6 * Swift.max(scale, 1)
     }
 }
-
-/// Cycle progress of SPEC §5: `u = mod(2τ, D)`, `x = (u > D/2 ? D−u : u)/(D/2)`,
-/// `s = τ < D/2 ? −1 : +1`, `progress = s·(2x − x²)`. Defined (and 0) at
-/// τ = D/2, where the original divided by zero.
-public func cycleProgress(tau: Double, duration d: Double) -> Double {
-    guard d > 0, tau.isFinite else { return 0 }
-    let tauC = Swift.min(Swift.max(tau, 0), d)
-    var u = (2 * tauC).truncatingRemainder(dividingBy: d)
-    if u < 0 { u += d }
-    let x = (u > d / 2 ? d - u : u) / (d / 2)
-    let s: Double = tauC < d / 2 ? -1 : 1
-    return s * (2 * x - x * x)
-}
-
-/// A time since the cycle began, in `[0, D)`, at which
-/// `cycleProgress(tau:duration:)` is `progress` (clamped to [-1, 1]): in the
-/// first quarter of the cycle for negative progress, in the third for
-/// positive, 0 for 0. For callers that know only the progress (tests).
-public func cycleTau(progress: Double, duration d: Double) -> Double {
-    guard d > 0, progress.isFinite, progress != 0 else { return 0 }
-    let p = Swift.min(abs(progress), 1)
-    let x = 1 - (1 - p).squareRoot()   // 2x − x² = p, x in [0, 1]
-    return progress < 0 ? x * d / 4 : d / 2 + x * d / 4
-}

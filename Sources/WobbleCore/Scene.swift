@@ -56,8 +56,8 @@ public final class WobbleModel {
     public let parameters: WobbleParameters
     /// The time of the `prepare()` that made it.
     public let preparedAt: Double
-    /// The latest impulse, nil before the first.
-    public internal(set) var impulse: Impulse?
+    /// The kicks its motion model keeps (`MotionModel.adding`), oldest first.
+    public internal(set) var kicks: [Impulse] = []
 
     init(id: Int, shape: RegionShape, parameters: WobbleParameters, preparedAt: Double) {
         self.id = id
@@ -66,17 +66,27 @@ public final class WobbleModel {
         self.preparedAt = preparedAt
     }
 
-    /// Amplitude and cycle at time `t` (amplitude 0 and cycle start =
-    /// `preparedAt` before the first impulse).
-    public func state(at t: Double) -> CycleState {
-        guard let impulse else { return CycleState(amplitude: 0, cycleStart: preparedAt, tau: 0) }
-        return impulse.state(at: t, parameters: parameters)
+    /// The latest kick, nil before the first.
+    public var impulse: Impulse? { kicks.last }
+
+    /// Its motion model's reading at time `t` (amplitude 0, direction
+    /// `{0, 0}` and cycle start = `preparedAt` before the first impulse).
+    public func state(at t: Double) -> MotionReading {
+        parameters.model.reading(kicks, at: t, preparedAt: preparedAt)
     }
 
-    /// The unit direction of the latest impulse, `{0, 0}` before the first.
-    public var direction: Point { impulse?.direction ?? .zero }
+    /// A kick now (`impulse`, `touch`, a shake), as its motion model takes it.
+    func kick(_ k: Impulse) {
+        kicks = parameters.model.adding(k, to: kicks)
+    }
 
-    var snapshot: ModelSnapshot { ModelSnapshot(shape: shape, parameters: parameters, impulse: impulse) }
+    /// The time from which it is still for good (`now` if it is still now).
+    func restTime(now: Double) -> Double {
+        guard state(at: now).amplitude > 0 else { return now }
+        return Swift.max(now, parameters.model.restTime(kicks))
+    }
+
+    var snapshot: ModelSnapshot { ModelSnapshot(shape: shape, parameters: parameters, kicks: kicks) }
 }
 
 /// One accelerometer sample of a trace, due at `time` (scene seconds).
@@ -108,8 +118,10 @@ public final class Scene {
     public let maxFrames: Int
     /// Size of the source image, once one is known.
     public var imageSize: (width: Int, height: Int)?
-    /// Default output path from `output(...)` (as the script gave it).
-    public var outputPath: String?
+    /// `overlap(mode)`: how overlapping regions combine (whole clip).
+    public private(set) var overlapMode: OverlapMode = .sum
+    /// `edges(mode)`: where samples outside the image read from (whole clip).
+    public private(set) var edgeMode: EdgeMode = .mirror
 
     public private(set) var sketches: [Sketch] = []
     public private(set) var models: [WobbleModel] = []
@@ -180,6 +192,22 @@ public final class Scene {
         fps = n
     }
 
+    /// `overlap(mode)`: before the first frame only.
+    public func setOverlap(_ mode: OverlapMode) throws {
+        guard !hasRecordedFrame else {
+            throw SceneError("overlap", "the overlap mode applies to the whole clip: set it before the first frame")
+        }
+        overlapMode = mode
+    }
+
+    /// `edges(mode)`: before the first frame only.
+    public func setEdges(_ mode: EdgeMode) throws {
+        guard !hasRecordedFrame else {
+            throw SceneError("edges", "the edge mode applies to the whole clip: set it before the first frame")
+        }
+        edgeMode = mode
+    }
+
     // MARK: Control layer
 
     /// `addSketch()`: adds a sketch; the original's default is the square (10,10)–(100,100).
@@ -235,7 +263,7 @@ public final class Scene {
         } else {
             targets = models
         }
-        for m in targets { m.impulse = Impulse(start: now, direction: dir, amplitude: amplitude) }
+        for m in targets { m.kick(Impulse(start: now, direction: dir, amplitude: amplitude)) }
     }
 
     /// `touch(x0, y0, x1, y1)`: the first live model containing the start
@@ -273,7 +301,7 @@ public final class Scene {
         guard (ax * ax + ay * ay).squareRoot() > Scene.shakeThreshold,
               let dir = Scene.normalize(ax, -ay) else { return }
         for m in models where m.state(at: now).amplitude < Scene.shakeAmplitudeLimit {
-            m.impulse = Impulse(start: now, direction: dir, amplitude: 1)
+            m.kick(Impulse(start: now, direction: dir, amplitude: 1))
         }
     }
 
@@ -301,24 +329,16 @@ public final class Scene {
         }
         let limit = maxSeconds.map { now + $0 } ?? .infinity
         while true {
-            let stillAt = models.map { restTime($0) }.max() ?? now
+            let stillAt = models.map { $0.restTime(now: now) }.max() ?? now
             if stillAt <= now + timeEpsilon { return true }
             if now >= limit - timeEpsilon { return false }
             let target = Swift.min(stillAt, limit)
             guard target.isFinite else {
-                throw SceneError("untilStill", "a model never comes to rest (decay = 1 or threshold = 0): give maxSeconds")
+                let why = models.first { !$0.restTime(now: now).isFinite }?.parameters.model.neverRests ?? "threshold = 0"
+                throw SceneError("untilStill", "a model never comes to rest (\(why)): give maxSeconds")
             }
             try advance(to: target, function: "untilStill")
         }
-    }
-
-    /// The time at which `m` reaches amplitude 0 (now if it is still).
-    private func restTime(_ m: WobbleModel) -> Double {
-        guard let imp = m.impulse, m.state(at: now).amplitude > 0 else { return now }
-        let p = m.parameters
-        if p.decay >= 1 || p.threshold <= 0 { return .infinity }
-        let k = Impulse.decay(imp.amplitude, cycles: Int(1e15), p).cycles
-        return imp.start + Double(k) * p.duration
     }
 
     private func advance(to target: Double, function: String) throws {
@@ -406,7 +426,7 @@ public final class Scene {
         }
         return Clip(fps: fps, frameCount: Int(frames), duration: now,
                     imageWidth: size.width, imageHeight: size.height,
-                    timeline: Timeline(entries: snapshots))
+                    timeline: Timeline(entries: snapshots), overlap: overlapMode, edges: edgeMode)
     }
 
     /// Number of frames of a clip that ends at `end`: frames `k >= 0` with

@@ -2,13 +2,18 @@
 public struct ModelSnapshot: Sendable, Equatable {
     public var shape: RegionShape
     public var parameters: WobbleParameters
-    public var impulse: Impulse?
+    /// The kicks its motion model keeps (classic: the latest impulse; spring:
+    /// every kick since it last came to rest), oldest first.
+    public var kicks: [Impulse]
 
-    public init(shape: RegionShape, parameters: WobbleParameters, impulse: Impulse?) {
+    public init(shape: RegionShape, parameters: WobbleParameters, kicks: [Impulse]) {
         self.shape = shape
         self.parameters = parameters
-        self.impulse = impulse
+        self.kicks = kicks
     }
+
+    /// The latest kick, nil before the first.
+    public var impulse: Impulse? { kicks.last }
 }
 
 /// The recorded state of a scene after every action at one time.
@@ -42,52 +47,39 @@ public struct Timeline: Sendable {
     }
 }
 
-/// One moving region of a frame: everything a renderer needs.
+/// One moving region of a frame: everything a renderer needs. The motion
+/// model (WobbleCore) has already decided the peak and the offset; a
+/// renderer does the geometry, the hemisphere profile and the sampling.
+///
+/// An output pixel `p` inside the region samples the source at
+/// `p + m(p) · swing · direction`, `m` the hemisphere profile of SPEC §5 for
+/// the peak `M` (limited to `R` per pixel): `centerOffset` at the center.
 public struct RegionFrame: Sendable, Equatable {
     public var shape: RegionShape
-    /// Unit direction, image space.
-    public var direction: Point
     /// `M` before its per-pixel limit to `R`.
     public var peak: Double
-    /// Cycle progress in [-1, 1]: `cycleProgress(tau:duration:)` of the two
-    /// below (what the CPU reference uses).
-    public var progress: Double
-    /// `τ`: time since the current cycle began, seconds.
-    public var tau: Double
-    /// `D`: the cycle duration, seconds. The GLES backend evaluates the
-    /// cycle progress from `tau` and `duration` in its shader.
-    public var duration: Double
+    /// The unit direction of the offset, image space.
+    public var direction: Point
+    /// The signed fraction of `m` the pixel is offset by, in [-1, 1]
+    /// (classic: the cycle progress; spring: `−|s|/E`).
+    public var swing: Double
 
-    /// A region at time `tau` of a cycle of `duration` seconds (as
-    /// `Clip.frame` makes them); `progress` is `cycleProgress(tau:duration:)`.
-    public init(shape: RegionShape, direction: Point, peak: Double, tau: Double, duration: Double) {
+    public init(shape: RegionShape, peak: Double, direction: Point, swing: Double) {
         self.shape = shape
-        self.direction = direction
         self.peak = peak
-        self.tau = tau
-        self.duration = duration
-        progress = cycleProgress(tau: tau, duration: duration)
+        self.direction = direction
+        self.swing = swing
     }
 
-    /// A region with a given cycle progress; `tau` is chosen so that
-    /// `cycleProgress(tau:duration:)` gives `progress` back (to rounding;
-    /// `progress` itself is kept exactly).
-    public init(shape: RegionShape, direction: Point, peak: Double, progress: Double,
-                duration: Double = WobbleParameters.original.duration) {
-        self.shape = shape
-        self.direction = direction
-        self.peak = peak
-        self.progress = progress
-        self.duration = duration
-        tau = cycleTau(progress: progress, duration: duration)
-    }
+    /// The sampling offset at the center (`M · swing · direction`).
+    public var centerOffset: Point { direction * (peak * swing) }
 
     /// The sampling offset at `p` (image pixels), or nil where this region
-    /// does not displace `p` (so a later region may).
+    /// does not displace `p`.
     @inlinable
     public func offset(at p: Point) -> Point? {
         let m = shape.displacement(at: p, peak: peak)
-        let s = m * progress
+        let s = m * swing
         return s != 0 ? direction * s : nil
     }
 }
@@ -96,18 +88,25 @@ public struct RegionFrame: Sendable, Equatable {
 public struct FrameState: Sendable, Equatable {
     public var index: Int
     public var time: Double
-    /// Regions that move in this frame, in `prepare` order (first wins).
-    /// Regions with zero displacement everywhere are left out.
+    /// Regions that move in this frame, in `prepare` order. Regions with
+    /// zero displacement everywhere are left out.
     public var regions: [RegionFrame]
+    /// How overlapping regions combine (`overlap()`).
+    public var overlap: OverlapMode
+    /// Where samples outside the image read from (`edges()`).
+    public var edges: EdgeMode
     /// Control-layer sketches to draw over the frame; empty without overlay.
     public var overlay: [RegionShape]
     /// True when the overlay is on (even with no sketches to draw).
     public var overlayOn: Bool
 
-    public init(index: Int, time: Double, regions: [RegionFrame], overlay: [RegionShape] = [], overlayOn: Bool = false) {
+    public init(index: Int, time: Double, regions: [RegionFrame], overlay: [RegionShape] = [], overlayOn: Bool = false,
+                overlap: OverlapMode = .sum, edges: EdgeMode = .mirror) {
         self.index = index
         self.time = time
         self.regions = regions
+        self.overlap = overlap
+        self.edges = edges
         self.overlay = overlay
         self.overlayOn = overlayOn
     }
@@ -122,8 +121,14 @@ public struct Clip: Sendable {
     public let imageWidth: Int
     public let imageHeight: Int
     public let timeline: Timeline
+    /// `overlap()` and `edges()` of the scene (for the whole clip).
+    public let overlap: OverlapMode
+    public let edges: EdgeMode
 
-    public init(fps: Double, frameCount: Int, duration: Double, imageWidth: Int, imageHeight: Int, timeline: Timeline) {
+    public init(fps: Double, frameCount: Int, duration: Double, imageWidth: Int, imageHeight: Int, timeline: Timeline,
+                overlap: OverlapMode = .sum, edges: EdgeMode = .mirror) {
+        self.overlap = overlap
+        self.edges = edges
         self.fps = fps
         self.frameCount = frameCount
         self.duration = duration
@@ -138,15 +143,14 @@ public struct Clip: Sendable {
         let snap = timeline.snapshot(at: t)
         var regions: [RegionFrame] = []
         for m in snap.models {
-            guard let imp = m.impulse, m.shape.canMove else { continue }
-            let st = imp.state(at: t, parameters: m.parameters)
-            let peak = m.shape.maxDisplacement(amplitude: st.amplitude, strength: m.parameters.strength)
-            let region = RegionFrame(shape: m.shape, direction: imp.direction, peak: peak, tau: st.tau,
-                                     duration: m.parameters.duration)
-            guard peak > 0, region.progress != 0 else { continue }
-            regions.append(region)
+            guard !m.kicks.isEmpty, m.shape.canMove else { continue }
+            let r = m.parameters.model.reading(m.kicks, at: t, preparedAt: t)
+            let peak = m.shape.maxDisplacement(amplitude: r.level, strength: m.parameters.strength)
+            guard peak > 0, r.swing != 0, peak.isFinite else { continue }
+            regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing))
         }
         let on = forced || snap.overlay
-        return FrameState(index: k, time: t, regions: regions, overlay: on ? snap.sketches : [], overlayOn: on)
+        return FrameState(index: k, time: t, regions: regions, overlay: on ? snap.sketches : [], overlayOn: on,
+                          overlap: overlap, edges: edges)
     }
 }

@@ -1,125 +1,360 @@
 import Foundation
 import Synchronization
+import WobbleCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Temporary paths this process created and has not yet moved into place or
-/// removed. A signal handler (or `main` on a fatal error) removes them all,
-/// so no run leaves temporary files behind (SPEC §6).
+/// Temporary files and folders this process created and has not yet moved
+/// into place or removed. A signal handler (or `main` on a fatal error)
+/// removes them all, so no run leaves temporary files behind (SPEC §6).
+/// Each is held as (folder descriptor, name): it is found even if its
+/// folder was renamed meanwhile.
 public enum TemporaryPaths {
-    private static let paths = Mutex<Set<String>>([])
+    /// A registered temporary entry.
+    public struct Token: Hashable, Sendable { let id: Int }
+    private struct Entry { var dir: Int32; var name: String }
+    private static let entries = Mutex<(next: Int, map: [Int: Entry])>((0, [:]))
 
-    /// Registers a temporary file or folder.
-    public static func add(_ path: String) { paths.withLock { _ = $0.insert(path) } }
-    /// Forgets a path (it was renamed into place or removed).
-    public static func remove(_ path: String) { paths.withLock { _ = $0.remove(path) } }
-    /// Removes every registered path from disk (recursively) and forgets them.
-    public static func removeAll() {
-        let all = paths.withLock { paths in
-            defer { paths.removeAll() }
-            return paths
+    /// Registers `name` in the folder `dir` (the descriptor is duplicated).
+    public static func add(dir: Int32, name: String) -> Token {
+        let copy = fcntl(dir, F_DUPFD_CLOEXEC, 0)
+        return entries.withLock { e in
+            e.next += 1
+            e.map[e.next] = Entry(dir: copy, name: name)
+            return Token(id: e.next)
         }
-        for p in all { try? FileManager.default.removeItem(atPath: p) }
+    }
+
+    /// Forgets an entry (it was renamed into place or removed).
+    public static func remove(_ token: Token) {
+        let entry = entries.withLock { $0.map.removeValue(forKey: token.id) }
+        if let entry, entry.dir >= 0 { close(entry.dir) }
+    }
+
+    /// Removes every registered entry from disk (recursively) and forgets them.
+    public static func removeAll() {
+        let all = entries.withLock { e in
+            defer { e.map.removeAll() }
+            return Array(e.map.values)
+        }
+        for entry in all where entry.dir >= 0 {
+            Posix.removeTree(entry.dir, entry.name)
+            close(entry.dir)
+        }
+    }
+}
+
+/// While an output is being moved into place (renames that must not be cut
+/// in the middle: a folder's frames), a signal handler that wants to exit
+/// waits for it (`waitUntilClosed`) before it removes temporary files.
+public enum CommitWindow {
+    private static let open = Atomic<Int>(0)
+
+    /// Runs `body` with the window open.
+    public static func run<T>(_ body: () throws -> T) rethrows -> T {
+        open.add(1, ordering: .sequentiallyConsistent)
+        defer { open.subtract(1, ordering: .sequentiallyConsistent) }
+        return try body()
+    }
+
+    /// Waits until no commit runs, at most `timeout` seconds.
+    public static func waitUntilClosed(timeout: Double) {
+        var left = Int(timeout * 100)
+        while open.load(ordering: .sequentiallyConsistent) > 0 && left > 0 {
+            usleep(10_000)
+            left -= 1
+        }
+    }
+}
+
+/// Names of temporary files: short (they fit NAME_MAX whatever the target's
+/// name), hidden, and saying which process owns them, so that a later run
+/// can remove what a killed one left (`removeLeftovers`) and never touch a
+/// live run's files:
+/// `.wobble-tmp-<machine>-<pid>-<start>-<n>`, where `<machine>` is a hash
+/// of the boot id and the PID namespace (a file of another machine or
+/// container sharing the folder is never judged by our PIDs) and `<start>`
+/// the process's start time (a reused PID is told apart).
+public enum TemporaryName {
+    static let prefix = ".wobble-tmp-"
+    private static let counter = Atomic<Int>(0)
+
+    /// This machine and PID namespace, as 8 hex digits.
+    static let machine: String = {
+        var h: UInt32 = 0x811C_9DC5
+        let boot = (try? readSmallFile("/proc/sys/kernel/random/boot_id")) ?? []
+        let ns = PathBytes.bytes((try? Posix.readlink("/proc/self/ns/pid")) ?? "")
+        for b in boot + [0] + ns { h = (h ^ UInt32(b)) &* 0x0100_0193 }
+        return String(h, radix: 16)
+    }()
+
+    /// The start time of process `pid` (clock ticks after boot), or nil
+    /// when there is no such process.
+    static func startTime(_ pid: Int32) -> UInt64? {
+        guard let bytes = try? readSmallFile("/proc/\(pid)/stat"),
+              let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        // Fields after "(comm)": state is field 3, starttime field 22.
+        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count > 19 else { return nil }
+        return UInt64(String(decoding: fields[19], as: UTF8.self))
+    }
+
+    static let ownStart: String = String(startTime(getpid()) ?? 0, radix: 16)
+
+    /// A fresh name for this process.
+    public static func make() -> String {
+        let n = counter.add(1, ordering: .relaxed).newValue
+        return "\(prefix)\(machine)-\(getpid())-\(ownStart)-\(n)"
+    }
+
+    /// Whether `name` is a temporary file of a process of this machine
+    /// that no longer runs (so it can be removed).
+    public static func isLeftover(_ name: String) -> Bool {
+        guard name.hasPrefix(prefix) else { return false }
+        let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == machine, let pid = Int32(parts[1]), pid > 0,
+              let start = UInt64(parts[2], radix: 16), UInt64(parts[3]) != nil else { return false }
+        if pid == getpid() { return false }
+        guard let running = startTime(pid) else { return kill(pid, 0) != 0 && errno == ESRCH }
+        return running != start
+    }
+
+    /// Removes the leftovers of dead processes in the folder `dir`.
+    public static func removeLeftovers(in dir: Int32, shown: String) {
+        guard let names = try? Posix.list(dir, shown: shown) else { return }
+        for name in names where isLeftover(name) {
+            // A folder commit cut short by the kill is undone first.
+            CommitJournal.recover(home: dir, temporaryName: name)
+            Posix.removeTree(dir, name)
+        }
+    }
+
+    private static func readSmallFile(_ path: String) throws -> [UInt8] {
+        let fd = try Posix.open(path, O_RDONLY)
+        defer { close(fd) }
+        var out = [UInt8](repeating: 0, count: 512)
+        let n = try out.withUnsafeMutableBytes { try Posix.read(fd, into: $0, shown: path) }
+        return Array(out[0..<n].filter { $0 != UInt8(ascii: "\n") })
+    }
+}
+
+/// Where an output path leads, decided once before anything is written
+/// (the policy of `-o`):
+///
+/// - `-`, a pipe, a terminal or a character device (`/dev/null`), also
+///   through links (`/dev/stdout`): written in place, never replaced.
+/// - a regular file, or a link that resolves to one: a temporary file
+///   beside the file is renamed over it; a link stays a link.
+/// - nothing yet: created in its (existing) folder.
+/// - refused with a clear error: a folder, a block device, a link that
+///   does not resolve (dangling or a loop), a write-protected file, and
+///   standard output when it was closed when the tool started.
+public enum OutputTarget: Equatable {
+    /// Written in place through this descriptor.
+    case stream(fd: Int32)
+    /// Replaced atomically: the file `name` in the folder `folder`.
+    case file(folder: String, name: String)
+
+    /// Decides where `path` leads. `what` starts messages (`output 'x'`).
+    public static func resolve(_ path: String, what: String) throws -> OutputTarget {
+        func refuse(_ why: String) -> MediaError { MediaError("\(what): \(why)") }
+        if path == "-" { return .stream(fd: try openStdout(what)) }
+        guard let lst = try Posix.linkStatus(path) else { return try newFile(path, what: what) }
+        var place = path
+        var kind = FileKind(lst)
+        var st = lst
+        if kind == .link {
+            func unresolved(_ code: Int32) -> MediaError {
+                let why = code == ELOOP ? "links in a loop" : code == ENOENT || code == ENOTDIR ? "dangling" : String(cString: strerror(code))
+                return refuse("a symbolic link that does not resolve (\(why)); not replaced")
+            }
+            // The kernel follows the link (also /proc's links to pipes,
+            // which realpath cannot spell).
+            let target: Glibc.stat
+            do {
+                guard let t = try Posix.fileStatus(path) else { throw unresolved(ENOENT) }
+                target = t
+            } catch let e as PosixError {
+                throw unresolved(e.code)
+            }
+            st = target
+            kind = FileKind(target)
+            if kind == .regular {
+                do { place = try Posix.realpath(path) } catch let e as PosixError { throw unresolved(e.code) }
+            }
+        }
+        switch kind {
+        case .regular:
+            if st.st_mode & 0o222 == 0 {
+                throw refuse("the file is write-protected (mode \(String(st.st_mode & 0o7777, radix: 8))); not replaced")
+            }
+            return try newFile(place, what: what)
+        case .directory:
+            throw refuse("is a folder, not a file")
+        case .blockDevice:
+            throw refuse("is a block device; not written")
+        case .fifo, .characterDevice, .socket:
+            if Posix.stdoutWasClosed && namesStdout(path) { throw refuse("standard output is closed") }
+            return .stream(fd: try Posix.open(path, O_WRONLY, shown: path))
+        case .link, .other:
+            throw refuse("not a file, folder, pipe or device; not replaced")
+        }
+    }
+
+    /// Whether `path` is, or links (through any chain) to, descriptor 1:
+    /// `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, …
+    static func namesStdout(_ path: String) -> Bool {
+        let names: Set<String> = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/thread-self/fd/1", "/proc/\(getpid())/fd/1"]
+        var p = path
+        for _ in 0..<40 {
+            if names.contains(p) { return true }
+            guard Posix.kind(p, follow: false) == .link, let text = try? Posix.readlink(p) else { return false }
+            p = text.hasPrefix("/") ? text : split(p).0 + "/" + text
+        }
+        return false
+    }
+
+    private static func openStdout(_ what: String) throws -> Int32 {
+        if Posix.stdoutWasClosed { throw MediaError("\(what): standard output is closed") }
+        do {
+            return try Posix.call("dup", "stdout") { fcntl(1, F_DUPFD_CLOEXEC, 0) }
+        } catch {
+            throw MediaError("\(what): standard output is closed")
+        }
+    }
+
+    /// A file (new or to be replaced) at `path`, whose folder must exist.
+    private static func newFile(_ path: String, what: String) throws -> OutputTarget {
+        let (folder, name) = split(path)
+        guard !name.isEmpty, name != ".", name != ".." else { throw MediaError("\(what): not a file name") }
+        guard Posix.kind(folder) == .directory else {
+            throw MediaError("\(what): folder '\(folder)' does not exist")
+        }
+        return .file(folder: folder, name: name)
+    }
+
+    /// `a/b/c` → (`a/b`, `c`); `c` → (`.`, `c`); `/c` → (`/`, `c`).
+    static func split(_ path: String) -> (String, String) {
+        var p = path
+        while p.count > 1, p.hasSuffix("/") { p.removeLast() }
+        guard let slash = p.lastIndex(of: "/") else { return (".", p) }
+        let folder = String(p[..<slash])
+        return (folder.isEmpty ? "/" : folder, String(p[p.index(after: slash)...]))
     }
 }
 
 /// A file written beside its target under a temporary name and renamed over
-/// the target only by `commit()`: an existing target stays intact until the
-/// new one is complete. The final file gets the usual permissions
-/// (0666 & ~umask), not a temporary file's.
+/// the target only by `commit()` (the one commit protocol: write beside,
+/// verify, fsync, set the usual permissions, check the folder is still the
+/// one we started in, rename, fsync the folder): an existing target stays
+/// intact until the new one is complete, and every step is checked. The
+/// final file gets the usual permissions (0666 & ~umask), not a temporary
+/// file's. A pipe or device is written in place (`OutputTarget`).
 public final class AtomicFile {
+    /// The output as the user named it (messages name it).
     public let target: String
-    public let temporaryPath: String
+    /// True when the target is a pipe, terminal or device, written in place.
+    public let isDirect: Bool
     private var fd: Int32
+    private var folderFD: Int32 = -1
+    private var folderID: (dev: UInt64, ino: UInt64) = (0, 0)
+    private let folder: String
+    private let name: String
+    private let temporaryName: String
+    private var token: TemporaryPaths.Token?
     private var done = false
 
-    /// Where `commit()` renames the finished file: `target`, or the file a
-    /// symbolic link `target` points to (the link itself stays).
-    private let place: String
-    /// `target` is a pipe, terminal or device (`-o /dev/stdout`): written in
-    /// place, as there is nothing to replace atomically.
-    private let direct: Bool
-
-    /// Creates the temporary file beside `target` (beside the file it links
-    /// to, for a symbolic link), or opens a pipe or device for writing.
+    /// Prepares the output: opens a pipe or device, or creates the
+    /// temporary file beside the target (after removing what killed runs
+    /// left there). Throws `MediaError` for a refused target, `PosixError`
+    /// when the system says no.
     public init(target: String) throws {
         self.target = target
-        var st = stat()
-        if stat(target, &st) == 0, [S_IFIFO, S_IFCHR, S_IFSOCK].contains(st.st_mode & S_IFMT) {
-            fd = open(target, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                throw MediaError("output '\(target)': cannot open it for writing: \(String(cString: strerror(errno)))")
+        let what = "output '\(target)'"
+        switch try OutputTarget.resolve(target, what: what) {
+        case .stream(let fd):
+            self.fd = fd
+            isDirect = true
+            folder = ""
+            name = ""
+            temporaryName = ""
+        case .file(let folder, let name):
+            isDirect = false
+            self.folder = folder
+            self.name = name
+            temporaryName = TemporaryName.make()
+            let dir = try Posix.open(folder, O_RDONLY | O_DIRECTORY, shown: folder)
+            folderFD = dir
+            let st = try Posix.fstat(dir, shown: folder)
+            folderID = (UInt64(st.st_dev), UInt64(st.st_ino))
+            TemporaryName.removeLeftovers(in: dir, shown: folder)
+            do {
+                fd = try Posix.openat(dir, temporaryName, O_RDWR | O_CREAT | O_EXCL, 0o600, shown: target)
+            } catch {
+                close(dir)
+                throw error
             }
-            temporaryPath = target
-            place = target
-            direct = true
-            return
+            token = TemporaryPaths.add(dir: dir, name: temporaryName)
         }
-        direct = false
-        var resolved = target
-        var lst = stat()
-        if lstat(target, &lst) == 0, lst.st_mode & S_IFMT == S_IFLNK, let real = realpath(target, nil) {
-            resolved = String(cString: real)
-            free(real)
-        }
-        place = resolved
-        let url = URL(fileURLWithPath: resolved)
-        let dir = url.deletingLastPathComponent().path
-        let name = url.lastPathComponent
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-            throw MediaError("output '\(target)': folder '\(dir)' does not exist")
-        }
-        let base = "\(dir)/.\(name).wobble-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        temporaryPath = base
-        fd = open(base, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw MediaError("output '\(target)': cannot create a file there: \(String(cString: strerror(errno)))")
-        }
-        TemporaryPaths.add(base)
     }
 
-    deinit { if !done { abort() } }
+    deinit {
+        if !done { abort() }
+        if folderFD >= 0 { close(folderFD) }
+    }
 
     /// Appends bytes.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        if let e = writeAll(fd, bytes) {
-            throw MediaError("output '\(target)': write failed: \(String(cString: strerror(e)))")
-        }
+        try Posix.write(fd, bytes, shown: target)
     }
 
     public func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
-    /// The open file descriptor, for C libraries that write themselves
-    /// (giflib's `EGifOpenFileHandle`). The caller must not close it.
+    /// The open file descriptor (the temporary file, or the pipe/device),
+    /// for readers that check what was written. The caller must not close it.
     public var fileDescriptor: Int32 { fd }
 
-    /// Flushes, sets the usual permissions and renames over the target.
-    public func commit() throws {
+    /// Checks the file is complete (`verify` reads it through the
+    /// descriptor), flushes it to the disk, sets the usual permissions and
+    /// renames it over the target. On failure the temporary file is removed
+    /// and the target is untouched.
+    public func commit(verify: ((Int32) throws -> Void)? = nil) throws {
         guard !done else { return }
-        if direct {
-            done = true
-            if fd >= 0 { close(fd); fd = -1 }
-            return
-        }
-        if fd >= 0 {
-            fsync(fd)
-            close(fd)
-            fd = -1
-        }
-        let mask = umask(0)
-        umask(mask)
-        chmod(temporaryPath, 0o666 & ~mask)
-        guard rename(temporaryPath, place) == 0 else {
-            let e = String(cString: strerror(errno))
+        do {
+            if isDirect {
+                done = true
+                let fd = self.fd
+                self.fd = -1
+                try Posix.close(fd, shown: target)
+                return
+            }
+            try verify?(fd)
+            try Posix.fsync(fd, shown: target)
+            try Posix.fchmod(fd, 0o666 & ~Posix.umask, shown: target)
+            let fd = self.fd
+            self.fd = -1
+            try Posix.close(fd, shown: target)
+            // The folder must still be where it was: a folder moved or
+            // removed during the render does not get the output.
+            guard let now = try Posix.fileStatus(folder), UInt64(now.st_dev) == folderID.dev, UInt64(now.st_ino) == folderID.ino else {
+                throw MediaError("output '\(target)': the folder '\(folder)' was moved or removed during the render")
+            }
+            try CommitWindow.run {
+                try Posix.rename(folderFD, temporaryName, folderFD, name, shown: target)
+                done = true
+            }
+            if let token { TemporaryPaths.remove(token) }
+            token = nil
+            // The rename itself on the disk; folders on some file systems
+            // cannot be synced (EINVAL), which is not an error.
+            do { try Posix.fsync(folderFD, shown: folder) } catch let e as PosixError where e.code == EINVAL || e.code == EROFS {}
+        } catch {
             abort()
-            throw MediaError("output '\(target)': cannot move the finished file into place: \(e)")
+            throw error
         }
-        done = true
-        TemporaryPaths.remove(temporaryPath)
     }
 
     /// Closes and removes the temporary file; the target is untouched.
@@ -127,23 +362,9 @@ public final class AtomicFile {
         guard !done else { return }
         done = true
         if fd >= 0 { close(fd); fd = -1 }
-        if direct { return }
-        unlink(temporaryPath)
-        TemporaryPaths.remove(temporaryPath)
+        if isDirect { return }
+        try? Posix.unlink(folderFD, temporaryName, shown: target)
+        if let token { TemporaryPaths.remove(token) }
+        token = nil
     }
-}
-
-/// Writes all of `bytes` to `fd`, retrying short writes and EINTR; returns
-/// the errno of a failed write, or nil.
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
-    var off = 0
-    while off < bytes.count {
-        let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
-        if n < 0 {
-            if errno == EINTR { continue }
-            return errno
-        }
-        off += n
-    }
-    return nil
 }

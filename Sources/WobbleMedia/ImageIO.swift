@@ -123,7 +123,7 @@ public enum ImageIO {
             if code == ENOENT { return MediaError(prefix + "no such file") }
             return MediaError(prefix + "cannot read: " + String(cString: strerror(code)))
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) } ?? -1
         guard fd >= 0 else { throw failure(errno) }
         defer { close(fd) }
         var info = stat()

@@ -32,10 +32,7 @@ public enum PNGOutput: Equatable, Sendable {
     public static func parse(_ path: String) -> PNGOutput? {
         guard !path.isEmpty, !path.lowercased().hasSuffix(".gif") else { return nil }
         if path.hasSuffix("/") { return .directory(path) }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            return .directory(path)
-        }
+        if Posix.kind(path) == .directory { return .directory(path) }
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         if name.contains("%") { return .pattern(path) }
         if name.lowercased().hasSuffix(".png") { return .file(path) }
@@ -166,10 +163,8 @@ struct Layout {
     let names: FrameNamePattern
 
     init(_ output: PNGOutput, frameCount: Int?) throws {
-        let fm = FileManager.default
         func isDirectory(_ path: String) -> Bool? {
-            var isDir: ObjCBool = false
-            return fm.fileExists(atPath: path, isDirectory: &isDir) ? isDir.boolValue : nil
+            Posix.kind(path).map { $0 == .directory }
         }
         func splitPath(_ path: String) -> (folder: String, name: String) {
             guard let slash = path.lastIndex(of: "/") else { return ("", path) }
@@ -232,14 +227,30 @@ struct Layout {
 /// Writes frames as PNG files: a folder (`frame_00000.png`, …), a printf
 /// pattern (`out_%04d.png`), or one `.png` file for a one-frame clip.
 ///
-/// Atomic (SPEC §6, §7): frames go into a hidden temporary folder (inside
-/// the target folder when it exists, so renames stay on one file system,
-/// else beside it), registered with `TemporaryPaths`. `finish()` moves them
-/// in: a folder that did not exist appears whole, with 0755-under-umask
-/// permissions; in an existing folder each frame file is renamed over its
-/// old version, and then, for a full render, the frame files the render did
-/// not write (names the same pattern would write) are removed; other files
-/// stay. `abort()` leaves the target exactly as it was.
+/// All or nothing (SPEC §6, §7): frames go into a hidden temporary folder
+/// (inside the target folder when it exists, so renames stay on one file
+/// system, else beside it), registered with `TemporaryPaths`; every write,
+/// fsync and close is checked. `finish()` then commits:
+///
+/// - a folder that did not exist appears whole, by one rename (with
+///   0755-under-umask permissions);
+/// - in an existing folder (a folder output or a pattern), the commit is a
+///   transaction: first every name is checked (a frame name that is a
+///   folder fails before anything changes); then each new frame is
+///   exchanged with its old version (`renameat2(RENAME_EXCHANGE)`, so the
+///   old file moves into the temporary folder) or moved in when it is new,
+///   and, for a full render, each stale frame (a name the same pattern
+///   would write, not written by this render) is moved into the temporary
+///   folder too. If any step fails, the steps done are undone in reverse
+///   and the folder is as it was. Only when all succeeded is the
+///   temporary folder (now holding the old frames) removed. The plan is
+///   written to a `CommitJournal` first, so a commit cut short by SIGKILL
+///   or a crash is undone by the next run (`TemporaryName.removeLeftovers`). Other files
+///   stay, and the folder itself keeps its identity (a mount point, a
+///   folder other `--frames` slices write into at the same time, a shell's
+///   current folder).
+///
+/// `abort()` leaves the target exactly as it was.
 ///
 /// PNG encoding runs on background threads, a few frames ahead at most
 /// (memory stays flat); files are written on the caller's thread, and an
@@ -254,10 +265,17 @@ public final class PNGSequenceSink: FrameSink {
     private let layout: Layout
     private let compressionLevel: Int
     private let maxInFlight: Int
-    private var temporaryFolder: String?
+    /// The temporary folder: its name in `homeFD`, its descriptor.
+    private var temporary: (name: String, fd: Int32, token: TemporaryPaths.Token)?
+    /// The folder holding the temporary folder (the target folder when it
+    /// exists, else its parent), and its identity when opened.
+    private var homeFD: Int32 = -1
+    private var homeID: (dev: UInt64, ino: UInt64) = (0, 0)
     private var singleFile: AtomicFile?
     private var pending: [EncodeJob] = []
     private var written: [Int] = []
+    /// The inode of each frame file written (by name), for the journal.
+    private var inodes: [String: UInt64] = [:]
     private var lastIndex = -1
     private enum State { case open, finished, aborted, failed }
     private var state = State.open
@@ -273,7 +291,7 @@ public final class PNGSequenceSink: FrameSink {
     ///   - compressionLevel: zlib level for `ImageIO.encodePNG`.
     ///   - framesInFlight: how many frames may be encoding at once
     ///     (default: one less than the processor count, 1 to 4).
-    /// - Throws: `MediaError` naming the output path.
+    /// - Throws: `MediaError` or `PosixError` naming the output path.
     public init(output: PNGOutput, fullRender: Bool, frameCount: Int? = nil,
                 compressionLevel: Int = ImageIO.defaultPNGCompressionLevel,
                 framesInFlight: Int? = nil) throws {
@@ -286,15 +304,15 @@ public final class PNGSequenceSink: FrameSink {
         case .single:
             break  // the AtomicFile is made with the frame
         case .folder(exists: true), .pattern:
-            temporaryFolder = try Self.makeTemporaryFolder(in: layout.folder.path, name: "", output: output.path)
+            try makeTemporaryFolder(in: layout.folder.path)
         case .folder(exists: false):
-            let (parent, name) = layout.folder.parentAndName
-            temporaryFolder = try Self.makeTemporaryFolder(in: parent, name: name, output: output.path)
+            try makeTemporaryFolder(in: layout.folder.parentAndName.parent)
         }
     }
 
     deinit {
         if state == .open || state == .failed { abort() }
+        if homeFD >= 0 { close(homeFD) }
     }
 
     /// The file the frame with timeline index `index` ends up in.
@@ -332,10 +350,12 @@ public final class PNGSequenceSink: FrameSink {
             if state == .finished { return }
             throw MediaError("output '\(output.path)': finish after the output was \(state == .failed ? "abandoned after an error" : "aborted")")
         }
-        while !pending.isEmpty { try writeOldest() }
         do {
-            try moveIntoPlace()
-            state = .finished
+            while !pending.isEmpty { try writeOldest() }
+            try CommitWindow.run {
+                try moveIntoPlace()
+                state = .finished
+            }
         } catch {
             state = .failed
             abort()
@@ -350,11 +370,7 @@ public final class PNGSequenceSink: FrameSink {
         pending.removeAll()  // background encodes finish and are dropped
         singleFile?.abort()
         singleFile = nil
-        if let temporaryFolder {
-            try? FileManager.default.removeItem(atPath: temporaryFolder)
-            TemporaryPaths.remove(temporaryFolder)
-            self.temporaryFolder = nil
-        }
+        removeTemporaryFolder()
     }
 
     // MARK: - Internals
@@ -372,7 +388,8 @@ public final class PNGSequenceSink: FrameSink {
         let job = pending.removeFirst()
         job.done.wait()
         do {
-            let bytes = try job.result!.get()
+            guard let result = job.result else { throw MediaError("output '\(output.path)': frame \(job.index) was not encoded") }
+            let bytes = try result.get()
             switch layout.kind {
             case .single:
                 let file = try AtomicFile(target: output.path)
@@ -388,31 +405,59 @@ public final class PNGSequenceSink: FrameSink {
         }
     }
 
-    private func fail(_ what: String, _ code: Int32 = errno) -> MediaError {
-        MediaError("output '\(output.path)': \(what): \(String(cString: strerror(code)))")
-    }
-
-    /// Creates a file in the temporary folder (0666 less the umask).
+    /// Creates a file in the temporary folder (0666 less the umask), on the
+    /// disk before it can replace an old frame (a crash must not leave
+    /// empty files where good ones were).
     private func writeFile(_ bytes: [UInt8], name: String) throws {
-        let path = temporaryFolder! + "/" + name
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw fail("cannot create '\(name)'") }
-        defer { close(fd) }
-        if let e = bytes.withUnsafeBytes({ writeAll(fd, $0) }) { throw fail("cannot write '\(name)'", e) }
-        // On disk before it can replace an old frame (a crash must not
-        // leave empty files where good ones were).
-        guard fdatasync(fd) == 0 || errno == EINVAL else { throw fail("cannot write '\(name)'") }
+        guard let temporary else { throw MediaError("output '\(output.path)': the output was closed") }
+        let shown = layout.folder.joined(name)
+        let fd = try Posix.openat(temporary.fd, name, O_WRONLY | O_CREAT | O_EXCL, 0o666, shown: shown)
+        do {
+            try Posix.write(fd, bytes, shown: shown)
+            try Posix.fsync(fd, shown: shown)
+            inodes[name] = UInt64(try Posix.fstat(fd, shown: shown).st_ino)
+        } catch {
+            close(fd)
+            throw error
+        }
+        try Posix.close(fd, shown: shown)
     }
 
-    private static func makeTemporaryFolder(in parent: String, name: String, output: String) throws -> String {
-        let path = (parent == "/" ? "" : parent) + "/.\(name)\(name.isEmpty ? "" : ".")wobble-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        // 0777 less the umask: if this folder becomes the target it already
-        // has a folder's usual permissions.
-        guard mkdir(path, 0o777) == 0 else {
-            throw MediaError("output '\(output)': cannot create a temporary folder in '\(parent)': \(String(cString: strerror(errno)))")
+    /// Makes the hidden temporary folder in `parent` (after removing what
+    /// killed runs left there), with 0777 less the umask: if it becomes the
+    /// target it already has a folder's usual permissions.
+    private func makeTemporaryFolder(in parent: String) throws {
+        let home = try Posix.open(parent, O_RDONLY | O_DIRECTORY, shown: parent)
+        homeFD = home
+        let st = try Posix.fstat(home, shown: parent)
+        homeID = (UInt64(st.st_dev), UInt64(st.st_ino))
+        TemporaryName.removeLeftovers(in: home, shown: parent)
+        let name = TemporaryName.make()
+        try Posix.mkdir(home, name, 0o777, shown: output.path)
+        let token = TemporaryPaths.add(dir: home, name: name)
+        do {
+            let fd = try Posix.openat(home, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, shown: output.path)
+            temporary = (name, fd, token)
+        } catch {
+            Posix.removeTree(home, name)
+            TemporaryPaths.remove(token)
+            throw error
         }
-        TemporaryPaths.add(path)
-        return path
+    }
+
+    private func removeTemporaryFolder() {
+        guard let t = temporary else { return }
+        temporary = nil
+        close(t.fd)
+        Posix.removeTree(homeFD, t.name)
+        TemporaryPaths.remove(t.token)
+    }
+
+    /// The folder that held the temporary folder must still be where it was.
+    private func checkHome(_ path: String) throws {
+        guard let now = try Posix.fileStatus(path), UInt64(now.st_dev) == homeID.dev, UInt64(now.st_ino) == homeID.ino else {
+            throw MediaError("output '\(output.path)': the folder '\(path)' was moved or removed during the render")
+        }
     }
 
     private func moveIntoPlace() throws {
@@ -424,40 +469,141 @@ public final class PNGSequenceSink: FrameSink {
             singleFile = nil
             return
         }
-        guard let temporary = temporaryFolder else { return }
+        guard let t = temporary else { return }
+        try Posix.fsync(t.fd, shown: output.path)
         let target = layout.folder.path
         if case .folder(exists: false) = layout.kind {
-            if rename(temporary, target) == 0 {
-                TemporaryPaths.remove(temporary)
-                temporaryFolder = nil
+            let (parent, name) = layout.folder.parentAndName
+            try checkHome(parent)
+            do {
+                try Posix.rename(homeFD, t.name, homeFD, name, flags: Posix.renameNoReplace, shown: output.path)
+                close(t.fd)
+                temporary = nil
+                TemporaryPaths.remove(t.token)
+                try? Posix.fsync(homeFD, shown: parent)
                 return
+            } catch let e as PosixError where e.code == EEXIST || e.code == ENOTEMPTY {
+                // Someone made the folder meanwhile: merge into it below.
             }
-            guard errno == EEXIST || errno == ENOTEMPTY || errno == EISDIR else {
-                throw fail("cannot create the folder")
-            }
-            // Someone made the folder meanwhile: merge into it below.
+            let fd = try Posix.open(target, O_RDONLY | O_DIRECTORY, shown: output.path)
+            defer { close(fd) }
+            try merge(into: fd, named: name)
+        } else {
+            try checkHome(target)
+            try merge(into: homeFD, named: "")
         }
-        for index in written {
-            let name = layout.names.fileName(index)
-            guard rename(temporary + "/" + name, layout.folder.joined(name)) == 0 else {
-                throw fail("cannot move '\(name)' into place")
+        removeTemporaryFolder()
+    }
+
+    /// One undoable step of the commit.
+    private enum Step {
+        /// `name` was exchanged with the old file (now in the temporary folder).
+        case exchanged(String)
+        /// `name` was new: moved in from the temporary folder.
+        case added(String)
+        /// The old `name` moved into the temporary folder as `aside`
+        /// (a stale frame, or the old frame where exchange is unsupported).
+        case movedAside(String, aside: String)
+    }
+
+    /// The transaction into the existing folder `dir` (see the type's doc);
+    /// `named`: its name in the temporary folder's folder ("" when it is
+    /// that folder itself), for the journal.
+    private func merge(into dir: Int32, named: String) throws {
+        guard let t = temporary else { return }
+        let names = written.map { layout.names.fileName($0) }
+        // 1. Check every name before changing anything.
+        var existing = Set<String>()
+        for name in names {
+            let shown = layout.folder.joined(name)
+            guard let st = try Posix.linkStatus(at: dir, name, shown: shown) else { continue }
+            if FileKind(st) == .directory {
+                throw MediaError("output '\(output.path)': '\(shown)' is a folder, not a frame file; nothing was replaced")
             }
+            existing.insert(name)
         }
+        var stale: [String] = []
         if fullRender {
             let keep = Set(written)
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
-            for name in entries {
-                guard let index = layout.names.index(ofFileName: name), !keep.contains(index) else { continue }
-                let path = layout.folder.joined(name)
-                var info = stat()
-                guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
-                guard unlink(path) == 0 || errno == ENOENT else {
-                    throw fail("cannot remove the stale frame '\(name)'")
-                }
+            for name in try Posix.list(dir, shown: layout.folder.shown) {
+                guard let index = layout.names.index(ofFileName: name), !keep.contains(index),
+                      let st = try Posix.linkStatus(at: dir, name, shown: name), FileKind(st) != .directory else { continue }
+                stale.append(name)
             }
         }
-        rmdir(temporary)
-        TemporaryPaths.remove(temporary)
-        temporaryFolder = nil
+        // 2. The plan, on the disk before the first rename: a later run
+        //    undoes a commit that a SIGKILL or a crash cut short.
+        var asides: [String: String] = [:]
+        var entries: [CommitJournal.Entry] = []
+        for name in names {
+            let inode = inodes[name] ?? 0
+            if existing.contains(name) {
+                let a = ".old-\(asides.count + 1)"
+                asides[name] = a
+                entries.append(.replace(name: name, inode: inode, aside: a))
+            } else {
+                entries.append(.add(name: name, inode: inode))
+            }
+        }
+        for name in stale {
+            let a = ".old-\(asides.count + 1)"
+            asides[name] = a
+            entries.append(.stale(name: name, aside: a))
+        }
+        try CommitJournal.write(entries, target: named, into: t.fd, shown: output.path)
+        // 3. Apply, logging each step; undo them all on the first failure.
+        var done: [Step] = []
+        do {
+            for name in names {
+                let shown = layout.folder.joined(name)
+                if existing.contains(name) {
+                    do {
+                        try Posix.rename(t.fd, name, dir, name, flags: Posix.renameExchange, shown: shown)
+                        done.append(.exchanged(name))
+                    } catch let e as PosixError where e.code == EINVAL || e.code == ENOSYS {
+                        // No RENAME_EXCHANGE here: move the old one aside first.
+                        let a = asides[name] ?? ".old"
+                        try Posix.rename(dir, name, t.fd, a, flags: Posix.renameNoReplace, shown: shown)
+                        done.append(.movedAside(name, aside: a))
+                        try Posix.rename(t.fd, name, dir, name, flags: Posix.renameNoReplace, shown: shown)
+                        done.append(.added(name))
+                    }
+                } else {
+                    try Posix.rename(t.fd, name, dir, name, flags: Posix.renameNoReplace, shown: shown)
+                    done.append(.added(name))
+                }
+            }
+            for name in stale {
+                let a = asides[name] ?? ".old"
+                try Posix.rename(dir, name, t.fd, a, flags: Posix.renameNoReplace, shown: layout.folder.joined(name))
+                done.append(.movedAside(name, aside: a))
+            }
+            do { try Posix.fsync(dir, shown: layout.folder.shown) } catch let e as PosixError where e.code == EINVAL {}
+            // Done: the journal goes first, so that nothing undoes this
+            // commit while the old frames are being removed.
+            try? Posix.unlink(t.fd, CommitJournal.name, shown: output.path)
+            try? Posix.fsync(t.fd, shown: output.path)
+        } catch {
+            defer { try? Posix.unlink(t.fd, CommitJournal.name, shown: output.path) }
+            var lost = 0
+            for step in done.reversed() {
+                do {
+                    switch step {
+                    case .exchanged(let name):
+                        try Posix.rename(t.fd, name, dir, name, flags: Posix.renameExchange, shown: name)
+                    case .added(let name):
+                        try Posix.rename(dir, name, t.fd, name, flags: Posix.renameNoReplace, shown: name)
+                    case .movedAside(let name, let a):
+                        try Posix.rename(t.fd, a, dir, name, flags: Posix.renameNoReplace, shown: name)
+                    }
+                } catch {
+                    lost += 1
+                }
+            }
+            if lost > 0 {
+                throw MediaError("output '\(output.path)': \(error); \(lost) of the changes could not be undone")
+            }
+            throw error
+        }
     }
 }

@@ -1,3 +1,4 @@
+internal import CWobbleSys
 import Foundation
 import WobbleCore
 #if canImport(Glibc)
@@ -45,10 +46,20 @@ public enum VideoFormat: String, Sendable, CaseIterable {
 /// composited over black (these videos have no alpha). `.webm` is VP9
 /// (VP8 without libvpx-vp9) in yuva420p, which keeps the alpha channel.
 ///
-/// ffmpeg writes a temporary file beside the target (registered in
-/// `TemporaryPaths`); `finish()` waits for it and renames the file into
-/// place with the usual permissions; `abort()` kills ffmpeg and removes the
-/// temporary file. When ffmpeg fails, the error ends with the last lines of
+/// The commit protocol of `AtomicFile`: ffmpeg writes the temporary file
+/// beside the target that we created and hold open (passed as its
+/// descriptor 3); `finish()` waits for it, and the file replaces the
+/// target only when ffmpeg exited with status 0 *and* the file is a
+/// complete container (`VideoContainer.verify`: ffmpeg 5 exits 0 even when
+/// the disk filled up under it). To a pipe or device (`-o -`,
+/// `/dev/stdout`, a FIFO), ffmpeg writes a streamable file (fragmented MP4)
+/// into a pipe of ours and a thread copies it to the target with checked
+/// writes, so a full disk or a closed reader is an error.
+///
+/// ffmpeg runs in its own process group (a Ctrl-C reaches only us) and
+/// dies with us (`PR_SET_PDEATHSIG`, SIGKILL, tied to the thread that
+/// created the sink: create it on a thread that outlives it, such as the
+/// main thread). When ffmpeg fails, the error ends with the last lines of
 /// its stderr. SIGPIPE is ignored process-wide (a dying ffmpeg must be an
 /// error, not a crash).
 public final class VideoSink: FrameSink {
@@ -65,9 +76,11 @@ public final class VideoSink: FrameSink {
     public let encoder: String
 
     private let file: AtomicFile
-    private let process: Process
+    private let child: ChildProcess
     private var input: Int32
     private let stderrCollector: OutputCollector
+    /// Copies ffmpeg's output to a pipe or device target; nil for a file.
+    private let forwarder: Forwarder?
     private let paddedWidth: Int
     private let paddedHeight: Int
     private var rowBuffer: [UInt8] = []
@@ -77,7 +90,8 @@ public final class VideoSink: FrameSink {
     /// Starts ffmpeg for a `width × height` video at `fps`. The format comes
     /// from `format`, else from the path's extension (`.mp4`, `.mov`,
     /// `.mkv`, `.webm`), else MP4. Throws `MediaError` when ffmpeg is not
-    /// installed, the target folder does not exist or ffmpeg cannot start.
+    /// installed, the target is refused (`OutputTarget`) or ffmpeg cannot
+    /// start.
     public init(path: String, width: Int, height: Int, fps: Double, format: VideoFormat? = nil) throws {
         guard width > 0, height > 0, width <= 16384, height <= 16384 else {
             throw MediaError("video '\(path)': bad frame size \(width)×\(height)")
@@ -121,35 +135,56 @@ public final class VideoSink: FrameSink {
             }
         }
         file = try AtomicFile(target: path)
-        var args = ["-hide_banner", "-nostats", "-loglevel", "error",
+        var args = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "error",
                     "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(paddedWidth)x\(paddedHeight)",
                     "-framerate", VideoSink.rate(fps), "-i", "pipe:0", "-an"]
         args += codec
-        if format == .mp4 || format == .mov { args += ["-movflags", "+faststart"] }
-        args += ["-f", format.muxer, "-y", file.temporaryPath]
-
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ffmpeg)
-        p.arguments = args
-        let stdinPipe = Pipe(), stderrPipe = Pipe()
-        p.standardInput = stdinPipe
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = stderrPipe
-        process = p
-        stderrCollector = OutputCollector(stderrPipe.fileHandleForReading)
-        do {
-            try p.run()
-        } catch {
-            file.abort()
-            throw MediaError("video '\(path)': cannot start ffmpeg (\(ffmpeg)): \(error.localizedDescription)")
+        let streaming = file.isDirect
+        if format == .mp4 || format == .mov {
+            // A pipe cannot seek back to write the index: fragmented MP4.
+            args += ["-movflags", streaming ? "frag_keyframe+empty_moov+default_base_moof" : "+faststart"]
         }
-        // Our copy of the read end must go, or a dead ffmpeg would not
-        // give EPIPE.
-        try? stdinPipe.fileHandleForReading.close()
-        try? stderrPipe.fileHandleForWriting.close()
-        input = fcntl(stdinPipe.fileHandleForWriting.fileDescriptor, F_DUPFD_CLOEXEC, 0)
-        try? stdinPipe.fileHandleForWriting.close()
+        // The temporary file we created and hold open is ffmpeg's
+        // descriptor 3, which it reopens (seekable) through /proc: its
+        // output lands in that file even if the folder is renamed meanwhile.
+        args += ["-f", format.muxer, "-y", streaming ? "pipe:1" : "file:/proc/self/fd/3"]
+
+        var pipes: [Int32] = []
+        func makePipe() throws -> (read: Int32, write: Int32) {
+            var fds: [Int32] = [-1, -1]
+            try Posix.call("pipe", "ffmpeg") { wobble_pipe_cloexec(&fds) }
+            pipes += fds
+            return (fds[0], fds[1])
+        }
+        func closeAll() { for fd in pipes { close(fd) } }
+        let stdinPipe: (read: Int32, write: Int32), stderrPipe: (read: Int32, write: Int32)
+        var stdoutPipe: (read: Int32, write: Int32)?
+        let devNull: Int32
+        do {
+            stdinPipe = try makePipe()
+            stderrPipe = try makePipe()
+            if streaming { stdoutPipe = try makePipe() }
+            devNull = try Posix.open("/dev/null", O_WRONLY)
+            pipes.append(devNull)
+            child = try ChildProcess(ffmpeg, args, stdin: stdinPipe.read, stdout: stdoutPipe?.write ?? devNull,
+                                     stderr: stderrPipe.write, extra: streaming ? -1 : file.fileDescriptor)
+        } catch {
+            closeAll()
+            file.abort()
+            throw MediaError("video '\(path)': cannot start ffmpeg (\(ffmpeg)): \(error)")
+        }
+        // Our copies of the child's ends must go, or a dead ffmpeg would
+        // not give EPIPE and its output would never end.
+        close(stdinPipe.read)
+        close(stderrPipe.write)
+        close(devNull)
+        if let stdoutPipe { close(stdoutPipe.write) }
+        input = stdinPipe.write
+        stderrCollector = OutputCollector(stderrPipe.read)
         stderrCollector.start()
+        let target = file.fileDescriptor
+        forwarder = stdoutPipe.map { Forwarder(from: $0.read, to: target, shown: path) }
+        forwarder?.start()
     }
 
     deinit { if !finished { abort() } }
@@ -195,13 +230,15 @@ public final class VideoSink: FrameSink {
     }
 
     private func send(_ bytes: UnsafeRawBufferPointer) throws {
-        if let e = writeAll(input, bytes) {
-            throw failure("ffmpeg stopped taking frames (\(String(cString: strerror(e))))")
+        do {
+            try Posix.write(input, bytes, shown: "ffmpeg")
+        } catch let e as PosixError {
+            throw failure("ffmpeg stopped taking frames (\(String(cString: strerror(e.code))))")
         }
     }
 
-    /// Closes ffmpeg's input, waits for it to finish the file, and renames
-    /// the file over the target.
+    /// Closes ffmpeg's input, waits for it to finish the file, checks it,
+    /// and renames it over the target.
     public func finish() throws {
         guard !finished else { return }
         if frames == 0 {
@@ -209,13 +246,18 @@ public final class VideoSink: FrameSink {
             throw MediaError("video '\(path)': no frames to write")
         }
         closeInput()
-        process.waitUntilExit()
+        let status = child.wait()
         stderrCollector.wait()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw failure("ffmpeg failed")
-        }
+        forwarder?.wait()
+        guard case .exited(0) = status else { throw failure("ffmpeg failed") }
+        if let error = forwarder?.error { throw failure("\(error)", primary: true) }
         finished = true
-        try file.commit()
+        let format = self.format, path = self.path
+        do {
+            try file.commit { fd in try VideoContainer.verify(fd: fd, format: format, shown: path) }
+        } catch {
+            throw Self.describe(error, path: path)
+        }
     }
 
     /// Kills ffmpeg and removes the temporary file; the target is untouched.
@@ -223,9 +265,10 @@ public final class VideoSink: FrameSink {
         guard !finished else { return }
         finished = true
         closeInput()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        child.kill()
+        _ = child.wait()
         stderrCollector.wait()
+        forwarder?.wait()
         file.abort()
     }
 
@@ -233,28 +276,34 @@ public final class VideoSink: FrameSink {
         if input >= 0 { close(input); input = -1 }
     }
 
+    /// A commit failure as a message that names the video.
+    private static func describe(_ error: Error, path: String) -> Error {
+        if error is MediaError { return error }
+        return MediaError("video '\(path)': \(error)")
+    }
+
     /// Stops ffmpeg, removes the temporary file and describes the failure
-    /// with ffmpeg's exit status and the last lines of its stderr.
-    private func failure(_ what: String) -> MediaError {
+    /// with ffmpeg's exit status and the last lines of its stderr; with
+    /// `primary`, `what` is the cause and ffmpeg's status is secondary.
+    private func failure(_ what: String, primary: Bool = false) -> MediaError {
         closeInput()
-        if process.isRunning {
-            // Give a failing ffmpeg a moment to say why, then stop it.
-            let deadline = Date().addingTimeInterval(2)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
+        // Give a failing ffmpeg a moment to say why, then stop it.
+        if !child.waitExited(timeout: 2) { child.kill() }
+        let status = child.wait()
         stderrCollector.wait()
-        var status = ""
-        if process.terminationReason == .uncaughtSignal {
-            status = " (killed by signal \(process.terminationStatus))"
-        } else if process.terminationStatus != 0 {
-            status = " (exit status \(process.terminationStatus))"
+        forwarder?.wait()
+        var cause = what
+        if !primary, let error = forwarder?.error { cause = "\(error)" }
+        var detail = ""
+        switch status {
+        case .signalled(let s): detail = " (ffmpeg was killed by signal \(s))"
+        case .exited(let c) where c != 0: detail = " (ffmpeg's exit status \(c))"
+        default: break
         }
         finished = true
         file.abort()
         let lines = stderrCollector.text.split(whereSeparator: \.isNewline).suffix(6)
-        var message = "video '\(path)': \(what)\(status)"
+        var message = "video '\(path)': \(cause)\(detail)"
         // One clear line first, then what ffmpeg said.
         for line in lines { message += "\n  ffmpeg: " + line }
         return MediaError(message)
@@ -312,27 +361,30 @@ public final class VideoSink: FrameSink {
 
 /// Reads a pipe to its end on a background thread, keeping the text.
 final class OutputCollector: @unchecked Sendable {
-    private let handle: FileHandle
+    private let fd: Int32
     private let lock = NSLock()
-    private var data = Data()
+    private var data: [UInt8] = []
     private let done = DispatchSemaphore(value: 0)
     private var started = false
     private var joined = false
 
-    init(_ handle: FileHandle) { self.handle = handle }
+    /// Takes ownership of the read end `fd`.
+    init(_ fd: Int32) { self.fd = fd }
 
     func start() {
         started = true
         Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 16384)
             while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
+                let n = (try? buffer.withUnsafeMutableBytes { try Posix.read(fd, into: $0, shown: "ffmpeg") }) ?? 0
+                if n <= 0 { break }
                 lock.lock()
-                data.append(chunk)
+                data += buffer[0..<n]
                 // Keep the tail only: ffmpeg can be chatty.
-                if data.count > 64 * 1024 { data = data.suffix(32 * 1024) }
+                if data.count > 64 * 1024 { data = Array(data.suffix(32 * 1024)) }
                 lock.unlock()
             }
+            close(fd)
             done.signal()
         }
     }
@@ -348,6 +400,204 @@ final class OutputCollector: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Copies ffmpeg's output from a pipe to a pipe or device target, on a
+/// background thread, with checked writes. After a write error it closes
+/// the pipe (ffmpeg then fails on its next write) and keeps the error.
+final class Forwarder: @unchecked Sendable {
+    private let from: Int32
+    private let to: Int32
+    private let shown: String
+    private let done = DispatchSemaphore(value: 0)
+    private var joined = false
+    private let lock = NSLock()
+    private var firstError: Error?
+
+    /// Takes ownership of `from`; `to` stays the caller's.
+    init(from: Int32, to: Int32, shown: String) {
+        self.from = from
+        self.to = to
+        self.shown = shown
+    }
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            do {
+                while true {
+                    let n = try buffer.withUnsafeMutableBytes { try Posix.read(from, into: $0, shown: "ffmpeg") }
+                    if n == 0 { break }
+                    try buffer.withUnsafeBytes { try Posix.write(to, UnsafeRawBufferPointer(rebasing: $0[0..<n]), shown: shown) }
+                }
+            } catch {
+                lock.lock()
+                firstError = error
+                lock.unlock()
+            }
+            close(from)
+            done.signal()
+        }
+    }
+
+    /// Waits until ffmpeg's output ended (or a write failed).
+    func wait() {
+        guard !joined else { return }
+        done.wait()
+        joined = true
+    }
+
+    /// The first read or write error, if any.
+    var error: Error? {
+        lock.lock()
+        defer { lock.unlock() }
+        return firstError
+    }
+}
+
+/// A child process started with `wobble_spawn`: in its own process group,
+/// killed when the thread that started it exits.
+final class ChildProcess: @unchecked Sendable {
+    enum Status: Equatable {
+        case running
+        case exited(Int32)
+        case signalled(Int32)
+    }
+
+    let pid: Int32
+    private let lock = NSLock()
+    private var status = Status.running
+
+    /// Starts `executable` with `arguments` (exact bytes, see `PathBytes`)
+    /// and the given descriptors as its 0, 1, 2 (and `extra` as its 3).
+    init(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32, extra: Int32 = -1) throws {
+        var cStrings: [UnsafeMutablePointer<CChar>?] = []
+        defer { for p in cStrings { free(p) } }
+        for s in [executable] + arguments {
+            let b = PathBytes.bytes(s)
+            guard !b.contains(0), let raw = malloc(b.count + 1) else { throw PosixError("exec", executable, EINVAL) }
+            let p = raw.assumingMemoryBound(to: CChar.self)
+            for (i, c) in b.enumerated() { p[i] = CChar(bitPattern: c) }
+            p[b.count] = 0
+            cStrings.append(p)
+        }
+        cStrings.append(nil)
+        let pid = cStrings.withUnsafeBufferPointer { argv in
+            wobble_spawn(argv[0], argv.baseAddress, environ, stdin, stdout, stderr, extra)
+        }
+        guard pid > 0 else { throw PosixError("exec", executable, errno) }
+        self.pid = pid
+    }
+
+    /// Waits for the child to end (once; later calls return the status).
+    @discardableResult
+    func wait() -> Status {
+        lock.lock()
+        defer { lock.unlock() }
+        if status != .running { return status }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 {
+            if errno != EINTR { status = .exited(-1); return status }
+        }
+        status = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signalled(raw & 0x7f)
+        return status
+    }
+
+    /// Whether the child ended within `timeout` seconds (it is reaped).
+    func waitExited(timeout: Double) -> Bool {
+        let deadline = DispatchTime.now() + timeout
+        while DispatchTime.now() < deadline {
+            lock.lock()
+            if status != .running { lock.unlock(); return true }
+            var raw: Int32 = 0
+            let r = waitpid(pid, &raw, WNOHANG)
+            if r == pid { status = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signalled(raw & 0x7f) }
+            let ended = status != .running || (r < 0 && errno == ECHILD)
+            lock.unlock()
+            if ended { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// SIGKILL, unless it already ended.
+    func kill() {
+        lock.lock()
+        defer { lock.unlock() }
+        if status == .running { _ = Glibc.kill(pid, SIGKILL) }
+    }
+}
+
+/// Checks that a video file ffmpeg wrote is complete: ffmpeg 5 exits with
+/// status 0 even when its writes failed (a full disk), leaving a truncated
+/// file. MP4/MOV: the top-level boxes must tile the file exactly and
+/// include `moov` and `mdat`. Matroska/WebM: an EBML header, then a
+/// Segment whose size (ffmpeg writes it last) ends exactly at the end of
+/// the file.
+enum VideoContainer {
+    static func verify(fd: Int32, format: VideoFormat, shown: String) throws {
+        let size = Int(try Posix.fstat(fd, shown: shown).st_size)
+        func incomplete(_ why: String) -> MediaError {
+            MediaError("video '\(shown)': ffmpeg's file is incomplete (\(why)); is the disk full? The old output is kept")
+        }
+        func read(_ count: Int, at offset: Int) throws -> [UInt8] {
+            var b = [UInt8](repeating: 0, count: count)
+            let n = try b.withUnsafeMutableBytes { try Posix.pread(fd, into: $0, at: offset, shown: shown) }
+            return Array(b[0..<n])
+        }
+        guard size > 0 else { throw incomplete("it is empty") }
+        switch format {
+        case .mp4, .mov:
+            var offset = 0
+            var types = Set<String>()
+            while offset < size {
+                let h = try read(16, at: offset)
+                guard h.count >= 8 else { throw incomplete("a box header is cut off at byte \(offset)") }
+                var boxSize = h[0..<4].reduce(0) { $0 << 8 | Int($1) }
+                var header = 8
+                if boxSize == 1 {
+                    guard h.count == 16 else { throw incomplete("a box header is cut off at byte \(offset)") }
+                    boxSize = h[8..<16].reduce(0) { ($0 << 8) | Int($1) }
+                    header = 16
+                } else if boxSize == 0 {
+                    boxSize = size - offset
+                }
+                guard boxSize >= header, boxSize <= size - offset else {
+                    throw incomplete("a box at byte \(offset) runs past the end")
+                }
+                types.insert(String(decoding: h[4..<8], as: UTF8.self))
+                offset += boxSize
+            }
+            guard types.contains("moov"), types.contains("mdat") || types.contains("moof") else {
+                throw incomplete("no \(types.contains("moov") ? "mdat" : "moov") box")
+            }
+        case .webm, .mkv:
+            let h = try read(64, at: 0)
+            /// An EBML variable-size integer at `i`: (value, length, all ones).
+            func vint(_ i: Int) -> (Int, Int, Bool)? {
+                guard i < h.count, h[i] != 0 else { return nil }
+                let len = h[i].leadingZeroBitCount + 1
+                guard i + len <= h.count else { return nil }
+                var v = Int(h[i]) & ((1 << (8 - len)) - 1)
+                var ones = v == (1 << (8 - len)) - 1
+                for k in 1..<len {
+                    v = v << 8 | Int(h[i + k])
+                    ones = ones && h[i + k] == 0xFF
+                }
+                return (v, len, ones)
+            }
+            guard h.count >= 4, h[0..<4] == [0x1A, 0x45, 0xDF, 0xA3], let (ebmlSize, l1, _) = vint(4) else {
+                throw incomplete("no EBML header")
+            }
+            let seg = 4 + l1 + ebmlSize
+            guard seg + 4 <= h.count, h[seg..<(seg + 4)] == [0x18, 0x53, 0x80, 0x67], let (segSize, l2, unknown) = vint(seg + 4) else {
+                throw incomplete("no Segment after the header")
+            }
+            guard !unknown else { throw incomplete("the Segment's size was never written") }
+            let end = seg + 4 + l2 + segSize
+            guard end == size else { throw incomplete("the Segment ends at byte \(end), the file at \(size)") }
+        }
     }
 }
 

@@ -1,16 +1,22 @@
 import WobbleCore
 
-/// The CPU reference renderer: SPEC §5 evaluated exactly, in doubles, per
-/// output pixel; bilinear sampling clamped to the edge, on straight RGBA.
-/// The GLES backend is tested against it.
+/// The CPU reference renderer: SPEC §5–§5.2 evaluated exactly, in doubles,
+/// per output pixel; bilinear sampling on straight RGBA, mirrored or clamped
+/// at the image border (`FrameState.edges`); overlapping regions summed or
+/// first-wins (`FrameState.overlap`); a downscaled output samples the
+/// area-averaged source (`AreaFilter`). The GLES backend is tested against it.
 public final class CPURenderer: FrameRenderer {
     /// The source image, sampled by every frame.
     public let source: RGBAImage
     /// Output pixel centres in source-image coordinates.
     public let mapping: OutputMapping
+    /// The image sampled: the source, area-averaged on the axes where the
+    /// output is smaller.
+    private let sampled: RGBAImage
+    /// Sampled-image pixels per source pixel, per axis (1 when not downscaled).
+    private let factor: (x: Double, y: Double)
     /// The output when nothing moves (the scaled still image), made once.
     private let still: RGBAImage
-
 
     /// A renderer of `source` at `outputWidth`×`outputHeight` (default: the
     /// source's size); the scaled still image is made here, once.
@@ -19,15 +25,22 @@ public final class CPURenderer: FrameRenderer {
         let m = OutputMapping(sourceWidth: source.width, sourceHeight: source.height,
                               outputWidth: outputWidth ?? source.width, outputHeight: outputHeight ?? source.height)
         mapping = m
-        if m.outputWidth == source.width && m.outputHeight == source.height {
-            still = source
+        let size = AreaFilter.size(m)
+        let smp = AreaFilter.downscale(source, width: size.width, height: size.height)
+        let f = (x: Double(size.width) / Double(max(source.width, 1)), y: Double(size.height) / Double(max(source.height, 1)))
+        sampled = smp
+        factor = f
+        if m.outputWidth == smp.width && m.outputHeight == smp.height {
+            still = smp
         } else {
             var img = RGBAImage(width: m.outputWidth, height: m.outputHeight)
             img.pixels.withUnsafeMutableBufferPointer { out in
-                source.pixels.withUnsafeBufferPointer { src in
+                smp.pixels.withUnsafeBufferPointer { src in
                     for j in 0..<m.outputHeight {
                         for i in 0..<m.outputWidth {
-                            CPURenderer.sample(src, source.width, source.height, m.sourcePoint(i, j), into: out, at: (j * m.outputWidth + i) * 4)
+                            let p = m.sourcePoint(i, j)
+                            CPURenderer.sample(src, smp.width, smp.height, Point(p.x * f.x, p.y * f.y), .clamp,
+                                               into: out, at: (j * m.outputWidth + i) * 4)
                         }
                     }
                 }
@@ -54,18 +67,26 @@ public final class CPURenderer: FrameRenderer {
         }
         guard minI <= maxI, minJ <= maxJ else { return out }
         let regions = frame.regions
+        let sum = frame.overlap == .sum, edges = frame.edges, f = factor
+        let sw = sampled.width, sh = sampled.height
         out.pixels.withUnsafeMutableBufferPointer { dst in
-            source.pixels.withUnsafeBufferPointer { src in
+            sampled.pixels.withUnsafeBufferPointer { src in
                 for j in minJ...maxJ {
                     for i in minI...maxI {
                         let p = m.sourcePoint(i, j)
+                        var total: Point?
                         for r in regions {
                             let b = r.shape.bbox
                             guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY else { continue }
                             if let off = r.offset(at: p) {
-                                CPURenderer.sample(src, source.width, source.height, p + off, into: dst, at: (j * m.outputWidth + i) * 4)
-                                break
+                                total = total.map { $0 + off } ?? off
+                                if !sum { break }
                             }
+                        }
+                        if let off = total {
+                            let q = p + off
+                            CPURenderer.sample(src, sw, sh, Point(q.x * f.x, q.y * f.y), edges,
+                                               into: dst, at: (j * m.outputWidth + i) * 4)
                         }
                     }
                 }
@@ -74,13 +95,27 @@ public final class CPURenderer: FrameRenderer {
         return out
     }
 
-    /// Bilinear sample of `src` at source point `p` (pixel centres at +0.5),
+    /// `x` reflected into `[0, size]` at the borders (period `2·size`), as
+    /// GL_MIRRORED_REPEAT maps texel indices; NaN and ±inf become 0.
+    @inline(__always)
+    static func mirror(_ x: Double, _ size: Double) -> Double {
+        guard x.isFinite else { return 0 }
+        if x >= 0 && x <= size { return x }
+        var r = x.truncatingRemainder(dividingBy: 2 * size)
+        if r < 0 { r += 2 * size }
+        return r > size ? 2 * size - r : r
+    }
+
+    /// Bilinear sample of `src` (`w × h`) at point `p` of its own pixel
+    /// coordinates (pixel centres at +0.5), mirrored into the image or
     /// clamped to the edge, written as 4 bytes at `dst[at]`.
     @inline(__always)
-    static func sample(_ src: UnsafeBufferPointer<UInt8>, _ w: Int, _ h: Int, _ p: Point,
+    static func sample(_ src: UnsafeBufferPointer<UInt8>, _ w: Int, _ h: Int, _ p: Point, _ edges: EdgeMode,
                        into dst: UnsafeMutableBufferPointer<UInt8>, at o: Int) {
-        let fx = min(max(p.x - 0.5, 0), Double(w - 1))
-        let fy = min(max(p.y - 0.5, 0), Double(h - 1))
+        let px = edges == .mirror ? mirror(p.x, Double(w)) : p.x
+        let py = edges == .mirror ? mirror(p.y, Double(h)) : p.y
+        let fx = min(max(px - 0.5, 0), Double(w - 1))
+        let fy = min(max(py - 0.5, 0), Double(h - 1))
         let x0 = Int(fx), y0 = Int(fy)
         let x1 = min(x0 + 1, w - 1), y1 = min(y0 + 1, h - 1)
         let ax = fx - Double(x0), ay = fy - Double(y0)

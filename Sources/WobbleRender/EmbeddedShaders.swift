@@ -25,57 +25,12 @@ void main() {
 
 """#
 
-    /// `Shaders/wobble.vert`.
-    static let wobbleVert = #"""
-#version 300 es
-// One moving region's quad (as quad.vert: a rectangle in framebuffer pixels,
-// a 4-vertex triangle strip picked by gl_VertexID), plus the region's cycle
-// progress of SPEC §5, which is the same for every fragment of the draw and
-// so is evaluated here, once per vertex, and handed on flat.
-precision highp float;
-
-// (x0, y0, x1, y1): the rectangle in framebuffer pixels.
-uniform vec4 u_rect;
-// The viewport size in pixels.
-uniform vec2 u_viewport;
-// τ: seconds since the region's current cycle began.
-uniform float u_tau;
-// D: the cycle duration in seconds.
-uniform float u_duration;
-
-// progress in [-1, 1].
-flat out float v_progress;
-
-// SPEC §5: u = mod(2τ, D), x = (u > D/2 ? D − u : u) / (D/2),
-// s = (τ < D/2 ? −1 : +1), progress = s·(2x − x²). τ is clamped to [0, D]
-// and u to [0, D] (mod may round either way at τ = D/2 and τ = D, where the
-// progress is 0): no division by zero, nothing that can produce NaN.
-float cycleProgress(float tau, float d) {
-    if (!(d > 0.0)) {
-        return 0.0;
-    }
-    float t = clamp(tau, 0.0, d);
-    float halfD = 0.5 * d;
-    float u = clamp(mod(2.0 * t, d), 0.0, d);
-    float x = clamp((u > halfD ? d - u : u) / halfD, 0.0, 1.0);
-    float s = t < halfD ? -1.0 : 1.0;
-    return s * (2.0 * x - x * x);
-}
-
-void main() {
-    vec2 corner = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
-    vec2 pixel = mix(u_rect.xy, u_rect.zw, corner);
-    gl_Position = vec4(pixel / u_viewport * 2.0 - 1.0, 0.0, 1.0);
-    v_progress = cycleProgress(u_tau, u_duration);
-}
-
-"""#
-
     /// `Shaders/copy.frag`.
     static let copyFrag = #"""
 #version 300 es
 // The still image: every output pixel samples the source at its own source
-// point (bilinear, clamped to the edge), as CPURenderer.sample does.
+// point (bilinear; the points lie inside the image, so the wrap mode does not
+// matter), as CPURenderer.sample does.
 precision highp float;
 
 uniform highp sampler2D u_source;
@@ -94,21 +49,55 @@ void main() {
 
 """#
 
+    /// `Shaders/resolve.frag`.
+    static let resolveFrag = #"""
+#version 300 es
+// overlap("sum"), second step: over a region's box, sample the source at
+// p + the offset summed by wobble.frag (u_offsetOnly = 1) into u_offset. A
+// pixel no region moves has offset 0 there and gets the still image's value.
+precision highp float;
+
+uniform highp sampler2D u_source;
+// The summed offset per output pixel (source pixels), RG float.
+uniform highp sampler2D u_offset;
+uniform vec2 u_scale;
+uniform vec2 u_invSourceSize;
+
+out vec4 o_color;
+
+void main() {
+    vec2 offset = texelFetch(u_offset, ivec2(gl_FragCoord.xy), 0).rg;
+    vec2 p = gl_FragCoord.xy * u_scale + offset;
+    o_color = texture(u_source, p * u_invSourceSize);
+}
+
+"""#
+
     /// `Shaders/wobble.frag`.
     static let wobbleFrag = #"""
 #version 300 es
 // One moving region (SPEC §5), drawn over the region's box after the still
-// image. Regions are drawn last to first; a fragment outside this region is
-// discarded, so the first region (in prepare order) that moves a pixel wins.
+// image. A fragment outside this region is discarded.
+//
+// Two uses (u_offsetOnly):
+// - direct (0): the fragment samples the source at p + m·swing·direction.
+//   Regions are drawn last to first, so where they overlap the first one
+//   (in prepare order) wins: overlap("first"), and overlap("sum") when no two
+//   regions' boxes meet.
+// - offset (1): the fragment writes its offset m·swing·direction (source
+//   pixels) into a float target with additive blending, so that overlapping
+//   regions sum (overlap("sum")); resolve.frag then samples the source at
+//   p + the summed offset.
 //
 // Per output pixel the renderer keeps the shape-only geometry, computed once
 // per shape in doubles (RegionGeometry, from RegionShape.polar): d/R and R,
 // with R = 0 where the region does not move the pixel (outside it, on its
 // boundary). Deciding membership there, exactly, keeps first-wins identical
 // to the CPU reference. The amplitude-dependent part, the hemisphere model,
-// is evaluated here per fragment, and the cycle progress (from τ and D) in
-// wobble.vert. Every acos argument is clamped to [-1, 1]; no loops; nothing
-// that can produce NaN.
+// is evaluated here per fragment; the motion itself (the peak M and the
+// signed swing) comes from WobbleCore's motion model as uniforms, the same
+// for every fragment. Every acos argument is clamped to [-1, 1]; no loops;
+// nothing that can produce NaN.
 precision highp float;
 
 const float HALF_PI = 1.57079632679489662;
@@ -119,15 +108,17 @@ uniform highp sampler2D u_source;
 uniform highp sampler2D u_geometry;
 // Output pixel of the geometry's texel (0, 0).
 uniform ivec2 u_geometryOrigin;
-// M = strength · min(bbox width, bbox height) · amplitude, before its limit
-// to R (image pixels).
+// M = strength · min(bbox width, bbox height) · level, before its limit to R
+// (image pixels).
 uniform float u_peak;
-// The unit direction (image space).
+// The unit direction of the offset (image space).
 uniform vec2 u_direction;
+// The signed fraction of m the pixel is offset by (RegionFrame.swing).
+uniform float u_swing;
+// 1: write the offset (for the sum), 0: sample the source.
+uniform int u_offsetOnly;
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
-
-flat in float v_progress;
 
 out vec4 o_color;
 
@@ -147,14 +138,19 @@ void main() {
     vec2 g = texelFetch(u_geometry, ivec2(gl_FragCoord.xy) - u_geometryOrigin, 0).rg;
     // Not this region's pixel: a region drawn earlier (later in prepare
     // order) or the still image shows through. Inside pixels are never
-    // discarded, even where float rounding makes m·progress 0, since the
+    // discarded, even where float rounding makes m·swing 0, since the
     // reference gives them this region (with an offset of nearly 0).
     if (!(g.y > 0.0)) {
         discard;
     }
     float m = displacement(g.x, g.y, u_peak);
-    vec2 p = gl_FragCoord.xy * u_scale + (m * v_progress) * u_direction;
-    o_color = texture(u_source, p * u_invSourceSize);
+    vec2 offset = (m * u_swing) * u_direction;
+    if (u_offsetOnly != 0) {
+        o_color = vec4(offset, 0.0, 0.0);
+    } else {
+        vec2 p = gl_FragCoord.xy * u_scale + offset;
+        o_color = texture(u_source, p * u_invSourceSize);
+    }
 }
 
 """#
@@ -162,8 +158,8 @@ void main() {
     /// Every embedded file by its name in `Shaders/`.
     static let all: [String: String] = [
         "quad.vert": quadVert,
-        "wobble.vert": wobbleVert,
         "copy.frag": copyFrag,
+        "resolve.frag": resolveFrag,
         "wobble.frag": wobbleFrag,
     ]
 }

@@ -11,20 +11,32 @@ import WobbleCore
 ///    source texture at each output pixel's source point
 ///    (`Shaders/copy.frag`), then copied into the frame's FBO with
 ///    glBlitFramebuffer (a memory copy) at the start of every frame;
-/// 2. each moving region, last to first, as a quad over its box
-///    (`Shaders/wobble.vert`, `Shaders/wobble.frag`) that samples the source
-///    at `p + m(p)·progress·direction` and discards pixels outside the
-///    region, so the first region in `prepare` order that moves a pixel wins.
+/// 2. the moving regions (`Shaders/quad.vert`, `Shaders/wobble.frag`), each
+///    as a quad over its box that discards pixels outside the region:
+///    - directly, last to first, sampling the source at
+///      `p + m(p)·swing·direction`, for `overlap("first")` (the first region
+///      in `prepare` order that moves a pixel wins) and, with
+///      `overlap("sum")`, for every region whose box meets no other's;
+///    - for `overlap("sum")` where boxes meet, in two passes: each region
+///      adds its offset `m(p)·swing·direction` into an RG32F target
+///      (additive blending), then each box samples the source at
+///      `p + Σ offsets` (`Shaders/resolve.frag`).
+///
+/// The source texture is the image itself, or, for an output smaller than
+/// it, the image area-averaged to the output size (`AreaFilter`, as the CPU
+/// reference); it wraps with GL_MIRRORED_REPEAT for `edges("mirror")` and
+/// GL_CLAMP_TO_EDGE for `edges("clamp")`.
 ///
 /// The SPEC §5 math is split by what it depends on. The shape-only part,
 /// `d/R` and `R` per output pixel of the region's box and with it which
 /// pixels the region moves, is computed once per shape, in doubles, with
 /// `RegionShape.polar` (`RegionGeometry`, an RG32F texture kept while the
 /// shape is in use). The hemisphere model `m(p)` (from the peak `M`) is
-/// evaluated per fragment and the cycle progress (from `τ` and `D`) per
-/// vertex, so a frame where a cycle starts (a new amplitude) costs the same
-/// as any other: a texel fetch, two `acos`, a `cos` and a bilinear sample
-/// per region pixel over the plain copy.
+/// evaluated per fragment; the motion (the peak and the signed swing) comes
+/// from WobbleCore's motion model as uniforms, so a frame where a cycle
+/// starts (a new amplitude) costs the same as any other: a texel fetch, two
+/// `acos`, a `cos` and a bilinear sample per region pixel over the plain
+/// copy.
 ///
 /// The EGL platform is chosen at run time (a hardware device through
 /// EGL_PLATFORM_DEVICE_EXT, else Mesa's surfaceless platform, else the
@@ -129,19 +141,47 @@ public final class GLESRenderer: FrameRenderer {
         let now = frameNumber
         let image = try context.withCurrent { () throws -> RGBAImage in
             gl.beginFrame()
+            gl.setEdges(frame.edges)
             gl.blitStill()
-            for region in frame.regions.reversed() {
-                // As the reference: no peak or no progress, no offset, and
-                // the pixel goes to the next region (decided here, exactly,
-                // rather than from the shader's float progress).
-                guard region.peak > 0, region.progress != 0,
+            var draws: [(geometry: GeometryTexture, region: RegionFrame)] = []
+            for region in frame.regions {
+                // As the reference: no peak or no swing, no offset, and the
+                // pixel goes to the next region (decided here, exactly).
+                guard region.peak > 0, region.swing != 0,
                       let geometry = try geometry(for: region.shape, frame: now) else { continue }
-                gl.drawRegion(geometry, region: region)
+                draws.append((geometry, region))
             }
+            var direct = draws
+            if frame.overlap == .sum {
+                // Regions whose box meets another's are summed; the others
+                // are drawn directly (alone on their pixels, that is the sum).
+                let meets = GLESRenderer.meetingOthers(draws.map(\.geometry))
+                let summed = draws.indices.filter { meets[$0] }.map { draws[$0] }
+                direct = draws.indices.filter { !meets[$0] }.map { draws[$0] }
+                if !summed.isEmpty { try gl.drawSummed(summed) }
+            }
+            // First wins: drawn last to first.
+            for d in direct.reversed() { gl.drawRegion(d.geometry, region: d.region) }
             return try gl.readBack()
         }
         evictGeometries(keeping: now)
         return image
+    }
+
+    /// For each box, whether it meets another one (then summing needs the
+    /// offset pass there).
+    private static func meetingOthers(_ boxes: [GeometryTexture]) -> [Bool] {
+        var meets = [Bool](repeating: false, count: boxes.count)
+        for (k, a) in boxes.enumerated() {
+            for l in (k + 1) ..< boxes.count {
+                let b = boxes[l]
+                if a.x0 < b.x0 + b.width && b.x0 < a.x0 + a.width && a.y0 < b.y0 + b.height && b.y0 < a.y0 + a.height {
+                    meets[k] = true
+                    meets[l] = true
+                }
+            }
+        }
+        return meets
     }
 
     /// A plain full-image copy pass: the source drawn over the whole output
@@ -252,13 +292,24 @@ private final class Resources {
     let vertexArray: GLObject
     let copy: GLProgram
     let wobble: GLProgram
+    let resolve: GLProgram
     let rectCopy: GLint
     let rectWobble: GLint
+    let rectResolve: GLint
+    let offsetOnly: GLint
+    /// The summed offsets of overlapping regions (RG float, output size),
+    /// nil where the GL has no blendable float render target (then
+    /// `overlap("sum")` of overlapping regions is an error naming what is
+    /// missing).
+    let offsetTexture: GLObject?
+    let offsetFramebuffer: GLObject?
+    let offsetUnsupported: String?
+    /// The source's wrap mode now.
+    var edges: EdgeMode = .clamp
     let geometryOrigin: GLint
     let peak: GLint
     let direction: GLint
-    let tau: GLint
-    let duration: GLint
+    let swing: GLint
 
     static func integer(_ name: Int32) -> Int {
         var v: GLint = 0
@@ -299,41 +350,50 @@ private final class Resources {
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_LINEAR)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
-        source.pixels.withUnsafeBufferPointer { px in
-            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(source.width), GLsizei(source.height), 0,
+        // Downscaled output samples the area-averaged source (as the CPU
+        // reference does); texture coordinates stay normalised to the image.
+        let size = AreaFilter.size(m)
+        let sampled = AreaFilter.downscale(source, width: size.width, height: size.height)
+        sampled.pixels.withUnsafeBufferPointer { px in
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(sampled.width), GLsizei(sampled.height), 0,
                          GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress)
         }
-        try glCheck("glTexImage2D(source \(source.width)x\(source.height))")
+        try glCheck("glTexImage2D(source \(sampled.width)x\(sampled.height))")
 
         // The render target: framebuffer row 0 is output row 0 (the top), so
         // glReadPixels hands back rows top to bottom.
         (targetTexture, framebuffer) = try GLESRenderer.makeRenderTarget("target", m, unit: GL_TEXTURE1, in: context)
         (stillTexture, stillFramebuffer) = try GLESRenderer.makeRenderTarget("still", m, unit: GL_TEXTURE1, in: context)
         vertexArray = try GLObject(.vertexArray, in: context)
+        (offsetTexture, offsetFramebuffer, offsetUnsupported) = try Resources.makeOffsetTarget(m, in: context)
 
         copy = try GLProgram(vertex: "quad.vert", fragment: "copy.frag", in: context)
-        wobble = try GLProgram(vertex: "wobble.vert", fragment: "wobble.frag", in: context)
+        wobble = try GLProgram(vertex: "quad.vert", fragment: "wobble.frag", in: context)
+        resolve = try GLProgram(vertex: "quad.vert", fragment: "resolve.frag", in: context)
         // Uniforms that never change.
         let invSource = (1 / Float(source.width), 1 / Float(source.height))
-        for (program, usesField) in [(copy, false), (wobble, true)] {
+        for (program, usesField) in [(copy, false), (wobble, true), (resolve, false)] {
             glUseProgram(program.name)
             glUniform1i(try program.location("u_source"), 0)
             if usesField { glUniform1i(try program.location("u_geometry"), 1) }
+            if program === resolve { glUniform1i(try program.location("u_offset"), 2) }
             glUniform2f(try program.location("u_viewport"), Float(m.outputWidth), Float(m.outputHeight))
             glUniform2f(try program.location("u_scale"), Float(m.scaleX), Float(m.scaleY))
             glUniform2f(try program.location("u_invSourceSize"), invSource.0, invSource.1)
         }
         rectCopy = try copy.location("u_rect")
         rectWobble = try wobble.location("u_rect")
+        rectResolve = try resolve.location("u_rect")
+        offsetOnly = try wobble.location("u_offsetOnly")
         geometryOrigin = try wobble.location("u_geometryOrigin")
         peak = try wobble.location("u_peak")
         direction = try wobble.location("u_direction")
-        tau = try wobble.location("u_tau")
-        duration = try wobble.location("u_duration")
+        swing = try wobble.location("u_swing")
         glUseProgram(copy.name)
         glUniform4f(rectCopy, 0, 0, Float(m.outputWidth), Float(m.outputHeight))
         try glCheck("glUniform")
         // Draw the still image once.
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), stillFramebuffer.name)
         glViewport(0, 0, GLsizei(m.outputWidth), GLsizei(m.outputHeight))
         glBindVertexArray(vertexArray.name)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
@@ -374,9 +434,93 @@ private final class Resources {
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), framebuffer.name)
     }
 
-    /// One region over its geometry's box.
-    func drawRegion(_ geometry: GeometryTexture, region: RegionFrame) {
+    /// The RG32F offset target, when the GL can render and blend it
+    /// (EXT_color_buffer_float and EXT_float_blend; GLES 3.2 drivers such as
+    /// llvmpipe and NVIDIA's have both); else why not.
+    static func makeOffsetTarget(_ m: OutputMapping, in context: GLContext) throws
+        -> (GLObject?, GLObject?, String?) {
+        var count: GLint = 0
+        glGetIntegerv(GLenum(GL_NUM_EXTENSIONS), &count)
+        var extensions = Set<String>()
+        for i in 0 ..< max(0, Int(count)) {
+            if let s = glGetStringi(GLenum(GL_EXTENSIONS), GLuint(i)) {
+                extensions.insert(String(cString: UnsafeRawPointer(s).assumingMemoryBound(to: CChar.self)))
+            }
+        }
+        let missing = ["GL_EXT_color_buffer_float", "GL_EXT_float_blend"].filter { !extensions.contains($0) }
+        guard missing.isEmpty else {
+            return (nil, nil, "the GL lacks \(missing.joined(separator: " and ")) (use overlap(\"first\") or --backend cpu)")
+        }
+        let texture = try GLObject(.texture, in: context)
+        glActiveTexture(GLenum(GL_TEXTURE2))
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RG32F), GLsizei(m.outputWidth), GLsizei(m.outputHeight))
+        try glCheck("glTexStorage2D(offsets RG32F \(m.outputWidth)x\(m.outputHeight))")
+        let framebuffer = try GLObject(.framebuffer, in: context)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture.name, 0)
+        try glCheck("glFramebufferTexture2D(offsets)")
+        let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
+        guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
+            return (nil, nil, "the RG32F offset target is incomplete (\(framebufferStatusName(status)))")
+        }
+        glActiveTexture(GLenum(GL_TEXTURE1))
+        return (texture, framebuffer, nil)
+    }
+
+    /// Sets the source's wrap mode for `edges` (mirror: GL_MIRRORED_REPEAT).
+    func setEdges(_ mode: EdgeMode) {
+        guard mode != edges else { return }
+        edges = mode
+        let wrap = mode == .mirror ? GL_MIRRORED_REPEAT : GL_CLAMP_TO_EDGE
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), sourceTexture.name)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), wrap)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), wrap)
+    }
+
+    /// overlap("sum") of regions whose boxes meet: every region adds its
+    /// offset into the float target (additive blending), then each box
+    /// samples the source at p + the sum.
+    func drawSummed(_ draws: [(geometry: GeometryTexture, region: RegionFrame)]) throws {
+        guard let offsetFramebuffer, let offsetTexture else {
+            throw GLESError.gl(call: "overlap(\"sum\")", error: offsetUnsupported ?? "no offset target")
+        }
+        var x0 = Int.max, y0 = Int.max, x1 = Int.min, y1 = Int.min
+        for d in draws {
+            x0 = min(x0, d.geometry.x0); y0 = min(y0, d.geometry.y0)
+            x1 = max(x1, d.geometry.x0 + d.geometry.width); y1 = max(y1, d.geometry.y0 + d.geometry.height)
+        }
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), offsetFramebuffer.name)
+        glEnable(GLenum(GL_SCISSOR_TEST))
+        glScissor(GLint(x0), GLint(y0), GLsizei(x1 - x0), GLsizei(y1 - y0))
+        glClearColor(0, 0, 0, 0)
+        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        glDisable(GLenum(GL_SCISSOR_TEST))
+        glEnable(GLenum(GL_BLEND))
+        glBlendEquation(GLenum(GL_FUNC_ADD))
+        glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE))
+        for d in draws { drawRegion(d.geometry, region: d.region, offsetOnly: true) }
+        glDisable(GLenum(GL_BLEND))
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
+        glUseProgram(resolve.name)
+        glActiveTexture(GLenum(GL_TEXTURE2))
+        glBindTexture(GLenum(GL_TEXTURE_2D), offsetTexture.name)
+        for d in draws {
+            let g = d.geometry
+            glUniform4f(rectResolve, Float(g.x0), Float(g.y0), Float(g.x0 + g.width), Float(g.y0 + g.height))
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        }
+        try glCheck("overlap(\"sum\") passes")
+    }
+
+    /// One region over its geometry's box: sampling the source (direct), or
+    /// writing its offset (`offsetOnly`, for the sum).
+    func drawRegion(_ geometry: GeometryTexture, region: RegionFrame, offsetOnly only: Bool = false) {
         glUseProgram(wobble.name)
+        glUniform1i(offsetOnly, only ? 1 : 0)
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), geometry.texture.name)
         geometry.settle(peak: region.peak)
@@ -385,8 +529,7 @@ private final class Resources {
         glUniform2i(geometryOrigin, GLint(geometry.x0), GLint(geometry.y0))
         glUniform1f(peak, Float(region.peak))
         glUniform2f(direction, Float(region.direction.x), Float(region.direction.y))
-        glUniform1f(tau, Float(region.tau))
-        glUniform1f(duration, Float(region.duration))
+        glUniform1f(swing, Float(region.swing))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 

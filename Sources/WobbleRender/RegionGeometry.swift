@@ -8,7 +8,7 @@ import WobbleCore
 ///
 /// It depends only on the shape (immutable for a model's life) and the
 /// renderer's output mapping, so the GLES renderer computes it once per shape;
-/// the amplitude-dependent hemisphere model and the cycle progress are
+/// the amplitude-dependent hemisphere model is
 /// evaluated per fragment in `Shaders/wobble.frag`. Which pixels belong to the
 /// region is decided here, in doubles, with the same `d` and `R` the CPU
 /// reference uses, so both backends agree exactly on which region moves which

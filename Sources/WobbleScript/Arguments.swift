@@ -67,10 +67,31 @@ struct LuaArgs {
         return s
     }
 
+    /// One of the names of `E` (`overlap("sum")`); anything else is
+    /// `<function>: mode must be "sum" or "first" (got "last")`.
+    func choice<E: CaseIterable & RawRepresentable>(_ i: Int32, name: String, of: E.Type = E.self) throws -> E
+    where E.RawValue == String {
+        guard lua.type(i) == .string, let s = lua.string(i) else {
+            throw SceneError(function, "\(name) must be \(E.validNames) (got \(describe(lua, i)))")
+        }
+        guard let v = E(rawValue: s) else { throw SceneError(function, "\(name) must be \(E.validNames) (got \(quoted(s)))") }
+        return v
+    }
+
     func boolean(_ i: Int32) throws -> Bool {
         guard lua.type(i) == .boolean else { throw typeError(i, "boolean") }
         return lua.boolean(i)
     }
+}
+
+/// `"s"` for a message, at most 40 characters of it, control bytes escaped.
+func quoted(_ s: String) -> String {
+    var out = ""
+    for (k, ch) in s.unicodeScalars.enumerated() {
+        if k == 40 { out += "..."; break }
+        out += ch.value < 0x20 || ch == "\"" || ch == "\\" ? ch.escaped(asASCII: true) : String(ch)
+    }
+    return "\"" + out + "\""
 }
 
 /// What a value is, for "got ..." in messages: its type name, or `nan`,
@@ -139,6 +160,26 @@ struct TableReader {
         guard let v = lua.number(-1), !finite || v.isFinite else {
             throw SceneError(function, "\(key) must be a \(finite ? "finite " : "")number, got \(describe(lua, -1))")
         }
+        return v
+    }
+
+    /// The name at `t[key]` as one of `E`'s values, nil when absent:
+    /// `addSketch: motion must be "classic" or "spring" (got "jelly")`.
+    func choice<E: CaseIterable & RawRepresentable>(_ t: Int32, _ key: String, of: E.Type = E.self) throws -> E?
+    where E.RawValue == String {
+        lua.rawGet(t, key)
+        defer { lua.pop() }
+        if lua.type(-1) == .nil { return nil }
+        return try choice(-1, name: key)
+    }
+
+    /// The value at stack index `i` as one of `E`'s names; `name` names it.
+    func choice<E: CaseIterable & RawRepresentable>(_ i: Int32, name: String, of: E.Type = E.self) throws -> E
+    where E.RawValue == String {
+        guard lua.type(i) == .string, let s = lua.string(i) else {
+            throw SceneError(function, "\(name) must be \(E.validNames) (got \(describe(lua, i)))")
+        }
+        guard let v = E(rawValue: s) else { throw SceneError(function, "\(name) must be \(E.validNames) (got \(quoted(s)))") }
         return v
     }
 

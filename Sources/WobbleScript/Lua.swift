@@ -5,6 +5,7 @@
 // while a host function runs, so no longjmp can cross a Swift frame.
 internal import CLua
 internal import CWobbleLuaShim
+import WobbleCore
 
 /// A Lua value type (`LUA_T*`).
 enum LuaType: Int32 {
@@ -212,7 +213,7 @@ struct LuaStack {
     /// Loads a file as a text chunk named `@path`; pushes the function or
     /// the error message. Returns true on success.
     func loadFile(_ path: String) -> (ok: Bool, fileError: Bool) {
-        let status = luaL_loadfilex(state, path, "t")
+        let status = PathBytes.withCString(path) { luaL_loadfilex(state, $0, "t") } ?? LUA_ERRFILE
         return (status == LUA_OK, status == LUA_ERRFILE)
     }
 

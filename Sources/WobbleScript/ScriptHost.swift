@@ -55,8 +55,9 @@ public struct ScriptResult {
     /// The image in effect (resolved against the script's folder), if the
     /// script called `image(path)` without `--image`.
     public let imagePath: String?
-    /// The scene as the script left it.
-    public let scene: Scene
+    /// The virtual time at which the script returned, before the events
+    /// performed after its end (`ScriptOptions.performed`) went on.
+    public var scriptEnd: Double = 0
 }
 
 /// A scene that failed. `message` is the one clear first line

@@ -139,7 +139,9 @@ final class ScriptSession {
             let msg = e.function == "wobble-run" ? e.message : e.description
             throw ScriptError(message: "wobble-run: \(msg)", kind: .finish)
         }
-        return ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, scene: scene)
+        var result = ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath)
+        result.scriptEnd = scene.scriptEnd
+        return result
     }
 
     /// Calls host function `index` (from the trampoline): its result count,
@@ -189,7 +191,7 @@ final class ScriptSession {
 
     /// A file's bytes, or a message with the system's reason.
     static func readFile(_ path: String, limit: Int = 256 << 20) -> Result<[UInt8], ArgumentError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) } ?? -1
         if fd < 0 { return .failure(ArgumentError(String(cString: strerror(errno)))) }
         defer { close(fd) }
         var out: [UInt8] = []
@@ -209,9 +211,9 @@ final class ScriptSession {
 
     /// The canonical path of an existing file, or the system's reason.
     static func realPath(_ path: String) -> Result<String, ArgumentError> {
-        guard let p = realpath(path, nil) else { return .failure(ArgumentError(String(cString: strerror(errno)))) }
+        guard let p = PathBytes.withCString(path, { realpath($0, nil) }) ?? nil else { return .failure(ArgumentError(String(cString: strerror(errno)))) }
         defer { free(p) }
-        return .success(String(cString: p))
+        return .success(PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
     }
 
     /// True when the existing file `path` is inside the script's folder

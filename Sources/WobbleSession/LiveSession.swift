@@ -107,7 +107,7 @@ public final class LiveSession {
             }
             inputs = LiveSession.unique(named.filter { $0 != result.outputPath } + [loaded.path])
             clip = result.clip
-            scriptedDuration = result.scene.scriptEnd
+            scriptedDuration = result.scriptEnd
             image = loaded.image
             imagePathInUse = loaded.path
             error = nil

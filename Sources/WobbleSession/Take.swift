@@ -90,28 +90,39 @@ public struct Take {
         let name = URL(fileURLWithPath: scenePath).lastPathComponent
         let separator: [UInt8] = text.last == UInt8(ascii: "\n") || text.isEmpty ? [] : [UInt8(ascii: "\n")]
         var block = self.block(sceneName: name)
-        let path = Take.freePath(scenePath: scenePath)
-        for attempt in 0..<2 {
-            let file = try AtomicFile(target: path)
-            do {
-                try file.write(text + separator + Array(block.utf8))
-                if let problem = Take.check(file.temporaryPath, options: options) {
-                    if attempt == 0, problem.contains("never comes to rest") {
-                        file.abort()
-                        let last = Double(events.last?.milliseconds ?? 0) / 1000
-                        block = self.block(maxSeconds: max(1, recordedSeconds - last), sceneName: name)
-                        continue
-                    }
-                    throw SessionError("the take does not run: \(problem)")
-                }
-                try file.commit()
-                return path
-            } catch {
-                file.abort()
-                throw error
+        // Run the take once before writing it (from a hidden file beside
+        // the scene, so its relative paths resolve as the take's will).
+        if let problem = Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options) {
+            guard problem.contains("never comes to rest") else { throw SessionError("the take does not run: \(problem)") }
+            let last = Double(events.last?.milliseconds ?? 0) / 1000
+            block = self.block(maxSeconds: max(1, recordedSeconds - last), sceneName: name)
+            if let again = Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options) {
+                throw SessionError("the take does not run: \(again)")
             }
         }
-        throw SessionError("the take does not run")
+        let path = Take.freePath(scenePath: scenePath)
+        let file = try AtomicFile(target: path)
+        do {
+            try file.write(text + separator + Array(block.utf8))
+            try file.commit()
+        } catch {
+            file.abort()
+            throw error
+        }
+        return path
+    }
+
+    /// Runs `bytes` as a scene beside `scenePath` (a hidden file, removed
+    /// afterwards); the first error line, or nil.
+    static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions) -> String? {
+        let url = URL(fileURLWithPath: scenePath)
+        let hidden = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)-take-check-\(getpid()).lua").path
+        guard FileManager.default.createFile(atPath: hidden, contents: Data(bytes)) else {
+            return "cannot write a file beside the scene to check the take"
+        }
+        defer { try? FileManager.default.removeItem(atPath: hidden) }
+        return check(hidden, options: options)
     }
 
     /// Runs the take at `path` on the virtual clock; the first error line, or nil.

@@ -54,18 +54,45 @@ func shapes(_ w: Int, _ h: Int) -> [RegionShape] {
     }
 }
 
+/// Four regions that overlap pairwise (each a tenth of the image, shifted
+/// so that neighbours share about a third of their box): for sum vs first.
+func overlappingShapes(_ w: Int, _ h: Int) -> [RegionShape] {
+    let bw = Double(w) * 0.3, bh = Double(h) / 3
+    return (0 ..< 4).map { k in
+        let x = Double(w) * (0.2 + 0.2 * Double(k % 2)) + Double(k) * 2.1
+        let y = Double(h) * (0.2 + 0.22 * Double(k / 2)) + Double(k) * 1.3
+        return RegionShape(lt: Point(x, y), rt: Point(x + bw, y + 4), rb: Point(x + bw - 5, y + bh),
+                           lb: Point(x + 3, y + bh - 2), center: Point(x + bw / 2, y + bh / 2))
+    }
+}
+
+/// The frame at `t` of springs: two kicks each (staggered), so the swing is a sum.
+func springFrame(_ shapes: [RegionShape], t: Double, overlap: OverlapMode = .sum) -> FrameState {
+    let dirs = [Point(1, 0), Point(0, 1), Point(-0.6, 0.8), Point(0.8, -0.6)]
+    let model = WobbleParameters.spring.model
+    let regions = shapes.enumerated().compactMap { k, shape -> RegionFrame? in
+        var kicks: [Impulse] = []
+        for (dt, d) in [(0.0, dirs[k]), (0.15, dirs[(k + 1) % 4])] {
+            kicks = model.adding(Impulse(start: Double(k) * 0.05 + dt, direction: d, amplitude: 1), to: kicks)
+        }
+        let r = model.reading(kicks, at: t, preparedAt: 0)
+        let peak = shape.maxDisplacement(amplitude: r.level)
+        return peak > 0 && r.swing != 0 ? RegionFrame(shape: shape, peak: peak, direction: r.offsetDirection, swing: r.swing) : nil
+    }
+    return FrameState(index: 0, time: t, regions: regions, overlay: [], overlayOn: false, overlap: overlap)
+}
+
 /// The frame at `t`: four impulses staggered by 50 ms (0.2 s < τ < 0.45 s
 /// for t in [0.35, 0.45]).
-func frame(_ shapes: [RegionShape], t: Double, amplitude: Double = 1) -> FrameState {
+func frame(_ shapes: [RegionShape], t: Double, amplitude: Double = 1, overlap: OverlapMode = .sum) -> FrameState {
     let dirs = [Point(1, 0), Point(0, 1), Point(-0.6, 0.8), Point(0.8, -0.6)]
     let regions = shapes.enumerated().compactMap { k, shape -> RegionFrame? in
         let imp = Impulse(start: Double(k) * 0.05, direction: dirs[k], amplitude: amplitude)
-        let st = imp.state(at: t, parameters: .original)
-        let peak = shape.maxDisplacement(amplitude: st.amplitude)
-        let r = RegionFrame(shape: shape, direction: dirs[k], peak: peak, tau: st.tau, duration: 1.2)
-        return peak > 0 && r.progress != 0 ? r : nil
+        let r = WobbleParameters.original.model.reading([imp], at: t, preparedAt: 0)
+        let peak = shape.maxDisplacement(amplitude: r.level)
+        return peak > 0 && r.swing != 0 ? RegionFrame(shape: shape, peak: peak, direction: r.offsetDirection, swing: r.swing) : nil
     }
-    return FrameState(index: 0, time: t, regions: regions, overlay: [], overlayOn: false)
+    return FrameState(index: 0, time: t, regions: regions, overlay: [], overlayOn: false, overlap: overlap)
 }
 
 /// A frame at a cycle boundary: every region 0.1 s into its second cycle
@@ -122,6 +149,13 @@ for k in 0 ..< 5 {
     _ = try gles.render(frame(regionShapes, t: times[k % times.count]))
 }
 var copyMs: [Double] = [], wobbleMs: [Double] = [], stillMs: [Double] = [], boundaryMs: [Double] = []
+var springMs: [Double] = [], sumMs: [Double] = [], firstMs: [Double] = []
+let overlapping = overlappingShapes(width, height)
+let springFrames = (0 ..< frames / 2).map { k in springFrame(regionShapes, t: times[k * 2 % times.count]) }
+let sumFrames = (0 ..< frames / 2).map { k in frame(overlapping, t: times[k * 2 % times.count], overlap: .sum) }
+let firstFrames = (0 ..< frames / 2).map { k in frame(overlapping, t: times[k * 2 % times.count], overlap: .first) }
+precondition(springFrames[0].regions.count == 4 && sumFrames[0].regions.count == 4)
+for f in [springFrames[0], sumFrames[0], firstFrames[0]] { _ = try gles.render(f) }   // their geometry
 let still = FrameState(index: 0, time: 0, regions: [], overlay: [], overlayOn: false)
 // Frame states are made before timing (the renderer's work only).
 let midFrames = (0 ..< frames / 2).map { k in frame(regionShapes, t: times[k * 2 % times.count]) }
@@ -133,9 +167,21 @@ for round in 0 ..< 2 {   // interleaved rounds, against drift in a shared machin
     wobbleMs += try time(frames / 2) { k in _ = try gles.render(midFrames[k]) }
     boundaryMs += try time(frames / 2) { k in _ = try gles.render(bf[k]) }
     stillMs += try time(frames / 2) { _ in _ = try gles.render(still) }
+    springMs += try time(frames / 2) { k in _ = try gles.render(springFrames[k]) }
+    sumMs += try time(frames / 2) { k in _ = try gles.render(sumFrames[k]) }
+    firstMs += try time(frames / 2) { k in _ = try gles.render(firstFrames[k]) }
+}
+// The downscaled path: the same scene at half the size (area-filtered source).
+let smallW = width / 2, smallH = height / 2
+let small = try GLESRenderer(source: source, outputWidth: smallW, outputHeight: smallH)
+for k in 0 ..< 5 { _ = try small.renderStill(); _ = try small.render(midFrames[k % midFrames.count]) }
+var smallCopyMs: [Double] = [], smallWobbleMs: [Double] = []
+for _ in 0 ..< 2 {
+    smallCopyMs += try time(frames / 2) { _ in _ = try small.renderStill() }
+    smallWobbleMs += try time(frames / 2) { k in _ = try small.render(midFrames[k]) }
 }
 // The first frame of new shapes: their geometry is computed (once per shape).
-let firstMs = try time(3) { k in
+let newShapeMs = try time(3) { k in
     let moved = regionShapes.map { s in
         let d = Point(Double(k + 1) * 0.37, Double(k + 1) * 0.21)
         return RegionShape(lt: s.lt + d, rt: s.rt + d, rb: s.rb + d, lb: s.lb + d, center: s.center + d)
@@ -152,7 +198,15 @@ print(String(format: "wobble     (GLES, 4 regions, cycle boundary, new M every f
 print(String(format: "ratio wobble / plain copy: mid-cycle %.2f, cycle boundary %.2f  (goal <= 1.5)",
              wobbleMedian / copyMedian, boundaryMedian / copyMedian))
 print(String(format: "still frame (GLES render with no regions: blit + glReadPixels): median %.2f ms/frame", median(stillMs)))
-print(String(format: "first frame of 4 new shapes (geometry computed once per shape): median %.2f ms/frame", median(firstMs)))
+print(String(format: "spring     (GLES, 4 regions, two kicks each):  median %.2f ms/frame, ratio %.2f",
+             median(springMs), median(springMs) / copyMedian))
+print(String(format: "overlapping regions, overlap(\"sum\"):       median %.2f ms/frame, ratio %.2f",
+             median(sumMs), median(sumMs) / copyMedian))
+print(String(format: "overlapping regions, overlap(\"first\"):     median %.2f ms/frame, ratio %.2f",
+             median(firstMs), median(firstMs) / copyMedian))
+print(String(format: "downscaled %dx%d: copy %.2f ms, wobble %.2f ms/frame, ratio %.2f", smallW, smallH,
+             median(smallCopyMs), median(smallWobbleMs), median(smallWobbleMs) / median(smallCopyMs)))
+print(String(format: "first frame of 4 new shapes (geometry computed once per shape): median %.2f ms/frame", median(newShapeMs)))
 print(String(format: "CPU reference, same scene:                   median %.2f ms/frame", median(cpuMs)))
 
 if let dir = dumpDir {

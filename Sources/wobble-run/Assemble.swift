@@ -7,8 +7,8 @@ import WobbleRender
 /// example slices rendered with `--frames` on several machines into one
 /// folder) into `-o` — an animated GIF or a video — at `--fps` (default
 /// 30), honouring `--loop`, `--width`/`--height` (frames are scaled with
-/// the CPU renderer's bilinear filter) and `--frames A-B` (only those
-/// indices). With `--check` (or `--format null`) every frame is read and
+/// the CPU renderer: area-averaged when smaller, bilinear when larger) and
+/// `--frames A-B` (only those indices). With `--check` (or `--format null`) every frame is read and
 /// checked and nothing is written.
 ///
 /// The indices may start anywhere but must be contiguous; the first gap is
@@ -64,7 +64,7 @@ struct Assembler {
                 throw RunError("frame '\(f.path)' is \(img.width)×\(img.height), the first frame \(first.width)×\(first.height)")
             }
             guard w != img.width || h != img.height else { return img }
-            // The CPU renderer with nothing moving is a bilinear scaler.
+            // The CPU renderer with nothing moving is a scaler (area-averaging down, bilinear up).
             let r = CPURenderer(source: img, outputWidth: w, outputHeight: h)
             return try r.render(FrameState(index: f.index, time: 0, regions: []))
         }
@@ -106,16 +106,16 @@ struct Assembler {
     /// The `frame_NNNNN.png` files of `dir`, by index; they must be
     /// contiguous (the first gap is an error).
     static func list(_ dir: String) throws -> [Frame] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else {
-            throw RunError("--assemble '\(dir)': no such folder")
-        }
-        guard isDir.boolValue else { throw RunError("--assemble '\(dir)': not a folder") }
+        // Through the POSIX layer: names that are not UTF-8 stay exact.
+        guard let kind = Posix.kind(dir) else { throw RunError("--assemble '\(dir)': no such folder") }
+        guard kind == .directory else { throw RunError("--assemble '\(dir)': not a folder") }
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: dir)
+            let fd = try Posix.open(dir, O_RDONLY | O_DIRECTORY)
+            defer { close(fd) }
+            names = try Posix.list(fd, shown: dir)
         } catch {
-            throw RunError("--assemble '\(dir)': cannot read the folder")
+            throw RunError("--assemble '\(dir)': cannot read the folder (\(error))")
         }
         var frames: [Frame] = []
         var seen: [Int: String] = [:]

@@ -40,11 +40,14 @@ enum Interrupt {
             src.setEventHandler {
                 let (exchanged, _) = received.compareExchange(expected: 0, desired: sig, ordering: .relaxed)
                 if !exchanged {
-                    // A second signal: stop now.
+                    // A second signal: stop now (but not in the middle of
+                    // moving an output into place). ffmpeg dies with us.
+                    CommitWindow.waitUntilClosed(timeout: 30)
                     TemporaryPaths.removeAll()
                     _exit(128 + sig)
                 }
                 DispatchQueue.global().asyncAfter(deadline: .now() + 1.0) {
+                    CommitWindow.waitUntilClosed(timeout: 30)
                     TemporaryPaths.removeAll()
                     _exit(128 + sig)
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import WobbleCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,5 +51,7 @@ final class ProgressReporter {
 
 /// Writes a line to stderr.
 func printError(_ s: String) {
-    FileHandle.standardError.write((s.hasSuffix("\n") ? s : s + "\n").data(using: .utf8)!)
+    // File-name bytes that are not UTF-8 show as \xFE (PathBytes).
+    let s = PathBytes.display(s)
+    FileHandle.standardError.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
 }

@@ -77,7 +77,7 @@ struct Runner {
             box.path = p
             override = (img.width, img.height)
         }
-        guard FileManager.default.fileExists(atPath: scenePath) else {
+        guard Posix.kind(scenePath) != nil else {
             throw RunError("scene '\(scenePath)': no such file")
         }
         var so = ScriptOptions(scriptPath: scenePath, imageLoader: { path in
@@ -262,8 +262,10 @@ struct Runner {
     }
 
     static func plan(path: String, format: OutputFormat?) throws -> OutputPlan {
-        let own = pathFormat(path)
+        // `-` is stdout: a GIF unless --format says otherwise.
+        let own = path == "-" ? nil : pathFormat(path)
         guard let format else {
+            if path == "-" { return .gif(path) }
             guard let own else {
                 throw UsageError("cannot tell the output format of '\(path)': use x.gif, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, or --format")
             }
@@ -272,7 +274,9 @@ struct Runner {
         switch (format, own) {
         case (.null, _): return .null
         case (.gif, nil), (.gif, .gif?): return .gif(path)
-        case (.png, nil): return .png(.directory(path))
+        case (.png, nil):
+            if path == "-" { throw UsageError("PNG frames cannot go to stdout ('-o -'); write them to a folder (frames/) or a pattern (out_%04d.png)") }
+            return .png(.directory(path))
         case (.png, .png?): return own!
         case (.mp4, nil), (.webm, nil), (.mp4, .video?), (.webm, .video?): return .video(path)
         default:
@@ -285,8 +289,7 @@ struct Runner {
     /// a video extension; nil when it says nothing.
     static func pathFormat(_ path: String) -> OutputPlan? {
         let lower = path.lowercased()
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue { return .png(.directory(path)) }
+        if Posix.kind(path) == .directory { return .png(.directory(path)) }
         if lower.hasSuffix(".gif") { return .gif(path) }
         if let output = PNGOutput.parse(path) { return .png(output) }
         for ext in [".mp4", ".webm", ".mkv", ".mov"] where lower.hasSuffix(ext) { return .video(path) }

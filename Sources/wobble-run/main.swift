@@ -1,4 +1,5 @@
 import Foundation
+import WobbleCore
 import WobbleMedia
 import WobbleScript
 import WobbleStudio
@@ -9,7 +10,10 @@ import Glibc
 /// Entry point: one catch prints one clear line to stderr and exits with the
 /// documented code (0 ok, 1 scene failed, 2 usage, 128+N on signal N).
 func main() -> Int32 {
-    let args = Array(CommandLine.arguments.dropFirst())
+    // The exact bytes of each argument (file names need not be UTF-8).
+    let args = PathBytes.arguments()
+    // No file the tool opens may become a closed stdin/stdout/stderr.
+    Posix.protectStandardDescriptors()
     // `wobble-run edit SCENE.lua`: the studio window (a scene file named
     // `edit` is reached as `./edit`).
     if args.first == "edit" { return Studio.main(Array(args.dropFirst())) }

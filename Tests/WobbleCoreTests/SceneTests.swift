@@ -59,14 +59,14 @@ final class SceneTests: XCTestCase {
         XCTAssertEqual(models.count, 2)
         XCTAssertTrue(s.sketches.isEmpty)
         XCTAssertEqual(models[0].state(at: s.now).cycleStart, 0.5)
-        XCTAssertEqual(models[0].direction, .zero)
+        XCTAssertEqual(models[0].state(at: s.now).direction, .zero)
         XCTAssertTrue(s.model(for: a) === models[0])
         XCTAssertThrowsError(try s.impulse(models[0], dx: 0, dy: 0)) { e in
             XCTAssertEqual(e as? SceneError, SceneError("impulse", "direction must be non-zero"))
         }
         try s.impulse(models[0], dx: 3, dy: 4, amplitude: 0.5)
-        XCTAssertEqual(models[0].direction.x, 0.6, accuracy: 1e-12)
-        XCTAssertEqual(models[0].direction.y, 0.8, accuracy: 1e-12)
+        XCTAssertEqual(models[0].state(at: s.now).direction.x, 0.6, accuracy: 1e-12)
+        XCTAssertEqual(models[0].state(at: s.now).direction.y, 0.8, accuracy: 1e-12)
         try s.wait(1.3)
         XCTAssertEqual(models[0].state(at: s.now).amplitude, 0.35, accuracy: 1e-12)
         XCTAssertEqual(models[0].state(at: s.now).cycleStart, 1.7, accuracy: 1e-12)
@@ -80,7 +80,7 @@ final class SceneTests: XCTestCase {
         _ = b
         let m = s.prepare()[0]
         try s.impulse(nil, dx: 1e308, dy: 1e308)
-        XCTAssertEqual(m.direction.x, 1 / 2.0.squareRoot(), accuracy: 1e-12)
+        XCTAssertEqual(m.state(at: s.now).direction.x, 1 / 2.0.squareRoot(), accuracy: 1e-12)
     }
 
     func testTouchHitsFirstContainingModel() throws {
@@ -91,7 +91,7 @@ final class SceneTests: XCTestCase {
         XCTAssertNil(try s.touch(from: Point(190, 50), to: Point(195, 50)))
         XCTAssertNil(try s.touch(from: Point(60, 50), to: Point(60, 50)))
         XCTAssertTrue(try s.touch(from: Point(60, 50), to: Point(60, 40)) === ms[0])
-        XCTAssertEqual(ms[0].direction, Point(0, -1))
+        XCTAssertEqual(ms[0].state(at: s.now).direction, Point(0, -1))
         XCTAssertTrue(try s.touch(from: Point(140, 50), to: Point(150, 50)) === ms[1])
     }
 
@@ -106,14 +106,14 @@ final class SceneTests: XCTestCase {
         try s.shake(ax: 0.6, ay: 0.6)    // |a| < 1: nothing
         XCTAssertNil(m.impulse)
         try s.shake(ax: 0, ay: 1.5)       // device y up → image y down: direction (0, -1)
-        XCTAssertEqual(m.direction, Point(0, -1))
+        XCTAssertEqual(m.state(at: s.now).direction, Point(0, -1))
         XCTAssertEqual(m.state(at: s.now).amplitude, 1)
         try s.wait(0.1)
         try s.shake(ax: 2, ay: 0)         // amplitude 1 >= 0.3: ignored
-        XCTAssertEqual(m.direction, Point(0, -1))
+        XCTAssertEqual(m.state(at: s.now).direction, Point(0, -1))
         try s.wait(1.2 * 5)               // 0.16807 < 0.3
         try s.shake(ax: 2, ay: 0)
-        XCTAssertEqual(m.direction, Point(1, 0))
+        XCTAssertEqual(m.state(at: s.now).direction, Point(1, 0))
         s.reset()
         XCTAssertFalse(s.motionEnabled)
         XCTAssertThrowsError(try s.shake(ax: 2, ay: 0))
@@ -129,7 +129,7 @@ final class SceneTests: XCTestCase {
         s.enableMotion(trace: trace)
         try s.wait(0.5 - 5e-10)            // ends at the sample's time (± 1e-9): applied
         XCTAssertEqual(m.impulse?.start ?? -1, 1.5, accuracy: 1e-12)
-        XCTAssertEqual(m.direction, Point(0, -1))
+        XCTAssertEqual(m.state(at: s.now).direction, Point(0, -1))
         let clip = try s.finish()
         // Frame 45 is at 1.5 s: the impulse is there, with τ = 0 (progress 0, so no region moves yet).
         XCTAssertTrue(clip.frame(45).regions.isEmpty)
@@ -183,9 +183,8 @@ final class SceneTests: XCTestCase {
         XCTAssertTrue(clip.frame(3).regions.isEmpty)       // t = 0.1: τ = 0
         let f = clip.frame(12)                              // t = 0.4, τ = 0.3 = D/4
         XCTAssertEqual(f.regions.count, 1)
-        XCTAssertEqual(f.regions[0].progress, -1, accuracy: 1e-9)
-        XCTAssertEqual(f.regions[0].tau, 0.3, accuracy: 1e-9)
-        XCTAssertEqual(f.regions[0].duration, 1.2)
+        XCTAssertEqual(f.regions[0].swing, -1, accuracy: 1e-9)   // cycle progress at τ = D/4
+        XCTAssertEqual(f.regions[0].direction, Point(1, 0))
         XCTAssertEqual(f.regions[0].peak, 8, accuracy: 1e-12)
         XCTAssertTrue(f.overlay.isEmpty)
         XCTAssertTrue(clip.frame(40).regions.isEmpty)       // after reset

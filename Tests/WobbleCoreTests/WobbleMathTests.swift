@@ -104,23 +104,12 @@ final class WobbleMathTests: XCTestCase {
         }
     }
 
-    func testCycleTauInvertsProgress() {
-        for d in [1.2, 0.5, 3] {
-            for i in -100...100 {
-                let p = Double(i) / 100
-                let tau = cycleTau(progress: p, duration: d)
-                XCTAssertGreaterThanOrEqual(tau, 0)
-                XCTAssertLessThan(tau, d)
-                XCTAssertEqual(cycleProgress(tau: tau, duration: d), p, accuracy: 1e-9, "p \(p) D \(d)")
-            }
-        }
-        XCTAssertEqual(cycleTau(progress: 0, duration: 1.2), 0)
-        let a = RegionFrame(shape: square, direction: Point(1, 0), peak: 3, tau: 0.3, duration: 1.2)
-        XCTAssertEqual(a.progress, cycleProgress(tau: 0.3, duration: 1.2))
-        let b = RegionFrame(shape: square, direction: Point(1, 0), peak: 3, progress: 0.75)
-        XCTAssertEqual(b.progress, 0.75)
-        XCTAssertEqual(b.duration, 1.2)
-        XCTAssertEqual(cycleProgress(tau: b.tau, duration: b.duration), 0.75, accuracy: 1e-12)
+    func testRegionFrameOffsetIsPeakSwingDirection() {
+        let a = RegionFrame(shape: square, peak: 3, direction: Point(1, 0), swing: cycleProgress(tau: 0.3, duration: 1.2))
+        XCTAssertEqual(a.swing, -1, accuracy: 1e-12)
+        XCTAssertEqual(a.centerOffset.x, -3, accuracy: 1e-12)
+        XCTAssertEqual(a.offset(at: square.center)?.x ?? 0, -3, accuracy: 1e-12)
+        XCTAssertNil(a.offset(at: Point(200, 50)))
     }
 
     func testAmplitudeAfterCycles() {

@@ -151,12 +151,22 @@ final class VideoSinkTests: XCTestCase {
     }
 
     func testFFmpegFailureCarriesItsStderr() throws {
-        // ffmpeg cannot write into a folder that vanished after it started:
-        // its error must reach the caller, with no crash on the broken pipe.
-        let sub = scratch.file("gone")
-        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
-        let sink = try VideoSink(path: sub + "/x.mp4", width: 64, height: 64, fps: 5)
-        try FileManager.default.removeItem(atPath: sub)
+        // An ffmpeg that fails after reading a little: its status and its
+        // stderr reach the caller, with no crash on the broken pipe.
+        let bin = scratch.file("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: false)
+        try """
+        #!/bin/sh
+        case "$*" in *-encoders*) echo ' V....D libx264              fake H.264'; exit 0;; esac
+        head -c 1000 >/dev/null
+        echo 'fake ffmpeg: the disk is on fire' >&2
+        exit 3
+        """.write(toFile: bin + "/ffmpeg", atomically: false, encoding: .utf8)
+        XCTAssertEqual(chmod(bin + "/ffmpeg", 0o755), 0)
+        let saved = ProcessInfo.processInfo.environment["PATH"]
+        setenv("PATH", bin, 1)
+        defer { if let saved { setenv("PATH", saved, 1) } }
+        let sink = try VideoSink(path: scratch.file("x.mp4"), width: 64, height: 64, fps: 5)
         var failure: Error?
         do {
             for k in 0..<200 { try sink.write(frame(k, 64, 64), index: k) }
@@ -164,10 +174,26 @@ final class VideoSinkTests: XCTestCase {
         } catch {
             failure = error
         }
-        let message = (failure as? MediaError)?.message ?? ""
-        XCTAssertTrue(message.hasPrefix("video '\(sub)/x.mp4': ffmpeg"), message)
-        XCTAssertTrue(message.contains("No such file") || message.contains("exit status"), message)
+        let message = (failure as? MediaError)?.message ?? "\(String(describing: failure))"
+        XCTAssertTrue(message.hasPrefix("video '\(scratch.file("x.mp4"))': ffmpeg stopped taking frames (Broken pipe) (ffmpeg's exit status 3)"), message)
+        XCTAssertTrue(message.hasSuffix("\n  ffmpeg: fake ffmpeg: the disk is on fire"), message)
+        XCTAssertEqual(try scratch.list(), ["bin"], "no temporary file")
         sink.abort()
+    }
+
+    func testFolderRemovedWhileEncodingIsAnError() throws {
+        // ffmpeg writes the file we hold open, so it succeeds; the commit
+        // sees the folder is gone and fails instead of writing elsewhere.
+        let sub = scratch.file("gone")
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
+        let sink = try VideoSink(path: sub + "/x.mp4", width: 64, height: 64, fps: 5)
+        try FileManager.default.removeItem(atPath: sub)
+        let message = mediaErrorMessage {
+            for k in 0..<10 { try sink.write(frame(k, 64, 64), index: k) }
+            try sink.finish()
+        }
+        XCTAssertEqual(message, "output '\(sub)/x.mp4': the folder '\(sub)' was moved or removed during the render")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: sub))
     }
 
     func testMissingFFmpegMessage() throws {

@@ -70,18 +70,28 @@ final class CPURendererTests: XCTestCase {
         XCTAssertEqual(Int(out.pixel(5, 5).g), expected, accuracy: 1)
     }
 
-    func testFirstRegionWins() throws {
+    func testOverlapFirstOrSum() throws {
         let img = Self.testImage()
         let a = RegionShape(lt: Point(0, 0), rt: Point(40, 0), rb: Point(40, 48), lb: Point(0, 48), center: Point(20, 24))
         let b = RegionShape(lt: Point(20, 0), rt: Point(64, 0), rb: Point(64, 48), lb: Point(20, 48), center: Point(42, 24))
         let ra = RegionFrame(shape: a, direction: Point(1, 0), peak: 3, progress: 1)
         let rb = RegionFrame(shape: b, direction: Point(0, 1), peak: 3, progress: 1)
         let r = CPURenderer(source: img)
-        let ab = try r.render(FrameState(index: 0, time: 0, regions: [ra, rb], overlay: [], overlayOn: false))
+        let ab = try r.render(FrameState(index: 0, time: 0, regions: [ra, rb], overlay: [], overlayOn: false, overlap: .first))
         let onlyA = try r.render(FrameState(index: 0, time: 0, regions: [ra], overlay: [], overlayOn: false))
         let onlyB = try r.render(FrameState(index: 0, time: 0, regions: [rb], overlay: [], overlayOn: false))
         // (30, 24) lies in both: a wins. (50, 24) only in b.
         XCTAssertTrue(ab.pixel(30, 24) == onlyA.pixel(30, 24))
         XCTAssertTrue(ab.pixel(50, 24) == onlyB.pixel(50, 24))
+        // Summed: (30.5, 24.5) samples at p + offset_a + offset_b.
+        let sum = try r.render(FrameState(index: 0, time: 0, regions: [ra, rb], overlay: [], overlayOn: false))
+        XCTAssertTrue(sum.pixel(50, 24) == onlyB.pixel(50, 24))
+        let p = Point(30.5, 24.5)
+        let q = p + (ra.offset(at: p) ?? .zero) + (rb.offset(at: p) ?? .zero)
+        XCTAssertGreaterThan(abs(q.x - p.x), 0.5)
+        XCTAssertGreaterThan(abs(q.y - p.y), 0.5)
+        let expected = (q.x - 0.5) * 255 / 63, expectedG = (q.y - 0.5) * 255 / 47
+        XCTAssertEqual(Double(sum.pixel(30, 24).r), expected, accuracy: 2.5)
+        XCTAssertEqual(Double(sum.pixel(30, 24).g), expectedG, accuracy: 2.5)
     }
 }

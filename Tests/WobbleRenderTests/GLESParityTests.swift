@@ -70,9 +70,24 @@ final class GLESParityTests: XCTestCase {
                 regionFrame(s, direction: directions[k], amplitude: 1 + Double(k) * 0.3, t0: -Double(k) * 0.05, t: t)
             }
             frames.append(frameState(regions, time: t))
+            frames.append(frameState(regions, time: t, overlap: .first))
         }
         XCTAssertEqual(frames[0].regions.count, 7)
         try assertParity(source: source, frames: frames, label: "overlap")
+    }
+
+    func testSumOfOverlappingAndSeparateRegions() throws {
+        // Two regions that overlap (summed through the offset pass) and one
+        // apart (drawn directly), spring and classic, in one frame.
+        let source = testImage(width: 90, height: 50, seed: 29)
+        let a = rect(4, 4, 40, 40), b = rect(20, 10, 30, 30, center: Point(35.2, 25.1)), c = rect(60, 8, 26, 36)
+        let frames = [0.1, 0.3, 0.55].map { t in
+            frameState([regionFrame(a, kicks: [Impulse(start: 0, direction: Point(1, 0), amplitude: 1)], t: t, parameters: .spring),
+                        regionFrame(b, direction: Point(0, 1), amplitude: 2, t: t),
+                        regionFrame(c, direction: Point(-1, 1), amplitude: 2, t: t)], time: t)
+        }
+        XCTAssertTrue(frames.allSatisfy { $0.regions.count == 3 })
+        try assertParity(source: source, frames: frames, label: "sum-mixed")
     }
 
     func testOutputScaling() throws {
@@ -88,10 +103,13 @@ final class GLESParityTests: XCTestCase {
     }
 
     func testRegionReachingTheImageEdge() throws {
-        // Offsets that sample outside the image clamp to the edge.
+        // Offsets that sample outside the image are mirrored back into it,
+        // or clamp to the edge.
         let source = testImage(width: 48, height: 32, seed: 5)
         let shape = RegionShape(lt: Point(-10, -6), rt: Point(30, -2), rb: Point(36, 40), lb: Point(-4, 38), center: Point(10, 16))
-        let frames = [0.15, 0.3, 0.9].map { frameState([regionFrame(shape, direction: Point(-1, -1), amplitude: 3, t: $0)]) }
+        let frames = [0.15, 0.3, 0.9].flatMap { t in
+            [EdgeMode.mirror, .clamp].map { frameState([regionFrame(shape, direction: Point(-1, -1), amplitude: 3, t: t)], edges: $0) }
+        }
         try assertParity(source: source, frames: frames, label: "edge")
     }
 
@@ -167,7 +185,7 @@ final class GLESParityTests: XCTestCase {
         let amplitudes = [0.2, 1, 6, 12, 0.3]
         let frames = amplitudes.map { amplitude in
             frameState([regionFrame(a, direction: Point(1, 0), amplitude: amplitude, t: 0.3),
-                        regionFrame(b, direction: Point(0, 1), amplitude: 3, t0: 0.6, t: 0.9)], time: 0.3)
+                        regionFrame(b, direction: Point(0, 1), amplitude: 3, t0: 0.6, t: 0.9)], time: 0.3, overlap: .first)
         }
         // Some borderline pixel changes hands between these amplitudes.
         let flips = geometry.borderline.filter { bl in

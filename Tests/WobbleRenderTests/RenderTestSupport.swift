@@ -77,16 +77,32 @@ struct ImageDifference: CustomStringConvertible {
 func regionFrame(_ shape: RegionShape, direction: Point, amplitude: Double = 1, t0: Double = 0, t: Double,
                  parameters: WobbleParameters = .original) -> RegionFrame? {
     let len = direction.length
-    let impulse = Impulse(start: t0, direction: direction / len, amplitude: amplitude)
-    let st = impulse.state(at: t, parameters: parameters)
-    let peak = shape.maxDisplacement(amplitude: st.amplitude, strength: parameters.strength)
-    let region = RegionFrame(shape: shape, direction: impulse.direction, peak: peak, tau: st.tau, duration: parameters.duration)
-    guard shape.canMove, peak > 0, region.progress != 0 else { return nil }
-    return region
+    return regionFrame(shape, kicks: [Impulse(start: t0, direction: direction / len, amplitude: amplitude)], t: t,
+                       parameters: parameters)
 }
 
-func frameState(_ regions: [RegionFrame?], index: Int = 0, time: Double = 0) -> FrameState {
-    FrameState(index: index, time: time, regions: regions.compactMap { $0 }, overlay: [], overlayOn: false)
+/// A region frame for `shape` at time `t` after `kicks` (added in order as
+/// the scene adds them), or nil when it does not move then.
+func regionFrame(_ shape: RegionShape, kicks: [Impulse], t: Double, parameters: WobbleParameters) -> RegionFrame? {
+    let model = parameters.model
+    let history = kicks.reduce(into: [Impulse]()) { h, k in h = model.adding(k, to: h) }
+    let r = model.reading(history, at: t, preparedAt: 0)
+    let peak = shape.maxDisplacement(amplitude: r.level, strength: parameters.strength)
+    guard shape.canMove, peak > 0, r.swing != 0 else { return nil }
+    return RegionFrame(shape: shape, peak: peak, direction: r.offsetDirection, swing: r.swing)
+}
+
+extension RegionFrame {
+    /// A classic region at a given cycle progress (tests only).
+    init(shape: RegionShape, direction: Point, peak: Double, progress: Double) {
+        self.init(shape: shape, peak: peak, direction: direction, swing: progress)
+    }
+}
+
+func frameState(_ regions: [RegionFrame?], index: Int = 0, time: Double = 0, overlap: OverlapMode = .sum,
+                edges: EdgeMode = .mirror) -> FrameState {
+    FrameState(index: index, time: time, regions: regions.compactMap { $0 }, overlay: [], overlayOn: false,
+               overlap: overlap, edges: edges)
 }
 
 func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double, center: Point? = nil) -> RegionShape {

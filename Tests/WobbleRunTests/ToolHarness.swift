@@ -6,7 +6,12 @@ import WobbleMedia
 /// Runs the built `wobble-run` executable for end-to-end tests.
 enum Tool {
     /// The executable beside the test bundle in the build products folder.
+    /// `WOBBLE_RUN_EXECUTABLE` overrides it (to run the tests against
+    /// another build, e.g. to see a new test fail on the old code).
     static let executable: URL = {
+        if let path = ProcessInfo.processInfo.environment["WOBBLE_RUN_EXECUTABLE"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
         var dir = Bundle.main.bundleURL
         for _ in 0..<4 {
             let candidate = dir.appendingPathComponent("wobble-run")
@@ -24,14 +29,21 @@ enum Tool {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// stdout as bytes (a GIF or video written to `-`).
+        var stdoutBytes = Data()
         /// The first line of stderr.
         var firstError: String { String(stderr.split(separator: "\n", omittingEmptySubsequences: false).first ?? "") }
     }
 
     /// Starts the tool; the caller waits.
-    static func start(_ args: [String], cwd: URL) throws -> (Process, Pipe, Pipe) {
+    /// `executable`: another program (a path, or a name looked up on PATH).
+    static func start(_ args: [String], cwd: URL, executable other: String? = nil) throws -> (Process, Pipe, Pipe) {
         let p = Process()
-        p.executableURL = executable
+        if let other {
+            p.executableURL = URL(fileURLWithPath: other.contains("/") ? other : VideoSink.findExecutable(other) ?? other)
+        } else {
+            p.executableURL = executable
+        }
         p.arguments = args
         p.currentDirectoryURL = cwd
         let out = Pipe(), err = Pipe()
@@ -44,8 +56,8 @@ enum Tool {
 
     /// Runs the tool to completion in `cwd`.
     @discardableResult
-    static func run(_ args: [String], cwd: URL) throws -> Result {
-        let (p, out, err) = try start(args, cwd: cwd)
+    static func run(_ args: [String], cwd: URL, executable other: String? = nil) throws -> Result {
+        let (p, out, err) = try start(args, cwd: cwd, executable: other)
         // Read both pipes concurrently so neither fills up.
         nonisolated(unsafe) var errData = Data()
         let g = DispatchGroup()
@@ -55,7 +67,7 @@ enum Tool {
         g.wait()
         p.waitUntilExit()
         return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+                      stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
     }
 }
 

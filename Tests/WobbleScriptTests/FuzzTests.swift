@@ -30,14 +30,15 @@ final class FuzzTests: XCTestCase {
     static let numbers = ["0", "1", "-1", "2", "0.5", "3", "1e308", "-1e308", "1/0", "-1/0", "0/0", "math.huge",
                           "math.mininteger", "math.maxinteger", "2^53", "1e-300", "10", "100", "1.2", "0.01", "-0.0"]
     static let strings = ["'str'", "''", "'1'", "'cat.png'", "'big.png'", "'bad.png'", "'../x'", "'t.csv'", "'bad.csv'",
-                          "'none.csv'", "'/etc/passwd'", "'a\\0b'", "string.rep('x', 300)", "'lt'", "'center'", "'x'"]
+                          "'none.csv'", "'/etc/passwd'", "'a\\0b'", "string.rep('x', 300)", "'lt'", "'center'", "'x'",
+                          "'spring'", "'classic'", "'sum'", "'first'", "'mirror'", "'clamp'"]
     static let functionNames = ["image", "size", "fps", "output", "addSketch", "sketchModels", "clear", "prepare",
                                 "wobbleModels", "impulse", "touch", "enableMotion", "shake", "reset", "overlay", "wait",
-                                "time", "untilStill"]
+                                "time", "untilStill", "overlap", "edges"]
     static let sketchKeys = ["lt", "rt", "rb", "lb", "center", "x", "y", "w", "h", "duration", "decay", "threshold",
-                             "strength", "widht", "1"]
+                             "strength", "widht", "1", "motion", "motion", "damping"]
     static let fieldKeys = ["lt", "rt", "rb", "lb", "center", "direction", "amplitude", "lastAnimationBeginTime", "live",
-                            "duration", "decay", "threshold", "strength", "topLineCenter", "contains", "nope", "1", "__gc",
+                            "duration", "decay", "threshold", "strength", "motion", "damping", "topLineCenter", "contains", "nope", "1", "__gc",
                             "__index"]
 
     func value(_ r: inout RNG, depth: Int = 0) -> String {
@@ -101,6 +102,7 @@ final class FuzzTests: XCTestCase {
     local names = {}
     for _, n in ipairs{'image','size','fps','output','addSketch','sketchModels','clear','prepare','wobbleModels',
       'impulse','touch','enableMotion','shake','reset','overlay','wait','time','untilStill','sketch','wobble',
+      'overlap','edges',
       'setmetatable'} do names[n] = true end
     local function clean(msg)
       if type(msg) ~= 'string' then return false end

@@ -73,7 +73,7 @@ final class HostTests: XCTestCase {
         let host = ScriptHost(options: f.options(withImage + "x = (x or 0) + 1 assert(x == 1) addSketch() wait(0.1)"))
         for _ in 0..<3 {
             let r = try host.run()
-            XCTAssertEqual(r.scene.sketches.count, 1)
+            XCTAssertEqual(r.clip.timeline.snapshot(at: r.clip.duration).sketches.count, 1)
             XCTAssertEqual(r.clip.frameCount, 3)
         }
     }

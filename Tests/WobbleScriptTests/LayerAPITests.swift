@@ -6,7 +6,7 @@ import WobbleCore
 final class LayerAPITests: XCTestCase {
     func testAddSketchForms() throws {
         let f = SceneFixture()
-        let r = try f.run(withImage + """
+        let r = try f.runWithScene(withImage + """
             local a = addSketch()
             local b = addSketch{lt = {0, 0}, rt = {x = 50, y = 0}, rb = {50, 40}, lb = {0, 40}, center = {20, 20}}
             local c = addSketch{x = 10, y = 20, w = 30, h = 40, duration = 2, decay = 0.5, threshold = 0.2, strength = 0.1}
@@ -27,7 +27,7 @@ final class LayerAPITests: XCTestCase {
 
     func testAddSketchErrors() {
         let f = SceneFixture()
-        let valid = "lt, rt, rb, lb, center, x, y, w, h, duration, decay, threshold, strength"
+        let valid = "lt, rt, rb, lb, center, x, y, w, h, motion, duration, decay, damping, threshold, strength"
         let cases: [(String, String)] = [
             ("addSketch(5)", "bad argument #1 to 'addSketch' (table expected, got number)"),
             ("addSketch{widht = 3}", "addSketch: unknown key 'widht' (valid: \(valid))"),
@@ -99,7 +99,7 @@ final class LayerAPITests: XCTestCase {
             assert(#sketchModels() == 0)
             assert(s.lt.x == 0)          -- a cleared sketch's handle still reads
             """)
-        XCTAssertTrue(r.scene.sketches.isEmpty)
+        XCTAssertTrue(r.clip.timeline.snapshot(at: r.clip.duration).sketches.isEmpty)
     }
 
     func testSketchHandleErrors() {
@@ -108,11 +108,11 @@ final class LayerAPITests: XCTestCase {
         let cases: [(String, String)] = [
             ("s.lt = 5", "sketch: lt must be a point {x, y} or {x = .., y = ..}, got number"),
             ("s.lt = {1, 0/0}", "sketch: lt[2] must be a finite number, got nan"),
-            ("s.widht = 1", "sketch: no field 'widht' (fields: lt, rt, rb, lb, center, duration, decay, threshold, strength)"),
-            ("s[1] = 1", "sketch: no field [1] (fields: lt, rt, rb, lb, center, duration, decay, threshold, strength)"),
+            ("s.widht = 1", "sketch: no field 'widht' (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength)"),
+            ("s[1] = 1", "sketch: no field [1] (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength)"),
             ("s.decay = 2", "sketch: decay must be a number in [0, 1]"),
             ("s.decay = 'x'", "sketch: decay must be a number, got string"),
-            ("local x = s.centre", "sketch: no field 'centre' (fields: lt, rt, rb, lb, center, duration, decay, threshold, strength;"
+            ("local x = s.centre", "sketch: no field 'centre' (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength;"
                 + " methods: topLineCenter, leftLineCenter, bottomLineCenter, rightLineCenter, contains)"),
             ("s:contains('a', 1)", "bad argument #1 to 'contains' (number expected, got string)"),
             ("s:contains(1, 0/0)", "bad argument #2 to 'contains' (finite number expected, got nan)"),
@@ -298,7 +298,7 @@ final class LayerAPITests: XCTestCase {
     func testResetDropsEverything() throws {
         let f = SceneFixture()
         f.write("t.csv", "1,2,0\n")
-        let r = try f.run(withImage + """
+        let r = try f.runWithScene(withImage + """
             addSketch() prepare() impulse(1, 1, 0) addSketch()
             enableMotion('t.csv')
             reset()

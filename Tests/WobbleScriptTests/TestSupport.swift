@@ -49,6 +49,14 @@ final class SceneFixture {
         return try ScriptHost(options: o).run()
     }
 
+    /// Runs `source` as `scene.lua` and hands back the scene as the script
+    /// left it, too (the session's; tests only).
+    func runWithScene(_ source: String) throws -> (result: ScriptResult, scene: Scene) {
+        let session = ScriptSession(options: options(source))
+        let result = try session.run()
+        return (result, session.scene)
+    }
+
     /// Runs `source` expecting a `ScriptError`; returns it.
     func failure(_ source: String, _ configure: (inout ScriptOptions) -> Void = { _ in },
                  file: StaticString = #filePath, line: UInt = #line) -> ScriptError? {

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A damped spring (SPEC §5.1): kicks add up instead of restarting a cycle.
+///
+/// With `P` the period (`duration`), `Z` the damping ratio (`damping`):
+/// `ω = 2π/P`, `ω_d = ω·√(1 − Z²)`, `t* = atan2(√(1 − Z²), Z)/ω_d` (the time
+/// of the first peak), `c = √(1 − Z²)·exp(−Z·ω·t*)`; one kick's response is
+/// `h(τ) = exp(−Z·ω·τ)·sin(ω_d·τ)/c` (first peak exactly 1). The swing is
+/// `s(t) = Σ a_i·u_i·h(t − t_i)`, the envelope `E(t) = Σ a_i·exp(−Z·ω·(t − t_i))/c`;
+/// the model rests from the first time after its last kick at which
+/// `E < threshold`, in closed form: `t_L + ln(E(t_L)/threshold)/(Z·ω)`.
+/// Every exponent is `<= 0`: nothing overflows however long the clip.
+public struct SpringMotion: MotionModel {
+    public let parameters: WobbleParameters
+    /// `Z·ω`: the decay rate of the envelope, 1/s.
+    public let decayRate: Double
+    /// `ω_d`: the damped angular frequency, rad/s.
+    public let omegaD: Double
+    /// `t*`: the time of the first peak of `h`, s.
+    public let peakTime: Double
+    /// `c`: `h`'s normalisation (its first peak is 1).
+    public let c: Double
+
+    public init(_ parameters: WobbleParameters) {
+        self.parameters = parameters
+        let z = parameters.damping
+        let omega = 2 * Double.pi / parameters.duration
+        let root = (1 - z * z).squareRoot()
+        decayRate = z * omega
+        omegaD = omega * root
+        peakTime = atan2(root, z) / omegaD
+        c = root * exp(-decayRate * peakTime)
+    }
+
+    /// `h(τ)`: the response to a unit kick `τ` seconds ago (0 before it).
+    public func response(_ tau: Double) -> Double {
+        guard tau > 0 else { return 0 }
+        return exp(-decayRate * tau) * sin(omegaD * tau) / c
+    }
+
+    /// `E(t)` of `kicks` (those at or before `t`).
+    public func envelope(_ kicks: [Impulse], at t: Double) -> Double {
+        var e = 0.0
+        for k in kicks where k.start <= t + timeEpsilon {
+            e += k.amplitude * exp(-decayRate * Swift.max(0, t - k.start))
+        }
+        return e / c
+    }
+
+    /// `s(t)` of `kicks` (a vector, image space), ignoring the rest time.
+    public func swing(_ kicks: [Impulse], at t: Double) -> Point {
+        var s = Point.zero
+        for k in kicks where k.start <= t + timeEpsilon {
+            s = s + k.direction * (k.amplitude * response(t - k.start))
+        }
+        return s
+    }
+
+    /// A kick adds up with the others; kicks of a model that has come to
+    /// rest are dropped (they contribute nothing any more), and a kick at
+    /// the time of the last one is merged into it.
+    public func adding(_ kick: Impulse, to kicks: [Impulse]) -> [Impulse] {
+        guard let last = kicks.last, restTime(kicks) > kick.start + timeEpsilon else { return [kick] }
+        var out = kicks
+        if abs(last.start - kick.start) <= timeEpsilon {
+            let a = last.amplitude + kick.amplitude
+            let v = last.direction * last.amplitude + kick.direction * kick.amplitude
+            out[out.count - 1] = Impulse(start: last.start, direction: a > 0 ? v / a : .zero, amplitude: a)
+        } else {
+            out.append(kick)
+        }
+        return out
+    }
+
+    public func reading(_ kicks: [Impulse], at t: Double, preparedAt: Double) -> MotionReading {
+        guard let last = kicks.last else { return .still(direction: .zero, cycleStart: preparedAt) }
+        guard t < restTime(kicks) - timeEpsilon else { return .still(direction: .zero, cycleStart: last.start) }
+        let e = envelope(kicks, at: t)
+        let s = swing(kicks, at: t)
+        let len = s.length
+        guard e > 0, len > 0, len.isFinite else {
+            return MotionReading(amplitude: e, direction: .zero, cycleStart: last.start, level: 0, swing: 0,
+                                 offsetDirection: .zero)
+        }
+        let unit = s / len
+        // The sample position is p − m·s/E: along −s, by m·|s|/E (|s| <= E).
+        return MotionReading(amplitude: e, direction: unit, cycleStart: last.start, level: Swift.min(e, 4),
+                             swing: -Swift.min(len / e, 1), offsetDirection: unit)
+    }
+
+    public func restTime(_ kicks: [Impulse]) -> Double {
+        guard let last = kicks.last else { return -.infinity }
+        let e = envelope(kicks, at: last.start)
+        let threshold = parameters.threshold
+        guard e >= threshold, e > 0 else { return last.start }
+        guard threshold > 0, decayRate > 0 else { return .infinity }
+        let t = last.start + log(e / threshold) / decayRate
+        return t.isNaN ? .infinity : t
+    }
+
+    public var neverRests: String { "damping = 0 or threshold = 0" }
+}

@@ -1,0 +1,322 @@
+internal import CWobbleSys
+import Synchronization
+import WobbleCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed system call: which call, on which path (as the user named it),
+/// and the system's reason. Reads `write 'out.gif': No space left on device`.
+public struct PosixError: Error, Equatable, CustomStringConvertible {
+    /// The C function (`open`, `write`, `rename`, …).
+    public let call: String
+    /// The path the user knows (a target, not its temporary name).
+    public let path: String
+    /// `errno`.
+    public let code: Int32
+
+    public init(_ call: String, _ path: String, _ code: Int32) {
+        self.call = call
+        self.path = path
+        self.code = code
+    }
+
+    public var description: String {
+        "\(call) '\(PathBytes.display(path, controls: true))': \(String(cString: strerror(code)))"
+    }
+}
+
+/// The one place WobbleMedia calls the file system (in the style of
+/// swift-nio's `Posix` and `syscall(where:)`): every call is checked,
+/// EINTR is retried, a failure throws `PosixError` naming the call and the
+/// path, and paths go down as their exact bytes (`PathBytes`), so names
+/// that are not UTF-8 work. `shown` is the path for messages (the output
+/// the user named rather than its temporary file); it defaults to `path`.
+public enum Posix {
+    /// Runs `body` until it does not fail with EINTR; -1 throws.
+    @discardableResult
+    static func call<T: BinaryInteger>(_ name: String, _ shown: String, _ body: () -> T) throws -> T {
+        while true {
+            let r = body()
+            if r != -1 { return r }
+            let e = errno
+            if e == EINTR { continue }
+            throw PosixError(name, shown, e)
+        }
+    }
+
+    /// `body` with `path`'s bytes; a path with a NUL byte is EINVAL.
+    @discardableResult
+    static func withPath<T: BinaryInteger>(_ name: String, _ path: String, _ shown: String?,
+                                           _ body: (UnsafePointer<CChar>) -> T) throws -> T {
+        guard let r = try PathBytes.withCString(path, { p in try call(name, shown ?? path) { body(p) } }) else {
+            throw PosixError(name, shown ?? path, EINVAL)
+        }
+        return r
+    }
+
+    /// `open(2)`, close-on-exec.
+    public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0, shown: String? = nil) throws -> Int32 {
+        try withPath("open", path, shown) { Glibc.open($0, flags | O_CLOEXEC, mode) }
+    }
+
+    /// `openat(2)` relative to the folder `dir`, close-on-exec.
+    public static func openat(_ dir: Int32, _ name: String, _ flags: Int32, _ mode: mode_t = 0, shown: String) throws -> Int32 {
+        try withPath("open", name, shown) { Glibc.openat(dir, $0, flags | O_CLOEXEC, mode) }
+    }
+
+    /// `close(2)`. EINTR is not retried: on Linux the descriptor is gone.
+    public static func close(_ fd: Int32, shown: String) throws {
+        if Glibc.close(fd) != 0 && errno != EINTR { throw PosixError("close", shown, errno) }
+    }
+
+    /// `write(2)` until every byte is written (short writes continue).
+    public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, shown: String) throws {
+        guard let base = bytes.baseAddress else { return }
+        var off = 0
+        while off < bytes.count {
+            let n = try call("write", shown) { Glibc.write(fd, base + off, bytes.count - off) }
+            guard n > 0 else { throw PosixError("write", shown, EIO) }
+            off += n
+        }
+    }
+
+    public static func write(_ fd: Int32, _ bytes: [UInt8], shown: String) throws {
+        try bytes.withUnsafeBytes { try write(fd, $0, shown: shown) }
+    }
+
+    /// `read(2)` once: the number of bytes read, 0 at the end.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, shown: String) throws -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        return try call("read", shown) { Glibc.read(fd, base, buffer.count) }
+    }
+
+    /// `pread(2)` until `buffer` is full or the file ends: the bytes read.
+    public static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int, shown: String) throws -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var got = 0
+        while got < buffer.count {
+            let n = try call("read", shown) { Glibc.pread(fd, base + got, buffer.count - got, off_t(offset + got)) }
+            if n == 0 { break }
+            got += n
+        }
+        return got
+    }
+
+    /// `fsync(2)`: the data and the metadata are on the disk.
+    public static func fsync(_ fd: Int32, shown: String) throws {
+        try call("fsync", shown) { Glibc.fsync(fd) }
+    }
+
+    /// `fchmod(2)`.
+    public static func fchmod(_ fd: Int32, _ mode: mode_t, shown: String) throws {
+        try call("fchmod", shown) { Glibc.fchmod(fd, mode) }
+    }
+
+    /// `fstat(2)`.
+    public static func fstat(_ fd: Int32, shown: String) throws -> Glibc.stat {
+        var st = Glibc.stat()
+        try call("fstat", shown) { Glibc.fstat(fd, &st) }
+        return st
+    }
+
+    /// `stat(2)` (follows links), or nil when nothing is there (ENOENT,
+    /// ENOTDIR: a path through a file); other errors throw.
+    public static func fileStatus(_ path: String, shown: String? = nil) throws -> Glibc.stat? {
+        var st = Glibc.stat()
+        do {
+            try withPath("stat", path, shown) { fstatat(AT_FDCWD, $0, &st, 0) }
+        } catch let e as PosixError where e.code == ENOENT || e.code == ENOTDIR {
+            return nil
+        }
+        return st
+    }
+
+    /// `lstat(2)` (does not follow a last link), nil as for `stat`.
+    public static func linkStatus(_ path: String, shown: String? = nil) throws -> Glibc.stat? {
+        var st = Glibc.stat()
+        do {
+            try withPath("lstat", path, shown) { fstatat(AT_FDCWD, $0, &st, AT_SYMLINK_NOFOLLOW) }
+        } catch let e as PosixError where e.code == ENOENT || e.code == ENOTDIR {
+            return nil
+        }
+        return st
+    }
+
+    /// `fstatat(2)` of `name` in `dir`, not following a link; nil when absent.
+    public static func linkStatus(at dir: Int32, _ name: String, shown: String) throws -> Glibc.stat? {
+        var st = Glibc.stat()
+        do {
+            try withPath("lstat", name, shown) { Glibc.fstatat(dir, $0, &st, AT_SYMLINK_NOFOLLOW) }
+        } catch let e as PosixError where e.code == ENOENT {
+            return nil
+        }
+        return st
+    }
+
+    /// The kind of file at `path` without throwing (nil: nothing there or
+    /// not reachable), following links unless `follow` is false.
+    public static func kind(_ path: String, follow: Bool = true) -> FileKind? {
+        guard let st = try? (follow ? fileStatus(path) : linkStatus(path)) else { return nil }
+        return FileKind(st)
+    }
+
+    /// `renameat2(2)`: `from` in `fromDir` to `to` in `toDir`; `flags` 0,
+    /// `RENAME_NOREPLACE` or `RENAME_EXCHANGE`.
+    public static func rename(_ fromDir: Int32, _ from: String, _ toDir: Int32, _ to: String,
+                              flags: UInt32 = 0, shown: String) throws {
+        let f = try cBytes(from, "rename", shown), t = try cBytes(to, "rename", shown)
+        _ = try f.withUnsafeBufferPointer { fp in
+            try t.withUnsafeBufferPointer { tp in
+                try call("rename", shown) {
+                    flags == 0 ? Glibc.renameat(fromDir, fp.baseAddress!, toDir, tp.baseAddress!)
+                               : wobble_renameat2(fromDir, fp.baseAddress!, toDir, tp.baseAddress!, flags)
+                }
+            }
+        }
+    }
+
+    /// The NUL-terminated bytes of a path; EINVAL for a NUL inside.
+    static func cBytes(_ path: String, _ name: String, _ shown: String) throws -> [CChar] {
+        let b = PathBytes.bytes(path)
+        if b.contains(0) { throw PosixError(name, shown, EINVAL) }
+        return b.map { CChar(bitPattern: $0) } + [0]
+    }
+
+    /// `unlinkat(2)`; `directory` removes an (empty) folder.
+    public static func unlink(_ dir: Int32, _ name: String, directory: Bool = false, shown: String) throws {
+        try withPath(directory ? "rmdir" : "unlink", name, shown) { Glibc.unlinkat(dir, $0, directory ? AT_REMOVEDIR : 0) }
+    }
+
+    /// `mkdirat(2)`.
+    public static func mkdir(_ dir: Int32, _ name: String, _ mode: mode_t, shown: String) throws {
+        try withPath("mkdir", name, shown) { Glibc.mkdirat(dir, $0, mode) }
+    }
+
+    /// `readlink(2)`: the text of a symbolic link.
+    public static func readlink(_ path: String, shown: String? = nil) throws -> String {
+        var buf = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = try buf.withUnsafeMutableBufferPointer { b in
+            try withPath("readlink", path, shown) { p in
+                b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { Glibc.readlink(p, $0, b.count - 1) }
+            }
+        }
+        return PathBytes.string(buf[0..<n])
+    }
+
+    /// `realpath(3)`: the canonical path, every link resolved.
+    public static func realpath(_ path: String, shown: String? = nil) throws -> String {
+        var out: String?
+        _ = try withPath("realpath", path, shown) { p -> Int32 in
+            guard let r = Glibc.realpath(p, nil) else { return -1 }
+            defer { free(r) }
+            out = PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer(r).assumingMemoryBound(to: UInt8.self), count: strlen(r)))
+            return 0
+        }
+        return out ?? path
+    }
+
+    /// The names in the folder `dir` (an open descriptor), without `.` and `..`.
+    public static func list(_ dir: Int32, shown: String) throws -> [String] {
+        let copy = try call("dup", shown) { fcntl(dir, F_DUPFD_CLOEXEC, 0) }
+        guard let d = fdopendir(copy) else {
+            let e = errno
+            Glibc.close(copy)
+            throw PosixError("opendir", shown, e)
+        }
+        defer { closedir(d) }
+        rewinddir(d)
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(d) else {
+                if errno != 0 { throw PosixError("readdir", shown, errno) }
+                break
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: UInt8.self, capacity: 256) { PathBytes.string(UnsafeBufferPointer(start: $0, count: strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)))) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Removes `name` in `dir` and, for a folder, everything in it; never
+    /// follows a link; best effort (for cleaning up temporary files).
+    public static func removeTree(_ dir: Int32, _ name: String) {
+        guard let st = try? linkStatus(at: dir, name, shown: name) else { return }
+        if FileKind(st) == .directory {
+            if let fd = try? openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, shown: name) {
+                for entry in (try? list(fd, shown: name)) ?? [] { removeTree(fd, entry) }
+                Glibc.close(fd)
+            }
+            try? unlink(dir, name, directory: true, shown: name)
+        } else {
+            try? unlink(dir, name, shown: name)
+        }
+    }
+
+    /// Standard descriptors (bit 0: stdin, 1: stdout, 2: stderr) that were
+    /// closed when the tool started; `protectStandardDescriptors` put
+    /// /dev/null there so no file the tool opens can become "stdout".
+    private static let closedAtStart = Atomic<Int>(0)
+
+    /// Opens /dev/null on any of descriptors 0, 1, 2 that is closed (as
+    /// daemons and setuid programs do), remembering which were: output to
+    /// a closed stdout is then an error, not a write into a random file.
+    public static func protectStandardDescriptors() {
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            let n = Glibc.open("/dev/null", O_RDWR)
+            if n >= 0 && n != fd {
+                dup2(n, fd)
+                Glibc.close(n)
+            }
+            closedAtStart.bitwiseOr(1 << Int(fd), ordering: .relaxed)
+        }
+    }
+
+    /// Whether standard output was closed when the tool started.
+    public static var stdoutWasClosed: Bool { closedAtStart.load(ordering: .relaxed) & 2 != 0 }
+
+    /// `renameat2` flags (from <linux/fs.h>).
+    public static let renameNoReplace: UInt32 = 1
+    public static let renameExchange: UInt32 = 2
+
+    /// The process's umask, read once: from /proc/self/status (reading it
+    /// with umask(2) means setting it, which races with other threads
+    /// creating files), else with umask(2) at first use.
+    public static let umask: mode_t = {
+        if let fd = try? open("/proc/self/status", O_RDONLY) {
+            defer { Glibc.close(fd) }
+            var buf = [UInt8](repeating: 0, count: 4096)
+            let n = (try? buf.withUnsafeMutableBytes { try read(fd, into: $0, shown: "/proc/self/status") }) ?? 0
+            for line in String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n") where line.hasPrefix("Umask:") {
+                if let m = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) { return m }
+            }
+        }
+        let m = Glibc.umask(0o022)
+        Glibc.umask(m)
+        return m
+    }()
+}
+
+/// What a path is.
+public enum FileKind: Equatable, Sendable {
+    case regular, directory, link, fifo, characterDevice, blockDevice, socket, other
+
+    public init(_ st: Glibc.stat) {
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        case S_IFLNK: self = .link
+        case S_IFIFO: self = .fifo
+        case S_IFCHR: self = .characterDevice
+        case S_IFBLK: self = .blockDevice
+        case S_IFSOCK: self = .socket
+        default: self = .other
+        }
+    }
+
+    /// A pipe, terminal, device or socket: written in place, never replaced.
+    public var isStream: Bool { [.fifo, .characterDevice, .blockDevice, .socket].contains(self) }
+}

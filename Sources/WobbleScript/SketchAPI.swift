@@ -1,0 +1,207 @@
+import WobbleCore
+
+/// One field of sketch handles and key of `addSketch{...}` that is a
+/// number parameter of the model (`duration`, `decay`, …).
+struct SketchParameter: Sendable {
+    let name: String
+    /// The only motion model it applies to (`decay`: classic), nil for all.
+    let model: MotionKind?
+    let get: @Sendable (WobbleParameters) -> Double
+    let set: @Sendable (inout WobbleParameters, Double) -> Void
+}
+
+/// A point field of sketch handles and key of `addSketch{...}` (corners).
+struct SketchPoint: Sendable {
+    let name: String
+    let get: @Sendable (Sketch) -> Point
+    let set: @Sendable (Sketch, Point) -> Void
+}
+
+/// The control layer and sketch handles: `addSketch`, `sketchModels`,
+/// `clear`, the handles' fields and methods. Their keys are listed once,
+/// in the tables below, for `addSketch{...}`, reading, writing and messages.
+extension ScriptSession {
+    static let sketchAPI: [HostFunction] = [
+        HostFunction("addSketch") { s, a in try s.addSketch(a) },
+        HostFunction("sketchModels") { s, a in s.sketchModels(a) },
+        HostFunction("clear") { s, _ in s.scene.clear(); return 0 },
+        HostFunction("topLineCenter", .sketchMethod) { s, a in try s.sketchMidpoint(a) { $0.topMid } },
+        HostFunction("leftLineCenter", .sketchMethod) { s, a in try s.sketchMidpoint(a) { $0.leftMid } },
+        HostFunction("bottomLineCenter", .sketchMethod) { s, a in try s.sketchMidpoint(a) { $0.bottomMid } },
+        HostFunction("rightLineCenter", .sketchMethod) { s, a in try s.sketchMidpoint(a) { $0.rightMid } },
+        HostFunction("contains", .sketchMethod) { s, a in try s.sketchContains(a) },
+        HostFunction("__index", .sketchMeta, messageName: "sketch") { s, a in try s.sketchIndex(a) },
+        HostFunction("__newindex", .sketchMeta, messageName: "sketch") { s, a in try s.sketchNewIndex(a) },
+    ]
+
+    /// The corners (`center` is a field too, but may be assigned nil).
+    static let sketchCorners: [SketchPoint] = [
+        SketchPoint(name: "lt", get: { $0.lt }, set: { $0.lt = $1 }),
+        SketchPoint(name: "rt", get: { $0.rt }, set: { $0.rt = $1 }),
+        SketchPoint(name: "rb", get: { $0.rb }, set: { $0.rb = $1 }),
+        SketchPoint(name: "lb", get: { $0.lb }, set: { $0.lb = $1 }),
+    ]
+    /// The number parameters of a model (after `motion`, a name).
+    static let sketchParameters: [SketchParameter] = [
+        SketchParameter(name: "duration", model: nil, get: { $0.duration }, set: { $0.duration = $1 }),
+        SketchParameter(name: "decay", model: .classic, get: { $0.decay }, set: { $0.decay = $1 }),
+        SketchParameter(name: "damping", model: .spring, get: { $0.damping }, set: { $0.damping = $1 }),
+        SketchParameter(name: "threshold", model: nil, get: { $0.threshold }, set: { $0.threshold = $1 }),
+        SketchParameter(name: "strength", model: nil, get: { $0.strength }, set: { $0.strength = $1 }),
+    ]
+    /// The rectangle shorthand of `addSketch{x =, y =, w =, h =}`.
+    static let rectKeys = ["x", "y", "w", "h"]
+    /// Keys of `addSketch{...}`.
+    static let sketchKeys = sketchCorners.map(\.name) + ["center"] + rectKeys + ["motion"] + sketchParameters.map(\.name)
+    /// Fields of sketch handles.
+    static let sketchFields = sketchCorners.map(\.name) + ["center", "motion"] + sketchParameters.map(\.name)
+    /// Methods of sketch handles, for messages.
+    static let sketchMethodNames = sketchAPI.filter { $0.role == .sketchMethod }.map(\.name)
+
+    /// `addSketch([spec])` → sketch handle.
+    func addSketch(_ a: LuaArgs) throws -> Int32 {
+        let lua = a.lua
+        guard scene.sketches.count < ScriptSession.maxSketches else {
+            throw SceneError("addSketch", "too many sketches (the control layer holds at most \(ScriptSession.maxSketches))")
+        }
+        var corners = [Point(10, 10), Point(100, 10), Point(100, 100), Point(10, 100)]
+        var center: Point?
+        var parameters = WobbleParameters.original
+        if !a.isNil(1) {
+            guard lua.type(1) == .table else { throw a.typeError(1, "table") }
+            let r = TableReader(lua: lua, function: "addSketch")
+            try r.checkKeys(1, valid: ScriptSession.sketchKeys)
+            let cornerKeys = ScriptSession.sketchCorners.map(\.name), rectKeys = ScriptSession.rectKeys
+            let hasCorners = cornerKeys.filter { r.has(1, $0) }, hasRect = rectKeys.filter { r.has(1, $0) }
+            if !hasCorners.isEmpty && !hasRect.isEmpty {
+                throw SceneError("addSketch", "give either corners (lt, rt, rb, lb) or a rectangle (x, y, w, h), not both")
+            }
+            if !hasCorners.isEmpty {
+                if let missing = cornerKeys.first(where: { !hasCorners.contains($0) }) {
+                    throw SceneError("addSketch", "corners need lt, rt, rb and lb (missing \(missing))")
+                }
+                corners = try cornerKeys.map { key in
+                    guard let p = try r.point(1, key) else { throw SceneError("addSketch", "corners need \(key)") }
+                    return p
+                }
+            } else if !hasRect.isEmpty {
+                if let missing = rectKeys.first(where: { !hasRect.contains($0) }) {
+                    throw SceneError("addSketch", "a rectangle needs x, y, w and h (missing \(missing))")
+                }
+                let v = try rectKeys.map { key in
+                    guard let x = try r.number(1, key, finite: true) else { throw SceneError("addSketch", "a rectangle needs \(key)") }
+                    return x
+                }
+                let (x, y, w, h) = (v[0], v[1], v[2], v[3])
+                guard w >= 0, h >= 0 else { throw SceneError("addSketch", "w and h must be >= 0") }
+                corners = [Point(x, y), Point(x + w, y), Point(x + w, y + h), Point(x, y + h)]
+                guard corners[2].isFinite else {
+                    throw SceneError("addSketch", "the rectangle's corners must be finite numbers")
+                }
+            }
+            center = try r.point(1, "center")
+            if let motion = try r.choice(1, "motion", of: MotionKind.self) {
+                parameters = WobbleParameters(motion: motion)
+            }
+            for p in ScriptSession.sketchParameters {
+                if let only = p.model, only != parameters.motion, r.has(1, p.name) {
+                    throw SceneError("addSketch", "\(p.name) applies to motion = \"\(only.rawValue)\" only (this sketch's motion is \"\(parameters.motion.rawValue)\")")
+                }
+                if let v = try r.number(1, p.name) { p.set(&parameters, v) }
+            }
+            if let problem = parameters.validationError() { throw SceneError("addSketch", problem) }
+        }
+        let s = scene.addSketch(lt: corners[0], rt: corners[1], rb: corners[2], lb: corners[3],
+                                center: center, parameters: parameters)
+        pushSketch(lua, s)
+        return 1
+    }
+
+    /// `sketchModels()` → array of the control layer's sketch handles.
+    func sketchModels(_ a: LuaArgs) -> Int32 {
+        let sketches = scene.sketches
+        a.lua.newTable(array: Int32(clamping: sketches.count))
+        for (i, s) in sketches.enumerated() {
+            pushSketch(a.lua, s)
+            a.lua.rawSet(-2, i + 1)
+        }
+        return 1
+    }
+
+    /// The sketch of the handle at `i` (or an argument error).
+    func sketch(_ a: LuaArgs, _ i: Int32) throws -> Sketch {
+        guard let s = a.lua.handleObject(i, kind: .sketch) as? Sketch else { throw a.typeError(i, "sketch") }
+        return s
+    }
+
+    func sketchMidpoint(_ a: LuaArgs, _ f: (RegionShape) -> Point) throws -> Int32 {
+        let s = try sketch(a, 1)
+        a.lua.push(f(s.shape))
+        return 1
+    }
+
+    /// `s:contains(x, y)`: the region test of SPEC §5.
+    func sketchContains(_ a: LuaArgs) throws -> Int32 {
+        let s = try sketch(a, 1)
+        let p = Point(try a.finiteNumber(2), try a.finiteNumber(3))
+        a.lua.push(s.shape.contains(p))
+        return 1
+    }
+
+    /// Sketch handle fields and methods.
+    func sketchIndex(_ a: LuaArgs) throws -> Int32 {
+        let lua = a.lua
+        let s = try sketch(a, 1)
+        let key = lua.string(2)
+        if let c = ScriptSession.sketchCorners.first(where: { $0.name == key }) {
+            lua.push(c.get(s))
+        } else if key == "center" {
+            lua.push(s.center)
+        } else if key == "motion" {
+            lua.push(s.parameters.motion.rawValue)
+        } else if let p = ScriptSession.sketchParameters.first(where: { $0.name == key }) {
+            lua.push(p.get(s.parameters))
+        } else {
+            if let key {
+                lua.rawGet(LuaStack.registry, RegistryKey.sketchMethods)
+                if lua.rawGet(-1, key) == .function { return 1 }
+            }
+            throw SceneError("sketch", "no field \(describeKey(lua, 2)) (fields: \(ScriptSession.sketchFields.joined(separator: ", "));"
+                             + " methods: \(ScriptSession.sketchMethodNames.joined(separator: ", ")))")
+        }
+        return 1
+    }
+
+    /// Assigning a sketch handle's fields (points, or `center = nil` for the
+    /// automatic center; parameters, validated).
+    func sketchNewIndex(_ a: LuaArgs) throws -> Int32 {
+        let lua = a.lua
+        let s = try sketch(a, 1)
+        let r = TableReader(lua: lua, function: "sketch")
+        let key = lua.string(2) ?? ""
+        if let c = ScriptSession.sketchCorners.first(where: { $0.name == key }) {
+            c.set(s, try r.point(3, name: key))
+        } else if key == "center" {
+            s.assignedCenter = a.isNil(3) ? nil : try r.point(3, name: key)
+        } else if key == "motion" {
+            var p = s.parameters
+            p.motion = try r.choice(3, name: key)
+            // A threshold left at the old model's default follows the model.
+            if p.threshold == WobbleParameters.defaultThreshold(s.parameters.motion) {
+                p.threshold = WobbleParameters.defaultThreshold(p.motion)
+            }
+            s.parameters = p
+        } else if let field = ScriptSession.sketchParameters.first(where: { $0.name == key }) {
+            guard let v = lua.number(3) else {
+                throw SceneError("sketch", "\(key) must be a number, got \(describe(lua, 3))")
+            }
+            var p = s.parameters
+            field.set(&p, v)
+            if let problem = p.validationError() { throw SceneError("sketch", problem) }
+            s.parameters = p
+        } else {
+            throw SceneError("sketch", "no field \(describeKey(lua, 2)) (fields: \(ScriptSession.sketchFields.joined(separator: ", ")))")
+        }
+        return 0
+    }
+}

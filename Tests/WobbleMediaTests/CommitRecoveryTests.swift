@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+@testable import WobbleMedia
+import WobbleCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A PNG folder commit cut short (SIGKILL, a crash) between its renames is
+/// undone by the next run that writes into the folder: the folder holds
+/// exactly the old frames again, whatever prefix of the renames happened.
+final class CommitRecoveryTests: XCTestCase {
+    var scratch: Scratch!
+    override func setUpWithError() throws { scratch = try Scratch() }
+    override func tearDown() { scratch.remove() }
+
+    /// A PID no process has.
+    func deadPID() -> Int32 {
+        var pid: Int32 = 4_000_000
+        while kill(pid, 0) == 0 || errno != ESRCH { pid -= 1 }
+        return pid
+    }
+
+    func contents(_ dir: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir) {
+            out[name] = (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? "<dir>"
+        }
+        return out
+    }
+
+    func testACommitCutShortIsUndoneByTheNextRun() throws {
+        let frame = { (i: Int) in String(format: "frame_%05d.png", i) }
+        // The steps of the commit, as renames: frame 0 by the fallback
+        // (old aside, new in), frames 1-3 exchanged, frame 4 added, the
+        // stale frame 9 moved aside.
+        for cut in 0...7 {
+            let t = scratch.file("frames\(cut)")
+            try FileManager.default.createDirectory(atPath: t, withIntermediateDirectories: false)
+            for i in 0..<4 { try "old\(i)".write(toFile: t + "/" + frame(i), atomically: false, encoding: .utf8) }
+            try "stale".write(toFile: t + "/" + frame(9), atomically: false, encoding: .utf8)
+            try "notes".write(toFile: t + "/notes.txt", atomically: false, encoding: .utf8)
+            let before = try contents(t)
+
+            let tempName = "\(TemporaryName.prefix)\(TemporaryName.machine)-\(deadPID())-1-1"
+            XCTAssertTrue(TemporaryName.isLeftover(tempName))
+            let dir = try Posix.open(t, O_RDONLY | O_DIRECTORY)
+            defer { close(dir) }
+            try Posix.mkdir(dir, tempName, 0o755, shown: t)
+            let temp = try Posix.openat(dir, tempName, O_RDONLY | O_DIRECTORY, shown: t)
+            defer { close(temp) }
+            var inodes: [Int: UInt64] = [:]
+            for i in 0..<5 {
+                try "new\(i)".write(toFile: t + "/" + tempName + "/" + frame(i), atomically: false, encoding: .utf8)
+                inodes[i] = UInt64(try XCTUnwrap(Posix.linkStatus(at: temp, frame(i), shown: "")).st_ino)
+            }
+            var entries: [CommitJournal.Entry] = (0..<4).map { .replace(name: frame($0), inode: inodes[$0] ?? 0, aside: ".old-\($0 + 1)") }
+            entries.append(.add(name: frame(4), inode: inodes[4] ?? 0))
+            entries.append(.stale(name: frame(9), aside: ".old-5"))
+            try CommitJournal.write(entries, target: "", into: temp, shown: t)
+
+            let steps: [() throws -> Void] = [
+                { try Posix.rename(dir, frame(0), temp, ".old-1", flags: Posix.renameNoReplace, shown: "") },
+                { try Posix.rename(temp, frame(0), dir, frame(0), flags: Posix.renameNoReplace, shown: "") },
+                { try Posix.rename(temp, frame(1), dir, frame(1), flags: Posix.renameExchange, shown: "") },
+                { try Posix.rename(temp, frame(2), dir, frame(2), flags: Posix.renameExchange, shown: "") },
+                { try Posix.rename(temp, frame(3), dir, frame(3), flags: Posix.renameExchange, shown: "") },
+                { try Posix.rename(temp, frame(4), dir, frame(4), flags: Posix.renameNoReplace, shown: "") },
+                { try Posix.rename(dir, frame(9), temp, ".old-5", flags: Posix.renameNoReplace, shown: "") },
+            ]
+            for step in steps.prefix(cut) { try step() }
+
+            TemporaryName.removeLeftovers(in: dir, shown: t)
+            XCTAssertEqual(try contents(t), before, "cut after \(cut) renames")
+        }
+    }
+
+    func testJournalRoundTripsAnyName() throws {
+        let odd = PathBytes.string([0x66, 0xFE, 0x0A, 0x20, 0x41])   // "f\xFE\n A"
+        let entries: [CommitJournal.Entry] = [.replace(name: odd, inode: 7, aside: ".old-1"), .add(name: "a b", inode: 9),
+                                              .stale(name: "x", aside: ".old-2")]
+        let fd = try Posix.open(scratch.path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        try CommitJournal.write(entries, target: odd, into: fd, shown: "t")
+        let back = try XCTUnwrap(CommitJournal.read(fd))
+        XCTAssertEqual(back.target, odd)
+        XCTAssertEqual(back.entries, entries)
+    }
+}
