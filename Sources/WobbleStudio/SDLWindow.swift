@@ -55,12 +55,14 @@ final class StudioWindow {
     private(set) var height: Int
     /// The back buffer keeps its pixels across a swap (EGL_BUFFER_PRESERVED).
     private(set) var preserved = false
-    /// The next present draws the whole window (after it opened, resized
-    /// or was exposed).
-    private var needsFullRedraw = true
+    /// How many presents still draw the whole window (after it opened,
+    /// resized or was exposed).
+    private var fullRedrawsLeft = StudioWindow.fullRedrawsAfterChange
+    private var lastDrawableSize = (0, 0)
+    static let fullRedrawsAfterChange = 15
 
-    /// Makes the next present draw the whole window.
-    func invalidate() { needsFullRedraw = true }
+    /// Makes the next presents draw the whole window.
+    func invalidate() { fullRedrawsLeft = StudioWindow.fullRedrawsAfterChange }
 
     /// The usable area of the first display (for the 1:1-or-scaled choice),
     /// nil when SDL cannot tell.
@@ -142,7 +144,7 @@ final class StudioWindow {
         guard width != self.width || height != self.height else { return }
         self.width = width
         self.height = height
-        needsFullRedraw = true
+        invalidate()
         SDL_SetWindowSize(window, Int32(clamping: width), Int32(clamping: height))
     }
 
@@ -337,9 +339,13 @@ final class StudioWindow {
         // Partial: the back buffer still holds the last frame; redraw the
         // changed box of the picture (if any) and the chrome.
         let oneToOne = frame.map { frameRect.w == $0.width && frameRect.h == $0.height } ?? false
-        let partial = preserved && !needsFullRedraw && oneToOne && Int(dw) == width && Int(dh) == height
-            && (!frameChanged || frameDirty != nil)
-        needsFullRedraw = false
+        // After opening, a resize or an expose the back buffer may be
+        // reallocated a little later (the window system catches up): draw
+        // whole frames for a while.
+        if Int(dw) != width || Int(dh) != height || (Int(dw), Int(dh)) != lastDrawableSize { invalidate() }
+        lastDrawableSize = (Int(dw), Int(dh))
+        let partial = preserved && fullRedrawsLeft == 0 && oneToOne && (!frameChanged || frameDirty != nil)
+        fullRedrawsLeft = max(0, fullRedrawsLeft - 1)
         if !partial {
             glClearColor(0.12, 0.12, 0.12, 1)
             glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
@@ -368,6 +374,9 @@ final class StudioWindow {
                 glActiveTexture(GLenum(GL_TEXTURE0))
                 glBindTexture(GLenum(GL_TEXTURE_2D), frameTexture)
             }
+            // (An upload of no box binds nothing: bind the frame's texture.)
+            glActiveTexture(GLenum(GL_TEXTURE0))
+            glBindTexture(GLenum(GL_TEXTURE_2D), frameTexture)
             ndc(frameRect.x, frameRect.y, frameRect.w, frameRect.h)
             glUniform1i(blendLocation, frameOpaque ? 0 : 2)
             if !partial {

@@ -392,7 +392,7 @@ final class StudioApp {
         let state = session.frameState(k)
         let key = (session.generation, handles)
         let shapes = handles ? session.shapes(atFrame: k) : []
-        let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes
+        let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
         guard dirty || frameChanged || k != presentedIndex else { return }
         let t0 = monotonic()
         // Only the regions change between frames of one run: the window
@@ -418,7 +418,15 @@ final class StudioApp {
                 frame = nil
             }
         }
-        if session.clip == nil { frame = nil }
+        if session.clip == nil {
+            // No clip yet (the scene failed on open): say so in the picture's place.
+            let r = layout.imageRect
+            var c = Canvas(width: r.w, height: r.h, color: (40, 40, 44))
+            c.text("The scene did not run:", x: 12, y: 12, (235, 235, 235))
+            c.text(message, x: 12, y: 12 + StudioFont.cellHeight + 4, (255, 110, 110), maxX: r.w - 12)
+            c.text("Fix it and save: the studio runs it again.", x: 12, y: 12 + 3 * (StudioFont.cellHeight + 4), (170, 200, 170))
+            frame = c.image
+        }
         if opaqueChecked != session.generation, let img = session.image {
             opaqueChecked = session.generation
             imageOpaque = !stride(from: 3, to: img.pixels.count, by: 4).contains { img.pixels[$0] != 255 }

@@ -119,7 +119,24 @@ final class StudioWindowUnderTest {
     let process = Process()
     private let reader = LineReader()
     let windowID: String
-    let imageArea: (x: Int, y: Int, w: Int, h: Int)
+    /// Where the picture is in the window (the latest `studio: window` line).
+    private(set) var imageArea: (x: Int, y: Int, w: Int, h: Int)
+
+    /// Reads the image area again (after the window was resized).
+    func updateImageArea() {
+        for l in linesSnapshot().reversed() where l.hasPrefix("studio: window ") {
+            if let a = StudioWindowUnderTest.parseArea(l) { imageArea = a }
+            return
+        }
+    }
+
+    /// `studio: window 480x356 at 0,0; image area 14,0 451x300; scale 1`
+    static func parseArea(_ l: String) -> (Int, Int, Int, Int)? {
+        guard let r = l.range(of: "image area ") else { return nil }
+        let rest = l[r.upperBound...].split(separator: ";")[0]
+        let parts = rest.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "x" }).compactMap { Int($0) }
+        return parts.count == 4 ? (parts[0], parts[1], parts[2], parts[3]) : nil
+    }
 
     init(scene: String, cwd: URL, display: VirtualDisplay, extra: [String] = []) throws {
         self.display = display
@@ -146,12 +163,7 @@ final class StudioWindowUnderTest {
                 throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "the studio did not open a window: \(StudioWindowUnderTest.join(reader.snapshot(), process))"])
             }
             for l in reader.snapshot() where l.hasPrefix("studio: window ") {
-                // studio: window 480x356 at 0,0; image area 14,0 451x300; scale 1
-                if let r = l.range(of: "image area ") {
-                    let rest = l[r.upperBound...].split(separator: ";")[0]
-                    let parts = rest.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "x" }).compactMap { Int($0) }
-                    if parts.count == 4 { area = (parts[0], parts[1], parts[2], parts[3]) }
-                }
+                if let a = StudioWindowUnderTest.parseArea(l) { area = a }
             }
             usleep(20_000)
         }

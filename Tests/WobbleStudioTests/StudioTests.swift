@@ -177,6 +177,44 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(try w.quit(), 0)
     }
 
+    func testASceneThatFailsOnOpenIsWatchedUntilItRuns() throws {
+        try startDisplay()
+        let scene = "late-\(id).lua"
+        try write(scene, """
+        image("img.png")
+        addSketch{x = 30, y = 20, w = 90, h = 80}
+        prepare()
+        impulse(1, 1, 0.5)
+        wait(1)
+        """)
+        // No image yet: the error is shown and the window stays open.
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("the error", { $0.contains("img.png") })
+        try w.waitForLine("a frame", { $0.contains(" presented (run 0") })
+        XCTAssertTrue(w.process.isRunning)
+        // The image arrives, of another size than the placeholder: the
+        // window resizes and shows the headless frame.
+        let before = w.lineCount
+        try writePattern("img.png", 200, 150)
+        try w.waitForLine(after: before, timeout: 5, "run 1", { $0.contains(" presented (run 1") })
+        try w.key("h", "space", "Home", "Right", "Right", "Right")
+        try w.waitForLine(after: before, "frame 3 paused", StudioTests.frameLine(3, paused: true))
+        w.updateImageArea()
+        XCTAssertEqual(w.imageArea.w, 200)
+        try render([scene, "--frames", "3", "-o", "out/", "-q"])
+        let expected = try ImageIO.load(path: dir.appendingPathComponent("out/frame_00003.png").path)
+        // Poll: the window system takes the new size a moment later.
+        var a = (share: 0.0, differing: 0)
+        let deadline = Date().addingTimeInterval(3)
+        repeat {
+            a = agreement(try w.screenshot(), expected)
+            if a.share >= 0.999 { break }
+            usleep(100_000)
+        } while Date() < deadline
+        XCTAssertGreaterThanOrEqual(a.share, 0.999, "\(a.differing) channels differ by more than 2")
+        XCTAssertEqual(try w.quit(), 0)
+    }
+
     func testARecordedTakeRendersThePoke() throws {
         try startDisplay()
         try writePattern("img.png", 200, 150)
