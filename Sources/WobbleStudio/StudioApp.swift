@@ -94,8 +94,11 @@ final class StudioApp {
             if StudioSignals.signal != nil { break }
             var wait = max(0, nextPoll - now)
             if playing || recording != nil, let clip = session.clip, !options.unpaced {
-                let next = (Double(session.frameIndex(at: playhead) + 1)) / clip.fps
-                wait = min(wait, max(0, next - playhead))
+                // The playhead as it is now (it was last moved before the
+                // previous frame was drawn), and the next frame's time.
+                let current = playhead + (now - lastWall)
+                let next = (Double(session.frameIndex(at: current) + 1)) / clip.fps
+                wait = min(wait, max(0, next - current))
             }
             if options.unpaced || dirty { wait = 0 }
             let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
