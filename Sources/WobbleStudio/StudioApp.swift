@@ -100,7 +100,9 @@ final class StudioApp {
                 let next = (Double(session.frameIndex(at: current) + 1)) / clip.fps
                 wait = min(wait, max(0, next - current))
             }
-            if options.unpaced || dirty { wait = 0 }
+            // A wait of a millisecond or two costs more than it saves on a busy
+            // machine (the process gives up its turn): poll instead.
+            if options.unpaced || dirty || wait < 0.002 { wait = 0 }
             let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
             var quit = false
             for i in inputs where handle(i) { quit = true }
