@@ -65,6 +65,8 @@ public final class LiveSession {
     private var renderer: FrameRenderer?
     private var rendererImagePath: String?
     private var rendererStamp: FileStamp?
+    /// The stamp of the image file when `image` was decoded from it.
+    private var imageStamp: FileStamp?
 
     public init(options: SessionOptions) {
         self.options = options
@@ -110,6 +112,7 @@ public final class LiveSession {
             scriptedDuration = result.scriptEnd
             image = loaded.image
             imagePathInUse = loaded.path
+            imageStamp = cache[loaded.path]?.stamp
             error = nil
             generation += 1
             return true
@@ -184,23 +187,36 @@ public final class LiveSession {
         return try Compositor.frame(state, renderer: r, extra: extra)
     }
 
-    /// The renderer for the current image, made again when the image changed.
+    /// The size frames are rendered at: nil for the source image's size, or
+    /// a smaller one (the studio on a screen smaller than the picture): the
+    /// frame is then what `wobble-run --width W --height H` renders.
+    public var outputSize: (width: Int, height: Int)? {
+        didSet { if outputSize.map({ $0.width <= 0 || $0.height <= 0 }) ?? false { outputSize = nil } }
+    }
+
+    /// How source pixels map to the frames `render` makes, once an image is loaded.
+    public var mapping: OutputMapping? {
+        guard let img = image else { return nil }
+        let size = outputSize ?? (img.width, img.height)
+        return OutputMapping(sourceWidth: img.width, sourceHeight: img.height, outputWidth: size.width, outputHeight: size.height)
+    }
+
+    /// The renderer for the current image and output size, made again when
+    /// either changed.
     private func currentRenderer() throws -> FrameRenderer {
-        guard let img = image, let path = imagePathInUse else { throw SessionError("no image loaded") }
-        let stamp = FileStamp(path)
-        if let r = renderer, rendererImagePath == path, rendererStamp == stamp,
-           r.mapping.sourceWidth == img.width, r.mapping.sourceHeight == img.height {
+        guard let img = image, let path = imagePathInUse, let m = mapping else { throw SessionError("no image loaded") }
+        if let r = renderer, rendererImagePath == path, rendererStamp == imageStamp, r.mapping == m {
             return r
         }
         renderer = nil
         let r: FrameRenderer
         switch options.backend {
-        case .cpu: r = CPURenderer(source: img, outputWidth: img.width, outputHeight: img.height)
-        case .gles: r = try GLESRenderer(source: img, verbose: options.verbose)
+        case .cpu: r = CPURenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
+        case .gles: r = try GLESRenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: options.verbose)
         }
         renderer = r
         rendererImagePath = path
-        rendererStamp = stamp
+        rendererStamp = imageStamp
         return r
     }
 
@@ -248,10 +264,15 @@ public enum Compositor {
     /// `width`×`height` layer (source pixels 1:1): a front end blends it
     /// over frames, and draws it once while the shapes stay the same.
     public static func layer(_ shapes: [RegionShape], width: Int, height: Int) -> RGBAImage {
-        var img = RGBAImage(width: max(0, width), height: max(0, height))
-        guard width > 0, height > 0 else { return img }
-        OverlayPainter.draw(shapes, into: &img,
-                            mapping: OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height))
+        layer(shapes, mapping: OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height))
+    }
+
+    /// `shapes` (source pixels) drawn on a transparent layer of the output
+    /// size of `mapping`.
+    public static func layer(_ shapes: [RegionShape], mapping: OutputMapping) -> RGBAImage {
+        var img = RGBAImage(width: max(0, mapping.outputWidth), height: max(0, mapping.outputHeight))
+        guard img.width > 0, img.height > 0 else { return img }
+        OverlayPainter.draw(shapes, into: &img, mapping: mapping)
         return img
     }
 }

@@ -54,6 +54,7 @@ final class StudioApp {
     private var overlay: SparseLayer?
     private var overlayShapes: [RegionShape]?
     private var presentedShapes: [RegionShape]?
+    private var presentedSize = (0, 0)
 
     static let pollInterval = 0.05
 
@@ -76,6 +77,7 @@ final class StudioApp {
         watch.reset(extra: session.inputs)
         layout = Layout(imageWidth: session.image?.width ?? 640, imageHeight: session.image?.height ?? 360,
                         screen: StudioWindow.usableBounds())
+        applyLayout()
         do {
             window = try StudioWindow(title: "wobble-run edit: \(sceneName)", width: layout.windowWidth,
                                       height: layout.windowHeight, position: options.position)
@@ -127,7 +129,6 @@ final class StudioApp {
 
     /// Runs the scene (again); on failure the last good clip stays.
     private func load(reason: [String]?) {
-        let hadClip = session.clip != nil
         let oldSize = session.image.map { ($0.width, $0.height) }
         if session.run() {
             if let r = reason {
@@ -136,8 +137,10 @@ final class StudioApp {
                 say("\(sceneName): \(session.clip?.frameCount ?? 0) frames at \(fmt(session.clip?.fps ?? 30)) fps")
             }
             if options.verbose { printError("studio: reloaded (run \(session.generation))") }
-            if let img = session.image, oldSize.map({ $0 != (img.width, img.height) }) ?? hadClip == false, window != nil {
+            let sizeChanged = session.image.map { img in oldSize.map { $0 != (img.width, img.height) } ?? true } ?? false
+            if let img = session.image, sizeChanged, window != nil {
                 layout = Layout(imageWidth: img.width, imageHeight: img.height, screen: StudioWindow.usableBounds())
+                applyLayout()
                 window?.resize(width: layout.windowWidth, height: layout.windowHeight)
                 describeLayout()
             }
@@ -148,6 +151,12 @@ final class StudioApp {
             fail(session.clip == nil ? first : "\(first) (playing the last good run)")
         }
         dirty = true
+    }
+
+    /// Frames are rendered at the size they are shown: the source's at 1:1,
+    /// else the image area's (what `--width W --height H` renders).
+    private func applyLayout() {
+        session.outputSize = layout.scale < 1 ? (layout.imageRect.w, layout.imageRect.h) : nil
     }
 
     private func describeLayout() {
@@ -408,14 +417,18 @@ final class StudioApp {
                 var img = try session.render(state)
                 // The handles: a sparse layer (their pixels only), drawn
                 // again only when the shapes change, blended on the CPU.
-                if shapes != overlayShapes {
-                    overlay = shapes.isEmpty ? nil : SparseLayer(Compositor.layer(shapes, width: img.width, height: img.height))
+                let m = session.mapping ?? OutputMapping(sourceWidth: img.width, sourceHeight: img.height,
+                                                         outputWidth: img.width, outputHeight: img.height)
+                if shapes != overlayShapes || overlay.map({ $0.width != img.width || $0.height != img.height }) ?? false {
+                    overlay = shapes.isEmpty ? nil : SparseLayer(Compositor.layer(shapes, mapping: m))
                     overlayShapes = shapes
                 }
                 overlay?.blend(into: &img)
-                if key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn, shapes == presentedShapes {
-                    changedBoxes = PixelBox.covering(state.regions + last.regions, width: img.width, height: img.height)
+                if key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn, shapes == presentedShapes,
+                   img.width == presentedSize.0, img.height == presentedSize.1 {
+                    changedBoxes = PixelBox.covering(state.regions + last.regions, mapping: m)
                 }
+                presentedSize = (img.width, img.height)
                 presentedShapes = shapes
                 frame = img
             } catch {
@@ -548,8 +561,11 @@ struct PixelBox: Equatable {
     /// The pixels one region can change: its corners' box, a pixel
     /// wider, clipped to the image (the whole image for a region with a
     /// non-finite corner); nil when nothing of it is inside.
-    static func of(_ r: RegionFrame, width: Int, height: Int) -> PixelBox? {
-        let b = r.shape.bbox
+    static func of(_ r: RegionFrame, mapping m: OutputMapping) -> PixelBox? {
+        let width = m.outputWidth, height = m.outputHeight
+        let sx = m.scaleX, sy = m.scaleY
+        let b = Rect(minX: r.shape.bbox.minX / sx, minY: r.shape.bbox.minY / sy,
+                     maxX: r.shape.bbox.maxX / sx, maxY: r.shape.bbox.maxY / sy)
         guard b.minX.isFinite, b.minY.isFinite, b.maxX.isFinite, b.maxY.isFinite else {
             return PixelBox(x: 0, y: 0, w: width, h: height)
         }
@@ -563,9 +579,16 @@ struct PixelBox: Equatable {
     /// The boxes of the pixels the regions can change, one per region
     /// (equal ones once); beyond `limit` boxes, their union.
     static func covering(_ regions: [RegionFrame], width: Int, height: Int, limit: Int = 8) -> [PixelBox] {
+        covering(regions, mapping: OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height),
+                 limit: limit)
+    }
+
+    /// The same in the output pixels of `mapping` (a frame rendered smaller
+    /// than the source).
+    static func covering(_ regions: [RegionFrame], mapping: OutputMapping, limit: Int = 8) -> [PixelBox] {
         var boxes: [PixelBox] = []
         for r in regions {
-            if let b = of(r, width: width, height: height), !boxes.contains(b) { boxes.append(b) }
+            if let b = of(r, mapping: mapping), !boxes.contains(b) { boxes.append(b) }
         }
         guard boxes.count > limit, let first = boxes.first else { return boxes }
         var u = first

@@ -49,17 +49,21 @@ final class VirtualDisplay: @unchecked Sendable {
     let name: String
     private let process: Process
 
-    nonisolated(unsafe) private static var shared: VirtualDisplay?
+    /// Displays by screen size, started on first use (test methods run one
+    /// at a time, on one thread).
+    nonisolated(unsafe) private static var shared: [String: VirtualDisplay] = [:]
     nonisolated(unsafe) private static var failure: String?
 
-    /// The display, started on first use; throws when Xvfb cannot start.
-    static func get() throws -> VirtualDisplay {
-        if let d = shared { return d }
-        if let f = failure { throw XCTSkip(f) }
+    /// The display with a `width`×`height` screen, started on first use;
+    /// throws when Xvfb cannot start.
+    static func get(width: Int = 1920, height: Int = 1080) throws -> VirtualDisplay {
+        let key = "\(width)x\(height)"
+        if let d = shared[key] { return d }
+        if let f = failure { throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: f]) }
         do {
-            let d = try VirtualDisplay()
-            shared = d
-            atexit { VirtualDisplay.shared?.stop() }
+            let d = try VirtualDisplay(screen: key)
+            if shared.isEmpty { atexit { for d in VirtualDisplay.shared.values { d.stop() } } }
+            shared[key] = d
             return d
         } catch {
             failure = "\(error)"
@@ -67,7 +71,7 @@ final class VirtualDisplay: @unchecked Sendable {
         }
     }
 
-    private init() throws {
+    private init(screen: String) throws {
         guard let xvfb = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "Xvfb is not installed (Scripts/install-deps.sh --bench installs it)"])
         }
@@ -78,7 +82,7 @@ final class VirtualDisplay: @unchecked Sendable {
         name = ":\(n)"
         process = Process()
         process.executableURL = URL(fileURLWithPath: xvfb)
-        process.arguments = [name, "-screen", "0", "1920x1080x24", "-nolisten", "tcp", "-noreset"]
+        process.arguments = [name, "-screen", "0", "\(screen)x24", "-nolisten", "tcp", "-noreset"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

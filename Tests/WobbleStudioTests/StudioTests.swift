@@ -215,6 +215,32 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(try w.quit(), 0)
     }
 
+    func testAPictureLargerThanTheScreenIsScaledDownAsARenderAtThatSize() throws {
+        display = try VirtualDisplay.get(width: 640, height: 480)   // a small screen
+        try writePattern("img.png", 900, 600)
+        let scene = "big-\(id).lua"
+        try write(scene, """
+        image("img.png")
+        addSketch{x = 150, y = 110, w = 340, h = 260}
+        prepare()
+        impulse(1, 1, 0.4)
+        wait(1)
+        """)
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        XCTAssertLessThan(w.imageArea.w, 900)
+        XCTAssertEqual(Double(w.imageArea.w) / Double(w.imageArea.h), 1.5, accuracy: 0.01)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        let before = w.lineCount
+        try w.key("h", "space", "Home", "Right", "Right", "Right", "Right")
+        try w.waitForLine(after: before, "frame 4 paused", StudioTests.frameLine(4, paused: true))
+        let shot = try w.screenshot()
+        try render([scene, "--frames", "4", "--width", "\(w.imageArea.w)", "--height", "\(w.imageArea.h)", "-o", "out/", "-q"])
+        let expected = try ImageIO.load(path: dir.appendingPathComponent("out/frame_00004.png").path)
+        let a = agreement(shot, expected)
+        XCTAssertGreaterThanOrEqual(a.share, 0.999, "\(a.differing) channels differ by more than 2")
+        XCTAssertEqual(try w.quit(), 0)
+    }
+
     func testARecordedTakeRendersThePoke() throws {
         try startDisplay()
         try writePattern("img.png", 200, 150)
