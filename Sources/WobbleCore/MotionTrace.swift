@@ -18,7 +18,8 @@ public func parseMotionTrace(_ text: String, fileName: String) throws -> [Motion
         var v: [Double] = []
         for (i, f) in fields.enumerated() {
             guard let d = Double(f), d.isFinite else {
-                throw SceneError("enableMotion", "\(fileName):\(lineNo): column \(["t", "ax", "ay"][i]) is not a finite number: '\(f.prefix(40))'")
+                // Never quote the field: the trace may be any file on the machine.
+                throw SceneError("enableMotion", "\(fileName):\(lineNo):\(fieldColumn(i, in: raw)): column \(["t", "ax", "ay"][i]): expected a finite number")
             }
             v.append(d)
         }
@@ -26,6 +27,22 @@ public func parseMotionTrace(_ text: String, fileName: String) throws -> [Motion
         out.append(MotionSample(time: v[0], ax: v[1], ay: v[2]))
     }
     return out
+}
+
+/// The 1-based column (in characters) where field `i` of a trace line
+/// starts, after its leading blanks.
+private func fieldColumn(_ i: Int, in raw: Substring) -> Int {
+    var column = 1, field = 0
+    var atStart = true
+    for c in raw {
+        if field == i {
+            if atStart && (c == " " || c == "\t") { column += 1; continue }
+            return column
+        }
+        if c == "," { field += 1; atStart = true }
+        column += 1
+    }
+    return column
 }
 
 extension Substring {

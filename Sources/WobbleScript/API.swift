@@ -17,5 +17,7 @@ extension ScriptSession {
     static let api: [HostFunction] = sceneAPI + sketchAPI + wobbleAPI + motionAPI + handleAPI + [
         // Sandbox
         HostFunction("resolve", .sandbox) { s, a in try s.sandboxResolve(a) },
+        HostFunction("redact", .sandbox) { s, a in s.sandboxRedact(a) },
+        HostFunction("record", .sandbox) { s, a in s.sandboxRecord(a) },
     ]
 }

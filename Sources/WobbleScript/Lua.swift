@@ -108,6 +108,17 @@ struct LuaStack {
         }
     }
 
+    /// True when the value at `i` is a string of valid UTF-8 (`string(i)`
+    /// replaces invalid bytes, so a path must be checked before use).
+    func isValidUTF8(_ i: Int32) -> Bool {
+        guard type(i) == .string else { return false }
+        var len = 0
+        guard let p = lua_tolstring(state, i, &len) else { return false }
+        return p.withMemoryRebound(to: UInt8.self, capacity: len) {
+            String(validating: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self) != nil
+        }
+    }
+
     func boolean(_ i: Int32) -> Bool { lua_toboolean(state, i) != 0 }
 
     func rawEqual(_ a: Int32, _ b: Int32) -> Bool { lua_rawequal(state, a, b) != 0 }

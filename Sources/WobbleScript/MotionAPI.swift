@@ -11,13 +11,7 @@ extension ScriptSession {
     func enableMotion(_ a: LuaArgs) throws -> Int32 {
         var samples: [MotionSample] = []
         if !a.isNil(1) {
-            let path = try a.path(1)
-            let bytes: [UInt8]
-            switch ScriptSession.readFile(resolve(path)) {
-            case .success(let b): bytes = b
-            case .failure(let e): throw SceneError("enableMotion", "cannot read trace '\(path)': \(e.message)")
-            }
-            samples = try parseMotionTrace(String(decoding: bytes, as: UTF8.self), fileName: path)
+            samples = try readTrace(try a.path(1))
         }
         scene.enableMotion(trace: samples)
         return 0

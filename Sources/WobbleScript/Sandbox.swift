@@ -18,9 +18,11 @@ extension ScriptSession {
 
     /// Lua half of the sandbox: `loadfile`, `dofile`, `require`, `package`.
     /// `resolve(kind, path)` (a host function) returns the path to open, or
-    /// nil, a message, and whether the caller must raise it.
+    /// nil, a message, and whether the caller must raise it. `redact(msg,
+    /// path)` takes the quoted text out of a load error (`ScriptSession.
+    /// redactSyntaxError`): a file's content never appears in a message.
     static let prelude = """
-    local resolve, rawloadfile, loaded = ...
+    local resolve, rawloadfile, loaded, redact = ...
     local error, select, type = error, select, type
     local function loadfile(path, mode, ...)
       local p, err, raise = resolve("loadfile", path)
@@ -28,14 +30,16 @@ extension ScriptSession {
         if raise then error(err, 2) end
         return nil, err
       end
-      if select("#", ...) > 0 then return rawloadfile(p, "t", ...) end
-      return rawloadfile(p, "t")
+      local f, msg
+      if select("#", ...) > 0 then f, msg = rawloadfile(p, "t", ...) else f, msg = rawloadfile(p, "t") end
+      if not f then return nil, redact(msg, p) end
+      return f
     end
     local function dofile(path)
       local p, err = resolve("dofile", path)
       if not p then error(err, 2) end
       local f, msg = rawloadfile(p, "t")
-      if not f then error(msg, 0) end
+      if not f then error(redact(msg, p), 0) end
       return f()
     end
     local function require(name)
@@ -47,7 +51,7 @@ extension ScriptSession {
       if not p then error(err, 2) end
       local f, msg = rawloadfile(p, "t")
       if not f then
-        error("error loading module '" .. name .. "' from file '" .. p .. "':\\n\\t" .. msg, 2)
+        error("error loading module '" .. name .. "' from file '" .. p .. "':\\n\\t" .. redact(msg, p), 2)
       end
       local r = f(name, p)
       if r ~= nil then loaded[name] = r elseif loaded[name] == nil then loaded[name] = true end
@@ -55,6 +59,26 @@ extension ScriptSession {
     end
     _G.loadfile, _G.dofile, _G.require = loadfile, dofile, require
     _G.package = { loaded = loaded }
+    """
+
+    /// With `--allow-io`: Lua's own `require`, `dofile` and `loadfile`,
+    /// wrapped to record the files they read (`record(role, path)`).
+    static let allowIOPrelude = """
+    local record = ...
+    local require, dofile, loadfile, pack, unpack, type = require, dofile, loadfile, table.pack, table.unpack, type
+    _G.require = function(name, ...)
+      local r = pack(require(name, ...))
+      if type(r[2]) == "string" then record("module", r[2]) end
+      return unpack(r, 1, r.n)
+    end
+    _G.dofile = function(path, ...)
+      if type(path) == "string" then record("code", path) end
+      return dofile(path, ...)
+    end
+    _G.loadfile = function(path, ...)
+      if type(path) == "string" then record("code", path) end
+      return loadfile(path, ...)
+    end
     """
 
     /// Opens the libraries and binds the API; returns a problem or nil.
@@ -75,6 +99,10 @@ extension ScriptSession {
                 lua.rawSet(p, "path")
             }
             lua.pop()
+            // Record what require/dofile/loadfile read: no output may replace it.
+            guard lua.loadString(ScriptSession.allowIOPrelude, name: "=[allow-io]") else { return lua.string(-1) ?? "prelude" }
+            lua.pushHostFunction(index(of: "record", role: .sandbox))
+            guard lua.protectedCall(arguments: 1, results: 0) else { return lua.string(-1) ?? "prelude" }
         } else {
             if let problem = openSandbox(lua, globals: g) { return problem }
         }
@@ -177,7 +205,8 @@ extension ScriptSession {
         lua.pushHostFunction(index(of: "resolve", role: .sandbox))
         lua.pushValue(rawLoadfile)
         lua.pushValue(loaded)
-        guard lua.protectedCall(arguments: 3, results: 0) else { return lua.string(-1) ?? "prelude" }
+        lua.pushHostFunction(index(of: "redact", role: .sandbox))
+        guard lua.protectedCall(arguments: 4, results: 0) else { return lua.string(-1) ?? "prelude" }
         lua.setTop(g)
         return nil
     }
@@ -242,16 +271,17 @@ extension ScriptSession {
             }
             let parts = name.split(separator: ".", omittingEmptySubsequences: false)
                 .flatMap { $0.split(separator: "/", omittingEmptySubsequences: false) }
-            guard !name.isEmpty, !name.utf8.contains(0), parts.allSatisfy({ !$0.isEmpty }) else {
+            guard !name.isEmpty, !name.utf8.contains(0), lua.isValidUTF8(2), parts.allSatisfy({ !$0.isEmpty }) else {
                 return deny("require: module name '\(name)' must name a file inside the scene's folder (like 'lib.util')",
                             raise: true)
             }
             let rel = parts.joined(separator: "/")
             var tried: [String] = []
-            for candidate in [resolve(rel + ".lua"), resolve(rel + "/init.lua")] {
-                tried.append(candidate)
-                if case .success(true) = isInsideFolder(candidate) {
-                    lua.push(candidate)
+            for candidate in [rel + ".lua", rel + "/init.lua"] {
+                tried.append(resolve(candidate))
+                if case .success(let full) = policy.code(candidate) {
+                    recordInput(.module, full)
+                    lua.push(full)
                     return 1
                 }
             }
@@ -268,15 +298,19 @@ extension ScriptSession {
         guard !path.utf8.contains(0) else {
             return deny("bad argument #1 to '\(kind)' (path contains a NUL byte)", raise: true)
         }
-        let full = resolve(path)
-        switch isInsideFolder(full) {
-        case .success(true):
+        guard lua.isValidUTF8(2) else {
+            return deny("bad argument #1 to '\(kind)' (path is not valid UTF-8)", raise: true)
+        }
+        switch policy.code(path) {
+        case .success(let full):
+            recordInput(.code, full)
             lua.push(full)
             return 1
-        case .success(false):
-            return deny("\(kind): '\(path)' is outside the scene's folder (sandbox; --allow-io lifts it)", raise: raise)
-        case .failure(let e):
-            return deny("cannot open \(full): \(e.message)", raise: raise)
+        case .failure(let r):
+            if r.message.hasPrefix("cannot be opened: ") {
+                return deny("cannot open \(resolve(path)): \(r.message.dropFirst("cannot be opened: ".count))", raise: raise)
+            }
+            return deny("\(kind): '\(path)' \(r.message) (sandbox; --allow-io lifts it)", raise: raise)
         }
     }
 }

@@ -23,7 +23,7 @@ extension ScriptSession {
         if let o = options.imageOverride {
             size = o
         } else {
-            let full = resolve(path)
+            let full = try checkedDataPath(path, function: "image")
             if let current = imagePath, current == full, let known = scene.imageSize {
                 size = known
             } else {
@@ -41,6 +41,7 @@ extension ScriptSession {
                 }
                 size = loaded
                 imagePath = full
+                recordInput(.image, full)
             }
         }
         scene.imageSize = size
@@ -66,10 +67,11 @@ extension ScriptSession {
         return 1
     }
 
-    /// `output(path)`: the default output, resolved against the script's folder.
+    /// `output(path)`: the default output, resolved against the script's
+    /// folder; in the sandbox it must stay inside it (`PathPolicy`).
     func output(_ a: LuaArgs) throws -> Int32 {
         let path = try a.path(1)
-        outputPath = resolve(path)
+        outputPath = try checkedOutputPath(path)
         return 0
     }
 

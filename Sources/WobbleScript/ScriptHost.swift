@@ -13,6 +13,9 @@ public struct ScriptOptions {
     public var timeout: Double? = nil
     /// `--allow-io`: open Lua's full standard libraries (no sandbox).
     public var allowIO: Bool = false
+    /// `-o` given: the command line decides the output, so `output(path)`
+    /// is not held to the path policy (its value is not used).
+    public var outputGiven: Bool = false
     /// `--fps`: a fixed frame rate that `fps(n)` cannot change.
     public var fixedFPS: Double? = nil
     /// `--max-frames`: the clip may not have more frames.
@@ -55,6 +58,10 @@ public struct ScriptResult {
     /// The image in effect (resolved against the script's folder), if the
     /// script called `image(path)` without `--image`.
     public let imagePath: String?
+    /// Every file the scene read: the scene, its image (not `--image`),
+    /// motion traces, modules, `dofile`/`loadfile` files. No output may
+    /// replace one of them.
+    public let inputs: [InputFile]
     /// The virtual time at which the script returned, before the events
     /// performed after its end (`ScriptOptions.performed`) went on.
     public var scriptEnd: Double = 0

@@ -59,6 +59,10 @@ final class ScriptSession {
     var imagePath: String?
     /// `output(path)` resolved.
     var outputPath: String?
+    /// Where the paths a script names may lead (SPEC §6).
+    let policy: PathPolicy
+    /// Every file the scene read (the scene, image, traces, modules, code).
+    var inputs: [InputFile] = []
     let functions: [HostFunction]
     private var vm: LuaVM?
 
@@ -68,6 +72,7 @@ final class ScriptSession {
         if let o = options.imageOverride { scene.imageSize = o }
         scene.perform(options.performed)
         folder = ScriptSession.folder(of: options.scriptPath)
+        policy = PathPolicy(folder: folder, allowIO: options.allowIO)
         functions = ScriptSession.api
     }
 
@@ -79,12 +84,7 @@ final class ScriptSession {
 
     /// `path` (as given in the script) resolved against the script's folder.
     func resolve(_ path: String) -> String {
-        let full: String
-        if path.hasPrefix("/") || folder.isEmpty {
-            full = path
-        } else {
-            full = folder == "/" ? "/" + path : folder + "/" + path
-        }
+        let full = policy.resolve(path)
         options.onPath(full)
         return full
     }
@@ -109,6 +109,7 @@ final class ScriptSession {
             throw ScriptError(message: "wobble-run: cannot set up Lua: \(problem)", kind: .load)
         }
 
+        recordInput(.scene, options.scriptPath)
         let loaded = lua.loadFile(options.scriptPath)
         if !loaded.ok {
             let msg = lua.string(-1) ?? "cannot load \(options.scriptPath)"
@@ -139,7 +140,7 @@ final class ScriptSession {
             let msg = e.function == "wobble-run" ? e.message : e.description
             throw ScriptError(message: "wobble-run: \(msg)", kind: .finish)
         }
-        var result = ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath)
+        var result = ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, inputs: inputs)
         result.scriptEnd = scene.scriptEnd
         return result
     }
@@ -207,26 +208,5 @@ final class ScriptSession {
             if out.count > limit { return .failure(ArgumentError("larger than \(limit >> 20) MiB")) }
         }
         return .success(out)
-    }
-
-    /// The canonical path of an existing file, or the system's reason.
-    static func realPath(_ path: String) -> Result<String, ArgumentError> {
-        guard let p = PathBytes.withCString(path, { realpath($0, nil) }) ?? nil else { return .failure(ArgumentError(String(cString: strerror(errno)))) }
-        defer { free(p) }
-        return .success(PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
-    }
-
-    /// True when the existing file `path` is inside the script's folder
-    /// (after following links).
-    func isInsideFolder(_ path: String) -> Result<Bool, ArgumentError> {
-        let base: String
-        switch ScriptSession.realPath(folder.isEmpty ? "." : folder) {
-        case .success(let b): base = b
-        case .failure(let e): return .failure(e)
-        }
-        switch ScriptSession.realPath(path) {
-        case .success(let p): return .success(base == "/" || p == base || p.hasPrefix(base + "/"))
-        case .failure(let e): return .failure(e)
-        }
     }
 }

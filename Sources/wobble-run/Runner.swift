@@ -90,6 +90,7 @@ struct Runner {
         so.seed = o.seed
         so.timeout = o.timeout
         so.allowIO = o.allowIO
+        so.outputGiven = o.output != nil
         so.fixedFPS = o.fps
         so.maxFrames = o.maxFrames
         so.imageOverride = override
@@ -126,14 +127,17 @@ struct Runner {
         guard let source = box.image else { throw RunError("no image: the scene loads none and no --image was given") }
         let (w, h) = outputSize(source.width, source.height)
 
+        // --image is an input too (the scene records the rest).
+        let inputs = result.inputs + (o.image.flatMap { InputFile(role: .image, path: $0) }.map { [$0] } ?? [])
         if o.check {
-            if case .png(let output)? = try? outputPlan(scriptOutput: result.outputPath, scenePath: scenePath) {
-                try output.validate(frameCount: selection.count)
+            if let plan = try? outputPlan(scriptOutput: result.outputPath, scenePath: scenePath) {
+                if case .png(let output) = plan { try output.validate(frameCount: selection.count) }
+                try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
             }
             return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
         }
         let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
-        try refuseToOverwriteInputs(plan, scenePath: scenePath, imagePath: box.path)
+        try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
 
         let renderer: FrameRenderer
         switch o.backend {
@@ -204,31 +208,6 @@ struct Runner {
     /// `--frames A-B` as the user wrote it (`A-` for an open range).
     static func describe(frames r: ClosedRange<Int>) -> String {
         "--frames \(r.lowerBound)-\(r.upperBound == Int.max ? "" : String(r.upperBound))"
-    }
-
-    /// An output file that is the scene or its image (same file, by device
-    /// and inode) would destroy the input: refused before rendering.
-    func refuseToOverwriteInputs(_ plan: OutputPlan, scenePath: String, imagePath: String?) throws {
-        let out: String
-        switch plan {
-        case .gif(let p), .video(let p): out = p
-        case .png(let output):
-            guard case .file(let f) = output else { return }
-            out = f
-        case .null: return
-        }
-        func id(_ path: String) -> (UInt64, UInt64)? {
-            var st = stat()
-            guard stat(path, &st) == 0 else { return nil }
-            return (UInt64(st.st_dev), UInt64(st.st_ino))
-        }
-        guard let o = id(out) else { return }
-        for (what, path) in [("scene", scenePath), ("image", imagePath)] {
-            guard let path, let i = id(path), i == o else { continue }
-            let message = "output '\(out)' is the \(what) '\(path)' itself; choose another output"
-            if options.output != nil { throw UsageError(message) }
-            throw RunError(message)
-        }
     }
 
     /// `--width`/`--height`: the other side keeps the aspect ratio.

@@ -138,7 +138,11 @@ final class SceneTests: XCTestCase {
             XCTAssertEqual((e as? SceneError)?.message, "x.csv:2: expected 3 columns t,ax,ay, got 2")
         }
         XCTAssertThrowsError(try parseMotionTrace("0.1,1,abc\n", fileName: "x.csv")) { e in
-            XCTAssertEqual((e as? SceneError)?.message, "x.csv:1: column ay is not a finite number: 'abc'")
+            XCTAssertEqual((e as? SceneError)?.message, "x.csv:1:7: column ay: expected a finite number")
+        }
+        // The column counts blanks; the field itself is never quoted.
+        XCTAssertThrowsError(try parseMotionTrace("t,ax,ay\r\n0.1,  secret-text , 1\r\n", fileName: "x.csv")) { e in
+            XCTAssertEqual((e as? SceneError)?.message, "x.csv:2:7: column ax: expected a finite number")
         }
         XCTAssertThrowsError(try parseMotionTrace("-1,1,1\n", fileName: "x.csv"))
     }

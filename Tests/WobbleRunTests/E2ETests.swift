@@ -239,7 +239,7 @@ final class E2ETests: XCTestCase {
             let sent = Date()
             kill(p.processIdentifier, sig)
             p.waitUntilExit()
-            XCTAssertLessThan(Date().timeIntervalSince(sent), 1.5)
+            XCTAssertLessThan(Date().timeIntervalSince(sent), 1.5 * Tool.slowdown)
             XCTAssertEqual(p.terminationStatus, code, String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
             XCTAssertTrue(box.leftovers().isEmpty, "\(box.leftovers())")
         }

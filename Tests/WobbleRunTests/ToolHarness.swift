@@ -25,6 +25,11 @@ enum Tool {
         fatalError("wobble-run executable not found near \(Bundle.main.bundleURL.path)")
     }()
 
+    /// How much slower than usual the tool runs (`WOBBLE_TEST_SLOWDOWN`,
+    /// default 1): Scripts/sanitize.sh sets it, as a sanitizer slows every
+    /// frame down; time limits in the tests scale with it.
+    static let slowdown = max(1, Double(ProcessInfo.processInfo.environment["WOBBLE_TEST_SLOWDOWN"] ?? "") ?? 1)
+
     struct Result {
         var status: Int32
         var stdout: String

@@ -288,7 +288,7 @@ final class LayerAPITests: XCTestCase {
         let f = SceneFixture()
         f.write("bad.csv", "t,ax,ay\n0.1,1,1\n0.2,x,1\n")
         XCTAssertEqual(f.message(withImage + "enableMotion('bad.csv')"),
-                       "scene.lua:2: enableMotion: bad.csv:3: column ax is not a finite number: 'x'")
+                       "scene.lua:2: enableMotion: bad.csv:3:5: column ax: expected a finite number")
         XCTAssertEqual(f.message(withImage + "enableMotion('none.csv')"),
                        "scene.lua:2: enableMotion: cannot read trace 'none.csv': No such file or directory")
         XCTAssertEqual(f.message(withImage + "enableMotion(5)"),

@@ -57,8 +57,8 @@ final class SandboxTests: XCTestCase {
                        "scene.lua:2: dofile: '/etc/passwd' is outside the scene's folder (sandbox; --allow-io lifts it)")
         XCTAssertEqual(f.message(withImage + "dofile(5)"), "scene.lua:2: bad argument #1 to 'dofile' (string expected, got number)")
         f.write("broken.lua", "x = = 1")
-        XCTAssertEqual(f.message(withImage + "dofile('broken.lua')"), "broken.lua:1: unexpected symbol near '='"
-            .replacingOccurrences(of: "broken.lua", with: "broken.lua"))
+        // A load error names the file, line and column, never the text.
+        XCTAssertEqual(f.message(withImage + "dofile('broken.lua')"), "broken.lua:1:3: unexpected symbol")
     }
 
     func testSymlinkOutOfTheFolderIsRefused() throws {
