@@ -128,12 +128,24 @@ public final class Scene {
     public private(set) var motionEnabled = false
     /// `overlay(on)`: draw the control layer over the following frames.
     public var overlay = false
+    /// The time at which the script returned (set by `finish()`, before
+    /// the performed events after it).
+    public private(set) var scriptEnd: Double = 0
 
     /// Trace samples not yet applied: `pending[pendingStart...]`, sorted by
     /// time (equal times in file order). Applying one moves `pendingStart`
     /// on (no `removeFirst`: a long trace stays linear).
     private var pending: [MotionSample] = []
     private var pendingStart = 0
+    /// Events performed live (`PerformedEvent`, anchored at the start),
+    /// in time order, not yet applied.
+    private var performedPending: [PerformedEvent] = []
+    /// Events performed after the script's end, applied by `finish()`.
+    private var performedAfterEnd: [PerformedEvent] = []
+    /// True when `perform` was given any event.
+    private var hasPerformed = false
+    /// When the latest performed event was applied.
+    private var lastPerformedTime = 0.0
     private var modelForSketch: [Int: WobbleModel] = [:]
     private var nextID = 1
     private var snapshots: [(time: Double, state: SceneSnapshot)] = []
@@ -142,6 +154,30 @@ public final class Scene {
         self.fixedFPS = fixedFPS
         self.maxFrames = maxFrames
         if let fixedFPS { fps = fixedFPS }
+    }
+
+    /// Events performed live (the studio): each is applied when the clock
+    /// reaches it, after the trace samples due at the same time; events
+    /// anchored at `.end` are applied by `finish()` after the script's own
+    /// end. Non-finite or negative times are dropped. Set before running.
+    public func perform(_ events: [PerformedEvent]) {
+        let valid = events.filter { $0.time.isFinite && $0.time >= 0 }
+        func ordered(_ a: [PerformedEvent]) -> [PerformedEvent] {
+            a.enumerated().sorted { l, r in
+                l.element.time != r.element.time ? l.element.time < r.element.time : l.offset < r.offset
+            }.map(\.element)
+        }
+        performedPending = ordered(valid.filter { $0.anchor == .start })
+        performedAfterEnd = ordered(valid.filter { $0.anchor == .end })
+        hasPerformed = !valid.isEmpty
+    }
+
+    private func apply(_ action: PerformedEvent.Action) {
+        switch action {
+        case .touch(let a, let b): _ = try? touch(from: a, to: b)
+        case .shake(let ax, let ay):
+            if ax.isFinite && ay.isFinite { applyShake(ax: ax, ay: ay) }
+        }
     }
 
     /// True once frame 0 is fixed (the clock has moved past 0).
@@ -340,11 +376,24 @@ public final class Scene {
             throw SceneError(function, "the clip would have \(Scene.format(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
         }
         record()
-        while pendingStart < pending.count, pending[pendingStart].time <= target + timeEpsilon {
-            let next = pending[pendingStart]
-            pendingStart += 1
-            now = Swift.max(now, next.time)
-            applyShake(ax: next.ax, ay: next.ay)
+        while true {
+            let trace = pendingStart < pending.count && pending[pendingStart].time <= target + timeEpsilon
+                ? pending[pendingStart].time : nil
+            let live = performedPending.first.flatMap { $0.time <= target + timeEpsilon ? $0.time : nil }
+            if let t = trace, live.map({ t <= $0 + timeEpsilon }) ?? true {
+                let next = pending[pendingStart]
+                pendingStart += 1
+                now = Swift.max(now, next.time)
+                applyShake(ax: next.ax, ay: next.ay)
+            } else if live != nil {
+                // Performed events are few (a person's pokes): removeFirst is fine.
+                let next = performedPending.removeFirst()
+                now = Swift.max(now, next.time)
+                lastPerformedTime = now
+                apply(next.action)
+            } else {
+                break
+            }
             record()
         }
         if pendingStart == pending.count && pendingStart > 0 {
@@ -353,6 +402,23 @@ public final class Scene {
         }
         now = Swift.max(now, target)
         record()
+    }
+
+    /// Applies the performed events the script's run did not reach (and
+    /// those anchored at its end), then lets the clip go on while models
+    /// still move, at most `performedTail` seconds after the last event.
+    private func finishPerformed() throws {
+        guard hasPerformed else { return }
+        hasPerformed = false
+        let end = now
+        let tail = performedPending + performedAfterEnd.map {
+            PerformedEvent(time: end + $0.time, anchor: .start, action: $0.action)
+        }
+        performedAfterEnd = []
+        performedPending = tail.sorted { $0.time < $1.time }
+        let last = Swift.max(performedPending.last?.time ?? 0, lastPerformedTime)
+        try advance(to: Swift.max(now, last), function: "wobble-run")
+        _ = try untilStill(maxSeconds: Swift.max(0, last + Scene.performedTail - now))
     }
 
     // MARK: Timeline
@@ -378,6 +444,8 @@ public final class Scene {
     /// Ends the script: the clip of SPEC §4 (every frame `k` with
     /// `k/fps < T − 1e-9`, at least frame 0). Errors read `wobble-run: …`.
     public func finish() throws -> Clip {
+        scriptEnd = now
+        try finishPerformed()
         record()
         let frames = Scene.frameCount(end: now, fps: fps)
         if frames > Double(maxFrames) {

@@ -154,6 +154,7 @@ enum CommandLine_ {
 
         usage: wobble-run SCENE.lua [options] [-- script args...]
                wobble-run --assemble DIR -o out.gif [options]
+               wobble-run edit SCENE.lua [options]   (a window: wobble-run edit --help)
 
         A Lua scene script marks soft regions on an image and choreographs
         touches and shakes over virtual time; the frames are written as an

@@ -3,6 +3,7 @@ import WobbleCore
 import WobbleMedia
 import WobbleRender
 import WobbleScript
+import WobbleSession
 
 /// An error outside the script: printed as `wobble-run: <message>`, exit 1.
 struct RunError: Error, CustomStringConvertible {
@@ -49,10 +50,11 @@ enum OutputPlan {
 struct Runner {
     let options: Options
 
-    /// The image file the latest run loaded (resolved path), for `--watch`:
-    /// the script may load it from outside its own folder. Set and read on
-    /// the main thread only (runs and `--watch` polling take turns there).
-    nonisolated(unsafe) static var lastImagePath: String?
+    /// The files the latest run named (resolved: the image, traces, modules)
+    /// and the image it used, for `--watch`: they may be outside the
+    /// scene's folder. Set and read on the main thread only (runs and
+    /// `--watch` polling take turns there).
+    nonisolated(unsafe) static var lastInputs: [String] = []
 
     /// What a run produced, for the summary line.
     struct Summary {
@@ -94,6 +96,9 @@ struct Runner {
         so.maxFrames = o.maxFrames
         so.imageOverride = override
         so.shouldAbort = { Interrupt.signal != nil }
+        var named: [String] = []
+        so.onPath = { named.append($0) }
+        defer { Runner.lastInputs = named + (box.path.map { [$0] } ?? []) }
         // The count hook cannot fire inside one long C call of Lua's own
         // libraries (a pathological string.find pattern): past the timeout
         // and a grace period, stop the process (nothing is written yet).
@@ -125,7 +130,6 @@ struct Runner {
         let selection = try frameSelection(clip)
         let reporter = ProgressReporter(total: selection.count, quiet: o.quiet)
 
-        Runner.lastImagePath = box.path
         guard let source = box.image else { throw RunError("no image: the scene loads none and no --image was given") }
         let (w, h) = try outputSize(source.width, source.height)
 
@@ -148,12 +152,8 @@ struct Runner {
         }
 
         func renderFrame(_ k: Int) throws -> RGBAImage {
-            let state = clip.frame(k, overlay: o.overlay)
-            var img = try renderer.render(state)
-            if state.overlayOn && !state.overlay.isEmpty {
-                OverlayPainter.draw(state.overlay, into: &img, mapping: renderer.mapping)
-            }
-            return img
+            // The overlay is painted by the one compositor every front end uses.
+            try Compositor.frame(clip.frame(k, overlay: o.overlay), renderer: renderer)
         }
 
         let sink: FrameSink?
