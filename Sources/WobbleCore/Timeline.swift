@@ -5,11 +5,14 @@ public struct ModelSnapshot: Sendable, Equatable {
     /// The kicks its motion model keeps (classic: the latest impulse; spring:
     /// every kick since it last came to rest), oldest first.
     public var kicks: [Impulse]
+    /// The `addSketch` that made it (see `SketchOrigin`).
+    public var origin: SketchOrigin?
 
-    public init(shape: RegionShape, parameters: WobbleParameters, kicks: [Impulse]) {
+    public init(shape: RegionShape, parameters: WobbleParameters, kicks: [Impulse], origin: SketchOrigin? = nil) {
         self.shape = shape
         self.parameters = parameters
         self.kicks = kicks
+        self.origin = origin
     }
 
     /// The latest kick, nil before the first.
@@ -24,6 +27,15 @@ public struct SceneSnapshot: Sendable, Equatable {
     public var sketches: [RegionShape]
     /// `overlay(true)` in force.
     public var overlay: Bool
+    /// The origins of `sketches`, index for index.
+    public var sketchOrigins: [SketchOrigin?] = []
+
+    public init(models: [ModelSnapshot], sketches: [RegionShape], overlay: Bool, sketchOrigins: [SketchOrigin?] = []) {
+        self.models = models
+        self.sketches = sketches
+        self.overlay = overlay
+        self.sketchOrigins = sketchOrigins
+    }
 
     public static let empty = SceneSnapshot(models: [], sketches: [], overlay: false)
 }
