@@ -369,15 +369,20 @@ public struct SessionError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// The one place a frame is composited: the renderer's pixels, then the
-/// control layer when the frame's overlay is on (`overlay(true)` or
-/// `--overlay`), then any extra shapes (the studio's handles). Every front
+/// The one place a frame is composited: the renderer's pixels, then, when
+/// the frame's overlay is on (`overlay(true)` or `--overlay`), a light grid,
+/// the control layer and the live models with their labels, then any extra
+/// shapes (the studio's handles). Every front
 /// end calls this instead of painting the overlay itself.
 public enum Compositor {
     public static func frame(_ state: FrameState, renderer: FrameRenderer, extra: [RegionShape] = []) throws -> RGBAImage {
         var img = try renderer.render(state)
-        if state.overlayOn && !state.overlay.isEmpty {
+        if state.overlayOn {
+            // A light grid with coordinates, the control layer's sketches,
+            // then the live models (another colour, labelled).
+            OverlayPainter.drawGrid(into: &img, mapping: renderer.mapping)
             OverlayPainter.draw(state.overlay, into: &img, mapping: renderer.mapping)
+            OverlayPainter.drawModels(state.overlayModels, into: &img, mapping: renderer.mapping)
         }
         if !extra.isEmpty {
             OverlayPainter.draw(extra, into: &img, mapping: renderer.mapping)
