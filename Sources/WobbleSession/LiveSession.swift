@@ -397,6 +397,17 @@ public enum Compositor {
         layer(shapes, mapping: OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height))
     }
 
+    /// `shapes` drawn on a transparent layer, those `locked` (index for
+    /// index) in the locked style (the studio's handles).
+    public static func layer(_ shapes: [RegionShape], locked: [Bool], mapping: OutputMapping) -> RGBAImage {
+        var img = RGBAImage(width: max(0, mapping.outputWidth), height: max(0, mapping.outputHeight))
+        guard img.width > 0, img.height > 0 else { return img }
+        let isLocked = { (i: Int) in i < locked.count && locked[i] }
+        OverlayPainter.draw(shapes.indices.filter { !isLocked($0) }.map { shapes[$0] }, into: &img, mapping: mapping)
+        OverlayPainter.draw(shapes.indices.filter { isLocked($0) }.map { shapes[$0] }, into: &img, mapping: mapping, style: .locked)
+        return img
+    }
+
     /// `shapes` (source pixels) drawn on a transparent layer of the output
     /// size of `mapping`.
     public static func layer(_ shapes: [RegionShape], mapping: OutputMapping) -> RGBAImage {
