@@ -166,3 +166,46 @@ final class SketchSourceTests: XCTestCase {
         XCTAssertEqual(SketchSource.format(-3.25), "-3.3")
     }
 }
+
+/// The rewritten text runs, and its sketches read back the new points.
+final class SketchSourceRunTests: XCTestCase {
+    func testRewrittenSceneRunsWithTheNewPoints() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-rewrite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = """
+        addSketch{x = 10, y = 10, w = 40, h = 30} --[[ a ]] addSketch() ;
+        addSketch{ lt = {60, 10}, rt = {90, 12}, rb = {92, 40}, lb = {58, 44}, center = {70, 25}, duration = 3 }
+        for i = 1, 2 do addSketch{x = i, y = 1, w = 1, h = 1} end
+        local got = {}
+        for _, s in ipairs(sketchModels()) do got[#got + 1] = string.format('%g,%g %g,%g %g,%g', s.lt.x, s.lt.y, s.rb.x, s.rb.y, s.center.x, s.center.y) end
+        assert(table.concat(got, ' | ') == EXPECTED, table.concat(got, ' | '))
+        prepare()
+        local m = wobbleModels()
+        assert(#m == 6 and m[6].lt.x == 55 and m[6].rb.y == 145, 'the added sketch is the sixth model')
+        """
+        let src = SketchSource(text: Array(text.utf8))
+        XCTAssertEqual(src.calls.count, 4)
+        var a = SketchPoints(lt: Point(10, 10), rt: Point(50, 10), rb: Point(50, 40), lb: Point(10, 40))
+        a.rb = Point(55.5, 42)   // no longer a rectangle: corner form
+        var b = SketchPoints.defaultSketch
+        b.center = Point(50, 50)
+        let c0 = SketchPoints(lt: Point(60, 10), rt: Point(90, 12), rb: Point(92, 40), lb: Point(58, 44), center: Point(70, 25))
+        var c = c0
+        c.lt = Point(61, 11)
+        let out = try src.rewritten(edits: [(src.calls[0], SketchPoints(lt: Point(10, 10), rt: Point(50, 10), rb: Point(50, 40), lb: Point(10, 40)), a),
+                                            (src.calls[1], .defaultSketch, b), (src.calls[2], c0, c)],
+                                    added: [.square(centeredAt: Point(100, 100))])
+        let expected = "10,10 55.5,42 31.375,25.5 | 10,10 100,100 50,50 | 61,11 92,40 70,25 | 1,1 2,2 1.5,1.5 | 2,1 3,2 2.5,1.5"
+        let scene = dir.appendingPathComponent("s.lua").path
+        try Data(("EXPECTED = '\(expected)'\n" + String(decoding: out, as: UTF8.self)).utf8).write(to: URL(fileURLWithPath: scene))
+        var o = ScriptOptions(scriptPath: scene) { _ in (200, 200) }
+        o.imageOverride = (200, 200)
+        XCTAssertNoThrow(try ScriptHost(options: o).run())
+        // Every other byte stays.
+        let rest = String(decoding: out, as: UTF8.self)
+        XCTAssertTrue(rest.contains("--[[ a ]] addSketch {lt = {10, 10}, rt = {100, 10}, rb = {100, 100}, lb = {10, 100}, center = {50, 50}} ;") ||
+                      rest.contains("--[[ a ]] addSketch{lt = {10, 10}, rt = {100, 10}, rb = {100, 100}, lb = {10, 100}, center = {50, 50}} ;"), rest)
+        XCTAssertTrue(rest.contains("for i = 1, 2 do addSketch{x = i, y = 1, w = 1, h = 1} end"))
+    }
+}
