@@ -132,7 +132,11 @@ public final class Scene {
     /// the performed events after it).
     public private(set) var scriptEnd: Double = 0
 
+    /// Trace samples not yet applied: `pending[pendingStart...]`, sorted by
+    /// time (equal times in file order). Applying one moves `pendingStart`
+    /// on (no `removeFirst`: a long trace stays linear).
     private var pending: [MotionSample] = []
+    private var pendingStart = 0
     /// Events performed live (`PerformedEvent`, anchored at the start),
     /// in time order, not yet applied.
     private var performedPending: [PerformedEvent] = []
@@ -183,7 +187,7 @@ public final class Scene {
 
     /// `fps(n)`: sets the rate; an error once a frame exists and `n` differs.
     public func setFPS(_ n: Double) throws {
-        guard n.isFinite, n > 0, n <= 1000 else { throw SceneError("fps", "frames per second must be a number in (0, 1000]") }
+        guard n >= Limits.minFPS, n <= Limits.maxFPS else { throw SceneError("fps", "frames per second must be a number in [0.01, 1000]") }
         if fixedFPS != nil { return }
         if n == fps { return }
         if hasRecordedFrame {
@@ -283,11 +287,29 @@ public final class Scene {
     public func enableMotion(trace: [MotionSample] = []) {
         motionEnabled = true
         let base = now
-        pending.append(contentsOf: trace.map { MotionSample(time: base + $0.time, ax: $0.ax, ay: $0.ay) })
-        // Stable: equal times keep file order.
-        pending = pending.enumerated().sorted { l, r in
-            l.element.time != r.element.time ? l.element.time < r.element.time : l.offset < r.offset
-        }.map(\.element)
+        var added = trace.map { MotionSample(time: base + $0.time, ax: $0.ax, ay: $0.ay) }
+        // Stable: equal times keep file order (a sorted trace, the usual case, is not sorted again).
+        if zip(added, added.dropFirst()).contains(where: { $0.time > $1.time }) {
+            added = added.enumerated().sorted { l, r in
+                l.element.time != r.element.time ? l.element.time < r.element.time : l.offset < r.offset
+            }.map(\.element)
+        }
+        pending = Scene.merge(pending[pendingStart...], added)
+        pendingStart = 0
+    }
+
+    /// Merges two runs sorted by time; on equal times `a`'s samples come first.
+    private static func merge(_ a: ArraySlice<MotionSample>, _ b: [MotionSample]) -> [MotionSample] {
+        if a.isEmpty { return b }
+        var out: [MotionSample] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = a.startIndex, j = b.startIndex
+        while i < a.endIndex && j < b.endIndex {
+            if b[j].time < a[i].time { out.append(b[j]); j += 1 } else { out.append(a[i]); i += 1 }
+        }
+        out.append(contentsOf: a[i...])
+        out.append(contentsOf: b[j...])
+        return out
     }
 
     /// `shake(ax, ay)`: one accelerometer sample now (g, device axes, y up).
@@ -311,6 +333,7 @@ public final class Scene {
         sketches.removeAll()
         motionEnabled = false
         pending.removeAll()
+        pendingStart = 0
     }
 
     // MARK: Time
@@ -354,13 +377,16 @@ public final class Scene {
         }
         record()
         while true {
-            let trace = pending.first.flatMap { $0.time <= target + timeEpsilon ? $0.time : nil }
+            let trace = pendingStart < pending.count && pending[pendingStart].time <= target + timeEpsilon
+                ? pending[pendingStart].time : nil
             let live = performedPending.first.flatMap { $0.time <= target + timeEpsilon ? $0.time : nil }
             if let t = trace, live.map({ t <= $0 + timeEpsilon }) ?? true {
-                let next = pending.removeFirst()
+                let next = pending[pendingStart]
+                pendingStart += 1
                 now = Swift.max(now, next.time)
                 applyShake(ax: next.ax, ay: next.ay)
             } else if live != nil {
+                // Performed events are few (a person's pokes): removeFirst is fine.
                 let next = performedPending.removeFirst()
                 now = Swift.max(now, next.time)
                 lastPerformedTime = now
@@ -369,6 +395,10 @@ public final class Scene {
                 break
             }
             record()
+        }
+        if pendingStart == pending.count && pendingStart > 0 {
+            pending.removeAll()
+            pendingStart = 0
         }
         now = Swift.max(now, target)
         record()

@@ -31,6 +31,9 @@ public struct ScriptOptions {
     /// instructions): return true to stop the script (SIGINT/SIGTERM); the
     /// run then fails with `ScriptError.Kind.interrupted`. Must be cheap.
     public var shouldAbort: () -> Bool = { false }
+    /// Called once the scene file has been read and compiled, before it
+    /// runs (the CLI's `--timeout` clock for reading the scene stops here).
+    public var onLoaded: () -> Void = {}
     /// Lua memory limit in bytes (default 1 GiB); beyond it the script gets
     /// Lua's "not enough memory" error.
     public var memoryLimit: Int = 1 << 30

@@ -115,6 +115,7 @@ final class ScriptSession {
             let msg = lua.string(-1) ?? "cannot load \(options.scriptPath)"
             throw ScriptError(message: loaded.fileError ? "wobble-run: \(msg)" : msg, kind: .load)
         }
+        options.onLoaded()
         for a in options.arguments { lua.push(a) }
         let ok = lua.protectedCall(arguments: Int32(options.arguments.count), results: 0)
         let stop = vm.stopReason

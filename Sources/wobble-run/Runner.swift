@@ -71,8 +71,9 @@ struct Runner {
         let scenePath = o.scene!
         let box = ImageBox()
         var override: (width: Int, height: Int)?
+        let deadline = ReadDeadline(seconds: o.timeout)
         if let p = o.image {
-            let img = try Runner.loadImage(p)
+            let img = try deadline.reading("image '\(p)'") { try Runner.loadImage(p) }
             box.image = img
             box.path = p
             override = (img.width, img.height)
@@ -81,7 +82,7 @@ struct Runner {
             throw RunError("scene '\(scenePath)': no such file")
         }
         var so = ScriptOptions(scriptPath: scenePath, imageLoader: { path in
-            let img = try Runner.loadImage(path)
+            let img = try deadline.reading("image '\(path)'") { try Runner.loadImage(path) }
             box.image = img
             box.path = path
             return (img.width, img.height)
@@ -113,6 +114,11 @@ struct Runner {
             return timer
         }
         defer { watchdog?.cancel() }
+        // The scene file is read (by Lua) inside ScriptHost.run: its clock
+        // stops once the chunk is loaded.
+        let sceneRead = deadline?.begin("scene '\(scenePath)'")
+        so.onLoaded = { if let sceneRead { deadline?.end(sceneRead) } }
+        defer { if let sceneRead { deadline?.end(sceneRead) } }
         let result: ScriptResult
         do {
             result = try ScriptHost(options: so).run()
@@ -125,15 +131,15 @@ struct Runner {
         let reporter = ProgressReporter(total: selection.count, quiet: o.quiet)
 
         guard let source = box.image else { throw RunError("no image: the scene loads none and no --image was given") }
-        let (w, h) = outputSize(source.width, source.height)
+        let (w, h) = try outputSize(source.width, source.height)
 
         // --image is an input too (the scene records the rest).
         let inputs = result.inputs + (o.image.flatMap { InputFile(role: .image, path: $0) }.map { [$0] } ?? [])
         if o.check {
-            if let plan = try? outputPlan(scriptOutput: result.outputPath, scenePath: scenePath) {
-                if case .png(let output) = plan { try output.validate(frameCount: selection.count) }
-                try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
-            }
+            // The same output checks as a render (a bad -o fails both alike).
+            let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
+            if case .png(let output) = plan { try output.validate(frameCount: selection.count) }
+            try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
             return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
         }
         let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
@@ -210,13 +216,15 @@ struct Runner {
         "--frames \(r.lowerBound)-\(r.upperBound == Int.max ? "" : String(r.upperBound))"
     }
 
-    /// `--width`/`--height`: the other side keeps the aspect ratio.
-    func outputSize(_ sw: Int, _ sh: Int) -> (Int, Int) {
-        switch (options.width, options.height) {
-        case let (w?, h?): return (w, h)
-        case let (w?, nil): return (w, max(1, Int((Double(w) * Double(sh) / Double(sw)).rounded())))
-        case let (nil, h?): return (max(1, Int((Double(h) * Double(sw) / Double(sh)).rounded())), h)
-        case (nil, nil): return (sw, sh)
+    /// `--width`/`--height`: the other side keeps the aspect ratio. The
+    /// size is checked against the image limits before any frame of it is
+    /// allocated (`CheckedNumbers.outputSize`), in a render and `--check`
+    /// alike: too large is a usage error (the options ask for it).
+    func outputSize(_ sw: Int, _ sh: Int) throws -> (Int, Int) {
+        do {
+            return try CheckedNumbers.outputSize(sourceWidth: sw, sourceHeight: sh, width: options.width, height: options.height)
+        } catch let e as LimitError {
+            throw UsageError(e.message)
         }
     }
 
@@ -237,7 +245,13 @@ struct Runner {
             default: path = base + ".gif"
             }
         }
-        return try Runner.plan(path: path, format: options.format)
+        let plan = try Runner.plan(path: path, format: options.format)
+        if options.output != nil, case .png(.pattern(let p)) = plan {
+            // A malformed pattern in -o is a usage error (2); in output(...) a scene error (1).
+            do { _ = try FrameNamePattern(fileName: String(p.split(separator: "/", omittingEmptySubsequences: false).last ?? ""), output: p) }
+            catch let e as MediaError { throw UsageError(e.message) }
+        }
+        return plan
     }
 
     static func plan(path: String, format: OutputFormat?) throws -> OutputPlan {
