@@ -26,6 +26,8 @@ let package = Package(
         systemLibrary("CTurboJPEG", pkgConfig: "libturbojpeg", apt: "libturbojpeg0-dev"),
         systemLibrary("CGIF", pkgConfig: nil, apt: "libgif-dev"),
         systemLibrary("CImageQuant", pkgConfig: "imagequant", apt: "libimagequant-dev"),
+        // The studio window only (`wobble-run edit`): SDL2, initialised by `edit` alone.
+        systemLibrary("CSDL2", pkgConfig: "sdl2", apt: "libsdl2-dev"),
 
         // The only hand-written C: Lua trampolines and macros as functions.
         .target(name: "CWobbleLuaShim", dependencies: ["CLua"]),
@@ -40,10 +42,15 @@ let package = Package(
         .target(name: "WobbleRender", dependencies: ["WobbleCore", "CEGL", "CGLES"]),
         // Images in and out: PNG, JPEG, GIF, frame sinks.
         .target(name: "WobbleMedia", dependencies: ["WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWobbleSys"]),
+        // A live session: the scene re-run with performed events, its
+        // inputs watched, frames rendered and composited (no window code).
+        .target(name: "WobbleSession", dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),
+        // The studio (`wobble-run edit`): an SDL2 window over a live session.
+        .target(name: "WobbleStudio", dependencies: ["WobbleSession", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
         // The command-line tool.
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]
+            dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleSession", "WobbleStudio"]
         ),
 
         // Renderer benchmark (Scripts/bench-render.sh).
@@ -53,6 +60,8 @@ let package = Package(
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleScript", "WobbleCore"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleRender", "WobbleCore", "WobbleMedia"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleMedia", "WobbleCore", "CGIF"]),
+        .testTarget(name: "WobbleSessionTests", dependencies: ["WobbleSession", "WobbleCore", "WobbleScript"]),
+        .testTarget(name: "WobbleStudioTests", dependencies: ["wobble-run", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["wobble-run", "WobbleCore", "WobbleMedia", "CGIF"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages wobble-run needs to build, test and render.
 # Does nothing when they are all present already. Needs root (or sudo).
-# Usage: Scripts/install-deps.sh [--bench]   (--bench adds ffmpeg, imagemagick)
+# Usage: Scripts/install-deps.sh [--bench]   (--bench adds what the tests and
+# benchmarks run: ffmpeg, imagemagick, and Xvfb + xdotool + x11-apps for the
+# studio's window tests)
 set -euo pipefail
 
 packages=(
@@ -13,9 +15,10 @@ packages=(
   libturbojpeg0-dev           # JPEG in (TurboJPEG API)
   libgif-dev                  # GIF out
   libimagequant-dev           # GIF palettes
+  libsdl2-dev                 # the studio window (wobble-run edit)
 )
 if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then
-  packages+=(ffmpeg imagemagick)
+  packages+=(ffmpeg imagemagick xvfb xdotool x11-apps)
 fi
 
 missing=()

@@ -3,7 +3,9 @@
 # Usage: Scripts/test.sh [extra swift test arguments, e.g. --filter E2ETests]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-Scripts/install-deps.sh --bench   # ffmpeg (video output tests), ImageMagick (test images)
+Scripts/install-deps.sh --bench   # ffmpeg (video output tests), ImageMagick (test images),
+                                  # Xvfb + xdotool (the studio tests start their own Xvfb
+                                  # on a free display number and stop it at the end)
 swift build --build-tests
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT

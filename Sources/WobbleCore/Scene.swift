@@ -128,8 +128,24 @@ public final class Scene {
     public private(set) var motionEnabled = false
     /// `overlay(on)`: draw the control layer over the following frames.
     public var overlay = false
+    /// The time at which the script returned (set by `finish()`, before
+    /// the performed events after it).
+    public private(set) var scriptEnd: Double = 0
 
+    /// Trace samples not yet applied: `pending[pendingStart...]`, sorted by
+    /// time (equal times in file order). Applying one moves `pendingStart`
+    /// on (no `removeFirst`: a long trace stays linear).
     private var pending: [MotionSample] = []
+    private var pendingStart = 0
+    /// Events performed live (`PerformedEvent`, anchored at the start),
+    /// in time order, not yet applied.
+    private var performedPending: [PerformedEvent] = []
+    /// Events performed after the script's end, applied by `finish()`.
+    private var performedAfterEnd: [PerformedEvent] = []
+    /// True when `perform` was given any event.
+    private var hasPerformed = false
+    /// When the latest performed event was applied.
+    private var lastPerformedTime = 0.0
     private var modelForSketch: [Int: WobbleModel] = [:]
     private var nextID = 1
     private var snapshots: [(time: Double, state: SceneSnapshot)] = []
@@ -140,6 +156,30 @@ public final class Scene {
         if let fixedFPS { fps = fixedFPS }
     }
 
+    /// Events performed live (the studio): each is applied when the clock
+    /// reaches it, after the trace samples due at the same time; events
+    /// anchored at `.end` are applied by `finish()` after the script's own
+    /// end. Non-finite or negative times are dropped. Set before running.
+    public func perform(_ events: [PerformedEvent]) {
+        let valid = events.filter { $0.time.isFinite && $0.time >= 0 }
+        func ordered(_ a: [PerformedEvent]) -> [PerformedEvent] {
+            a.enumerated().sorted { l, r in
+                l.element.time != r.element.time ? l.element.time < r.element.time : l.offset < r.offset
+            }.map(\.element)
+        }
+        performedPending = ordered(valid.filter { $0.anchor == .start })
+        performedAfterEnd = ordered(valid.filter { $0.anchor == .end })
+        hasPerformed = !valid.isEmpty
+    }
+
+    private func apply(_ action: PerformedEvent.Action) {
+        switch action {
+        case .touch(let a, let b): _ = try? touch(from: a, to: b)
+        case .shake(let ax, let ay):
+            if ax.isFinite && ay.isFinite { applyShake(ax: ax, ay: ay) }
+        }
+    }
+
     /// True once frame 0 is fixed (the clock has moved past 0).
     public var hasRecordedFrame: Bool { now > timeEpsilon }
 
@@ -147,7 +187,7 @@ public final class Scene {
 
     /// `fps(n)`: sets the rate; an error once a frame exists and `n` differs.
     public func setFPS(_ n: Double) throws {
-        guard n.isFinite, n > 0, n <= 1000 else { throw SceneError("fps", "frames per second must be a number in (0, 1000]") }
+        guard n >= Limits.minFPS, n <= Limits.maxFPS else { throw SceneError("fps", "frames per second must be a number in [0.01, 1000]") }
         if fixedFPS != nil { return }
         if n == fps { return }
         if hasRecordedFrame {
@@ -247,11 +287,29 @@ public final class Scene {
     public func enableMotion(trace: [MotionSample] = []) {
         motionEnabled = true
         let base = now
-        pending.append(contentsOf: trace.map { MotionSample(time: base + $0.time, ax: $0.ax, ay: $0.ay) })
-        // Stable: equal times keep file order.
-        pending = pending.enumerated().sorted { l, r in
-            l.element.time != r.element.time ? l.element.time < r.element.time : l.offset < r.offset
-        }.map(\.element)
+        var added = trace.map { MotionSample(time: base + $0.time, ax: $0.ax, ay: $0.ay) }
+        // Stable: equal times keep file order (a sorted trace, the usual case, is not sorted again).
+        if zip(added, added.dropFirst()).contains(where: { $0.time > $1.time }) {
+            added = added.enumerated().sorted { l, r in
+                l.element.time != r.element.time ? l.element.time < r.element.time : l.offset < r.offset
+            }.map(\.element)
+        }
+        pending = Scene.merge(pending[pendingStart...], added)
+        pendingStart = 0
+    }
+
+    /// Merges two runs sorted by time; on equal times `a`'s samples come first.
+    private static func merge(_ a: ArraySlice<MotionSample>, _ b: [MotionSample]) -> [MotionSample] {
+        if a.isEmpty { return b }
+        var out: [MotionSample] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = a.startIndex, j = b.startIndex
+        while i < a.endIndex && j < b.endIndex {
+            if b[j].time < a[i].time { out.append(b[j]); j += 1 } else { out.append(a[i]); i += 1 }
+        }
+        out.append(contentsOf: a[i...])
+        out.append(contentsOf: b[j...])
+        return out
     }
 
     /// `shake(ax, ay)`: one accelerometer sample now (g, device axes, y up).
@@ -275,6 +333,7 @@ public final class Scene {
         sketches.removeAll()
         motionEnabled = false
         pending.removeAll()
+        pendingStart = 0
     }
 
     // MARK: Time
@@ -317,14 +376,49 @@ public final class Scene {
             throw SceneError(function, "the clip would have \(Scene.format(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
         }
         record()
-        while let next = pending.first, next.time <= target + timeEpsilon {
-            pending.removeFirst()
-            now = Swift.max(now, next.time)
-            applyShake(ax: next.ax, ay: next.ay)
+        while true {
+            let trace = pendingStart < pending.count && pending[pendingStart].time <= target + timeEpsilon
+                ? pending[pendingStart].time : nil
+            let live = performedPending.first.flatMap { $0.time <= target + timeEpsilon ? $0.time : nil }
+            if let t = trace, live.map({ t <= $0 + timeEpsilon }) ?? true {
+                let next = pending[pendingStart]
+                pendingStart += 1
+                now = Swift.max(now, next.time)
+                applyShake(ax: next.ax, ay: next.ay)
+            } else if live != nil {
+                // Performed events are few (a person's pokes): removeFirst is fine.
+                let next = performedPending.removeFirst()
+                now = Swift.max(now, next.time)
+                lastPerformedTime = now
+                apply(next.action)
+            } else {
+                break
+            }
             record()
+        }
+        if pendingStart == pending.count && pendingStart > 0 {
+            pending.removeAll()
+            pendingStart = 0
         }
         now = Swift.max(now, target)
         record()
+    }
+
+    /// Applies the performed events the script's run did not reach (and
+    /// those anchored at its end), then lets the clip go on while models
+    /// still move, at most `performedTail` seconds after the last event.
+    private func finishPerformed() throws {
+        guard hasPerformed else { return }
+        hasPerformed = false
+        let end = now
+        let tail = performedPending + performedAfterEnd.map {
+            PerformedEvent(time: end + $0.time, anchor: .start, action: $0.action)
+        }
+        performedAfterEnd = []
+        performedPending = tail.sorted { $0.time < $1.time }
+        let last = Swift.max(performedPending.last?.time ?? 0, lastPerformedTime)
+        try advance(to: Swift.max(now, last), function: "wobble-run")
+        _ = try untilStill(maxSeconds: Swift.max(0, last + Scene.performedTail - now))
     }
 
     // MARK: Timeline
@@ -350,6 +444,8 @@ public final class Scene {
     /// Ends the script: the clip of SPEC §4 (every frame `k` with
     /// `k/fps < T − 1e-9`, at least frame 0). Errors read `wobble-run: …`.
     public func finish() throws -> Clip {
+        scriptEnd = now
+        try finishPerformed()
         record()
         let frames = Scene.frameCount(end: now, fps: fps)
         if frames > Double(maxFrames) {

@@ -164,9 +164,9 @@ public final class GIFSink: FrameSink {
     /// 0...65535 (the GIF field); above 100 fps some delays are 0, which
     /// many viewers show slower.
     public static func delay(index: Int, fps: Double) -> Int {
-        let a = (100 * Double(index + 1) / fps).rounded()
+        let a = (100 * (Double(index) + 1) / fps).rounded()   // (index + 1 in Int overflows at Int.max)
         let b = (100 * Double(index) / fps).rounded()
-        return Int(min(max(a - b, 0), 65535))
+        return Int(clamping: a - b, to: 0...65535, rounding: .toNearestOrEven)
     }
 
     /// The delays of `frameCount` frames starting at timeline index

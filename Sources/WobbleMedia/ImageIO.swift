@@ -32,7 +32,7 @@ public enum ImageIO {
     ///
     /// - Throws: `MediaError`, e.g. `image 'x.png': no such file`,
     ///   `image 'x.png': truncated or corrupt PNG (<libpng message>)`.
-    public static func load(path: String, maxDimension: Int = 16384, maxPixels: Int = 1 << 28) throws -> RGBAImage {
+    public static func load(path: String, maxDimension: Int = Limits.maxImageSide, maxPixels: Int = Limits.maxImagePixels) throws -> RGBAImage {
         let data = try readFile(path: path)
         return try decode(data, name: path, maxDimension: maxDimension, maxPixels: maxPixels)
     }
@@ -40,7 +40,7 @@ public enum ImageIO {
     /// Decodes PNG or JPEG bytes already in memory, as `load` does.
     ///
     /// `name` is the file name the error messages show.
-    public static func decode(_ data: [UInt8], name: String, maxDimension: Int = 16384, maxPixels: Int = 1 << 28) throws -> RGBAImage {
+    public static func decode(_ data: [UInt8], name: String, maxDimension: Int = Limits.maxImageSide, maxPixels: Int = Limits.maxImagePixels) throws -> RGBAImage {
         let prefix = "image '\(name)': "
         let checkSize = { (width: Int, height: Int) throws in
             guard width > 0, height > 0 else {

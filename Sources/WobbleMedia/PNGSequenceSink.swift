@@ -100,15 +100,17 @@ public struct FrameNamePattern: Equatable, Sendable {
             while let d = chars.first, d.isASCII, d.isNumber { spec.append(chars.removeFirst()) }
             if !chars.isEmpty { spec.append(chars.removeFirst()) }
             let digits = spec.dropFirst().dropLast()
-            let valid = spec.hasSuffix("d")
-                && (digits.isEmpty || (digits.hasPrefix("0") && digits.count >= 2 && (1...10).contains(Int(digits)!)))
-            guard valid else {
-                throw MediaError("output '\(output)': unsupported conversion '\(spec)' in the file name pattern; \(help)")
+            // `%0Nd` with N in 1...Limits.maxPatternWidth; a width too large
+            // for Int is just as unsupported (never a trap).
+            let padded = digits.hasPrefix("0") && digits.count >= 2 ? Int(digits: digits) : nil
+            guard spec.hasSuffix("d"), digits.isEmpty || padded.map({ (1...Limits.maxPatternWidth).contains($0) }) == true else {
+                let shown = spec.count > 24 ? spec.prefix(23) + "…" : spec[...]
+                throw MediaError("output '\(output)': unsupported conversion '\(shown)' in the file name pattern; \(help)")
             }
             guard width == nil else {
                 throw MediaError("output '\(output)': the file name pattern has more than one frame-number conversion; \(help)")
             }
-            width = digits.isEmpty ? 1 : Int(digits)!
+            width = padded ?? 1
         }
         guard let width else {
             throw MediaError("output '\(output)': the file name pattern has no frame-number conversion; \(help)")

@@ -56,10 +56,14 @@ public struct OutputMapping: Sendable, Equatable {
     /// (source pixels): columns `i0...i1`, rows `j0...j1`, clipped to the
     /// output; empty when `i0 > i1` or `j0 > j1`. Both backends bound a
     /// region's work with it, then test each pixel's source point exactly.
+    /// Any box is safe: coordinates far outside the frame (or not finite)
+    /// clamp to one past its edge (`Int(clamping:to:rounding:)`), so a huge
+    /// box costs no more than the frame and never traps.
     func pixelBounds(covering box: Rect) -> (i0: Int, i1: Int, j0: Int, j1: Int) {
-        (i0: max(0, Int((box.minX / scaleX - 0.5).rounded(.down))),
-         i1: min(outputWidth - 1, Int((box.maxX / scaleX - 0.5).rounded(.up))),
-         j0: max(0, Int((box.minY / scaleY - 0.5).rounded(.down))),
-         j1: min(outputHeight - 1, Int((box.maxY / scaleY - 0.5).rounded(.up))))
+        let columns = -1...outputWidth, rows = -1...outputHeight
+        return (i0: max(0, Int(clamping: box.minX / scaleX - 0.5, to: columns, rounding: .down)),
+                i1: min(outputWidth - 1, Int(clamping: box.maxX / scaleX - 0.5, to: columns, rounding: .up)),
+                j0: max(0, Int(clamping: box.minY / scaleY - 0.5, to: rows, rounding: .down)),
+                j1: min(outputHeight - 1, Int(clamping: box.maxY / scaleY - 0.5, to: rows, rounding: .up)))
     }
 }

@@ -217,6 +217,7 @@ struct TableReader {
             guard let v = lua.number(-1), v.isFinite else {
                 throw SceneError(function, "\(name)\(label) must be a finite number, got \(describe(lua, -1))")
             }
+            if let problem = CheckedNumbers.coordinateProblem(v) { throw SceneError(function, "\(name)\(label) \(problem)") }
             return v
         }
         if named {

@@ -31,9 +31,19 @@ public struct ScriptOptions {
     /// instructions): return true to stop the script (SIGINT/SIGTERM); the
     /// run then fails with `ScriptError.Kind.interrupted`. Must be cheap.
     public var shouldAbort: () -> Bool = { false }
+    /// Called once the scene file has been read and compiled, before it
+    /// runs (the CLI's `--timeout` clock for reading the scene stops here).
+    public var onLoaded: () -> Void = {}
     /// Lua memory limit in bytes (default 1 GiB); beyond it the script gets
     /// Lua's "not enough memory" error.
     public var memoryLimit: Int = 1 << 30
+    /// Touches and shakes performed live (the studio), applied to the scene
+    /// at their times (`Scene.perform`).
+    public var performed: [PerformedEvent] = []
+    /// Called with every path the script names (resolved against its
+    /// folder: the image, traces, modules, `output`), as it names it, even
+    /// when the run fails later: what a live session watches.
+    public var onPath: (String) -> Void = { _ in }
 
     /// Options for `scriptPath`, loading images with `imageLoader`.
     public init(scriptPath: String, imageLoader: @escaping (String) throws -> (width: Int, height: Int)) {
@@ -55,6 +65,9 @@ public struct ScriptResult {
     /// motion traces, modules, `dofile`/`loadfile` files. No output may
     /// replace one of them.
     public let inputs: [InputFile]
+    /// The virtual time at which the script returned, before the events
+    /// performed after its end (`ScriptOptions.performed`) went on.
+    public var scriptEnd: Double = 0
 }
 
 /// A scene that failed. `message` is the one clear first line

@@ -70,6 +70,7 @@ final class ScriptSession {
         self.options = options
         scene = Scene(fixedFPS: options.fixedFPS, maxFrames: options.maxFrames)
         if let o = options.imageOverride { scene.imageSize = o }
+        scene.perform(options.performed)
         folder = ScriptSession.folder(of: options.scriptPath)
         policy = PathPolicy(folder: folder, allowIO: options.allowIO)
         functions = ScriptSession.api
@@ -82,7 +83,11 @@ final class ScriptSession {
     }
 
     /// `path` (as given in the script) resolved against the script's folder.
-    func resolve(_ path: String) -> String { policy.resolve(path) }
+    func resolve(_ path: String) -> String {
+        let full = policy.resolve(path)
+        options.onPath(full)
+        return full
+    }
 
     func shouldAbort() -> Bool { options.shouldAbort() }
 
@@ -110,6 +115,7 @@ final class ScriptSession {
             let msg = lua.string(-1) ?? "cannot load \(options.scriptPath)"
             throw ScriptError(message: loaded.fileError ? "wobble-run: \(msg)" : msg, kind: .load)
         }
+        options.onLoaded()
         for a in options.arguments { lua.push(a) }
         let ok = lua.protectedCall(arguments: Int32(options.arguments.count), results: 0)
         let stop = vm.stopReason
@@ -135,7 +141,9 @@ final class ScriptSession {
             let msg = e.function == "wobble-run" ? e.message : e.description
             throw ScriptError(message: "wobble-run: \(msg)", kind: .finish)
         }
-        return ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, inputs: inputs)
+        var result = ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, inputs: inputs)
+        result.scriptEnd = scene.scriptEnd
+        return result
     }
 
     /// Calls host function `index` (from the trampoline): its result count,

@@ -94,10 +94,10 @@ extension ScriptSession {
                 }
                 let (x, y, w, h) = (v[0], v[1], v[2], v[3])
                 guard w >= 0, h >= 0 else { throw SceneError("addSketch", "w and h must be >= 0") }
-                corners = [Point(x, y), Point(x + w, y), Point(x + w, y + h), Point(x, y + h)]
-                guard corners[2].isFinite else {
-                    throw SceneError("addSketch", "the rectangle's corners must be finite numbers")
+                for (key, v) in [("x", x), ("y", y), ("x + w", x + w), ("y + h", y + h)] {   // the corners
+                    if let problem = CheckedNumbers.coordinateProblem(v) { throw SceneError("addSketch", "\(key) \(problem)") }
                 }
+                corners = [Point(x, y), Point(x + w, y), Point(x + w, y + h), Point(x, y + h)]
             }
             center = try r.point(1, "center")
             if let motion = try r.choice(1, "motion", of: MotionKind.self) {

@@ -58,7 +58,7 @@ struct Assembler {
         let reporter = ProgressReporter(total: frames.count, quiet: o.quiet)
 
         let first = try load(frames[0])
-        let (w, h) = outputSize(first.width, first.height)
+        let (w, h) = try outputSize(first.width, first.height)
         func prepare(_ img: RGBAImage, _ f: Frame) throws -> RGBAImage {
             guard img.width == first.width, img.height == first.height else {
                 throw RunError("frame '\(f.path)' is \(img.width)×\(img.height), the first frame \(first.width)×\(first.height)")
@@ -95,12 +95,15 @@ struct Assembler {
     }
 
     func load(_ f: Frame) throws -> RGBAImage {
-        try Runner.loadImage(f.path)
+        try deadline.reading("image '\(f.path)'") { try Runner.loadImage(f.path) }
     }
 
+    /// `--timeout`: each frame must be read within it.
+    var deadline: ReadDeadline? { ReadDeadline(seconds: options.timeout) }
+
     /// `--width`/`--height` as for a render; the frames' own size without them.
-    func outputSize(_ sw: Int, _ sh: Int) -> (Int, Int) {
-        Runner(options: options).outputSize(sw, sh)
+    func outputSize(_ sw: Int, _ sh: Int) throws -> (Int, Int) {
+        try Runner(options: options).outputSize(sw, sh)
     }
 
     /// The `frame_NNNNN.png` files of `dir`, by index; they must be
@@ -121,6 +124,9 @@ struct Assembler {
         var seen: [Int: String] = [:]
         for name in names {
             guard let index = frameIndex(name) else { continue }
+            guard index <= Limits.maxFrameIndex else {
+                throw RunError("--assemble '\(dir)': '\(name)': the frame index is more than \(Limits.maxFrameIndex)")
+            }
             if let other = seen[index] {
                 throw RunError("--assemble '\(dir)': frame \(index) is there twice ('\(min(other, name))' and '\(max(other, name))')")
             }
@@ -139,11 +145,12 @@ struct Assembler {
         return frames
     }
 
-    /// The index in `frame_NNNNN.png` (five or more digits), or nil.
+    /// The index in `frame_NNNNN.png` (five or more digits), or nil; a
+    /// number too large for `Int` is `Int.max` (refused by `list`).
     static func frameIndex(_ name: String) -> Int? {
-        guard name.hasPrefix("frame_"), name.hasSuffix(".png") else { return nil }
+        guard name.hasPrefix("frame_"), name.hasSuffix(".png"), name.utf8.count >= 15 else { return nil }
         let digits = name.dropFirst(6).dropLast(4)
-        guard digits.count >= 5, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
-        return Int(digits)
+        guard digits.count >= 5, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(digits: digits) ?? Int.max
     }
 }

@@ -1,3 +1,4 @@
+import WobbleCore
 import WobbleRender
 
 /// A command-line usage error: exit status 2.
@@ -60,13 +61,13 @@ enum CommandLine_ {
             o.format = f
         },
         OptionSpec(names: ["--fps"], value: "N", help: "frames per second (overrides the script's fps()); default 30") { o, v in
-            o.fps = try number(v, "--fps", min: 0, exclusiveMin: true, max: 1000)
+            o.fps = try number(v, "--fps", min: Limits.minFPS, max: Limits.maxFPS)
         },
         OptionSpec(names: ["--width"], value: "N", help: "output width in pixels; the height keeps the aspect ratio unless given") { o, v in
-            o.width = try integer(v, "--width", min: 1, max: 16384)
+            o.width = try integer(v, "--width", min: 1, max: Limits.maxImageSide)
         },
         OptionSpec(names: ["--height"], value: "N", help: "output height in pixels; the width keeps the aspect ratio unless given") { o, v in
-            o.height = try integer(v, "--height", min: 1, max: 16384)
+            o.height = try integer(v, "--height", min: 1, max: Limits.maxImageSide)
         },
         OptionSpec(names: ["--image"], value: "PATH", help: "use this image instead of the one the script names") { o, v in o.image = v },
         OptionSpec(names: ["--frames"], value: "A-B", help: "render only frames A..B (0-based, inclusive; also A- or A); files keep their timeline index") { o, v in
@@ -85,7 +86,7 @@ enum CommandLine_ {
             o.timeout = try number(v, "--timeout", min: 0, exclusiveMin: true, max: 1e9)
         },
         OptionSpec(names: ["--max-frames"], value: "N", help: "refuse to write more than N frames, before writing any (default 100000)") { o, v in
-            o.maxFrames = try integer(v, "--max-frames", min: 1, max: Int(Int32.max))
+            o.maxFrames = try integer(v, "--max-frames", min: 1, max: Limits.maxFrameIndex)
         },
         OptionSpec(names: ["--allow-io"], value: nil, help: "give the script Lua's full io and os libraries (no sandbox)") { o, _ in o.allowIO = true },
         OptionSpec(names: ["--loop"], value: "N", help: "GIF looping: 0 forever (default), -1 play once, N repeat N times") { o, v in
@@ -153,6 +154,7 @@ enum CommandLine_ {
 
         usage: wobble-run SCENE.lua [options] [-- script args...]
                wobble-run --assemble DIR -o out.gif [options]
+               wobble-run edit SCENE.lua [options]   (a window: wobble-run edit --help)
 
         A Lua scene script marks soft regions on an image and choreographs
         touches and shakes over virtual time; the frames are written as an
@@ -211,7 +213,8 @@ enum CommandLine_ {
     static func frameRange(_ v: String) throws -> ClosedRange<Int> {
         let parts = v.split(separator: "-", omittingEmptySubsequences: false)
         func n(_ s: Substring) throws -> Int {
-            guard let x = Int(s), x >= 0 else { throw UsageError("--frames: '\(v)' is not a range A-B of frame numbers (0-based)") }
+            // ASCII digits only (`Int(digits:)`): no sign, no overflow.
+            guard let x = Int(digits: s) else { throw UsageError("--frames: '\(v)' is not a range A-B of frame numbers (0-based)") }
             return x
         }
         switch parts.count {

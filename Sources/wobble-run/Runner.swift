@@ -3,6 +3,7 @@ import WobbleCore
 import WobbleMedia
 import WobbleRender
 import WobbleScript
+import WobbleSession
 
 /// An error outside the script: printed as `wobble-run: <message>`, exit 1.
 struct RunError: Error, CustomStringConvertible {
@@ -49,10 +50,11 @@ enum OutputPlan {
 struct Runner {
     let options: Options
 
-    /// The image file the latest run loaded (resolved path), for `--watch`:
-    /// the script may load it from outside its own folder. Set and read on
-    /// the main thread only (runs and `--watch` polling take turns there).
-    nonisolated(unsafe) static var lastImagePath: String?
+    /// The files the latest run named (resolved: the image, traces, modules)
+    /// and the image it used, for `--watch`: they may be outside the
+    /// scene's folder. Set and read on the main thread only (runs and
+    /// `--watch` polling take turns there).
+    nonisolated(unsafe) static var lastInputs: [String] = []
 
     /// What a run produced, for the summary line.
     struct Summary {
@@ -69,8 +71,9 @@ struct Runner {
         let scenePath = o.scene!
         let box = ImageBox()
         var override: (width: Int, height: Int)?
+        let deadline = ReadDeadline(seconds: o.timeout)
         if let p = o.image {
-            let img = try Runner.loadImage(p)
+            let img = try deadline.reading("image '\(p)'") { try Runner.loadImage(p) }
             box.image = img
             box.path = p
             override = (img.width, img.height)
@@ -79,7 +82,7 @@ struct Runner {
             throw RunError("scene '\(scenePath)': no such file")
         }
         var so = ScriptOptions(scriptPath: scenePath, imageLoader: { path in
-            let img = try Runner.loadImage(path)
+            let img = try deadline.reading("image '\(path)'") { try Runner.loadImage(path) }
             box.image = img
             box.path = path
             return (img.width, img.height)
@@ -93,6 +96,9 @@ struct Runner {
         so.maxFrames = o.maxFrames
         so.imageOverride = override
         so.shouldAbort = { Interrupt.signal != nil }
+        var named: [String] = []
+        so.onPath = { named.append($0) }
+        defer { Runner.lastInputs = named + (box.path.map { [$0] } ?? []) }
         // The count hook cannot fire inside one long C call of Lua's own
         // libraries (a pathological string.find pattern): past the timeout
         // and a grace period, stop the process (nothing is written yet).
@@ -108,6 +114,11 @@ struct Runner {
             return timer
         }
         defer { watchdog?.cancel() }
+        // The scene file is read (by Lua) inside ScriptHost.run: its clock
+        // stops once the chunk is loaded.
+        let sceneRead = deadline?.begin("scene '\(scenePath)'")
+        so.onLoaded = { if let sceneRead { deadline?.end(sceneRead) } }
+        defer { if let sceneRead { deadline?.end(sceneRead) } }
         let result: ScriptResult
         do {
             result = try ScriptHost(options: so).run()
@@ -119,17 +130,16 @@ struct Runner {
         let selection = try frameSelection(clip)
         let reporter = ProgressReporter(total: selection.count, quiet: o.quiet)
 
-        Runner.lastImagePath = box.path
         guard let source = box.image else { throw RunError("no image: the scene loads none and no --image was given") }
-        let (w, h) = outputSize(source.width, source.height)
+        let (w, h) = try outputSize(source.width, source.height)
 
         // --image is an input too (the scene records the rest).
         let inputs = result.inputs + (o.image.flatMap { InputFile(role: .image, path: $0) }.map { [$0] } ?? [])
         if o.check {
-            if let plan = try? outputPlan(scriptOutput: result.outputPath, scenePath: scenePath) {
-                if case .png(let output) = plan { try output.validate(frameCount: selection.count) }
-                try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
-            }
+            // The same output checks as a render (a bad -o fails both alike).
+            let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
+            if case .png(let output) = plan { try output.validate(frameCount: selection.count) }
+            try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
             return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
         }
         let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
@@ -142,12 +152,8 @@ struct Runner {
         }
 
         func renderFrame(_ k: Int) throws -> RGBAImage {
-            let state = clip.frame(k, overlay: o.overlay)
-            var img = try renderer.render(state)
-            if state.overlayOn && !state.overlay.isEmpty {
-                OverlayPainter.draw(state.overlay, into: &img, mapping: renderer.mapping)
-            }
-            return img
+            // The overlay is painted by the one compositor every front end uses.
+            try Compositor.frame(clip.frame(k, overlay: o.overlay), renderer: renderer)
         }
 
         let sink: FrameSink?
@@ -210,13 +216,15 @@ struct Runner {
         "--frames \(r.lowerBound)-\(r.upperBound == Int.max ? "" : String(r.upperBound))"
     }
 
-    /// `--width`/`--height`: the other side keeps the aspect ratio.
-    func outputSize(_ sw: Int, _ sh: Int) -> (Int, Int) {
-        switch (options.width, options.height) {
-        case let (w?, h?): return (w, h)
-        case let (w?, nil): return (w, max(1, Int((Double(w) * Double(sh) / Double(sw)).rounded())))
-        case let (nil, h?): return (max(1, Int((Double(h) * Double(sw) / Double(sh)).rounded())), h)
-        case (nil, nil): return (sw, sh)
+    /// `--width`/`--height`: the other side keeps the aspect ratio. The
+    /// size is checked against the image limits before any frame of it is
+    /// allocated (`CheckedNumbers.outputSize`), in a render and `--check`
+    /// alike: too large is a usage error (the options ask for it).
+    func outputSize(_ sw: Int, _ sh: Int) throws -> (Int, Int) {
+        do {
+            return try CheckedNumbers.outputSize(sourceWidth: sw, sourceHeight: sh, width: options.width, height: options.height)
+        } catch let e as LimitError {
+            throw UsageError(e.message)
         }
     }
 
@@ -237,7 +245,13 @@ struct Runner {
             default: path = base + ".gif"
             }
         }
-        return try Runner.plan(path: path, format: options.format)
+        let plan = try Runner.plan(path: path, format: options.format)
+        if options.output != nil, case .png(.pattern(let p)) = plan {
+            // A malformed pattern in -o is a usage error (2); in output(...) a scene error (1).
+            do { _ = try FrameNamePattern(fileName: String(p.split(separator: "/", omittingEmptySubsequences: false).last ?? ""), output: p) }
+            catch let e as MediaError { throw UsageError(e.message) }
+        }
+        return plan
     }
 
     static func plan(path: String, format: OutputFormat?) throws -> OutputPlan {

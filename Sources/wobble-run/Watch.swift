@@ -10,7 +10,8 @@ import Glibc
 /// editors that save by renaming are seen too): the scene file, every
 /// `.lua`, `.csv`, `.png`, `.jpg` and `.jpeg` file under the scene's folder
 /// (hidden entries skipped, at most 4 folders deep and 5000 files),
-/// `--image`, and the image the last render loaded (wherever it is). With `--assemble DIR` the frame files of DIR are watched.
+/// `--image`, and the files the last render named (the image, traces,
+/// modules, wherever they are). With `--assemble DIR` the frame files of DIR are watched.
 /// After a change it waits 100 ms for writes to settle, then renders again.
 /// A failed render prints its error and watching goes on; the previous
 /// output stays intact (the sinks only replace it on success).
@@ -114,7 +115,7 @@ struct Watcher {
                  extensions: ["lua", "csv", "png", "jpg", "jpeg"], excluded: outputs, into: &result)
         }
         if let image = options.image { add(Watcher.absolute(image)) }
-        if let image = Runner.lastImagePath { add(Watcher.absolute(image)) }
+        for input in Runner.lastInputs { add(Watcher.absolute(input)) }
         return result
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import WobbleScript
+import WobbleStudio
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,6 +14,9 @@ func main() -> Int32 {
     let args = PathBytes.arguments()
     // No file the tool opens may become a closed stdin/stdout/stderr.
     Posix.protectStandardDescriptors()
+    // `wobble-run edit SCENE.lua`: the studio window (a scene file named
+    // `edit` is reached as `./edit`).
+    if args.first == "edit" { return Studio.main(Array(args.dropFirst())) }
     let options: Options
     do {
         options = try CommandLine_.parse(args)

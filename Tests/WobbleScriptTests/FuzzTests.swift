@@ -28,7 +28,9 @@ final class FuzzTests: XCTestCase {
     }
 
     static let numbers = ["0", "1", "-1", "2", "0.5", "3", "1e308", "-1e308", "1/0", "-1/0", "0/0", "math.huge",
-                          "math.mininteger", "math.maxinteger", "2^53", "1e-300", "10", "100", "1.2", "0.01", "-0.0"]
+                          "math.mininteger", "math.maxinteger", "2^53", "1e-300", "10", "100", "1.2", "0.01", "-0.0",
+                          // Huge coordinates (issue 9): at, just past and far past the ±1e6 limit.
+                          "1e6", "-1e6", "1000000.5", "-2e6", "1e19", "-1e19", "2^63", "-2^63", "5e-324", "1e300"]
     static let strings = ["'str'", "''", "'1'", "'cat.png'", "'big.png'", "'bad.png'", "'../x'", "'t.csv'", "'bad.csv'",
                           "'none.csv'", "'/etc/passwd'", "'a\\0b'", "string.rep('x', 300)", "'lt'", "'center'", "'x'",
                           "'spring'", "'classic'", "'sum'", "'first'", "'mirror'", "'clamp'"]

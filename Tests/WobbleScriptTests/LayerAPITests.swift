@@ -39,7 +39,16 @@ final class LayerAPITests: XCTestCase {
             ("addSketch{x = 0, y = 0, w = 1/0, h = 1}", "addSketch: w must be a finite number, got inf"),
             ("addSketch{x = 0, y = 0, w = '1', h = 1}", "addSketch: w must be a finite number, got string"),
             ("addSketch{x = 0, y = 0, w = -1, h = 1}", "addSketch: w and h must be >= 0"),
-            ("addSketch{x = 1e308, y = 0, w = 1e308, h = 1}", "addSketch: the rectangle's corners must be finite numbers"),
+            ("addSketch{x = 1e308, y = 0, w = 1e308, h = 1}", "addSketch: x is 1e+308, outside ±1000000 (image pixels)"),
+            // Coordinates are limited (Limits.maxCoordinate), and so are the corners a rectangle makes.
+            ("addSketch{x = -1e19, y = -1e19, w = 2e19, h = 2e19}", "addSketch: x is -1e+19, outside ±1000000 (image pixels)"),
+            ("addSketch{x = 0, y = 0, w = 1000000.5, h = 1}", "addSketch: x + w is 1000000.5, outside ±1000000 (image pixels)"),
+            ("addSketch{x = 600000, y = 0, w = 600000, h = 1}", "addSketch: x + w is 1200000.0, outside ±1000000 (image pixels)"),
+            ("addSketch{x = 0, y = math.mininteger, w = 1, h = 1}", "addSketch: y is -9.223372036854776e+18, outside ±1000000 (image pixels)"),
+            ("addSketch{lt = {1e7, 0}, rt = {1, 0}, rb = {1, 1}, lb = {0, 1}}", "addSketch: lt[1] is 10000000.0, outside ±1000000 (image pixels)"),
+            ("addSketch{center = {x = 1, y = -math.huge}}", "addSketch: center.y must be a finite number, got -inf"),
+            ("addSketch{center = {x = 1, y = -1e300}}", "addSketch: center.y is -1e+300, outside ±1000000 (image pixels)"),
+            ("local s = addSketch() s.rb = {2e6, 1}", "sketch: rb[1] is 2000000.0, outside ±1000000 (image pixels)"),
             ("addSketch{center = 'c'}", "addSketch: center must be a point {x, y} or {x = .., y = ..}, got string"),
             ("addSketch{center = {}}", "addSketch: center must be a point {x, y} or {x = .., y = ..}, got an empty table"),
             ("addSketch{center = {1}}", "addSketch: center[2] must be a finite number, got nil"),
@@ -54,6 +63,11 @@ final class LayerAPITests: XCTestCase {
         ]
         for (src, expected) in cases {
             XCTAssertEqual(f.message(src), "scene.lua:1: " + expected, src)
+        }
+        // At the limit, -0 and subnormals are coordinates like any other.
+        for src in ["addSketch{x = 0, y = -1000000, w = 1, h = 1}", "addSketch{x = -1000000, y = 0, w = 2000000, h = 1}",
+                    "local s = addSketch() s.center = {x = -0.0, y = 5e-324}", "addSketch{lt = {1e6, -1e6}, rt = {1, 0}, rb = {1, 1}, lb = {0, 1}}"] {
+            XCTAssertNoThrow(try f.run(withImage + src), src)
         }
     }
 

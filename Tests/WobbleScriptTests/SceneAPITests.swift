@@ -57,7 +57,10 @@ final class SceneAPITests: XCTestCase {
         XCTAssertEqual(f.message(withImage + "wait(1) fps(25)"),
                        "scene.lua:2: fps: cannot change the frame rate (30) once a frame has been recorded")
         XCTAssertEqual(f.message("fps('x')"), "scene.lua:1: bad argument #1 to 'fps' (number expected, got string)")
-        XCTAssertEqual(f.message("fps(0/0)"), "scene.lua:1: fps: frames per second must be a number in (0, 1000]")
+        XCTAssertEqual(f.message("fps(0/0)"), "scene.lua:1: fps: frames per second must be a number in [0.01, 1000]")
+        XCTAssertEqual(f.message("fps(1e-300)"), "scene.lua:1: fps: frames per second must be a number in [0.01, 1000]")
+        XCTAssertEqual(f.message("fps(0.0099)"), "scene.lua:1: fps: frames per second must be a number in [0.01, 1000]")
+        XCTAssertEqual(f.message("fps(1000.001)"), "scene.lua:1: fps: frames per second must be a number in [0.01, 1000]")
         let fixed = try f.run(withImage + "assert(fps(50) == 10) wait(1) fps(60)") { $0.fixedFPS = 10 }
         XCTAssertEqual(fixed.clip.frameCount, 10)
     }

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Studio benchmark (wobble-run edit) on llvmpipe under Xvfb: frames presented
+# per second while playing a 1280x720 scene with 4 regions that never stop
+# moving (60 fps clip: the studio presents at the clip's rate, so 60 is the
+# ceiling; the unpaced run presents as fast as it can, for the headroom), and
+# the time from a change of the scene file to the first frame of the new run
+# on screen. Prints medians.
+# Usage: Scripts/bench-studio.sh [--debug] [--seconds S] [--reloads N]
+# Env: SCRATCH (release build folder, default .build-bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=6
+reloads=7
+config=release
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --seconds) seconds=$2; shift 2 ;;
+    --reloads) reloads=$2; shift 2 ;;
+    --debug) config=debug; shift ;;
+    *) echo "usage: $0 [--debug] [--seconds S] [--reloads N]" >&2; exit 2 ;;
+  esac
+done
+if [[ $config == release ]]; then
+  scratch=${SCRATCH:-.build-bench}
+  swift build -c release --scratch-path "$scratch" --product wobble-run >&2
+  tool="$PWD/$scratch/release/wobble-run"
+else
+  swift build --product wobble-run >&2
+  tool="$PWD/.build/debug/wobble-run"
+fi
+for p in Xvfb xdotool convert; do
+  command -v $p >/dev/null || { echo "bench-studio: needs $p (Scripts/install-deps.sh --bench)" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+n=$((100 + $$ % 50))
+while [[ -e /tmp/.X11-unix/X$n || -e /tmp/.X$n-lock ]]; do n=$((n + 1)); done
+Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+cleanup() { kill "$xvfb" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+for _ in $(seq 100); do [[ -e /tmp/.X11-unix/X$n ]] && break; sleep 0.05; done
+export DISPLAY=":$n"
+
+convert -size 1280x720 plasma:fractal -seed 1 "$work/img.png" 2>/dev/null || convert -size 1280x720 gradient:red-blue "$work/img.png"
+scene() {   # $1: x offset of the first region (a reload moves it)
+  cat > "$work/bench.lua" <<LUA
+image("img.png")
+fps(60)
+-- Four regions, each about a tenth of the image, that never come to rest.
+addSketch{x = $1, y = 60, w = 300, h = 260, decay = 1}
+addSketch{x = 760, y = 80, w = 320, h = 240, decay = 1}
+addSketch{x = 150, y = 400, w = 340, h = 250, decay = 1}
+addSketch{x = 800, y = 420, w = 300, h = 240, decay = 1}
+prepare()
+impulse(1, 1, 0.3) impulse(2, -0.5, 1) impulse(3, 0.2, -1) impulse(4, -1, -0.4)
+wait(10)
+LUA
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+# CPU seconds (user + system) a process has used so far.
+cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f\n", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# The studio prints one line per presented frame; a sampler counts lines each
+# second. Also the CPU time per presented frame of the studio and of Xvfb
+# (what the frame costs, whatever else the machine runs).
+measure_fps() {   # $1: label; remaining: env for the studio
+  local label=$1; shift
+  scene 100
+  : > "$work/$label.log"
+  (cd "$work" && exec env "$@" "$tool" edit bench.lua -v --quit-after "$seconds" --window-position 0,0 2> "$work/$label.log" >/dev/null) &
+  local pid=$!
+  for _ in $(seq 200); do grep -q " presented" "$work/$label.log" 2>/dev/null && break; sleep 0.05; done
+  sleep 1
+  local prev now first rates=() c0 x0 c1 x1
+  prev=$(grep -c " presented" "$work/$label.log" || true)
+  first=$prev
+  c0=$(cpu "$pid"); x0=$(cpu "$xvfb")
+  for _ in $(seq $((seconds - 2))); do
+    sleep 1
+    now=$(grep -c " presented" "$work/$label.log" || true)
+    rates+=($((now - prev)))
+    prev=$now
+  done
+  c1=$(cpu "$pid"); x1=$(cpu "$xvfb")
+  wait "$pid" || true
+  local frames=$((prev - first))
+  echo "$(printf '%s\n' "${rates[@]}" | median) $(awk -v a="$c0" -v b="$c1" -v n="$frames" 'BEGIN { printf "%.1f", (n > 0 ? (b - a) * 1000 / n : 0) }') $(awk -v a="$x0" -v b="$x1" -v n="$frames" 'BEGIN { printf "%.1f", (n > 0 ? (b - a) * 1000 / n : 0) }')"
+}
+
+read -r paced pcpu pxcpu < <(measure_fps paced)
+read -r unpaced ucpu uxcpu < <(measure_fps unpaced WOBBLE_STUDIO_UNPACED=1)
+read -r nohandles ncpu nxcpu < <(measure_fps nohandles WOBBLE_STUDIO_UNPACED=1 WOBBLE_STUDIO_HANDLES=0)
+
+# Reload latency: change the file, time until the first frame of the new run.
+scene 100
+(cd "$work" && "$tool" edit bench.lua -v --window-position 0,0 2> "$work/reload.log" >/dev/null) &
+pid=$!
+for _ in $(seq 200); do grep -q " presented" "$work/reload.log" 2>/dev/null && break; sleep 0.05; done
+latencies=()
+for i in $(seq 2 $((reloads + 1))); do
+  sleep 0.5
+  t0=$(date +%s.%N)
+  scene $((100 + i * 10))
+  for _ in $(seq 400); do grep -q "presented (run $i" "$work/reload.log" && break; sleep 0.005; done
+  t1=$(date +%s.%N)
+  latencies+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }')")
+done
+kill "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+reload=$(printf '%s\n' "${latencies[@]}" | median)
+
+echo "studio on llvmpipe under Xvfb, 1280x720, 4 regions moving, $config build, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "  frames presented per second, paced at the clip's 60 fps: median $paced (CPU ms per frame: studio $pcpu, Xvfb $pxcpu)"
+echo "  frames presented per second, unpaced:                    median $unpaced (CPU ms per frame: studio $ucpu, Xvfb $uxcpu)"
+echo "  the same, handles hidden:                                median $nohandles (CPU ms per frame: studio $ncpu, Xvfb $nxcpu)"
+echo "  file change to the new frame on screen:                  median $reload ms (of $reloads; polling every 50 ms, settled over one poll)"

@@ -1,0 +1,159 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+import WobbleScript
+
+/// A take: the events performed after the end of the scripted clip, and
+/// how they are written as Lua after the scene's own text.
+public struct Take {
+    /// Offsets after the script's end, whole milliseconds, and the action.
+    public var events: [(milliseconds: Int, action: PerformedEvent.Action)] = []
+
+    public init() {}
+
+    /// The event as the session applies it (anchored at the script's end).
+    public static func performed(milliseconds: Int, action: PerformedEvent.Action) -> PerformedEvent {
+        PerformedEvent(time: Double(milliseconds) / 1000, anchor: .end, action: action)
+    }
+
+    /// Image pixels with one decimal, g with three: the values written are
+    /// the values applied.
+    public static func rounded(_ a: PerformedEvent.Action) -> PerformedEvent.Action {
+        func r(_ v: Double, _ s: Double) -> Double { (v * s).rounded() / s }
+        switch a {
+        case .touch(let p, let q): return .touch(from: Point(r(p.x, 10), r(p.y, 10)), to: Point(r(q.x, 10), r(q.y, 10)))
+        case .shake(let ax, let ay): return .shake(ax: r(ax, 1000), ay: r(ay, 1000))
+        }
+    }
+
+    static func number(_ v: Double, decimals: Int) -> String {
+        var s = String(format: "%.\(decimals)f", v)
+        if s.contains(".") {
+            while s.hasSuffix("0") { s.removeLast() }
+            if s.hasSuffix(".") { s.removeLast() }
+        }
+        return s == "-0" ? "0" : s
+    }
+
+    /// The Lua block appended to the scene: `wait`, `touch`, `shake` at the
+    /// performed times and a final `untilStill` (with `maxSeconds` when
+    /// given: a model that never rests).
+    public func block(maxSeconds: Double? = nil, sceneName: String) -> String {
+        var out = "\n-- Take recorded with `wobble-run edit \(sceneName)`: what was performed\n"
+        out += "-- after the scripted clip, to the millisecond.\n"
+        if events.contains(where: { if case .shake = $0.action { return true } else { return false } }) {
+            out += "enableMotion()\n"
+        }
+        var at = 0
+        for e in events {
+            if e.milliseconds > at {
+                out += "wait(\(Take.number(Double(e.milliseconds - at) / 1000, decimals: 3)))\n"
+                at = e.milliseconds
+            }
+            switch e.action {
+            case .touch(let p, let q):
+                out += "touch(\([p.x, p.y, q.x, q.y].map { Take.number($0, decimals: 1) }.joined(separator: ", ")))\n"
+            case .shake(let ax, let ay):
+                out += "shake(\(Take.number(ax, decimals: 3)), \(Take.number(ay, decimals: 3)))\n"
+            }
+        }
+        out += maxSeconds.map { "untilStill(\(Take.number($0, decimals: 3)))\n" } ?? "untilStill()\n"
+        return out
+    }
+
+    /// `<scene>-take-N.lua` beside the scene, N the first free number.
+    public static func freePath(scenePath: String) -> String {
+        let url = URL(fileURLWithPath: scenePath)
+        let base = url.deletingPathExtension().lastPathComponent
+        let dir = url.deletingLastPathComponent()
+        var n = 1
+        while true {
+            let p = dir.appendingPathComponent("\(base)-take-\(n).lua").path
+            if !FileManager.default.fileExists(atPath: p) && (try? FileManager.default.destinationOfSymbolicLink(atPath: p)) == nil {
+                return scenePath.hasPrefix("/") ? p : LiveSessionPaths.relative(p)
+            }
+            n += 1
+        }
+    }
+
+    /// Writes the take beside the scene, atomically: the scene's text as it
+    /// is on disk now, then the block. The take is run once (on the virtual
+    /// clock) before it is written; a model that never rests gets
+    /// `untilStill(maxSeconds)` with the recorded length. Returns the path.
+    public func write(scenePath: String, recordedSeconds: Double, options: SessionOptions) throws -> String {
+        let text: [UInt8]
+        do {
+            text = try [UInt8](Data(contentsOf: URL(fileURLWithPath: scenePath)))
+        } catch {
+            throw SessionError("cannot read the scene '\(scenePath)' for the take: \(error.localizedDescription)")
+        }
+        let name = URL(fileURLWithPath: scenePath).lastPathComponent
+        let separator: [UInt8] = text.last == UInt8(ascii: "\n") || text.isEmpty ? [] : [UInt8(ascii: "\n")]
+        var block = self.block(sceneName: name)
+        // Run the take once before writing it (from a hidden file beside
+        // the scene, so its relative paths resolve as the take's will).
+        if let problem = Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options) {
+            guard problem.contains("never comes to rest") else { throw SessionError("the take does not run: \(problem)") }
+            let last = Double(events.last?.milliseconds ?? 0) / 1000
+            block = self.block(maxSeconds: max(1, recordedSeconds - last), sceneName: name)
+            if let again = Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options) {
+                throw SessionError("the take does not run: \(again)")
+            }
+        }
+        let path = Take.freePath(scenePath: scenePath)
+        let file = try AtomicFile(target: path)
+        do {
+            try file.write(text + separator + Array(block.utf8))
+            try file.commit()
+        } catch {
+            file.abort()
+            throw error
+        }
+        return path
+    }
+
+    /// Runs `bytes` as a scene beside `scenePath` (a hidden file, removed
+    /// afterwards); the first error line, or nil.
+    static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions) -> String? {
+        let url = URL(fileURLWithPath: scenePath)
+        let hidden = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)-take-check-\(getpid()).lua").path
+        guard FileManager.default.createFile(atPath: hidden, contents: Data(bytes)) else {
+            return "cannot write a file beside the scene to check the take"
+        }
+        defer { try? FileManager.default.removeItem(atPath: hidden) }
+        return check(hidden, options: options)
+    }
+
+    /// Runs the take at `path` on the virtual clock; the first error line, or nil.
+    static func check(_ path: String, options: SessionOptions) -> String? {
+        var so = ScriptOptions(scriptPath: path) { p in
+            let img = try ImageIO.load(path: p)
+            return (img.width, img.height)
+        }
+        so.arguments = options.arguments
+        so.seed = options.seed
+        so.timeout = options.timeout
+        so.allowIO = options.allowIO
+        so.fixedFPS = options.fps
+        if let p = options.imagePath, let img = try? ImageIO.load(path: p) { so.imageOverride = (img.width, img.height) }
+        do {
+            _ = try ScriptHost(options: so).run()
+            return nil
+        } catch let e as ScriptError {
+            return e.message
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+enum LiveSessionPaths {
+    /// `path` relative to the current directory when it is inside it.
+    static func relative(_ path: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        let std = URL(fileURLWithPath: path).standardizedFileURL.path
+        if std.hasPrefix(cwd + "/") { return String(std.dropFirst(cwd.count + 1)) }
+        return std
+    }
+}

@@ -1,0 +1,425 @@
+// The only file that calls SDL (and the window's own GLES drawing): an SDL2
+// window with an OpenGL ES 3 context through EGL (X11 or Wayland), input
+// events translated into `StudioInput`, and `present` drawing two RGBA
+// images (the frame, scaled, and the chrome at 1:1) as textured quads.
+// SDL is initialised here, by `wobble-run edit` only.
+internal import CEGL
+internal import CGLES
+internal import CSDL2
+import Foundation
+import WobbleCore
+
+/// Keys the studio reacts to.
+enum StudioKey: Equatable {
+    case space, left, right, up, down, home, h, r, escape, backspace, other
+}
+
+/// One input event of the window.
+enum StudioInput: Equatable {
+    case quit
+    case key(StudioKey, shift: Bool)
+    case mouseDown(x: Int, y: Int)
+    case mouseMove(x: Int, y: Int)
+    case mouseUp(x: Int, y: Int)
+    /// A game controller's accelerometer, in g (SDL's axes: x right, y up).
+    case accel(x: Double, y: Double, z: Double)
+    /// The window needs drawing again (exposed, resized).
+    case redraw
+}
+
+/// An error opening the window, as one line.
+struct WindowError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+private func sdlError() -> String {
+    guard let e = SDL_GetError() else { return "unknown SDL error" }
+    let s = String(cString: e)
+    return s.isEmpty ? "unknown SDL error" : s
+}
+
+/// The studio's window.
+final class StudioWindow {
+    private let window: OpaquePointer
+    private let context: SDL_GLContext
+    private var program: GLuint = 0
+    private var rectLocation: GLint = 0
+    private var blendLocation: GLint = 0
+    private var frameTexture: GLuint = 0
+    private var frameTextureSize = (0, 0)
+    private var chromeTexture: GLuint = 0
+    private var chromeTextureSize = (0, 0)
+    private var controllers: [OpaquePointer] = []
+    private(set) var width: Int
+    private(set) var height: Int
+    /// The back buffer keeps its pixels across a swap (EGL_BUFFER_PRESERVED).
+    private(set) var preserved = false
+    /// How many presents still draw the whole window (after it opened,
+    /// resized or was exposed).
+    private var fullRedrawsLeft = StudioWindow.fullRedrawsAfterChange
+    private var lastDrawableSize = (0, 0)
+    static let fullRedrawsAfterChange = 15
+
+    /// Makes the next presents draw the whole window.
+    func invalidate() { fullRedrawsLeft = StudioWindow.fullRedrawsAfterChange }
+
+    /// The usable area of the first display (for the 1:1-or-scaled choice),
+    /// nil when SDL cannot tell.
+    static func usableBounds() -> (width: Int, height: Int)? {
+        var r = SDL_Rect()
+        guard SDL_GetDisplayUsableBounds(0, &r) == 0, r.w > 0, r.h > 0 else { return nil }
+        return (Int(r.w), Int(r.h))
+    }
+
+    /// Initialises SDL's video and game controller subsystems.
+    static func initialise() throws {
+        SDL_SetHint(SDL_HINT_VIDEO_X11_FORCE_EGL, "1")
+        SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
+        guard SDL_Init(UInt32(SDL_INIT_VIDEO)) == 0 else {
+            throw WindowError(message: "wobble-run: edit: cannot open the display: \(sdlError())")
+        }
+        // A controller is optional: without the subsystem there is no shake from it.
+        _ = SDL_InitSubSystem(UInt32(SDL_INIT_GAMECONTROLLER) | UInt32(SDL_INIT_SENSOR))
+        // On X11, an X error is reported on stderr instead of ending the
+        // process (Xlib's default handler exits with status 1).
+        if let driver = SDL_GetCurrentVideoDriver(), String(cString: driver) == "x11" {
+            _ = XSetErrorHandler { _, event in
+                if let e = event?.pointee {
+                    FileHandle.standardError.write(Data("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n".utf8))
+                }
+                return 0
+            }
+        }
+    }
+
+    static func shutdown() { SDL_Quit() }
+
+    init(title: String, width: Int, height: Int, position: (Int, Int)?) throws {
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, Int32(SDL_GL_CONTEXT_PROFILE_ES.rawValue))
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3)
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0)
+        SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1)
+        let centered = Int32(bitPattern: 0x2FFF_0000)   // SDL_WINDOWPOS_CENTERED
+        let x = position.map { Int32(clamping: $0.0) } ?? centered
+        let y = position.map { Int32(clamping: $0.1) } ?? centered
+        let flags = UInt32(SDL_WINDOW_OPENGL.rawValue) | UInt32(SDL_WINDOW_SHOWN.rawValue) | UInt32(SDL_WINDOW_ALLOW_HIGHDPI.rawValue)
+        guard let w = SDL_CreateWindow(title, x, y, Int32(clamping: width), Int32(clamping: height), flags) else {
+            throw WindowError(message: "wobble-run: edit: cannot open a window: \(sdlError())")
+        }
+        guard let c = SDL_GL_CreateContext(w) else {
+            let e = sdlError()
+            SDL_DestroyWindow(w)
+            throw WindowError(message: "wobble-run: edit: cannot create an OpenGL ES 3 context for the window: \(e)")
+        }
+        window = w
+        context = c
+        self.width = width
+        self.height = height
+        SDL_GL_SetSwapInterval(0)   // the studio paces itself at the clip's fps
+        try makeCurrent()
+        try buildProgram()
+        // Ask for a back buffer that keeps its pixels across a swap: then a
+        // frame redraws only what changed (the regions' box and the chrome).
+        // Where the EGL config cannot, every frame is drawn whole.
+        if ProcessInfo.processInfo.environment["WOBBLE_STUDIO_FULL_REDRAW"] != "1",
+           let d = eglGetCurrentDisplay(), let surface = eglGetCurrentSurface(EGL_DRAW) {
+            preserved = eglSurfaceAttrib(d, surface, EGL_SWAP_BEHAVIOR, EGL_BUFFER_PRESERVED) == EGLBoolean(EGL_TRUE)
+        }
+    }
+
+    deinit {
+        try? makeCurrent()
+        if frameTexture != 0 { glDeleteTextures(1, &frameTexture) }
+        if chromeTexture != 0 { glDeleteTextures(1, &chromeTexture) }
+        if program != 0 { glDeleteProgram(program) }
+        for c in controllers { SDL_GameControllerClose(c) }
+        SDL_GL_DeleteContext(context)
+        SDL_DestroyWindow(window)
+    }
+
+    /// Makes the window's context current again (the headless renderer
+    /// switches to its own context while it renders; SDL would skip a
+    /// call that it thinks changes nothing, hence the release first).
+    func makeCurrent() throws {
+        SDL_GL_MakeCurrent(window, nil)
+        guard SDL_GL_MakeCurrent(window, context) == 0 else {
+            throw WindowError(message: "wobble-run: edit: SDL_GL_MakeCurrent: \(sdlError())")
+        }
+    }
+
+    func setTitle(_ title: String) { SDL_SetWindowTitle(window, title) }
+
+    func resize(width: Int, height: Int) {
+        guard width != self.width || height != self.height else { return }
+        self.width = width
+        self.height = height
+        invalidate()
+        SDL_SetWindowSize(window, Int32(clamping: width), Int32(clamping: height))
+    }
+
+    /// The window's position on the screen.
+    var position: (Int, Int) {
+        var x: Int32 = 0, y: Int32 = 0
+        SDL_GetWindowPosition(window, &x, &y)
+        return (Int(x), Int(y))
+    }
+
+    // MARK: Events
+
+    /// Waits up to `timeoutMs` for an event, then returns every pending one.
+    func events(timeoutMs: Int) -> [StudioInput] {
+        var out: [StudioInput] = []
+        var e = SDL_Event()
+        var got = SDL_WaitEventTimeout(&e, Int32(clamping: max(0, timeoutMs))) == 1
+        while got {
+            if let i = translate(e) { out.append(i) }
+            got = SDL_PollEvent(&e) == 1
+        }
+        return out
+    }
+
+    private func translate(_ e: SDL_Event) -> StudioInput? {
+        switch e.type {
+        case SDL_QUIT.rawValue:
+            return .quit
+        case SDL_WINDOWEVENT.rawValue:
+            let w = UInt32(e.window.event)
+            if w == SDL_WINDOWEVENT_CLOSE.rawValue { return .quit }
+            if w == SDL_WINDOWEVENT_EXPOSED.rawValue || w == SDL_WINDOWEVENT_SIZE_CHANGED.rawValue { return .redraw }
+            return nil
+        case SDL_KEYDOWN.rawValue:
+            let shift = (UInt32(e.key.keysym.mod) & UInt32(KMOD_SHIFT.rawValue)) != 0
+            let key: StudioKey
+            switch e.key.keysym.sym {
+            case Int32(SDLK_SPACE.rawValue): key = .space
+            case Int32(SDLK_LEFT.rawValue): key = .left
+            case Int32(SDLK_RIGHT.rawValue): key = .right
+            case Int32(SDLK_UP.rawValue): key = .up
+            case Int32(SDLK_DOWN.rawValue): key = .down
+            case Int32(SDLK_HOME.rawValue): key = .home
+            case Int32(SDLK_h.rawValue): key = .h
+            case Int32(SDLK_r.rawValue): key = .r
+            case Int32(SDLK_ESCAPE.rawValue): key = .escape
+            case Int32(SDLK_BACKSPACE.rawValue), Int32(SDLK_DELETE.rawValue): key = .backspace
+            default: key = .other
+            }
+            return .key(key, shift: shift)
+        case SDL_MOUSEBUTTONDOWN.rawValue where e.button.button == UInt8(SDL_BUTTON_LEFT):
+            return .mouseDown(x: Int(e.button.x), y: Int(e.button.y))
+        case SDL_MOUSEBUTTONUP.rawValue where e.button.button == UInt8(SDL_BUTTON_LEFT):
+            return .mouseUp(x: Int(e.button.x), y: Int(e.button.y))
+        case SDL_MOUSEMOTION.rawValue:
+            return .mouseMove(x: Int(e.motion.x), y: Int(e.motion.y))
+        case SDL_CONTROLLERDEVICEADDED.rawValue:
+            if let c = SDL_GameControllerOpen(e.cdevice.which) {
+                if SDL_GameControllerHasSensor(c, SDL_SENSOR_ACCEL) == SDL_TRUE {
+                    SDL_GameControllerSetSensorEnabled(c, SDL_SENSOR_ACCEL, SDL_TRUE)
+                    controllers.append(c)
+                } else {
+                    SDL_GameControllerClose(c)
+                }
+            }
+            return nil
+        case SDL_CONTROLLERSENSORUPDATE.rawValue where e.csensor.sensor == SDL_SENSOR_ACCEL.rawValue:
+            let g = 9.80665   // SDL_STANDARD_GRAVITY: SDL reports m/s²
+            let d = e.csensor.data
+            return .accel(x: Double(d.0) / g, y: Double(d.1) / g, z: Double(d.2) / g)
+        default:
+            return nil
+        }
+    }
+
+    // MARK: Drawing
+
+    private func buildProgram() throws {
+        let vs = """
+        #version 300 es
+        uniform vec4 u_rect;
+        out vec2 v_uv;
+        void main() {
+            vec2 c = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
+            v_uv = c;
+            gl_Position = vec4(mix(u_rect.xy, u_rect.zw, c), 0.0, 1.0);
+        }
+        """
+        let fs = """
+        #version 300 es
+        precision mediump float;
+        uniform sampler2D u_tex;
+        uniform int u_mode;   // 0: an opaque copy, 2: over a checkerboard
+        in vec2 v_uv;
+        out vec4 o;
+        void main() {
+            vec4 c = texture(u_tex, v_uv);
+            if (u_mode == 0) { o = vec4(c.rgb, 1.0); return; }
+            // Transparent pixels over a grey checkerboard.
+            vec2 q = floor(gl_FragCoord.xy / 8.0);
+            float k = mod(q.x + q.y, 2.0) < 1.0 ? 0.55 : 0.45;
+            o = vec4(mix(vec3(k), c.rgb, c.a), 1.0);
+        }
+        """
+        func compile(_ type: Int32, _ source: String) throws -> GLuint {
+            let s = glCreateShader(GLenum(type))
+            source.withCString { p in
+                var ptr: UnsafePointer<GLchar>? = p
+                glShaderSource(s, 1, &ptr, nil)
+            }
+            glCompileShader(s)
+            var ok: GLint = 0
+            glGetShaderiv(s, GLenum(GL_COMPILE_STATUS), &ok)
+            if ok == 0 {
+                var log = [GLchar](repeating: 0, count: 1024)
+                var n: GLsizei = 0
+                glGetShaderInfoLog(s, 1024, &n, &log)
+                let text = String(decoding: log.prefix(Int(max(0, n))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                throw WindowError(message: "wobble-run: edit: window shader: \(text)")
+            }
+            return s
+        }
+        let v = try compile(GL_VERTEX_SHADER, vs)
+        let f = try compile(GL_FRAGMENT_SHADER, fs)
+        program = glCreateProgram()
+        glAttachShader(program, v)
+        glAttachShader(program, f)
+        glLinkProgram(program)
+        glDeleteShader(v)
+        glDeleteShader(f)
+        var ok: GLint = 0
+        glGetProgramiv(program, GLenum(GL_LINK_STATUS), &ok)
+        guard ok != 0 else { throw WindowError(message: "wobble-run: edit: the window shader does not link") }
+        rectLocation = glGetUniformLocation(program, "u_rect")
+        blendLocation = glGetUniformLocation(program, "u_mode")
+        glUseProgram(program)
+        glUniform1i(glGetUniformLocation(program, "u_tex"), 0)
+    }
+
+    private func upload(_ image: RGBAImage, into texture: inout GLuint, size: inout (Int, Int), linear: Bool) {
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        if texture == 0 {
+            glGenTextures(1, &texture)
+        }
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
+        let filter = linear ? GL_LINEAR : GL_NEAREST
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), filter)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), filter)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
+        image.pixels.withUnsafeBufferPointer { px in
+            if size == (image.width, image.height) {
+                glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(image.width), GLsizei(image.height),
+                                GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress)
+            } else {
+                glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(image.width), GLsizei(image.height), 0,
+                             GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress)
+                size = (image.width, image.height)
+            }
+        }
+    }
+
+    /// Uploads the pixels of `box` of `image` into `texture` (of the image's size).
+    private func uploadPart(_ image: RGBAImage, _ box: PixelBox, into texture: GLuint) {
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+        guard box.w > 0, box.h > 0, box.x >= 0, box.y >= 0, box.x + box.w <= image.width, box.y + box.h <= image.height else { return }
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(image.width))
+        image.pixels.withUnsafeBufferPointer { px in
+            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(box.x), GLint(box.y), GLsizei(box.w), GLsizei(box.h),
+                            GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress.map { $0 + (box.y * image.width + box.x) * 4 })
+        }
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
+    }
+
+    /// Draws `frame` (nil: a plain dark area) into `frameRect` (window
+    /// pixels, scaled with linear filtering when it is not 1:1) and
+    /// `chrome` at 1:1 at `(0, chromeY)`, then swaps. `frameChanged` false
+    /// reuses the frame texture of the last call.
+    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
+                 frameRect: (x: Int, y: Int, w: Int, h: Int),
+                 chrome: RGBAImage, chromeY: Int) throws {
+        let tStart = monotonic()
+        try makeCurrent()
+        var dw: Int32 = 0, dh: Int32 = 0
+        SDL_GL_GetDrawableSize(window, &dw, &dh)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        glViewport(0, 0, dw, dh)
+        glDisable(GLenum(GL_BLEND))
+        // Partial: the back buffer still holds the last frame; redraw the
+        // changed box of the picture (if any) and the chrome.
+        let oneToOne = frame.map { frameRect.w == $0.width && frameRect.h == $0.height } ?? false
+        // After opening, a resize or an expose the back buffer may be
+        // reallocated a little later (the window system catches up): draw
+        // whole frames for a while.
+        if Int(dw) != width || Int(dh) != height || (Int(dw), Int(dh)) != lastDrawableSize { invalidate() }
+        lastDrawableSize = (Int(dw), Int(dh))
+        let partial = preserved && fullRedrawsLeft == 0 && oneToOne && (!frameChanged || frameDirty != nil)
+        fullRedrawsLeft = max(0, fullRedrawsLeft - 1)
+        if !partial {
+            glClearColor(0.12, 0.12, 0.12, 1)
+            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        }
+        glUseProgram(program)
+        let sx = Double(dw) / Double(max(1, width)), sy = Double(dh) / Double(max(1, height))
+        func ndc(_ x: Int, _ y: Int, _ w: Int, _ h: Int) {
+            let x0 = Double(x) * sx / Double(dw) * 2 - 1, x1 = Double(x + w) * sx / Double(dw) * 2 - 1
+            let y0 = 1 - Double(y) * sy / Double(dh) * 2, y1 = 1 - Double(y + h) * sy / Double(dh) * 2
+            glUniform4f(rectLocation, Float(x0), Float(y0), Float(x1), Float(y1))
+        }
+        var tUp = monotonic()
+        if let frame {
+            if frameChanged || frameTextureSize != (frame.width, frame.height) {
+                let scaled = frameRect.w != frame.width || frameRect.h != frame.height
+                if let boxes = frameDirty, frameTexture != 0, frameTextureSize == (frame.width, frame.height) {
+                    for box in boxes { uploadPart(frame, box, into: frameTexture) }
+                } else {
+                    upload(frame, into: &frameTexture, size: &frameTextureSize, linear: scaled)
+                }
+                if profiling {
+                    glFinish()
+                    tUp = monotonic()
+                }
+            } else {
+                glActiveTexture(GLenum(GL_TEXTURE0))
+                glBindTexture(GLenum(GL_TEXTURE_2D), frameTexture)
+            }
+            // (An upload of no box binds nothing: bind the frame's texture.)
+            glActiveTexture(GLenum(GL_TEXTURE0))
+            glBindTexture(GLenum(GL_TEXTURE_2D), frameTexture)
+            ndc(frameRect.x, frameRect.y, frameRect.w, frameRect.h)
+            glUniform1i(blendLocation, frameOpaque ? 0 : 2)
+            if !partial {
+                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            } else if frameChanged, let boxes = frameDirty {
+                glEnable(GLenum(GL_SCISSOR_TEST))
+                for b in boxes where b.w > 0 && b.h > 0 {
+                    glScissor(GLint(frameRect.x + b.x), GLint(Int(dh) - (frameRect.y + b.y + b.h)), GLsizei(b.w), GLsizei(b.h))
+                    glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+                }
+                glDisable(GLenum(GL_SCISSOR_TEST))
+            }
+            glUniform1i(blendLocation, 0)
+        }
+        upload(chrome, into: &chromeTexture, size: &chromeTextureSize, linear: false)
+        ndc(0, chromeY, chrome.width, chrome.height)
+        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        let tDraw = monotonic()
+        let err = glGetError()
+        if err != GLenum(GL_NO_ERROR) {
+            throw WindowError(message: "wobble-run: edit: drawing the window: GL error 0x\(String(err, radix: 16))")
+        }
+        SDL_GL_SwapWindow(window)
+        if profiling {
+            let tEnd = monotonic()
+            timing.0 += tUp - tStart; timing.1 += tDraw - tUp; timing.2 += tEnd - tDraw; timing.3 += 1
+            if timing.3 == 30 {
+                printError(String(format: "studio: window ms: upload %.1f, draw %.1f, swap %.1f", timing.0 * 1000 / 30, timing.1 * 1000 / 30, timing.2 * 1000 / 30))
+                timing = (0, 0, 0, 0)
+            }
+        }
+    }
+    private var timing = (0.0, 0.0, 0.0, 0)
+    /// WOBBLE_STUDIO_PROFILE=1: where the time of `present` goes, on stderr.
+    private let profiling = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_PROFILE"] == "1"
+}

@@ -1,0 +1,655 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+import WobbleRender
+import WobbleScript
+import WobbleSession
+
+/// The studio's state and behaviour: a live session shown in a window,
+/// transport, pokes, takes and hot reload. No SDL here: input arrives as
+/// `StudioInput`, output leaves through `StudioWindow.present`.
+final class StudioApp {
+    let options: Studio.Options
+    let session: LiveSession
+    let watch: InputWatch
+    private var window: StudioWindow?
+    private var layout = Layout(imageWidth: 640, imageHeight: 360, screen: nil)
+
+    // Transport.
+    private var playhead = 0.0
+    private var playing = true
+    private var lastWall = monotonic()
+    private var handles = true
+
+    // Recording a take.
+    private struct Recording {
+        var startWall: Double
+        var take = Take()
+    }
+    private var recording: Recording?
+
+    // Mouse.
+    private var scrubbing = false
+    private var pokeStart: Point?
+
+    // Controller accelerometer (high-pass: gravity removed).
+    private var gravity: (Double, Double)?
+    private var lastControllerShake = -1.0
+
+    // Messages and presenting.
+    private var message = ""
+    private var messageIsError = false
+    private var dirty = true
+    private var presentedIndex = -1
+    private var presentedState: FrameState?
+    private var presentedKey: (generation: Int, handles: Bool) = (-1, true)
+    private var presentedCount = 0
+    private var profile = (0.0, 0.0, 0.0, 0)
+    private var frame: RGBAImage?
+    /// Whether the session's image has no transparent pixel (then the
+    /// window copies the frame without a checkerboard behind it).
+    private var imageOpaque = true
+    private var opaqueChecked: Int = -1
+    /// The handles layer and the shapes it shows.
+    private var overlay: SparseLayer?
+    private var overlayShapes: [RegionShape]?
+    private var presentedShapes: [RegionShape]?
+    private var presentedSize = (0, 0)
+
+    static let pollInterval = 0.05
+
+    init(options: Studio.Options) throws {
+        self.options = options
+        session = LiveSession(options: options.session)
+        watch = InputWatch(scenePath: options.session.scenePath)
+        handles = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_HANDLES"] != "0"
+        let base = URL(fileURLWithPath: options.session.scenePath).deletingPathExtension().lastPathComponent
+        watch.ignore = { name in name.hasPrefix(base + "-take-") && name.hasSuffix(".lua") }
+    }
+
+    var sceneName: String { URL(fileURLWithPath: options.session.scenePath).lastPathComponent }
+
+    // MARK: Running
+
+    func run() -> Int32 {
+        let started = monotonic()
+        load(reason: nil)
+        watch.reset(extra: session.inputs)
+        layout = Layout(imageWidth: session.image?.width ?? 640, imageHeight: session.image?.height ?? 360,
+                        screen: StudioWindow.usableBounds())
+        applyLayout()
+        do {
+            window = try StudioWindow(title: "wobble-run edit: \(sceneName)", width: layout.windowWidth,
+                                      height: layout.windowHeight, position: options.position)
+        } catch {
+            printError("\(error)")
+            return 1
+        }
+        describeLayout()
+        if options.verbose, let w = window {
+            printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
+        }
+        var nextPoll = monotonic() + StudioApp.pollInterval
+        while true {
+            let now = monotonic()
+            if let q = options.quitAfter, now - started >= q { break }
+            if StudioSignals.signal != nil { break }
+            var wait = max(0, nextPoll - now)
+            if playing || recording != nil, let clip = session.clip, !options.unpaced {
+                // The playhead as it is now (it was last moved before the
+                // previous frame was drawn), and the next frame's time.
+                let current = playhead + (now - lastWall)
+                let next = (Double(session.frameIndex(at: current) + 1)) / clip.fps
+                wait = min(wait, max(0, next - current))
+            }
+            // A wait of a millisecond or two costs more than it saves on a busy
+            // machine (the process gives up its turn): poll instead.
+            if options.unpaced || dirty || wait < 0.002 { wait = 0 }
+            let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
+            var quit = false
+            for i in inputs where handle(i) { quit = true }
+            if quit { break }
+            if monotonic() >= nextPoll {
+                if let changed = watch.poll(extra: session.inputs) {
+                    load(reason: changed)
+                }
+                nextPoll = monotonic() + StudioApp.pollInterval
+            }
+            advance()
+            present()
+        }
+        finishRecordingOnQuit()
+        if options.verbose {
+            let s = monotonic() - started
+            printError("studio: \(presentedCount) frames presented in \(String(format: "%.2f", s)) s")
+        }
+        window = nil
+        return StudioSignals.signal.map { 128 + $0 } ?? 0
+    }
+
+    /// Runs the scene (again); on failure the last good clip stays.
+    private func load(reason: [String]?) {
+        let oldSize = session.image.map { ($0.width, $0.height) }
+        if session.run() {
+            if let r = reason {
+                say(r.count == 1 ? "reloaded: \(r[0]) changed" : "reloaded: \(r[0]) and \(r.count - 1) more changed")
+            } else {
+                say("\(sceneName): \(session.clip?.frameCount ?? 0) frames at \(fmt(session.clip?.fps ?? 30)) fps")
+            }
+            if options.verbose { printError("studio: reloaded (run \(session.generation))") }
+            let sizeChanged = session.image.map { img in oldSize.map { $0 != (img.width, img.height) } ?? true } ?? false
+            if let img = session.image, sizeChanged, window != nil {
+                layout = Layout(imageWidth: img.width, imageHeight: img.height, screen: StudioWindow.usableBounds())
+                applyLayout()
+                window?.resize(width: layout.windowWidth, height: layout.windowHeight)
+                describeLayout()
+            }
+        } else if let e = session.error {
+            let first = String(e.message.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+            printError(e.message)
+            if let d = e.details, !d.isEmpty, options.verbose { printError(d) }
+            fail(session.clip == nil ? first : "\(first) (playing the last good run)")
+        }
+        dirty = true
+    }
+
+    /// Frames are rendered at the size they are shown: the source's at 1:1,
+    /// else the image area's (what `--width W --height H` renders).
+    private func applyLayout() {
+        session.outputSize = layout.scale < 1 ? (layout.imageRect.w, layout.imageRect.h) : nil
+    }
+
+    private func describeLayout() {
+        guard options.verbose, let w = window else { return }
+        let (x, y) = w.position
+        let r = layout.imageRect
+        printError("studio: window \(layout.windowWidth)x\(layout.windowHeight) at \(x),\(y); image area \(r.x),\(r.y) \(r.w)x\(r.h); scale \(fmt(layout.scale))")
+    }
+
+    private func say(_ text: String) {
+        message = text
+        messageIsError = false
+        dirty = true
+    }
+
+    private func fail(_ text: String) {
+        message = text
+        messageIsError = true
+        dirty = true
+    }
+
+    // MARK: Time
+
+    private var clipLength: Double {
+        guard let clip = session.clip else { return 0 }
+        return Double(clip.frameCount) / clip.fps
+    }
+
+    private func advance() {
+        let now = monotonic()
+        let dt = now - lastWall
+        lastWall = now
+        if let r = recording {
+            playhead = session.scriptedDuration + (now - r.startWall)
+            return
+        }
+        guard playing, clipLength > 0 else { return }
+        playhead += dt
+        if playhead >= clipLength - 1e-9 {
+            playhead = playhead.truncatingRemainder(dividingBy: clipLength)
+            if !(playhead.isFinite && playhead >= 0) { playhead = 0 }
+        }
+    }
+
+    private var currentIndex: Int {
+        guard let clip = session.clip else { return 0 }
+        let k = session.frameIndex(at: playhead)
+        return recording != nil ? k : min(k, clip.frameCount - 1)
+    }
+
+    private func seek(frame k: Int) {
+        guard let clip = session.clip else { return }
+        let kk = max(0, min(k, clip.frameCount - 1))
+        playhead = Double(kk) / clip.fps
+        dirty = true
+    }
+
+    // MARK: Input
+
+    /// Handles one input; true to quit.
+    private func handle(_ input: StudioInput) -> Bool {
+        switch input {
+        case .quit:
+            return true
+        case .redraw:
+            window?.invalidate()
+            dirty = true
+        case .key(let key, let shift):
+            return handleKey(key, shift: shift)
+        case .mouseDown(let x, let y):
+            if layout.timelineContains(x, y) {
+                guard recording == nil else { say("recording: R stops it first"); break }
+                scrubbing = true
+                playing = false
+                scrub(x)
+            } else if let p = layout.imagePoint(x, y), session.clip != nil {
+                let shapes = liveShapes()
+                if shapes.contains(where: { $0.contains(p) }) {
+                    pokeStart = p
+                } else {
+                    say("(\(fmt1(p.x)), \(fmt1(p.y))) is not inside a live region")
+                }
+            }
+        case .mouseMove(let x, _):
+            if scrubbing { scrub(x) }
+        case .mouseUp(let x, let y):
+            if scrubbing {
+                scrub(x)
+                scrubbing = false
+            } else if let a = pokeStart {
+                pokeStart = nil
+                let b = layout.imagePointUnclamped(x, y)
+                guard b.isFinite, b != a else { break }
+                perform(.touch(from: a, to: b))
+            }
+        case .accel(let x, let y, _):
+            // SDL's controller axes: x right, y up, as the phone's were.
+            let g = gravity.map { ($0.0 * 0.9 + x * 0.1, $0.1 * 0.9 + y * 0.1) } ?? (x, y)
+            gravity = g
+            let ax = x - g.0, ay = y - g.1
+            let now = monotonic()
+            if (ax * ax + ay * ay).squareRoot() > Scene.shakeThreshold, now - lastControllerShake > 0.15 {
+                lastControllerShake = now
+                perform(.shake(ax: ax, ay: ay))
+            }
+        }
+        return false
+    }
+
+    private func handleKey(_ key: StudioKey, shift: Bool) -> Bool {
+        if shift {
+            let g = 1.5
+            switch key {
+            case .left: perform(.shake(ax: -g, ay: 0)); return false
+            case .right: perform(.shake(ax: g, ay: 0)); return false
+            case .up: perform(.shake(ax: 0, ay: g)); return false
+            case .down: perform(.shake(ax: 0, ay: -g)); return false
+            default: break
+            }
+        }
+        switch key {
+        case .escape:
+            return true
+        case .r:
+            toggleRecording()
+        case .h:
+            handles.toggle()
+            say(handles ? "handles shown" : "handles hidden")
+        case _ where recording != nil:
+            say("recording: R stops it and writes the take")
+        case .space:
+            playing.toggle()
+            lastWall = monotonic()
+            dirty = true
+        case .left:
+            playing = false
+            seek(frame: currentIndex - 1)
+        case .right:
+            playing = false
+            seek(frame: currentIndex + 1)
+        case .home:
+            seek(frame: 0)
+        case .backspace:
+            if session.performed.isEmpty {
+                say("no pokes to forget")
+            } else {
+                session.clearPerformed()
+                say("pokes forgotten")
+            }
+        default:
+            break
+        }
+        return false
+    }
+
+    private func scrub(_ x: Int) {
+        let length = max(clipLength, 0)
+        guard length > 0 else { return }
+        let f = layout.timelineFraction(x)
+        seek(frame: Int((f * length * (session.clip?.fps ?? 30)).rounded(.down)))
+    }
+
+    /// The live regions at the frame shown (what a poke may hit).
+    private func liveShapes() -> [RegionShape] {
+        guard let clip = session.clip else { return [] }
+        return clip.timeline.snapshot(at: Double(currentIndex) / clip.fps).models.map(\.shape)
+    }
+
+    /// A poke or shake now: at the live clock while recording (a take
+    /// event), else at the playhead's time.
+    private func perform(_ raw: PerformedEvent.Action) {
+        guard session.clip != nil else { fail("nothing to poke: the scene failed"); return }
+        let action = Take.rounded(raw)
+        let event: PerformedEvent
+        let when: String
+        if var r = recording {
+            let ms = max(0, Int(((monotonic() - r.startWall) * 1000).rounded()))
+            r.take.events.append((ms, action))
+            recording = r
+            event = Take.performed(milliseconds: ms, action: action)
+            when = "+\(fmt3(Double(ms) / 1000)) s"
+        } else {
+            let t = (playhead * 1000).rounded() / 1000
+            event = PerformedEvent(time: t, action: action)
+            when = "\(fmt3(t)) s"
+        }
+        let what: String
+        switch action {
+        case .touch(let a, let b): what = "touch(\(fmt1(a.x)), \(fmt1(a.y)), \(fmt1(b.x)), \(fmt1(b.y)))"
+        case .shake(let ax, let ay): what = "shake(\(fmt3(ax)), \(fmt3(ay)))"
+        }
+        if session.perform([event]) {
+            say("\(what) at \(when)")
+        } else if let e = session.error {
+            fail(String(e.message.split(separator: "\n").first ?? ""))
+        }
+        if options.verbose { printError("studio: performed \(what) at \(when)") }
+        dirty = true
+    }
+
+    private func toggleRecording() {
+        if let r = recording {
+            recording = nil
+            writeTake(r, seconds: monotonic() - r.startWall)
+            lastWall = monotonic()
+            playing = true
+            return
+        }
+        guard session.clip != nil else { fail("cannot record: the scene failed"); return }
+        if !session.performed.isEmpty {
+            session.clearPerformed()
+        }
+        recording = Recording(startWall: monotonic())
+        playhead = session.scriptedDuration
+        playing = true
+        say("recording from the end of the clip: poke and shake; R writes the take")
+        if options.verbose { printError("studio: recording from \(fmt3(session.scriptedDuration)) s") }
+    }
+
+    private func writeTake(_ r: Recording, seconds: Double) {
+        guard !r.take.events.isEmpty else {
+            say("take: nothing performed, nothing written")
+            return
+        }
+        do {
+            let path = try r.take.write(scenePath: options.session.scenePath, recordedSeconds: seconds,
+                                        options: options.session)
+            say("wrote \(path) (\(r.take.events.count) event\(r.take.events.count == 1 ? "" : "s"))")
+            printError("studio: wrote \(path)")
+        } catch {
+            fail("take not written: \(error)")
+            printError("wobble-run: take not written: \(error)")
+        }
+    }
+
+    private func finishRecordingOnQuit() {
+        guard let r = recording else { return }
+        recording = nil
+        writeTake(r, seconds: monotonic() - r.startWall)
+    }
+
+    // MARK: Presenting
+
+    private func present() {
+        guard let window else { return }
+        let k = currentIndex
+        let state = session.frameState(k)
+        let key = (session.generation, handles)
+        let shapes = handles ? session.shapes(atFrame: k) : []
+        let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
+        guard dirty || frameChanged || k != presentedIndex else { return }
+        let t0 = monotonic()
+        // Only the regions change between frames of one run: the window
+        // uploads just their boxes (this frame's and the last one's).
+        var changedBoxes: [PixelBox]? = nil
+        if frameChanged, let state {
+            do {
+                var img = try session.render(state)
+                // The handles: a sparse layer (their pixels only), drawn
+                // again only when the shapes change, blended on the CPU.
+                let m = session.mapping ?? OutputMapping(sourceWidth: img.width, sourceHeight: img.height,
+                                                         outputWidth: img.width, outputHeight: img.height)
+                if shapes != overlayShapes || overlay.map({ $0.width != img.width || $0.height != img.height }) ?? false {
+                    overlay = shapes.isEmpty ? nil : SparseLayer(Compositor.layer(shapes, mapping: m))
+                    overlayShapes = shapes
+                }
+                overlay?.blend(into: &img)
+                if key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn, shapes == presentedShapes,
+                   img.width == presentedSize.0, img.height == presentedSize.1 {
+                    changedBoxes = PixelBox.covering(state.regions + last.regions, mapping: m)
+                }
+                presentedSize = (img.width, img.height)
+                presentedShapes = shapes
+                frame = img
+            } catch {
+                fail("render: \(error)")
+                frame = nil
+            }
+        }
+        if session.clip == nil {
+            // No clip yet (the scene failed on open): say so in the picture's place.
+            let r = layout.imageRect
+            var c = Canvas(width: r.w, height: r.h, color: (40, 40, 44))
+            c.text("The scene did not run:", x: 12, y: 12, (235, 235, 235))
+            c.text(message, x: 12, y: 12 + StudioFont.cellHeight + 4, (255, 110, 110), maxX: r.w - 12)
+            c.text("Fix it and save: the studio runs it again.", x: 12, y: 12 + 3 * (StudioFont.cellHeight + 4), (170, 200, 170))
+            frame = c.image
+        }
+        if opaqueChecked != session.generation, let img = session.image {
+            opaqueChecked = session.generation
+            imageOpaque = !stride(from: 3, to: img.pixels.count, by: 4).contains { img.pixels[$0] != 255 }
+        }
+        let t1 = monotonic()
+        let chrome = drawChrome(index: k)
+        let t2 = monotonic()
+        do {
+            try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged, frameDirty: changedBoxes, frameRect: layout.imageRect,
+                               chrome: chrome, chromeY: layout.chromeY)
+        } catch {
+            printError("\(error)")
+        }
+        if options.profile {
+            let t3 = monotonic()
+            profile.0 += t1 - t0; profile.1 += t2 - t1; profile.2 += t3 - t2; profile.3 += 1
+            if profile.3 == 60 {
+                printError(String(format: "studio: profile ms/frame: render %.1f, chrome %.1f, present %.1f",
+                                  profile.0 * 1000 / 60, profile.1 * 1000 / 60, profile.2 * 1000 / 60))
+                profile = (0, 0, 0, 0)
+            }
+        }
+        presentedState = state
+        presentedKey = key
+        presentedIndex = k
+        presentedCount += 1
+        dirty = false
+        if options.verbose {
+            printError("studio: frame \(k) presented (run \(session.generation)\(playing ? "" : ", paused")\(recording != nil ? ", recording" : ""))")
+        }
+    }
+
+    private func drawChrome(index k: Int) -> RGBAImage {
+        var c = Canvas(width: layout.windowWidth, height: Layout.chromeHeight, color: (28, 28, 30))
+        let w = layout.windowWidth
+        // Timeline.
+        let (tx, tw) = (Layout.timelinePad, max(1, w - 2 * Layout.timelinePad))
+        c.fill(x: tx, y: 4, w: tw, h: 12, (64, 64, 70))
+        let fps = session.clip?.fps ?? 30
+        let length = max(clipLength, recording != nil ? playhead : 0)
+        if length > 0 {
+            func x(_ t: Double) -> Int { tx + Int((min(max(t / length, 0), 1) * Double(tw - 1)).rounded()) }
+            c.fill(x: tx, y: 4, w: x(playhead) - tx, h: 12, recording != nil ? (170, 50, 50) : (70, 110, 180))
+            if session.scriptedDuration < length - 1e-9 {
+                c.fill(x: x(session.scriptedDuration), y: 2, w: 1, h: 16, (220, 220, 220))
+            }
+            for e in session.performed {
+                let t = e.anchor == .start ? e.time : session.scriptedDuration + e.time
+                c.fill(x: x(t) - 1, y: 4, w: 3, h: 4, (250, 200, 60))
+            }
+            if let r = recording {
+                for e in r.take.events {
+                    c.fill(x: x(session.scriptedDuration + Double(e.milliseconds) / 1000) - 1, y: 4, w: 3, h: 4, (250, 200, 60))
+                }
+            }
+            c.fill(x: x(playhead) - 1, y: 1, w: 3, h: 18, (255, 255, 255))
+        }
+        // Status.
+        let frames = session.clip?.frameCount ?? 0
+        let mode: String
+        if recording != nil {
+            mode = "REC +\(String(format: "%.1f", playhead - session.scriptedDuration)) s"
+        } else {
+            mode = playing ? "playing" : "paused"
+        }
+        let line1 = "frame \(k)/\(frames)  \(String(format: "%.3f", Double(k) / fps)) s  \(mode)"
+        let y1 = 22, y2 = 22 + StudioFont.cellHeight + 2
+        let end = c.text(line1, x: Layout.timelinePad, y: y1, recording != nil ? (255, 120, 120) : (235, 235, 235))
+        let hint = "Space  </>  Home  H  R  drag: poke  Shift+arrows: shake"
+        let hx = w - Layout.timelinePad - hint.count * StudioFont.cellWidth
+        if hx > end + 20 { c.text(hint, x: hx, y: y1, (130, 130, 140)) }
+        var msg = message
+        let room = Canvas.fits(from: Layout.timelinePad, to: w - Layout.timelinePad)
+        if msg.count > room { msg = String(msg.prefix(max(0, room - 3))) + "..." }
+        c.text(msg, x: Layout.timelinePad, y: y2, messageIsError ? (255, 110, 110) : (170, 200, 170))
+        return c.image
+    }
+}
+
+/// The pixels of a straight-alpha layer that are not transparent, to
+/// blend "over" frames of its size.
+struct SparseLayer {
+    let width: Int, height: Int
+    private var indices: [Int] = []
+    private var colors: [(UInt8, UInt8, UInt8, UInt8)] = []
+
+    init(_ layer: RGBAImage) {
+        width = layer.width
+        height = layer.height
+        for i in 0..<(layer.width * layer.height) where layer.pixels[i * 4 + 3] != 0 {
+            indices.append(i)
+            colors.append((layer.pixels[i * 4], layer.pixels[i * 4 + 1], layer.pixels[i * 4 + 2], layer.pixels[i * 4 + 3]))
+        }
+    }
+
+    func blend(into img: inout RGBAImage) {
+        guard img.width == width, img.height == height else { return }
+        img.pixels.withUnsafeMutableBufferPointer { px in
+            for (n, i) in indices.enumerated() {
+                let c = colors[n], a = Int(c.3), j = i * 4
+                px[j] = UInt8((Int(c.0) * a + Int(px[j]) * (255 - a) + 127) / 255)
+                px[j + 1] = UInt8((Int(c.1) * a + Int(px[j + 1]) * (255 - a) + 127) / 255)
+                px[j + 2] = UInt8((Int(c.2) * a + Int(px[j + 2]) * (255 - a) + 127) / 255)
+                px[j + 3] = UInt8(max(a, Int(px[j + 3])))
+            }
+        }
+    }
+}
+
+/// A box of image pixels.
+struct PixelBox: Equatable {
+    var x: Int, y: Int, w: Int, h: Int
+
+    /// The pixels one region can change: its corners' box, a pixel
+    /// wider, clipped to the image (the whole image for a region with a
+    /// non-finite corner); nil when nothing of it is inside.
+    static func of(_ r: RegionFrame, mapping m: OutputMapping) -> PixelBox? {
+        let width = m.outputWidth, height = m.outputHeight
+        let sx = m.scaleX, sy = m.scaleY
+        let b = Rect(minX: r.shape.bbox.minX / sx, minY: r.shape.bbox.minY / sy,
+                     maxX: r.shape.bbox.maxX / sx, maxY: r.shape.bbox.maxY / sy)
+        guard b.minX.isFinite, b.minY.isFinite, b.maxX.isFinite, b.maxY.isFinite else {
+            return PixelBox(x: 0, y: 0, w: width, h: height)
+        }
+        func clampInt(_ v: Double, _ hi: Int) -> Int { Int(min(max(v, 0), Double(hi))) }
+        let x0 = clampInt((b.minX - 2).rounded(.down), width), y0 = clampInt((b.minY - 2).rounded(.down), height)
+        let x1 = clampInt((b.maxX + 2).rounded(.up), width), y1 = clampInt((b.maxY + 2).rounded(.up), height)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return PixelBox(x: x0, y: y0, w: x1 - x0, h: y1 - y0)
+    }
+
+    /// The boxes of the pixels the regions can change, one per region
+    /// (equal ones once); beyond `limit` boxes, their union.
+    static func covering(_ regions: [RegionFrame], width: Int, height: Int, limit: Int = 8) -> [PixelBox] {
+        covering(regions, mapping: OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height),
+                 limit: limit)
+    }
+
+    /// The same in the output pixels of `mapping` (a frame rendered smaller
+    /// than the source).
+    static func covering(_ regions: [RegionFrame], mapping: OutputMapping, limit: Int = 8) -> [PixelBox] {
+        var boxes: [PixelBox] = []
+        for r in regions {
+            if let b = of(r, mapping: mapping), !boxes.contains(b) { boxes.append(b) }
+        }
+        guard boxes.count > limit, let first = boxes.first else { return boxes }
+        var u = first
+        for b in boxes.dropFirst() {
+            let x1 = max(u.x + u.w, b.x + b.w), y1 = max(u.y + u.h, b.y + b.h)
+            u.x = min(u.x, b.x); u.y = min(u.y, b.y)
+            u.w = x1 - u.x; u.h = y1 - u.y
+        }
+        return [u]
+    }
+}
+
+/// Where things are in the window: the image area on top (1:1 when it
+/// fits on the screen, else scaled down uniformly; centred when the window
+/// is wider), the chrome (timeline, two status lines) below it.
+struct Layout {
+    static let chromeHeight = 56
+    static let minWidth = 480
+    static let timelinePad = 8
+
+    let windowWidth: Int
+    let windowHeight: Int
+    let imageRect: (x: Int, y: Int, w: Int, h: Int)
+    let scale: Double
+    var chromeY: Int { imageRect.y + imageRect.h }
+
+    init(imageWidth iw: Int, imageHeight ih: Int, screen: (width: Int, height: Int)?) {
+        let iw = max(1, iw), ih = max(1, ih)
+        var s = 1.0
+        if let screen {
+            let maxW = Double(max(64, screen.width - 16)), maxH = Double(max(64, screen.height - Layout.chromeHeight - 48))
+            s = min(1, maxW / Double(iw), maxH / Double(ih))
+        }
+        let w = max(1, Int((Double(iw) * s).rounded())), h = max(1, Int((Double(ih) * s).rounded()))
+        scale = s
+        windowWidth = max(w, Layout.minWidth)
+        windowHeight = h + Layout.chromeHeight
+        imageRect = ((windowWidth - w) / 2, 0, w, h)
+    }
+
+    func timelineContains(_ x: Int, _ y: Int) -> Bool {
+        y >= chromeY && y < chromeY + 20
+    }
+
+    func timelineFraction(_ x: Int) -> Double {
+        let w = max(1, windowWidth - 2 * Layout.timelinePad)
+        return min(max(Double(x - Layout.timelinePad) / Double(w), 0), 1)
+    }
+
+    /// The image point under window pixel `(x, y)`'s centre, nil outside the image area.
+    func imagePoint(_ x: Int, _ y: Int) -> Point? {
+        let r = imageRect
+        guard x >= r.x, x < r.x + r.w, y >= r.y, y < r.y + r.h else { return nil }
+        return imagePointUnclamped(x, y)
+    }
+
+    func imagePointUnclamped(_ x: Int, _ y: Int) -> Point {
+        Point((Double(x - imageRect.x) + 0.5) / scale, (Double(y - imageRect.y) + 0.5) / scale)
+    }
+}
+
+func fmt(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(format: "%g", v) }
+func fmt1(_ v: Double) -> String { String(format: "%.1f", v) }
+func fmt3(_ v: Double) -> String { String(format: "%.3f", v) }

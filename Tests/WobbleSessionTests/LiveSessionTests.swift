@@ -1,0 +1,108 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleMedia
+import WobbleScript
+@testable import WobbleSession
+
+/// The live session: performed events on top of a scene, takes.
+final class LiveSessionTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-session-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var px = [UInt8](repeating: 255, count: 40 * 30 * 4)
+        for i in 0..<(40 * 30) { px[i * 4] = UInt8(i % 40 * 6); px[i * 4 + 1] = UInt8(i / 40 * 8) }
+        try ImageIO.writePNG(RGBAImage(width: 40, height: 30, pixels: px), to: dir.appendingPathComponent("img.png").path)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func scene(_ text: String) throws -> String {
+        let p = dir.appendingPathComponent("scene.lua").path
+        try text.write(toFile: p, atomically: true, encoding: .utf8)
+        return p
+    }
+
+    static let still = """
+    image("img.png")
+    addSketch{x = 8, y = 6, w = 24, h = 18}
+    prepare()
+    wait(0.5)
+    """
+
+    func testTouchAtATimeMovesTheRegionFromThen() throws {
+        let s = LiveSession(options: SessionOptions(scenePath: try scene(LiveSessionTests.still)))
+        XCTAssertTrue(s.run())
+        XCTAssertEqual(s.clip?.frameCount, 15)
+        XCTAssertTrue(s.frameState(10)?.regions.isEmpty ?? false)
+        XCTAssertTrue(s.perform([PerformedEvent(time: 0.2, action: .touch(from: Point(20, 15), to: Point(25, 15)))]))
+        XCTAssertTrue(s.frameState(5)?.regions.isEmpty ?? false, "before the poke nothing moves")
+        XCTAssertFalse(s.frameState(7)?.regions.isEmpty ?? true, "after it the region moves")
+        // The clip goes on while the performed motion does (past 0.5 s).
+        XCTAssertGreaterThan(s.clip?.frameCount ?? 0, 15)
+        XCTAssertEqual(s.scriptedDuration, 0.5, accuracy: 1e-9)
+        XCTAssertTrue(s.inputs.contains { $0.hasSuffix("img.png") })
+    }
+
+    func testShakeWithoutEnableMotionAndAMiss() throws {
+        let s = LiveSession(options: SessionOptions(scenePath: try scene(LiveSessionTests.still)))
+        XCTAssertTrue(s.perform([PerformedEvent(time: 0.1, action: .touch(from: Point(1, 1), to: Point(5, 1)))]))
+        XCTAssertTrue(s.frameState(10)?.regions.isEmpty ?? false, "a touch outside every region moves nothing")
+        XCTAssertTrue(s.perform([PerformedEvent(time: 0.1, action: .shake(ax: 1.5, ay: 0))]))
+        XCTAssertFalse(s.frameState(10)?.regions.isEmpty ?? true)
+    }
+
+    func testAFailingRunKeepsTheLastGoodClip() throws {
+        let path = try scene(LiveSessionTests.still)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        try "image('img.png')\nwait(0.1)\nerror('boom')\n".write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertFalse(s.run())
+        XCTAssertTrue(s.error?.message.hasSuffix("scene.lua:3: boom") ?? false, s.error?.message ?? "")
+        XCTAssertEqual(s.clip?.frameCount, 15)
+        try "image('missing.png')\n".write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertFalse(s.run())
+        XCTAssertTrue(s.error?.message.contains("missing.png") ?? false, s.error?.message ?? "")
+    }
+
+    func testATakeRendersWhatWasPerformed() throws {
+        let path = try scene(LiveSessionTests.still)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        var take = Take()
+        take.events = [(250, Take.rounded(.touch(from: Point(20.04, 15), to: Point(26.26, 14)))),
+                       (1250, .shake(ax: 0, ay: -1.5))]
+        XCTAssertTrue(s.perform(take.events.map { Take.performed(milliseconds: $0.milliseconds, action: $0.action) }))
+        let written = try take.write(scenePath: path, recordedSeconds: 2, options: s.options)
+        XCTAssertTrue(written.hasSuffix("scene-take-1.lua"), written)
+        let text = try String(contentsOfFile: written, encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix(LiveSessionTests.still + "\n"))
+        XCTAssertTrue(text.contains("enableMotion()\nwait(0.25)\ntouch(20, 15, 26.3, 14)\nwait(1)\nshake(0, -1.5)\nuntilStill()\n"), text)
+        // Rendering the take gives the session's frames, frame for frame.
+        let replay = LiveSession(options: SessionOptions(scenePath: written))
+        XCTAssertTrue(replay.run())
+        XCTAssertEqual(replay.clip?.frameCount, s.clip?.frameCount)
+        for k in 0..<(s.clip?.frameCount ?? 0) {
+            XCTAssertEqual(replay.frameState(k), s.frameState(k), "frame \(k)")
+        }
+        XCTAssertTrue(Take.freePath(scenePath: path).hasSuffix("scene-take-2.lua"))
+    }
+
+    func testATakeOfAModelThatNeverRestsGetsMaxSeconds() throws {
+        let path = try scene("""
+        image("img.png")
+        addSketch{x = 8, y = 6, w = 24, h = 18, decay = 1}
+        prepare()
+        wait(0.2)
+        """)
+        var take = Take()
+        take.events = [(100, .touch(from: Point(20, 15), to: Point(25, 15)))]
+        let written = try take.write(scenePath: path, recordedSeconds: 3, options: SessionOptions(scenePath: path))
+        let text = try String(contentsOfFile: written, encoding: .utf8)
+        XCTAssertTrue(text.hasSuffix("untilStill(2.9)\n"), text)
+    }
+}

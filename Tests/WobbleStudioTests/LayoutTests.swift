@@ -1,0 +1,68 @@
+import XCTest
+import WobbleCore
+@testable import WobbleStudio
+
+/// The window's geometry and the pieces of a frame it uploads, without a window.
+final class LayoutTests: XCTestCase {
+    func testOneToOneWhenItFitsElseScaledDownUniformly() {
+        let small = Layout(imageWidth: 451, imageHeight: 300, screen: (1920, 1080))
+        XCTAssertEqual(small.scale, 1)
+        XCTAssertEqual(small.windowWidth, 480)   // the minimum width: the image is centred
+        XCTAssertEqual(small.imageRect.x, 14)
+        XCTAssertEqual(small.imageRect.w, 451)
+        XCTAssertEqual(small.windowHeight, 300 + Layout.chromeHeight)
+
+        let big = Layout(imageWidth: 4000, imageHeight: 3000, screen: (1920, 1080))
+        XCTAssertLessThan(big.scale, 1)
+        XCTAssertLessThanOrEqual(big.windowWidth, 1920)
+        XCTAssertLessThanOrEqual(big.windowHeight, 1080)
+        XCTAssertEqual(Double(big.imageRect.w) / Double(big.imageRect.h), 4.0 / 3.0, accuracy: 0.01)
+        // A window pixel maps back to the image point under its centre.
+        let p = big.imagePointUnclamped(big.imageRect.x + 100, 50)
+        XCTAssertEqual(p.x, 100.5 / big.scale, accuracy: 1e-9)
+        XCTAssertNil(big.imagePoint(big.imageRect.x - 1, 10))
+    }
+
+    func testDegenerateSizesDoNotTrap() {
+        let l = Layout(imageWidth: 0, imageHeight: -5, screen: (0, 0))
+        XCTAssertGreaterThan(l.windowWidth, 0)
+        XCTAssertGreaterThan(l.imageRect.h, 0)
+        XCTAssertEqual(l.timelineFraction(-100), 0)
+        XCTAssertEqual(l.timelineFraction(100_000), 1)
+    }
+
+    func testChangedBoxCoversTheRegionsAndStaysInTheImage() {
+        let shape = RegionShape(lt: Point(10, 20), rt: Point(50, 20), rb: Point(50, 60), lb: Point(10, 60), center: Point(30, 40))
+        let r = RegionFrame(shape: shape, peak: 3, direction: Point(1, 0), swing: 0.5)
+        XCTAssertEqual(PixelBox.covering([r], width: 100, height: 100), [PixelBox(x: 8, y: 18, w: 44, h: 44)])
+        XCTAssertEqual(PixelBox.covering([r, r], width: 30, height: 30), [PixelBox(x: 8, y: 18, w: 22, h: 12)])
+        XCTAssertEqual(PixelBox.covering([], width: 30, height: 30), [])
+        let far = RegionShape(lt: Point(200, 200), rt: Point(250, 200), rb: Point(250, 260), lb: Point(200, 260), center: Point(225, 230))
+        XCTAssertEqual(PixelBox.covering([RegionFrame(shape: far, peak: 1, direction: Point(0, 1), swing: 1)], width: 100, height: 100), [])
+        // Many boxes: their union.
+        var many: [RegionFrame] = []
+        for i in 0..<10 {
+            let x = Double(i * 5)
+            let shape = RegionShape(lt: Point(x, 0), rt: Point(x + 4, 0), rb: Point(x + 4, 4), lb: Point(x, 4), center: Point(x + 2, 2))
+            many.append(RegionFrame(shape: shape, peak: 1, direction: Point(1, 0), swing: 1))
+        }
+        XCTAssertEqual(PixelBox.covering(many, width: 100, height: 100), [PixelBox(x: 0, y: 0, w: 51, h: 6)])
+        let wild = RegionShape(lt: Point(-.infinity, 0), rt: Point(1, 0), rb: Point(1, 1), lb: Point(0, 1), center: Point(0.5, 0.5))
+        let w = RegionFrame(shape: wild, peak: 1, direction: Point(1, 0), swing: 1)
+        XCTAssertEqual(PixelBox.covering([w], width: 30, height: 20), [PixelBox(x: 0, y: 0, w: 30, h: 20)])
+    }
+
+    func testTheSparseLayerBlendsOnlyItsPixels() {
+        var layer = RGBAImage(width: 4, height: 1)
+        layer.pixels[4...7] = [255, 0, 0, 255]
+        layer.pixels[8...11] = [0, 0, 255, 128]
+        var frame = RGBAImage(width: 4, height: 1, pixels: [UInt8](repeating: 100, count: 16))
+        SparseLayer(layer).blend(into: &frame)
+        XCTAssertEqual(Array(frame.pixels[0...3]), [100, 100, 100, 100])
+        XCTAssertEqual(Array(frame.pixels[4...7]), [255, 0, 0, 255])
+        XCTAssertEqual(Array(frame.pixels[8...11]), [50, 50, 178, 128])
+        var other = RGBAImage(width: 2, height: 2)
+        SparseLayer(layer).blend(into: &other)   // another size: nothing happens
+        XCTAssertEqual(other, RGBAImage(width: 2, height: 2))
+    }
+}

@@ -1,0 +1,294 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleMedia
+
+/// The built `wobble-run` executable beside the test bundle.
+enum StudioTool {
+    static let executable: URL = {
+        var dir = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("wobble-run")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        for b in Bundle.allBundles {
+            let candidate = b.bundleURL.deletingLastPathComponent().appendingPathComponent("wobble-run")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        fatalError("wobble-run executable not found near \(Bundle.main.bundleURL.path)")
+    }()
+
+    /// Runs a program to completion: status, stdout, stderr.
+    @discardableResult
+    static func run(_ program: String, _ args: [String], cwd: URL? = nil, env: [String: String]? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let p = Process()
+        p.executableURL = program.hasPrefix("/") ? URL(fileURLWithPath: program) : URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = program.hasPrefix("/") ? args : [program] + args
+        if let cwd { p.currentDirectoryURL = cwd }
+        if let env { p.environment = env }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        nonisolated(unsafe) var errData = Data()
+        let g = DispatchGroup()
+        g.enter()
+        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); g.leave() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        g.wait()
+        p.waitUntilExit()
+        return (p.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// An Xvfb server of our own on a free display number, for the whole run
+/// of the studio tests (stopped when the process exits).
+final class VirtualDisplay: @unchecked Sendable {
+    let name: String
+    private let process: Process
+
+    /// Displays by screen size, started on first use (test methods run one
+    /// at a time, on one thread).
+    nonisolated(unsafe) private static var shared: [String: VirtualDisplay] = [:]
+    nonisolated(unsafe) private static var failure: String?
+
+    /// The display with a `width`×`height` screen, started on first use;
+    /// throws when Xvfb cannot start.
+    static func get(width: Int = 1920, height: Int = 1080) throws -> VirtualDisplay {
+        let key = "\(width)x\(height)"
+        if let d = shared[key] { return d }
+        if let f = failure { throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: f]) }
+        do {
+            let d = try VirtualDisplay(screen: key)
+            if shared.isEmpty { atexit { for d in VirtualDisplay.shared.values { d.stop() } } }
+            shared[key] = d
+            return d
+        } catch {
+            failure = "\(error)"
+            throw error
+        }
+    }
+
+    private init(screen: String) throws {
+        guard let xvfb = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "Xvfb is not installed (Scripts/install-deps.sh --bench installs it)"])
+        }
+        var n = 90 + Int(getpid() % 50)
+        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") || FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") {
+            n += 1
+        }
+        name = ":\(n)"
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: xvfb)
+        process.arguments = [name, "-screen", "0", "\(screen)x24", "-nolisten", "tcp", "-noreset"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") {
+            guard process.isRunning, Date() < deadline else {
+                throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "Xvfb \(name) did not start"])
+            }
+            usleep(20_000)
+        }
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = name
+        env.removeValue(forKey: "WAYLAND_DISPLAY")
+        return env
+    }
+
+    /// Runs an X client (xdotool, import) on this display.
+    @discardableResult
+    func x(_ program: String, _ args: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+        try StudioTool.run(program, args, env: environment)
+    }
+}
+
+/// A running `wobble-run edit` window: its stderr lines, its X window and
+/// its image area.
+final class StudioWindowUnderTest {
+    let display: VirtualDisplay
+    let process = Process()
+    private let reader = LineReader()
+    let windowID: String
+    /// Where the picture is in the window (the latest `studio: window` line).
+    private(set) var imageArea: (x: Int, y: Int, w: Int, h: Int)
+
+    /// Reads the image area again (after the window was resized).
+    func updateImageArea() {
+        for l in linesSnapshot().reversed() where l.hasPrefix("studio: window ") {
+            if let a = StudioWindowUnderTest.parseArea(l) { imageArea = a }
+            return
+        }
+    }
+
+    /// `studio: window 480x356 at 0,0; image area 14,0 451x300; scale 1`
+    static func parseArea(_ l: String) -> (Int, Int, Int, Int)? {
+        guard let r = l.range(of: "image area ") else { return nil }
+        let rest = l[r.upperBound...].split(separator: ";")[0]
+        let parts = rest.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "x" }).compactMap { Int($0) }
+        return parts.count == 4 ? (parts[0], parts[1], parts[2], parts[3]) : nil
+    }
+
+    init(scene: String, cwd: URL, display: VirtualDisplay, extra: [String] = []) throws {
+        self.display = display
+        process.executableURL = StudioTool.executable
+        process.arguments = ["edit", scene, "-v", "--window-position", "0,0"] + extra
+        process.currentDirectoryURL = cwd
+        process.environment = display.environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        let handle = err.fileHandleForReading
+        let reader = self.reader
+        handle.readabilityHandler = { h in
+            let data = h.availableData
+            guard !data.isEmpty else { h.readabilityHandler = nil; return }
+            reader.add(data)
+        }
+        try process.run()
+        var area: (Int, Int, Int, Int)?
+        let deadline = Date().addingTimeInterval(15)
+        while area == nil {
+            guard Date() < deadline, process.isRunning else {
+                throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "the studio did not open a window: \(StudioWindowUnderTest.join(reader.snapshot(), process))"])
+            }
+            for l in reader.snapshot() where l.hasPrefix("studio: window ") {
+                if let a = StudioWindowUnderTest.parseArea(l) { area = a }
+            }
+            usleep(20_000)
+        }
+        imageArea = area ?? (0, 0, 0, 0)
+        let title = "wobble-run edit: " + URL(fileURLWithPath: scene).lastPathComponent
+        let found = try display.x("xdotool", ["search", "--sync", "--name", title])
+        windowID = String(decoding: found.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        guard !windowID.isEmpty else {
+            throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "no X window named '\(title)'"])
+        }
+        try display.x("xdotool", ["windowfocus", "--sync", windowID])
+    }
+
+    static func join(_ lines: [String], _ p: Process) -> String {
+        lines.suffix(5).joined(separator: " | ") + (p.isRunning ? "" : " (exited \(p.terminationStatus))")
+    }
+
+    func linesSnapshot() -> [String] { reader.snapshot() }
+
+    /// Waits until a stderr line after the first `after` lines satisfies `match`; returns it.
+    @discardableResult
+    func waitForLine(after: Int = 0, timeout: Double = 10, _ what: String, _ match: (String) -> Bool) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let ls = linesSnapshot()
+            if ls.count > after, let l = ls[after...].first(where: match) { return l }
+            guard Date() < deadline, process.isRunning else {
+                throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "no '\(what)' line: \(StudioWindowUnderTest.join(ls, process))"])
+            }
+            usleep(10_000)
+        }
+    }
+
+    var lineCount: Int { linesSnapshot().count }
+
+    func key(_ keys: String...) throws {
+        try display.x("xdotool", ["key", "--delay", "30"] + keys)
+    }
+
+    /// A left-button drag in window pixels.
+    func drag(from a: (Int, Int), to b: (Int, Int)) throws {
+        try display.x("xdotool", ["mousemove", "--window", windowID, "\(a.0)", "\(a.1)", "mousedown", "1",
+                                  "mousemove", "--window", windowID, "\((a.0 + b.0) / 2)", "\((a.1 + b.1) / 2)",
+                                  "mousemove", "--window", windowID, "\(b.0)", "\(b.1)", "mouseup", "1"])
+    }
+
+    /// The image area of the window as it is on the screen now.
+    func screenshot() throws -> RGBAImage {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("studio-shot-\(UUID().uuidString).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try display.x("import", ["-window", windowID, "PNG32:" + path])
+        guard r.status == 0 else { throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "import failed: \(r.stderr)"]) }
+        let full = try ImageIO.load(path: path)
+        return StudioWindowUnderTest.crop(full, imageArea)
+    }
+
+    static func crop(_ img: RGBAImage, _ r: (x: Int, y: Int, w: Int, h: Int)) -> RGBAImage {
+        var px = [UInt8](repeating: 0, count: r.w * r.h * 4)
+        for y in 0..<r.h where y + r.y < img.height {
+            for x in 0..<r.w where x + r.x < img.width {
+                let s = ((y + r.y) * img.width + x + r.x) * 4, d = (y * r.w + x) * 4
+                for c in 0..<4 { px[d + c] = img.pixels[s + c] }
+            }
+        }
+        return RGBAImage(width: r.w, height: r.h, pixels: px)
+    }
+
+    /// Esc, then the exit status.
+    func quit() throws -> Int32 {
+        if process.isRunning { try? key("Escape") }
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        if process.terminationStatus != 0 || process.terminationReason != .exit {
+            print("studio exited \(process.terminationReason == .exit ? "with status" : "on signal") \(process.terminationStatus): "
+                  + linesSnapshot().filter { !$0.contains(" presented ") }.suffix(4).joined(separator: " | "))
+        }
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
+
+/// Lines of a pipe, collected on another thread.
+final class LineReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var pending = ""
+
+    func add(_ data: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        pending += String(decoding: data, as: UTF8.self)
+        while let nl = pending.firstIndex(of: "\n") {
+            lines.append(String(pending[..<nl]))
+            pending = String(pending[pending.index(after: nl)...])
+        }
+    }
+
+    func snapshot() -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+}
+
+/// Share of RGB channels of `a` and `b` (same size) within `tolerance`,
+/// over the pixels `include` accepts.
+func agreement(_ a: RGBAImage, _ b: RGBAImage, tolerance: Int = 2, include: (Int, Int) -> Bool = { _, _ in true }) -> (share: Double, differing: Int) {
+    guard a.width == b.width, a.height == b.height else { return (0, a.width * a.height * 3) }
+    var total = 0, ok = 0
+    for y in 0..<a.height {
+        for x in 0..<a.width where include(x, y) {
+            let i = (y * a.width + x) * 4
+            for c in 0..<3 {
+                total += 1
+                if abs(Int(a.pixels[i + c]) - Int(b.pixels[i + c])) <= tolerance { ok += 1 }
+            }
+        }
+    }
+    return (total == 0 ? 1 : Double(ok) / Double(total), total - ok)
+}

@@ -1,0 +1,300 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleMedia
+
+/// `wobble-run edit` under Xvfb, driven by xdotool, read by screenshots.
+final class StudioTests: XCTestCase {
+    var dir: URL!
+    var display: VirtualDisplay!
+    let id = String(UUID().uuidString.prefix(8)).lowercased()
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-studio-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func startDisplay() throws {
+        display = try VirtualDisplay.get()
+    }
+
+    /// A `w`×`h` pattern: gradients and a checker, so any displacement shows.
+    func writePattern(_ name: String, _ w: Int, _ h: Int) throws {
+        var px = [UInt8](repeating: 255, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = (y * w + x) * 4
+                px[i] = UInt8(x * 255 / max(w - 1, 1))
+                px[i + 1] = UInt8(y * 255 / max(h - 1, 1))
+                px[i + 2] = UInt8(((x / 4 + y / 4) % 2) * 200)
+            }
+        }
+        try ImageIO.writePNG(RGBAImage(width: w, height: h, pixels: px), to: dir.appendingPathComponent(name).path)
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+
+    func render(_ args: [String]) throws {
+        let r = try StudioTool.run(StudioTool.executable.path, args, cwd: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    static func frameLine(_ k: Int, run: Int? = nil, paused: Bool) -> (String) -> Bool {
+        { l in
+            l.hasPrefix("studio: frame \(k) presented (run " + (run.map(String.init) ?? ""))
+                && (!paused || l.contains("paused"))
+        }
+    }
+
+    // MARK: -
+
+    func testNoDisplayIsOneLineAndExitOne() throws {
+        try write("s.lua", "image('img.png')\n")
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "DISPLAY")
+        env.removeValue(forKey: "WAYLAND_DISPLAY")
+        let r = try StudioTool.run(StudioTool.executable.path, ["edit", "s.lua"], cwd: dir, env: env)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "wobble-run: edit needs a display (DISPLAY or WAYLAND_DISPLAY is not set); render headless with 'wobble-run SCENE.lua'\n")
+        // Usage errors are status 2 and one line, display or not.
+        let none = try StudioTool.run(StudioTool.executable.path, ["edit"], cwd: dir, env: env)
+        XCTAssertEqual(none.status, 2)
+        XCTAssertEqual(none.stderr, "wobble-run: edit: edit needs a scene: wobble-run edit SCENE.lua\n")
+        let bogus = try StudioTool.run(StudioTool.executable.path, ["edit", "s.lua", "--bogus"], cwd: dir, env: env)
+        XCTAssertEqual(bogus.status, 2)
+        XCTAssertEqual(bogus.stderr, "wobble-run: edit: unknown option '--bogus' (wobble-run edit --help lists them)\n")
+        let help = try StudioTool.run(StudioTool.executable.path, ["edit", "--help"], cwd: dir, env: env)
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(String(decoding: help.stdout, as: UTF8.self).hasPrefix("usage: wobble-run edit SCENE.lua"))
+        // A scene file named `edit` is still a scene, as ./edit.
+        try write("edit", "image('img.png')\n")
+        try writePattern("img.png", 8, 8)
+        let still = try StudioTool.run(StudioTool.executable.path, ["./edit", "--check"], cwd: dir, env: env)
+        XCTAssertEqual(still.status, 0, still.stderr)
+    }
+
+    func testTheImageAreaIsTheHeadlessFrame() throws {
+        try startDisplay()
+        try writePattern("img.png", 200, 150)
+        let scene = "parity-\(id).lua"
+        try write(scene, """
+        image("img.png")
+        addSketch{x = 30, y = 20, w = 90, h = 80}
+        addSketch{lt = {110, 60}, rt = {190, 50}, rb = {185, 140}, lb = {120, 130}}
+        prepare()
+        impulse(1, 1, 0.5)
+        impulse(2, -0.3, 1, 0.8)
+        wait(1)
+        """)
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        try w.key("h", "space", "Home")
+        for k in [7, 16] {
+            let before = w.lineCount
+            try w.key(contentsOf: Array(repeating: "Right", count: k == 7 ? 7 : 9))
+            try w.waitForLine(after: before, "frame \(k) paused", StudioTests.frameLine(k, paused: true))
+            let shot = try w.screenshot()
+            try render([scene, "--frames", "\(k)", "-o", "out\(k)/", "-q"])
+            let expected = try ImageIO.load(path: dir.appendingPathComponent("out\(k)/frame_\(String(format: "%05d", k)).png").path)
+            let a = agreement(shot, expected)
+            XCTAssertGreaterThanOrEqual(a.share, 0.999, "frame \(k): \(a.differing) channels differ by more than 2")
+        }
+        XCTAssertEqual(try w.quit(), 0)
+    }
+
+    func testADragInsideARegionMovesItAndNothingElse() throws {
+        try startDisplay()
+        try writePattern("img.png", 200, 150)
+        let scene = "poke-\(id).lua"
+        try write(scene, """
+        image("img.png")
+        addSketch{x = 40, y = 30, w = 100, h = 80}
+        prepare()
+        wait(3)
+        """)
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        var before = w.lineCount
+        try w.key("h", "space", "Home", "Right", "Right")
+        try w.waitForLine(after: before, "frame 2 paused", StudioTests.frameLine(2, paused: true))
+        let still = try w.screenshot()
+        let (ax, ay) = (w.imageArea.x, w.imageArea.y)
+        try w.drag(from: (ax + 90, ay + 70), to: (ax + 120, ay + 60))
+        try w.waitForLine(after: before, "the touch", { $0.hasPrefix("studio: performed touch(") })
+        var moved = false
+        for k in 3...8 {
+            before = w.lineCount
+            try w.key("Right")
+            try w.waitForLine(after: before, "frame \(k)", StudioTests.frameLine(k, paused: true))
+            let shot = try w.screenshot()
+            let outside = agreement(shot, still, tolerance: 2) { x, y in x < 38 || x > 142 || y < 28 || y > 112 }
+            XCTAssertEqual(outside.differing, 0, "frame \(k): pixels outside the region changed")
+            let inside = agreement(shot, still, tolerance: 2) { x, y in x > 45 && x < 135 && y > 35 && y < 105 }
+            if inside.differing > 100 { moved = true }
+        }
+        XCTAssertTrue(moved, "the region did not move after the drag")
+        XCTAssertEqual(try w.quit(), 0)
+    }
+
+    func testEditingTheSceneOnDiskUpdatesTheWindow() throws {
+        try startDisplay()
+        // A plain light image: the handles' black edges are easy to find.
+        try ImageIO.writePNG(RGBAImage(width: 200, height: 120, pixels: [UInt8](repeating: 230, count: 200 * 120 * 4)),
+                             to: dir.appendingPathComponent("img.png").path)
+        let scene = "reload-\(id).lua"
+        func text(_ x: Int) -> String {
+            "image('img.png')\naddSketch{x = \(x), y = 30, w = 50, h = 50}\nprepare()\nwait(1)\n"
+        }
+        try write(scene, text(20))
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        var before = w.lineCount
+        try w.key("space")
+        try w.waitForLine(after: before, "paused", { $0.contains(" presented (run 1, paused)") })
+        func darkColumn(_ img: RGBAImage, _ x: Int) -> Bool {
+            (40..<70).filter { y in (x - 1...x + 1).contains { img.pixel($0, y).r < 100 } }.count > 20
+        }
+        let first = try w.screenshot()
+        XCTAssertTrue(darkColumn(first, 20))
+        XCTAssertFalse(darkColumn(first, 120))
+        before = w.lineCount
+        try write(scene, text(120))
+        try w.waitForLine(after: before, timeout: 5, "run 2 presented", { $0.contains(" presented (run 2") })
+        let second = try w.screenshot()
+        XCTAssertFalse(darkColumn(second, 20), "the old region's edge is still drawn")
+        XCTAssertTrue(darkColumn(second, 120), "the region did not move")
+        // A broken scene: the error is shown and the last good clip stays.
+        before = w.lineCount
+        try write(scene, text(120) + "error('broken on purpose')\n")
+        let line = try w.waitForLine(after: before, timeout: 5, "the error", { $0.contains("broken on purpose") })
+        XCTAssertTrue(line.hasSuffix(":5: broken on purpose"), line)
+        XCTAssertTrue(w.process.isRunning)
+        XCTAssertEqual(try w.quit(), 0)
+    }
+
+    func testASceneThatFailsOnOpenIsWatchedUntilItRuns() throws {
+        try startDisplay()
+        let scene = "late-\(id).lua"
+        try write(scene, """
+        image("img.png")
+        addSketch{x = 30, y = 20, w = 90, h = 80}
+        prepare()
+        impulse(1, 1, 0.5)
+        wait(1)
+        """)
+        // No image yet: the error is shown and the window stays open.
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("the error", { $0.contains("img.png") })
+        try w.waitForLine("a frame", { $0.contains(" presented (run 0") })
+        XCTAssertTrue(w.process.isRunning)
+        // The image arrives, of another size than the placeholder: the
+        // window resizes and shows the headless frame.
+        let before = w.lineCount
+        try writePattern("img.png", 200, 150)
+        try w.waitForLine(after: before, timeout: 5, "run 1", { $0.contains(" presented (run 1") })
+        try w.key("h", "space", "Home", "Right", "Right", "Right")
+        try w.waitForLine(after: before, "frame 3 paused", StudioTests.frameLine(3, paused: true))
+        w.updateImageArea()
+        XCTAssertEqual(w.imageArea.w, 200)
+        try render([scene, "--frames", "3", "-o", "out/", "-q"])
+        let expected = try ImageIO.load(path: dir.appendingPathComponent("out/frame_00003.png").path)
+        // Poll: the window system takes the new size a moment later.
+        var a = (share: 0.0, differing: 0)
+        let deadline = Date().addingTimeInterval(3)
+        repeat {
+            a = agreement(try w.screenshot(), expected)
+            if a.share >= 0.999 { break }
+            usleep(100_000)
+        } while Date() < deadline
+        XCTAssertGreaterThanOrEqual(a.share, 0.999, "\(a.differing) channels differ by more than 2")
+        XCTAssertEqual(try w.quit(), 0)
+    }
+
+    func testAPictureLargerThanTheScreenIsScaledDownAsARenderAtThatSize() throws {
+        display = try VirtualDisplay.get(width: 640, height: 480)   // a small screen
+        try writePattern("img.png", 900, 600)
+        let scene = "big-\(id).lua"
+        try write(scene, """
+        image("img.png")
+        addSketch{x = 150, y = 110, w = 340, h = 260}
+        prepare()
+        impulse(1, 1, 0.4)
+        wait(1)
+        """)
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        XCTAssertLessThan(w.imageArea.w, 900)
+        XCTAssertEqual(Double(w.imageArea.w) / Double(w.imageArea.h), 1.5, accuracy: 0.01)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        let before = w.lineCount
+        try w.key("h", "space", "Home", "Right", "Right", "Right", "Right")
+        try w.waitForLine(after: before, "frame 4 paused", StudioTests.frameLine(4, paused: true))
+        let shot = try w.screenshot()
+        try render([scene, "--frames", "4", "--width", "\(w.imageArea.w)", "--height", "\(w.imageArea.h)", "-o", "out/", "-q"])
+        let expected = try ImageIO.load(path: dir.appendingPathComponent("out/frame_00004.png").path)
+        let a = agreement(shot, expected)
+        XCTAssertGreaterThanOrEqual(a.share, 0.999, "\(a.differing) channels differ by more than 2")
+        XCTAssertEqual(try w.quit(), 0)
+    }
+
+    func testARecordedTakeRendersThePoke() throws {
+        try startDisplay()
+        try writePattern("img.png", 200, 150)
+        let scene = "take-\(id).lua"
+        try write(scene, """
+        image("img.png")
+        addSketch{x = 40, y = 30, w = 100, h = 80}
+        prepare()
+        wait(0.5)
+        """)
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        try w.key("r")
+        try w.waitForLine("recording", { $0.hasPrefix("studio: recording from 0.500 s") })
+        usleep(300_000)
+        let (ax, ay) = (w.imageArea.x, w.imageArea.y)
+        try w.drag(from: (ax + 90, ay + 70), to: (ax + 60, ay + 90))
+        try w.waitForLine("the touch", { $0.hasPrefix("studio: performed touch(") })
+        try w.key("r")
+        let wrote = try w.waitForLine("the take", { $0.hasPrefix("studio: wrote ") })
+        XCTAssertEqual(try w.quit(), 0)
+        let take = String(wrote.dropFirst("studio: wrote ".count))
+        XCTAssertEqual(take, "take-\(id)-take-1.lua")
+        let text = try String(contentsOf: dir.appendingPathComponent(take), encoding: .utf8)
+        let sceneText = try String(contentsOf: dir.appendingPathComponent(scene), encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix(sceneText))
+        // wait(0.3xx) then touch(...) then untilStill().
+        let block = String(text.dropFirst(sceneText.count))
+        guard let waitLine = block.split(separator: "\n").first(where: { $0.hasPrefix("wait(") }),
+              let offset = Double(waitLine.dropFirst(5).dropLast()) else {
+            return XCTFail("no wait(..) in the take:\n\(text)")
+        }
+        XCTAssertTrue(text.contains("\ntouch("), text)
+        XCTAssertTrue(text.hasSuffix("untilStill()\n"), text)
+        try render([take, "-o", "frames/", "-q"])
+        let poke = 0.5 + offset
+        let first = Int((poke * 30).rounded(.up))
+        func frame(_ k: Int) throws -> RGBAImage {
+            try ImageIO.load(path: dir.appendingPathComponent("frames/frame_\(String(format: "%05d", k)).png").path)
+        }
+        let still = try frame(0)
+        for k in stride(from: 0, to: first, by: 3) {
+            XCTAssertEqual(agreement(try frame(k), still, tolerance: 0).differing, 0, "frame \(k) moves before the poke at \(poke) s")
+        }
+        let later = try frame(first + 4)
+        let inside = agreement(later, still) { x, y in x > 45 && x < 135 && y > 35 && y < 105 }
+        XCTAssertGreaterThan(inside.differing, 100, "the poked region does not move after the poke")
+        let outside = agreement(later, still) { x, y in x < 38 || x > 142 || y < 28 || y > 112 }
+        XCTAssertEqual(outside.differing, 0)
+    }
+}
+
+extension StudioWindowUnderTest {
+    func key(contentsOf keys: [String]) throws {
+        try display.x("xdotool", ["key", "--delay", "30"] + keys)
+    }
+}
