@@ -454,7 +454,7 @@ final class StudioApp {
         let names = ["lt", "rt", "rb", "lb", "center"]
         let name = names[max(0, min(4, d.handle))]
         let v = p[handle: d.handle]
-        say("\(name) → (\(SketchSource.format(v.x)), \(SketchSource.format(v.y))) of \(describe(d.origin)); Ctrl+S saves, Ctrl+Z undoes")
+        say("\(name) moved to (\(SketchSource.format(v.x)), \(SketchSource.format(v.y))) of \(describe(d.origin)); Ctrl+S saves, Ctrl+Z undoes")
         if options.verbose { printError("studio: dragged \(name) of \(describe(d.origin)) to \(SketchSource.format(v.x)),\(SketchSource.format(v.y))") }
     }
 
@@ -491,7 +491,7 @@ final class StudioApp {
         session.addedSketches.append(.square(centeredAt: c))
         editsPending = true
         if editInputTime == nil { editInputTime = monotonic() }
-        say("added a 90×90 sketch at (\(SketchSource.format(c.x)), \(SketchSource.format(c.y))); Ctrl+S saves, Ctrl+Z undoes")
+        say("added a 90x90 sketch at (\(SketchSource.format(c.x)), \(SketchSource.format(c.y))); Ctrl+S saves, Ctrl+Z undoes")
         if options.verbose { printError("studio: added a sketch at \(SketchSource.format(c.x)),\(SketchSource.format(c.y))") }
     }
 
