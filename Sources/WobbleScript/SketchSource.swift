@@ -57,16 +57,20 @@ public struct SketchSource {
     /// Where added sketches go: the start of the line of the first
     /// top-level `prepare(...)`, nil when there is none (the end).
     public let insertionPoint: Int?
+    private let byLine: [Int: [Int]]
 
     public init(text: [UInt8]) {
         self.text = text
         let tokens = LuaTokenizer.tokens(text)
         calls = SketchSource.findCalls(tokens, text)
+        var index: [Int: [Int]] = [:]
+        for (i, c) in calls.enumerated() { index[c.line, default: []].append(i) }
+        byLine = index
         insertionPoint = SketchSource.firstTopLevelPrepare(tokens, text)
     }
 
     /// The calls on `line`, in order.
-    public func calls(onLine line: Int) -> [Call] { calls.filter { $0.line == line } }
+    public func calls(onLine line: Int) -> [Call] { (byLine[line] ?? []).map { calls[$0] } }
 
     // MARK: Editability
 

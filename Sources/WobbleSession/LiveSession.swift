@@ -66,7 +66,9 @@ public final class LiveSession {
     public var sketchOverrides: [Int: SketchPoints] = [:] { didSet { noteEdit() } }
     public var addedSketches: [SketchPoints] = [] { didSet { noteEdit() } }
     /// The `addSketch` calls of the last good run.
-    public private(set) var sketchCalls: [SketchCall] = []
+    public private(set) var sketchCalls: [SketchCall] = [] { didSet { callsByLine = nil } }
+    /// The calls made from each line of the scene file (built when first asked).
+    private var callsByLine: [Int: [Int]]?
     /// The scene's text as the last good run read it, and its calls.
     public private(set) var sceneText: [UInt8]?
     public private(set) var sceneSource: SketchSource?
@@ -179,7 +181,12 @@ public final class LiveSession {
         // The k-th call made from this line is the k-th call written on it;
         // a line that made more (or fewer) sketches than it has calls runs
         // in a loop or a function: computed.
-        let fromLine = sketchCalls.indices.filter { sketchCalls[$0].source == chunk && sketchCalls[$0].line == line }
+        if callsByLine == nil {
+            var index: [Int: [Int]] = [:]
+            for (i, c) in sketchCalls.enumerated() where c.source == chunk { if let l = c.line { index[l, default: []].append(i) } }
+            callsByLine = index
+        }
+        let fromLine = callsByLine?[line] ?? []
         guard let k = fromLine.firstIndex(of: ordinal), let src = sceneSource else { return (nil, computed) }
         let written = src.calls(onLine: line)
         guard written.count == fromLine.count else { return (nil, computed) }
