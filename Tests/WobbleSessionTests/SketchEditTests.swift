@@ -128,4 +128,25 @@ final class SketchEditTests: XCTestCase {
         XCTAssertEqual(s.editableCall(1).problem, "\(path): this sketch is computed; edit the script")
         XCTAssertEqual(s.editableCall(2).problem, "\(path):4: this sketch is computed; edit the script")
     }
+
+    func testACenterNeverSetFollowsTheCornersOneSetStays() throws {
+        let path = try scene(SketchEditTests.text)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        var a = s.sketchCalls[0].points      // x = 10, y = 10, w = 50, h = 40: no center
+        XCTAssertNil(a.center)
+        a.rb = Point(80, 70)
+        s.sketchOverrides[0] = a
+        var c = s.sketchCalls[4].points      // center = {30, 100}
+        c.rb = Point(90, 140)
+        s.sketchOverrides[4] = c
+        XCTAssertTrue(s.run())
+        let shapes = s.handleShapes(atFrame: 0)
+        XCTAssertEqual(shapes[0].shape.center, Point((10 + 60 + 80 + 10) / 4.0, (10 + 10 + 70 + 50) / 4.0))
+        XCTAssertEqual(shapes[4].shape.center, Point(30, 100))
+        try s.saveEdits()
+        let out = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(out.contains("local a = addSketch{lt = {10, 10}, rt = {60, 10}, rb = {80, 70}, lb = {10, 50}}   -- a"), out)
+        XCTAssertTrue(out.contains("rb = {90, 140}, lb = {10, 120}, center = {30, 100}}"), out)
+    }
 }
