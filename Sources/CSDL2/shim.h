@@ -1,3 +1,7 @@
 // SDL2 for the studio window (WobbleStudio/SDLWindow.swift is the only
 // file that calls it). pkg-config sdl2 adds -I/usr/include/SDL2.
 #include <SDL.h>
+// Xlib, for one call: an X error handler that reports instead of exiting
+// (Xlib's default ends the process on any error, such as a late request on
+// a window being destroyed).
+#include <X11/Xlib.h>

@@ -81,6 +81,16 @@ final class StudioWindow {
         }
         // A controller is optional: without the subsystem there is no shake from it.
         _ = SDL_InitSubSystem(UInt32(SDL_INIT_GAMECONTROLLER) | UInt32(SDL_INIT_SENSOR))
+        // On X11, an X error is reported on stderr instead of ending the
+        // process (Xlib's default handler exits with status 1).
+        if let driver = SDL_GetCurrentVideoDriver(), String(cString: driver) == "x11" {
+            _ = XSetErrorHandler { _, event in
+                if let e = event?.pointee {
+                    FileHandle.standardError.write(Data("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n".utf8))
+                }
+                return 0
+            }
+        }
     }
 
     static func shutdown() { SDL_Quit() }

@@ -241,7 +241,11 @@ final class StudioWindowUnderTest {
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { process.terminate(); process.waitUntilExit() }
-        return process.terminationStatus
+        if process.terminationStatus != 0 || process.terminationReason != .exit {
+            print("studio exited \(process.terminationReason == .exit ? "with status" : "on signal") \(process.terminationStatus): "
+                  + linesSnapshot().filter { !$0.contains(" presented ") }.suffix(4).joined(separator: " | "))
+        }
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 
     deinit {
