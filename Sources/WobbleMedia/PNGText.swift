@@ -23,17 +23,8 @@ public enum PNGFrameRate {
         return out
     }
 
-    /// The rate the PNG file at `path` records, or nil (none, not a PNG,
-    /// unreadable, or not a positive finite number). Reads the chunks
-    /// before the first `IDAT` only.
-    public static func read(path: String) -> Double? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 64 * 1024) else { return nil }
-        return read(bytes: [UInt8](head))
-    }
-
-    /// The rate recorded in the leading bytes of a PNG stream, or nil.
+    /// The rate a PNG stream records, or nil (none, not a PNG, or not a
+    /// positive finite number). Reads the chunks before the first `IDAT`.
     public static func read(bytes b: [UInt8]) -> Double? {
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         guard b.count >= 8, Array(b[0..<8]) == signature else { return nil }

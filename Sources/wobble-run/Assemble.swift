@@ -55,8 +55,16 @@ struct Assembler {
         guard frames.count <= o.maxFrames else {
             throw RunError("'\(directory)' has \(frames.count) frames, more than --max-frames \(o.maxFrames)")
         }
-        // The rate the frames record (PNGFrameRate), unless --fps says it.
-        let recorded = PNGFrameRate.read(path: frames[0].path)
+        // The first frame, read once (it may be a FIFO), and the rate it
+        // records (PNGFrameRate), unless --fps says it.
+        let (first, recorded) = try deadline.reading("image '\(frames[0].path)'") { () throws -> (RGBAImage, Double?) in
+            do {
+                let bytes = try ImageIO.readFile(path: frames[0].path)
+                return (try ImageIO.decode(bytes, name: frames[0].path), PNGFrameRate.read(bytes: bytes))
+            } catch let e as MediaError {
+                throw RunError(e.message)
+            }
+        }
         let fps = o.fps ?? recorded ?? 30
         if o.fps == nil && recorded == nil && !o.quiet {
             report.warn("'\(frames[0].path)' records no frame rate: assembling at 30 fps (give --fps)")
@@ -66,7 +74,6 @@ struct Assembler {
         report.duration = Double(frames.count) / fps
         let reporter = ProgressReporter(total: frames.count, quiet: o.quiet)
 
-        let first = try load(frames[0])
         let (w, h) = try outputSize(first.width, first.height)
         func prepare(_ img: RGBAImage, _ f: Frame) throws -> RGBAImage {
             guard img.width == first.width, img.height == first.height else {

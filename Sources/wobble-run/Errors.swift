@@ -63,6 +63,7 @@ enum Failure {
         let (code, lines) = describe(error)
         TemporaryPaths.removeAll()
         for line in lines { printError(line) }
+        report?.flushWarnings()
         if let report {
             report.error = lines.first.map { $0.hasPrefix("wobble-run: ") ? String($0.dropFirst(12)) : $0 } ?? "interrupted"
             report.printJSON()

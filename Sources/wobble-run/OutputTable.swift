@@ -62,9 +62,11 @@ struct OutputPlan: Equatable {
     /// `UsageError` (exit 2) when they cannot be told or contradict.
     static func decide(path: String, format: OutputFormat?) throws -> OutputPlan {
         if format == .null { return .null }
-        let own = path == "-" ? nil : pathFormat(path)
+        // `-`, `/dev/stdout` (and its other names): a GIF unless --format says otherwise.
+        let stdout = path == "-" || OutputTarget.namesStdout(path)
+        let own = stdout ? nil : pathFormat(path)
         guard let format else {
-            if path == "-" { return OutputPlan(format: .gif, path: path) }
+            if stdout { return OutputPlan(format: .gif, path: path) }
             guard let own else {
                 throw UsageError("cannot tell the output format of '\(path)': use \(OutputFormat.spelled)")
             }
@@ -73,7 +75,7 @@ struct OutputPlan: Equatable {
         switch (format, own?.format) {
         case (.gif, nil), (.gif, .gif?): return OutputPlan(format: .gif, path: path)
         case (.png, nil):
-            if path == "-" { throw UsageError("PNG frames cannot go to stdout ('-o -'); write them to a folder (frames/) or a pattern (out_%04d.png)") }
+            if stdout { throw UsageError("PNG frames cannot go to stdout ('-o -'); write them to a folder (frames/) or a pattern (out_%04d.png)") }
             return OutputPlan(format: .png, path: path, png: .directory(path))
         case (.png, .png?): return own!
         case (let f, nil) where f.video != nil: return OutputPlan(format: f, path: path)

@@ -21,10 +21,23 @@ final class RunReport {
 
     init(json: Bool) { self.json = json }
 
-    /// Records a warning and prints it on stderr (`wobble-run: warning: …`).
+    /// Warnings not printed yet.
+    private var unprinted: [String] = []
+
+    /// Records a warning (`flushWarnings` prints it).
     func warn(_ message: String) {
         warnings.append(message)
-        printError("wobble-run: warning: \(message)")
+        unprinted.append(message)
+    }
+
+    /// Prints the warnings not printed yet on stderr, one line each
+    /// (`wobble-run: warning: …`). A render calls it before its first
+    /// frame when stderr is a terminal (a person sees the warning before
+    /// the render is wasted); otherwise they come at the end, after the
+    /// result line or the error, so that an error stays the first line.
+    func flushWarnings() {
+        for w in unprinted { printError("wobble-run: warning: \(w)") }
+        unprinted.removeAll()
     }
 
     /// The object, keys in a fixed order.
@@ -47,6 +60,7 @@ final class RunReport {
 
     /// Prints the object on stdout when `--json` was given.
     func printJSON() {
+        flushWarnings()
         guard json else { return }
         print(object)
         fflush(nil)

@@ -162,6 +162,7 @@ struct Runner {
             try Compositor.frame(clip.frame(k, overlay: o.overlay), renderer: renderer)
         }
 
+        if isatty(2) == 1 { report.flushWarnings() }
         let sink = try plan.makeSink(frames) { try renderer.render(FrameState(index: 0, time: 0, regions: [])) }
         report.output = plan.path
         try streamFrames(selection, into: sink, reporter: reporter) { k in (try renderFrame(k), k) }

@@ -11,7 +11,7 @@ enum ClipWarnings {
         }
     }
 
-    /// Sketches never prepared, corners outside the image, nothing moving.
+    /// Sketches never prepared, regions outside the image, nothing moving.
     static func of(_ clip: Clip) -> [String] {
         var out: [String] = []
         let entries = clip.timeline.entries
@@ -26,12 +26,17 @@ enum ClipWarnings {
             for s in e.state.models.map(\.shape) + e.state.sketches where seen.insert(s).inserted { shapes.append(s) }
         }
         let w = Double(clip.imageWidth), h = Double(clip.imageHeight)
+        // A region may reach past an edge on purpose (edges() says what it
+        // pulls in from there); one whose center is off the image, or none
+        // of whose area is on it, is a mistake (other units, another image).
         let outside = shapes.filter { s in
-            [s.lt, s.rt, s.rb, s.lb].contains { $0.x < 0 || $0.y < 0 || $0.x > w || $0.y > h }
+            let xs = [s.lt.x, s.rt.x, s.rb.x, s.lb.x], ys = [s.lt.y, s.rt.y, s.rb.y, s.lb.y]
+            let off = (xs.max() ?? 0) <= 0 || (ys.max() ?? 0) <= 0 || (xs.min() ?? 0) >= w || (ys.min() ?? 0) >= h
+            return off || s.center.x < 0 || s.center.y < 0 || s.center.x > w || s.center.y > h
         }
         if let s = outside.first {
             let n = outside.count
-            out.append("\(n == 1 ? "a region has" : "\(n) regions have") corners outside the \(clip.imageWidth)×\(clip.imageHeight) image (the first: lt \(p(s.lt)), rt \(p(s.rt)), rb \(p(s.rb)), lb \(p(s.lb))); geometry is in source-image pixels")
+            out.append("\(n == 1 ? "a region lies" : "\(n) regions lie") outside the \(clip.imageWidth)×\(clip.imageHeight) image (the first: corners \(p(s.lt)) \(p(s.rt)) \(p(s.rb)) \(p(s.lb)), center \(p(s.center))); geometry is in source-image pixels")
         }
         if clip.frameCount > 1 || everPrepared {
             let moves = (0..<clip.frameCount).contains { !clip.frame($0).regions.isEmpty }

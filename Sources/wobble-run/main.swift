@@ -16,12 +16,22 @@ func main() -> Int32 {
     let args = PathBytes.arguments()
     // No file the tool opens may become a closed stdin/stdout/stderr.
     Posix.protectStandardDescriptors()
+    // Every write is checked: a reader that went away (`| head -c 10`) is
+    // an error with one clear line (EPIPE), not a silent death by SIGPIPE.
+    signal(SIGPIPE, SIG_IGN)
     // `wobble-run edit SCENE.lua`: the studio window (a scene file named
     // `edit` is reached as `./edit`).
     if args.first == "edit" { return Studio.main(Array(args.dropFirst())) }
     // A usage error is reported as JSON too when --json was asked for.
     let report = RunReport(json: args.prefix { $0 != "--" }.contains("--json"))
     do {
+        // `--generate KIND`: the man page, completions, Lua editor files
+        // (for Scripts/install.sh; not in --help).
+        if args.first == "--generate" {
+            guard args.count == 2 else { throw UsageError("--generate takes one of \(Generate.kinds.joined(separator: ", "))") }
+            print(try Generate.text(args[1]), terminator: "")
+            return 0
+        }
         let options = try CommandLine_.parse(args)
         if options.help {
             print(CommandLine_.helpText, terminator: "")
