@@ -6,7 +6,9 @@
 #            ThreadSanitizer (scratch /tmp/tsan-build): the sinks that
 #            render and encode at once (GIF encoder queue, PNG encodes on
 #            background threads, the video feeder thread), the CPU
-#            renderer's parallel region geometry, and the end-to-end tests,
+#            renderer's parallel region geometry, the commit protocol and
+#            its fault injection (signals mid-render, two runs at once), and
+#            the end-to-end tests,
 #            whose wobble-run is built with the same sanitizer (a report in
 #            it makes the tool exit 66, which fails the test).
 # Usage: Scripts/sanitize.sh [address|thread] [extra swift test arguments]
@@ -30,7 +32,7 @@ case "$kind" in
     ;;
   thread)
     scratch="${WOBBLE_TSAN_SCRATCH:-/tmp/tsan-build}"
-    filter=(--filter 'WobbleMediaTests.GIFSinkTests|WobbleMediaTests.PNGSequenceSinkTests|WobbleMediaTests.VideoSinkTests|WobbleRenderTests.CPURendererTests|WobbleRunTests.E2ETests|WobbleRunTests.PolishTests')
+    filter=(--filter 'WobbleMediaTests.GIFSinkTests|WobbleMediaTests.PNGSequenceSinkTests|WobbleMediaTests.VideoSinkTests|WobbleMediaTests.CommitRecoveryTests|WobbleRenderTests.CPURendererTests|WobbleRunTests.E2ETests|WobbleRunTests.PolishTests|WobbleRunTests.OutputTrustTests')
     export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1}"
     # Frames render several times slower: the interrupt test's latency
     # limit scales with it.

@@ -59,12 +59,12 @@ struct LuaArgs {
         return s
     }
 
-    /// A file path: a non-empty string of valid UTF-8 without NUL bytes.
+    /// A file path: a non-empty string without NUL bytes, its bytes kept
+    /// exactly (`PathBytes`: bytes that are not UTF-8 are escaped).
     func path(_ i: Int32) throws -> String {
-        let s = try string(i)
+        guard let s = lua.pathString(i) else { throw typeError(i, "string") }
         guard !s.isEmpty else { throw fail(i, "empty path") }
         guard !s.utf8.contains(0) else { throw fail(i, "path contains a NUL byte") }
-        guard lua.isValidUTF8(i) else { throw fail(i, "path is not valid UTF-8") }
         return s
     }
 

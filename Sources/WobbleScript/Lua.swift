@@ -108,14 +108,15 @@ struct LuaStack {
         }
     }
 
-    /// True when the value at `i` is a string of valid UTF-8 (`string(i)`
-    /// replaces invalid bytes, so a path must be checked before use).
-    func isValidUTF8(_ i: Int32) -> Bool {
-        guard type(i) == .string else { return false }
+    /// The string at `i` as a file name: its exact bytes, with those that
+    /// are not UTF-8 escaped (`PathBytes`), so a name round-trips to the
+    /// system unchanged (`string(i)` would replace them with U+FFFD).
+    func pathString(_ i: Int32) -> String? {
+        guard type(i) == .string else { return nil }
         var len = 0
-        guard let p = lua_tolstring(state, i, &len) else { return false }
+        guard let p = lua_tolstring(state, i, &len) else { return nil }
         return p.withMemoryRebound(to: UInt8.self, capacity: len) {
-            String(validating: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self) != nil
+            PathBytes.string(UnsafeBufferPointer(start: $0, count: len))
         }
     }
 
@@ -133,6 +134,13 @@ struct LuaStack {
         var s = s
         s.withUTF8 { b in
             b.withMemoryRebound(to: CChar.self) { c in _ = lua_pushlstring(state, c.baseAddress, c.count) }
+        }
+    }
+    /// Pushes a file name as its exact bytes (the inverse of `pathString`).
+    func pushPath(_ s: String) {
+        let b = PathBytes.bytes(s)
+        b.withUnsafeBufferPointer { buf in
+            buf.withMemoryRebound(to: CChar.self) { c in _ = lua_pushlstring(state, c.baseAddress, c.count) }
         }
     }
     func newTable(array: Int32 = 0, record: Int32 = 0) { wobble_newtable(state, array, record) }

@@ -51,7 +51,7 @@ public struct InputFile: Sendable, Equatable {
 ///
 /// `--allow-io` lifts it (only paths are resolved against the folder then).
 /// `-o` on the command line is the user's own choice and never reaches it.
-/// Paths must be valid UTF-8 without NUL bytes (`LuaArgs.path`).
+/// Paths are exact bytes (`PathBytes`): a name that is not UTF-8 is kept.
 public struct PathPolicy: Sendable {
     /// The script's folder as given ("" for the current directory).
     public let folder: String
@@ -96,8 +96,7 @@ public struct PathPolicy: Sendable {
         let full = resolve(path)
         if allowIO { return .success(full) }
         // A missing or unreadable file is the reader's to report.
-        var st = stat()
-        guard stat(full, &st) == 0 else { return .success(full) }
+        guard let st = PathPolicy.status(full, follow: true) else { return .success(full) }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             return .failure(Refusal(message: "is not a regular file (it is \(PathPolicy.kind(st.st_mode))); a scene reads files only (use --image for a pipe)"))
         }
@@ -120,8 +119,9 @@ public struct PathPolicy: Sendable {
         guard PathPolicy.isInside(real, base: base) else {
             return .failure(Refusal(message: "is outside the scene's folder"))
         }
-        var st = stat()
-        guard stat(real, &st) == 0 else { return .failure(Refusal(message: "cannot be opened: \(PathPolicy.errorText())")) }
+        guard let st = PathPolicy.status(real, follow: true) else {
+            return .failure(Refusal(message: "cannot be opened: \(PathPolicy.errorText())"))
+        }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             return .failure(Refusal(message: "is not a regular file (it is \(PathPolicy.kind(st.st_mode)))"))
         }
@@ -160,7 +160,7 @@ public struct PathPolicy: Sendable {
     /// resolve, and `.`/`..` after a missing folder, are refusals.
     public static func canonical(_ path: String) -> Result<String, Refusal> {
         // Longer than the system takes (PATH_MAX): no call could use it.
-        guard path.utf8.count < 4096 else { return .failure(Refusal(message: "cannot be checked: \(errorText(ENAMETOOLONG))")) }
+        guard PathBytes.bytes(path).count < 4096 else { return .failure(Refusal(message: "cannot be checked: \(errorText(ENAMETOOLONG))")) }
         var p = path
         var missing: [String] = []   // names below the first existing folder, innermost first
         while true {
@@ -172,8 +172,7 @@ public struct PathPolicy: Sendable {
                 return .success(real == "/" ? "/" + tail : real + "/" + tail)
             }
             let code = errno
-            var st = stat()
-            if lstat(p, &st) == 0 {
+            if let st = PathPolicy.status(p, follow: false) {
                 if (st.st_mode & S_IFMT) == S_IFLNK {
                     return .failure(Refusal(message: "is a symbolic link that does not resolve"))
                 }
@@ -212,17 +211,26 @@ public struct PathPolicy: Sendable {
         return "/" + parts.joined(separator: "/")
     }
 
-    /// `realpath(3)`, or nil with `errno` set.
+    /// `realpath(3)` on the exact bytes (`PathBytes`), or nil with `errno` set.
     public static func realPath(_ path: String) -> String? {
-        guard let p = realpath(path, nil) else { return nil }
+        guard let p = PathBytes.withCString(path, { realpath($0, nil) }) ?? nil else { return nil }
         defer { free(p) }
-        return String(cString: p)
+        return PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
+    }
+
+    /// `stat(2)` (or `lstat(2)` without `follow`) on the exact bytes, or nil with `errno` set.
+    static func status(_ path: String, follow: Bool) -> stat? {
+        var st = stat()
+        guard let r = PathBytes.withCString(path, { follow ? stat($0, &st) : lstat($0, &st) }) else {
+            errno = EINVAL
+            return nil
+        }
+        return r == 0 ? st : nil
     }
 
     /// Device and inode of `path` (links followed), or nil.
     public static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
+        guard let st = status(path, follow: true) else { return nil }
         return (UInt64(st.st_dev), UInt64(st.st_ino))
     }
 

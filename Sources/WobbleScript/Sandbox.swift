@@ -267,13 +267,13 @@ extension ScriptSession {
             return 3
         }
         if kind == "require" {
-            guard let name = lua.string(2) else {
+            guard let name = lua.pathString(2) else {
                 return deny("bad argument #1 to 'require' (string expected, got \(describe(lua, 2)))", raise: true)
             }
             let parts = name.split(separator: ".", omittingEmptySubsequences: false)
                 .flatMap { $0.split(separator: "/", omittingEmptySubsequences: false) }
-            guard !name.isEmpty, !name.utf8.contains(0), lua.isValidUTF8(2), parts.allSatisfy({ !$0.isEmpty }) else {
-                return deny("require: module name '\(name)' must name a file inside the scene's folder (like 'lib.util')",
+            guard !name.isEmpty, !name.utf8.contains(0), parts.allSatisfy({ !$0.isEmpty }) else {
+                return deny("require: module name '\(PathBytes.display(name))' must name a file inside the scene's folder (like 'lib.util')",
                             raise: true)
             }
             let rel = parts.joined(separator: "/")
@@ -282,15 +282,15 @@ extension ScriptSession {
                 tried.append(resolve(candidate))
                 if case .success(let full) = policy.code(candidate) {
                     recordInput(.module, full)
-                    lua.push(full)
+                    lua.pushPath(full)
                     return 1
                 }
             }
-            return deny("module '\(name)' not found in the scene's folder (no file '\(tried.joined(separator: "', no file '"))')",
+            return deny("module '\(PathBytes.display(name))' not found in the scene's folder (no file '\(tried.map { PathBytes.display($0) }.joined(separator: "', no file '"))')",
                         raise: true)
         }
         let raise = kind == "dofile"
-        guard lua.type(2) == .string, let path = lua.string(2) else {
+        guard lua.type(2) == .string, let path = lua.pathString(2) else {
             if lua.type(2).rawValue <= LuaType.nil.rawValue {
                 return deny("\(kind): reading standard input is not available (sandbox; --allow-io lifts it)", raise: raise)
             }
@@ -299,19 +299,16 @@ extension ScriptSession {
         guard !path.utf8.contains(0) else {
             return deny("bad argument #1 to '\(kind)' (path contains a NUL byte)", raise: true)
         }
-        guard lua.isValidUTF8(2) else {
-            return deny("bad argument #1 to '\(kind)' (path is not valid UTF-8)", raise: true)
-        }
         switch policy.code(path) {
         case .success(let full):
             recordInput(.code, full)
-            lua.push(full)
+            lua.pushPath(full)
             return 1
         case .failure(let r):
             if r.message.hasPrefix("cannot be opened: ") {
-                return deny("cannot open \(resolve(path)): \(r.message.dropFirst("cannot be opened: ".count))", raise: raise)
+                return deny("cannot open \(PathBytes.display(resolve(path))): \(r.message.dropFirst("cannot be opened: ".count))", raise: raise)
             }
-            return deny("\(kind): '\(path)' \(r.message) (sandbox; --allow-io lifts it)", raise: raise)
+            return deny("\(kind): '\(PathBytes.display(path))' \(r.message) (sandbox; --allow-io lifts it)", raise: raise)
         }
     }
 }

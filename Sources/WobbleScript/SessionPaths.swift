@@ -11,7 +11,7 @@ extension ScriptSession {
         switch policy.output(path) {
         case .success(let full): return full
         case .failure(let r):
-            throw SceneError("output", "path '\(path)' \(r.message) (use --allow-io, or -o on the command line)")
+            throw SceneError("output", "path '\(PathBytes.display(path))' \(r.message) (use --allow-io, or -o on the command line)")
         }
     }
 
@@ -19,7 +19,7 @@ extension ScriptSession {
     func checkedDataPath(_ path: String, function: String) throws -> String {
         switch policy.data(path) {
         case .success(let full): return full
-        case .failure(let r): throw SceneError(function, "path '\(path)' \(r.message)")
+        case .failure(let r): throw SceneError(function, "path '\(PathBytes.display(path))' \(r.message)")
         }
     }
 
@@ -37,16 +37,16 @@ extension ScriptSession {
         let bytes: [UInt8]
         switch ScriptSession.readFile(full) {
         case .success(let b): bytes = b
-        case .failure(let e): throw SceneError("enableMotion", "cannot read trace '\(path)': \(e.message)")
+        case .failure(let e): throw SceneError("enableMotion", "cannot read trace '\(PathBytes.display(path))': \(e.message)")
         }
         recordInput(.trace, full)
-        return try parseMotionTrace(String(decoding: bytes, as: UTF8.self), fileName: path)
+        return try parseMotionTrace(String(decoding: bytes, as: UTF8.self), fileName: PathBytes.display(path))
     }
 
     /// `record(role, path)` of the `--allow-io` prelude: a file Lua's own
     /// `require`, `dofile` or `loadfile` reads (path as Lua opens it).
     func sandboxRecord(_ a: LuaArgs) -> Int32 {
-        guard let path = a.lua.string(2), a.lua.isValidUTF8(2) else { return 0 }
+        guard let path = a.lua.pathString(2) else { return 0 }
         recordInput(a.lua.string(1) == "module" ? .module : .code, path)
         return 0
     }
@@ -56,7 +56,7 @@ extension ScriptSession {
     func sandboxRedact(_ a: LuaArgs) -> Int32 {
         let lua = a.lua
         let message = lua.string(1) ?? "(error object is not a string)"
-        guard let path = lua.string(2) else {
+        guard let path = lua.pathString(2) else {
             lua.push(message)
             return 1
         }

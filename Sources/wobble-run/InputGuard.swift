@@ -1,4 +1,5 @@
 import Foundation
+import WobbleCore
 import WobbleMedia
 import WobbleScript
 
@@ -41,18 +42,22 @@ extension Runner {
             default:
                 names = .directoryDefault
             }
-            let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "/" : folder)) ?? []).sorted()
+            let dir = folder.isEmpty ? "/" : folder
+            guard let fd = try? Posix.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) else { return }  // not there: nothing to replace
+            let entries = ((try? Posix.list(fd, shown: dir)) ?? []).sorted()
+            try? Posix.close(fd, shown: dir)
             for entry in entries {
                 guard let k = names.index(ofFileName: entry), let path = try? output.path(forFrame: k) else { continue }
                 let replaced = frames.contains(k)
                 guard replaced || options.frames == nil, let i = input(at: path) else { continue }
-                let what = replaced ? "replace frame \(k) '\(path)'" : "remove the stale frame '\(path)'"
-                throw refuse("output '\(output.path)' would \(what), which is the \(i.role.rawValue) '\(i.path)'")
+                let shown = PathBytes.display(path)
+                let what = replaced ? "replace frame \(k) '\(shown)'" : "remove the stale frame '\(shown)'"
+                throw refuse("output '\(PathBytes.display(output.path))' would \(what), which is the \(i.role.rawValue) '\(PathBytes.display(i.path))'")
             }
             return
         }
         if let i = input(at: single) {
-            throw refuse("output '\(single)' is the \(i.role.rawValue) '\(i.path)' itself")
+            throw refuse("output '\(PathBytes.display(single))' is the \(i.role.rawValue) '\(PathBytes.display(i.path))' itself")
         }
     }
 }

@@ -130,6 +130,19 @@ final class PathPolicyE2ETests: XCTestCase {
         XCTAssertTrue(try bytes("victim/photo.gif").starts(with: Data("GIF89a".utf8)), "\(args)")
     }
 
+    func testOutputNamesThatAreNotUTF8AreKept() throws {
+        try scene("output('o\\254.gif')")
+        let r = try Tool.run(["scene/s.lua", "--backend", "cpu"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let name = box.path("scene") + "/" + PathBytes.string([0x6F, 0xFE] + Array(".gif".utf8))
+        XCTAssertEqual(PathBytes.withCString(name) { access($0, F_OK) }, 0, "o\\xFE.gif was not written")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("scene/o\u{FFFD}.gif")))
+        try scene("output('../o\\254.gif')")
+        let out = try Tool.run(["scene/s.lua", "--backend", "cpu"], cwd: box.url)
+        XCTAssertEqual(out.status, 1)
+        XCTAssertEqual(out.firstError, "scene/s.lua:2: output: path '../o\\xFE.gif' is outside the scene's folder (use --allow-io, or -o on the command line)")
+    }
+
     // MARK: no output replaces an input
 
     func testOutputFolderHoldingTheImageIsRefused() throws {

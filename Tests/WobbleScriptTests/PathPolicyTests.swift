@@ -44,7 +44,9 @@ final class PathPolicyTests: XCTestCase {
         }
         XCTAssertEqual(f.message(withImage + "output('')"), "scene.lua:2: bad argument #1 to 'output' (empty path)")
         XCTAssertEqual(f.message(withImage + "output('a\\0b')"), "scene.lua:2: bad argument #1 to 'output' (path contains a NUL byte)")
-        XCTAssertEqual(f.message(withImage + "output('o\\254.gif')"), "scene.lua:2: bad argument #1 to 'output' (path is not valid UTF-8)")
+        // Bytes that are not UTF-8 are kept exactly (PathBytes), not replaced by U+FFFD.
+        XCTAssertEqual(try f.run(withImage + "output('o\\254.gif')").outputPath, f.dir + "/" + PathBytes.string([0x6F, 0xFE] + Array(".gif".utf8)))
+        XCTAssertEqual(f.message(withImage + "output('../o\\254.gif')"), "scene.lua:2: output: path '../o\\xFE.gif' is outside the scene's folder\(tail)")
         XCTAssertEqual(f.message(withImage + "output(string.rep('n', 5000) .. '.gif')"),
                        "scene.lua:2: output: path '\(String(repeating: "n", count: 5000)).gif' cannot be checked: File name too long\(tail)")
     }
@@ -100,12 +102,21 @@ final class PathPolicyTests: XCTestCase {
         XCTAssertEqual(f.message(withImage + "require 'fifo'"),
                        "scene.lua:2: module 'fifo' not found in the scene's folder (no file 'fifo.lua', no file 'fifo/init.lua')")
         XCTAssertLessThan(Date().timeIntervalSince(start), 5, "a FIFO blocked the script")
-        XCTAssertEqual(f.message(withImage + "enableMotion('t\\255.csv')"),
-                       "scene.lua:2: bad argument #1 to 'enableMotion' (path is not valid UTF-8)")
-        XCTAssertEqual(f.message("image('i\\255.png')"), "scene.lua:1: bad argument #1 to 'image' (path is not valid UTF-8)")
-        XCTAssertEqual(f.message(withImage + "dofile('d\\255.lua')"), "scene.lua:2: bad argument #1 to 'dofile' (path is not valid UTF-8)")
-        XCTAssertEqual(f.message(withImage + "require('m\\255')"),
-                       "scene.lua:2: require: module name 'm\u{FFFD}' must name a file inside the scene's folder (like 'lib.util')")
+        // Names that are not UTF-8 reach the system byte for byte.
+        func create(_ bytes: [UInt8], _ text: String) {
+            let fd = PathBytes.withCString(f.dir + "/" + PathBytes.string(bytes)) { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o644) } ?? -1
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            _ = text.withCString { write(fd, $0, strlen($0)) }
+            close(fd)
+        }
+        create([0x74, 0xFF] + Array(".csv".utf8), "0.1,2,0\n")
+        create([0x64, 0xFF] + Array(".lua".utf8), "return 41")
+        create([0x6D, 0xFE] + Array(".lua".utf8), "return 42")
+        try f.run(withImage + "enableMotion('t\\255.csv') assert(dofile('d\\255.lua') == 41) assert(require('m\\254') == 42)")
+        XCTAssertEqual(f.message(withImage + "enableMotion('n\\255.csv')"),
+                       "scene.lua:2: enableMotion: cannot read trace 'n\\xFF.csv': No such file or directory")
+        try f.run("image('i\\255.png')")
+        XCTAssertEqual(f.loadedImages.last, f.dir + "/" + PathBytes.string([0x69, 0xFF] + Array(".png".utf8)))
     }
 
     func testCodeLoadErrorsNeverQuoteTheFile() throws {
