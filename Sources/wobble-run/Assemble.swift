@@ -66,7 +66,7 @@ struct Assembler {
             }
         }
         let fps = o.fps ?? recorded ?? 30
-        if o.fps == nil && recorded == nil && !o.quiet {
+        if o.fps == nil && recorded == nil {
             report.warn("'\(frames[0].path)' records no frame rate: assembling at 30 fps (give --fps)")
         }
         report.fps = fps
