@@ -20,7 +20,7 @@ struct UsageError: ExitCoded {
     var message: String
     init(_ message: String) { self.message = message }
     var exitCode: Int32 { 2 }
-    var lines: [String] { ["wobble-run: \(message)"] }
+    var lines: [String] { [Failure.prefixed(message)] }
 }
 
 /// An error outside the script: printed as `wobble-run: <message>`, exit 1.
@@ -29,7 +29,7 @@ struct RunError: ExitCoded, CustomStringConvertible {
     init(_ message: String) { self.message = message }
     var description: String { message }
     var exitCode: Int32 { 1 }
-    var lines: [String] { ["wobble-run: \(message)"] }
+    var lines: [String] { [Failure.prefixed(message)] }
 }
 
 /// SIGINT/SIGTERM arrived: exit 128 + the signal, nothing printed.
@@ -41,7 +41,7 @@ struct Interrupted: ExitCoded {
 
 extension MediaError: ExitCoded {
     var exitCode: Int32 { 1 }
-    var lines: [String] { ["wobble-run: \(message)"] }
+    var lines: [String] { [Failure.prefixed(message)] }
 }
 
 extension ScriptError: ExitCoded {
@@ -51,10 +51,14 @@ extension ScriptError: ExitCoded {
 }
 
 enum Failure {
+    /// The one place the tool's name is put before an error outside the
+    /// script (`wobble-run: image 'x.png': not a PNG or JPEG file`).
+    static func prefixed(_ message: String) -> String { "wobble-run: " + message }
+
     /// Any error as the tool reports it.
     static func describe(_ error: Error) -> (code: Int32, lines: [String]) {
         if let e = error as? ExitCoded { return (e.exitCode, e.lines) }
-        return (1, ["wobble-run: \(error)"])
+        return (1, [prefixed("\(error)")])
     }
 
     /// Prints `error` (its lines on stderr; with `report`, the JSON object
