@@ -359,6 +359,16 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(r.status, 0)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("qd.gif"))),
                        try Data(contentsOf: URL(fileURLWithPath: box.path("q75.gif"))))
+        // Video: --quality is the CRF.
+        if hasFFmpeg {
+            var video: [Int] = []
+            for q in ["10", "90"] {
+                let v = try Tool.run(["q.lua", "--backend", "cpu", "-q", "--quality", q, "-o", "q\(q).mp4"], cwd: box.url)
+                XCTAssertEqual(v.status, 0, v.stderr)
+                video.append(try Data(contentsOf: URL(fileURLWithPath: box.path("q\(q).mp4"))).count)
+            }
+            XCTAssertLessThan(video[0], video[1], "\(video)")
+        }
         let bad = try Tool.run(["q.lua", "--quality", "0"], cwd: box.url)
         XCTAssertEqual(bad.status, 2)
         XCTAssertEqual(bad.firstError, "wobble-run: --quality: 0 is out of range (1...100)")
