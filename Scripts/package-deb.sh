@@ -29,8 +29,11 @@ trap 'rm -rf -- "$stage"' EXIT
 "$here/Scripts/install.sh" --prefix /usr --destdir "$stage/root" --binary "$binary"
 
 # Runtime libraries: the packages that own the shared libraries the binary
-# links (libc6 and friends included), found with dpkg -S.
-depends="$(ldd "$binary" | awk '/=> \//{print $3}' | while read -r lib; do
+# itself links (its NEEDED entries, as dpkg-shlibdeps reads them; their own
+# dependencies come with those packages), found with ldd + dpkg -S.
+needed="$(objdump -p "$binary" | awk '/NEEDED/{print $2}')"
+depends="$(ldd "$binary" | awk '/=> \//{print $1, $3}' | while read -r name lib; do
+    grep -qxF -- "$name" <<<"$needed" || continue
     dpkg -S "$(realpath "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
   done | cut -d: -f1 | sort -u | grep -v -- '-dev$' | paste -sd, | sed 's/,/, /g')"
 # The GLES backend loads Mesa's drivers at run time (not linked: add them).
