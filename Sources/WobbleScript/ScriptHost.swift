@@ -44,6 +44,9 @@ public struct ScriptOptions {
     /// folder: the image, traces, modules, `output`), as it names it, even
     /// when the run fails later: what a live session watches.
     public var onPath: (String) -> Void = { _ in }
+    /// Where the script's `print` writes: stdout (true, the default) or
+    /// stderr (false: when the frames themselves go to stdout).
+    public var printToStdout: Bool = true
 
     /// Options for `scriptPath`, loading images with `imageLoader`.
     public init(scriptPath: String, imageLoader: @escaping (String) throws -> (width: Int, height: Int)) {
@@ -68,6 +71,9 @@ public struct ScriptResult {
     /// The virtual time at which the script returned, before the events
     /// performed after its end (`ScriptOptions.performed`) went on.
     public var scriptEnd: Double = 0
+    /// What the script did that is probably a mistake (a `touch` that hit
+    /// no live region, with its line), one line each.
+    public var warnings: [String] = []
 }
 
 /// A scene that failed. `message` is the one clear first line
