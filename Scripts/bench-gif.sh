@@ -16,7 +16,8 @@
 # Usage: Scripts/bench-gif.sh
 # Env: RUNS (default 3), BACKEND (gles|cpu, default gles), SCRATCH (build
 #      folder, default .build-bench), WOBBLE_RUN (a built binary: no build),
-#      KEEP=dir (keep the frames and GIFs there).
+#      KEEP=dir (keep the frames and GIFs there), QUALITIES (the --quality
+#      settings reported, default "25 75 100").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,7 +76,7 @@ magick_encode() {
   convert -delay 10/300 -loop 0 "$tmp"/frames/frame_*.png -layers Optimize "$tmp/imagemagick.gif"
 }
 wobble_gif() {
-  "$bin" "$scene" "${size[@]}" --backend "$backend" -q -o "$tmp/wobble-run.gif"
+  "$bin" "$scene" "${size[@]}" --backend "$backend" -q --loop -1 -o "$tmp/wobble-run.gif"   # a 3 s excerpt: no loop
 }
 wobble_null() {
   "$bin" "$scene" "${size[@]}" --backend "$backend" -q --format null
@@ -99,6 +100,11 @@ row "ffmpeg palettegen+paletteuse (encode only)" "$t_ff" "$tmp/ffmpeg.gif"
 row "ImageMagick convert -layers Optimize" "$t_im" "$tmp/imagemagick.gif"
 row "wobble-run scene -> GIF (render included)" "$t_wr" "$tmp/wobble-run.gif"
 printf '%-44s %8s s\n' "wobble-run scene -> null (render only)" "$t_null"
+# --quality: bytes against fidelity (one run each).
+for q in ${QUALITIES:-25 75 100}; do
+  "$bin" "$scene" "${size[@]}" --backend "$backend" -q --loop -1 --quality "$q" -o "$tmp/wobble-run-q$q.gif"
+  row "wobble-run --quality $q" "-" "$tmp/wobble-run-q$q.gif"
+done
 
 read -r b_ff p_ff <"$tmp/ffmpeg.gif.stats"
 read -r b_wr p_wr <"$tmp/wobble-run.gif.stats"

@@ -3,7 +3,7 @@
 # Does nothing when they are all present already. Needs root (or sudo).
 # Usage: Scripts/install-deps.sh [--bench]   (--bench adds what the tests and
 # benchmarks run: ffmpeg, imagemagick, and Xvfb + xdotool + x11-apps for the
-# studio's window tests)
+# studio's window tests, luacheck, man-db for the install tests)
 set -euo pipefail
 
 packages=(
@@ -19,6 +19,8 @@ packages=(
 )
 if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then
   packages+=(ffmpeg imagemagick xvfb xdotool x11-apps)
+  # The install and .deb tests: luacheck, man + col, strip, dpkg-deb.
+  packages+=(lua-check man-db bsdextrautils binutils dpkg)
 fi
 
 missing=()

@@ -7,6 +7,11 @@ Scripts/install-deps.sh --bench   # ffmpeg (video output tests), ImageMagick (te
                                   # Xvfb + xdotool (the studio tests start their own Xvfb
                                   # on a free display number and stop it at the end)
 swift build --build-tests
+# The release binary (static Swift standard library), built once: the
+# install and .deb tests (InstallTests) install and package it.
+swift build -c release --static-swift-stdlib --product wobble-run
+WOBBLE_RELEASE_BINARY="$(swift build -c release --static-swift-stdlib --show-bin-path)/wobble-run"
+export WOBBLE_RELEASE_BINARY
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 set +e

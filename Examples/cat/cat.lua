@@ -24,4 +24,4 @@ wait(0.4)
 touch(265, 60, 262, 30)         -- flick the forehead upwards
 wait(0.3)
 impulse(rightCheek, -1, 0.4)    -- and the right cheek, towards the nose
-untilStill(4)                   -- until every region has come to rest (at most 4 s)
+untilStill()                    -- until every region has come to rest: the GIF loops without a jump

@@ -16,4 +16,4 @@ addSketch{ lt = {205, 95}, rt = {372, 95}, rb = {372, 193}, lb = {205, 193}, str
 wait(0.3)                      -- a still moment first
 prepare()                      -- the sketch becomes a live wobble model
 touch(240, 150, 290, 140)      -- a drag to the right, starting on the crema
-untilStill(5)                  -- 1.2 s cycles, ×0.7 each (the original's defaults)
+untilStill()                   -- 1.2 s cycles, ×0.7 each (the original's defaults), to rest: a seamless loop

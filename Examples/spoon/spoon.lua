@@ -18,4 +18,4 @@ prepare()
 impulse(spoon, 1, 0.3)          -- the table bumped from the left
 wait(0.15)
 impulse(handle, 1, 0.2)         -- the handle a moment later
-untilStill(4)
+untilStill()                    -- to rest: the GIF loops without a jump

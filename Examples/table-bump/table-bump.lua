@@ -21,4 +21,4 @@ local saucer = addSketch{ lt = {78, 68}, rt = {480, 68}, rb = {480, 390}, lb = {
 prepare()
 enableMotion("bump.csv")
 wait(4.5)          -- the trace plays on the virtual clock
-untilStill(3)
+untilStill()       -- to rest: the GIF loops without a jump

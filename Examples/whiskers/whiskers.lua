@@ -45,4 +45,4 @@ for i = 1, 2 do
 end
 -- everything at once, upwards
 impulse(nil, 0, -1, 0.8)
-untilStill(4)
+untilStill()       -- to rest: the GIF loops without a jump

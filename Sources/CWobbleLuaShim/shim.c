@@ -300,21 +300,40 @@ void wobble_push_setmetatable(lua_State *L) { lua_pushcclosure(L, wobble_setmeta
 
 /// Why: Lua's `print` writes to stdout, which the tool may use for data;
 /// this one is luaB_print writing to stderr.
+/// Its upvalue says where: true stdout (the script's own output, for a
+/// pipeline), false stderr (when the frames themselves go to stdout).
 static int wobble_print(lua_State *L) {
+    FILE *out = lua_toboolean(L, lua_upvalueindex(1)) ? stdout : stderr;
     int n = lua_gettop(L);
     for (int i = 1; i <= n; i++) {
         size_t len;
         const char *s = luaL_tolstring(L, i, &len);
-        if (i > 1) fputc('\t', stderr);
-        fwrite(s, 1, len, stderr);
+        if (i > 1) fputc('\t', out);
+        fwrite(s, 1, len, out);
         lua_pop(L, 1);
     }
-    fputc('\n', stderr);
-    fflush(stderr);
+    fputc('\n', out);
+    fflush(out);
     return 0;
 }
 
-void wobble_push_print(lua_State *L) { lua_pushcfunction(L, wobble_print); }
+void wobble_push_print(lua_State *L, int to_stdout) {
+    lua_pushboolean(L, to_stdout);
+    lua_pushcclosure(L, wobble_print, 1);
+}
+
+/// Why: a warning names the script line that called an API function; the
+/// host function runs at level 0, its Lua caller at level 1. lua_getinfo
+/// raises no error. Returns 0 when the caller is not a Lua function.
+int wobble_caller_line(lua_State *L) {
+    lua_Debug ar;
+    for (int level = 1; level < 8; level++) {
+        if (!lua_getstack(L, level, &ar)) return 0;
+        if (!lua_getinfo(L, "l", &ar)) return 0;
+        if (ar.currentline > 0) return ar.currentline;
+    }
+    return 0;
+}
 
 wobble_handle *wobble_tohandle(lua_State *L, int idx, int32_t kind) {
     if (lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof(wobble_handle)) return NULL;

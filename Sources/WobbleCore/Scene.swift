@@ -515,7 +515,7 @@ public final class Scene {
         return Point(x / len, y / len)
     }
 
-    static func format(_ v: Double) -> String {
+    public static func format(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
     }
 }

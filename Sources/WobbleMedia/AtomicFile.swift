@@ -204,7 +204,7 @@ public enum OutputTarget: Equatable {
 
     /// Whether `path` is, or links (through any chain) to, descriptor 1:
     /// `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, …
-    static func namesStdout(_ path: String) -> Bool {
+    public static func namesStdout(_ path: String) -> Bool {
         let names: Set<String> = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/thread-self/fd/1", "/proc/\(getpid())/fd/1"]
         var p = path
         for _ in 0..<40 {

@@ -48,7 +48,8 @@ struct GIFPalette {
     /// Quantises `still`: at most 255 opaque colours, `speed` 1 (best) ... 10,
     /// `dithering` 0 (nearest colour) ... 1 (full Floyd–Steinberg) for the
     /// still's own indices.
-    init(still: RGBAImage, speed: Int32, dithering: Float, what: String) throws {
+    init(still: RGBAImage, speed: Int32, dithering: Float, maxColors: Int = 255, what: String) throws {
+        let maxColors = Int32(min(255, max(2, maxColors)))
         let w = still.width, h = still.height
         // Binary alpha, as the GIF shows it: the quantiser then spends no
         // colours on alpha variations, and transparent pixels' RGB do not
@@ -75,7 +76,7 @@ struct GIFPalette {
         defer { liq_attr_destroy(attr) }
         // 255 opaque colours + the reserved index; with transparent pixels
         // the quantiser's own transparent entry becomes that index.
-        var e = liq_set_max_colors(attr, transparentPixels > 0 ? 256 : 255)
+        var e = liq_set_max_colors(attr, transparentPixels > 0 ? maxColors + 1 : maxColors)
         guard e == LIQ_OK else { throw fail("liq_set_max_colors", e) }
         e = liq_set_speed(attr, speed)
         guard e == LIQ_OK else { throw fail("liq_set_speed", e) }

@@ -51,9 +51,12 @@ public final class GIFSink: FrameSink {
     ///     a NETSCAPE2.0 loop count of N (up to 65535).
     ///   - still: the rendered frame with nothing moving, at output size:
     ///     the palette source.
+    ///   - quality: `--quality` 1...100, nil for the defaults (255 colours,
+    ///     `keepTolerance`); see `settings(quality:)`.
     /// - Throws: `MediaError` for bad parameters or when the file cannot be
     ///   created.
-    public init(path: String, width: Int, height: Int, fps: Double, loop: Int = 0, still: RGBAImage) throws {
+    public init(path: String, width: Int, height: Int, fps: Double, loop: Int = 0, still: RGBAImage,
+                quality: Int? = nil) throws {
         let what = "output '\(path)'"
         guard (1...65535).contains(width), (1...65535).contains(height) else {
             throw MediaError("\(what): a GIF is 1 to 65535 pixels wide and high, not \(width)x\(height)")
@@ -65,6 +68,10 @@ public final class GIFSink: FrameSink {
         guard (-1...65535).contains(loop) else {
             throw MediaError("\(what): GIF loop count must be -1 (play once), 0 (forever) or 1 to 65535, not \(loop)")
         }
+        if let quality, !(1...100).contains(quality) {
+            throw MediaError("\(what): quality must be 1 to 100, not \(quality)")
+        }
+        let (colors, tolerance) = GIFSink.settings(quality: quality)
         self.path = path
         self.width = width
         self.height = height
@@ -74,12 +81,13 @@ public final class GIFSink: FrameSink {
         let work = self.work
         queue.async {
             work.run {
-                let palette = try GIFPalette(still: still, speed: GIFSink.quantizerSpeed, dithering: 1, what: what)
+                let palette = try GIFPalette(still: still, speed: GIFSink.quantizerSpeed, dithering: 1,
+                                             maxColors: colors, what: what)
                 let writer = try GIFWriter(file: work.file, what: what, width: width, height: height,
                                            palette: palette.rgb, tableSize: palette.tableSize,
                                            background: Int(palette.transparent), loop: loop == -1 ? nil : loop)
                 work.encoder = GIFEncoder(still: still, palette: palette, writer: writer, fps: fps,
-                                          keepTolerance: GIFSink.keepTolerance)
+                                          keepTolerance: tolerance)
             }
         }
     }
@@ -154,6 +162,23 @@ public final class GIFSink: FrameSink {
     /// changes at the edges of a wobble then cost nothing: on the benchmark
     /// clip 48 made the file 40% smaller for 0.25 dB of PSNR.
     static let keepTolerance: Int32 = 48
+
+    /// `--quality Q` (1...100) as palette size and keep tolerance: the
+    /// palette grows from 16 colours at 1 to 255 from 75 on; the tolerance
+    /// (how far, in squared RGB distance, a changed pixel may stay as it
+    /// was) falls from 480 at 1 to 0 at 100. nil (no `--quality`) is the
+    /// default: 255 colours and `keepTolerance`, which Q = 75 also gives.
+    public static func settings(quality: Int?) -> (colors: Int, tolerance: Int32) {
+        guard let q = quality.map({ min(100, max(1, $0)) }) else { return (255, keepTolerance) }
+        let colors = q >= 75 ? 255 : 16 + (255 - 16) * (q - 1) / 74
+        let tolerance: Int32
+        if q >= 75 {
+            tolerance = Int32(48 * (100 - q) / 25)
+        } else {
+            tolerance = Int32(48 + (480 - 48) * (75 - q) / 74)
+        }
+        return (colors, tolerance)
+    }
 
     /// The delay of frame `index` in centiseconds (SPEC §4):
     /// `round(100(k+1)/fps) - round(100k/fps)` (half away from zero): frame

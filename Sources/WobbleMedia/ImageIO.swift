@@ -117,7 +117,7 @@ public enum ImageIO {
     }
 
     /// Reads a whole file, refusing more than `maxFileSize` bytes.
-    static func readFile(path: String) throws -> [UInt8] {
+    public static func readFile(path: String) throws -> [UInt8] {
         let prefix = "image '\(path)': "
         func failure(_ code: Int32) -> MediaError {
             if code == ENOENT { return MediaError(prefix + "no such file") }

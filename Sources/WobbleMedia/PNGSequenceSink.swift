@@ -266,6 +266,7 @@ public final class PNGSequenceSink: FrameSink {
 
     private let layout: Layout
     private let compressionLevel: Int
+    private let fps: Double?
     private let maxInFlight: Int
     /// The temporary folder: its name in `homeFD`, its descriptor.
     private var temporary: (name: String, fd: Int32, token: TemporaryPaths.Token)?
@@ -293,10 +294,13 @@ public final class PNGSequenceSink: FrameSink {
     ///   - compressionLevel: zlib level for `ImageIO.encodePNG`.
     ///   - framesInFlight: how many frames may be encoding at once
     ///     (default: one less than the processor count, 1 to 4).
+    ///   - fps: the clip's frame rate, recorded in every file
+    ///     (`PNGFrameRate`, a `tEXt` chunk) for `--assemble`; nil: none.
     /// - Throws: `MediaError` or `PosixError` naming the output path.
     public init(output: PNGOutput, fullRender: Bool, frameCount: Int? = nil,
                 compressionLevel: Int = ImageIO.defaultPNGCompressionLevel,
-                framesInFlight: Int? = nil) throws {
+                framesInFlight: Int? = nil, fps: Double? = nil) throws {
+        self.fps = fps
         self.output = output
         self.fullRender = fullRender
         self.compressionLevel = compressionLevel
@@ -337,9 +341,12 @@ public final class PNGSequenceSink: FrameSink {
         }
         lastIndex = index
         let job = EncodeJob(index: index)
-        let level = compressionLevel
+        let level = compressionLevel, fps = self.fps
         DispatchQueue.global(qos: .userInitiated).async {
-            job.result = Result { try ImageIO.encodePNG(frame, compressionLevel: level) }
+            job.result = Result {
+                let png = try ImageIO.encodePNG(frame, compressionLevel: level)
+                return fps.map { PNGFrameRate.insert($0, into: png) } ?? png
+            }
             job.done.signal()
         }
         pending.append(job)

@@ -92,7 +92,20 @@ public final class VideoSink: FrameSink {
     /// `.mkv`, `.webm`), else MP4. Throws `MediaError` when ffmpeg is not
     /// installed, the target is refused (`OutputTarget`) or ffmpeg cannot
     /// start.
-    public init(path: String, width: Int, height: Int, fps: Double, format: VideoFormat? = nil) throws {
+    ///
+    /// `quality` (`--quality`, 1...100; nil: the defaults) sets the
+    /// encoder's constant-quality factor: CRF 51 (1) ... 0 (100) for
+    /// H.264, 63 ... 0 for VP9/VP8, `-q:v` 31 ... 2 for MPEG-4 part 2.
+    public init(path: String, width: Int, height: Int, fps: Double, format: VideoFormat? = nil,
+                quality: Int? = nil) throws {
+        if let quality, !(1...100).contains(quality) {
+            throw MediaError("video '\(path)': quality must be 1 to 100, not \(quality)")
+        }
+        /// `quality` on the scale `worst...best`, or `fallback`.
+        func scale(_ worst: Int, _ best: Int, _ fallback: Int) -> String {
+            guard let q = quality else { return String(fallback) }
+            return String(Int((Double(worst) + Double(best - worst) * Double(q - 1) / 99).rounded()))
+        }
         guard width > 0, height > 0, width <= 16384, height <= 16384 else {
             throw MediaError("video '\(path)': bad frame size \(width)×\(height)")
         }
@@ -115,21 +128,21 @@ public final class VideoSink: FrameSink {
         case .webm:
             if encoders.contains("libvpx-vp9") {
                 encoder = "libvpx-vp9"
-                codec = ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-crf", "30", "-b:v", "0",
+                codec = ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-crf", scale(63, 0, 30), "-b:v", "0",
                          "-deadline", "good", "-cpu-used", "4", "-row-mt", "1"]
             } else if encoders.contains("libvpx") {
                 encoder = "libvpx"
-                codec = ["-c:v", "libvpx", "-pix_fmt", "yuva420p", "-crf", "10", "-b:v", "4M", "-auto-alt-ref", "0"]
+                codec = ["-c:v", "libvpx", "-pix_fmt", "yuva420p", "-crf", scale(63, 4, 10), "-b:v", "4M", "-auto-alt-ref", "0"]
             } else {
                 throw MediaError("video '\(path)': the installed ffmpeg has no VP9 or VP8 encoder (libvpx); write .mp4, a .gif or PNG frames instead")
             }
         case .mp4, .mov, .mkv:
             if encoders.contains("libx264") {
                 encoder = "libx264"
-                codec = ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "18", "-preset", "medium"]
+                codec = ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", scale(51, 0, 18), "-preset", "medium"]
             } else if encoders.contains("mpeg4") {
                 encoder = "mpeg4"
-                codec = ["-c:v", "mpeg4", "-pix_fmt", "yuv420p", "-q:v", "2"]
+                codec = ["-c:v", "mpeg4", "-pix_fmt", "yuv420p", "-q:v", scale(31, 2, 2)]
             } else {
                 throw MediaError("video '\(path)': the installed ffmpeg has no H.264 (libx264) or MPEG-4 encoder; write .webm, a .gif or PNG frames instead")
             }

@@ -237,7 +237,9 @@ struct LuaStack {
     func pushSandboxSetmetatable() { wobble_push_setmetatable(state) }
 
     /// Pushes a `print` writing to stderr.
-    func pushPrint() { wobble_push_print(state) }
+    func pushPrint(toStdout: Bool) { wobble_push_print(state, toStdout ? 1 : 0) }
+    /// The script line that called the running host function (nil: none).
+    var callerLine: Int? { let n = wobble_caller_line(state); return n > 0 ? Int(n) : nil }
 
     /// Loads a file as a text chunk named `@path`; pushes the function or
     /// the error message. Returns true on success.

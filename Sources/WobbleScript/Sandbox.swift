@@ -6,7 +6,8 @@ import WobbleCore
 /// `loadfile`, `dofile` and `require` reach files inside the script's
 /// folder only. `setmetatable` refuses `__gc` (finalizers run with hooks
 /// off, out of --timeout's reach). `--allow-io` opens the full standard
-/// libraries instead. In both modes `print` writes to stderr and `xpcall`'s
+/// libraries instead. In both modes `print` writes to stdout (stderr when
+/// `ScriptOptions.printToStdout` is false: the output is stdout) and `xpcall`'s
 /// handler is skipped once the script is stopped.
 extension ScriptSession {
     /// Libraries opened in the sandbox, as globals of the same name.
@@ -106,7 +107,7 @@ extension ScriptSession {
         } else {
             if let problem = openSandbox(lua, globals: g) { return problem }
         }
-        lua.pushPrint()
+        lua.pushPrint(toStdout: options.printToStdout)
         lua.rawSet(g, "print")
         lua.rawGet(g, "xpcall")
         lua.pushStoppableXpcall()

@@ -50,6 +50,9 @@ public struct ScriptOptions {
     /// Sketches the studio added, put on the control layer just before the
     /// run's first `prepare()` (at the end of the script when none).
     public var addedSketches: [SketchPoints] = []
+    /// Where the script's `print` writes: stdout (true, the default) or
+    /// stderr (false: when the frames themselves go to stdout).
+    public var printToStdout: Bool = true
 
     /// Options for `scriptPath`, loading images with `imageLoader`.
     public init(scriptPath: String, imageLoader: @escaping (String) throws -> (width: Int, height: Int)) {
@@ -76,6 +79,9 @@ public struct ScriptResult {
     public var scriptEnd: Double = 0
     /// Every `addSketch` call of the run, in order (the studio's handles).
     public var sketchCalls: [SketchCall] = []
+    /// What the script did that is probably a mistake (a `touch` that hit
+    /// no live region, with its line), one line each.
+    public var warnings: [String] = []
 }
 
 /// One `addSketch` call of a run: where it was made and what it made

@@ -63,6 +63,8 @@ final class ScriptSession {
     let policy: PathPolicy
     /// Every file the scene read (the scene, image, traces, modules, code).
     var inputs: [InputFile] = []
+    /// Warnings of the run so far (`ScriptResult.warnings`).
+    var warnings: [String] = []
     let functions: [HostFunction]
     private var vm: LuaVM?
     /// The `addSketch` calls so far.
@@ -149,6 +151,7 @@ final class ScriptSession {
         var result = ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, inputs: inputs)
         result.scriptEnd = scene.scriptEnd
         result.sketchCalls = sketchCalls
+        result.warnings = warnings
         return result
     }
 

@@ -126,6 +126,11 @@ extension ScriptSession {
         if let hit = try scene.touch(from: Point(x0, y0), to: Point(x1, y1)) {
             pushWobble(a.lua, hit)
         } else {
+            if x0 != x1 || y0 != y1, warnings.count < 100 {
+                let at = a.lua.callerLine.map { "\(options.scriptPath):\($0): " } ?? "\(options.scriptPath): "
+                let why = scene.models.isEmpty ? "there is no live region (prepare() first)" : "no live region contains the start point"
+                warnings.append("\(at)touch at (\(Scene.format(x0)), \(Scene.format(y0))) hits nothing: \(why)")
+            }
             a.lua.pushNil()
         }
         return 1

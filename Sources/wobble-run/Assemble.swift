@@ -5,8 +5,8 @@ import WobbleRender
 
 /// `--assemble DIR`: joins the PNG frames `frame_NNNNN.png` of DIR (for
 /// example slices rendered with `--frames` on several machines into one
-/// folder) into `-o` — an animated GIF or a video — at `--fps` (default
-/// 30), honouring `--loop`, `--width`/`--height` (frames are scaled with
+/// folder) into `-o` — an animated GIF or a video — at `--fps`, else the
+/// rate the first frame records (`PNGFrameRate`), else 30, honouring `--loop`, `--width`/`--height` (frames are scaled with
 /// the CPU renderer: area-averaged when smaller, bilinear when larger) and
 /// `--frames A-B` (only those indices). With `--check` (or `--format null`) every frame is read and
 /// checked and nothing is written.
@@ -21,6 +21,7 @@ import WobbleRender
 struct Assembler {
     let options: Options
     let directory: String
+    var report = RunReport(json: false)
 
     /// One input frame: its timeline index and file.
     struct Frame {
@@ -39,9 +40,9 @@ struct Assembler {
             guard let output = o.output else {
                 throw UsageError("--assemble needs -o OUTPUT (x.gif, x.mp4 or x.webm)")
             }
-            plan = try Runner.plan(path: output, format: o.format)
+            plan = try OutputPlan.decide(path: output, format: o.format)
         }
-        if case .png = plan {
+        if plan.format == .png {
             throw UsageError("--assemble writes a GIF or a video, not PNG frames ('\(o.output ?? "")')")
         }
         var frames = try Assembler.list(directory)
@@ -54,10 +55,25 @@ struct Assembler {
         guard frames.count <= o.maxFrames else {
             throw RunError("'\(directory)' has \(frames.count) frames, more than --max-frames \(o.maxFrames)")
         }
-        let fps = o.fps ?? 30
+        // The first frame, read once (it may be a FIFO), and the rate it
+        // records (PNGFrameRate), unless --fps says it.
+        let (first, recorded) = try deadline.reading("image '\(frames[0].path)'") { () throws -> (RGBAImage, Double?) in
+            do {
+                let bytes = try ImageIO.readFile(path: frames[0].path)
+                return (try ImageIO.decode(bytes, name: frames[0].path), PNGFrameRate.read(bytes: bytes))
+            } catch let e as MediaError {
+                throw RunError(e.message)
+            }
+        }
+        let fps = o.fps ?? recorded ?? 30
+        if o.fps == nil && recorded == nil {
+            report.warn("'\(frames[0].path)' records no frame rate: assembling at 30 fps (give --fps)")
+        }
+        report.fps = fps
+        report.frames = frames.count
+        report.duration = Double(frames.count) / fps
         let reporter = ProgressReporter(total: frames.count, quiet: o.quiet)
 
-        let first = try load(frames[0])
         let (w, h) = try outputSize(first.width, first.height)
         func prepare(_ img: RGBAImage, _ f: Frame) throws -> RGBAImage {
             guard img.width == first.width, img.height == first.height else {
@@ -70,22 +86,13 @@ struct Assembler {
         }
         let firstOut = try prepare(first, frames[0])
 
-        let sink: FrameSink?
-        var outputName: String?
-        switch plan {
-        case .gif(let path):
-            sink = try GIFSink(path: path, width: w, height: h, fps: fps, loop: o.loop, still: firstOut)
-            outputName = path
-        case .video(let path):
-            // `--format webm -o clip` is WebM whatever the name says.
-            sink = try VideoSink(path: path, width: w, height: h, fps: fps,
-                                 format: o.format.flatMap { VideoFormat(rawValue: $0.rawValue) })
-            outputName = path
-        case .null:
-            sink = nil
-        case .png:
-            sink = nil
-        }
+        report.width = w
+        report.height = h
+        let spec = OutputPlan.Frames(width: w, height: h, fps: fps, count: frames.count, fullRender: true,
+                                     loop: o.loop, quality: o.quality)
+        let sink = try plan.makeSink(spec) { firstOut }
+        let outputName = plan.path
+        report.output = outputName
         try streamFrames(Array(frames.enumerated()), into: sink, reporter: reporter) { n, f in
             (n == 0 ? firstOut : try prepare(try load(f), f), f.index)
         }

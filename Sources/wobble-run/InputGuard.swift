@@ -24,12 +24,12 @@ extension Runner {
             let line = message + "; choose another output"
             return options.output != nil ? UsageError(line) : RunError(line)
         }
+        guard let path = plan.path else { return }
         let single: String
-        switch plan {
-        case .null: return
-        case .gif(let p), .video(let p): single = p
-        case .png(.file(let p)): single = p
-        case .png(let output):
+        switch plan.png {
+        case nil: single = path
+        case .file(let p)?: single = p
+        case let output?:
             // The folder the frames go to, and the names its frame files have.
             guard let first = try? output.path(forFrame: 0) else { return }
             let folder = first.lastIndex(of: "/").map { String(first[..<$0]) } ?? "."

@@ -59,6 +59,4 @@ enum Interrupt {
 }
 
 /// The run was interrupted by `signal`.
-struct Interrupted: Error {
-    var signal: Int32
-}
+

@@ -1,17 +1,6 @@
 import WobbleCore
 import WobbleRender
 
-/// A command-line usage error: exit status 2.
-struct UsageError: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
-}
-
-/// Output formats `--format` names (the path's extension usually says it).
-enum OutputFormat: String, CaseIterable {
-    case gif, png, null, mp4, webm
-}
-
 /// The parsed command line (SPEC §2).
 struct Options {
     var scene: String?
@@ -27,7 +16,11 @@ struct Options {
     var check = false
     var seed = 0
     var timeout: Double?
-    var maxFrames = 100_000
+    var maxFrames = Options.defaultMaxFrames
+    /// The `--max-frames` default.
+    static let defaultMaxFrames = 100_000
+    var json = false
+    var quality: Int?
     var allowIO = false
     var quiet = false
     var verbose = false
@@ -52,9 +45,9 @@ enum CommandLine_ {
 
     static let specs: [OptionSpec] = [
         OptionSpec(names: ["-o", "--output"], value: "PATH",
-                   help: "output: x.gif (animated GIF), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm (video, needs ffmpeg). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
-        OptionSpec(names: ["--format"], value: "gif|png|null|mp4|webm",
-                   help: "output format when the path does not say it; null renders every frame and writes nothing (timing)") { o, v in
+                   help: "output: x.gif (animated GIF), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm/x.mov/x.mkv (video, needs ffmpeg), - for stdout (a GIF, or the video --format names). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
+        OptionSpec(names: ["--format"], value: OutputFormat.names,
+                   help: "output format when the path does not say it (with -o -: what goes to stdout); null renders every frame and writes nothing (timing)") { o, v in
             guard let f = OutputFormat(rawValue: v.lowercased()) else {
                 throw UsageError("--format: '\(v)' is not one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
             }
@@ -85,7 +78,7 @@ enum CommandLine_ {
         OptionSpec(names: ["--timeout"], value: "S", help: "stop a script that runs longer than S seconds of wall time") { o, v in
             o.timeout = try number(v, "--timeout", min: 0, exclusiveMin: true, max: 1e9)
         },
-        OptionSpec(names: ["--max-frames"], value: "N", help: "refuse to write more than N frames, before writing any (default 100000)") { o, v in
+        OptionSpec(names: ["--max-frames"], value: "N", help: "refuse to write more than N frames, before writing any (default 100000); with --frames it counts the frames selected") { o, v in
             o.maxFrames = try integer(v, "--max-frames", min: 1, max: Limits.maxFrameIndex)
         },
         OptionSpec(names: ["--allow-io"], value: nil, help: "give the script Lua's full io and os libraries (no sandbox)") { o, _ in o.allowIO = true },
@@ -94,6 +87,10 @@ enum CommandLine_ {
         },
         OptionSpec(names: ["--watch"], value: nil, help: "render, then render again whenever the scene, a module it requires or its image changes (Ctrl-C ends)") { o, _ in o.watch = true },
         OptionSpec(names: ["--assemble"], value: "DIR", help: "no scene: assemble the PNG frames in DIR (frame_NNNNN.png, e.g. from --frames slices) into -o (GIF or video)") { o, v in o.assemble = v },
+        OptionSpec(names: ["--json"], value: nil, help: "print one JSON object on stdout at the end: frames, fps, duration, width, height, output, still, warnings, and error on failure") { o, _ in o.json = true },
+        OptionSpec(names: ["--quality"], value: "Q", help: "1..100: GIF palette size and how far a changed pixel may stay as it was; video: the CRF. Default: 255 colours (as 75), CRF 18") { o, v in
+            o.quality = try integer(v, "--quality", min: 1, max: 100)
+        },
         OptionSpec(names: ["-q", "--quiet"], value: nil, help: "no progress output") { o, _ in o.quiet = true },
         OptionSpec(names: ["-v", "--verbose"], value: nil, help: "print details: EGL platform and GL renderer, timings") { o, _ in o.verbose = true },
         OptionSpec(names: ["-h", "--help"], value: nil, help: "show this help") { o, _ in o.help = true },

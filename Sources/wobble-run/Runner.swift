@@ -5,13 +5,6 @@ import WobbleRender
 import WobbleScript
 import WobbleSession
 
-/// An error outside the script: printed as `wobble-run: <message>`, exit 1.
-struct RunError: Error, CustomStringConvertible {
-    var message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
-}
-
 /// Holds the image the script (or `--image`) loaded.
 final class ImageBox {
     var image: RGBAImage?
@@ -38,14 +31,6 @@ func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: Pr
     }
 }
 
-/// Where the frames go, decided from `-o`, `--format` and the script.
-enum OutputPlan {
-    case gif(String)
-    case png(PNGOutput)
-    case video(String)
-    case null
-}
-
 /// One run of a scene: script on the virtual clock, then the frames.
 struct Runner {
     let options: Options
@@ -66,7 +51,7 @@ struct Runner {
         var seconds: Double
     }
 
-    func run() throws -> Summary {
+    func run(report: RunReport = RunReport(json: false)) throws -> Summary {
         let o = options
         let scenePath = o.scene!
         let box = ImageBox()
@@ -93,9 +78,13 @@ struct Runner {
         so.allowIO = o.allowIO
         so.outputGiven = o.output != nil
         so.fixedFPS = o.fps
-        so.maxFrames = o.maxFrames
+        // --max-frames counts the frames written: with --frames the
+        // timeline may be longer (up to the default limit, or more).
+        so.maxFrames = o.frames == nil ? o.maxFrames : max(o.maxFrames, Options.defaultMaxFrames)
         so.imageOverride = override
         so.shouldAbort = { Interrupt.signal != nil }
+        // print() is the script's own output (stdout), unless the frames go there.
+        so.printToStdout = !(o.output.map { OutputPlan(format: .gif, path: $0).isStdout } ?? false)
         var named: [String] = []
         so.onPath = { named.append($0) }
         defer { Runner.lastInputs = named + (box.path.map { [$0] } ?? []) }
@@ -128,22 +117,39 @@ struct Runner {
         watchdog?.cancel()
         let clip = result.clip
         let selection = try frameSelection(clip)
+        report.frames = selection.count
+        report.fps = clip.fps
+        report.duration = clip.duration
+        let still = ClipWarnings.isStill(clip)
+        report.still = still
+        for w in result.warnings + ClipWarnings.of(clip) { report.warn(w) }
+        guard selection.count <= o.maxFrames else {
+            throw RunError("\(Runner.describe(frames: o.frames ?? selection)) selects \(selection.count) frames, more than --max-frames \(o.maxFrames)")
+        }
         let reporter = ProgressReporter(total: selection.count, quiet: o.quiet)
 
         guard let source = box.image else { throw RunError("no image: the scene loads none and no --image was given") }
         let (w, h) = try outputSize(source.width, source.height)
+        report.width = w
+        report.height = h
 
         // --image is an input too (the scene records the rest).
         let inputs = result.inputs + (o.image.flatMap { InputFile(role: .image, path: $0) }.map { [$0] } ?? [])
+        // The same output checks for a render and --check (a bad -o fails both alike).
+        let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
+        let frames = OutputPlan.Frames(width: w, height: h, fps: clip.fps, count: selection.count,
+                                       fullRender: o.frames == nil, loop: o.loop, quality: o.quality)
+        try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
+        if plan.format == .gif {
+            if clip.fps > 50 {
+                report.warn("\(CommandLine_.fmt(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
+            }
+            if o.loop != -1 && !still && o.frames == nil { report.warn(ClipWarnings.loopJump(clip)) }
+        }
         if o.check {
-            // The same output checks as a render (a bad -o fails both alike).
-            let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
-            if case .png(let output) = plan { try output.validate(frameCount: selection.count) }
-            try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
+            try plan.validate(frames)
             return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
         }
-        let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
-        try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
 
         let renderer: FrameRenderer
         switch o.backend {
@@ -156,28 +162,11 @@ struct Runner {
             try Compositor.frame(clip.frame(k, overlay: o.overlay), renderer: renderer)
         }
 
-        let sink: FrameSink?
-        var outputName: String?
-        switch plan {
-        case .null:
-            sink = nil
-        case .gif(let path):
-            let still = try renderer.render(FrameState(index: 0, time: 0, regions: []))
-            sink = try GIFSink(path: path, width: w, height: h, fps: clip.fps, loop: o.loop, still: still)
-            outputName = path
-        case .png(let output):
-            sink = try PNGSequenceSink(output: output, fullRender: o.frames == nil, frameCount: selection.count)
-            outputName = output.path
-        case .video(let path):
-            sink = try VideoSink(path: path, width: w, height: h, fps: clip.fps,
-                                 format: o.format.flatMap { VideoFormat(rawValue: $0.rawValue) })
-            outputName = path
-        }
-        if clip.fps > 50, case .gif = plan {
-            printError("wobble-run: warning: \(CommandLine_.fmt(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
-        }
+        if isatty(2) == 1 { report.flushWarnings() }
+        let sink = try plan.makeSink(frames) { try renderer.render(FrameState(index: 0, time: 0, regions: [])) }
+        report.output = plan.path
         try streamFrames(selection, into: sink, reporter: reporter) { k in (try renderFrame(k), k) }
-        let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: outputName, seconds: reporter.elapsed)
+        let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: plan.path, seconds: reporter.elapsed)
         if o.verbose && !reporter.isTerminal {
             printError(Runner.describe(summary))
         } else {
@@ -240,52 +229,16 @@ struct Runner {
             let base = URL(fileURLWithPath: scenePath).deletingPathExtension().lastPathComponent
             switch options.format {
             case .png: path = base + "_frames/"
-            case .mp4: path = base + ".mp4"
-            case .webm: path = base + ".webm"
+            case let f? where f.video != nil: path = base + f.extensions[0]
             default: path = base + ".gif"
             }
         }
-        let plan = try Runner.plan(path: path, format: options.format)
-        if options.output != nil, case .png(.pattern(let p)) = plan {
+        let plan = try OutputPlan.decide(path: path, format: options.format)
+        if options.output != nil, case .pattern(let p)? = plan.png {
             // A malformed pattern in -o is a usage error (2); in output(...) a scene error (1).
             do { _ = try FrameNamePattern(fileName: String(p.split(separator: "/", omittingEmptySubsequences: false).last ?? ""), output: p) }
             catch let e as MediaError { throw UsageError(e.message) }
         }
         return plan
-    }
-
-    static func plan(path: String, format: OutputFormat?) throws -> OutputPlan {
-        // `-` is stdout: a GIF unless --format says otherwise.
-        let own = path == "-" ? nil : pathFormat(path)
-        guard let format else {
-            if path == "-" { return .gif(path) }
-            guard let own else {
-                throw UsageError("cannot tell the output format of '\(path)': use x.gif, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, or --format")
-            }
-            return own
-        }
-        switch (format, own) {
-        case (.null, _): return .null
-        case (.gif, nil), (.gif, .gif?): return .gif(path)
-        case (.png, nil):
-            if path == "-" { throw UsageError("PNG frames cannot go to stdout ('-o -'); write them to a folder (frames/) or a pattern (out_%04d.png)") }
-            return .png(.directory(path))
-        case (.png, .png?): return own!
-        case (.mp4, nil), (.webm, nil), (.mp4, .video?), (.webm, .video?): return .video(path)
-        default:
-            throw UsageError("--format \(format.rawValue) contradicts the output '\(path)'; drop one of them")
-        }
-    }
-
-    /// The format a path says by itself (SPEC §2): an existing folder, a
-    /// path ending in `/`, a printf pattern or `x.png` → PNG frames; `x.gif`;
-    /// a video extension; nil when it says nothing.
-    static func pathFormat(_ path: String) -> OutputPlan? {
-        let lower = path.lowercased()
-        if Posix.kind(path) == .directory { return .png(.directory(path)) }
-        if lower.hasSuffix(".gif") { return .gif(path) }
-        if let output = PNGOutput.parse(path) { return .png(output) }
-        for ext in [".mp4", ".webm", ".mkv", ".mov"] where lower.hasSuffix(ext) { return .video(path) }
-        return nil
     }
 }

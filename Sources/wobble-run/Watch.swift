@@ -40,7 +40,7 @@ struct Watcher {
 
     func run() -> Int32 {
         var baseline = scan()
-        _ = runOnce(options)
+        _ = runReporting(options)
         if let s = Interrupt.signal { return 128 + s }
         baseline = merge(before: baseline, after: scan())
         let others = baseline.keys.filter { $0 != sceneKey }.count
@@ -58,7 +58,7 @@ struct Watcher {
                 now = again
             } while true
             say("\(describeChanges(from: baseline, to: now)): rendering again")
-            let status = runOnce(options)
+            let status = runReporting(options)
             if let s = Interrupt.signal { return 128 + s }
             if status == 0 && !options.quiet { say("rendered at \(Watcher.clock())") }
             baseline = merge(before: now, after: scan())

@@ -7,75 +7,74 @@ import WobbleStudio
 import Glibc
 #endif
 
-/// Entry point: one catch prints one clear line to stderr and exits with the
-/// documented code (0 ok, 1 scene failed, 2 usage, 128+N on signal N).
+/// Entry point. Every error carries its exit code (`ExitCoded`: 0 ok, 1
+/// the scene failed, 2 usage, 128+N on signal N); the one catch below
+/// hands it to `Failure.report`, which prints its lines to stderr (and the
+/// JSON object with `--json`).
 func main() -> Int32 {
     // The exact bytes of each argument (file names need not be UTF-8).
     let args = PathBytes.arguments()
     // No file the tool opens may become a closed stdin/stdout/stderr.
     Posix.protectStandardDescriptors()
+    // Every write is checked: a reader that went away (`| head -c 10`) is
+    // an error with one clear line (EPIPE), not a silent death by SIGPIPE.
+    signal(SIGPIPE, SIG_IGN)
     // `wobble-run edit SCENE.lua`: the studio window (a scene file named
     // `edit` is reached as `./edit`).
     if args.first == "edit" { return Studio.main(Array(args.dropFirst())) }
-    let options: Options
+    // A usage error is reported as JSON too when --json was asked for.
+    let report = RunReport(json: args.prefix { $0 != "--" }.contains("--json"))
     do {
-        options = try CommandLine_.parse(args)
-    } catch let e as UsageError {
-        printError("wobble-run: \(e.message)")
-        return 2
-    } catch {
-        printError("wobble-run: \(error)")
-        return 2
-    }
-    if options.help {
-        print(CommandLine_.helpText, terminator: "")
-        return 0
-    }
-    if options.version {
-        print(CommandLine_.version)
-        return 0
-    }
-    Interrupt.install()
-    if options.watch { return Watcher(options: options).run() }
-    return runOnce(options)
-}
-
-/// Runs one render (or `--check`, or `--assemble`) and maps errors to exit codes.
-func runOnce(_ options: Options) -> Int32 {
-    do {
-        if let dir = options.assemble {
-            try Assembler(options: options, directory: dir).run()
+        // `--generate KIND`: the man page, completions, Lua editor files
+        // (for Scripts/install.sh; not in --help).
+        if args.first == "--generate" {
+            guard args.count == 2 else { throw UsageError("--generate takes one of \(Generate.kinds.joined(separator: ", "))") }
+            print(try Generate.text(args[1]), terminator: "")
             return 0
         }
-        let summary = try Runner(options: options).run()
-        if options.check && !options.quiet {
-            printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(CommandLine_.seconds(summary.clip.duration)) s at \(CommandLine_.fmt(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
+        let options = try CommandLine_.parse(args)
+        if options.help {
+            print(CommandLine_.helpText, terminator: "")
+            return 0
         }
+        if options.version {
+            print(CommandLine_.version)
+            return 0
+        }
+        Interrupt.install()
+        if options.watch { return Watcher(options: options).run() }
+        try runOnce(options, report: report)
         return 0
-    } catch let e as ScriptError {
-        printError(e.message)
-        if let d = e.details, !d.isEmpty { printError(d) }
-        TemporaryPaths.removeAll()
-        if e.kind == .interrupted { return 128 + (Interrupt.signal ?? SIGINT) }
-        return 1
-    } catch let e as Interrupted {
-        TemporaryPaths.removeAll()
-        return 128 + e.signal
-    } catch let e as UsageError {
-        printError("wobble-run: \(e.message)")
-        return 2
-    } catch let e as RunError {
-        printError("wobble-run: \(e.message)")
-        TemporaryPaths.removeAll()
-        return 1
-    } catch let e as MediaError {
-        printError("wobble-run: \(e.message)")
-        TemporaryPaths.removeAll()
-        return 1
     } catch {
-        printError("wobble-run: \(error)")
-        TemporaryPaths.removeAll()
-        return 1
+        return Failure.report(error, report: report)
+    }
+}
+
+/// Runs one render (or `--check`, or `--assemble`); throws an `ExitCoded`
+/// error. Prints the `--check` line and the JSON object on success.
+func runOnce(_ options: Options, report: RunReport) throws {
+    if let dir = options.assemble {
+        var assembler = Assembler(options: options, directory: dir)
+        assembler.report = report
+        try assembler.run()
+        report.printJSON()
+        return
+    }
+    let summary = try Runner(options: options).run(report: report)
+    if options.check && !options.quiet {
+        printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(CommandLine_.seconds(summary.clip.duration)) s at \(CommandLine_.fmt(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
+    }
+    report.printJSON()
+}
+
+/// `runOnce` for `--watch`, which goes on after a failure: the exit code.
+func runReporting(_ options: Options) -> Int32 {
+    let report = RunReport(json: options.json)
+    do {
+        try runOnce(options, report: report)
+        return 0
+    } catch {
+        return Failure.report(error, report: report)
     }
 }
 

@@ -126,6 +126,6 @@ final class SandboxTests: XCTestCase {
 
     func testPrintDoesNotFail() throws {
         let f = SceneFixture()
-        try f.run(withImage + "print('to stderr', 1, nil, {}, setmetatable({}, {__tostring = function() return 'x' end}))")
+        try f.run(withImage + "print('to stdout', 1, nil, {}, setmetatable({}, {__tostring = function() return 'x' end}))")
     }
 }

@@ -96,8 +96,12 @@ void wobble_push_xpcall(lua_State *L);
 /// original `setmetatable` must be on top.
 void wobble_push_setmetatable(lua_State *L);
 
-/// Why: pushes a `print` that writes to stderr (stdout may carry output).
-void wobble_push_print(lua_State *L);
+/// Why: pushes a `print` that writes to stdout (`to_stdout` true) or to
+/// stderr (stdout may carry the output itself).
+void wobble_push_print(lua_State *L, int to_stdout);
+
+/// Why: the script line that called the running host function (0: none).
+int wobble_caller_line(lua_State *L);
 
 /// Why: reads a handle userdata without raising: NULL unless the value at
 /// `idx` is a wobble_handle of `kind` (0: either kind).

@@ -1,0 +1,77 @@
+import Foundation
+import WobbleMedia
+import WobbleScript
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An error that knows how the tool ends for it: its exit code and the
+/// lines it prints to stderr (one clear line first, details after).
+/// `Failure.report` is the one place that prints them.
+protocol ExitCoded: Error {
+    /// 1 the scene failed, 2 bad usage, 128 + N a signal.
+    var exitCode: Int32 { get }
+    /// What stderr shows; the first line is the message `--json` reports.
+    var lines: [String] { get }
+}
+
+/// A command-line usage error: exit status 2.
+struct UsageError: ExitCoded {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var exitCode: Int32 { 2 }
+    var lines: [String] { [Failure.prefixed(message)] }
+}
+
+/// An error outside the script: printed as `wobble-run: <message>`, exit 1.
+struct RunError: ExitCoded, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+    var exitCode: Int32 { 1 }
+    var lines: [String] { [Failure.prefixed(message)] }
+}
+
+/// SIGINT/SIGTERM arrived: exit 128 + the signal, nothing printed.
+struct Interrupted: ExitCoded {
+    var signal: Int32
+    var exitCode: Int32 { 128 + signal }
+    var lines: [String] { [] }
+}
+
+extension MediaError: ExitCoded {
+    var exitCode: Int32 { 1 }
+    var lines: [String] { [Failure.prefixed(message)] }
+}
+
+extension ScriptError: ExitCoded {
+    /// `scene.lua:12: ...` (the script names itself), then the traceback.
+    var exitCode: Int32 { kind == .interrupted ? 128 + (Interrupt.signal ?? SIGINT) : 1 }
+    var lines: [String] { [message] + (details.map { $0.isEmpty ? [] : [$0] } ?? []) }
+}
+
+enum Failure {
+    /// The one place the tool's name is put before an error outside the
+    /// script (`wobble-run: image 'x.png': not a PNG or JPEG file`).
+    static func prefixed(_ message: String) -> String { "wobble-run: " + message }
+
+    /// Any error as the tool reports it.
+    static func describe(_ error: Error) -> (code: Int32, lines: [String]) {
+        if let e = error as? ExitCoded { return (e.exitCode, e.lines) }
+        return (1, [prefixed("\(error)")])
+    }
+
+    /// Prints `error` (its lines on stderr; with `report`, the JSON object
+    /// on stdout), removes temporary files, and returns the exit code.
+    static func report(_ error: Error, report: RunReport? = nil) -> Int32 {
+        let (code, lines) = describe(error)
+        TemporaryPaths.removeAll()
+        for line in lines { printError(line) }
+        report?.flushWarnings()
+        if let report {
+            report.error = lines.first.map { $0.hasPrefix("wobble-run: ") ? String($0.dropFirst(12)) : $0 } ?? "interrupted"
+            report.printJSON()
+        }
+        return code
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Output formats: `--format` names them, a path's extension usually says
+/// them. The one table of the tool (format ↔ extensions ↔ sink): render,
+/// `--assemble` and `--check` all decide and build their output here.
+enum OutputFormat: String, CaseIterable, Sendable {
+    case gif, png, null, mp4, webm, mov, mkv
+
+    /// The extensions (lower case, with the dot) that name this format.
+    var extensions: [String] {
+        switch self {
+        case .gif: [".gif"]
+        case .png: [".png"]
+        case .null: []
+        case .mp4: [".mp4"]
+        case .webm: [".webm"]
+        case .mov: [".mov"]
+        case .mkv: [".mkv"]
+        }
+    }
+
+    /// The video container ffmpeg writes, for the video formats.
+    var video: VideoFormat? { VideoFormat(rawValue: rawValue) }
+
+    /// The format whose extension ends `path`, or nil.
+    static func byExtension(_ path: String) -> OutputFormat? {
+        let lower = path.lowercased()
+        return allCases.first { f in f.extensions.contains { lower.hasSuffix($0) } }
+    }
+
+    /// Every output a path can name, for messages.
+    static let spelled = "x.gif, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, x.webm, x.mov, x.mkv, '-' (stdout), or --format"
+
+    /// The names `--format` takes, for help text and completions.
+    static let names = allCases.map(\.rawValue).joined(separator: "|")
+}
+
+/// Where the frames go, decided from `-o`, `--format` and the script: one
+/// format and, but for `null`, one path.
+struct OutputPlan: Equatable {
+    var format: OutputFormat
+    /// The path as given (`-` for stdout); nil for `null`.
+    var path: String?
+    /// For PNG frames: the folder, pattern or single file.
+    var png: PNGOutput?
+
+    static let null = OutputPlan(format: .null, path: nil, png: nil)
+
+    /// True when the output is standard output (`-o -`, `/dev/stdout`, …):
+    /// then `print()` goes to stderr.
+    var isStdout: Bool {
+        guard let path else { return false }
+        return path == "-" || OutputTarget.namesStdout(path)
+    }
+
+    /// Decides the plan for `path` (`-` is stdout) and `--format`; throws
+    /// `UsageError` (exit 2) when they cannot be told or contradict.
+    static func decide(path: String, format: OutputFormat?) throws -> OutputPlan {
+        if format == .null { return .null }
+        // `-`, `/dev/stdout` (and its other names): a GIF unless --format says otherwise.
+        let stdout = path == "-" || OutputTarget.namesStdout(path)
+        let own = stdout ? nil : pathFormat(path)
+        guard let format else {
+            if stdout { return OutputPlan(format: .gif, path: path) }
+            guard let own else {
+                throw UsageError("cannot tell the output format of '\(path)': use \(OutputFormat.spelled)")
+            }
+            return own
+        }
+        switch (format, own?.format) {
+        case (.gif, nil), (.gif, .gif?): return OutputPlan(format: .gif, path: path)
+        case (.png, nil):
+            if stdout { throw UsageError("PNG frames cannot go to stdout ('-o -'); write them to a folder (frames/) or a pattern (out_%04d.png)") }
+            return OutputPlan(format: .png, path: path, png: .directory(path))
+        case (.png, .png?): return own!
+        case (let f, nil) where f.video != nil: return OutputPlan(format: f, path: path)
+        case (let f, let o?) where f == o && f.video != nil: return OutputPlan(format: f, path: path)
+        default:
+            throw UsageError("--format \(format.rawValue) contradicts the output '\(path)'; drop one of them")
+        }
+    }
+
+    /// The format a path says by itself: an existing folder, a path ending
+    /// in `/`, a printf pattern or `x.png` → PNG frames; `x.gif`; a video
+    /// extension; nil when it says nothing.
+    static func pathFormat(_ path: String) -> OutputPlan? {
+        if Posix.kind(path) == .directory { return OutputPlan(format: .png, path: path, png: .directory(path)) }
+        if OutputFormat.byExtension(path) == .gif { return OutputPlan(format: .gif, path: path) }
+        if let output = PNGOutput.parse(path) { return OutputPlan(format: .png, path: path, png: output) }
+        if let f = OutputFormat.byExtension(path), f.video != nil { return OutputPlan(format: f, path: path) }
+        return nil
+    }
+
+    /// What a sink needs to know of the frames.
+    struct Frames {
+        var width: Int
+        var height: Int
+        var fps: Double
+        var count: Int
+        var fullRender: Bool
+        var loop: Int
+        var quality: Int?
+    }
+
+    /// Checks the output exactly as `makeSink` would, creating nothing
+    /// (`--check`): the same errors, the same exit codes.
+    func validate(_ f: Frames) throws {
+        switch format {
+        case .null: return
+        case .png:
+            try png?.validate(frameCount: f.count)
+        default:
+            guard let path else { return }
+            if case .stream(let fd) = try OutputTarget.resolve(path, what: "output '\(path)'") { close(fd) }
+            if format.video != nil, VideoSink.findExecutable("ffmpeg") == nil {
+                throw MediaError("video output needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg); write a .gif or PNG frames instead")
+            }
+        }
+    }
+
+    /// Builds the sink; nil for `null`. `still` makes the GIF's palette.
+    func makeSink(_ f: Frames, still: () throws -> RGBAImage) throws -> FrameSink? {
+        guard let path else { return nil }
+        switch format {
+        case .null: return nil
+        case .gif:
+            return try GIFSink(path: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop,
+                               still: try still(), quality: f.quality)
+        case .png:
+            guard let png else { return nil }
+            return try PNGSequenceSink(output: png, fullRender: f.fullRender, frameCount: f.count, fps: f.fps)
+        case .mp4, .webm, .mov, .mkv:
+            return try VideoSink(path: path, width: f.width, height: f.height, fps: f.fps,
+                                 format: format.video, quality: f.quality)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import WobbleCore
+
+/// What a run tells a pipeline (`--json`): filled in as the run goes, so a
+/// failure halfway still reports what was known, printed once at the end
+/// as one JSON object on one line of stdout.
+final class RunReport {
+    var frames: Int?
+    var fps: Double?
+    var duration: Double?
+    var width: Int?
+    var height: Int?
+    /// The output path (`-` for stdout); nil for `--check`, `--format null`.
+    var output: String?
+    /// True when every model rests at the end of the clip.
+    var still: Bool?
+    var warnings: [String] = []
+    var error: String?
+    /// `--json` given: print the object at the end.
+    let json: Bool
+
+    init(json: Bool) { self.json = json }
+
+    /// Warnings not printed yet.
+    private var unprinted: [String] = []
+
+    /// Records a warning (`flushWarnings` prints it).
+    func warn(_ message: String) {
+        warnings.append(message)
+        unprinted.append(message)
+    }
+
+    /// Prints the warnings not printed yet on stderr, one line each
+    /// (`wobble-run: warning: …`). A render calls it before its first
+    /// frame when stderr is a terminal (a person sees the warning before
+    /// the render is wasted); otherwise they come at the end, after the
+    /// result line or the error, so that an error stays the first line.
+    func flushWarnings() {
+        for w in unprinted { printError("wobble-run: warning: \(w)") }
+        unprinted.removeAll()
+    }
+
+    /// The object, keys in a fixed order.
+    var object: String {
+        func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
+        func d(_ v: Double?) -> String {
+            guard let v, v.isFinite else { return "null" }
+            return CommandLine_.fmt((v * 1_000_000).rounded() / 1_000_000)
+        }
+        var fields = [
+            "\"frames\":\(n(frames))", "\"fps\":\(d(fps))", "\"duration\":\(d(duration))",
+            "\"width\":\(n(width))", "\"height\":\(n(height))",
+            "\"output\":\(output.map(RunReport.quote) ?? "null")",
+            "\"still\":\(still.map { $0 ? "true" : "false" } ?? "null")",
+            "\"warnings\":[\(warnings.map(RunReport.quote).joined(separator: ","))]",
+        ]
+        if let error { fields.append("\"error\":\(RunReport.quote(error))") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// Prints the object on stdout when `--json` was given.
+    func printJSON() {
+        flushWarnings()
+        guard json else { return }
+        print(object)
+        fflush(nil)
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped;
+    /// bytes that are not UTF-8 (file names) shown as PathBytes shows them.
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in PathBytes.display(s).unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20 || u.value == 0x7F:
+                out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}

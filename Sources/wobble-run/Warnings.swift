@@ -1,0 +1,56 @@
+import WobbleCore
+
+/// The warnings a clip earns before it is rendered (SPEC §9): each is
+/// probably a mistake that would waste a render. One line each.
+enum ClipWarnings {
+    /// True when every model rests at the end of the clip.
+    static func isStill(_ clip: Clip) -> Bool {
+        let end = clip.timeline.snapshot(at: clip.duration)
+        return end.models.allSatisfy { m in
+            m.kicks.isEmpty || !m.shape.canMove || m.parameters.model.restTime(m.kicks) <= clip.duration + 1e-6
+        }
+    }
+
+    /// Sketches never prepared, regions outside the image, nothing moving.
+    static func of(_ clip: Clip) -> [String] {
+        var out: [String] = []
+        let entries = clip.timeline.entries
+        let everPrepared = entries.contains { !$0.state.models.isEmpty }
+        let sketched = entries.map { $0.state.sketches.count }.max() ?? 0
+        if !everPrepared && sketched > 0 {
+            out.append("\(sketched) sketch\(sketched == 1 ? " was" : "es were") never prepared: call prepare() to make \(sketched == 1 ? "it" : "them") wobble")
+        }
+        // Every region shape the clip shows, once, in the order it appears.
+        var seen = Set<RegionShape>(), shapes: [RegionShape] = []
+        for e in entries {
+            for s in e.state.models.map(\.shape) + e.state.sketches where seen.insert(s).inserted { shapes.append(s) }
+        }
+        let w = Double(clip.imageWidth), h = Double(clip.imageHeight)
+        // A region may reach past an edge on purpose (edges() says what it
+        // pulls in from there); one whose center is off the image, or none
+        // of whose area is on it, is a mistake (other units, another image).
+        let outside = shapes.filter { s in
+            let xs = [s.lt.x, s.rt.x, s.rb.x, s.lb.x], ys = [s.lt.y, s.rt.y, s.rb.y, s.lb.y]
+            let off = (xs.max() ?? 0) <= 0 || (ys.max() ?? 0) <= 0 || (xs.min() ?? 0) >= w || (ys.min() ?? 0) >= h
+            return off || s.center.x < 0 || s.center.y < 0 || s.center.x > w || s.center.y > h
+        }
+        if let s = outside.first {
+            let n = outside.count
+            out.append("\(n == 1 ? "a region lies" : "\(n) regions lie") outside the \(clip.imageWidth)×\(clip.imageHeight) image (the first: corners \(p(s.lt)) \(p(s.rt)) \(p(s.rb)) \(p(s.lb)), center \(p(s.center))); geometry is in source-image pixels")
+        }
+        if clip.frameCount > 1 || everPrepared {
+            let moves = (0..<clip.frameCount).contains { !clip.frame($0).regions.isEmpty }
+            if !moves {
+                out.append("nothing moves in the clip's \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s")" + (everPrepared ? " (no impulse, touch or shake reached a region)" : ""))
+            }
+        }
+        return out
+    }
+
+    /// The looping GIF that ends while models still move.
+    static func loopJump(_ clip: Clip) -> String {
+        "the GIF loops but ends while regions still move (it jumps when it starts over); end the scene with untilStill(), or pass --loop -1"
+    }
+
+    private static func p(_ q: Point) -> String { "(\(Scene.format(q.x)), \(Scene.format(q.y)))" }
+}
