@@ -28,6 +28,9 @@ public final class Sketch {
     /// mean of the current corners (SPEC §7).
     public var assignedCenter: Point?
     public var parameters: WobbleParameters
+    /// Which `addSketch` call made it (the studio's handles and `--overlay`
+    /// labels); nil for a sketch made otherwise.
+    public var origin: SketchOrigin?
 
     public init(id: Int, lt: Point, rt: Point, rb: Point, lb: Point, center: Point? = nil,
                 parameters: WobbleParameters = .original) {
@@ -49,6 +52,24 @@ public final class Sketch {
     public var shape: RegionShape { RegionShape(lt: lt, rt: rt, rb: rb, lb: lb, center: center) }
 }
 
+/// Which `addSketch` made a sketch: the n-th call of the run (0-based),
+/// or the n-th sketch the studio added; with the line of the call when it
+/// was made from the scene file itself.
+public struct SketchOrigin: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        case call(Int)
+        case added(Int)
+    }
+    public var kind: Kind
+    /// The line of the call in the scene file (nil: another chunk, or added).
+    public var line: Int?
+
+    public init(_ kind: Kind, line: Int? = nil) {
+        self.kind = kind
+        self.line = line
+    }
+}
+
 /// A wobble model of the effect layer (MFWobbleModel), made by `prepare()`.
 public final class WobbleModel {
     public let id: Int
@@ -56,11 +77,14 @@ public final class WobbleModel {
     public let parameters: WobbleParameters
     /// The time of the `prepare()` that made it.
     public let preparedAt: Double
+    /// The origin of the sketch it was prepared from.
+    public let origin: SketchOrigin?
     /// The kicks its motion model keeps (`MotionModel.adding`), oldest first.
     public internal(set) var kicks: [Impulse] = []
 
-    init(id: Int, shape: RegionShape, parameters: WobbleParameters, preparedAt: Double) {
+    init(id: Int, shape: RegionShape, parameters: WobbleParameters, preparedAt: Double, origin: SketchOrigin? = nil) {
         self.id = id
+        self.origin = origin
         self.shape = shape
         self.parameters = parameters
         self.preparedAt = preparedAt
@@ -86,7 +110,7 @@ public final class WobbleModel {
         return Swift.max(now, parameters.model.restTime(kicks))
     }
 
-    var snapshot: ModelSnapshot { ModelSnapshot(shape: shape, parameters: parameters, kicks: kicks) }
+    var snapshot: ModelSnapshot { ModelSnapshot(shape: shape, parameters: parameters, kicks: kicks, origin: origin) }
 }
 
 /// One accelerometer sample of a trace, due at `time` (scene seconds).
@@ -218,8 +242,9 @@ public final class Scene {
     @discardableResult
     public func addSketch(lt: Point = Point(10, 10), rt: Point = Point(100, 10), rb: Point = Point(100, 100),
                           lb: Point = Point(10, 100), center: Point? = nil,
-                          parameters: WobbleParameters = .original) -> Sketch {
+                          parameters: WobbleParameters = .original, origin: SketchOrigin? = nil) -> Sketch {
         let s = Sketch(id: takeID(), lt: lt, rt: rt, rb: rb, lb: lb, center: center, parameters: parameters)
+        s.origin = origin
         sketches.append(s)
         return s
     }
@@ -235,7 +260,7 @@ public final class Scene {
     @discardableResult
     public func prepare() -> [WobbleModel] {
         models = sketches.map { s in
-            let m = WobbleModel(id: takeID(), shape: s.shape, parameters: s.parameters, preparedAt: now)
+            let m = WobbleModel(id: takeID(), shape: s.shape, parameters: s.parameters, preparedAt: now, origin: s.origin)
             modelForSketch[s.id] = m
             return m
         }
@@ -425,7 +450,8 @@ public final class Scene {
 
     /// The live state now, as recorded into the timeline.
     public var currentSnapshot: SceneSnapshot {
-        SceneSnapshot(models: models.map(\.snapshot), sketches: sketches.map(\.shape), overlay: overlay)
+        SceneSnapshot(models: models.map(\.snapshot), sketches: sketches.map(\.shape), overlay: overlay,
+                      sketchOrigins: sketches.map(\.origin))
     }
 
     private func record() {

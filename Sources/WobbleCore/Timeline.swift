@@ -5,11 +5,14 @@ public struct ModelSnapshot: Sendable, Equatable {
     /// The kicks its motion model keeps (classic: the latest impulse; spring:
     /// every kick since it last came to rest), oldest first.
     public var kicks: [Impulse]
+    /// The `addSketch` that made it (see `SketchOrigin`).
+    public var origin: SketchOrigin?
 
-    public init(shape: RegionShape, parameters: WobbleParameters, kicks: [Impulse]) {
+    public init(shape: RegionShape, parameters: WobbleParameters, kicks: [Impulse], origin: SketchOrigin? = nil) {
         self.shape = shape
         self.parameters = parameters
         self.kicks = kicks
+        self.origin = origin
     }
 
     /// The latest kick, nil before the first.
@@ -24,6 +27,15 @@ public struct SceneSnapshot: Sendable, Equatable {
     public var sketches: [RegionShape]
     /// `overlay(true)` in force.
     public var overlay: Bool
+    /// The origins of `sketches`, index for index.
+    public var sketchOrigins: [SketchOrigin?] = []
+
+    public init(models: [ModelSnapshot], sketches: [RegionShape], overlay: Bool, sketchOrigins: [SketchOrigin?] = []) {
+        self.models = models
+        self.sketches = sketches
+        self.overlay = overlay
+        self.sketchOrigins = sketchOrigins
+    }
 
     public static let empty = SceneSnapshot(models: [], sketches: [], overlay: false)
 }
@@ -99,6 +111,9 @@ public struct FrameState: Sendable, Equatable {
     public var overlay: [RegionShape]
     /// True when the overlay is on (even with no sketches to draw).
     public var overlayOn: Bool
+    /// The live models to draw over the frame with their labels (empty
+    /// without overlay).
+    public var overlayModels: [OverlayModel] = []
 
     public init(index: Int, time: Double, regions: [RegionFrame], overlay: [RegionShape] = [], overlayOn: Bool = false,
                 overlap: OverlapMode = .sum, edges: EdgeMode = .mirror) {
@@ -110,6 +125,23 @@ public struct FrameState: Sendable, Equatable {
         self.overlay = overlay
         self.overlayOn = overlayOn
     }
+}
+
+/// A live model as the overlay draws it: its region, its 1-based index
+/// among the live models and the line of the `addSketch` that made it.
+public struct OverlayModel: Sendable, Equatable {
+    public var shape: RegionShape
+    public var index: Int
+    public var line: Int?
+
+    public init(shape: RegionShape, index: Int, line: Int?) {
+        self.shape = shape
+        self.index = index
+        self.line = line
+    }
+
+    /// `#2 line 14` (`#2` when the line is not known).
+    public var label: String { "#\(index)" + (line.map { " line \($0)" } ?? "") }
 }
 
 /// The result of running a scene: the clip's frames as a pure function of time.
@@ -150,7 +182,11 @@ public struct Clip: Sendable {
             regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing))
         }
         let on = forced || snap.overlay
-        return FrameState(index: k, time: t, regions: regions, overlay: on ? snap.sketches : [], overlayOn: on,
-                          overlap: overlap, edges: edges)
+        var f = FrameState(index: k, time: t, regions: regions, overlay: on ? snap.sketches : [], overlayOn: on,
+                           overlap: overlap, edges: edges)
+        if on {
+            f.overlayModels = snap.models.enumerated().map { OverlayModel(shape: $1.shape, index: $0 + 1, line: $1.origin?.line) }
+        }
+        return f
     }
 }

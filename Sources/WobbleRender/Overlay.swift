@@ -35,7 +35,8 @@ public enum OverlayPainter {
     /// (an output frame of `mapping.outputWidth × mapping.outputHeight`).
     /// Non-finite points are skipped; shapes partly or wholly off the frame
     /// are clipped.
-    public static func draw(_ sketches: [RegionShape], into image: inout RGBAImage, mapping: OutputMapping) {
+    public static func draw(_ sketches: [RegionShape], into image: inout RGBAImage, mapping: OutputMapping,
+                            style: OverlayStyle = .sketch) {
         guard image.width > 0, image.height > 0, !sketches.isEmpty else { return }
         let lw = lineWidth(width: image.width, height: image.height)
         let radius = dotRadius(width: image.width, height: image.height)
@@ -48,7 +49,7 @@ public enum OverlayPainter {
             // Edges.
             var edges = Layer(halfWidth: lw / 2)
             for i in 0..<4 { edges.segment(corners[i], corners[(i + 1) % 4]) }
-            edges.composite(into: &image, color: edgeColor)
+            edges.composite(into: &image, color: style.edge)
             // Bezier boundary, as a fine polyline.
             var curve = Layer(halfWidth: lw / 2)
             for q in s.boundary {
@@ -64,16 +65,16 @@ public enum OverlayPainter {
                     prev = p
                 }
             }
-            curve.composite(into: &image, color: boundaryColor)
+            curve.composite(into: &image, color: style.boundary)
             // Corner points.
             var dots = Layer(halfWidth: radius)
             for c in corners { dots.segment(c, c) }
-            dots.composite(into: &image, color: cornerColor)
+            dots.composite(into: &image, color: style.corner)
             // Center.
             var center = Layer(halfWidth: radius)
             let c = out(s.center)
             center.segment(c, c)
-            center.composite(into: &image, color: centerColor)
+            center.composite(into: &image, color: style.center)
         }
     }
 

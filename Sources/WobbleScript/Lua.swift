@@ -60,6 +60,16 @@ struct LuaStack {
     // MARK: Stack
 
     var top: Int32 { lua_gettop(state) }
+
+    /// The chunk name and current line of the Lua function that called the
+    /// running host function (stack level 1); nil when that caller is not
+    /// a Lua function (`pcall(addSketch, ...)`) or has no line.
+    func callerPosition() -> (source: String, line: Int)? {
+        var ar = lua_Debug()
+        guard lua_getstack(state, 1, &ar) != 0, lua_getinfo(state, "Sl", &ar) != 0 else { return nil }
+        guard ar.currentline > 0, let src = ar.source else { return nil }
+        return (String(cString: src), Int(ar.currentline))
+    }
     func setTop(_ n: Int32) { lua_settop(state, n) }
     func pop(_ n: Int32 = 1) { wobble_pop(state, n) }
     func absIndex(_ i: Int32) -> Int32 { lua_absindex(state, i) }

@@ -44,6 +44,12 @@ public struct ScriptOptions {
     /// folder: the image, traces, modules, `output`), as it names it, even
     /// when the run fails later: what a live session watches.
     public var onPath: (String) -> Void = { _ in }
+    /// Shapes the studio dragged: the n-th `addSketch` call of the run
+    /// (0-based) makes this shape instead of its own (other keys kept).
+    public var sketchOverrides: [Int: SketchPoints] = [:]
+    /// Sketches the studio added, put on the control layer just before the
+    /// run's first `prepare()` (at the end of the script when none).
+    public var addedSketches: [SketchPoints] = []
     /// Where the script's `print` writes: stdout (true, the default) or
     /// stderr (false: when the frames themselves go to stdout).
     public var printToStdout: Bool = true
@@ -71,9 +77,23 @@ public struct ScriptResult {
     /// The virtual time at which the script returned, before the events
     /// performed after its end (`ScriptOptions.performed`) went on.
     public var scriptEnd: Double = 0
+    /// Every `addSketch` call of the run, in order (the studio's handles).
+    public var sketchCalls: [SketchCall] = []
     /// What the script did that is probably a mistake (a `touch` that hit
     /// no live region, with its line), one line each.
     public var warnings: [String] = []
+}
+
+/// One `addSketch` call of a run: where it was made and what it made
+/// (before any override).
+public struct SketchCall: Sendable, Equatable {
+    /// The chunk name of the calling function (`@scene.lua`), nil when the
+    /// caller was not a Lua function.
+    public var source: String?
+    /// The caller's current line, nil as `source`.
+    public var line: Int?
+    /// The points the call's own argument gives.
+    public var points: SketchPoints
 }
 
 /// A scene that failed. `message` is the one clear first line

@@ -67,6 +67,10 @@ final class ScriptSession {
     var warnings: [String] = []
     let functions: [HostFunction]
     private var vm: LuaVM?
+    /// The `addSketch` calls so far.
+    var sketchCalls: [SketchCall] = []
+    /// Whether the studio's added sketches are on the control layer yet.
+    var addedPlaced = false
 
     init(options: ScriptOptions) {
         self.options = options
@@ -138,6 +142,7 @@ final class ScriptSession {
 
         let clip: Clip
         do {
+            placeAddedSketches()
             clip = try scene.finish()
         } catch let e as SceneError {
             let msg = e.function == "wobble-run" ? e.message : e.description
@@ -145,6 +150,7 @@ final class ScriptSession {
         }
         var result = ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, inputs: inputs)
         result.scriptEnd = scene.scriptEnd
+        result.sketchCalls = sketchCalls
         result.warnings = warnings
         return result
     }

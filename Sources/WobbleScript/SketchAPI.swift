@@ -111,10 +111,25 @@ extension ScriptSession {
             }
             if let problem = parameters.validationError() { throw SceneError("addSketch", problem) }
         }
-        let s = scene.addSketch(lt: corners[0], rt: corners[1], rb: corners[2], lb: corners[3],
-                                center: center, parameters: parameters)
+        let ordinal = sketchCalls.count
+        let position = lua.callerPosition()
+        let own = SketchPoints(lt: corners[0], rt: corners[1], rb: corners[2], lb: corners[3], center: center)
+        sketchCalls.append(SketchCall(source: position?.source, line: position?.line, points: own))
+        let p = options.sketchOverrides[ordinal] ?? own
+        let line = position.flatMap { $0.source == "@" + options.scriptPath ? $0.line : nil }
+        let s = scene.addSketch(lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: p.center, parameters: parameters,
+                                origin: SketchOrigin(.call(ordinal), line: line))
         pushSketch(lua, s)
         return 1
+    }
+
+    /// Puts the studio's added sketches on the control layer (once a run).
+    func placeAddedSketches() {
+        guard !addedPlaced else { return }
+        addedPlaced = true
+        for (i, p) in options.addedSketches.enumerated() where scene.sketches.count < ScriptSession.maxSketches {
+            scene.addSketch(lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: p.center, origin: SketchOrigin(.added(i)))
+        }
     }
 
     /// `sketchModels()` → array of the control layer's sketch handles.

@@ -40,6 +40,7 @@ extension ScriptSession {
 
     /// `prepare()` → array of wobble handles.
     func prepare(_ a: LuaArgs) -> Int32 {
+        placeAddedSketches()
         let models = scene.prepare()
         pushWobbles(a.lua, models)
         return 1

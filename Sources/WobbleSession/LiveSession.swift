@@ -61,6 +61,27 @@ public final class LiveSession {
     /// Counts successful runs (a new clip).
     public private(set) var generation = 0
 
+    /// Shapes dragged in the studio, by `addSketch` call (0-based, in run
+    /// order), and sketches added (`A`): unsaved edits, applied on every run.
+    public var sketchOverrides: [Int: SketchPoints] = [:] { didSet { noteEdit() } }
+    public var addedSketches: [SketchPoints] = [] { didSet { noteEdit() } }
+    /// The `addSketch` calls of the last good run.
+    public private(set) var sketchCalls: [SketchCall] = [] { didSet { callsByLine = nil } }
+    /// The calls made from each line of the scene file (built when first asked).
+    private var callsByLine: [Int: [Int]]?
+    /// The scene's text as the last good run read it, and its calls.
+    public private(set) var sceneText: [UInt8]?
+    public private(set) var sceneSource: SketchSource?
+    /// The text the unsaved edits were made on (a save refuses to write
+    /// over a file that changed since).
+    public private(set) var editBase: [UInt8]?
+
+    public var hasUnsavedEdits: Bool { !sketchOverrides.isEmpty || !addedSketches.isEmpty }
+
+    private func noteEdit() {
+        if !hasUnsavedEdits { editBase = nil } else if editBase == nil { editBase = sceneText }
+    }
+
     private var cache: [String: (stamp: FileStamp, image: RGBAImage)] = [:]
     private var renderer: FrameRenderer?
     private var rendererImagePath: String?
@@ -94,6 +115,9 @@ public final class LiveSession {
         so.fixedFPS = options.fps
         so.performed = performed
         so.onPath = { named.append($0) }
+        so.sketchOverrides = sketchOverrides
+        so.addedSketches = addedSketches
+        let text = FileManager.default.contents(atPath: options.scenePath).map { [UInt8]($0) }
         do {
             if let p = options.imagePath {
                 let img = try loadImage(p)
@@ -113,6 +137,11 @@ public final class LiveSession {
             image = loaded.image
             imagePathInUse = loaded.path
             imageStamp = cache[loaded.path]?.stamp
+            sketchCalls = result.sketchCalls
+            if text != sceneText || sceneSource == nil {
+                sceneText = text
+                sceneSource = text.map { SketchSource(text: $0) }
+            }
             error = nil
             generation += 1
             return true
@@ -131,6 +160,109 @@ public final class LiveSession {
     static func unique(_ paths: [String]) -> [String] {
         var seen = Set<String>()
         return paths.filter { seen.insert($0).inserted }
+    }
+
+    // MARK: Sketches
+
+    /// Which call made a sketch, and whether the studio may edit it: the
+    /// source call in the scene's text (nil and the message when it may not).
+    public func editableCall(_ ordinal: Int) -> (call: SketchSource.Call?, problem: String?) {
+        guard ordinal >= 0, ordinal < sketchCalls.count else { return (nil, "this sketch is not in the last run") }
+        let c = sketchCalls[ordinal]
+        let chunk = "@" + options.scenePath
+        guard let line = c.line, let source = c.source else {
+            return (nil, "\(options.scenePath): this sketch is computed; edit the script")
+        }
+        guard source == chunk else {
+            let shown = source.hasPrefix("@") ? String(source.dropFirst()) : source
+            return (nil, "\(shown):\(line): this sketch is made in another file; edit it there")
+        }
+        let computed = "\(options.scenePath):\(line): this sketch is computed; edit the script"
+        // The k-th call made from this line is the k-th call written on it;
+        // a line that made more (or fewer) sketches than it has calls runs
+        // in a loop or a function: computed.
+        if callsByLine == nil {
+            var index: [Int: [Int]] = [:]
+            for (i, c) in sketchCalls.enumerated() where c.source == chunk { if let l = c.line { index[l, default: []].append(i) } }
+            callsByLine = index
+        }
+        let fromLine = callsByLine?[line] ?? []
+        guard let k = fromLine.firstIndex(of: ordinal), let src = sceneSource else { return (nil, computed) }
+        let written = src.calls(onLine: line)
+        guard written.count == fromLine.count else { return (nil, computed) }
+        if SketchSource.problem(written[k]) != nil { return (nil, computed) }
+        return (written[k], nil)
+    }
+
+    /// An error of saving (one line).
+    public struct SaveError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Writes the unsaved edits into the scene file (only the edited
+    /// constructors change; added sketches become their own lines), then
+    /// runs the saved scene. Refuses when the file changed on disk since the
+    /// edits were made on it. Returns what was written (for messages).
+    @discardableResult
+    public func saveEdits() throws -> (edited: Int, added: Int) {
+        guard hasUnsavedEdits else { return (0, 0) }
+        let path = options.scenePath
+        guard let base = editBase ?? sceneText else { throw SaveError(message: "not saved: the scene's text was never read") }
+        let now = FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+        guard now == base else {
+            throw SaveError(message: "not saved: \(path) changed on disk since it was loaded (Ctrl+Z the edits, or copy them by hand)")
+        }
+        let src = SketchSource(text: base)
+        var edits: [(call: SketchSource.Call, old: SketchPoints, new: SketchPoints)] = []
+        for (ordinal, p) in sketchOverrides.sorted(by: { $0.key < $1.key }) {
+            let (call, problem) = editableCall(ordinal)
+            guard let call else { throw SaveError(message: "not saved: \(problem ?? "a sketch cannot be edited")") }
+            // The call as found in the text the edits were made on.
+            guard let same = src.calls.first(where: { $0.argumentSpan == call.argumentSpan && $0.line == call.line }) else {
+                throw SaveError(message: "not saved: \(path) changed since the edit (line \(call.line))")
+            }
+            edits.append((same, sketchCalls[ordinal].points, p))
+        }
+        let text: [UInt8]
+        do {
+            text = try src.rewritten(edits: edits, added: addedSketches)
+        } catch {
+            throw SaveError(message: "not saved: \(error)")
+        }
+        if let problem = LuaSyntax.problem(text, name: path) {
+            throw SaveError(message: "not saved: the rewritten scene does not compile: \(problem)")
+        }
+        do {
+            let file = try AtomicFile(target: path)
+            do {
+                try file.write(text)
+                try file.commit()
+            } catch {
+                file.abort()
+                throw error
+            }
+        } catch {
+            throw SaveError(message: "not saved: \(error)")
+        }
+        let counts = (edits.count, addedSketches.count)
+        sketchOverrides = [:]
+        addedSketches = []
+        run()
+        return counts
+    }
+
+    /// The sketches and live models at frame `k` with the call that made
+    /// each (the studio's handles).
+    public func handleShapes(atFrame k: Int) -> [(shape: RegionShape, origin: SketchOrigin?, live: Bool)] {
+        guard let clip else { return [] }
+        let snap = clip.timeline.snapshot(at: Double(k) / clip.fps)
+        var out: [(shape: RegionShape, origin: SketchOrigin?, live: Bool)] = []
+        for (i, s) in snap.sketches.enumerated() {
+            out.append((s, i < snap.sketchOrigins.count ? snap.sketchOrigins[i] : nil, false))
+        }
+        for m in snap.models { out.append((m.shape, m.origin, true)) }
+        return out
     }
 
     // MARK: Performed events
@@ -244,15 +376,20 @@ public struct SessionError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// The one place a frame is composited: the renderer's pixels, then the
-/// control layer when the frame's overlay is on (`overlay(true)` or
-/// `--overlay`), then any extra shapes (the studio's handles). Every front
+/// The one place a frame is composited: the renderer's pixels, then, when
+/// the frame's overlay is on (`overlay(true)` or `--overlay`), a light grid,
+/// the control layer and the live models with their labels, then any extra
+/// shapes (the studio's handles). Every front
 /// end calls this instead of painting the overlay itself.
 public enum Compositor {
     public static func frame(_ state: FrameState, renderer: FrameRenderer, extra: [RegionShape] = []) throws -> RGBAImage {
         var img = try renderer.render(state)
-        if state.overlayOn && !state.overlay.isEmpty {
+        if state.overlayOn {
+            // A light grid with coordinates, the control layer's sketches,
+            // then the live models (another colour, labelled).
+            OverlayPainter.drawGrid(into: &img, mapping: renderer.mapping)
             OverlayPainter.draw(state.overlay, into: &img, mapping: renderer.mapping)
+            OverlayPainter.drawModels(state.overlayModels, into: &img, mapping: renderer.mapping)
         }
         if !extra.isEmpty {
             OverlayPainter.draw(extra, into: &img, mapping: renderer.mapping)
@@ -265,6 +402,17 @@ public enum Compositor {
     /// over frames, and draws it once while the shapes stay the same.
     public static func layer(_ shapes: [RegionShape], width: Int, height: Int) -> RGBAImage {
         layer(shapes, mapping: OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height))
+    }
+
+    /// `shapes` drawn on a transparent layer, those `locked` (index for
+    /// index) in the locked style (the studio's handles).
+    public static func layer(_ shapes: [RegionShape], locked: [Bool], mapping: OutputMapping) -> RGBAImage {
+        var img = RGBAImage(width: max(0, mapping.outputWidth), height: max(0, mapping.outputHeight))
+        guard img.width > 0, img.height > 0 else { return img }
+        let isLocked = { (i: Int) in i < locked.count && locked[i] }
+        OverlayPainter.draw(shapes.indices.filter { !isLocked($0) }.map { shapes[$0] }, into: &img, mapping: mapping)
+        OverlayPainter.draw(shapes.indices.filter { isLocked($0) }.map { shapes[$0] }, into: &img, mapping: mapping, style: .locked)
+        return img
     }
 
     /// `shapes` (source pixels) drawn on a transparent layer of the output

@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleRender
 
 /// A CPU canvas for the studio's chrome (timeline and status text): RGBA,
 /// opaque, drawn fresh for each presented frame.

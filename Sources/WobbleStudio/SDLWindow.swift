@@ -11,13 +11,13 @@ import WobbleCore
 
 /// Keys the studio reacts to.
 enum StudioKey: Equatable {
-    case space, left, right, up, down, home, h, r, escape, backspace, other
+    case space, left, right, up, down, home, h, r, a, s, z, escape, backspace, other
 }
 
 /// One input event of the window.
 enum StudioInput: Equatable {
     case quit
-    case key(StudioKey, shift: Bool)
+    case key(StudioKey, shift: Bool, ctrl: Bool)
     case mouseDown(x: Int, y: Int)
     case mouseMove(x: Int, y: Int)
     case mouseUp(x: Int, y: Int)
@@ -190,6 +190,7 @@ final class StudioWindow {
             return nil
         case SDL_KEYDOWN.rawValue:
             let shift = (UInt32(e.key.keysym.mod) & UInt32(KMOD_SHIFT.rawValue)) != 0
+            let ctrl = (UInt32(e.key.keysym.mod) & UInt32(KMOD_CTRL.rawValue)) != 0
             let key: StudioKey
             switch e.key.keysym.sym {
             case Int32(SDLK_SPACE.rawValue): key = .space
@@ -200,11 +201,14 @@ final class StudioWindow {
             case Int32(SDLK_HOME.rawValue): key = .home
             case Int32(SDLK_h.rawValue): key = .h
             case Int32(SDLK_r.rawValue): key = .r
+            case Int32(SDLK_a.rawValue): key = .a
+            case Int32(SDLK_s.rawValue): key = .s
+            case Int32(SDLK_z.rawValue): key = .z
             case Int32(SDLK_ESCAPE.rawValue): key = .escape
             case Int32(SDLK_BACKSPACE.rawValue), Int32(SDLK_DELETE.rawValue): key = .backspace
             default: key = .other
             }
-            return .key(key, shift: shift)
+            return .key(key, shift: shift, ctrl: ctrl)
         case SDL_MOUSEBUTTONDOWN.rawValue where e.button.button == UInt8(SDL_BUTTON_LEFT):
             return .mouseDown(x: Int(e.button.x), y: Int(e.button.y))
         case SDL_MOUSEBUTTONUP.rawValue where e.button.button == UInt8(SDL_BUTTON_LEFT):

@@ -22,7 +22,10 @@ public enum Studio {
     keys:  Space play/pause   Left/Right one frame (pauses)   Home frame 0
            H handles on/off   R record a take / write it   Esc quit
            Shift+arrows shake (1.5 g)   Backspace forget the pokes
-    mouse: drag inside a region to poke it; click or drag the timeline to scrub
+           A add a 90x90 sketch at the mouse   Ctrl+S save the edited sketches
+           Ctrl+Z undo the last unsaved drag or add
+    mouse: drag a handle (a corner or center) to move it; drag inside a
+           region to poke it; click or drag the timeline to scrub
 
     options:
       --image PATH     use this image instead of the one the scene names

@@ -31,6 +31,29 @@ final class StudioApp {
     // Mouse.
     private var scrubbing = false
     private var pokeStart: Point?
+    private var mouse: (x: Int, y: Int)?
+
+    // Editing the sketches: a handle dragged, the unsaved edits before
+    // each drag or add (Ctrl+Z), a run of the scene due after this input.
+    private struct Edits {
+        var overrides: [Int: SketchPoints]
+        var added: [SketchPoints]
+    }
+    private struct Drag {
+        var origin: SketchOrigin.Kind
+        var handle: Int
+        var startWindow: (x: Int, y: Int)
+        var start: SketchPoints
+        var before: Edits
+        var moved = false
+    }
+    private var drag: Drag?
+    private var undo: [Edits] = []
+    private var editsPending = false
+    private var editInputTime: Double?
+    private var editableCache: (generation: Int, kinds: [SketchOrigin.Kind: Bool]) = (-1, [:])
+    /// Milliseconds from an edit's input to its frame presented (`-v` prints them).
+    private var editLatencies: [Double] = []
 
     // Controller accelerometer (high-pass: gravity removed).
     private var gravity: (Double, Double)?
@@ -53,6 +76,7 @@ final class StudioApp {
     /// The handles layer and the shapes it shows.
     private var overlay: SparseLayer?
     private var overlayShapes: [RegionShape]?
+    private var overlayLocked: [Bool] = []
     private var presentedShapes: [RegionShape]?
     private var presentedSize = (0, 0)
 
@@ -109,6 +133,10 @@ final class StudioApp {
             var quit = false
             for i in inputs where handle(i) { quit = true }
             if quit { break }
+            if editsPending {
+                editsPending = false
+                applyEdits()
+            }
             if monotonic() >= nextPoll {
                 if let changed = watch.poll(extra: session.inputs) {
                     load(reason: changed)
@@ -119,6 +147,14 @@ final class StudioApp {
             present()
         }
         finishRecordingOnQuit()
+        if session.hasUnsavedEdits {
+            let n = session.sketchOverrides.count + session.addedSketches.count
+            printError("wobble-run: \(sceneName): \(n) unsaved sketch edit\(n == 1 ? "" : "s") not saved (Ctrl+S saves them)")
+        }
+        if options.verbose, !editLatencies.isEmpty {
+            let sorted = editLatencies.sorted()
+            printError("studio: \(sorted.count) edits shown, median \(fmt1(sorted[sorted.count / 2])) ms, worst \(fmt1(sorted[sorted.count - 1])) ms after the input")
+        }
         if options.verbose {
             let s = monotonic() - started
             printError("studio: \(presentedCount) frames presented in \(String(format: "%.2f", s)) s")
@@ -131,7 +167,10 @@ final class StudioApp {
     private func load(reason: [String]?) {
         let oldSize = session.image.map { ($0.width, $0.height) }
         if session.run() {
-            if let r = reason {
+            if let r = reason, session.hasUnsavedEdits, let base = session.editBase, base != session.sceneText {
+                fail("\(sceneName) changed on disk: the unsaved edits cannot be saved into it (Ctrl+Z undoes them)")
+                _ = r
+            } else if let r = reason {
                 say(r.count == 1 ? "reloaded: \(r[0]) changed" : "reloaded: \(r[0]) and \(r.count - 1) more changed")
             } else {
                 say("\(sceneName): \(session.clip?.frameCount ?? 0) frames at \(fmt(session.clip?.fps ?? 30)) fps")
@@ -224,10 +263,13 @@ final class StudioApp {
         case .redraw:
             window?.invalidate()
             dirty = true
-        case .key(let key, let shift):
-            return handleKey(key, shift: shift)
+        case .key(let key, let shift, let ctrl):
+            return handleKey(key, shift: shift, ctrl: ctrl)
         case .mouseDown(let x, let y):
-            if layout.timelineContains(x, y) {
+            mouse = (x, y)
+            if layout.imagePoint(x, y) != nil, session.clip != nil, let hit = handleHit(x, y) {
+                beginDrag(hit.origin, handle: hit.handle, x, y)
+            } else if layout.timelineContains(x, y) {
                 guard recording == nil else { say("recording: R stops it first"); break }
                 scrubbing = true
                 playing = false
@@ -240,10 +282,15 @@ final class StudioApp {
                     say("(\(fmt1(p.x)), \(fmt1(p.y))) is not inside a live region")
                 }
             }
-        case .mouseMove(let x, _):
+        case .mouseMove(let x, let y):
+            mouse = (x, y)
+            if drag != nil { moveDrag(x, y) }
             if scrubbing { scrub(x) }
         case .mouseUp(let x, let y):
-            if scrubbing {
+            if drag != nil {
+                moveDrag(x, y)
+                endDrag()
+            } else if scrubbing {
                 scrub(x)
                 scrubbing = false
             } else if let a = pokeStart {
@@ -266,7 +313,7 @@ final class StudioApp {
         return false
     }
 
-    private func handleKey(_ key: StudioKey, shift: Bool) -> Bool {
+    private func handleKey(_ key: StudioKey, shift: Bool, ctrl: Bool) -> Bool {
         if shift {
             let g = 1.5
             switch key {
@@ -287,6 +334,12 @@ final class StudioApp {
             say(handles ? "handles shown" : "handles hidden")
         case _ where recording != nil:
             say("recording: R stops it and writes the take")
+        case .s where ctrl:
+            save()
+        case .z where ctrl:
+            undoLast()
+        case .a where !ctrl:
+            addSketch()
         case .space:
             playing.toggle()
             lastWall = monotonic()
@@ -310,6 +363,165 @@ final class StudioApp {
             break
         }
         return false
+    }
+
+    // MARK: Editing the sketches
+
+    /// Whether the sketch of `origin` may be dragged (cached per run).
+    private func isEditable(_ origin: SketchOrigin?) -> Bool {
+        guard let kind = origin?.kind else { return false }
+        if editableCache.generation != session.generation { editableCache = (session.generation, [:]) }
+        if let e = editableCache.kinds[kind] { return e }
+        let e: Bool
+        switch kind {
+        case .call(let n): e = session.editableCall(n).call != nil
+        case .added(let i): e = i < session.addedSketches.count
+        }
+        editableCache.kinds[kind] = e
+        return e
+    }
+
+    /// The handle within 10 window pixels of `(x, y)` (the nearest), with
+    /// the sketch it belongs to: 0-3 the corners lt, rt, rb, lb, 4 the center.
+    private func handleHit(_ x: Int, _ y: Int) -> (origin: SketchOrigin?, handle: Int)? {
+        guard handles, recording == nil else { return nil }
+        var best: (origin: SketchOrigin?, handle: Int, d: Double)?
+        let r = layout.imageRect, s = layout.scale
+        for h in session.handleShapes(atFrame: currentIndex) {
+            let points = [h.shape.lt, h.shape.rt, h.shape.rb, h.shape.lb, h.shape.center]
+            for (i, p) in points.enumerated() where p.isFinite {
+                let wx = p.x * s + Double(r.x) - 0.5, wy = p.y * s + Double(r.y) - 0.5
+                let d = ((wx - Double(x)) * (wx - Double(x)) + (wy - Double(y)) * (wy - Double(y))).squareRoot()
+                if d <= 10, d < (best?.d ?? .infinity) { best = (h.origin, i, d) }
+            }
+        }
+        return best.map { ($0.origin, $0.handle) }
+    }
+
+    /// The points of a sketch as the edits have them now.
+    private func currentPoints(_ kind: SketchOrigin.Kind) -> SketchPoints? {
+        switch kind {
+        case .call(let n):
+            guard n >= 0, n < session.sketchCalls.count else { return nil }
+            return session.sketchOverrides[n] ?? session.sketchCalls[n].points
+        case .added(let i):
+            return i >= 0 && i < session.addedSketches.count ? session.addedSketches[i] : nil
+        }
+    }
+
+    private var edits: Edits { Edits(overrides: session.sketchOverrides, added: session.addedSketches) }
+
+    private func beginDrag(_ origin: SketchOrigin?, handle: Int, _ x: Int, _ y: Int) {
+        guard let kind = origin?.kind else {
+            let m = "\(options.session.scenePath): this sketch is computed; edit the script"
+            fail(m)
+            printError("studio: \(m)")
+            return
+        }
+        if case .call(let n) = kind, let problem = session.editableCall(n).problem {
+            fail(problem)
+            printError("studio: \(problem)")
+            return
+        }
+        guard let start = currentPoints(kind) else { return }
+        drag = Drag(origin: kind, handle: handle, startWindow: (x, y), start: start, before: edits)
+    }
+
+    private func moveDrag(_ x: Int, _ y: Int) {
+        guard var d = drag, x != d.startWindow.x || y != d.startWindow.y || d.moved else { return }
+        let s = layout.scale
+        let p0 = d.start[handle: d.handle]
+        let p = Point(((p0.x + Double(x - d.startWindow.x) / s) * 10).rounded() / 10,
+                      ((p0.y + Double(y - d.startWindow.y) / s) * 10).rounded() / 10)
+        guard p.isFinite else { return }
+        var pts = d.start
+        // A center never set stays unset (it follows the corners); one
+        // that was set stays where it is when a corner moves.
+        pts[handle: d.handle] = p
+        guard pts != currentPoints(d.origin) else { return }
+        setPoints(d.origin, pts)
+        d.moved = true
+        drag = d
+        editsPending = true
+        if editInputTime == nil { editInputTime = monotonic() }
+    }
+
+    private func endDrag() {
+        guard let d = drag else { return }
+        drag = nil
+        guard d.moved, let p = currentPoints(d.origin) else { return }
+        undo.append(d.before)
+        let names = ["lt", "rt", "rb", "lb", "center"]
+        let name = names[max(0, min(4, d.handle))]
+        let v = p[handle: d.handle]
+        say("\(name) moved to (\(SketchSource.format(v.x)), \(SketchSource.format(v.y))) of \(describe(d.origin)); Ctrl+S saves, Ctrl+Z undoes")
+        if options.verbose { printError("studio: dragged \(name) of \(describe(d.origin)) to \(SketchSource.format(v.x)),\(SketchSource.format(v.y))") }
+    }
+
+    private func describe(_ kind: SketchOrigin.Kind) -> String {
+        switch kind {
+        case .call(let n):
+            return session.sketchCalls.indices.contains(n) ? "the sketch of line \(session.sketchCalls[n].line ?? 0)" : "a sketch"
+        case .added(let i): return "added sketch \(i + 1)"
+        }
+    }
+
+    private func setPoints(_ kind: SketchOrigin.Kind, _ p: SketchPoints) {
+        switch kind {
+        case .call(let n): session.sketchOverrides[n] = p
+        case .added(let i): if session.addedSketches.indices.contains(i) { session.addedSketches[i] = p }
+        }
+    }
+
+    /// Runs the scene with the edits (once per batch of input).
+    private func applyEdits() {
+        if !session.run(), let e = session.error {
+            fail(String(e.message.split(separator: "\n").first ?? ""))
+        }
+        dirty = true
+    }
+
+    private func addSketch() {
+        guard session.clip != nil else { fail("cannot add: the scene failed"); return }
+        let r = layout.imageRect
+        let p = mouse.flatMap { layout.imagePoint($0.x, $0.y) }
+            ?? layout.imagePointUnclamped(r.x + r.w / 2, r.y + r.h / 2)
+        let c = Point((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10)
+        undo.append(edits)
+        session.addedSketches.append(.square(centeredAt: c))
+        editsPending = true
+        if editInputTime == nil { editInputTime = monotonic() }
+        say("added a 90x90 sketch at (\(SketchSource.format(c.x)), \(SketchSource.format(c.y))); Ctrl+S saves, Ctrl+Z undoes")
+        if options.verbose { printError("studio: added a sketch at \(SketchSource.format(c.x)),\(SketchSource.format(c.y))") }
+    }
+
+    private func undoLast() {
+        drag = nil
+        guard let last = undo.popLast() else { say("nothing to undo"); return }
+        session.sketchOverrides = last.overrides
+        session.addedSketches = last.added
+        editsPending = true
+        if editInputTime == nil { editInputTime = monotonic() }
+        say(undo.isEmpty ? "undone: no unsaved edits" : "undone (\(undo.count) more)")
+        if options.verbose { printError("studio: undone (\(undo.count) left)") }
+    }
+
+    private func save() {
+        guard session.hasUnsavedEdits else { say("nothing to save"); return }
+        drag = nil
+        do {
+            let r = try session.saveEdits()
+            undo.removeAll()
+            watch.reset(extra: session.inputs)
+            let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
+                        r.added > 0 ? "\(r.added) added" : nil].compactMap { $0 }.joined(separator: ", ")
+            say("saved \(sceneName): \(what)")
+            printError("studio: saved \(options.session.scenePath) (\(what))")
+        } catch {
+            fail("\(error)")
+            printError("wobble-run: \(error)")
+        }
+        dirty = true
     }
 
     private func scrub(_ x: Int) {
@@ -405,7 +617,9 @@ final class StudioApp {
         let k = currentIndex
         let state = session.frameState(k)
         let key = (session.generation, handles)
-        let shapes = handles ? session.shapes(atFrame: k) : []
+        let handleShapes = handles ? session.handleShapes(atFrame: k) : []
+        let shapes = handleShapes.map(\.shape)
+        let locked = handleShapes.map { !isEditable($0.origin) }
         let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
         guard dirty || frameChanged || k != presentedIndex else { return }
         let t0 = monotonic()
@@ -419,8 +633,9 @@ final class StudioApp {
                 // again only when the shapes change, blended on the CPU.
                 let m = session.mapping ?? OutputMapping(sourceWidth: img.width, sourceHeight: img.height,
                                                          outputWidth: img.width, outputHeight: img.height)
-                if shapes != overlayShapes || overlay.map({ $0.width != img.width || $0.height != img.height }) ?? false {
-                    overlay = shapes.isEmpty ? nil : SparseLayer(Compositor.layer(shapes, mapping: m))
+                if shapes != overlayShapes || locked != overlayLocked || overlay.map({ $0.width != img.width || $0.height != img.height }) ?? false {
+                    overlayLocked = locked
+                    overlay = shapes.isEmpty ? nil : SparseLayer(Compositor.layer(shapes, locked: locked, mapping: m))
                     overlayShapes = shapes
                 }
                 overlay?.blend(into: &img)
@@ -472,6 +687,12 @@ final class StudioApp {
         presentedIndex = k
         presentedCount += 1
         dirty = false
+        if let t = editInputTime, !editsPending {
+            editInputTime = nil
+            let ms = (monotonic() - t) * 1000
+            editLatencies.append(ms)
+            if options.verbose { printError("studio: edit shown \(fmt1(ms)) ms after the input") }
+        }
         if options.verbose {
             printError("studio: frame \(k) presented (run \(session.generation)\(playing ? "" : ", paused")\(recording != nil ? ", recording" : ""))")
         }
@@ -508,12 +729,12 @@ final class StudioApp {
         if recording != nil {
             mode = "REC +\(String(format: "%.1f", playhead - session.scriptedDuration)) s"
         } else {
-            mode = playing ? "playing" : "paused"
+            mode = (playing ? "playing" : "paused") + (session.hasUnsavedEdits ? "  unsaved edits" : "")
         }
         let line1 = "frame \(k)/\(frames)  \(String(format: "%.3f", Double(k) / fps)) s  \(mode)"
         let y1 = 22, y2 = 22 + StudioFont.cellHeight + 2
         let end = c.text(line1, x: Layout.timelinePad, y: y1, recording != nil ? (255, 120, 120) : (235, 235, 235))
-        let hint = "Space  </>  Home  H  R  drag: poke  Shift+arrows: shake"
+        let hint = "Space  </>  Home  H  R  A  Ctrl+S  Ctrl+Z  drag: handle/poke"
         let hx = w - Layout.timelinePad - hint.count * StudioFont.cellWidth
         if hx > end + 20 { c.text(hint, x: hx, y: y1, (130, 130, 140)) }
         var msg = message

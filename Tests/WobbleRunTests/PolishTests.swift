@@ -75,8 +75,14 @@ final class PolishTests: XCTestCase {
         assertOverlayDrawn(try png("on/frame_00000.png"))
         // Without --overlay frame 0 is the still image.
         XCTAssertEqual(try png("off/frame_00000.png"), try png("grey.png"))
-        // After prepare() the control layer is empty: nothing drawn.
-        XCTAssertEqual(try bytes("on/frame_00004.png"), try bytes("off/frame_00004.png"))
+        // After prepare() the control layer is empty: the live model is
+        // drawn instead, orange on its boundary, labelled; a grid line at x = 50.
+        let on = try png("on/frame_00004.png"), off = try png("off/frame_00004.png")
+        var orange = false
+        for j in 10...13 { for i in 12...15 where on.pixel(i, j).r > 200 && on.pixel(i, j).b < 80 && off.pixel(i, j) != on.pixel(i, j) { orange = true } }
+        XCTAssertTrue(orange, "no orange live boundary near (14, 12)")
+        XCTAssertGreaterThan(on.pixel(50, 46).r, off.pixel(50, 46).r, "no grid line at x = 50")
+        XCTAssertTrue(on.pixel(2, 2) == off.pixel(2, 2), "far pixel changed")
     }
 
     func testOverlayFromLuaMatchesTheFlag() throws {

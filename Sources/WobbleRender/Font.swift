@@ -3,13 +3,13 @@
 // 7x14 cells of 8-bit coverage, row by row.
 import Foundation
 
-enum StudioFont {
-    static let cellWidth = 7
-    static let cellHeight = 14
-    static let first: UInt8 = 32
-    static let last: UInt8 = 126
+public enum StudioFont {
+    public static let cellWidth = 7
+    public static let cellHeight = 14
+    public static let first: UInt8 = 32
+    public static let last: UInt8 = 126
     /// Coverage of every glyph, 7x14 bytes each, in code order.
-    static let coverage: [UInt8] = {
+    public static let coverage: [UInt8] = {
         let text = [
         "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
         "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAPg4AAAAAAD4OAAAAAAA+DgAAAAAAPg4AAAAAADyMAAAAAAA",

@@ -1,0 +1,152 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleMedia
+import WobbleScript
+@testable import WobbleSession
+
+/// Part 2 of the studio without a window: the calls that made the
+/// sketches, shapes dragged (overrides), added sketches, saving.
+final class SketchEditTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-edit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let px = [UInt8](repeating: 200, count: 200 * 150 * 4)
+        try ImageIO.writePNG(RGBAImage(width: 200, height: 150, pixels: px), to: dir.appendingPathComponent("img.png").path)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func scene(_ text: String) throws -> String {
+        let p = dir.appendingPathComponent("scene.lua").path
+        try text.write(toFile: p, atomically: true, encoding: .utf8)
+        return p
+    }
+
+    static let text = """
+    image("img.png")
+    local a = addSketch{x = 10, y = 10, w = 50, h = 40}   -- a
+    for i = 1, 2 do addSketch{x = 80 + i * 30, y = 10, w = 20, h = 20} end
+    addSketch() addSketch{lt = {10, 80}, rt = {60, 80}, rb = {60, 120}, lb = {10, 120}, center = {30, 100}}
+    local m = prepare()
+    impulse(a, 1, 0)
+    wait(0.3)
+
+    """
+
+    func testCallsAreRecordedAndMatchedToTheirText() throws {
+        let path = try scene(SketchEditTests.text)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        XCTAssertEqual(s.sketchCalls.map(\.line), [2, 3, 3, 4, 4])
+        XCTAssertNotNil(s.editableCall(0).call)
+        XCTAssertEqual(s.editableCall(1).problem, "\(path):3: this sketch is computed; edit the script")
+        XCTAssertEqual(s.editableCall(2).problem, "\(path):3: this sketch is computed; edit the script")
+        XCTAssertEqual(s.editableCall(3).call?.argument, .absent)
+        XCTAssertNotNil(s.editableCall(4).call)
+        // The live models know their calls.
+        let shapes = s.handleShapes(atFrame: 0)
+        XCTAssertEqual(shapes.map { $0.origin?.kind }, (0..<5).map { .call($0) })
+        XCTAssertEqual(shapes.map { $0.origin?.line }, [2, 3, 3, 4, 4])
+    }
+
+    func testOverridesChangeTheShapeImpulsesStillApplyAndSaveWritesOnlyThem() throws {
+        let path = try scene(SketchEditTests.text)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        let before = s.frameState(5)?.regions.first?.shape
+        var p = s.sketchCalls[0].points
+        p.rt = Point(p.rt.x + 20, p.rt.y + 15)
+        s.sketchOverrides[0] = p
+        var q = s.sketchCalls[4].points
+        q.lt = Point(5, 75)
+        s.sketchOverrides[4] = q
+        s.addedSketches = [.square(centeredAt: Point(150, 100))]
+        XCTAssertTrue(s.run())
+        let after = try XCTUnwrap(s.frameState(5)?.regions.first)
+        XCTAssertEqual(after.shape.rt, Point(80, 25))
+        XCTAssertNotEqual(after.shape, before)
+        XCTAssertGreaterThan(after.peak, 0, "the scene's impulse still applies")
+        XCTAssertEqual(s.handleShapes(atFrame: 0).count, 6, "the added sketch is prepared with the others")
+        XCTAssertEqual(s.handleShapes(atFrame: 0).last?.origin?.kind, .added(0))
+
+        let saved = try s.saveEdits()
+        XCTAssertEqual(saved.edited, 2)
+        XCTAssertEqual(saved.added, 1)
+        XCTAssertFalse(s.hasUnsavedEdits)
+        let out = try String(contentsOfFile: path, encoding: .utf8)
+        let expected = SketchEditTests.text
+            .replacingOccurrences(of: "addSketch{x = 10, y = 10, w = 50, h = 40}",
+                                  with: "addSketch{lt = {10, 10}, rt = {80, 25}, rb = {60, 50}, lb = {10, 50}}")
+            .replacingOccurrences(of: "lt = {10, 80}, rt", with: "lt = {5, 75}, rt")
+            .replacingOccurrences(of: "local m = prepare()",
+                                  with: "addSketch{lt = {105, 55}, rt = {195, 55}, rb = {195, 145}, lb = {105, 145}}\nlocal m = prepare()")
+        XCTAssertEqual(out, expected)
+        // The saved scene runs to the same shapes (the picture does not jump).
+        XCTAssertEqual(s.frameState(5)?.regions.first?.shape.rt, Point(80, 25))
+        XCTAssertEqual(s.handleShapes(atFrame: 0).count, 6)
+        XCTAssertEqual(s.handleShapes(atFrame: 0)[4].shape.center, Point(30, 100), "a center that was set stays")
+    }
+
+    func testSaveRefusesWhenTheFileChangedOnDisk() throws {
+        let path = try scene(SketchEditTests.text)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        var p = s.sketchCalls[0].points
+        p.lt = Point(0, 0)
+        s.sketchOverrides[0] = p
+        let changed = SketchEditTests.text + "-- edited elsewhere\n"
+        try changed.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try s.saveEdits()) { e in
+            XCTAssertTrue("\(e)".contains("changed on disk since it was loaded"), "\(e)")
+        }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), changed)
+        XCTAssertTrue(s.hasUnsavedEdits)
+        // Undoing the edit leaves nothing to save.
+        s.sketchOverrides = [:]
+        XCTAssertNil(s.editBase)
+    }
+
+    func testSketchesFromAnotherFileOrPcallAreLocked() throws {
+        try "return function() addSketch{x = 1, y = 1, w = 9, h = 9} end\n"
+            .write(toFile: dir.appendingPathComponent("mod.lua").path, atomically: true, encoding: .utf8)
+        let path = try scene("""
+        image("img.png")
+        require("mod")()
+        pcall(addSketch, {x = 5, y = 5, w = 9, h = 9})
+        local addSketch = function(t) return _G.addSketch(t) end
+        addSketch{x = 1, y = 1, w = 2, h = 2}
+        """)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run(), s.error?.message ?? "")
+        XCTAssertEqual(s.sketchCalls.count, 3)
+        XCTAssertTrue(s.editableCall(0).problem?.contains("mod.lua:1: this sketch is made in another file") ?? false, "\(s.editableCall(0))")
+        XCTAssertEqual(s.editableCall(1).problem, "\(path): this sketch is computed; edit the script")
+        XCTAssertEqual(s.editableCall(2).problem, "\(path):4: this sketch is computed; edit the script")
+    }
+
+    func testACenterNeverSetFollowsTheCornersOneSetStays() throws {
+        let path = try scene(SketchEditTests.text)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        var a = s.sketchCalls[0].points      // x = 10, y = 10, w = 50, h = 40: no center
+        XCTAssertNil(a.center)
+        a.rb = Point(80, 70)
+        s.sketchOverrides[0] = a
+        var c = s.sketchCalls[4].points      // center = {30, 100}
+        c.rb = Point(90, 140)
+        s.sketchOverrides[4] = c
+        XCTAssertTrue(s.run())
+        let shapes = s.handleShapes(atFrame: 0)
+        XCTAssertEqual(shapes[0].shape.center, Point((10 + 60 + 80 + 10) / 4.0, (10 + 10 + 70 + 50) / 4.0))
+        XCTAssertEqual(shapes[4].shape.center, Point(30, 100))
+        try s.saveEdits()
+        let out = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(out.contains("local a = addSketch{lt = {10, 10}, rt = {60, 10}, rb = {80, 70}, lb = {10, 50}}   -- a"), out)
+        XCTAssertTrue(out.contains("rb = {90, 140}, lb = {10, 120}, center = {30, 100}}"), out)
+    }
+}

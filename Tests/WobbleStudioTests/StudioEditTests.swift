@@ -1,0 +1,150 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleMedia
+
+/// Part 2 of the studio under Xvfb: handles dragged, `A`, `Ctrl+S`, `Ctrl+Z`.
+final class StudioEditTests: XCTestCase {
+    var dir: URL!
+    var display: VirtualDisplay!
+    let id = String(UUID().uuidString.prefix(8)).lowercased()
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-studio-edit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        display = try VirtualDisplay.get()
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// The bundled example, copied.
+    func copyCat() throws -> (scene: String, text: String) {
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/cat")
+        let scene = "cat-\(id).lua"
+        try FileManager.default.copyItem(at: examples.appendingPathComponent("chelsea.png"), to: dir.appendingPathComponent("chelsea.png"))
+        let text = try String(contentsOf: examples.appendingPathComponent("cat.lua"), encoding: .utf8)
+        try text.write(to: dir.appendingPathComponent(scene), atomically: true, encoding: .utf8)
+        return (scene, text)
+    }
+
+    func read(_ name: String) throws -> String { try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) }
+
+    /// Runs `text` plus `probe` with `--check`; the lines it printed
+    /// (stdout or stderr: where `print` goes is issue 13's; the `ok:` line left out).
+    func probe(_ text: String, _ probe: String) throws -> String {
+        try (text + "\n" + probe + "\n").write(to: dir.appendingPathComponent("probe.lua"), atomically: true, encoding: .utf8)
+        let r = try StudioTool.run(StudioTool.executable.path, ["probe.lua", "--check"], cwd: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let all = String(decoding: r.stdout, as: UTF8.self) + r.stderr
+        return all.split(separator: "\n").filter { !$0.hasPrefix("ok: ") }.map { $0 + "\n" }.joined()
+    }
+
+    func testDragACornerSaveAddAndUndo() throws {
+        let (scene, original) = try copyCat()
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        XCTAssertTrue(w.linesSnapshot().contains { $0.contains("scale 1") }, "the cat is shown at 1:1")
+        var before = w.lineCount
+        try w.key("space", "Home")
+        try w.waitForLine(after: before, "frame 0 paused", StudioTests.frameLine(0, paused: true))
+        let (ax, ay) = (w.imageArea.x, w.imageArea.y)
+
+        // The left cheek's rt corner (225, 172), dragged by (20, 15) screen pixels.
+        before = w.lineCount
+        try w.drag(from: (ax + 225, ay + 172), to: (ax + 245, ay + 187))
+        try w.waitForLine(after: before, "the drag", { $0 == "studio: dragged rt of the sketch of line 11 to 245,187" })
+        let shown = try w.waitForLine(after: before, "the edit shown", { $0.hasPrefix("studio: edit shown") })
+        let ms = Double(shown.split(separator: " ")[3]) ?? 1e9
+        let slowdown = max(1, Double(ProcessInfo.processInfo.environment["WOBBLE_TEST_SLOWDOWN"] ?? "") ?? 1)
+        XCTAssertLessThan(ms, 100 * slowdown, shown)
+        before = w.lineCount
+        try w.key("ctrl+s")
+        try w.waitForLine(after: before, "saved", { $0.hasPrefix("studio: saved ") })
+        let saved = try read(scene)
+        XCTAssertEqual(saved, original.replacingOccurrences(of: "rt = {225, 172}", with: "rt = {245, 187}"),
+                       "only that corner's numbers change")
+        XCTAssertEqual(try probe(saved, "local m = wobbleModels()[1] print(string.format('%g %g %d', m.rt.x, m.rt.y, #wobbleModels()))"),
+                       "245 187 3\n")
+
+        // A at (400, 60) on a frame after prepare(), then Ctrl+S: a fourth region.
+        before = w.lineCount
+        try w.key(contentsOf: Array(repeating: "Right", count: 10))
+        try w.waitForLine(after: before, "frame 10", StudioTests.frameLine(10, paused: true))
+        try display.x("xdotool", ["mousemove", "--window", w.windowID, "\(ax + 400)", "\(ay + 60)"])
+        usleep(100_000)
+        let without = try w.screenshot()
+        before = w.lineCount
+        try w.key("a")
+        try w.waitForLine(after: before, "added", { $0.hasPrefix("studio: added a sketch at 400.5,60.5") })
+        try w.waitForLine(after: before, "the edit shown", { $0.hasPrefix("studio: edit shown") })
+        let with = try w.screenshot()
+        let square = agreement(with, without) { x, y in x >= 350 && x <= 450 && y >= 10 && y <= 110 }
+        XCTAssertGreaterThan(square.differing, 100, "the added sketch's handles are drawn")
+        before = w.lineCount
+        try w.key("ctrl+s")
+        try w.waitForLine(after: before, "saved", { $0.hasPrefix("studio: saved ") })
+        let added = try read(scene)
+        let line = "addSketch{lt = {355.5, 15.5}, rt = {445.5, 15.5}, rb = {445.5, 105.5}, lb = {355.5, 105.5}}\n"
+        XCTAssertEqual(added, saved.replacingOccurrences(of: "prepare()\n", with: line + "prepare()\n"))
+        XCTAssertEqual(try probe(added, "local m = wobbleModels()[4] print(string.format('%g %g %d', m.lt.x, m.rb.y, #wobbleModels()))"),
+                       "355.5 105.5 4\n")
+        // A render shows it: the overlay's live corner (yellow) at its lt.
+        let r = try StudioTool.run(StudioTool.executable.path, [scene, "--overlay", "--frames", "10", "-o", "shot.png", "-q"], cwd: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let shot = try ImageIO.load(path: dir.appendingPathComponent("shot.png").path)
+        let px = shot.pixel(355, 15)
+        XCTAssertTrue(px.r > 200 && px.g > 180 && px.b < 100, "no live corner at (355, 15): \(px)")
+
+        // Ctrl+Z restores: A again, then Ctrl+Z gives back the picture.
+        let clean = try w.screenshot()
+        try display.x("xdotool", ["mousemove", "--window", w.windowID, "\(ax + 100)", "\(ay + 60)"])
+        before = w.lineCount
+        try w.key("a")
+        try w.waitForLine(after: before, "the edit shown", { $0.hasPrefix("studio: edit shown") })
+        XCTAssertGreaterThan(agreement(try w.screenshot(), clean).differing, 100)
+        before = w.lineCount
+        try w.key("ctrl+z")
+        try w.waitForLine(after: before, "undone", { $0.hasPrefix("studio: undone") })
+        try w.waitForLine(after: before, "the edit shown", { $0.hasPrefix("studio: edit shown") })
+        XCTAssertEqual(agreement(try w.screenshot(), clean).differing, 0, "Ctrl+Z restores the picture")
+        XCTAssertEqual(try read(scene), added, "nothing written by A and Ctrl+Z")
+
+        // A drag on a computed sketch says so; quitting with an unsaved edit says so.
+        before = w.lineCount
+        try w.drag(from: (ax + 355, ay + 15), to: (ax + 350, ay + 10))
+        try w.waitForLine(after: before, "the drag", { $0.hasPrefix("studio: dragged lt of the sketch of line 20") })
+        XCTAssertEqual(try w.quit(), 0)
+        XCTAssertTrue(w.linesSnapshot().contains { $0.hasPrefix("wobble-run: \(scene): 1 unsaved sketch edit not saved") })
+        XCTAssertEqual(try read(scene), added)
+    }
+
+    func testComputedSketchesAreLocked() throws {
+        var px = [UInt8](repeating: 180, count: 200 * 150 * 4)
+        for i in stride(from: 3, to: px.count, by: 4) { px[i] = 255 }
+        try ImageIO.writePNG(RGBAImage(width: 200, height: 150, pixels: px), to: dir.appendingPathComponent("img.png").path)
+        let scene = "locked-\(id).lua"
+        let text = """
+        image("img.png")
+        for i = 0, 1 do
+          addSketch{x = 20 + i * 90, y = 20, w = 60, h = 60}
+        end
+        prepare()
+        wait(1)
+
+        """
+        try text.write(to: dir.appendingPathComponent(scene), atomically: true, encoding: .utf8)
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        let (ax, ay) = (w.imageArea.x, w.imageArea.y)
+        let before = w.lineCount
+        try w.drag(from: (ax + 20, ay + 20), to: (ax + 30, ay + 30))
+        try w.waitForLine(after: before, "locked", { $0 == "studio: \(scene):3: this sketch is computed; edit the script" })
+        try w.key("ctrl+s")
+        XCTAssertEqual(try w.quit(), 0)
+        XCTAssertEqual(try read(scene), text)
+        XCTAssertFalse(w.linesSnapshot().contains { $0.contains("unsaved") })
+    }
+}
