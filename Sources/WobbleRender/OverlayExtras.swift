@@ -87,7 +87,6 @@ extension OverlayPainter {
     /// pixels) on a dark, half-transparent box; clipped to the image.
     public static func label(_ text: String, x: Int, y: Int, into image: inout RGBAImage, color: (UInt8, UInt8, UInt8)) {
         let cw = StudioFont.cellWidth, ch = StudioFont.cellHeight
-        let glyphs = StudioFont.coverage
         let w = image.width, h = image.height
         let chars = Array(text.unicodeScalars.prefix(64))
         let boxW = chars.count * cw + 2
@@ -99,25 +98,6 @@ extension OverlayPainter {
                 image.pixels[i + 3] = max(image.pixels[i + 3], 160)
             }
         }
-        for (n, u) in chars.enumerated() {
-            var code = u.value
-            if code < UInt32(StudioFont.first) || code > UInt32(StudioFont.last) { code = 63 }
-            let base = Int(code - UInt32(StudioFont.first)) * cw * ch
-            guard base + cw * ch <= glyphs.count else { break }
-            for gy in 0..<ch {
-                let py = y + gy
-                guard py >= 0, py < h else { continue }
-                for gx in 0..<cw {
-                    let a = Int(glyphs[base + gy * cw + gx])
-                    let px = x + n * cw + gx
-                    guard a > 0, px >= 0, px < w else { continue }
-                    let i = (py * w + px) * 4
-                    image.pixels[i] = UInt8((Int(color.0) * a + Int(image.pixels[i]) * (255 - a)) / 255)
-                    image.pixels[i + 1] = UInt8((Int(color.1) * a + Int(image.pixels[i + 1]) * (255 - a)) / 255)
-                    image.pixels[i + 2] = UInt8((Int(color.2) * a + Int(image.pixels[i + 2]) * (255 - a)) / 255)
-                    image.pixels[i + 3] = 255
-                }
-            }
-        }
+        StudioFont.draw(chars, x: x, y: y, into: &image, color: color, opaque: true)
     }
 }

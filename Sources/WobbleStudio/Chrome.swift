@@ -38,33 +38,7 @@ struct Canvas {
     /// ASCII 32-126 are drawn as `?`. Returns the x after the text.
     @discardableResult
     mutating func text(_ text: String, x: Int, y: Int, _ c: (UInt8, UInt8, UInt8), maxX: Int? = nil) -> Int {
-        let cw = StudioFont.cellWidth, ch = StudioFont.cellHeight
-        let glyphs = StudioFont.coverage
-        let limit = min(maxX ?? width, width)
-        var cx = x
-        for u in text.unicodeScalars {
-            if cx + cw > limit { break }
-            var code = u.value
-            if code < UInt32(StudioFont.first) || code > UInt32(StudioFont.last) { code = 63 }
-            let base = Int(code - UInt32(StudioFont.first)) * cw * ch
-            guard base + cw * ch <= glyphs.count else { break }
-            for gy in 0..<ch {
-                let py = y + gy
-                guard py >= 0, py < height else { continue }
-                for gx in 0..<cw {
-                    let a = Int(glyphs[base + gy * cw + gx])
-                    guard a > 0 else { continue }
-                    let px = cx + gx
-                    guard px >= 0, px < width else { continue }
-                    let i = (py * width + px) * 4
-                    image.pixels[i] = UInt8((Int(c.0) * a + Int(image.pixels[i]) * (255 - a)) / 255)
-                    image.pixels[i + 1] = UInt8((Int(c.1) * a + Int(image.pixels[i + 1]) * (255 - a)) / 255)
-                    image.pixels[i + 2] = UInt8((Int(c.2) * a + Int(image.pixels[i + 2]) * (255 - a)) / 255)
-                }
-            }
-            cx += cw
-        }
-        return cx
+        StudioFont.draw(text.unicodeScalars, x: x, y: y, into: &image, color: c, maxX: min(maxX ?? width, width))
     }
 
     /// How many characters fit between `x` and `maxX`.
