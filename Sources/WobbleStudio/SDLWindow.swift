@@ -76,21 +76,22 @@ final class StudioWindow {
     static func initialise() throws {
         SDL_SetHint(SDL_HINT_VIDEO_X11_FORCE_EGL, "1")
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
+        // On X11, an X error is reported on stderr instead of ending the
+        // process (Xlib's default handler exits with status 1). Installed
+        // before SDL_Init: SDL saves the handler it finds and puts it back
+        // before it closes the display in SDL_Quit, so an error that
+        // arrives while the window closes reaches this one, not Xlib's.
+        _ = XSetErrorHandler { _, event in
+            if let e = event?.pointee {
+                FileHandle.standardError.write(Data("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n".utf8))
+            }
+            return 0
+        }
         guard SDL_Init(UInt32(SDL_INIT_VIDEO)) == 0 else {
             throw WindowError(message: "wobble-run: edit: cannot open the display: \(sdlError())")
         }
         // A controller is optional: without the subsystem there is no shake from it.
         _ = SDL_InitSubSystem(UInt32(SDL_INIT_GAMECONTROLLER) | UInt32(SDL_INIT_SENSOR))
-        // On X11, an X error is reported on stderr instead of ending the
-        // process (Xlib's default handler exits with status 1).
-        if let driver = SDL_GetCurrentVideoDriver(), String(cString: driver) == "x11" {
-            _ = XSetErrorHandler { _, event in
-                if let e = event?.pointee {
-                    FileHandle.standardError.write(Data("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n".utf8))
-                }
-                return 0
-            }
-        }
     }
 
     static func shutdown() { SDL_Quit() }
