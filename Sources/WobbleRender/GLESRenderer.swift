@@ -115,14 +115,20 @@ public final class GLESRenderer: FrameRenderer {
             + "\(glString(GL_VERSION)); renderer \(glString(GL_RENDERER))"
     }
 
-    /// An RGBA8 texture of the output size attached to a new framebuffer,
+    /// A texture of the output size (RGBA8 unless `format` says otherwise;
+    /// `nearest` for data such as offsets) attached to a new framebuffer,
     /// checked complete. `label` names it in errors.
     fileprivate static func makeRenderTarget(_ label: String, _ m: OutputMapping, unit: Int32,
+                                         format: Int32 = GL_RGBA8, nearest: Bool = false,
                                          in context: GLContext) throws -> (GLObject, GLObject) {
         let texture = try GLObject(.texture, in: context)
         glActiveTexture(GLenum(unit))
         glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
-        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(m.outputWidth), GLsizei(m.outputHeight))
+        if nearest {
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
+        }
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(format), GLsizei(m.outputWidth), GLsizei(m.outputHeight))
         try glCheck("glTexStorage2D(\(label) \(m.outputWidth)x\(m.outputHeight))")
         let framebuffer = try GLObject(.framebuffer, in: context)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
@@ -451,23 +457,16 @@ private final class Resources {
         guard missing.isEmpty else {
             return (nil, nil, "the GL lacks \(missing.joined(separator: " and ")) (use overlap(\"first\") or --backend cpu)")
         }
-        let texture = try GLObject(.texture, in: context)
-        glActiveTexture(GLenum(GL_TEXTURE2))
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
-        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RG32F), GLsizei(m.outputWidth), GLsizei(m.outputHeight))
-        try glCheck("glTexStorage2D(offsets RG32F \(m.outputWidth)x\(m.outputHeight))")
-        let framebuffer = try GLObject(.framebuffer, in: context)
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
-        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture.name, 0)
-        try glCheck("glFramebufferTexture2D(offsets)")
-        let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
-        guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
-            return (nil, nil, "the RG32F offset target is incomplete (\(framebufferStatusName(status)))")
+        let target: (GLObject, GLObject)
+        do {
+            target = try GLESRenderer.makeRenderTarget("offsets RG32F", m, unit: GL_TEXTURE2, format: GL_RG32F,
+                                                       nearest: true, in: context)
+        } catch GLESError.framebufferIncomplete(let status) {
+            glActiveTexture(GLenum(GL_TEXTURE1))
+            return (nil, nil, "the RG32F offset target is incomplete (\(status))")
         }
         glActiveTexture(GLenum(GL_TEXTURE1))
-        return (texture, framebuffer, nil)
+        return (target.0, target.1, nil)
     }
 
     /// Sets the source's wrap mode for `edges` (mirror: GL_MIRRORED_REPEAT).
