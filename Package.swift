@@ -58,7 +58,7 @@ let package = Package(
 
         .testTarget(name: "WobbleCoreTests", dependencies: ["WobbleCore"]),
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleScript", "WobbleCore"]),
-        .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleRender", "WobbleCore", "WobbleMedia"]),
+        .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleMedia", "WobbleCore", "CGIF"]),
         .testTarget(name: "WobbleSessionTests", dependencies: ["WobbleSession", "WobbleCore", "WobbleScript"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["wobble-run", "WobbleStudio", "WobbleCore", "WobbleMedia"]),

@@ -11,7 +11,7 @@ out=Sources/WobbleRender/EmbeddedShaders.swift
 tmp=$(mktemp "$out.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
 
-# quad.vert -> quadVert, copy.frag -> copyFrag
+# quad.vert -> quadVert, copy.frag -> copyFrag, common.glsl -> commonGlsl
 ident() {
     local base=${1%.*} ext=${1##*.}
     printf '%s%s' "$base" "$(printf '%s' "${ext:0:1}" | tr a-z A-Z)${ext:1}"
@@ -24,7 +24,7 @@ ident() {
     echo "/// The GLSL ES sources of \`Shaders/\`, embedded at build time."
     echo "enum EmbeddedShaders {"
     names=()
-    for f in Shaders/*.vert Shaders/*.frag; do
+    for f in Shaders/*.vert Shaders/*.frag Shaders/*.glsl; do
         [ -e "$f" ] || continue
         name=$(basename "$f")
         if grep -q '"""#' "$f"; then

@@ -9,11 +9,13 @@ uniform highp sampler2D u_source;
 uniform vec2 u_scale;
 // 1 / source size in pixels.
 uniform vec2 u_invSourceSize;
+#include "common.glsl"
 
 out vec4 o_color;
 
 void main() {
-    // gl_FragCoord.xy is the output pixel centre (i + 0.5, j + 0.5).
-    vec2 p = gl_FragCoord.xy * u_scale;
-    o_color = texture(u_source, p * u_invSourceSize);
+    // The output pixel centre (i + 0.5, j + 0.5).
+    vec2 pixel = outputPixel();
+    vec2 p = pixel * u_scale;
+    o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
 }

@@ -9,11 +9,13 @@ uniform highp sampler2D u_source;
 uniform highp sampler2D u_offset;
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
+#include "common.glsl"
 
 out vec4 o_color;
 
 void main() {
-    vec2 offset = texelFetch(u_offset, ivec2(gl_FragCoord.xy), 0).rg;
-    vec2 p = gl_FragCoord.xy * u_scale + offset;
-    o_color = texture(u_source, p * u_invSourceSize);
+    vec2 pixel = outputPixel();
+    vec2 offset = texelFetch(u_offset, ivec2(pixel), 0).rg;
+    vec2 p = pixel * u_scale + offset;
+    o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
 }

@@ -26,8 +26,8 @@ precision highp float;
 const float HALF_PI = 1.57079632679489662;
 
 uniform highp sampler2D u_source;
-// (d/R, R) per output pixel of the box; R = 0 where the region does not move
-// the pixel; (0, 1) at the center (d = 0).
+// (d/R, R, acos(d/R), 0) per output pixel of the box; R = 0 where the region
+// does not move the pixel; (0, 1, π/2, 0) at the center (d = 0).
 uniform highp sampler2D u_geometry;
 // Output pixel of the geometry's texel (0, 0).
 uniform ivec2 u_geometryOrigin;
@@ -42,23 +42,26 @@ uniform float u_swing;
 uniform int u_offsetOnly;
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
+#include "common.glsl"
 
 out vec4 o_color;
 
 // m = R·(cos θ' − cos θ) with θc = acos(min(M, R)/R), θ = acos(d/R),
-// θ' = θ·θc/(π/2); M itself at the center (d = 0).
-float displacement(float ratio, float r, float peak) {
+// θ' = θ·θc/(π/2); M itself at the center (d = 0). θ and cos θ = d/R come
+// from the geometry (θ computed in doubles once per shape).
+float displacement(float ratio, float r, float theta, float peak) {
     if (ratio == 0.0) {
         return peak;
     }
     float thetaC = acos(clamp(min(peak, r) / r, 0.0, 1.0));
-    float theta = acos(clamp(ratio, 0.0, 1.0));
     float thetaP = theta * thetaC / HALF_PI;
-    return max(0.0, r * (cos(thetaP) - cos(theta)));
+    return max(0.0, r * (cos(thetaP) - ratio));
 }
 
 void main() {
-    vec2 g = texelFetch(u_geometry, ivec2(gl_FragCoord.xy) - u_geometryOrigin, 0).rg;
+    // The output pixel centre (i + 0.5, j + 0.5).
+    vec2 pixel = outputPixel();
+    vec3 g = texelFetch(u_geometry, ivec2(pixel) - u_geometryOrigin, 0).rgb;
     // Not this region's pixel: a region drawn earlier (later in prepare
     // order) or the still image shows through. Inside pixels are never
     // discarded, even where float rounding makes m·swing 0, since the
@@ -66,12 +69,12 @@ void main() {
     if (!(g.y > 0.0)) {
         discard;
     }
-    float m = displacement(g.x, g.y, u_peak);
+    float m = displacement(g.x, g.y, g.z, u_peak);
     vec2 offset = (m * u_swing) * u_direction;
     if (u_offsetOnly != 0) {
         o_color = vec4(offset, 0.0, 0.0);
     } else {
-        vec2 p = gl_FragCoord.xy * u_scale + offset;
-        o_color = texture(u_source, p * u_invSourceSize);
+        vec2 p = pixel * u_scale + offset;
+        o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
     }
 }

@@ -78,6 +78,11 @@ private func extensions(_ display: EGLDisplay?) -> Set<Substring> {
 final class GLContext {
     private let display: EGLDisplay
     private let context: EGLContext
+    /// The surface of an adopted context (a window's), nil for our own.
+    private let surface: EGLSurface?
+    /// Whether the context belongs to someone else (a window), who keeps it
+    /// current and destroys it.
+    let adopted: Bool
     private let lock = NSRecursiveLock()
     /// Which EGL platform the display came from (`surfaceless`, `device #0 …`).
     let platform: String
@@ -92,9 +97,28 @@ final class GLContext {
         platform = handle.platform
         eglVendor = eglQueryString(handle.display, EGL_VENDOR).map { String(cString: $0) } ?? "?"
         eglVersion = eglQueryString(handle.display, EGL_VERSION).map { String(cString: $0) } ?? "?"
+        surface = nil
+        adopted = false
+    }
+
+    /// The context current on this thread (a window's, made by SDL), with
+    /// its display and draw surface: a renderer made on it draws into the
+    /// window's framebuffer. The owner keeps it alive longer than us.
+    init(adoptingCurrent: ()) throws {
+        guard let d = eglGetCurrentDisplay(), let c = eglGetCurrentContext(), c != EGLContext(bitPattern: 0) else {
+            throw GLESError.unsupported("no EGL context is current to draw into")
+        }
+        display = d
+        context = c
+        surface = eglGetCurrentSurface(EGL_DRAW)
+        adopted = true
+        platform = "a window's context"
+        eglVendor = eglQueryString(d, EGL_VENDOR).map { String(cString: $0) } ?? "?"
+        eglVersion = eglQueryString(d, EGL_VERSION).map { String(cString: $0) } ?? "?"
     }
 
     deinit {
+        guard !adopted else { return }
         if eglGetCurrentContext() == context {
             eglMakeCurrent(display, nil, nil, nil)
         }
@@ -106,6 +130,13 @@ final class GLContext {
         lock.lock()
         defer { lock.unlock() }
         if eglGetCurrentContext() == context {
+            return try body()
+        }
+        if adopted {
+            // The owner's context, made current for a moment (freeing GL
+            // names while the owner has released it), then released again.
+            try eglCheck("eglMakeCurrent", eglMakeCurrent(display, surface, surface, context))
+            defer { eglMakeCurrent(display, nil, nil, nil) }
             return try body()
         }
         try eglCheck("eglMakeCurrent", eglMakeCurrent(display, nil, nil, context))

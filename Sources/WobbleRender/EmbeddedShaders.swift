@@ -6,21 +6,29 @@ enum EmbeddedShaders {
     /// `Shaders/quad.vert`.
     static let quadVert = #"""
 #version 300 es
-// A screen-aligned rectangle, given in framebuffer pixels, drawn as a
-// 4-vertex triangle strip without vertex buffers (gl_VertexID picks the
-// corner). Framebuffer row 0 holds output row 0 (the top of the image), so
-// glReadPixels returns rows top to bottom with no flip anywhere.
+// A screen-aligned rectangle, given in output pixels, drawn as a 4-vertex
+// triangle strip without vertex buffers (gl_VertexID picks the corner).
+//
+// u_place maps framebuffer pixels to output pixels: output = (ax·x + bx,
+// ay·y + by) with u_place = (ax, bx, ay, by). In the renderer's own
+// framebuffer it is (1, 0, 1, 0): framebuffer row 0 holds output row 0 (the
+// top of the image), so glReadPixels returns rows top to bottom with no flip
+// anywhere. In a window's back buffer (row 0 at the bottom, the image's
+// top-left at (ox, oy) from the window's top-left, H rows) it is
+// (1, -ox, -1, H - oy).
 precision highp float;
 
-// (x0, y0, x1, y1): the rectangle in framebuffer pixels.
+// (x0, y0, x1, y1): the rectangle in output pixels.
 uniform vec4 u_rect;
 // The viewport size in pixels.
 uniform vec2 u_viewport;
+uniform vec4 u_place;
 
 void main() {
     vec2 corner = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
     vec2 pixel = mix(u_rect.xy, u_rect.zw, corner);
-    gl_Position = vec4(pixel / u_viewport * 2.0 - 1.0, 0.0, 1.0);
+    vec2 fb = vec2((pixel.x - u_place.y) / u_place.x, (pixel.y - u_place.w) / u_place.z);
+    gl_Position = vec4(fb / u_viewport * 2.0 - 1.0, 0.0, 1.0);
 }
 
 """#
@@ -38,13 +46,15 @@ uniform highp sampler2D u_source;
 uniform vec2 u_scale;
 // 1 / source size in pixels.
 uniform vec2 u_invSourceSize;
+#include "common.glsl"
 
 out vec4 o_color;
 
 void main() {
-    // gl_FragCoord.xy is the output pixel centre (i + 0.5, j + 0.5).
-    vec2 p = gl_FragCoord.xy * u_scale;
-    o_color = texture(u_source, p * u_invSourceSize);
+    // The output pixel centre (i + 0.5, j + 0.5).
+    vec2 pixel = outputPixel();
+    vec2 p = pixel * u_scale;
+    o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
 }
 
 """#
@@ -62,13 +72,15 @@ uniform highp sampler2D u_source;
 uniform highp sampler2D u_offset;
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
+#include "common.glsl"
 
 out vec4 o_color;
 
 void main() {
-    vec2 offset = texelFetch(u_offset, ivec2(gl_FragCoord.xy), 0).rg;
-    vec2 p = gl_FragCoord.xy * u_scale + offset;
-    o_color = texture(u_source, p * u_invSourceSize);
+    vec2 pixel = outputPixel();
+    vec2 offset = texelFetch(u_offset, ivec2(pixel), 0).rg;
+    vec2 p = pixel * u_scale + offset;
+    o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
 }
 
 """#
@@ -103,8 +115,8 @@ precision highp float;
 const float HALF_PI = 1.57079632679489662;
 
 uniform highp sampler2D u_source;
-// (d/R, R) per output pixel of the box; R = 0 where the region does not move
-// the pixel; (0, 1) at the center (d = 0).
+// (d/R, R, acos(d/R), 0) per output pixel of the box; R = 0 where the region
+// does not move the pixel; (0, 1, π/2, 0) at the center (d = 0).
 uniform highp sampler2D u_geometry;
 // Output pixel of the geometry's texel (0, 0).
 uniform ivec2 u_geometryOrigin;
@@ -119,23 +131,26 @@ uniform float u_swing;
 uniform int u_offsetOnly;
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
+#include "common.glsl"
 
 out vec4 o_color;
 
 // m = R·(cos θ' − cos θ) with θc = acos(min(M, R)/R), θ = acos(d/R),
-// θ' = θ·θc/(π/2); M itself at the center (d = 0).
-float displacement(float ratio, float r, float peak) {
+// θ' = θ·θc/(π/2); M itself at the center (d = 0). θ and cos θ = d/R come
+// from the geometry (θ computed in doubles once per shape).
+float displacement(float ratio, float r, float theta, float peak) {
     if (ratio == 0.0) {
         return peak;
     }
     float thetaC = acos(clamp(min(peak, r) / r, 0.0, 1.0));
-    float theta = acos(clamp(ratio, 0.0, 1.0));
     float thetaP = theta * thetaC / HALF_PI;
-    return max(0.0, r * (cos(thetaP) - cos(theta)));
+    return max(0.0, r * (cos(thetaP) - ratio));
 }
 
 void main() {
-    vec2 g = texelFetch(u_geometry, ivec2(gl_FragCoord.xy) - u_geometryOrigin, 0).rg;
+    // The output pixel centre (i + 0.5, j + 0.5).
+    vec2 pixel = outputPixel();
+    vec3 g = texelFetch(u_geometry, ivec2(pixel) - u_geometryOrigin, 0).rgb;
     // Not this region's pixel: a region drawn earlier (later in prepare
     // order) or the still image shows through. Inside pixels are never
     // discarded, even where float rounding makes m·swing 0, since the
@@ -143,14 +158,44 @@ void main() {
     if (!(g.y > 0.0)) {
         discard;
     }
-    float m = displacement(g.x, g.y, u_peak);
+    float m = displacement(g.x, g.y, g.z, u_peak);
     vec2 offset = (m * u_swing) * u_direction;
     if (u_offsetOnly != 0) {
         o_color = vec4(offset, 0.0, 0.0);
     } else {
-        vec2 p = gl_FragCoord.xy * u_scale + offset;
-        o_color = texture(u_source, p * u_invSourceSize);
+        vec2 p = pixel * u_scale + offset;
+        o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
     }
+}
+
+"""#
+
+    /// `Shaders/common.glsl`.
+    static let commonGlsl = #"""
+// Shared by copy.frag, wobble.frag and resolve.frag, which include it
+// (GLProgram puts the text in, in place of their include line, before
+// compiling).
+
+// Framebuffer pixels to output pixels: output = (ax·x + bx, ay·y + by) with
+// u_place = (ax, bx, ay, by) (quad.vert).
+uniform vec4 u_place;
+// A straight-alpha layer of the output size drawn over the frame (the
+// studio's handles, in a window), when u_withOverlay is 1.
+uniform highp sampler2D u_overlay;
+uniform int u_withOverlay;
+
+// The output pixel centre (i + 0.5, j + 0.5) of this fragment.
+vec2 outputPixel() {
+    return gl_FragCoord.xy * u_place.xz + u_place.yw;
+}
+
+// `color` with the overlay's pixel at `pixel` blended over it.
+vec4 overlaid(vec4 color, vec2 pixel) {
+    if (u_withOverlay == 0) {
+        return color;
+    }
+    vec4 o = texelFetch(u_overlay, ivec2(pixel), 0);
+    return vec4(mix(color.rgb, o.rgb, o.a), max(color.a, o.a));
 }
 
 """#
@@ -161,5 +206,6 @@ void main() {
         "copy.frag": copyFrag,
         "resolve.frag": resolveFrag,
         "wobble.frag": wobbleFrag,
+        "common.glsl": commonGlsl,
     ]
 }

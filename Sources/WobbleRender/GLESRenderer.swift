@@ -30,7 +30,7 @@ import WobbleCore
 /// The SPEC §5 math is split by what it depends on. The shape-only part,
 /// `d/R` and `R` per output pixel of the region's box and with it which
 /// pixels the region moves, is computed once per shape, in doubles, with
-/// `RegionShape.polar` (`RegionGeometry`, an RG32F texture kept while the
+/// `RegionShape.polar` (`RegionGeometry`, an RGBA32F texture kept while the
 /// shape is in use). The hemisphere model `m(p)` (from the peak `M`) is
 /// evaluated per fragment; the motion (the peak and the signed swing) comes
 /// from WobbleCore's motion model as uniforms, so a frame where a cycle
@@ -56,12 +56,15 @@ public final class GLESRenderer: FrameRenderer {
 
 
     private let context: GLContext
-    private let gl: Resources
+    let gl: Resources
     /// Geometry textures by shape (the mapping is the renderer's), nil for
     /// a shape that moves no pixel, with the last frame that used them.
     private var geometries: [RegionShape: (geometry: GeometryTexture?, lastUsed: Int)] = [:]
     private var geometryBytes = 0
-    private var frameNumber = 0
+    var frameNumber = 0
+    /// What `present` drew into the window last: the boxes it drew regions
+    /// in, and where.
+    var presented: (geometries: [GeometryTexture], placement: WindowPlacement, overlay: Bool)?
 
     /// Geometry textures are kept while their total size stays under this;
     /// beyond it the least recently used ones not needed by the current
@@ -79,13 +82,33 @@ public final class GLESRenderer: FrameRenderer {
     /// - Throws: `GLESError`: no EGL display (the message suggests
     ///   `--backend cpu`), an image larger than `GL_MAX_TEXTURE_SIZE`, or any
     ///   failed EGL/GL call, named.
-    public init(source: RGBAImage, outputWidth: Int? = nil, outputHeight: Int? = nil, verbose: Bool = false) throws {
+    public convenience init(source: RGBAImage, outputWidth: Int? = nil, outputHeight: Int? = nil, verbose: Bool = false) throws {
+        try self.init(source: source, outputWidth: outputWidth, outputHeight: outputHeight, verbose: verbose, context: nil)
+    }
+
+    /// A renderer in the GLES 3 context current on this thread (a window's:
+    /// SDL's), which must outlive it: `render` works as for any renderer,
+    /// and `present` draws frames straight into the window's back buffer.
+    /// Throws as `init` does, or when no context is current.
+    public convenience init(inCurrentContext source: RGBAImage, outputWidth: Int? = nil, outputHeight: Int? = nil,
+                            verbose: Bool = false) throws {
+        try self.init(source: source, outputWidth: outputWidth, outputHeight: outputHeight, verbose: verbose,
+                      context: try GLContext(adoptingCurrent: ()))
+    }
+
+    /// Whether this renderer draws in a window's context (`present` works).
+    public var drawsInWindow: Bool { context.adopted }
+
+    /// Runs `body` with the renderer's context current.
+    func withContext<T>(_ body: () throws -> T) throws -> T { try context.withCurrent(body) }
+
+    private init(source: RGBAImage, outputWidth: Int?, outputHeight: Int?, verbose: Bool, context given: GLContext?) throws {
         let ow = outputWidth ?? source.width, oh = outputHeight ?? source.height
         guard source.width > 0, source.height > 0 else { throw GLESError.emptyImage(width: source.width, height: source.height) }
         guard ow > 0, oh > 0 else { throw GLESError.emptyImage(width: ow, height: oh) }
         self.source = source
         mapping = OutputMapping(sourceWidth: source.width, sourceHeight: source.height, outputWidth: ow, outputHeight: oh)
-        let context = try GLContext()
+        let context = try given ?? GLContext()
         self.context = context
         let m = mapping
         let (gl, info) = try context.withCurrent { () throws -> (Resources, String) in
@@ -146,32 +169,44 @@ public final class GLESRenderer: FrameRenderer {
         frameNumber += 1
         let now = frameNumber
         let image = try context.withCurrent { () throws -> RGBAImage in
-            gl.beginFrame()
+            let target = gl.ownPlacement
+            gl.beginFrame(target)
             gl.setEdges(frame.edges)
             gl.blitStill()
-            var draws: [(geometry: GeometryTexture, region: RegionFrame)] = []
-            for region in frame.regions {
-                // As the reference: no peak or no swing, no offset, and the
-                // pixel goes to the next region (decided here, exactly).
-                guard region.peak > 0, region.swing != 0,
-                      let geometry = try geometry(for: region.shape, frame: now) else { continue }
-                draws.append((geometry, region))
-            }
-            var direct = draws
-            if frame.overlap == .sum {
-                // Regions whose box meets another's are summed; the others
-                // are drawn directly (alone on their pixels, that is the sum).
-                let meets = GLESRenderer.meetingOthers(draws.map(\.geometry))
-                let summed = draws.indices.filter { meets[$0] }.map { draws[$0] }
-                direct = draws.indices.filter { !meets[$0] }.map { draws[$0] }
-                if !summed.isEmpty { try gl.drawSummed(summed) }
-            }
-            // First wins: drawn last to first.
-            for d in direct.reversed() { gl.drawRegion(d.geometry, region: d.region) }
+            try drawRegions(try moving(frame, now: now), overlap: frame.overlap, into: target)
             return try gl.readBack()
         }
         evictGeometries(keeping: now)
         return image
+    }
+
+    /// The regions of `frame` that move a pixel, with their geometry.
+    func moving(_ frame: FrameState, now: Int) throws -> [(geometry: GeometryTexture, region: RegionFrame)] {
+        var draws: [(geometry: GeometryTexture, region: RegionFrame)] = []
+        for region in frame.regions {
+            // As the reference: no peak or no swing, no offset, and the
+            // pixel goes to the next region (decided here, exactly).
+            guard region.peak > 0, region.swing != 0,
+                  let geometry = try geometry(for: region.shape, frame: now) else { continue }
+            draws.append((geometry, region))
+        }
+        return draws
+    }
+
+    /// Draws the moving regions over the still image in `target`.
+    func drawRegions(_ draws: [(geometry: GeometryTexture, region: RegionFrame)], overlap: OverlapMode,
+                     into target: Placement) throws {
+        var direct = draws
+        if overlap == .sum {
+            // Regions whose box meets another's are summed; the others
+            // are drawn directly (alone on their pixels, that is the sum).
+            let meets = GLESRenderer.meetingOthers(draws.map(\.geometry))
+            let summed = draws.indices.filter { meets[$0] }.map { draws[$0] }
+            direct = draws.indices.filter { !meets[$0] }.map { draws[$0] }
+            if !summed.isEmpty { try gl.drawSummed(summed, into: target) }
+        }
+        // First wins: drawn last to first.
+        for d in direct.reversed() { gl.drawRegion(d.geometry, region: d.region, into: target) }
     }
 
     /// For each box, whether it meets another one (then summing needs the
@@ -197,14 +232,14 @@ public final class GLESRenderer: FrameRenderer {
     /// still image drawn once at init and copied with glBlitFramebuffer.
     public func renderStill() throws -> RGBAImage {
         try context.withCurrent { () throws -> RGBAImage in
-            gl.beginFrame()
-            gl.drawStill()
+            gl.beginFrame(gl.ownPlacement)
+            gl.drawStill(into: gl.ownPlacement)
             return try gl.readBack()
         }
     }
 
     /// The geometry texture of `shape`, computed and uploaded on first use.
-    private func geometry(for shape: RegionShape, frame: Int) throws -> GeometryTexture? {
+    func geometry(for shape: RegionShape, frame: Int) throws -> GeometryTexture? {
         if let cached = geometries[shape] {
             geometries[shape] = (cached.geometry, frame)
             return cached.geometry
@@ -219,7 +254,7 @@ public final class GLESRenderer: FrameRenderer {
     /// Drops least recently used geometry while over the budget, never one
     /// used by frame `now`. Called with the context not current: the
     /// textures delete themselves in their own `withCurrent`.
-    private func evictGeometries(keeping now: Int) {
+    func evictGeometries(keeping now: Int) {
         guard geometryBytes > GLESRenderer.geometryBudget else { return }
         for (shape, entry) in geometries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
             guard geometryBytes > GLESRenderer.geometryBudget, entry.lastUsed < now else { break }
@@ -229,9 +264,9 @@ public final class GLESRenderer: FrameRenderer {
     }
 }
 
-/// A `RegionGeometry` uploaded as an RG32F texture, with its borderline
+/// A `RegionGeometry` uploaded as an RGBA32F texture, with its borderline
 /// texels settled for the peak last drawn.
-private final class GeometryTexture {
+final class GeometryTexture {
     let texture: GLObject
     let x0: Int, y0: Int, width: Int, height: Int
     let byteCount: Int
@@ -259,8 +294,8 @@ private final class GeometryTexture {
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
         geometry.values.withUnsafeBufferPointer { v in
-            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RG32F, GLsizei(width), GLsizei(height), 0,
-                         GLenum(GL_RG), GLenum(GL_FLOAT), v.baseAddress)
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA32F, GLsizei(width), GLsizei(height), 0,
+                         GLenum(GL_RGBA), GLenum(GL_FLOAT), v.baseAddress)
         }
         try glCheck("glTexImage2D(region geometry \(width)x\(height))")
     }
@@ -271,22 +306,34 @@ private final class GeometryTexture {
     func settle(peak: Double) {
         guard !borderline.isEmpty, peak != settledPeak else { return }
         settledPeak = peak
-        let zero: [Float] = [0, 0]
+        let zero = [Float](repeating: 0, count: RegionGeometry.channels)
         for (k, b) in borderline.enumerated() {
             let moves = RegionGeometry.moves(b, peak: peak)
             guard moves != uploaded[k] else { continue }
             uploaded[k] = moves
-            let texel = moves ? Array(values[(b.index * 2) ..< (b.index * 2 + 2)]) : zero
+            let n = RegionGeometry.channels
+            let texel = moves ? Array(values[(b.index * n) ..< (b.index * n + n)]) : zero
             texel.withUnsafeBufferPointer { v in
                 glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(b.index % width), GLint(b.index / width), 1, 1,
-                                GLenum(GL_RG), GLenum(GL_FLOAT), v.baseAddress)
+                                GLenum(GL_RGBA), GLenum(GL_FLOAT), v.baseAddress)
             }
         }
     }
 }
 
+/// Where a pass draws: a framebuffer, its viewport, and how its pixels map
+/// to output pixels (`u_place` of the shaders: output = (ax·x + bx, ay·y + by)).
+struct Placement: Equatable {
+    var framebuffer: GLuint
+    var viewportWidth: Int
+    var viewportHeight: Int
+    var ax: Float = 1, bx: Float = 0, ay: Float = 1, by: Float = 0
+    /// Whether the overlay texture is blended over what the passes draw.
+    var overlay = false
+}
+
 /// The GL objects of one renderer, created while its context is current.
-private final class Resources {
+final class Resources {
     let mapping: OutputMapping
     let sourceTexture: GLObject
     let targetTexture: GLObject
@@ -299,6 +346,15 @@ private final class Resources {
     let copy: GLProgram
     let wobble: GLProgram
     let resolve: GLProgram
+    /// A straight-alpha layer of the output size that the passes blend
+    /// over what they draw (texture unit 3) in placements with `overlay`.
+    let overlayTexture: GLObject
+    /// The placement each program's `u_viewport` and `u_place` are set for.
+    private var placed: [GLuint: Placement] = [:]
+    /// The renderer's own framebuffer: output pixels 1:1, row 0 the top.
+    var ownPlacement: Placement {
+        Placement(framebuffer: framebuffer.name, viewportWidth: mapping.outputWidth, viewportHeight: mapping.outputHeight)
+    }
     let rectCopy: GLint
     let rectWobble: GLint
     let rectResolve: GLint
@@ -376,14 +432,20 @@ private final class Resources {
         copy = try GLProgram(vertex: "quad.vert", fragment: "copy.frag", in: context)
         wobble = try GLProgram(vertex: "quad.vert", fragment: "wobble.frag", in: context)
         resolve = try GLProgram(vertex: "quad.vert", fragment: "resolve.frag", in: context)
+        overlayTexture = try GLObject(.texture, in: context)
+        glActiveTexture(GLenum(GL_TEXTURE3))
+        glBindTexture(GLenum(GL_TEXTURE_2D), overlayTexture.name)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
+        glActiveTexture(GLenum(GL_TEXTURE1))
         // Uniforms that never change.
         let invSource = (1 / Float(source.width), 1 / Float(source.height))
         for (program, usesField) in [(copy, false), (wobble, true), (resolve, false)] {
             glUseProgram(program.name)
             glUniform1i(try program.location("u_source"), 0)
+            glUniform1i(try program.location("u_overlay"), 3)
             if usesField { glUniform1i(try program.location("u_geometry"), 1) }
             if program === resolve { glUniform1i(try program.location("u_offset"), 2) }
-            glUniform2f(try program.location("u_viewport"), Float(m.outputWidth), Float(m.outputHeight))
             glUniform2f(try program.location("u_scale"), Float(m.scaleX), Float(m.scaleY))
             glUniform2f(try program.location("u_invSourceSize"), invSource.0, invSource.1)
         }
@@ -395,15 +457,39 @@ private final class Resources {
         peak = try wobble.location("u_peak")
         direction = try wobble.location("u_direction")
         swing = try wobble.location("u_swing")
-        glUseProgram(copy.name)
-        glUniform4f(rectCopy, 0, 0, Float(m.outputWidth), Float(m.outputHeight))
-        try glCheck("glUniform")
         // Draw the still image once.
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), stillFramebuffer.name)
-        glViewport(0, 0, GLsizei(m.outputWidth), GLsizei(m.outputHeight))
-        glBindVertexArray(vertexArray.name)
-        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        let still = Placement(framebuffer: stillFramebuffer.name, viewportWidth: m.outputWidth, viewportHeight: m.outputHeight)
+        beginFrame(still)
+        drawStill(into: still)
         try glCheck("glDrawArrays(still)")
+    }
+
+    /// Makes `program` current with its placement uniforms set for `p`.
+    func use(_ program: GLProgram, _ p: Placement) {
+        glUseProgram(program.name)
+        guard placed[program.name] != p else { return }
+        placed[program.name] = p
+        glUniform2f(glGetUniformLocation(program.name, "u_viewport"), Float(p.viewportWidth), Float(p.viewportHeight))
+        glUniform4f(glGetUniformLocation(program.name, "u_place"), p.ax, p.bx, p.ay, p.by)
+        glUniform1i(glGetUniformLocation(program.name, "u_withOverlay"), p.overlay ? 1 : 0)
+    }
+
+    /// Uploads `layer` (of the output size) as the overlay texture.
+    func setOverlay(_ layer: RGBAImage) throws {
+        glActiveTexture(GLenum(GL_TEXTURE3))
+        glBindTexture(GLenum(GL_TEXTURE_2D), overlayTexture.name)
+        layer.pixels.withUnsafeBufferPointer { px in
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(layer.width), GLsizei(layer.height), 0,
+                         GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress)
+        }
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        try glCheck("glTexImage2D(overlay \(layer.width)x\(layer.height))")
+    }
+
+    /// Binds `p`'s framebuffer and viewport.
+    func target(_ p: Placement) {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), p.framebuffer)
+        glViewport(0, 0, GLsizei(p.viewportWidth), GLsizei(p.viewportHeight))
     }
 
     static func framebufferStatusName(_ status: GLenum) -> String {
@@ -418,17 +504,26 @@ private final class Resources {
     }
 
     /// Binds the framebuffer and state for a frame (another renderer may
-    /// have used the thread's GL state in between: each has its own context,
-    /// but bindings are cheap to restate).
-    func beginFrame() {
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
-        glViewport(0, 0, GLsizei(mapping.outputWidth), GLsizei(mapping.outputHeight))
+    /// have used the thread's GL state in between, and a window sharing
+    /// the context changes texture unit 0: bindings are cheap to restate).
+    func beginFrame(_ p: Placement) {
+        target(p)
         glBindVertexArray(vertexArray.name)
+        glDisable(GLenum(GL_BLEND))
+        glDisable(GLenum(GL_SCISSOR_TEST))
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), sourceTexture.name)
     }
 
     /// The still image over the whole output.
-    func drawStill() {
-        glUseProgram(copy.name)
+    func drawStill(into p: Placement) {
+        drawStill(x0: 0, y0: 0, x1: mapping.outputWidth, y1: mapping.outputHeight, into: p)
+    }
+
+    /// The still image over the output pixels `x0 ..< x1`, `y0 ..< y1`.
+    func drawStill(x0: Int, y0: Int, x1: Int, y1: Int, into p: Placement) {
+        use(copy, p)
+        glUniform4f(rectCopy, Float(x0), Float(y0), Float(x1), Float(y1))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 
@@ -483,7 +578,7 @@ private final class Resources {
     /// overlap("sum") of regions whose boxes meet: every region adds its
     /// offset into the float target (additive blending), then each box
     /// samples the source at p + the sum.
-    func drawSummed(_ draws: [(geometry: GeometryTexture, region: RegionFrame)]) throws {
+    func drawSummed(_ draws: [(geometry: GeometryTexture, region: RegionFrame)], into target: Placement) throws {
         guard let offsetFramebuffer, let offsetTexture else {
             throw GLESError.gl(call: "overlap(\"sum\")", error: offsetUnsupported ?? "no offset target")
         }
@@ -492,7 +587,10 @@ private final class Resources {
             x0 = min(x0, d.geometry.x0); y0 = min(y0, d.geometry.y0)
             x1 = max(x1, d.geometry.x0 + d.geometry.width); y1 = max(y1, d.geometry.y0 + d.geometry.height)
         }
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), offsetFramebuffer.name)
+        // The offsets live in output pixels 1:1, whatever the target.
+        let offsets = Placement(framebuffer: offsetFramebuffer.name, viewportWidth: mapping.outputWidth,
+                                viewportHeight: mapping.outputHeight)
+        self.target(offsets)
         glEnable(GLenum(GL_SCISSOR_TEST))
         glScissor(GLint(x0), GLint(y0), GLsizei(x1 - x0), GLsizei(y1 - y0))
         glClearColor(0, 0, 0, 0)
@@ -501,10 +599,10 @@ private final class Resources {
         glEnable(GLenum(GL_BLEND))
         glBlendEquation(GLenum(GL_FUNC_ADD))
         glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE))
-        for d in draws { drawRegion(d.geometry, region: d.region, offsetOnly: true) }
+        for d in draws { drawRegion(d.geometry, region: d.region, into: offsets, offsetOnly: true) }
         glDisable(GLenum(GL_BLEND))
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
-        glUseProgram(resolve.name)
+        self.target(target)
+        use(resolve, target)
         glActiveTexture(GLenum(GL_TEXTURE2))
         glBindTexture(GLenum(GL_TEXTURE_2D), offsetTexture.name)
         for d in draws {
@@ -517,8 +615,8 @@ private final class Resources {
 
     /// One region over its geometry's box: sampling the source (direct), or
     /// writing its offset (`offsetOnly`, for the sum).
-    func drawRegion(_ geometry: GeometryTexture, region: RegionFrame, offsetOnly only: Bool = false) {
-        glUseProgram(wobble.name)
+    func drawRegion(_ geometry: GeometryTexture, region: RegionFrame, into p: Placement, offsetOnly only: Bool = false) {
+        use(wobble, p)
         glUniform1i(offsetOnly, only ? 1 : 0)
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), geometry.texture.name)

@@ -36,7 +36,7 @@ func glString(_ name: Int32) -> String {
 /// One GL name (texture, framebuffer, program, vertex array) and the context
 /// it lives in; deleted in `deinit` with that context current.
 final class GLObject {
-    enum Kind { case texture, framebuffer, program, vertexArray }
+    enum Kind { case texture, framebuffer, program, vertexArray, buffer }
     let kind: Kind
     let name: GLuint
     let context: GLContext
@@ -50,6 +50,7 @@ final class GLObject {
         case .texture: glGenTextures(1, &n)
         case .framebuffer: glGenFramebuffers(1, &n)
         case .vertexArray: glGenVertexArrays(1, &n)
+        case .buffer: glGenBuffers(1, &n)
         case .program: n = glCreateProgram()
         }
         try glCheck(GLObject.creator(kind))
@@ -62,6 +63,7 @@ final class GLObject {
         case .texture: "glGenTextures"
         case .framebuffer: "glGenFramebuffers"
         case .vertexArray: "glGenVertexArrays"
+        case .buffer: "glGenBuffers"
         case .program: "glCreateProgram"
         }
     }
@@ -74,6 +76,7 @@ final class GLObject {
             case .texture: glDeleteTextures(1, &n)
             case .framebuffer: glDeleteFramebuffers(1, &n)
             case .vertexArray: glDeleteVertexArrays(1, &n)
+            case .buffer: glDeleteBuffers(1, &n)
             case .program: glDeleteProgram(n)
             }
         }
@@ -118,10 +121,29 @@ final class GLProgram {
         return l
     }
 
+    /// `text` with each line `#include "NAME"` replaced by the embedded
+    /// file NAME (GLSL ES has no includes of its own); one level deep.
+    static func expandIncludes(_ text: String, in file: String) throws -> String {
+        guard text.contains("#include") else { return text }
+        var out: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            guard t.hasPrefix("#include") else { out.append(line); continue }
+            let name = t.dropFirst("#include".count).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            guard let included = EmbeddedShaders.all[name],
+                  !included.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("#include") }) else {
+                throw GLESError.shaderCompile(shader: file, log: "#include \"\(name)\": not an embedded file without includes", lines: "")
+            }
+            out.append(Substring(included))
+        }
+        return out.joined(separator: "\n")
+    }
+
     private static func compile(_ file: String, type: GLenum) throws -> GLuint {
-        guard let source = EmbeddedShaders.all[file] else {
+        guard let text = EmbeddedShaders.all[file] else {
             throw GLESError.shaderCompile(shader: file, log: "not among the embedded shaders", lines: "")
         }
+        let source = try GLProgram.expandIncludes(text, in: file)
         let shader = glCreateShader(type)
         guard shader != 0 else { throw GLESError.gl(call: "glCreateShader(\(file))", error: glErrorName(glGetError())) }
         source.withCString { cs in

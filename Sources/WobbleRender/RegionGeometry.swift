@@ -1,8 +1,10 @@
 import Dispatch
+import Foundation
 import WobbleCore
 
 /// The shape-only geometry of one region (SPEC §5) at the centre of every
-/// output pixel of the region's bounding box: `d/R` and `R`, where
+/// output pixel of the region's bounding box: `d/R`, `R` and `θ = acos(d/R)`
+/// (so a fragment evaluates one `acos` and one `cos`, not two of each), where
 /// `d = |p − C|` and `R` is the exact distance from the center to the
 /// boundary along the ray through `p` (`RegionShape.polar`).
 ///
@@ -28,11 +30,14 @@ struct RegionGeometry {
     let y0: Int
     let width: Int
     let height: Int
-    /// Per pixel of the box, rows top to bottom, two floats: `d/R` in
-    /// `[0, 1)` and `R > 0` where the region moves the pixel; `(0, 0)` where
-    /// it does not (outside, on the boundary, no boundary hit). At the
-    /// center itself (`d = 0`, displacement `M` unlimited) `(0, 1)`.
+    /// Per pixel of the box, rows top to bottom, `channels` floats: `d/R` in
+    /// `[0, 1)`, `R > 0` and `θ = acos(d/R)` (in doubles) where the region
+    /// moves the pixel, then 0; all 0 where it does not (outside, on the
+    /// boundary, no boundary hit). At the center itself (`d = 0`,
+    /// displacement `M` unlimited) `(0, 1, π/2, 0)`.
     let values: [Float]
+    /// Floats per pixel in `values` (an RGBA32F texel).
+    static let channels = 4
     /// Pixels with `d < R` by less than `borderlineBand · R`, by index into
     /// the box (`j · width + i`), with `d` and `R`; stored in `values` as
     /// moving.
@@ -52,14 +57,14 @@ struct RegionGeometry {
     /// Bytes of `values` (the texture's size).
     var byteCount: Int { values.count * MemoryLayout<Float>.size }
 
-    /// `(d/R, R)` for a pixel at `(d, r)` from `RegionShape.polar`, or nil
+    /// `(d/R, R, θ)` for a pixel at `(d, r)` from `RegionShape.polar`, or nil
     /// where the region never moves it: `displacement(at:peak:)` is
     /// non-zero for every peak > 0 exactly where `d = 0` or `d < R`.
-    static func encode(d: Double, r: Double) -> (ratio: Float, r: Float)? {
-        if d == 0 { return (0, 1) }
+    static func encode(d: Double, r: Double) -> (ratio: Float, r: Float, theta: Float)? {
+        if d == 0 { return (0, 1, Float(Double.pi / 2)) }
         guard r > 0, d < r else { return nil }
         // A ratio of 0 marks the center: keep others positive.
-        return (max(Float(d / r), Float.leastNormalMagnitude), Float(r))
+        return (max(Float(d / r), Float.leastNormalMagnitude), Float(r), Float(acos(min(max(d / r, 0), 1))))
     }
 
     init(shape: RegionShape, mapping m: OutputMapping) {
@@ -72,7 +77,8 @@ struct RegionGeometry {
             return
         }
         let w = i1 - i0 + 1, h = j1 - j0 + 1
-        var full = [Float](repeating: 0, count: w * h * 2)
+        let n = RegionGeometry.channels
+        var full = [Float](repeating: 0, count: w * h * n)
         let chunks = min(h, 16)
         // Borderline pixels per chunk (few: pixel centres on the boundary).
         var edges = [[(i: Int, j: Int, d: Double, r: Double)]](repeating: [], count: chunks)
@@ -90,8 +96,9 @@ struct RegionGeometry {
                             // As CPURenderer: only source points in the bbox move.
                             guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY,
                                   let (d, r) = shape.polar(at: p), let e = RegionGeometry.encode(d: d, r: r) else { continue }
-                            out[(j * w + i) * 2] = e.ratio
-                            out[(j * w + i) * 2 + 1] = e.r
+                            out[(j * w + i) * n] = e.ratio
+                            out[(j * w + i) * n + 1] = e.r
+                            out[(j * w + i) * n + 2] = e.theta
                             if d > 0, r - d <= RegionGeometry.borderlineBand * r { edgesOut[c].append((i, j, d, r)) }
                         }
                     }
@@ -101,7 +108,7 @@ struct RegionGeometry {
         // Crop to the pixels that move.
         var minI = w, maxI = -1, minJ = h, maxJ = -1
         for j in 0 ..< h {
-            for i in 0 ..< w where full[(j * w + i) * 2 + 1] != 0 {
+            for i in 0 ..< w where full[(j * w + i) * n + 1] != 0 {
                 minI = min(minI, i); maxI = max(maxI, i)
                 minJ = min(minJ, j); maxJ = max(maxJ, j)
             }
@@ -112,8 +119,8 @@ struct RegionGeometry {
         }
         let cw = maxI - minI + 1, ch = maxJ - minJ + 1
         var cropped = [Float]()
-        cropped.reserveCapacity(cw * ch * 2)
-        for j in minJ ... maxJ { cropped.append(contentsOf: full[((j * w + minI) * 2) ..< ((j * w + maxI + 1) * 2)]) }
+        cropped.reserveCapacity(cw * ch * n)
+        for j in minJ ... maxJ { cropped.append(contentsOf: full[((j * w + minI) * n) ..< ((j * w + maxI + 1) * n)]) }
         let borderline = edges.joined().map { e in ((e.j - minJ) * cw + (e.i - minI), e.d, e.r) }
         self.init(x0: i0 + minI, y0: j0 + minJ, width: cw, height: ch, values: cropped, borderline: borderline)
     }

@@ -333,6 +333,24 @@ public final class LiveSession {
         return OutputMapping(sourceWidth: img.width, sourceHeight: img.height, outputWidth: size.width, outputHeight: size.height)
     }
 
+    /// Makes the renderer instead of `options.backend` (the studio: a GLES
+    /// renderer in its window's context); setting it drops the current one.
+    public var makeRenderer: ((_ source: RGBAImage, _ mapping: OutputMapping) throws -> FrameRenderer)? {
+        didSet { dropRenderer() }
+    }
+
+    /// Forgets the renderer (the next frame makes one again): its GL names
+    /// go while their context is still alive.
+    public func dropRenderer() {
+        renderer = nil
+        rendererImagePath = nil
+        rendererStamp = nil
+    }
+
+    /// The renderer for the current image and output size (made on first
+    /// use, and again when either changed).
+    public func frameRenderer() throws -> FrameRenderer { try currentRenderer() }
+
     /// The renderer for the current image and output size, made again when
     /// either changed.
     private func currentRenderer() throws -> FrameRenderer {
@@ -342,9 +360,13 @@ public final class LiveSession {
         }
         renderer = nil
         let r: FrameRenderer
-        switch options.backend {
-        case .cpu: r = CPURenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
-        case .gles: r = try GLESRenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: options.verbose)
+        if let make = makeRenderer {
+            r = try make(img, m)
+        } else {
+            switch options.backend {
+            case .cpu: r = CPURenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
+            case .gles: r = try GLESRenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: options.verbose)
+            }
         }
         renderer = r
         rendererImagePath = path

@@ -8,6 +8,7 @@ internal import CGLES
 internal import CSDL2
 import Foundation
 import WobbleCore
+import WobbleRender
 
 /// Keys the studio reacts to.
 enum StudioKey: Equatable {
@@ -337,78 +338,50 @@ final class StudioWindow {
         glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
     }
 
-    /// Draws `frame` (nil: a plain dark area) into `frameRect` (window
-    /// pixels, scaled with linear filtering when it is not 1:1) and
-    /// `chrome` at 1:1 at `(0, chromeY)`, then swaps. `frameChanged` false
-    /// reuses the frame texture of the last call.
-    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
-                 frameRect: (x: Int, y: Int, w: Int, h: Int),
-                 chrome: RGBAImage, chromeY: Int) throws {
-        let tStart = monotonic()
+    /// Starts a frame: the window's context current and its back buffer
+    /// bound. Returns the drawable's size and whether the whole window is
+    /// drawn (it is then cleared): after it opened, resized or was exposed,
+    /// where the back buffer does not keep its pixels, or when the caller
+    /// cannot draw only a part (`partialAllowed` false).
+    private func beginFrame(partialAllowed: Bool) throws -> (full: Bool, width: Int, height: Int) {
         try makeCurrent()
         var dw: Int32 = 0, dh: Int32 = 0
         SDL_GL_GetDrawableSize(window, &dw, &dh)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
         glViewport(0, 0, dw, dh)
         glDisable(GLenum(GL_BLEND))
-        // Partial: the back buffer still holds the last frame; redraw the
-        // changed box of the picture (if any) and the chrome.
-        let oneToOne = frame.map { frameRect.w == $0.width && frameRect.h == $0.height } ?? false
+        glDisable(GLenum(GL_SCISSOR_TEST))
         // After opening, a resize or an expose the back buffer may be
         // reallocated a little later (the window system catches up): draw
         // whole frames for a while.
         if Int(dw) != width || Int(dh) != height || (Int(dw), Int(dh)) != lastDrawableSize { invalidate() }
         lastDrawableSize = (Int(dw), Int(dh))
-        let partial = preserved && fullRedrawsLeft == 0 && oneToOne && (!frameChanged || frameDirty != nil)
+        let partial = preserved && fullRedrawsLeft == 0 && partialAllowed
         fullRedrawsLeft = max(0, fullRedrawsLeft - 1)
         if !partial {
             glClearColor(0.12, 0.12, 0.12, 1)
             glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
         }
-        glUseProgram(program)
+        return (!partial, Int(dw), Int(dh))
+    }
+
+    /// Sets the quad of the window's program to `(x, y, w, h)` in window pixels.
+    private func quad(_ x: Int, _ y: Int, _ w: Int, _ h: Int, drawable dw: Int, _ dh: Int) {
         let sx = Double(dw) / Double(max(1, width)), sy = Double(dh) / Double(max(1, height))
-        func ndc(_ x: Int, _ y: Int, _ w: Int, _ h: Int) {
-            let x0 = Double(x) * sx / Double(dw) * 2 - 1, x1 = Double(x + w) * sx / Double(dw) * 2 - 1
-            let y0 = 1 - Double(y) * sy / Double(dh) * 2, y1 = 1 - Double(y + h) * sy / Double(dh) * 2
-            glUniform4f(rectLocation, Float(x0), Float(y0), Float(x1), Float(y1))
-        }
-        var tUp = monotonic()
-        if let frame {
-            if frameChanged || frameTextureSize != (frame.width, frame.height) {
-                let scaled = frameRect.w != frame.width || frameRect.h != frame.height
-                if let boxes = frameDirty, frameTexture != 0, frameTextureSize == (frame.width, frame.height) {
-                    for box in boxes { uploadPart(frame, box, into: frameTexture) }
-                } else {
-                    upload(frame, into: &frameTexture, size: &frameTextureSize, linear: scaled)
-                }
-                if profiling {
-                    glFinish()
-                    tUp = monotonic()
-                }
-            } else {
-                glActiveTexture(GLenum(GL_TEXTURE0))
-                glBindTexture(GLenum(GL_TEXTURE_2D), frameTexture)
-            }
-            // (An upload of no box binds nothing: bind the frame's texture.)
-            glActiveTexture(GLenum(GL_TEXTURE0))
-            glBindTexture(GLenum(GL_TEXTURE_2D), frameTexture)
-            ndc(frameRect.x, frameRect.y, frameRect.w, frameRect.h)
-            glUniform1i(blendLocation, frameOpaque ? 0 : 2)
-            if !partial {
-                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-            } else if frameChanged, let boxes = frameDirty {
-                glEnable(GLenum(GL_SCISSOR_TEST))
-                for b in boxes where b.w > 0 && b.h > 0 {
-                    glScissor(GLint(frameRect.x + b.x), GLint(Int(dh) - (frameRect.y + b.y + b.h)), GLsizei(b.w), GLsizei(b.h))
-                    glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-                }
-                glDisable(GLenum(GL_SCISSOR_TEST))
-            }
-            glUniform1i(blendLocation, 0)
-        }
+        let x0 = Double(x) * sx / Double(dw) * 2 - 1, x1 = Double(x + w) * sx / Double(dw) * 2 - 1
+        let y0 = 1 - Double(y) * sy / Double(dh) * 2, y1 = 1 - Double(y + h) * sy / Double(dh) * 2
+        glUniform4f(rectLocation, Float(x0), Float(y0), Float(x1), Float(y1))
+    }
+
+    /// Ends a frame: `chrome` at 1:1 at `(0, chromeY)`, then the swap.
+    private func endFrame(chrome: RGBAImage, chromeY: Int, drawable dw: Int, _ dh: Int, started tStart: Double, drawn tUp: Double) throws {
+        glUseProgram(program)
+        glDisable(GLenum(GL_BLEND))
+        glUniform1i(blendLocation, 0)
         upload(chrome, into: &chromeTexture, size: &chromeTextureSize, linear: false)
-        ndc(0, chromeY, chrome.width, chrome.height)
+        quad(0, chromeY, chrome.width, chrome.height, drawable: dw, dh)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        if profiling { glFinish() }
         let tDraw = monotonic()
         let err = glGetError()
         if err != GLenum(GL_NO_ERROR) {
@@ -423,6 +396,74 @@ final class StudioWindow {
                 timing = (0, 0, 0, 0)
             }
         }
+    }
+
+    /// Whether frames can be drawn 1:1 into the back buffer: the drawable
+    /// is as large as the window (no display scaling).
+    var drawableMatchesWindow: Bool {
+        var dw: Int32 = 0, dh: Int32 = 0
+        SDL_GL_GetDrawableSize(window, &dw, &dh)
+        return Int(dw) == width && Int(dh) == height
+    }
+
+    /// A frame whose image area `drawImage` draws itself in this context
+    /// (a GLES renderer made in it): it gets where the image area is in the
+    /// back buffer and whether to draw all of it (the window was cleared);
+    /// then the chrome and the swap.
+    func present(imageAt rect: (x: Int, y: Int), chrome: RGBAImage, chromeY: Int,
+                 drawImage: (WindowPlacement, _ full: Bool) throws -> Void) throws {
+        let tStart = monotonic()
+        let (full, dw, dh) = try beginFrame(partialAllowed: true)
+        try drawImage(WindowPlacement(drawableWidth: dw, drawableHeight: dh, x: rect.x, y: rect.y), full)
+        try endFrame(chrome: chrome, chromeY: chromeY, drawable: dw, dh, started: tStart, drawn: tStart)
+    }
+
+    /// Draws `frame` (nil: a plain dark area) into `frameRect` (window
+    /// pixels, scaled with linear filtering when it is not 1:1) and
+    /// `chrome` at 1:1 at `(0, chromeY)`, then swaps. `frameChanged` false
+    /// reuses the frame texture of the last call.
+    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
+                 frameRect: (x: Int, y: Int, w: Int, h: Int),
+                 chrome: RGBAImage, chromeY: Int) throws {
+        let tStart = monotonic()
+        // Partial: the back buffer still holds the last frame; redraw the
+        // changed box of the picture (if any) and the chrome.
+        let oneToOne = frame.map { frameRect.w == $0.width && frameRect.h == $0.height } ?? false
+        let (full, dw, dh) = try beginFrame(partialAllowed: oneToOne && (!frameChanged || frameDirty != nil))
+        let partial = !full
+        glUseProgram(program)
+        var tUp = monotonic()
+        if let frame {
+            if frameChanged || frameTextureSize != (frame.width, frame.height) {
+                let scaled = frameRect.w != frame.width || frameRect.h != frame.height
+                if let boxes = frameDirty, frameTexture != 0, frameTextureSize == (frame.width, frame.height) {
+                    for box in boxes { uploadPart(frame, box, into: frameTexture) }
+                } else {
+                    upload(frame, into: &frameTexture, size: &frameTextureSize, linear: scaled)
+                }
+                if profiling {
+                    glFinish()
+                    tUp = monotonic()
+                }
+            }
+            // (An upload of no box binds nothing: bind the frame's texture.)
+            glActiveTexture(GLenum(GL_TEXTURE0))
+            glBindTexture(GLenum(GL_TEXTURE_2D), frameTexture)
+            quad(frameRect.x, frameRect.y, frameRect.w, frameRect.h, drawable: dw, dh)
+            glUniform1i(blendLocation, frameOpaque ? 0 : 2)
+            if !partial {
+                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            } else if frameChanged, let boxes = frameDirty {
+                glEnable(GLenum(GL_SCISSOR_TEST))
+                for b in boxes where b.w > 0 && b.h > 0 {
+                    glScissor(GLint(frameRect.x + b.x), GLint(dh - (frameRect.y + b.y + b.h)), GLsizei(b.w), GLsizei(b.h))
+                    glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+                }
+                glDisable(GLenum(GL_SCISSOR_TEST))
+            }
+            glUniform1i(blendLocation, 0)
+        }
+        try endFrame(chrome: chrome, chromeY: chromeY, drawable: dw, dh, started: tStart, drawn: tUp)
     }
     private var timing = (0.0, 0.0, 0.0, 0)
     /// WOBBLE_STUDIO_PROFILE=1: where the time of `present` goes, on stderr.

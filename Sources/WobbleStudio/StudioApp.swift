@@ -68,13 +68,25 @@ final class StudioApp {
     private var presentedKey: (generation: Int, handles: Bool) = (-1, true)
     private var presentedCount = 0
     private var profile = (0.0, 0.0, 0.0, 0)
+    private var profileWorst = 0.0
+    private var profileSkipped = 0
     private var frame: RGBAImage?
     /// Whether the session's image has no transparent pixel (then the
     /// window copies the frame without a checkerboard behind it).
     private var imageOpaque = true
     private var opaqueChecked: Int = -1
     /// The handles layer and the shapes it shows.
-    private var overlay: SparseLayer?
+    private var overlay: SparseOverlay?
+    /// The same layer whole (drawn by the GLES renderer in the window).
+    private var overlayLayer: RGBAImage?
+    /// The overlay was made again since the last frame was presented.
+    private var overlayRebuilt = false
+    /// Whether the last frame was drawn by the renderer straight into the
+    /// window (else: read back, composited, uploaded as a texture).
+    private var presentedDirect = false
+    /// Frames drawn straight into the window when the renderer can
+    /// (`WOBBLE_STUDIO_DIRECT=0`: always through a texture, for comparison).
+    private let directWanted = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_DIRECT"] != "0"
     private var overlayShapes: [RegionShape]?
     private var overlayLocked: [Bool] = []
     private var presentedShapes: [RegionShape]?
@@ -113,6 +125,27 @@ final class StudioApp {
         if options.verbose, let w = window {
             printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
         }
+        if options.session.backend == .gles, directWanted, let w = window {
+            // The GLES renderer lives in the window's context: frames are
+            // drawn straight into the back buffer (no read-back, no upload).
+            // Where that context cannot host it, the headless one does.
+            let verbose = options.verbose
+            nonisolated(unsafe) var windowFailed = false
+            session.makeRenderer = { [weak w] img, m in
+                if !windowFailed, let w {
+                    do {
+                        try w.makeCurrent()
+                        let r = try GLESRenderer(inCurrentContext: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
+                        if verbose { printError("studio: frames drawn in the window's context: \(r.platformDescription)") }
+                        return r
+                    } catch {
+                        windowFailed = true
+                        printError("studio: the window's context cannot render (\(error)); rendering headless")
+                    }
+                }
+                return try GLESRenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: verbose)
+            }
+        }
         var nextPoll = monotonic() + StudioApp.pollInterval
         while true {
             let now = monotonic()
@@ -123,8 +156,15 @@ final class StudioApp {
                 // The playhead as it is now (it was last moved before the
                 // previous frame was drawn), and the next frame's time.
                 let current = playhead + (now - lastWall)
-                let next = (Double(session.frameIndex(at: current) + 1)) / clip.fps
-                wait = min(wait, max(0, next - current))
+                let due = session.frameIndex(at: current)
+                if due == presentedIndex {
+                    let next = Double(due + 1) / clip.fps
+                    wait = min(wait, max(0, next - current))
+                } else {
+                    // A frame is due that is not on screen (the last one took
+                    // longer than a frame): draw it now, not at the next one's time.
+                    wait = 0
+                }
             }
             // A wait of a millisecond or two costs more than it saves on a busy
             // machine (the process gives up its turn): poll instead.
@@ -159,6 +199,8 @@ final class StudioApp {
             let s = monotonic() - started
             printError("studio: \(presentedCount) frames presented in \(String(format: "%.2f", s)) s")
         }
+        // The renderer's GL names go while the window's context lives.
+        session.makeRenderer = nil
         window = nil
         return StudioSignals.signal.map { 128 + $0 } ?? 0
     }
@@ -623,64 +665,101 @@ final class StudioApp {
         let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
         guard dirty || frameChanged || k != presentedIndex else { return }
         let t0 = monotonic()
-        // Only the regions change between frames of one run: the window
-        // uploads just their boxes (this frame's and the last one's).
-        var changedBoxes: [PixelBox]? = nil
-        if frameChanged, let state {
-            do {
-                var img = try session.render(state)
-                // The handles: a sparse layer (their pixels only), drawn
-                // again only when the shapes change, blended on the CPU.
-                let m = session.mapping ?? OutputMapping(sourceWidth: img.width, sourceHeight: img.height,
-                                                         outputWidth: img.width, outputHeight: img.height)
-                if shapes != overlayShapes || locked != overlayLocked || overlay.map({ $0.width != img.width || $0.height != img.height }) ?? false {
-                    overlayLocked = locked
-                    overlay = shapes.isEmpty ? nil : SparseLayer(Compositor.layer(shapes, locked: locked, mapping: m))
-                    overlayShapes = shapes
-                }
-                overlay?.blend(into: &img)
-                if key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn, shapes == presentedShapes,
-                   img.width == presentedSize.0, img.height == presentedSize.1 {
-                    changedBoxes = PixelBox.covering(state.regions + last.regions, mapping: m)
-                }
-                presentedSize = (img.width, img.height)
-                presentedShapes = shapes
-                frame = img
-            } catch {
-                fail("render: \(error)")
-                frame = nil
-            }
-        }
-        if session.clip == nil {
-            // No clip yet (the scene failed on open): say so in the picture's place.
-            let r = layout.imageRect
-            var c = Canvas(width: r.w, height: r.h, color: (40, 40, 44))
-            c.text("The scene did not run:", x: 12, y: 12, (235, 235, 235))
-            c.text(message, x: 12, y: 12 + StudioFont.cellHeight + 4, (255, 110, 110), maxX: r.w - 12)
-            c.text("Fix it and save: the studio runs it again.", x: 12, y: 12 + 3 * (StudioFont.cellHeight + 4), (170, 200, 170))
-            frame = c.image
-        }
         if opaqueChecked != session.generation, let img = session.image {
             opaqueChecked = session.generation
             imageOpaque = !stride(from: 3, to: img.pixels.count, by: 4).contains { img.pixels[$0] != 255 }
         }
-        let t1 = monotonic()
-        let chrome = drawChrome(index: k)
-        let t2 = monotonic()
-        do {
-            try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged, frameDirty: changedBoxes, frameRect: layout.imageRect,
-                               chrome: chrome, chromeY: layout.chromeY)
-        } catch {
-            printError("\(error)")
+        // The handles: a sparse layer (their pixels only), made again only
+        // when the shapes change.
+        if let m = session.mapping, shapes != overlayShapes || locked != overlayLocked
+            || overlay.map({ $0.width != m.outputWidth || $0.height != m.outputHeight }) ?? false {
+            overlayLocked = locked
+            overlayLayer = shapes.isEmpty ? nil : Compositor.layer(shapes, locked: locked, mapping: m)
+            overlay = overlayLayer.map { SparseOverlay($0) }
+            overlayShapes = shapes
+            overlayRebuilt = true
+        }
+        var t1 = monotonic()
+        var t2 = t1
+        if let state, let r = directRenderer(for: state) {
+            // Straight into the window: what changed since the last frame
+            // (the regions' boxes), everything after a change of scene,
+            // handles or path.
+            let full = !presentedDirect || key != presentedKey || overlayRebuilt || shapes != presentedShapes
+            let chrome = drawChrome(index: k)
+            t2 = monotonic()
+            t1 = t2
+            do {
+                try window.present(imageAt: (layout.imageRect.x, layout.imageRect.y), chrome: chrome, chromeY: layout.chromeY) { place, cleared in
+                    if frameChanged || cleared || full {
+                        try r.present(state, at: place, overlay: overlayLayer, full: full || cleared)
+                    }
+                }
+                presentedDirect = true
+                overlayRebuilt = false
+                presentedShapes = shapes
+                frame = nil
+            } catch {
+                r.invalidatePresented()
+                presentedDirect = false
+                fail("render: \(error)")
+                printError("\(error)")
+            }
+        } else {
+            // Only the regions change between frames of one run: the window
+            // uploads just their boxes (this frame's and the last one's).
+            var changedBoxes: [PixelBox]? = nil
+            if frameChanged || presentedDirect, let state {
+                do {
+                    var img = try session.render(state)
+                    overlay?.blend(into: &img)
+                    if !presentedDirect, key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn,
+                       shapes == presentedShapes, !overlayRebuilt, img.width == presentedSize.0, img.height == presentedSize.1,
+                       let m = session.mapping {
+                        changedBoxes = PixelBox.covering(state.regions + last.regions, mapping: m)
+                    }
+                    presentedSize = (img.width, img.height)
+                    presentedShapes = shapes
+                    overlayRebuilt = false
+                    frame = img
+                } catch {
+                    fail("render: \(error)")
+                    frame = nil
+                }
+            }
+            if session.clip == nil {
+                // No clip yet (the scene failed on open): say so in the picture's place.
+                let r = layout.imageRect
+                var c = Canvas(width: r.w, height: r.h, color: (40, 40, 44))
+                c.text("The scene did not run:", x: 12, y: 12, (235, 235, 235))
+                c.text(message, x: 12, y: 12 + StudioFont.cellHeight + 4, (255, 110, 110), maxX: r.w - 12)
+                c.text("Fix it and save: the studio runs it again.", x: 12, y: 12 + 3 * (StudioFont.cellHeight + 4), (170, 200, 170))
+                frame = c.image
+            }
+            t1 = monotonic()
+            let chrome = drawChrome(index: k)
+            t2 = monotonic()
+            do {
+                try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged || presentedDirect,
+                                   frameDirty: changedBoxes, frameRect: layout.imageRect, chrome: chrome, chromeY: layout.chromeY)
+            } catch {
+                printError("\(error)")
+            }
+            presentedDirect = false
         }
         if options.profile {
             let t3 = monotonic()
             profile.0 += t1 - t0; profile.1 += t2 - t1; profile.2 += t3 - t2; profile.3 += 1
+            profileWorst = max(profileWorst, t3 - t0)
             if profile.3 == 60 {
-                printError(String(format: "studio: profile ms/frame: render %.1f, chrome %.1f, present %.1f",
-                                  profile.0 * 1000 / 60, profile.1 * 1000 / 60, profile.2 * 1000 / 60))
+                printError(String(format: "studio: profile ms/frame: render %.1f, chrome %.1f, present %.1f; worst frame %.1f; %d skipped",
+                                  profile.0 * 1000 / 60, profile.1 * 1000 / 60, profile.2 * 1000 / 60, profileWorst * 1000,
+                                  profileSkipped))
                 profile = (0, 0, 0, 0)
+                profileWorst = 0
+                profileSkipped = 0
             }
+            if playing, presentedIndex >= 0, k > presentedIndex + 1 { profileSkipped += k - presentedIndex - 1 }
         }
         presentedState = state
         presentedKey = key
@@ -696,6 +775,17 @@ final class StudioApp {
         if options.verbose {
             printError("studio: frame \(k) presented (run \(session.generation)\(playing ? "" : ", paused")\(recording != nil ? ", recording" : ""))")
         }
+    }
+
+    /// The renderer, when this frame can be drawn by it straight into the
+    /// window: GLES in the window's context, the frame 1:1 in the image
+    /// area, an opaque image (the window has no checkerboard then) and no
+    /// overlay of the scene's own (that one is composited on the CPU).
+    private func directRenderer(for state: FrameState) -> GLESRenderer? {
+        guard directWanted, session.clip != nil, !state.overlayOn, imageOpaque, let window, window.drawableMatchesWindow,
+              let r = try? session.frameRenderer() as? GLESRenderer, r.drawsInWindow,
+              r.mapping.outputWidth == layout.imageRect.w, r.mapping.outputHeight == layout.imageRect.h else { return nil }
+        return r
     }
 
     private func drawChrome(index k: Int) -> RGBAImage {
@@ -742,36 +832,6 @@ final class StudioApp {
         if msg.count > room { msg = String(msg.prefix(max(0, room - 3))) + "..." }
         c.text(msg, x: Layout.timelinePad, y: y2, messageIsError ? (255, 110, 110) : (170, 200, 170))
         return c.image
-    }
-}
-
-/// The pixels of a straight-alpha layer that are not transparent, to
-/// blend "over" frames of its size.
-struct SparseLayer {
-    let width: Int, height: Int
-    private var indices: [Int] = []
-    private var colors: [(UInt8, UInt8, UInt8, UInt8)] = []
-
-    init(_ layer: RGBAImage) {
-        width = layer.width
-        height = layer.height
-        for i in 0..<(layer.width * layer.height) where layer.pixels[i * 4 + 3] != 0 {
-            indices.append(i)
-            colors.append((layer.pixels[i * 4], layer.pixels[i * 4 + 1], layer.pixels[i * 4 + 2], layer.pixels[i * 4 + 3]))
-        }
-    }
-
-    func blend(into img: inout RGBAImage) {
-        guard img.width == width, img.height == height else { return }
-        img.pixels.withUnsafeMutableBufferPointer { px in
-            for (n, i) in indices.enumerated() {
-                let c = colors[n], a = Int(c.3), j = i * 4
-                px[j] = UInt8((Int(c.0) * a + Int(px[j]) * (255 - a) + 127) / 255)
-                px[j + 1] = UInt8((Int(c.1) * a + Int(px[j + 1]) * (255 - a) + 127) / 255)
-                px[j + 2] = UInt8((Int(c.2) * a + Int(px[j + 2]) * (255 - a) + 127) / 255)
-                px[j + 3] = UInt8(max(a, Int(px[j + 3])))
-            }
-        }
     }
 }
 

@@ -9,7 +9,7 @@ final class EmbeddedShadersTests: XCTestCase {
         let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let dir = repo.appendingPathComponent("Shaders")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
-            .filter { $0.hasSuffix(".vert") || $0.hasSuffix(".frag") }
+            .filter { $0.hasSuffix(".vert") || $0.hasSuffix(".frag") || $0.hasSuffix(".glsl") }
             .sorted()
         XCTAssertFalse(files.isEmpty)
         XCTAssertEqual(files, EmbeddedShaders.all.keys.sorted(), "run Scripts/embed-shaders.sh")

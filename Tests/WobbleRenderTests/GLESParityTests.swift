@@ -219,9 +219,10 @@ final class GLESParityTests: XCTestCase {
                 let p = mapping.sourcePoint(i, j)
                 let inBox = i >= geometry.x0 && i < geometry.x0 + geometry.width
                     && j >= geometry.y0 && j < geometry.y0 + geometry.height
-                let k = ((j - geometry.y0) * geometry.width + (i - geometry.x0)) * 2
-                let (ratio, r) = inBox ? (geometry.values[k], geometry.values[k + 1]) : (0, 0)
-                let borderline = inBox ? geometry.borderline.first { $0.index == k / 2 } : nil
+                let n = RegionGeometry.channels
+                let k = ((j - geometry.y0) * geometry.width + (i - geometry.x0)) * n
+                let (ratio, r, theta) = inBox ? (geometry.values[k], geometry.values[k + 1], geometry.values[k + 2]) : (0, 0, 0)
+                let borderline = inBox ? geometry.borderline.first { $0.index == k / n } : nil
                 if borderline != nil { borderlineCount += 1 }
                 // Membership: exactly the pixels the reference moves, for any
                 // peak (borderline pixels settled per peak).
@@ -236,13 +237,14 @@ final class GLESParityTests: XCTestCase {
                     XCTAssertGreaterThan(ratio, 0)
                     XCTAssertEqual(Double(ratio), d / rr, accuracy: 1e-6)
                     XCTAssertEqual(Double(r), rr, accuracy: 1e-5 * rr)
+                    XCTAssertEqual(Double(theta), acos(d / rr), accuracy: 1e-6)
                 }
             }
         }
         XCTAssertGreaterThan(borderlineCount, 0, "pixel centres on the boundary")
         print("region geometry: \(geometry.width)x\(geometry.height), \(borderlineCount) borderline pixels")
         // The pixel at the centre carries the centre marker.
-        let k = ((8 - geometry.y0) * geometry.width + (10 - geometry.x0)) * 2
+        let k = ((8 - geometry.y0) * geometry.width + (10 - geometry.x0)) * RegionGeometry.channels
         XCTAssertEqual(geometry.values[k], 0)
         XCTAssertGreaterThan(geometry.values[k + 1], 0)
         // A degenerate shape has no geometry.

@@ -1,5 +1,6 @@
 import XCTest
 import WobbleCore
+import WobbleRender
 @testable import WobbleStudio
 
 /// The window's geometry and the pieces of a frame it uploads, without a window.
@@ -52,17 +53,17 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(PixelBox.covering([w], width: 30, height: 20), [PixelBox(x: 0, y: 0, w: 30, h: 20)])
     }
 
-    func testTheSparseLayerBlendsOnlyItsPixels() {
+    func testTheSparseOverlayBlendsOnlyItsPixels() {
         var layer = RGBAImage(width: 4, height: 1)
         layer.pixels[4...7] = [255, 0, 0, 255]
         layer.pixels[8...11] = [0, 0, 255, 128]
         var frame = RGBAImage(width: 4, height: 1, pixels: [UInt8](repeating: 100, count: 16))
-        SparseLayer(layer).blend(into: &frame)
+        SparseOverlay(layer).blend(into: &frame)
         XCTAssertEqual(Array(frame.pixels[0...3]), [100, 100, 100, 100])
         XCTAssertEqual(Array(frame.pixels[4...7]), [255, 0, 0, 255])
         XCTAssertEqual(Array(frame.pixels[8...11]), [50, 50, 178, 128])
         var other = RGBAImage(width: 2, height: 2)
-        SparseLayer(layer).blend(into: &other)   // another size: nothing happens
+        SparseOverlay(layer).blend(into: &other)   // another size: nothing happens
         XCTAssertEqual(other, RGBAImage(width: 2, height: 2))
     }
 }

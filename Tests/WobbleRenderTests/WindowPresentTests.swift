@@ -1,0 +1,136 @@
+import CEGL
+import CGLES
+import Foundation
+import WobbleCore
+@testable import WobbleRender
+import XCTest
+
+/// `GLESRenderer.present` draws frames straight into a window's back buffer
+/// (the studio), redrawing only what changed. Here the "window" is an EGL
+/// pbuffer on Mesa's surfaceless display, larger than the image and with the
+/// image area off its corner (so the flip and the offset are exercised); its
+/// pixels, read back after each frame of a sequence that moves, rests and
+/// overlaps regions and switches an overlay on, must be `render`'s frame
+/// (with the overlay as `SparseOverlay.blend` puts it).
+final class WindowPresentTests: XCTestCase {
+    /// A pbuffer context made current on this thread, standing in for a window.
+    private final class Pbuffer {
+        let display: EGLDisplay
+        let context: EGLContext
+        let surface: EGLSurface
+        let width: Int, height: Int
+
+        init(width: Int, height: Int) throws {
+            self.width = width
+            self.height = height
+            guard let proc = eglGetProcAddress("eglGetPlatformDisplayEXT") else { throw XCTSkip("no eglGetPlatformDisplayEXT") }
+            let getPlatformDisplay = unsafeBitCast(proc, to: PFNEGLGETPLATFORMDISPLAYEXTPROC.self)
+            // EGL_PLATFORM_SURFACELESS_MESA
+            guard let d = getPlatformDisplay(0x31DD, nil, nil), eglInitialize(d, nil, nil) == EGLBoolean(EGL_TRUE) else {
+                throw XCTSkip("no surfaceless EGL display")
+            }
+            display = d
+            eglBindAPI(EGLenum(EGL_OPENGL_ES_API))
+            let attributes: [EGLint] = [
+                EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
+                EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_NONE,
+            ]
+            var config: EGLConfig?
+            var count: EGLint = 0
+            guard eglChooseConfig(d, attributes, &config, 1, &count) == EGLBoolean(EGL_TRUE), count > 0 else {
+                throw XCTSkip("no RGBA8 pbuffer config")
+            }
+            let size: [EGLint] = [EGL_WIDTH, EGLint(width), EGL_HEIGHT, EGLint(height), EGL_NONE]
+            guard let s = eglCreatePbufferSurface(d, config, size) else { throw XCTSkip("no pbuffer surface") }
+            let contextAttributes: [EGLint] = [EGL_CONTEXT_CLIENT_VERSION, 3, EGL_NONE]
+            guard let c = eglCreateContext(d, config, nil, contextAttributes) else { throw XCTSkip("no GLES 3 context") }
+            surface = s
+            context = c
+            XCTAssertEqual(eglMakeCurrent(d, s, s, c), EGLBoolean(EGL_TRUE))
+        }
+
+        /// The `w`×`h` area at `(x, y)` (from the top-left), rows top to bottom.
+        func read(x: Int, y: Int, w: Int, h: Int) -> RGBAImage {
+            eglMakeCurrent(display, surface, surface, context)
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+            glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 1)
+            var rows = [UInt8](repeating: 0, count: w * h * 4)
+            glReadPixels(GLint(x), GLint(height - y - h), GLsizei(w), GLsizei(h), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &rows)
+            var out = RGBAImage(width: w, height: h)
+            for j in 0 ..< h {   // GL rows go bottom to top
+                let src = (h - 1 - j) * w * 4
+                out.pixels.replaceSubrange(j * w * 4 ..< (j + 1) * w * 4, with: rows[src ..< src + w * 4])
+            }
+            return out
+        }
+
+        deinit {
+            eglMakeCurrent(display, nil, nil, nil)
+            eglDestroyContext(display, context)
+            eglDestroySurface(display, surface)
+        }
+    }
+
+    private func maxDifference(_ a: RGBAImage, _ b: RGBAImage, _ label: String) -> Int {
+        XCTAssertEqual(a.width, b.width, label)
+        XCTAssertEqual(a.height, b.height, label)
+        var worst = 0
+        for i in 0 ..< min(a.pixels.count, b.pixels.count) where i % 4 != 3 {
+            worst = max(worst, abs(Int(a.pixels[i]) - Int(b.pixels[i])))
+        }
+        return worst
+    }
+
+    func testPresentedFramesAreTheRenderedOnesThroughPartialRedraws() throws {
+        if ProcessInfo.processInfo.environment["WOBBLE_SKIP_GLES"] == "1" { throw XCTSkip("WOBBLE_SKIP_GLES=1") }
+        // An opaque picture (the studio draws only opaque ones this way).
+        var source = testImage(width: 80, height: 60)
+        for i in stride(from: 3, to: source.pixels.count, by: 4) { source.pixels[i] = 255 }
+        let window = try Pbuffer(width: 120, height: 90)
+        let place = WindowPlacement(drawableWidth: 120, drawableHeight: 90, x: 13, y: 7)
+        let renderer = try GLESRenderer(inCurrentContext: source)
+        XCTAssertTrue(renderer.drawsInWindow)
+        let a = rect(6.5, 5.5, 30, 24), b = rect(40.5, 20.5, 30, 30), c = rect(25.5, 12.5, 30, 26)
+        func region(_ s: RegionShape, _ swing: Double, _ dx: Double = 1, _ dy: Double = 0.4) -> RegionFrame {
+            RegionFrame(shape: s, peak: 3, direction: Point(dx, dy), swing: swing)
+        }
+        // A light outline drawn over the regions (as the studio's handles).
+        var layer = RGBAImage(width: 80, height: 60)
+        OverlayPainter.draw([a, b], into: &layer, mapping: renderer.mapping)
+        XCTAssertGreaterThan(SparseOverlay(layer).indices.count, 100)
+        let steps: [(String, FrameState, overlay: Bool, full: Bool)] = [
+            ("both moving, whole", FrameState(index: 0, time: 0, regions: [region(a, 0.8), region(b, -0.6)]), false, true),
+            ("both moving again", FrameState(index: 1, time: 0, regions: [region(a, -0.9), region(b, 0.7)]), false, false),
+            ("a rests (swing 0)", FrameState(index: 2, time: 0, regions: [region(a, 0), region(b, 0.5)]), false, false),
+            ("a left out, b moving", FrameState(index: 3, time: 0, regions: [region(b, -0.3)]), false, false),
+            ("a moves again", FrameState(index: 4, time: 0, regions: [region(a, 0.4), region(b, 0.2)]), false, false),
+            ("overlapping, summed", FrameState(index: 5, time: 0, regions: [region(a, 0.7), region(c, -0.8, 0, 1)], overlap: .sum), false, false),
+            ("overlapping, first wins", FrameState(index: 6, time: 0, regions: [region(a, -0.5), region(c, 0.9, 0, 1)], overlap: .first), false, false),
+            ("clamped edges", FrameState(index: 7, time: 0, regions: [region(b, 0.9, -1, 1)], edges: .clamp), false, false),
+            ("with the overlay", FrameState(index: 8, time: 0, regions: [region(a, 0.6), region(b, 0.6)]), true, false),
+            ("overlay, moving", FrameState(index: 9, time: 0, regions: [region(a, -0.6), region(b, 0.1)]), true, false),
+            ("overlay, a rests", FrameState(index: 10, time: 0, regions: [region(b, -0.8)]), true, false),
+            ("overlay off again", FrameState(index: 11, time: 0, regions: [region(a, 0.3)]), false, false),
+        ]
+        for (label, frame, withOverlay, full) in steps {
+            try renderer.present(frame, at: place, overlay: withOverlay ? layer : nil, full: full)
+            var expected = try renderer.render(frame)
+            if withOverlay { SparseOverlay(layer).blend(into: &expected) }
+            let shown = window.read(x: place.x, y: place.y, w: 80, h: 60)
+            XCTAssertLessThanOrEqual(maxDifference(shown, expected, label), withOverlay ? 1 : 0, label)
+        }
+        // The rest of the window is left alone (nothing drawn outside the image area).
+        let corner = window.read(x: 0, y: 0, w: 120, h: 7)
+        XCTAssertTrue(corner.pixels.allSatisfy { $0 == 0 }, "above the image area")
+    }
+
+    func testARendererOfItsOwnContextDoesNotPresent() throws {
+        let renderer = try makeGLES(testImage(width: 8, height: 8))
+        XCTAssertFalse(renderer.drawsInWindow)
+        XCTAssertThrowsError(try renderer.present(FrameState(index: 0, time: 0, regions: []),
+                                                  at: WindowPlacement(drawableWidth: 8, drawableHeight: 8, x: 0, y: 0),
+                                                  overlay: nil, full: true)) { error in
+            XCTAssertEqual("\(error)", "\(GLESError.unsupported("this renderer does not draw in a window's context"))")
+        }
+    }
+}
