@@ -36,7 +36,7 @@ func glString(_ name: Int32) -> String {
 /// One GL name (texture, framebuffer, program, vertex array) and the context
 /// it lives in; deleted in `deinit` with that context current.
 final class GLObject {
-    enum Kind { case texture, framebuffer, program, vertexArray, buffer }
+    enum Kind { case texture, framebuffer, program, vertexArray }
     let kind: Kind
     let name: GLuint
     let context: GLContext
@@ -50,7 +50,6 @@ final class GLObject {
         case .texture: glGenTextures(1, &n)
         case .framebuffer: glGenFramebuffers(1, &n)
         case .vertexArray: glGenVertexArrays(1, &n)
-        case .buffer: glGenBuffers(1, &n)
         case .program: n = glCreateProgram()
         }
         try glCheck(GLObject.creator(kind))
@@ -63,7 +62,6 @@ final class GLObject {
         case .texture: "glGenTextures"
         case .framebuffer: "glGenFramebuffers"
         case .vertexArray: "glGenVertexArrays"
-        case .buffer: "glGenBuffers"
         case .program: "glCreateProgram"
         }
     }
@@ -76,7 +74,6 @@ final class GLObject {
             case .texture: glDeleteTextures(1, &n)
             case .framebuffer: glDeleteFramebuffers(1, &n)
             case .vertexArray: glDeleteVertexArrays(1, &n)
-            case .buffer: glDeleteBuffers(1, &n)
             case .program: glDeleteProgram(n)
             }
         }
