@@ -74,6 +74,12 @@ public final class InputWatch {
     /// The folders watched (for tests: a reset leaks none).
     var watchCount: Int { events?.count ?? 0 }
 
+    /// For tests: the watches inotify grants before `ENOSPC`.
+    var watchLimit: Int? {
+        get { events?.limit }
+        set { events?.limit = newValue }
+    }
+
     /// Whether the watch is event-driven (inotify) rather than polling.
     public var isEventDriven: Bool { events != nil }
 
@@ -127,6 +133,7 @@ public final class InputWatch {
             for p in extras.symmetricDifference(ev.extras) { ev.touch(p, writing: false) }
             ev.extras = extras
             ev.lastEvent = 0
+            ev.unwatchFolders(except: Set(extras.map(InputWatch.folder(of:))))
             for p in extras { watchExtraFolder(ev, p) }
             if events == nil { return pollByScanning(extra: extra) }
         }
@@ -143,6 +150,7 @@ public final class InputWatch {
             ev.clearTreeWatches()
             ev.clearTouched()
             state = scan(extra: extra, events: ev)
+            for p in extras { watchExtraFolder(ev, p) }
             if ev.exhausted { fallBack(InputWatch.noWatches); baseline = state; return nil }
         } else {
             state = baseline
@@ -179,9 +187,13 @@ public final class InputWatch {
 
     // MARK: inotify
 
-    private func watchExtraFolder(_ ev: Events, _ path: String) {
+    static func folder(of path: String) -> String {
         let d = (path as NSString).deletingLastPathComponent
-        ev.add(d.isEmpty ? "/" : d, depth: nil)
+        return d.isEmpty ? "/" : d
+    }
+
+    private func watchExtraFolder(_ ev: Events, _ path: String) {
+        ev.add(InputWatch.folder(of: path), depth: nil)
         if ev.exhausted { fallBack(InputWatch.noWatches) }
     }
 
@@ -355,6 +367,7 @@ private final class Events {
     var rescan = false
     var lastEvent = 0.0
     var exhausted = false
+    var limit: Int?
     var dirty: Bool { rescan || !touched.isEmpty }
     private var buffer = [UInt8](repeating: 0, count: 65536)
 
@@ -388,6 +401,16 @@ private final class Events {
         }
     }
 
+    /// Removes the watches of extra paths' folders (not in the tree) other than `keep`.
+    func unwatchFolders(except keep: Set<String>) {
+        for (wd, f) in byWd where f.depth == nil && !keep.contains(f.path) {
+            inotify_rm_watch(fd, wd)
+            byWd[wd] = nil
+            byPath[f.path] = nil
+        }
+        missing = missing.intersection(keep)
+    }
+
     func clearTouched() {
         touched.removeAll()
         writing.removeAll()
@@ -414,6 +437,7 @@ private final class Events {
         if let wd = byPath[dir] {
             if let depth, byWd[wd]?.depth == nil { byWd[wd]?.depth = depth }
         } else {
+            if let limit, byWd.count >= limit { exhausted = true; return }
             let wd = PathBytes.withCString(dir, { inotify_add_watch(fd, $0, Events.mask) }) ?? -1
             if wd < 0 {
                 if errno == ENOSPC || errno == ENOMEM { exhausted = true }
@@ -441,7 +465,7 @@ private final class Events {
         for d in missing {
             add(d, depth: nil)
             if byPath[d] != nil {
-                for p in extras where (p as NSString).deletingLastPathComponent == d { touch(p, writing: false) }
+                for p in extras where InputWatch.folder(of: p) == d { touch(p, writing: false) }
                 lastEvent = now
             }
         }

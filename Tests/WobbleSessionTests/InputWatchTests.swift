@@ -168,6 +168,22 @@ final class InputWatchTests: XCTestCase {
         XCTAssertEqual(report(w), ["scene.lua"])
     }
 
+    func testRunningOutOfWatchesFallsBackToPollingOnce() throws {
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("a/b"), withIntermediateDirectories: true)
+        let w = InputWatch(scenePath: scene)
+        var lines: [String] = []
+        w.log = { lines.append($0) }
+        w.watchLimit = 2
+        w.reset(extra: [])
+        XCTAssertFalse(w.isEventDriven)
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertTrue(lines.first?.contains("polling") ?? false)
+        try write(dir.appendingPathComponent("a/b/leg.lua").path, "x = 1\n")
+        XCTAssertEqual(report(w), ["leg.lua"])
+        w.reset(extra: [])
+        XCTAssertEqual(lines.count, 1)
+    }
+
     func testANameThatIsNotUTF8() throws {
         let w = watches(.automatic)
         let name = PathBytes.string([0x63, 0x61, 0x66, 0xE9, 0x2E, 0x6C, 0x75, 0x61])   // "caf\xE9.lua"
@@ -190,6 +206,11 @@ final class InputWatchTests: XCTestCase {
         for _ in 0..<5 { w.reset(extra: ["/tmp/elsewhere.png"]) }
         XCTAssertEqual(w.watchCount, n)
         w.reset(extra: [])
+        XCTAssertEqual(w.watchCount, 3)
+        // An extra path no longer named: its folder's watch goes at the next poll.
+        w.reset(extra: ["/tmp/elsewhere.png"])
+        XCTAssertEqual(w.watchCount, 4)
+        _ = w.poll(extra: [])
         XCTAssertEqual(w.watchCount, 3)
     }
 }
