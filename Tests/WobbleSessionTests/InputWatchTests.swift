@@ -73,15 +73,22 @@ final class InputWatchTests: XCTestCase {
     func testAChangeIsReportedSoonAfterClose() throws {
         let w = watches(.automatic)
         var best = Double.infinity
-        // The best of three: on a loaded machine one can be slow.
-        for i in 0..<3 {
+        // Polled as the studio polls it (every `pollInterval`); the best of
+        // five, since on a loaded machine one can be slow.
+        for i in 0..<5 {
             try write(scene, "wait(\(i + 2))\n")
             let t0 = Date()
-            XCTAssertEqual(report(w), ["scene.lua"])
+            var got: [String]?
+            while got == nil, Date().timeIntervalSince(t0) < 5 {
+                usleep(UInt32(w.pollInterval * 1e6))
+                got = w.poll(extra: [])
+            }
+            XCTAssertEqual(got, ["scene.lua"])
             best = min(best, Date().timeIntervalSince(t0))
         }
-        // Polling needs two polls 50 ms apart (50–100 ms); events: quiet for 20 ms.
-        XCTAssertLessThan(best, 0.045)
+        // Polling needs two polls 50 ms apart (50–100 ms); events: 20 ms of
+        // quiet, seen within 10 ms.
+        XCTAssertLessThan(best, 0.05)
     }
 
     func testWriteInPlaceInChunksIsReportedOnceAfterTheLastWrite() throws {
