@@ -151,7 +151,8 @@ public final class InputWatch {
             ev.clearTouched()
             state = scan(extra: extra, events: ev)
             for p in extras { watchExtraFolder(ev, p) }
-            if ev.exhausted { fallBack(InputWatch.noWatches); baseline = state; return nil }
+            // Out of watches: polling from the next call; this change is still reported.
+            if ev.exhausted { fallBack(InputWatch.noWatches) }
         } else {
             state = baseline
             for p in ev.touched {
