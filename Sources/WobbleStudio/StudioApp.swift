@@ -92,8 +92,6 @@ final class StudioApp {
     private var presentedShapes: [RegionShape]?
     private var presentedSize = (0, 0)
 
-    static let pollInterval = 0.05
-
     init(options: Studio.Options) throws {
         self.options = options
         session = LiveSession(options: options.session)
@@ -101,6 +99,7 @@ final class StudioApp {
         handles = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_HANDLES"] != "0"
         let base = URL(fileURLWithPath: options.session.scenePath).deletingPathExtension().lastPathComponent
         watch.ignore = { name in name.hasPrefix(base + "-take-") && name.hasSuffix(".lua") }
+        if options.verbose { watch.log = { printError($0) } }
     }
 
     var sceneName: String { URL(fileURLWithPath: options.session.scenePath).lastPathComponent }
@@ -146,7 +145,7 @@ final class StudioApp {
                 return try GLESRenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: verbose)
             }
         }
-        var nextPoll = monotonic() + StudioApp.pollInterval
+        var nextPoll = monotonic() + watch.pollInterval
         while true {
             let now = monotonic()
             if let q = options.quitAfter, now - started >= q { break }
@@ -181,7 +180,7 @@ final class StudioApp {
                 if let changed = watch.poll(extra: session.inputs) {
                     load(reason: changed)
                 }
-                nextPoll = monotonic() + StudioApp.pollInterval
+                nextPoll = monotonic() + watch.pollInterval
             }
             advance()
             present()
