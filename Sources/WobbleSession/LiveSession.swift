@@ -132,10 +132,12 @@ public final class LiveSession {
     /// either way. Returns nil, changing nothing else, when the run was made
     /// with other inputs than the session has now (events performed or
     /// sketches edited meanwhile): run again. Else whether it succeeded.
+    /// `evenIfStale`: put such a run in all the same (`collectRun` does, for
+    /// a clip: a consistent run of the inputs of a moment ago).
     @discardableResult
-    public func commit(_ outcome: RunOutcome) -> Bool? {
+    public func commit(_ outcome: RunOutcome, evenIfStale: Bool = false) -> Bool? {
         for (path, c) in outcome.decoded { cache[path] = (c.stamp, c.image) }
-        guard outcome.inputs == runInputs else { return nil }
+        guard evenIfStale || outcome.inputs == runInputs else { return nil }
         if let named = outcome.named { inputs = named }
         switch outcome.result {
         case .success(let r):
@@ -200,8 +202,10 @@ public final class LiveSession {
         /// It was committed: whether it succeeded (as `run()` returns).
         case committed(Bool)
         /// Its inputs changed while it ran (an event performed, a sketch
-        /// edited): it was dropped and the scene runs again with them.
-        case superseded
+        /// edited): the scene runs again with them. Its clip was put in
+        /// meanwhile (`shown`: it succeeded; a slow scene so keeps following
+        /// a drag), its error was not (the edits since may mend it).
+        case superseded(shown: Bool)
     }
 
     /// Commits the background run that has finished, if any (call it often,
@@ -211,8 +215,9 @@ public final class LiveSession {
         guard let ticket = inFlight, let outcome = ticket.take() else { return nil }
         inFlight = nil
         guard let ok = commit(outcome) else {
+            let shown = outcome.succeeded && commit(outcome, evenIfStale: true) == true
             startRun()
-            return .superseded
+            return .superseded(shown: shown)
         }
         if runAgain { startRun() }
         return .committed(ok)

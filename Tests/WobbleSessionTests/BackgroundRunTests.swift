@@ -133,15 +133,27 @@ final class BackgroundRunTests: XCTestCase {
         s.requestRun()
         try serveFrames(s) { log.count >= 3 }
         // A poke and a drag while the run is in the script: it ran
-        // without them, so it must not be committed.
+        // without them, so it is run again with them (its clip is shown
+        // meanwhile, as the clip of the inputs it ran with).
         let poke = PerformedEvent(time: 0.2, action: .touch(from: Point(20, 15), to: Point(25, 15)))
         s.setPerformed([poke])
         s.sketchOverrides[0] = .square(centeredAt: Point(20, 15))
         s.requestRun()
         openGate()
-        XCTAssertEqual(try collectAll(s), [.superseded, .committed(true)])
-        XCTAssertEqual(log, ["begin", "end", "begin", "end", "begin", "end"])
+        var seen: [LiveSession.Collected] = []
+        try serveFrames(s) {
+            guard let c = s.collectRun() else { return false }
+            seen.append(c)
+            return true
+        }
+        XCTAssertEqual(seen, [.superseded(shown: true)])
+        XCTAssertTrue(s.isRunning, "it runs again with them")
         XCTAssertEqual(s.generation, 2)
+        XCTAssertTrue(s.frameState(12)?.regions.isEmpty ?? false, "the clip shown meanwhile is the one without the poke")
+        XCTAssertEqual(s.runInputs.performed, [poke], "the poke is not lost")
+        XCTAssertEqual(try collectAll(s), [.committed(true)])
+        XCTAssertEqual(log, ["begin", "end", "begin", "end", "begin", "end"])
+        XCTAssertEqual(s.generation, 3)
         XCTAssertEqual(s.runInputs.performed, [poke])
         XCTAssertFalse(s.frameState(12)?.regions.isEmpty ?? true, "the committed clip has the poke")
         XCTAssertEqual(s.clip?.frame(2).regions.isEmpty, true, "and nothing before it")
