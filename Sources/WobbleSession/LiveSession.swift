@@ -99,10 +99,12 @@ public final class LiveSession {
     /// Runs the scene with the performed events. On success the clip (and
     /// image) are replaced; on failure the last good ones stay and `error`
     /// says why. Returns true on success. The same as `prepareRun()`, its
-    /// `compute()` and `commit` on this thread.
+    /// `compute()` and `commit` on this thread. A background run in flight
+    /// is abandoned (this one reads the newer state).
     @discardableResult
     public func run() -> Bool {
-        commit(prepareRun().compute()) ?? false
+        abandonRun(waitingUpTo: 0)
+        return commit(prepareRun().compute()) ?? false
     }
 
     /// What a run reads of the session besides `options`: the events

@@ -182,6 +182,22 @@ final class BackgroundRunTests: XCTestCase {
         XCTAssertEqual(s.generation, 2)
     }
 
+    func testASynchronousRunReplacesTheRunInFlight() throws {
+        try writeScene(gated: true)
+        let s = session()
+        s.requestRun()
+        try serveFrames(s) { log.count >= 1 }
+        try writeScene(gated: false, width: 20)
+        XCTAssertTrue(s.run())
+        XCTAssertFalse(s.isRunning)
+        XCTAssertEqual(s.generation, 1)
+        // The run it replaced stops (its script is asked to) and is never committed.
+        usleep(100_000)
+        XCTAssertNil(s.collectRun())
+        XCTAssertEqual(s.generation, 1)
+        XCTAssertEqual(s.sketchCalls.first?.points.rt.x, 28)
+    }
+
     func testTheSynchronousRunIsComputeThenCommit() throws {
         try writeScene(gated: false)
         let s = session()
