@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WobbleCore
 import WobbleMedia
 import WobbleRender
@@ -82,7 +83,7 @@ public final class LiveSession {
         if !hasUnsavedEdits { editBase = nil } else if editBase == nil { editBase = sceneText }
     }
 
-    private var cache: [String: (stamp: FileStamp, image: RGBAImage)] = [:]
+    private var cache: ImageCache = [:]
     private var renderer: FrameRenderer?
     private var rendererImagePath: String?
     private var rendererStamp: FileStamp?
@@ -97,47 +98,58 @@ public final class LiveSession {
 
     /// Runs the scene with the performed events. On success the clip (and
     /// image) are replaced; on failure the last good ones stay and `error`
-    /// says why. Returns true on success.
+    /// says why. Returns true on success. The same as `prepareRun()`, its
+    /// `compute()` and `commit` on this thread. A background run in flight
+    /// is abandoned (this one reads the newer state).
     @discardableResult
     public func run() -> Bool {
-        var named: [String] = []
-        var loadedImage: (path: String, image: RGBAImage)?
-        let loader: (String) throws -> (width: Int, height: Int) = { [unowned self] path in
-            let img = try self.loadImage(path)
-            loadedImage = (path, img)
-            return (img.width, img.height)
-        }
-        var so = ScriptOptions(scriptPath: options.scenePath, imageLoader: loader)
-        so.arguments = options.arguments
-        so.seed = options.seed
-        so.timeout = options.timeout
-        so.allowIO = options.allowIO
-        so.fixedFPS = options.fps
-        so.performed = performed
-        so.onPath = { named.append($0) }
-        so.sketchOverrides = sketchOverrides
-        so.addedSketches = addedSketches
-        let text = FileManager.default.contents(atPath: options.scenePath).map { [UInt8]($0) }
-        do {
-            if let p = options.imagePath {
-                let img = try loadImage(p)
-                loadedImage = (p, img)
-                so.imageOverride = (img.width, img.height)
-            }
-            guard FileManager.default.fileExists(atPath: options.scenePath) else {
-                throw ScriptError(message: "wobble-run: scene '\(options.scenePath)': no such file", kind: .load)
-            }
-            let result = try ScriptHost(options: so).run()
-            guard let loaded = loadedImage else {
-                throw ScriptError(message: "wobble-run: no image: the scene loads none and no --image was given", kind: .finish)
-            }
-            inputs = LiveSession.unique(named.filter { $0 != result.outputPath } + [loaded.path])
-            clip = result.clip
-            scriptedDuration = result.scriptEnd
-            image = loaded.image
-            imagePathInUse = loaded.path
-            imageStamp = cache[loaded.path]?.stamp
-            sketchCalls = result.sketchCalls
+        abandonRun(waitingUpTo: 0)
+        return commit(prepareRun().compute()) ?? false
+    }
+
+    /// What a run reads of the session besides `options`: the events
+    /// performed and the unsaved sketch edits. A run is committed only while
+    /// these are still the session's (else it ran on a stale state).
+    public struct RunInputs: Equatable, Sendable {
+        public var performed: [PerformedEvent]
+        public var sketchOverrides: [Int: SketchPoints]
+        public var addedSketches: [SketchPoints]
+    }
+
+    /// The inputs a run started now would use.
+    public var runInputs: RunInputs {
+        RunInputs(performed: performed, sketchOverrides: sketchOverrides, addedSketches: addedSketches)
+    }
+
+    /// A run ready to compute: everything it reads copied out of the
+    /// session, so `compute()` can run on another thread while the session
+    /// goes on serving frames.
+    public func prepareRun() -> RunJob {
+        RunJob(options: options, inputs: runInputs, cache: cache)
+    }
+
+    /// Puts a computed run into the session: on success the clip, image,
+    /// `addSketch` calls and scene text are replaced; on failure `error` says
+    /// why and the last good clip stays. Images it decoded join the cache
+    /// either way. Returns nil, changing nothing else, when the run was made
+    /// with other inputs than the session has now (events performed or
+    /// sketches edited meanwhile): run again. Else whether it succeeded.
+    /// `evenIfStale`: put such a run in all the same (`collectRun` does, for
+    /// a clip: a consistent run of the inputs of a moment ago).
+    @discardableResult
+    public func commit(_ outcome: RunOutcome, evenIfStale: Bool = false) -> Bool? {
+        for (path, c) in outcome.decoded { cache[path] = (c.stamp, c.image) }
+        guard evenIfStale || outcome.inputs == runInputs else { return nil }
+        if let named = outcome.named { inputs = named }
+        switch outcome.result {
+        case .success(let r):
+            clip = r.clip
+            scriptedDuration = r.scriptedDuration
+            image = r.image
+            imagePathInUse = r.imagePath
+            imageStamp = r.imageStamp
+            sketchCalls = r.sketchCalls
+            let text = outcome.sceneText
             if text != sceneText || sceneSource == nil {
                 sceneText = text
                 sceneSource = text.map { SketchSource(text: $0) }
@@ -145,16 +157,84 @@ public final class LiveSession {
             error = nil
             generation += 1
             return true
-        } catch let e as ScriptError {
-            inputs = LiveSession.unique(named + (loadedImage.map { [$0.path] } ?? []))
-            error = e
-        } catch let e as SessionError {
-            inputs = LiveSession.unique(named + (options.imagePath.map { [$0] } ?? []))
-            error = ScriptError(message: "wobble-run: \(e.message)", kind: .load)
-        } catch {
-            self.error = ScriptError(message: "wobble-run: \(error)", kind: .load)
+        case .failure(let f):
+            error = ScriptError(message: f.message, details: f.details, kind: f.kind)
+            return false
         }
-        return false
+    }
+
+    // MARK: Runs in the background
+
+    /// The one thread runs compute on (serial: one run at a time, so one
+    /// Lua VM at a time), and the run in flight on it.
+    private let worker = DispatchQueue(label: "wobble-run.live-session.run")
+    private var inFlight: RunTicket?
+    /// A run was asked for while one was in flight: it starts when that one ends.
+    private var runAgain = false
+
+    /// Whether a background run is in flight (its result not yet committed).
+    public var isRunning: Bool { inFlight != nil }
+
+    /// Runs the scene again off this thread: starts a run now when none is
+    /// in flight, else remembers to start one when it ends (any number of
+    /// asks meanwhile make one run). `collectRun` commits it.
+    public func requestRun() {
+        if inFlight != nil {
+            runAgain = true
+        } else {
+            startRun()
+        }
+    }
+
+    private func startRun() {
+        runAgain = false
+        let job = prepareRun()
+        let ticket = RunTicket()
+        inFlight = ticket
+        ticket.group.enter()
+        worker.async {
+            let outcome = job.compute(shouldAbort: { ticket.isCancelled })
+            ticket.deliver(outcome)
+            ticket.group.leave()
+        }
+    }
+
+    /// What `collectRun` did with a run that finished.
+    public enum Collected: Equatable, Sendable {
+        /// It was committed: whether it succeeded (as `run()` returns).
+        case committed(Bool)
+        /// Its inputs changed while it ran (an event performed, a sketch
+        /// edited): the scene runs again with them. Its clip was put in
+        /// meanwhile (`shown`: it succeeded; a slow scene so keeps following
+        /// a drag), its error was not (the edits since may mend it).
+        case superseded(shown: Bool)
+    }
+
+    /// Commits the background run that has finished, if any (call it often,
+    /// on the thread that owns the session). nil while none finished. A run
+    /// asked for meanwhile starts now (`isRunning` says so).
+    public func collectRun() -> Collected? {
+        guard let ticket = inFlight, let outcome = ticket.take() else { return nil }
+        inFlight = nil
+        guard let ok = commit(outcome) else {
+            let shown = outcome.succeeded && commit(outcome, evenIfStale: true) == true
+            startRun()
+            return .superseded(shown: shown)
+        }
+        if runAgain { startRun() }
+        return .committed(ok)
+    }
+
+    /// Abandons the run in flight, if any: its script is asked to stop, its
+    /// result is dropped and no run that was asked for starts. Waits up to
+    /// `seconds` for it to end; returns false when it had not.
+    @discardableResult
+    public func abandonRun(waitingUpTo seconds: Double = 1) -> Bool {
+        runAgain = false
+        guard let ticket = inFlight else { return true }
+        inFlight = nil
+        ticket.cancel()
+        return ticket.group.wait(timeout: .now() + max(0, seconds)) == .success
     }
 
     static func unique(_ paths: [String]) -> [String] {
@@ -204,8 +284,9 @@ public final class LiveSession {
     /// constructors change; added sketches become their own lines), then
     /// runs the saved scene. Refuses when the file changed on disk since the
     /// edits were made on it. Returns what was written (for messages).
+    /// `runAfter` false: the caller runs the saved scene (`requestRun`).
     @discardableResult
-    public func saveEdits() throws -> (edited: Int, added: Int) {
+    public func saveEdits(runAfter: Bool = true) throws -> (edited: Int, added: Int) {
         guard hasUnsavedEdits else { return (0, 0) }
         let path = options.scenePath
         guard let base = editBase ?? sceneText else { throw SaveError(message: "not saved: the scene's text was never read") }
@@ -248,7 +329,7 @@ public final class LiveSession {
         let counts = (edits.count, addedSketches.count)
         sketchOverrides = [:]
         addedSketches = []
-        run()
+        if runAfter { run() }
         return counts
     }
 
@@ -373,20 +454,23 @@ public final class LiveSession {
         rendererStamp = imageStamp
         return r
     }
+}
 
-    // MARK: Images
+/// A background run's mailbox: the worker puts the outcome in, the
+/// session's thread takes it out; the session's thread cancels, the
+/// worker's script polls that.
+final class RunTicket: Sendable {
+    private let state = Mutex<(outcome: RunOutcome?, cancelled: Bool)>((nil, false))
+    /// Left when the worker is done with the run.
+    let group = DispatchGroup()
 
-    /// Decodes `path`, or returns the cached pixels when the file did not
-    /// change (same mtime, size, inode).
-    private func loadImage(_ path: String) throws -> RGBAImage {
-        let stamp = FileStamp(path)
-        if let c = cache[path], stamp != nil, c.stamp == stamp { return c.image }
-        do {
-            let img = try ImageIO.load(path: path)
-            if let stamp { cache[path] = (stamp, img) }
-            return img
-        } catch let e as MediaError {
-            throw SessionError(e.message)
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+    func cancel() { state.withLock { $0.cancelled = true } }
+    func deliver(_ outcome: RunOutcome) { state.withLock { $0.outcome = outcome } }
+    func take() -> RunOutcome? {
+        state.withLock { s in
+            defer { s.outcome = nil }
+            return s.outcome
         }
     }
 }

@@ -92,6 +92,16 @@ final class StudioApp {
     private var presentedShapes: [RegionShape]?
     private var presentedSize = (0, 0)
 
+    // Runs of the scene off the window thread (`LiveSession.requestRun`):
+    // the files whose change the run in flight is for (nil: an edit or a
+    // poke), and those that changed while it ran (the next run's).
+    private var flightReasons: [String]?
+    private var queuedReasons: [String]?
+
+    /// How long the window waits for input while a run is in flight before
+    /// it looks whether the run has finished.
+    static let runPollInterval = 0.004
+
     init(options: Studio.Options) throws {
         self.options = options
         session = LiveSession(options: options.session)
@@ -108,7 +118,10 @@ final class StudioApp {
 
     func run() -> Int32 {
         let started = monotonic()
-        load(reason: nil)
+        // The first run, before the window opens, on this thread (its
+        // image sizes the window).
+        let ok = session.run()
+        showRun(ok, reason: nil, oldSize: nil)
         watch.reset(extra: session.inputs)
         layout = Layout(imageWidth: session.image?.width ?? 640, imageHeight: session.image?.height ?? 360,
                         screen: StudioWindow.usableBounds())
@@ -167,6 +180,7 @@ final class StudioApp {
             }
             // A wait of a millisecond or two costs more than it saves on a busy
             // machine (the process gives up its turn): poll instead.
+            if session.isRunning { wait = min(wait, StudioApp.runPollInterval) }
             if options.unpaced || dirty || wait < 0.002 { wait = 0 }
             let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
             var quit = false
@@ -178,12 +192,21 @@ final class StudioApp {
             }
             if monotonic() >= nextPoll {
                 if let changed = watch.poll(extra: session.inputs) {
-                    load(reason: changed)
+                    requestRun(reloading: changed)
                 }
                 nextPoll = monotonic() + watch.pollInterval
             }
+            collectRun()
             advance()
             present()
+        }
+        // A run in flight is abandoned (its script stops at its next
+        // instruction count hook, its result is dropped): the studio exits
+        // promptly; nothing it would write is lost (takes and saves are
+        // written on this thread, atomically, before now).
+        if session.isRunning {
+            let ended = session.abandonRun(waitingUpTo: 1)
+            if options.verbose { printError("studio: the run in flight was abandoned\(ended ? "" : " (still ending)")") }
         }
         finishRecordingOnQuit()
         if session.hasUnsavedEdits {
@@ -204,26 +227,68 @@ final class StudioApp {
         return StudioSignals.signal.map { 128 + $0 } ?? 0
     }
 
-    /// Runs the scene (again); on failure the last good clip stays.
-    private func load(reason: [String]?) {
+    /// Runs the scene again off the window thread (the last good clip goes
+    /// on playing meanwhile), for the files that changed (nil: for an edit
+    /// or a poke). A run asked for while one is in flight starts when it
+    /// ends (one for any number of asks); `collectRun` swaps it in.
+    private func requestRun(reloading changed: [String]? = nil) {
+        if session.isRunning {
+            if let changed {
+                queuedReasons = StudioApp.merged(queuedReasons, changed)
+                if options.verbose { printError("studio: \(changed.joined(separator: ", ")) changed while the scene runs: it runs again after this run") }
+            }
+        } else {
+            flightReasons = changed
+        }
+        session.requestRun()
+    }
+
+    private static func merged(_ a: [String]?, _ b: [String]?) -> [String]? {
+        guard let a else { return b }
+        guard let b else { return a }
+        var seen = Set<String>()
+        return (a + b).filter { seen.insert($0).inserted }
+    }
+
+    /// Swaps in a run that finished off the window thread (the playhead
+    /// keeps its time), or shows its error.
+    private func collectRun() {
         let oldSize = session.image.map { ($0.width, $0.height) }
-        if session.run() {
-            if let r = reason, session.hasUnsavedEdits, let base = session.editBase, base != session.sceneText {
+        guard let collected = session.collectRun() else { return }
+        switch collected {
+        case .superseded(let shown):
+            // Pokes or edits came while it ran: it ran without them, so the
+            // session runs again with them (its clip plays meanwhile).
+            flightReasons = StudioApp.merged(flightReasons, queuedReasons)
+            queuedReasons = nil
+            if shown { adoptImageSize(oldSize) }
+            if options.verbose { printError("studio: a run was superseded (pokes or edits came while it ran); running again") }
+        case .committed(let ok):
+            let reason = flightReasons
+            flightReasons = session.isRunning ? queuedReasons : nil
+            queuedReasons = nil
+            if let reason {
+                showRun(ok, reason: reason, oldSize: oldSize)
+            } else if !ok, let e = session.error {
+                fail(String(e.message.split(separator: "\n").first ?? ""))
+            }
+        }
+        dirty = true
+    }
+
+    /// Says how a run of the scene (again) went; on failure the last good
+    /// clip stays.
+    private func showRun(_ ok: Bool, reason: [String]?, oldSize: (Int, Int)?) {
+        if ok {
+            if reason != nil, session.hasUnsavedEdits, let base = session.editBase, base != session.sceneText {
                 fail("\(sceneName) changed on disk: the unsaved edits cannot be saved into it (Ctrl+Z undoes them)")
-                _ = r
             } else if let r = reason {
                 say(r.count == 1 ? "reloaded: \(r[0]) changed" : "reloaded: \(r[0]) and \(r.count - 1) more changed")
             } else {
                 say("\(sceneName): \(session.clip?.frameCount ?? 0) frames at \(fmt(session.clip?.fps ?? 30)) fps")
             }
             if options.verbose { printError("studio: reloaded (run \(session.generation))") }
-            let sizeChanged = session.image.map { img in oldSize.map { $0 != (img.width, img.height) } ?? true } ?? false
-            if let img = session.image, sizeChanged, window != nil {
-                layout = Layout(imageWidth: img.width, imageHeight: img.height, screen: StudioWindow.usableBounds())
-                applyLayout()
-                window?.resize(width: layout.windowWidth, height: layout.windowHeight)
-                describeLayout()
-            }
+            adoptImageSize(oldSize)
         } else if let e = session.error {
             let first = String(e.message.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
             printError(e.message)
@@ -231,6 +296,18 @@ final class StudioApp {
             fail(session.clip == nil ? first : "\(first) (playing the last good run)")
         }
         dirty = true
+    }
+
+    /// The window is sized again when a run brought an image of another
+    /// size than `oldSize`.
+    private func adoptImageSize(_ oldSize: (Int, Int)?) {
+        let sizeChanged = session.image.map { img in oldSize.map { $0 != (img.width, img.height) } ?? true } ?? false
+        if let img = session.image, sizeChanged, window != nil {
+            layout = Layout(imageWidth: img.width, imageHeight: img.height, screen: StudioWindow.usableBounds())
+            applyLayout()
+            window?.resize(width: layout.windowWidth, height: layout.windowHeight)
+            describeLayout()
+        }
     }
 
     /// Frames are rendered at the size they are shown: the source's at 1:1,
@@ -397,7 +474,8 @@ final class StudioApp {
             if session.performed.isEmpty {
                 say("no pokes to forget")
             } else {
-                session.clearPerformed()
+                session.setPerformed([])
+                requestRun()
                 say("pokes forgotten")
             }
         default:
@@ -516,9 +594,7 @@ final class StudioApp {
 
     /// Runs the scene with the edits (once per batch of input).
     private func applyEdits() {
-        if !session.run(), let e = session.error {
-            fail(String(e.message.split(separator: "\n").first ?? ""))
-        }
+        requestRun()
         dirty = true
     }
 
@@ -551,9 +627,12 @@ final class StudioApp {
         guard session.hasUnsavedEdits else { say("nothing to save"); return }
         drag = nil
         do {
-            let r = try session.saveEdits()
+            let r = try session.saveEdits(runAfter: false)
             undo.removeAll()
+            // The file written is not a change to reload for; the saved
+            // scene runs off the window thread.
             watch.reset(extra: session.inputs)
+            requestRun()
             let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
                         r.added > 0 ? "\(r.added) added" : nil].compactMap { $0 }.joined(separator: ", ")
             say("saved \(sceneName): \(what)")
@@ -601,11 +680,11 @@ final class StudioApp {
         case .touch(let a, let b): what = "touch(\(fmt1(a.x)), \(fmt1(a.y)), \(fmt1(b.x)), \(fmt1(b.y)))"
         case .shake(let ax, let ay): what = "shake(\(fmt3(ax)), \(fmt3(ay)))"
         }
-        if session.perform([event]) {
-            say("\(what) at \(when)")
-        } else if let e = session.error {
-            fail(String(e.message.split(separator: "\n").first ?? ""))
-        }
+        // The clip with it is swapped in when the run ends (a failure is
+        // shown then).
+        session.setPerformed(session.performed + [event])
+        requestRun()
+        say("\(what) at \(when)")
         if options.verbose { printError("studio: performed \(what) at \(when)") }
         dirty = true
     }
@@ -620,7 +699,8 @@ final class StudioApp {
         }
         guard session.clip != nil else { fail("cannot record: the scene failed"); return }
         if !session.performed.isEmpty {
-            session.clearPerformed()
+            session.setPerformed([])
+            requestRun()
         }
         recording = Recording(startWall: monotonic())
         playhead = session.scriptedDuration
@@ -765,7 +845,7 @@ final class StudioApp {
         presentedIndex = k
         presentedCount += 1
         dirty = false
-        if let t = editInputTime, !editsPending {
+        if let t = editInputTime, !editsPending, !session.isRunning {
             editInputTime = nil
             let ms = (monotonic() - t) * 1000
             editLatencies.append(ms)

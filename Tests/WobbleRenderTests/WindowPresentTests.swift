@@ -47,6 +47,9 @@ final class WindowPresentTests: XCTestCase {
             surface = s
             context = c
             XCTAssertEqual(eglMakeCurrent(d, s, s, c), EGLBoolean(EGL_TRUE))
+            // A pbuffer's pixels are undefined until drawn: start from a known colour.
+            glClearColor(0, 0, 1, 1)
+            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
         }
 
         /// The `w`×`h` area at `(x, y)` (from the top-left), rows top to bottom.
@@ -121,7 +124,9 @@ final class WindowPresentTests: XCTestCase {
         }
         // The rest of the window is left alone (nothing drawn outside the image area).
         let corner = window.read(x: 0, y: 0, w: 120, h: 7)
-        XCTAssertTrue(corner.pixels.allSatisfy { $0 == 0 }, "above the image area")
+        XCTAssertTrue(stride(from: 0, to: corner.pixels.count, by: 4).allSatisfy {
+            corner.pixels[$0] == 0 && corner.pixels[$0 + 1] == 0 && corner.pixels[$0 + 2] == 255
+        }, "above the image area")
     }
 
     func testARendererOfItsOwnContextDoesNotPresent() throws {

@@ -241,6 +241,75 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(try w.quit(), 0)
     }
 
+    /// A reload whose scene takes long (here: until the test opens a gate)
+    /// runs off the window thread: the last good clip goes on playing, the
+    /// window answers keys and pokes meanwhile, the new run is swapped in
+    /// when it ends (run again with the poke made meanwhile), and quitting
+    /// while a run is in flight exits at once.
+    func testASlowReloadKeepsTheWindowPlaying() throws {
+        try startDisplay()
+        try writePattern("img.png", 200, 150)
+        let scene = "slow-\(id).lua"
+        let log = dir.appendingPathComponent("runs.log").path, gate = dir.appendingPathComponent("gate").path
+        func text(gated: Bool, seconds: Double) -> String {
+            (gated ? """
+            local f = io.open("\(log)", "a") f:write("begin\\n") f:close()
+            while true do local g = io.open("\(gate)") if g then g:close() break end end
+
+            """ : "") + """
+            image("img.png")
+            addSketch{x = 40, y = 30, w = 100, h = 80}
+            prepare()
+            wait(\(seconds))
+            """
+        }
+        func begun() -> Int {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        func wait(_ what: String, _ done: () -> Bool) throws {
+            let deadline = Date().addingTimeInterval(10)
+            while !done() {
+                guard Date() < deadline else { throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "no \(what)"]) }
+                usleep(10_000)
+            }
+        }
+        try write(scene, text(gated: false, seconds: 1))
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display, extra: ["--allow-io"])
+        try w.waitForLine("a frame", { $0.contains(" presented (run 1") })
+        try write(scene, text(gated: true, seconds: 1.5))
+        try wait("run in the scene") { begun() >= 1 }
+        // The scene is running (and will until the gate opens): the window
+        // goes on presenting frames of run 1.
+        func presented() -> Int { w.linesSnapshot().filter { $0.contains(" presented (run 1") }.count }
+        let n0 = presented()
+        usleep(800_000)
+        XCTAssertGreaterThanOrEqual(presented() - n0, 5, "the window stopped presenting while the scene ran")
+        // It answers keys and pokes.
+        var before = w.lineCount
+        try w.key("space")
+        try w.waitForLine(after: before, timeout: 3, "paused", { $0.contains(" presented (run 1, paused)") })
+        let (ax, ay) = (w.imageArea.x, w.imageArea.y)
+        try w.drag(from: (ax + 60, ay + 50), to: (ax + 75, ay + 60))
+        try w.waitForLine(after: before, timeout: 3, "the touch", { $0.hasPrefix("studio: performed touch(") })
+        XCTAssertFalse(w.linesSnapshot().contains { $0.contains("reloaded (run 2)") })
+        before = w.lineCount
+        _ = FileManager.default.createFile(atPath: gate, contents: Data())
+        // The run made without the poke is shown, then run again with it.
+        try w.waitForLine(after: before, "superseded", { $0.contains("a run was superseded") })
+        try w.waitForLine(after: before, "run 3", { $0 == "studio: reloaded (run 3)" })
+        try w.waitForLine(after: before, "run 3 presented", { $0.contains(" presented (run 3, paused)") })
+        XCTAssertEqual(begun(), 2)
+        XCTAssertFalse(w.linesSnapshot().contains { $0.contains("run 4") })
+        // Quitting while a run is in flight: at once, status 0.
+        try FileManager.default.removeItem(atPath: gate)
+        try write(scene, text(gated: true, seconds: 1.2))
+        try wait("the third run") { begun() >= 3 }
+        let t0 = Date()
+        XCTAssertEqual(try w.quit(), 0)
+        XCTAssertLessThan(Date().timeIntervalSince(t0), 3)
+        XCTAssertTrue(w.linesSnapshot().contains("studio: the run in flight was abandoned"))
+    }
+
     func testARecordedTakeRendersThePoke() throws {
         try startDisplay()
         try writePattern("img.png", 200, 150)

@@ -1,0 +1,126 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+import WobbleScript
+
+/// Decoded images by path, with the stamp of the file each came from.
+typealias ImageCache = [String: (stamp: FileStamp, image: RGBAImage)]
+
+/// One run of a live session's scene, with everything it reads copied in
+/// (options, performed events, sketch edits, the decoded images so far):
+/// `compute()` is pure as far as the session is concerned, so it may run
+/// on any thread (one Lua VM of its own, used on that thread only) while
+/// the session goes on serving frames of its last good clip.
+/// `LiveSession.commit` puts the outcome in, on the session's thread.
+public struct RunJob: Sendable {
+    public let options: SessionOptions
+    public let inputs: LiveSession.RunInputs
+    let cache: ImageCache
+
+    /// Runs the scene (script, image, clip). `shouldAbort` is polled while
+    /// the script runs (a run abandoned: it then fails as interrupted).
+    public func compute(shouldAbort: @escaping @Sendable () -> Bool = { false }) -> RunOutcome {
+        var cache = self.cache
+        var decoded: ImageCache = [:]
+        func loadImage(_ path: String) throws -> (image: RGBAImage, stamp: FileStamp?) {
+            let stamp = FileStamp(path)
+            if let c = cache[path], stamp != nil, c.stamp == stamp { return (c.image, c.stamp) }
+            do {
+                let img = try ImageIO.load(path: path)
+                if let stamp {
+                    cache[path] = (stamp, img)
+                    decoded[path] = (stamp, img)
+                }
+                return (img, stamp)
+            } catch let e as MediaError {
+                throw SessionError(e.message)
+            }
+        }
+        var named: [String] = []
+        var loadedImage: (path: String, image: RGBAImage, stamp: FileStamp?)?
+        let loader: (String) throws -> (width: Int, height: Int) = { path in
+            let img = try loadImage(path)
+            loadedImage = (path, img.image, img.stamp)
+            return (img.image.width, img.image.height)
+        }
+        var so = ScriptOptions(scriptPath: options.scenePath, imageLoader: loader)
+        so.arguments = options.arguments
+        so.seed = options.seed
+        so.timeout = options.timeout
+        so.allowIO = options.allowIO
+        so.fixedFPS = options.fps
+        so.performed = inputs.performed
+        so.onPath = { named.append($0) }
+        so.sketchOverrides = inputs.sketchOverrides
+        so.addedSketches = inputs.addedSketches
+        so.shouldAbort = shouldAbort
+        let text = FileManager.default.contents(atPath: options.scenePath).map { [UInt8]($0) }
+        func outcome(_ result: Result<RunOutcome.Success, RunOutcome.Failure>, named: [String]?) -> RunOutcome {
+            RunOutcome(inputs: inputs, result: result, named: named.map(LiveSession.unique), decoded: decoded, sceneText: text)
+        }
+        do {
+            if let p = options.imagePath {
+                let img = try loadImage(p)
+                loadedImage = (p, img.image, img.stamp)
+                so.imageOverride = (img.image.width, img.image.height)
+            }
+            guard FileManager.default.fileExists(atPath: options.scenePath) else {
+                throw ScriptError(message: "wobble-run: scene '\(options.scenePath)': no such file", kind: .load)
+            }
+            let result = try ScriptHost(options: so).run()
+            guard let loaded = loadedImage else {
+                throw ScriptError(message: "wobble-run: no image: the scene loads none and no --image was given", kind: .finish)
+            }
+            let success = RunOutcome.Success(clip: result.clip, scriptedDuration: result.scriptEnd, image: loaded.image,
+                                             imagePath: loaded.path, imageStamp: loaded.stamp, sketchCalls: result.sketchCalls)
+            return outcome(.success(success), named: named.filter { $0 != result.outputPath } + [loaded.path])
+        } catch let e as ScriptError {
+            return outcome(.failure(.init(e)), named: named + (loadedImage.map { [$0.path] } ?? []))
+        } catch let e as SessionError {
+            return outcome(.failure(.init(message: "wobble-run: \(e.message)", details: nil, kind: .load)),
+                           named: named + (options.imagePath.map { [$0] } ?? []))
+        } catch {
+            return outcome(.failure(.init(message: "wobble-run: \(error)", details: nil, kind: .load)), named: nil)
+        }
+    }
+}
+
+/// What one run computed, to be committed into its session.
+public struct RunOutcome: Sendable {
+    struct Success: Sendable {
+        var clip: Clip
+        var scriptedDuration: Double
+        var image: RGBAImage
+        var imagePath: String
+        var imageStamp: FileStamp?
+        var sketchCalls: [SketchCall]
+    }
+    /// A `ScriptError`'s parts (values only).
+    struct Failure: Error, Sendable {
+        var message: String
+        var details: String?
+        var kind: ScriptError.Kind
+        init(message: String, details: String?, kind: ScriptError.Kind) {
+            self.message = message
+            self.details = details
+            self.kind = kind
+        }
+        init(_ e: ScriptError) { self.init(message: e.message, details: e.details, kind: e.kind) }
+    }
+
+    /// The events and edits it ran with.
+    public let inputs: LiveSession.RunInputs
+    let result: Result<Success, Failure>
+    /// The files it read or named, and the image (nil: not known, the
+    /// session keeps the ones it has).
+    let named: [String]?
+    /// Images it decoded (for the session's cache).
+    let decoded: ImageCache
+    /// The scene's text as it read it.
+    let sceneText: [UInt8]?
+
+    public var succeeded: Bool {
+        if case .success = result { return true }
+        return false
+    }
+}
