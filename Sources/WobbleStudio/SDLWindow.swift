@@ -24,8 +24,13 @@ enum StudioInput: Equatable {
     case mouseUp(x: Int, y: Int)
     /// A game controller's accelerometer, in g (SDL's axes: x right, y up).
     case accel(x: Double, y: Double, z: Double)
-    /// The window needs drawing again (exposed, resized).
+    /// The window needs drawing again (exposed).
     case redraw
+    /// The window was resized (by a window manager or another program) to
+    /// this size in window pixels.
+    case resized(width: Int, height: Int)
+    /// The window no longer exists (another program destroyed it).
+    case windowGone
 }
 
 /// An error opening the window, as one line.
@@ -73,10 +78,45 @@ final class StudioWindow {
         return (Int(r.w), Int(r.h))
     }
 
-    /// Initialises SDL's video and game controller subsystems.
+    /// Set when an X error says a window or drawable is gone (another
+    /// program destroyed the window): the studio quits as if closed.
+    /// (These two are only touched on the window thread: Xlib calls its
+    /// handlers on the thread that made the X call.)
+    nonisolated(unsafe) static var windowDestroyed = false
+    /// Called once if the connection to the X server breaks (the server
+    /// died, the client was killed): last words before the process exits,
+    /// such as writing a take being recorded. Xlib exits when it returns.
+    nonisolated(unsafe) static var onDisplayLost: (() -> Void)?
+
+    /// Initialises SDL's video and game controller subsystems on X11 or
+    /// Wayland, whichever the environment names (`SDL_VIDEODRIVER` decides
+    /// when set); never on another driver (SDL would fall back to an
+    /// offscreen one when the display named does not answer, and the
+    /// studio would run with no window).
     static func initialise() throws {
         SDL_SetHint(SDL_HINT_VIDEO_X11_FORCE_EGL, "1")
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
+        let env = ProcessInfo.processInfo.environment
+        let display = env["DISPLAY"] ?? "", wayland = env["WAYLAND_DISPLAY"] ?? ""
+        let forced = !(env["SDL_VIDEODRIVER"] ?? "").isEmpty
+        if !forced {
+            let drivers = [display.isEmpty ? nil : "x11", wayland.isEmpty ? nil : "wayland"].compactMap { $0 }
+            SDL_SetHint(SDL_HINT_VIDEODRIVER, drivers.joined(separator: ","))
+        }
+        func named() -> String {
+            [display.isEmpty ? nil : "DISPLAY '\(display)'", wayland.isEmpty ? nil : "WAYLAND_DISPLAY '\(wayland)'"]
+                .compactMap { $0 }.joined(separator: " or ")
+        }
+        // Xlib's default handler for a broken connection prints and exits:
+        // ours says it in one line, lets the studio save what it can, and
+        // exits with status 1 (Xlib exits when it returns anyway).
+        _ = XSetIOErrorHandler { _ in
+            let lost = StudioWindow.onDisplayLost
+            StudioWindow.onDisplayLost = nil
+            FileHandle.standardError.write(Data("wobble-run: edit: the connection to the display was lost\n".utf8))
+            lost?()
+            exit(1)
+        }
         // On X11, an X error is reported on stderr instead of ending the
         // process (Xlib's default handler exits with status 1). Installed
         // before SDL_Init: SDL saves the handler it finds and puts it back
@@ -84,12 +124,19 @@ final class StudioWindow {
         // arrives while the window closes reaches this one, not Xlib's.
         _ = XSetErrorHandler { _, event in
             if let e = event?.pointee {
-                FileHandle.standardError.write(Data("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n".utf8))
+                // BadWindow, BadDrawable: our window was destroyed under us.
+                if e.error_code == 3 || e.error_code == 9 {
+                    StudioWindow.windowDestroyed = true
+                } else {
+                    FileHandle.standardError.write(Data("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n".utf8))
+                }
             }
             return 0
         }
         guard SDL_Init(UInt32(SDL_INIT_VIDEO)) == 0 else {
-            throw WindowError(message: "wobble-run: edit: cannot open the display: \(sdlError())")
+            let e = sdlError()
+            let why = forced || e.contains("not available") ? ": \(e)" : ": no X11 or Wayland server answers there"
+            throw WindowError(message: "wobble-run: edit: cannot open the display (\(forced ? "SDL_VIDEODRIVER '\(env["SDL_VIDEODRIVER"] ?? "")'" : named()))\(why)")
         }
         // A controller is optional: without the subsystem there is no shake from it.
         _ = SDL_InitSubSystem(UInt32(SDL_INIT_GAMECONTROLLER) | UInt32(SDL_INIT_SENSOR))
@@ -106,6 +153,7 @@ final class StudioWindow {
         let x = position.map { Int32(clamping: $0.0) } ?? centered
         let y = position.map { Int32(clamping: $0.1) } ?? centered
         let flags = UInt32(SDL_WINDOW_OPENGL.rawValue) | UInt32(SDL_WINDOW_SHOWN.rawValue) | UInt32(SDL_WINDOW_ALLOW_HIGHDPI.rawValue)
+            | UInt32(SDL_WINDOW_RESIZABLE.rawValue)
         guard let w = SDL_CreateWindow(title, x, y, Int32(clamping: width), Int32(clamping: height), flags) else {
             throw WindowError(message: "wobble-run: edit: cannot open a window: \(sdlError())")
         }
@@ -160,6 +208,14 @@ final class StudioWindow {
         SDL_SetWindowSize(window, Int32(clamping: width), Int32(clamping: height))
     }
 
+    /// Takes the size the window was given by someone else (a window
+    /// manager): drawing and mouse coordinates follow it.
+    func adopt(width: Int, height: Int) {
+        self.width = max(1, width)
+        self.height = max(1, height)
+        invalidate()
+    }
+
     /// The window's position on the screen.
     var position: (Int, Int) {
         var x: Int32 = 0, y: Int32 = 0
@@ -178,6 +234,7 @@ final class StudioWindow {
             if let i = translate(e) { out.append(i) }
             got = SDL_PollEvent(&e) == 1
         }
+        if StudioWindow.windowDestroyed { out.append(.windowGone) }
         return out
     }
 
@@ -188,7 +245,11 @@ final class StudioWindow {
         case SDL_WINDOWEVENT.rawValue:
             let w = UInt32(e.window.event)
             if w == SDL_WINDOWEVENT_CLOSE.rawValue { return .quit }
-            if w == SDL_WINDOWEVENT_EXPOSED.rawValue || w == SDL_WINDOWEVENT_SIZE_CHANGED.rawValue { return .redraw }
+            if w == SDL_WINDOWEVENT_EXPOSED.rawValue { return .redraw }
+            if w == SDL_WINDOWEVENT_SIZE_CHANGED.rawValue {
+                let (nw, nh) = (Int(e.window.data1), Int(e.window.data2))
+                return nw == width && nh == height ? .redraw : .resized(width: nw, height: nh)
+            }
             return nil
         case SDL_KEYDOWN.rawValue:
             let shift = (UInt32(e.key.keysym.mod) & UInt32(KMOD_SHIFT.rawValue)) != 0

@@ -133,6 +133,10 @@ final class StudioApp {
             printError("\(error)")
             return 1
         }
+        // If the display goes away under us, the take being recorded is
+        // still written (the process then exits with status 1).
+        StudioWindow.onDisplayLost = { [weak self] in self?.finishRecordingOnQuit() }
+        defer { StudioWindow.onDisplayLost = nil }
         describeLayout()
         if options.verbose, let w = window {
             printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
@@ -381,6 +385,19 @@ final class StudioApp {
         case .redraw:
             window?.invalidate()
             dirty = true
+        case .resized(let w, let h):
+            // Someone else (a window manager) sized the window: the picture
+            // is laid out in the new size (fitted, never enlarged), the mouse
+            // follows, and frames are rendered at the size shown.
+            window?.adopt(width: w, height: h)
+            layout = Layout(imageWidth: session.image?.width ?? layout.imageRect.w,
+                            imageHeight: session.image?.height ?? layout.imageRect.h, window: (w, h))
+            applyLayout()
+            describeLayout()
+            dirty = true
+        case .windowGone:
+            printError("studio: the window was destroyed by another program; quitting")
+            return true
         case .key(let key, let shift, let ctrl):
             return handleKey(key, shift: shift, ctrl: ctrl)
         case .mouseDown(let x, let y):
@@ -974,6 +991,19 @@ struct Layout {
     let imageRect: (x: Int, y: Int, w: Int, h: Int)
     let scale: Double
     var chromeY: Int { imageRect.y + imageRect.h }
+
+    /// The layout inside a window of a given size: the picture fitted
+    /// into it above the chrome (scaled down, never up), centred across.
+    init(imageWidth iw: Int, imageHeight ih: Int, window: (width: Int, height: Int)) {
+        let iw = max(1, iw), ih = max(1, ih)
+        let ww = max(1, window.width), wh = max(1, window.height)
+        let s = min(1, Double(ww) / Double(iw), Double(max(1, wh - Layout.chromeHeight)) / Double(ih))
+        let w = max(1, Int((Double(iw) * s).rounded(.down))), h = max(1, Int((Double(ih) * s).rounded(.down)))
+        scale = s
+        windowWidth = ww
+        windowHeight = wh
+        imageRect = (max(0, (ww - w) / 2), 0, w, h)
+    }
 
     init(imageWidth iw: Int, imageHeight ih: Int, screen: (width: Int, height: Int)?) {
         let iw = max(1, iw), ih = max(1, ih)
