@@ -7,6 +7,7 @@ internal import CEGL
 internal import CGLES
 internal import CSDL2
 import Foundation
+import Synchronization
 import WobbleCore
 import WobbleRender
 
@@ -88,6 +89,60 @@ final class StudioWindow {
     /// such as writing a take being recorded. Xlib exits when it returns.
     nonisolated(unsafe) static var onDisplayLost: (() -> Void)?
 
+    private static let lostLock = NSLock()
+
+    /// The display went away: one line, the last words (`onDisplayLost`),
+    /// exit status 1. Called by Xlib's IO error handler on the window
+    /// thread, or by the watchdog when the window thread is stuck in the GL
+    /// driver's swap on the dead connection (then the last words run on the
+    /// watchdog's thread while the window thread cannot move). A second
+    /// caller waits on the lock until the first has exited. `_exit`: the
+    /// process's GL threads may be stuck, and everything written is
+    /// already on disk (nothing is buffered in the process).
+    static func displayLost() -> Never {
+        lostLock.lock()
+        FileHandle.standardError.write(Data("wobble-run: edit: the connection to the display was lost\n".utf8))
+        let lost = onDisplayLost
+        onDisplayLost = nil
+        lost?()
+        _exit(1)
+    }
+
+    /// Set while the window closes: the watchdog stops.
+    private static let closingFlag = Atomic<Bool>(false)
+    private static var closing: Bool {
+        get { closingFlag.load(ordering: .acquiring) }
+        set { closingFlag.store(newValue, ordering: .releasing) }
+    }
+    /// POLLRDHUP (Linux; C hides it behind _GNU_SOURCE): the peer hung up.
+    private static let pollRDHUP: Int16 = 0x2000
+
+    /// Watches the X connection's socket for a hang-up (the server died or
+    /// killed us) on a thread of its own: Mesa's swap on a dead connection
+    /// can block forever, so Xlib's IO error handler would never run.
+    private func watchConnection() {
+        var info = SDL_SysWMinfo()
+        SDL_GetVersion(&info.version)
+        guard SDL_GetWindowWMInfo(window, &info) == SDL_TRUE, info.subsystem == SDL_SYSWM_X11,
+              let d = info.info.x11.display else { return }
+        let fd = XConnectionNumber(d)
+        let t = Thread {
+            while !StudioWindow.closing {
+                var p = pollfd(fd: fd, events: StudioWindow.pollRDHUP, revents: 0)
+                let n = poll(&p, 1, 250)
+                guard !StudioWindow.closing else { return }
+                if n > 0, p.revents & (StudioWindow.pollRDHUP | Int16(POLLHUP | POLLERR)) != 0 {
+                    // Give the window thread a moment to notice it itself.
+                    usleep(500_000)
+                    guard !StudioWindow.closing else { return }
+                    StudioWindow.displayLost()
+                }
+            }
+        }
+        t.name = "studio display watchdog"
+        t.start()
+    }
+
     /// Initialises SDL's video and game controller subsystems on X11 or
     /// Wayland, whichever the environment names (`SDL_VIDEODRIVER` decides
     /// when set); never on another driver (SDL would fall back to an
@@ -110,13 +165,7 @@ final class StudioWindow {
         // Xlib's default handler for a broken connection prints and exits:
         // ours says it in one line, lets the studio save what it can, and
         // exits with status 1 (Xlib exits when it returns anyway).
-        _ = XSetIOErrorHandler { _ in
-            let lost = StudioWindow.onDisplayLost
-            StudioWindow.onDisplayLost = nil
-            FileHandle.standardError.write(Data("wobble-run: edit: the connection to the display was lost\n".utf8))
-            lost?()
-            exit(1)
-        }
+        _ = XSetIOErrorHandler { _ in StudioWindow.displayLost() }
         // On X11, an X error is reported on stderr instead of ending the
         // process (Xlib's default handler exits with status 1). Installed
         // before SDL_Init: SDL saves the handler it finds and puts it back
@@ -167,6 +216,8 @@ final class StudioWindow {
         self.width = width
         self.height = height
         SDL_GL_SetSwapInterval(0)   // the studio paces itself at the clip's fps
+        StudioWindow.closing = false
+        watchConnection()
         try makeCurrent()
         try buildProgram()
         // Ask for a back buffer that keeps its pixels across a swap: then a
@@ -179,6 +230,7 @@ final class StudioWindow {
     }
 
     deinit {
+        StudioWindow.closing = true
         try? makeCurrent()
         if frameTexture != 0 { glDeleteTextures(1, &frameTexture) }
         if chromeTexture != 0 { glDeleteTextures(1, &chromeTexture) }

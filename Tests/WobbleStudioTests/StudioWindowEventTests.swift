@@ -1,0 +1,111 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleMedia
+
+/// What happens to the studio's window from outside: a display that does
+/// not answer, a window resized, destroyed or cut off by someone else.
+extension StudioTests {
+    /// Waits up to `seconds` for the studio to exit; its status (128 + N on a signal).
+    func exitStatus(_ w: StudioWindowUnderTest, within seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while w.process.isRunning && Date() < deadline { usleep(20_000) }
+        guard !w.process.isRunning else { return nil }
+        return w.process.terminationReason == .exit ? w.process.terminationStatus : 128 + w.process.terminationStatus
+    }
+
+    func testADisplayThatDoesNotAnswerIsOneLineAndExitOne() throws {
+        try writePattern("img.png", 8, 8)
+        try write("s.lua", "image('img.png')\n")
+        var n = 250 + Int(getpid() % 50)
+        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") || FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") { n += 1 }
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = ":\(n)"
+        env.removeValue(forKey: "WAYLAND_DISPLAY")
+        env.removeValue(forKey: "SDL_VIDEODRIVER")
+        let started = Date()
+        let r = try StudioTool.run(StudioTool.executable.path, ["edit", "s.lua", "--quit-after", "20"], cwd: dir, env: env)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "wobble-run: edit: cannot open the display (DISPLAY ':\(n)'): x11 not available\n")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "it must not play on with no window")
+    }
+
+    func testAWindowResizedBySomeoneElseShowsTheFrameAtTheSizeShown() throws {
+        try startDisplay()
+        try writePattern("img.png", 200, 150)
+        let scene = "resized-\(id).lua"
+        try write(scene, """
+        image("img.png")
+        addSketch{x = 30, y = 20, w = 90, h = 80}
+        prepare()
+        impulse(1, 1, 0.5)
+        wait(1)
+        """)
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        try w.key("h", "space", "Home", "Right", "Right", "Right")
+        try w.waitForLine("frame 3", StudioTests.frameLine(3, paused: true))
+        // Smaller than the picture: fitted into 150 x (170 - the chrome).
+        let before = w.lineCount
+        try display.x("xdotool", ["windowsize", w.windowID, "150", "170"])
+        try w.waitForLine(after: before, "the new layout", { $0.hasPrefix("studio: window 150x170") })
+        try w.waitForLine(after: before, "frame 3 again", StudioTests.frameLine(3, paused: true))
+        w.updateImageArea()
+        XCTAssertEqual(w.imageArea.w, 150)
+        XCTAssertEqual(w.imageArea.h, 112)
+        usleep(300_000)
+        let shot = try w.screenshot()
+        try render([scene, "--frames", "3", "--width", "150", "--height", "112", "-o", "small/", "-q"])
+        let expected = try ImageIO.load(path: dir.appendingPathComponent("small/frame_00003.png").path)
+        let a = agreement(shot, expected)
+        XCTAssertGreaterThanOrEqual(a.share, 0.999, "\(a.differing) channels differ by more than 2")
+        // The mouse follows: a click at the new timeline's right end scrubs to the end.
+        let scrubbed = w.lineCount
+        try display.x("xdotool", ["mousemove", "--window", w.windowID, "141", "\(112 + 10)", "click", "1"])
+        try w.waitForLine(after: scrubbed, "the last frame", StudioTests.frameLine(29, paused: true))
+        XCTAssertEqual(try w.quit(), 0)
+    }
+
+    func testALostDisplayStillWritesTheTakeAndADestroyedWindowQuits() throws {
+        try startDisplay()
+        try writePattern("img.png", 200, 150)
+        let scene = "lost-\(id).lua"
+        try write(scene, """
+        image("img.png")
+        addSketch{x = 40, y = 30, w = 100, h = 80}
+        prepare()
+        wait(0.5)
+        """)
+        // The X connection killed while recording: one line, status 1, the take written.
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        try w.key("r")
+        try w.waitForLine("recording", { $0.hasPrefix("studio: recording from") })
+        try w.drag(from: (w.imageArea.x + 90, w.imageArea.y + 70), to: (w.imageArea.x + 60, w.imageArea.y + 90))
+        try w.waitForLine("the touch", { $0.hasPrefix("studio: performed touch(") })
+        try display.x("xdotool", ["windowkill", w.windowID])
+        guard let status = exitStatus(w, within: 10) else { return XCTFail("the studio went on after its display connection was killed") }
+        XCTAssertEqual(status, 1)
+        usleep(200_000)   // the last lines of the pipe
+        let lines = w.linesSnapshot()
+        XCTAssertTrue(lines.contains("wobble-run: edit: the connection to the display was lost"), lines.suffix(4).joined(separator: " | "))
+        XCTAssertTrue(lines.contains("studio: wrote lost-\(id)-take-1.lua"), lines.suffix(4).joined(separator: " | "))
+        let take = try String(contentsOf: dir.appendingPathComponent("lost-\(id)-take-1.lua"), encoding: .utf8)
+        XCTAssertTrue(take.contains("\ntouch("), take)
+        // The window destroyed by another program: the studio quits as if
+        // closed (status 0), writing the take being recorded.
+        let v = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try v.waitForLine("a frame", { $0.contains(" presented") })
+        try v.key("r")
+        try v.waitForLine("recording", { $0.hasPrefix("studio: recording from") })
+        try v.key("shift+Right")
+        try v.waitForLine("the shake", { $0.hasPrefix("studio: performed shake(") })
+        try display.x("xdotool", ["windowclose", v.windowID])
+        guard let closed = exitStatus(v, within: 10) else { return XCTFail("the studio went on with its window destroyed") }
+        XCTAssertEqual(closed, 0)
+        usleep(200_000)
+        let after = v.linesSnapshot()
+        XCTAssertTrue(after.contains("studio: the window was destroyed by another program; quitting"), after.suffix(4).joined(separator: " | "))
+        XCTAssertTrue(after.contains("studio: wrote lost-\(id)-take-2.lua"), after.suffix(4).joined(separator: " | "))
+    }
+}
