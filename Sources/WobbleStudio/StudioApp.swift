@@ -737,8 +737,11 @@ final class StudioApp {
             say("wrote \(path) (\(r.take.events.count) event\(r.take.events.count == 1 ? "" : "s"))")
             printError("studio: wrote \(path)")
         } catch {
-            fail("take not written: \(error)")
+            fail("take not written (the performance is on stderr): \(error)")
             printError("wobble-run: take not written: \(error)")
+            // Nothing performed is lost: the block the take would end with.
+            let block = r.take.block(sceneName: sceneName)
+            printError("studio: the performance, to add at the end of \(sceneName):\n" + (block.hasSuffix("\n") ? String(block.dropLast()) : block))
         }
     }
 
