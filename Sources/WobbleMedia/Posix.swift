@@ -216,6 +216,38 @@ public enum Posix {
         return out ?? path
     }
 
+    /// `getcwd(3)`: the current folder as a `PathBytes` string (a folder
+    /// whose name is not UTF-8 survives, unlike
+    /// `FileManager.currentDirectoryPath`); nil when it cannot be read.
+    public static func currentDirectory() -> String? {
+        var size = Int(PATH_MAX) + 1
+        while size <= 1 << 20 {
+            var buf = [UInt8](repeating: 0, count: size)
+            let ok = buf.withUnsafeMutableBufferPointer { b in
+                b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { Glibc.getcwd($0, b.count) } != nil
+            }
+            if ok { return PathBytes.string(buf.prefix(while: { $0 != 0 })) }
+            guard errno == ERANGE else { return nil }
+            size *= 2
+        }
+        return nil
+    }
+
+    /// The whole content of the file at `path` (its exact bytes): open,
+    /// read to the end, close. Throws `PosixError` naming `shown`.
+    public static func readFile(_ path: String, shown: String? = nil) throws -> [UInt8] {
+        let name = shown ?? path
+        let fd = try open(path, O_RDONLY, shown: name)
+        defer { Glibc.close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { try read(fd, into: $0, shown: name) }
+            if n == 0 { return out }
+            out.append(contentsOf: chunk[0..<n])
+        }
+    }
+
     /// The names in the folder `dir` (an open descriptor), without `.` and `..`.
     public static func list(_ dir: Int32, shown: String) throws -> [String] {
         let copy = try call("dup", shown) { fcntl(dir, F_DUPFD_CLOEXEC, 0) }

@@ -68,7 +68,12 @@ struct LuaStack {
         var ar = lua_Debug()
         guard lua_getstack(state, 1, &ar) != 0, lua_getinfo(state, "Sl", &ar) != 0 else { return nil }
         guard ar.currentline > 0, let src = ar.source else { return nil }
-        return (String(cString: src), Int(ar.currentline))
+        // The chunk name is `@` and the file's bytes (`PathBytes`, as the
+        // script's path is compared with it).
+        let bytes = UnsafeRawPointer(src).assumingMemoryBound(to: UInt8.self)
+        var n = 0
+        while bytes[n] != 0 { n += 1 }
+        return (PathBytes.string(UnsafeBufferPointer(start: bytes, count: n)), Int(ar.currentline))
     }
     func setTop(_ n: Int32) { lua_settop(state, n) }
     func pop(_ n: Int32 = 1) { wobble_pop(state, n) }
@@ -268,7 +273,7 @@ struct LuaStack {
     func takeTraceback() -> String? {
         wobble_take_traceback(state)
         defer { pop() }
-        return string(-1)
+        return pathString(-1)
     }
 }
 

@@ -118,7 +118,9 @@ final class ScriptSession {
         recordInput(.scene, options.scriptPath)
         let loaded = lua.loadFile(options.scriptPath)
         if !loaded.ok {
-            let msg = lua.string(-1) ?? "cannot load \(options.scriptPath)"
+            // Lua's messages name files by their bytes (`@path`): kept as
+            // `PathBytes` strings, which messages show as `\xFE`.
+            let msg = lua.pathString(-1) ?? "cannot load \(options.scriptPath)"
             throw ScriptError(message: loaded.fileError ? "wobble-run: \(msg)" : msg, kind: .load)
         }
         options.onLoaded()
@@ -129,7 +131,7 @@ final class ScriptSession {
             // (ok with a stop: the hook fired but the script still returned.)
             let stopped = stop == .timeout
                 ? "wobble-run: script timed out after \(options.timeout ?? 0) s (--timeout)" : "wobble-run: interrupted"
-            var message = ok ? stopped : (lua.string(-1) ?? "(error object is not a string)")
+            var message = ok ? stopped : (lua.pathString(-1) ?? "(error object is not a string)")
             if !ok && message == "not enough memory" {
                 // Lua's memory error carries no position: name the script and the limit.
                 message = "\(options.scriptPath): not enough memory (a script gets at most \(options.memoryLimit >> 20) MiB of Lua memory)"

@@ -101,8 +101,9 @@ public final class InputWatch {
         events?.close()
     }
 
+    /// `path` absolute and normalised, its bytes kept (`ScenePaths.absolute`).
     public static func absolute(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.path
+        ScenePaths.absolute(path)
     }
 
     /// Takes the current state of the inputs as the baseline.

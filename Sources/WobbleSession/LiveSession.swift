@@ -290,7 +290,7 @@ public final class LiveSession {
         guard hasUnsavedEdits else { return (0, 0) }
         let path = options.scenePath
         guard let base = editBase ?? sceneText else { throw SaveError(message: "not saved: the scene's text was never read") }
-        let now = FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+        let now = try? Posix.readFile(path)
         guard now == base else {
             throw SaveError(message: "not saved: \(path) changed on disk since it was loaded (Ctrl+Z the edits, or copy them by hand)")
         }

@@ -54,7 +54,9 @@ public struct RunJob: Sendable {
         so.sketchOverrides = inputs.sketchOverrides
         so.addedSketches = inputs.addedSketches
         so.shouldAbort = shouldAbort
-        let text = FileManager.default.contents(atPath: options.scenePath).map { [UInt8]($0) }
+        // The scene's path is a `PathBytes` string (a name that is not
+        // UTF-8 is the system's bytes): `Posix`, not `FileManager`.
+        let text = try? Posix.readFile(options.scenePath)
         func outcome(_ result: Result<RunOutcome.Success, RunOutcome.Failure>, named: [String]?) -> RunOutcome {
             RunOutcome(inputs: inputs, result: result, named: named.map(LiveSession.unique), decoded: decoded, sceneText: text)
         }
@@ -64,7 +66,7 @@ public struct RunJob: Sendable {
                 loadedImage = (p, img.image, img.stamp)
                 so.imageOverride = (img.image.width, img.image.height)
             }
-            guard FileManager.default.fileExists(atPath: options.scenePath) else {
+            guard Posix.kind(options.scenePath) != nil else {
                 throw ScriptError(message: "wobble-run: scene '\(options.scenePath)': no such file", kind: .load)
             }
             let result = try ScriptHost(options: so).run()

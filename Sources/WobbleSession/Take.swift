@@ -2,6 +2,9 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import WobbleScript
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A take: the events performed after the end of the scripted clip, and
 /// how they are written as Lua after the scene's own text.
@@ -39,7 +42,9 @@ public struct Take {
     /// performed times and a final `untilStill` (with `maxSeconds` when
     /// given: a model that never rests).
     public func block(maxSeconds: Double? = nil, sceneName: String) -> String {
-        var out = "\n-- Take recorded with `wobble-run edit \(sceneName)`: what was performed\n"
+        // The name as messages show it: valid UTF-8, and no newline that
+        // would end the comment.
+        var out = "\n-- Take recorded with `wobble-run edit \(ScenePaths.shown(sceneName))`: what was performed\n"
         out += "-- after the scripted clip, to the millisecond.\n"
         if events.contains(where: { if case .shake = $0.action { return true } else { return false } }) {
             out += "enableMotion()\n"
@@ -61,16 +66,17 @@ public struct Take {
         return out
     }
 
-    /// `<scene>-take-N.lua` beside the scene, N the first free number.
+    /// `<scene>-take-N.lua` beside the scene, N the first free number
+    /// (nothing there, not even a dangling link). The scene's path is a
+    /// `PathBytes` string: so is this one, with the scene's exact bytes.
     public static func freePath(scenePath: String) -> String {
-        let url = URL(fileURLWithPath: scenePath)
-        let base = url.deletingPathExtension().lastPathComponent
-        let dir = url.deletingLastPathComponent()
+        let base = ScenePaths.baseName(scenePath)
+        let dir = ScenePaths.folder(ScenePaths.absolute(scenePath))
         var n = 1
         while true {
-            let p = dir.appendingPathComponent("\(base)-take-\(n).lua").path
-            if !FileManager.default.fileExists(atPath: p) && (try? FileManager.default.destinationOfSymbolicLink(atPath: p)) == nil {
-                return scenePath.hasPrefix("/") ? p : LiveSessionPaths.relative(p)
+            let p = ScenePaths.join(dir, "\(base)-take-\(n).lua")
+            if Posix.kind(p, follow: false) == nil {
+                return scenePath.hasPrefix("/") ? p : ScenePaths.relative(p)
             }
             n += 1
         }
@@ -83,11 +89,11 @@ public struct Take {
     public func write(scenePath: String, recordedSeconds: Double, options: SessionOptions) throws -> String {
         let text: [UInt8]
         do {
-            text = try [UInt8](Data(contentsOf: URL(fileURLWithPath: scenePath)))
-        } catch {
-            throw SessionError("cannot read the scene '\(scenePath)' for the take: \(error.localizedDescription)")
+            text = try Posix.readFile(scenePath)
+        } catch let e as PosixError {
+            throw SessionError("cannot read the scene '\(scenePath)' for the take: \(String(cString: strerror(e.code)))")
         }
-        let name = URL(fileURLWithPath: scenePath).lastPathComponent
+        let name = ScenePaths.name(scenePath)
         let separator: [UInt8] = text.last == UInt8(ascii: "\n") || text.isEmpty ? [] : [UInt8(ascii: "\n")]
         var block = self.block(sceneName: name)
         // Run the take once before writing it (from a hidden file beside
@@ -115,13 +121,16 @@ public struct Take {
     /// Runs `bytes` as a scene beside `scenePath` (a hidden file, removed
     /// afterwards); the first error line, or nil.
     static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions) -> String? {
-        let url = URL(fileURLWithPath: scenePath)
-        let hidden = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)-take-check-\(getpid()).lua").path
-        guard FileManager.default.createFile(atPath: hidden, contents: Data(bytes)) else {
+        let hidden = ScenePaths.join(ScenePaths.folder(scenePath), ".\(ScenePaths.baseName(scenePath))-take-check-\(getpid()).lua")
+        do {
+            let fd = try Posix.open(hidden, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o600)
+            defer { Glibc.close(fd) }
+            try Posix.write(fd, bytes, shown: hidden)
+        } catch {
+            try? Posix.unlink(AT_FDCWD, hidden, shown: hidden)
             return "cannot write a file beside the scene to check the take"
         }
-        defer { try? FileManager.default.removeItem(atPath: hidden) }
+        defer { try? Posix.unlink(AT_FDCWD, hidden, shown: hidden) }
         return check(hidden, options: options)
     }
 
@@ -145,15 +154,5 @@ public struct Take {
         } catch {
             return "\(error)"
         }
-    }
-}
-
-enum LiveSessionPaths {
-    /// `path` relative to the current directory when it is inside it.
-    static func relative(_ path: String) -> String {
-        let cwd = FileManager.default.currentDirectoryPath
-        let std = URL(fileURLWithPath: path).standardizedFileURL.path
-        if std.hasPrefix(cwd + "/") { return String(std.dropFirst(cwd.count + 1)) }
-        return std
     }
 }

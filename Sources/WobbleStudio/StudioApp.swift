@@ -107,12 +107,14 @@ final class StudioApp {
         session = LiveSession(options: options.session)
         watch = InputWatch(scenePath: options.session.scenePath)
         handles = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_HANDLES"] != "0"
-        let base = URL(fileURLWithPath: options.session.scenePath).deletingPathExtension().lastPathComponent
+        let base = ScenePaths.baseName(options.session.scenePath)
         watch.ignore = { name in name.hasPrefix(base + "-take-") && name.hasSuffix(".lua") }
         if options.verbose { watch.log = { printError($0) } }
     }
 
-    var sceneName: String { URL(fileURLWithPath: options.session.scenePath).lastPathComponent }
+    /// The scene's file name (a `PathBytes` string: `say`, `fail` and
+    /// `printError` show it readably).
+    var sceneName: String { ScenePaths.name(options.session.scenePath) }
 
     // MARK: Running
 
@@ -127,7 +129,7 @@ final class StudioApp {
                         screen: StudioWindow.usableBounds())
         applyLayout()
         do {
-            window = try StudioWindow(title: "wobble-run edit: \(sceneName)", width: layout.windowWidth,
+            window = try StudioWindow(title: "wobble-run edit: \(ScenePaths.shown(sceneName))", width: layout.windowWidth,
                                       height: layout.windowHeight, position: options.position)
         } catch {
             printError("\(error)")
@@ -327,14 +329,15 @@ final class StudioApp {
         printError("studio: window \(layout.windowWidth)x\(layout.windowHeight) at \(x),\(y); image area \(r.x),\(r.y) \(r.w)x\(r.h); scale \(fmt(layout.scale))")
     }
 
+    // Messages name files by `PathBytes` strings: shown as the CLI shows them.
     private func say(_ text: String) {
-        message = text
+        message = PathBytes.display(text)
         messageIsError = false
         dirty = true
     }
 
     private func fail(_ text: String) {
-        message = text
+        message = PathBytes.display(text)
         messageIsError = true
         dirty = true
     }

@@ -142,10 +142,19 @@ final class StudioWindowUnderTest {
         return parts.count == 4 ? (parts[0], parts[1], parts[2], parts[3]) : nil
     }
 
-    init(scene: String, cwd: URL, display: VirtualDisplay, extra: [String] = []) throws {
+    /// `printf`: `scene` is a printf(1) format for the scene's path, which
+    /// `/bin/sh` expands (names that are not UTF-8 cannot be passed as a
+    /// Swift string); the window's title is then looked up by `title`.
+    init(scene: String, cwd: URL, display: VirtualDisplay, extra: [String] = [], printf: Bool = false, title: String? = nil) throws {
         self.display = display
-        process.executableURL = StudioTool.executable
-        process.arguments = ["edit", scene, "-v", "--window-position", "0,0"] + extra
+        let args = ["-v", "--window-position", "0,0"] + extra
+        if printf {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", #"s=$(printf "$1"); shift; exec "$0" edit "$s" "$@""#, StudioTool.executable.path, scene] + args
+        } else {
+            process.executableURL = StudioTool.executable
+            process.arguments = ["edit", scene] + args
+        }
         process.currentDirectoryURL = cwd
         process.environment = display.environment
         let err = Pipe()
@@ -172,7 +181,7 @@ final class StudioWindowUnderTest {
             usleep(20_000)
         }
         imageArea = area ?? (0, 0, 0, 0)
-        let title = "wobble-run edit: " + URL(fileURLWithPath: scene).lastPathComponent
+        let title = "wobble-run edit: " + (title ?? URL(fileURLWithPath: scene).lastPathComponent)
         let found = try display.x("xdotool", ["search", "--sync", "--name", title])
         windowID = String(decoding: found.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
         guard !windowID.isEmpty else {

@@ -360,6 +360,43 @@ final class StudioTests: XCTestCase {
         let outside = agreement(later, still) { x, y in x < 38 || x > 142 || y < 28 || y > 112 }
         XCTAssertEqual(outside.differing, 0)
     }
+
+    /// `wobble-run edit $'d\xfe/s.lua'`: a scene in a folder whose name is
+    /// not UTF-8 opens, plays and reloads as the headless render runs it
+    /// (it was "no such file"), and messages show the byte as `\xFE`.
+    func testASceneInAFolderThatIsNotUTF8Opens() throws {
+        try startDisplay()
+        let folder = dir.path + "/" + PathBytes.string([0x64, 0xFE])
+        try Posix.mkdir(AT_FDCWD, folder, 0o755, shown: folder)
+        defer {
+            if let fd = try? Posix.open(dir.path, O_RDONLY | O_DIRECTORY) {
+                Posix.removeTree(fd, PathBytes.string([0x64, 0xFE]))
+                close(fd)
+            }
+        }
+        try writePattern("img.png", 120, 90)
+        try ImageIO.writePNG(try ImageIO.load(path: dir.appendingPathComponent("img.png").path), to: folder + "/img.png")
+        let name = "bytes-\(id).lua"
+        func put(_ text: String) throws {
+            let fd = try Posix.open(folder + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            defer { close(fd) }
+            try Posix.write(fd, Array(text.utf8), shown: name)
+        }
+        try put("image('img.png')\naddSketch{x = 20, y = 20, w = 60, h = 40}\nprepare()\nwait(1)\n")
+        let w = try StudioWindowUnderTest(scene: #"d\376/"# + name, cwd: dir, display: display, printf: true, title: name)
+        try w.waitForLine("run 1 presented", { $0.contains(" presented (run 1") })
+        // Hot reload: an error names the scene's folder as `d\xFE`, then a good run.
+        var before = w.lineCount
+        try put("image('img.png')\naddSketch{x = 20, y = 20, w = 60, h = 40}\nprepare()\nwait(1)\nerror('broken on purpose')\n")
+        let line = try w.waitForLine(after: before, timeout: 5, "the error", { $0.contains("broken on purpose") })
+        XCTAssertEqual(line, #"d\xFE/"# + name + ":5: broken on purpose")
+        before = w.lineCount
+        try put("image('img.png')\naddSketch{x = 30, y = 20, w = 60, h = 40}\nprepare()\nwait(1)\n")
+        try w.waitForLine(after: before, timeout: 5, "run 2 presented", { $0.contains(" presented (run 2") })
+        XCTAssertFalse(w.linesSnapshot().contains { $0.unicodeScalars.contains { $0.value >= 0x10FF80 } },
+                       "a PathBytes escape reached stderr: \(w.linesSnapshot().suffix(5))")
+        XCTAssertEqual(try w.quit(), 0)
+    }
 }
 
 extension StudioWindowUnderTest {

@@ -1,0 +1,71 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+
+/// Path strings of the studio and the session: file names kept as
+/// `PathBytes` strings (names that are not UTF-8 survive), so the
+/// operations here are on the string and the current folder comes from
+/// `Posix.currentDirectory()`, never from `URL(fileURLWithPath:)` or
+/// `FileManager` (they encode such names wrongly, or lose them). Messages
+/// show these paths through `PathBytes.display`.
+public enum ScenePaths {
+    /// The current folder (its exact bytes), "/" when it cannot be read.
+    public static func currentDirectory() -> String {
+        Posix.currentDirectory() ?? "/"
+    }
+
+    /// `path` made absolute (against the current folder) and lexically
+    /// normalised: no `.`, `..` or empty components (links are not resolved).
+    public static func absolute(_ path: String) -> String {
+        let full = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
+        // By scalars, not characters: a name may begin with a combining mark.
+        var parts: [String] = []
+        for c in full.unicodeScalars.split(separator: "/", omittingEmptySubsequences: true) {
+            let part = String(String.UnicodeScalarView(c))
+            if part == "." { continue }
+            if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    /// `path` relative to the current folder when it is inside it, else absolute.
+    public static func relative(_ path: String) -> String {
+        let cwd = absolute(currentDirectory())
+        let std = absolute(path)
+        let prefix = Array((cwd == "/" ? "/" : cwd + "/").unicodeScalars)
+        let scalars = Array(std.unicodeScalars)
+        if scalars.count > prefix.count, scalars.starts(with: prefix) {
+            return String(String.UnicodeScalarView(scalars.dropFirst(prefix.count)))
+        }
+        return std
+    }
+
+    /// The last component (`d/s.lua` → `s.lua`).
+    public static func name(_ path: String) -> String {
+        (path as NSString).lastPathComponent
+    }
+
+    /// The last component without its extension (`d/s.lua` → `s`).
+    public static func baseName(_ path: String) -> String {
+        (name(path) as NSString).deletingPathExtension
+    }
+
+    /// The folder of `path` ("." for a bare name, "/" for one in the root).
+    public static func folder(_ path: String) -> String {
+        let d = (path as NSString).deletingLastPathComponent
+        if d.isEmpty { return path.hasPrefix("/") ? "/" : "." }
+        return d
+    }
+
+    /// `name` in the folder `dir`.
+    public static func join(_ dir: String, _ name: String) -> String {
+        dir == "/" ? "/" + name : dir + "/" + name
+    }
+
+    /// `path` for a message or a title: bytes that are not UTF-8 as `\xFE`,
+    /// control characters too (the CLI's form).
+    public static func shown(_ path: String) -> String {
+        PathBytes.display(path, controls: true)
+    }
+}
