@@ -98,11 +98,11 @@ public struct Take {
         var block = self.block(sceneName: name)
         // Run the take once before writing it (from a hidden file beside
         // the scene, so its relative paths resolve as the take's will).
-        if let problem = Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options) {
+        if let problem = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options) {
             guard problem.contains("never comes to rest") else { throw SessionError("the take does not run: \(problem)") }
             let last = Double(events.last?.milliseconds ?? 0) / 1000
             block = self.block(maxSeconds: max(1, recordedSeconds - last), sceneName: name)
-            if let again = Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options) {
+            if let again = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options) {
                 throw SessionError("the take does not run: \(again)")
             }
         }
@@ -120,15 +120,19 @@ public struct Take {
 
     /// Runs `bytes` as a scene beside `scenePath` (a hidden file, removed
     /// afterwards); the first error line, or nil.
-    static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions) -> String? {
-        let hidden = ScenePaths.join(ScenePaths.folder(scenePath), ".\(ScenePaths.baseName(scenePath))-take-check-\(getpid()).lua")
+    /// Throws when the file to check cannot be written beside the scene
+    /// (then the take could not be written either), naming the system's
+    /// reason (a read-only folder, a name too long).
+    static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions) throws -> String? {
+        // (A short name: never longer than the take's own.)
+        let hidden = ScenePaths.join(ScenePaths.folder(scenePath), ".\(ScenePaths.baseName(scenePath).prefix(64))-take-check-\(getpid()).lua")
         do {
             let fd = try Posix.open(hidden, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o600)
             defer { Glibc.close(fd) }
             try Posix.write(fd, bytes, shown: hidden)
         } catch {
             try? Posix.unlink(AT_FDCWD, hidden, shown: hidden)
-            return "cannot write a file beside the scene to check the take"
+            throw SessionError("cannot write beside \(ScenePaths.shown(scenePath)): \(error)")
         }
         defer { try? Posix.unlink(AT_FDCWD, hidden, shown: hidden) }
         return check(hidden, options: options)

@@ -92,6 +92,24 @@ final class LiveSessionTests: XCTestCase {
         XCTAssertTrue(Take.freePath(scenePath: path).hasSuffix("scene-take-2.lua"))
     }
 
+    func testATakeThatCannotBeWrittenSaysWhyInOneLine() throws {
+        // A scene name of 250 bytes: the take's name would be 257.
+        let long = String(repeating: "a", count: 246) + ".lua"
+        let path = try scene(LiveSessionTests.still)
+        let target = (path as NSString).deletingLastPathComponent + "/" + long
+        try FileManager.default.copyItem(atPath: path, toPath: target)
+        var take = Take()
+        take.events = [(100, .shake(ax: 1.5, ay: 0))]
+        XCTAssertThrowsError(try take.write(scenePath: target, recordedSeconds: 1, options: SessionOptions(scenePath: target))) { error in
+            let text = "\(error)"
+            XCTAssertFalse(text.contains("\n"), text)
+            XCTAssertTrue(text.contains("File name too long"), text)
+            XCTAssertFalse(text.contains("does not run"), text)
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
+        XCTAssertFalse(left.contains { $0.contains("take") }, "\(left)")
+    }
+
     func testATakeOfAModelThatNeverRestsGetsMaxSeconds() throws {
         let path = try scene("""
         image("img.png")
