@@ -45,6 +45,18 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
     }
 
+    /// The window's image area now against the headless render of frame
+    /// `k` (`extra`: e.g. --width/--height): ≥ 99.9 % of channels within 2.
+    func assertShowsTheRenderedFrame(_ w: StudioWindowUnderTest, scene: String, frame k: Int, extra: [String] = [],
+                                     file: StaticString = #filePath, line: UInt = #line) throws {
+        let shot = try w.screenshot()
+        let out = "rendered-\(k)-\(UUID().uuidString.prefix(6))/"
+        try render([scene, "--frames", "\(k)"] + extra + ["-o", out, "-q"])
+        let expected = try ImageIO.load(path: dir.appendingPathComponent(out + "frame_\(String(format: "%05d", k)).png").path)
+        let a = agreement(shot, expected)
+        XCTAssertGreaterThanOrEqual(a.share, 0.999, "frame \(k): \(a.differing) channels differ by more than 2", file: file, line: line)
+    }
+
     static func frameLine(_ k: Int, run: Int? = nil, paused: Bool) -> (String) -> Bool {
         { l in
             l.hasPrefix("studio: frame \(k) presented (run " + (run.map(String.init) ?? ""))
@@ -99,11 +111,7 @@ final class StudioTests: XCTestCase {
             let before = w.lineCount
             try w.key(contentsOf: Array(repeating: "Right", count: k == 7 ? 7 : 9))
             try w.waitForLine(after: before, "frame \(k) paused", StudioTests.frameLine(k, paused: true))
-            let shot = try w.screenshot()
-            try render([scene, "--frames", "\(k)", "-o", "out\(k)/", "-q"])
-            let expected = try ImageIO.load(path: dir.appendingPathComponent("out\(k)/frame_\(String(format: "%05d", k)).png").path)
-            let a = agreement(shot, expected)
-            XCTAssertGreaterThanOrEqual(a.share, 0.999, "frame \(k): \(a.differing) channels differ by more than 2")
+            try assertShowsTheRenderedFrame(w, scene: scene, frame: k)
         }
         XCTAssertEqual(try w.quit(), 0)
     }
@@ -233,11 +241,7 @@ final class StudioTests: XCTestCase {
         let before = w.lineCount
         try w.key("h", "space", "Home", "Right", "Right", "Right", "Right")
         try w.waitForLine(after: before, "frame 4 paused", StudioTests.frameLine(4, paused: true))
-        let shot = try w.screenshot()
-        try render([scene, "--frames", "4", "--width", "\(w.imageArea.w)", "--height", "\(w.imageArea.h)", "-o", "out/", "-q"])
-        let expected = try ImageIO.load(path: dir.appendingPathComponent("out/frame_00004.png").path)
-        let a = agreement(shot, expected)
-        XCTAssertGreaterThanOrEqual(a.share, 0.999, "\(a.differing) channels differ by more than 2")
+        try assertShowsTheRenderedFrame(w, scene: scene, frame: 4, extra: ["--width", "\(w.imageArea.w)", "--height", "\(w.imageArea.h)"])
         XCTAssertEqual(try w.quit(), 0)
     }
 

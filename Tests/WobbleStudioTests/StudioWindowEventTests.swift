@@ -54,11 +54,7 @@ extension StudioTests {
         XCTAssertEqual(w.imageArea.w, 150)
         XCTAssertEqual(w.imageArea.h, 112)
         usleep(300_000)
-        let shot = try w.screenshot()
-        try render([scene, "--frames", "3", "--width", "150", "--height", "112", "-o", "small/", "-q"])
-        let expected = try ImageIO.load(path: dir.appendingPathComponent("small/frame_00003.png").path)
-        let a = agreement(shot, expected)
-        XCTAssertGreaterThanOrEqual(a.share, 0.999, "\(a.differing) channels differ by more than 2")
+        try assertShowsTheRenderedFrame(w, scene: scene, frame: 3, extra: ["--width", "150", "--height", "112"])
         // The mouse follows: a click at the new timeline's right end scrubs to the end.
         let scrubbed = w.lineCount
         try display.x("xdotool", ["mousemove", "--window", w.windowID, "141", "\(112 + 10)", "click", "1"])
