@@ -105,7 +105,7 @@ final class GLContext {
     /// its display and draw surface: a renderer made on it draws into the
     /// window's framebuffer. The owner keeps it alive longer than us.
     init(adoptingCurrent: ()) throws {
-        guard let d = eglGetCurrentDisplay(), let c = eglGetCurrentContext(), c != EGLContext(bitPattern: 0) else {
+        guard let d = eglGetCurrentDisplay(), let c = eglGetCurrentContext() else {
             throw GLESError.unsupported("no EGL context is current to draw into")
         }
         display = d

@@ -444,6 +444,8 @@ final class Resources {
             glUseProgram(program.name)
             glUniform1i(try program.location("u_source"), 0)
             glUniform1i(try program.location("u_overlay"), 3)
+            // Set by `use` for each placement (looked up here: a missing one is an error now).
+            for name in ["u_viewport", "u_place", "u_withOverlay"] { _ = try program.location(name) }
             if usesField { glUniform1i(try program.location("u_geometry"), 1) }
             if program === resolve { glUniform1i(try program.location("u_offset"), 2) }
             glUniform2f(try program.location("u_scale"), Float(m.scaleX), Float(m.scaleY))
@@ -469,9 +471,10 @@ final class Resources {
         glUseProgram(program.name)
         guard placed[program.name] != p else { return }
         placed[program.name] = p
-        glUniform2f(glGetUniformLocation(program.name, "u_viewport"), Float(p.viewportWidth), Float(p.viewportHeight))
-        glUniform4f(glGetUniformLocation(program.name, "u_place"), p.ax, p.bx, p.ay, p.by)
-        glUniform1i(glGetUniformLocation(program.name, "u_withOverlay"), p.overlay ? 1 : 0)
+        // (Looked up at init: every program has these three.)
+        glUniform2f((try? program.location("u_viewport")) ?? -1, Float(p.viewportWidth), Float(p.viewportHeight))
+        glUniform4f((try? program.location("u_place")) ?? -1, p.ax, p.bx, p.ay, p.by)
+        glUniform1i((try? program.location("u_withOverlay")) ?? -1, p.overlay ? 1 : 0)
     }
 
     /// Uploads `layer` (of the output size) as the overlay texture.

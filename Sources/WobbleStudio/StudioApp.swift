@@ -75,10 +75,12 @@ final class StudioApp {
     /// window copies the frame without a checkerboard behind it).
     private var imageOpaque = true
     private var opaqueChecked: Int = -1
-    /// The handles layer and the shapes it shows.
-    private var overlay: SparseOverlay?
-    /// The same layer whole (drawn by the GLES renderer in the window).
+    /// The handles layer (the GLES renderer blends it in the window) and
+    /// the shapes it shows.
     private var overlayLayer: RGBAImage?
+    /// Its visible pixels, for blending on the CPU (the texture path only):
+    /// made from the layer when first needed.
+    private var overlay: SparseOverlay?
     /// The overlay was made again since the last frame was presented.
     private var overlayRebuilt = false
     /// Whether the last frame was drawn by the renderer straight into the
@@ -774,10 +776,10 @@ final class StudioApp {
         // The handles: a sparse layer (their pixels only), made again only
         // when the shapes change.
         if let m = session.mapping, shapes != overlayShapes || locked != overlayLocked
-            || overlay.map({ $0.width != m.outputWidth || $0.height != m.outputHeight }) ?? false {
+            || overlayLayer.map({ $0.width != m.outputWidth || $0.height != m.outputHeight }) ?? false {
             overlayLocked = locked
             overlayLayer = shapes.isEmpty ? nil : Compositor.layer(shapes, locked: locked, mapping: m)
-            overlay = overlayLayer.map { SparseOverlay($0) }
+            overlay = nil
             overlayShapes = shapes
             overlayRebuilt = true
         }
@@ -814,6 +816,7 @@ final class StudioApp {
             if frameChanged || presentedDirect, let state {
                 do {
                     var img = try session.render(state)
+                    if overlay == nil { overlay = overlayLayer.map { SparseOverlay($0) } }
                     overlay?.blend(into: &img)
                     if !presentedDirect, key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn,
                        shapes == presentedShapes, !overlayRebuilt, img.width == presentedSize.0, img.height == presentedSize.1,
