@@ -57,6 +57,18 @@ final class StudioTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(a.share, 0.999, "frame \(k): \(a.differing) channels differ by more than 2", file: file, line: line)
     }
 
+    /// The display, a 200×150 pattern as img.png, `text` as the scene
+    /// `<name>-<id>.lua`, and the studio on it with a frame presented.
+    func openStudio(_ name: String, _ text: String) throws -> (StudioWindowUnderTest, String) {
+        try startDisplay()
+        try writePattern("img.png", 200, 150)
+        let scene = "\(name)-\(id).lua"
+        try write(scene, text)
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        return (w, scene)
+    }
+
     static func frameLine(_ k: Int, run: Int? = nil, paused: Bool) -> (String) -> Bool {
         { l in
             l.hasPrefix("studio: frame \(k) presented (run " + (run.map(String.init) ?? ""))
@@ -92,10 +104,7 @@ final class StudioTests: XCTestCase {
     }
 
     func testTheImageAreaIsTheHeadlessFrame() throws {
-        try startDisplay()
-        try writePattern("img.png", 200, 150)
-        let scene = "parity-\(id).lua"
-        try write(scene, """
+        let (w, scene) = try openStudio("parity", """
         image("img.png")
         addSketch{x = 30, y = 20, w = 90, h = 80}
         addSketch{lt = {110, 60}, rt = {190, 50}, rb = {185, 140}, lb = {120, 130}}
@@ -104,8 +113,6 @@ final class StudioTests: XCTestCase {
         impulse(2, -0.3, 1, 0.8)
         wait(1)
         """)
-        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
-        try w.waitForLine("a frame", { $0.contains(" presented") })
         try w.key("h", "space", "Home")
         for k in [7, 16] {
             let before = w.lineCount
@@ -117,17 +124,12 @@ final class StudioTests: XCTestCase {
     }
 
     func testADragInsideARegionMovesItAndNothingElse() throws {
-        try startDisplay()
-        try writePattern("img.png", 200, 150)
-        let scene = "poke-\(id).lua"
-        try write(scene, """
+        let (w, _) = try openStudio("poke", """
         image("img.png")
         addSketch{x = 40, y = 30, w = 100, h = 80}
         prepare()
         wait(3)
         """)
-        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
-        try w.waitForLine("a frame", { $0.contains(" presented") })
         var before = w.lineCount
         try w.key("h", "space", "Home", "Right", "Right")
         try w.waitForLine(after: before, "frame 2 paused", StudioTests.frameLine(2, paused: true))
@@ -315,17 +317,12 @@ final class StudioTests: XCTestCase {
     }
 
     func testARecordedTakeRendersThePoke() throws {
-        try startDisplay()
-        try writePattern("img.png", 200, 150)
-        let scene = "take-\(id).lua"
-        try write(scene, """
+        let (w, scene) = try openStudio("take", """
         image("img.png")
         addSketch{x = 40, y = 30, w = 100, h = 80}
         prepare()
         wait(0.5)
         """)
-        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
-        try w.waitForLine("a frame", { $0.contains(" presented") })
         try w.key("r")
         try w.waitForLine("recording", { $0.hasPrefix("studio: recording from 0.500 s") })
         usleep(300_000)

@@ -31,18 +31,13 @@ extension StudioTests {
     }
 
     func testAWindowResizedBySomeoneElseShowsTheFrameAtTheSizeShown() throws {
-        try startDisplay()
-        try writePattern("img.png", 200, 150)
-        let scene = "resized-\(id).lua"
-        try write(scene, """
+        let (w, scene) = try openStudio("resized", """
         image("img.png")
         addSketch{x = 30, y = 20, w = 90, h = 80}
         prepare()
         impulse(1, 1, 0.5)
         wait(1)
         """)
-        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
-        try w.waitForLine("a frame", { $0.contains(" presented") })
         try w.key("h", "space", "Home", "Right", "Right", "Right")
         try w.waitForLine("frame 3", StudioTests.frameLine(3, paused: true))
         // Smaller than the picture: fitted into 150 x (170 - the chrome).
