@@ -9,21 +9,7 @@ import WobbleScript
 /// reload): the old clip serves frames while the scene runs again; asks
 /// made meanwhile coalesce; a run whose inputs changed meanwhile is
 /// dropped and made again; a run in flight can be abandoned.
-final class BackgroundRunTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-bgrun-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        var px = [UInt8](repeating: 255, count: 40 * 30 * 4)
-        for i in 0..<(40 * 30) { px[i * 4] = UInt8(i % 40 * 6); px[i * 4 + 1] = UInt8(i / 40 * 8) }
-        try ImageIO.writePNG(RGBAImage(width: 40, height: 30, pixels: px), to: dir.appendingPathComponent("img.png").path)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
+final class BackgroundRunTests: SessionTestCase {
     var scenePath: String { dir.appendingPathComponent("scene.lua").path }
     var logPath: String { dir.appendingPathComponent("runs.log").path }
     var gatePath: String { dir.appendingPathComponent("gate").path }

@@ -6,27 +6,7 @@ import WobbleScript
 @testable import WobbleSession
 
 /// The live session: performed events on top of a scene, takes.
-final class LiveSessionTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-session-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        var px = [UInt8](repeating: 255, count: 40 * 30 * 4)
-        for i in 0..<(40 * 30) { px[i * 4] = UInt8(i % 40 * 6); px[i * 4 + 1] = UInt8(i / 40 * 8) }
-        try ImageIO.writePNG(RGBAImage(width: 40, height: 30, pixels: px), to: dir.appendingPathComponent("img.png").path)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
-    func scene(_ text: String) throws -> String {
-        let p = dir.appendingPathComponent("scene.lua").path
-        try text.write(toFile: p, atomically: true, encoding: .utf8)
-        return p
-    }
-
+final class LiveSessionTests: SessionTestCase {
     static let still = """
     image("img.png")
     addSketch{x = 8, y = 6, w = 24, h = 18}

@@ -7,24 +7,10 @@ import WobbleScript
 
 /// Part 2 of the studio without a window: the calls that made the
 /// sketches, shapes dragged (overrides), added sketches, saving.
-final class SketchEditTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-edit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let px = [UInt8](repeating: 200, count: 200 * 150 * 4)
-        try ImageIO.writePNG(RGBAImage(width: 200, height: 150, pixels: px), to: dir.appendingPathComponent("img.png").path)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
-    func scene(_ text: String) throws -> String {
-        let p = dir.appendingPathComponent("scene.lua").path
-        try text.write(toFile: p, atomically: true, encoding: .utf8)
-        return p
+final class SketchEditTests: SessionTestCase {
+    /// A flat 200×150 picture: room for the sketches.
+    override func image() -> RGBAImage {
+        RGBAImage(width: 200, height: 150, pixels: [UInt8](repeating: 200, count: 200 * 150 * 4))
     }
 
     static let text = """

@@ -1,0 +1,35 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleMedia
+
+/// The fixture of the session tests: a fresh folder with the image the
+/// scenes load (`img.png`, `image()`: a 40×30 gradient unless a test class
+/// says otherwise), removed afterwards.
+class SessionTestCase: XCTestCase {
+    var dir: URL!
+
+    /// The picture written as `img.png` before each test.
+    func image() -> RGBAImage {
+        var px = [UInt8](repeating: 255, count: 40 * 30 * 4)
+        for i in 0..<(40 * 30) { px[i * 4] = UInt8(i % 40 * 6); px[i * 4 + 1] = UInt8(i / 40 * 8) }
+        return RGBAImage(width: 40, height: 30, pixels: px)
+    }
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-session-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try ImageIO.writePNG(image(), to: dir.appendingPathComponent("img.png").path)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// Writes `text` as `scene.lua` in the folder; its path.
+    func scene(_ text: String) throws -> String {
+        let p = dir.appendingPathComponent("scene.lua").path
+        try text.write(toFile: p, atomically: true, encoding: .utf8)
+        return p
+    }
+}
