@@ -84,6 +84,8 @@ final class StudioWindow {
     /// (These two are only touched on the window thread: Xlib calls its
     /// handlers on the thread that made the X call.)
     nonisolated(unsafe) static var windowDestroyed = false
+    /// The X window's id (0 off X11): only errors about it mean it is gone.
+    nonisolated(unsafe) private static var windowXID: UInt = 0
     /// Called once if the connection to the X server breaks (the server
     /// died, the client was killed): last words before the process exits,
     /// such as writing a take being recorded. Xlib exits when it returns.
@@ -125,6 +127,7 @@ final class StudioWindow {
         SDL_GetVersion(&info.version)
         guard SDL_GetWindowWMInfo(window, &info) == SDL_TRUE, info.subsystem == SDL_SYSWM_X11,
               let d = info.info.x11.display else { return }
+        StudioWindow.windowXID = UInt(info.info.x11.window)
         let fd = XConnectionNumber(d)
         let t = Thread {
             while !StudioWindow.closing {
@@ -173,8 +176,8 @@ final class StudioWindow {
         // arrives while the window closes reaches this one, not Xlib's.
         _ = XSetErrorHandler { _, event in
             if let e = event?.pointee {
-                // BadWindow, BadDrawable: our window was destroyed under us.
-                if e.error_code == 3 || e.error_code == 9 {
+                // BadWindow, BadDrawable about our window: it was destroyed under us.
+                if e.error_code == 3 || e.error_code == 9, e.resourceid != 0, e.resourceid == StudioWindow.windowXID {
                     StudioWindow.windowDestroyed = true
                 } else {
                     FileHandle.standardError.write(Data("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n".utf8))
