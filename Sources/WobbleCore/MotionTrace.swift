@@ -53,8 +53,10 @@ private func parseMotionTrace(bytes all: UnsafeBufferPointer<UInt8>, fileName: S
         }
         var v = (0.0, 0.0, 0.0)
         for (i, r) in fields.enumerated() {
+            // `Double(_:)` reads a C string: it would stop at a NUL byte
+            // and take "1.5\0xyz" for 1.5, so a field holding one is refused.
             let s = text(r)
-            guard let d = Double(s), d.isFinite else {
+            guard !all[r].contains(0), let d = Double(s), d.isFinite else {
                 // Never quote the field: the trace may be any file on the machine.
                 throw SceneError("enableMotion", "\(fileName):\(lineNo):\(column(of: r)): column \(columns[i]): expected a finite number")
             }

@@ -25,7 +25,8 @@ public enum ImageIO {
     ///
     /// The format is told by the file's first bytes, not its extension.
     /// PNG goes through libpng's simplified API (16-bit, gray, palette and
-    /// tRNS all become RGBA8); JPEG through TurboJPEG (alpha 255).
+    /// tRNS all become RGBA8); JPEG through TurboJPEG (alpha 255), turned
+    /// upright as its EXIF Orientation tag says (`ExifOrientation`).
     /// The header's size is checked before pixel memory is allocated:
     /// more than `maxDimension` pixels on a side, or more than `maxPixels`
     /// in all, is refused.
@@ -58,7 +59,8 @@ public enum ImageIO {
             case .png:
                 return try PNGCodec.decode(raw, corrupt: { MediaError(prefix + "truncated or corrupt PNG (\($0))") }, checkSize: checkSize)
             case .jpeg:
-                return try JPEGCodec.decode(raw, corrupt: { MediaError(prefix + "truncated or corrupt JPEG (\($0))") }, checkSize: checkSize)
+                let image = try JPEGCodec.decode(raw, corrupt: { MediaError(prefix + "truncated or corrupt JPEG (\($0))") }, checkSize: checkSize)
+                return ExifOrientation.apply(ExifOrientation.of(jpeg: raw), to: image)
             case nil:
                 throw MediaError(prefix + "not a PNG or JPEG file")
             }

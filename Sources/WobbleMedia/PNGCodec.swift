@@ -35,6 +35,7 @@ enum PNGCodec {
         corrupt: (String) -> MediaError,
         checkSize: (Int, Int) throws -> Void
     ) throws -> RGBAImage {
+        if let lie = oversizedAncillaryChunk(data) { throw corrupt(lie) }
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         // png_image_begin_read_from_memory: frees the control block itself on failure.
@@ -67,6 +68,39 @@ enum PNGCodec {
         }
         if let failure { throw corrupt(failure) }
         return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// The largest ancillary chunk (text, ICC profile, EXIF, …) we let
+    /// libpng read: 8 MiB, far above any text, ICC profile or EXIF block a
+    /// picture carries. The simplified API gives no way to set libpng's own
+    /// limit (`png_set_chunk_malloc_max` needs the `png_struct` it hides).
+    static let maxAncillaryChunk = 8 << 20
+
+    /// Walks the chunk list before libpng sees it: libpng allocates an
+    /// ancillary chunk's declared length before reading it, so a 112-byte
+    /// file whose `tEXt` claims 2 GiB would cost 2 GiB. An ancillary chunk
+    /// (lower-case first letter) longer than the bytes left in the file, or
+    /// than `maxAncillaryChunk`, is refused here. Critical chunks are left
+    /// to libpng, which reads them in pieces and reports truncation itself.
+    ///
+    /// - Returns: the reason, or nil when every chunk is plausible.
+    static func oversizedAncillaryChunk(_ data: UnsafeRawBufferPointer) -> String? {
+        var at = 8
+        while at + 8 <= data.count {
+            let length = Int(data[at]) << 24 | Int(data[at + 1]) << 16 | Int(data[at + 2]) << 8 | Int(data[at + 3])
+            let type = data[(at + 4)..<(at + 8)]
+            let name = String(decoding: type.map { (0x20...0x7E).contains($0) ? $0 : 0x3F }, as: UTF8.self)
+            let left = data.count - (at + 12)
+            let ancillary = type[type.startIndex] & 0x20 != 0
+            if ancillary, length > left || length > maxAncillaryChunk {
+                return length > left
+                    ? "chunk '\(name)' claims \(length) bytes, the file has \(max(left, 0)) left"
+                    : "chunk '\(name)' claims \(length) bytes, more than the \(maxAncillaryChunk >> 20) MiB allowed for it"
+            }
+            if name == "IEND" || length > left { return nil }
+            at += 12 + length
+        }
+        return nil
     }
 
     /// A growable byte buffer libpng's write callback appends to.

@@ -48,6 +48,17 @@ final class LongTraceTests: XCTestCase {
         XCTAssertEqual(model.impulse?.start ?? -1, kicks.last!.time, accuracy: 1e-9, "nothing left pending kicks again")
     }
 
+    func testANULInsideAFieldIsRefusedNotCutShort() throws {
+        // "1.5\0xyz" used to read as 1.5 (the number parser stops at NUL).
+        XCTAssertThrowsError(try parseMotionTrace("0.1,1.5\u{0}xyz,0\n", fileName: "t.csv")) { e in
+            XCTAssertEqual(e as? SceneError, SceneError("enableMotion", "t.csv:1:5: column ax: expected a finite number"))
+        }
+        XCTAssertThrowsError(try parseMotionTrace("0.1,1.5,0\u{0}\n", fileName: "t.csv")) { e in
+            XCTAssertEqual(e as? SceneError, SceneError("enableMotion", "t.csv:1:9: column ay: expected a finite number"))
+        }
+        XCTAssertEqual(try parseMotionTrace("0.1,1.5,0\n", fileName: "t.csv"), [MotionSample(time: 0.1, ax: 1.5, ay: 0)])
+    }
+
     func testLongTraceParsesEveryRowAndNamesTheLineOfAnError() throws {
         var text = "\u{FEFF}t,ax,ay\r\n"
         for k in 0..<100_000 { text += "\(k)e-3, \(k % 7 - 3).5 ,\t-\(k % 5)\(k % 3 == 0 ? "\r\n" : "\n")" }

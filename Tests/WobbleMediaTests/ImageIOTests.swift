@@ -196,4 +196,94 @@ final class ImageIOTests: XCTestCase {
         XCTAssertEqual(mediaErrorMessage { try ImageIO.decode(jpeg, name: "x.jpg") },
                        "image 'x.jpg': 8×60000 is larger than the renderer's limit of 16384 pixels per side")
     }
+
+    // MARK: Inputs as viewers show them
+
+    /// A JPEG whose APP1 segment says `Orientation = value` (byte order
+    /// `II` or `MM`), inserted right after SOI.
+    private func withOrientation(_ jpeg: [UInt8], _ value: UInt16, bigEndian: Bool = false) -> [UInt8] {
+        func u16(_ v: UInt16) -> [UInt8] { bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u32(_ v: UInt32) -> [UInt8] { bigEndian ? u16(UInt16(v >> 16)) + u16(UInt16(v & 0xFFFF)) : u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16)) }
+        // An unrelated tag first (ImageWidth), then Orientation.
+        var tiff: [UInt8] = (bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]) + u16(42) + u32(8) + u16(2)
+        tiff += u16(0x0100) + u16(4) + u32(1) + u32(99)
+        tiff += u16(0x0112) + u16(3) + u32(1) + u16(value) + u16(0)
+        tiff += u32(0)
+        let body: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0] + tiff
+        let length = body.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + body + jpeg.dropFirst(2)
+    }
+
+    func testJPEGOrientationIsAppliedAsViewersShowIt() throws {
+        // 40×30 in four flat quadrants: red (top-left), green (top-right),
+        // blue (bottom-left), white (bottom-right); JPEG keeps flat areas.
+        let path = scratch.file("q.png"), jpg = scratch.file("q.jpg")
+        try convert(["-size", "40x30", "xc:white", "-fill", "red", "-draw", "rectangle 0,0 19,14",
+                     "-fill", "lime", "-draw", "rectangle 20,0 39,14", "-fill", "blue", "-draw", "rectangle 0,15 19,29", path])
+        try convert([path, "-quality", "95", jpg])
+        let plain = try readBytes(jpg)
+        enum Q { case red, green, blue, white }
+        func quadrant(_ image: RGBAImage, _ x: Int, _ y: Int) -> Q? {
+            let p = image.pixel(x, y)
+            switch (p.r > 128, p.g > 128, p.b > 128) {
+            case (true, false, false): return .red
+            case (false, true, false): return .green
+            case (false, false, true): return .blue
+            case (true, true, true): return .white
+            default: return nil
+            }
+        }
+        // What each orientation shows in its top-left, top-right,
+        // bottom-left, bottom-right corner (as a viewer turns the picture).
+        let expected: [Int: (w: Int, h: Int, corners: [Q])] = [
+            1: (40, 30, [.red, .green, .blue, .white]),
+            2: (40, 30, [.green, .red, .white, .blue]),
+            3: (40, 30, [.white, .blue, .green, .red]),
+            4: (40, 30, [.blue, .white, .red, .green]),
+            5: (30, 40, [.red, .blue, .green, .white]),
+            6: (30, 40, [.blue, .red, .white, .green]),
+            7: (30, 40, [.white, .green, .blue, .red]),
+            8: (30, 40, [.green, .white, .red, .blue]),
+        ]
+        for bigEndian in [false, true] {
+            for (value, want) in expected.sorted(by: { $0.key < $1.key }) {
+                let image = try ImageIO.decode(withOrientation(plain, UInt16(value), bigEndian: bigEndian), name: "q.jpg")
+                let label = "orientation \(value)\(bigEndian ? " MM" : " II")"
+                XCTAssertEqual(image.width, want.w, label)
+                XCTAssertEqual(image.height, want.h, label)
+                let w = image.width, h = image.height
+                XCTAssertEqual([quadrant(image, 3, 3), quadrant(image, w - 4, 3), quadrant(image, 3, h - 4), quadrant(image, w - 4, h - 4)],
+                               want.corners, label)
+            }
+        }
+        // A tag with an impossible value, or an IFD past the segment's end, reads as upright.
+        XCTAssertEqual(try ImageIO.decode(withOrientation(plain, 9), name: "q.jpg"), try ImageIO.decode(plain, name: "q.jpg"))
+        var cut = withOrientation(plain, 6)
+        cut[16] = 0xE8; cut[17] = 0x03  // IFD0 at offset 1000, outside the segment
+        XCTAssertEqual(try ImageIO.decode(cut, name: "q.jpg").width, 40)
+    }
+
+    func testAnAncillaryChunkThatClaimsMoreThanTheFileIsRefusedBeforeLibpngAllocatesIt() throws {
+        // A tEXt chunk claiming 0x7fffffff bytes after IHDR (libpng would
+        // allocate 2 GiB before finding the file too short).
+        let png = try ImageIO.encodePNG(testImage())
+        var lie = Array(png.prefix(33))
+        lie += [0x7F, 0xFF, 0xFF, 0xFF] + Array("tEXt".utf8) + Array("Comment\0hello".utf8)
+        XCTAssertEqual(mediaErrorMessage { try ImageIO.decode(lie, name: "x.png") },
+                       "image 'x.png': truncated or corrupt PNG (chunk 'tEXt' claims 2147483647 bytes, the file has 9 left)")
+        // Within the file but above the 8 MiB allowance.
+        var big = Array(png.prefix(33))
+        let size = (8 << 20) + 1
+        big += [UInt8(size >> 24), UInt8((size >> 16) & 0xFF), UInt8((size >> 8) & 0xFF), UInt8(size & 0xFF)] + Array("zTXt".utf8)
+        big += [UInt8](repeating: 0, count: size + 4) + Array(png.dropFirst(33))
+        XCTAssertEqual(mediaErrorMessage { try ImageIO.decode(big, name: "x.png") },
+                       "image 'x.png': truncated or corrupt PNG (chunk 'zTXt' claims 8388609 bytes, more than the 8 MiB allowed for it)")
+        // A real text chunk is read as before.
+        var text = Array(png.prefix(33))
+        let body = Array("tEXt".utf8) + Array("Comment\0hello".utf8)
+        text += [0, 0, 0, UInt8(body.count - 4)] + body
+        let crc = crc32(body[...])
+        text += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)] + Array(png.dropFirst(33))
+        XCTAssertEqual(try ImageIO.decode(text, name: "x.png"), testImage())
+    }
 }
