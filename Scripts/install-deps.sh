@@ -21,6 +21,8 @@ if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then
   packages+=(ffmpeg imagemagick xvfb xdotool x11-apps)
   # The install and .deb tests: luacheck, man + col, strip, dpkg-deb.
   packages+=(lua-check man-db bsdextrautils binutils dpkg)
+  # The concurrency tests slow renames down with strace's fault injection.
+  packages+=(strace)
 fi
 
 missing=()

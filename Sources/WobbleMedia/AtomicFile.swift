@@ -319,9 +319,11 @@ public final class AtomicFile {
 
     /// Checks the file is complete (`verify` reads it through the
     /// descriptor), flushes it to the disk, sets the usual permissions and
-    /// renames it over the target. On failure the temporary file is removed
-    /// and the target is untouched.
-    public func commit(verify: ((Int32) throws -> Void)? = nil) throws {
+    /// renames it over the target. `beforeRename` runs last, just before
+    /// the rename (a save re-reads its target there: did another program
+    /// change it meanwhile?). On failure the temporary file is removed and
+    /// the target is untouched.
+    public func commit(verify: ((Int32) throws -> Void)? = nil, beforeRename: (() throws -> Void)? = nil) throws {
         guard !done else { return }
         do {
             if isDirect {
@@ -342,6 +344,7 @@ public final class AtomicFile {
             guard let now = try Posix.fileStatus(folder), UInt64(now.st_dev) == folderID.dev, UInt64(now.st_ino) == folderID.ino else {
                 throw MediaError("output '\(target)': the folder '\(folder)' was moved or removed during the render")
             }
+            try beforeRename?()
             try CommitWindow.run {
                 try Posix.rename(folderFD, temporaryName, folderFD, name, shown: target)
                 done = true

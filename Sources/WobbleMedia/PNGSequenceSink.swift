@@ -361,15 +361,31 @@ public final class PNGSequenceSink: FrameSink {
         }
         do {
             while !pending.isEmpty { try writeOldest() }
-            try CommitWindow.run {
-                try moveIntoPlace()
-                state = .finished
+            try withCommitLock {
+                try CommitWindow.run {
+                    try moveIntoPlace()
+                    state = .finished
+                }
             }
         } catch {
             state = .failed
             abort()
             throw error
         }
+    }
+
+    /// Runs `body` holding the lock of the folder the frames go into
+    /// (`FolderLock`), so that two runs committing into one folder take
+    /// turns and it always holds one whole run's frames. The lock is on the
+    /// frames folder's parent (the same folder whether or not the frames
+    /// folder exists yet), or on the frames folder when its parent cannot
+    /// be read. A single `.png` file is one rename and needs no lock.
+    private func withCommitLock<T>(_ body: () throws -> T) throws -> T {
+        if case .single = layout.kind { return try body() }
+        let folder = layout.folder.path
+        let exists = Posix.kind(folder) == .directory
+        let parent = exists ? (folder == "/" ? "/" : folder + "/..") : layout.folder.parentAndName.parent
+        return try FolderLock.withLock(candidates: exists ? [parent, folder] : [parent], shown: output.path, body)
     }
 
     /// Drops everything written so far; the target stays as it was.

@@ -290,39 +290,49 @@ public final class LiveSession {
         guard hasUnsavedEdits else { return (0, 0) }
         let path = options.scenePath
         guard let base = editBase ?? sceneText else { throw SaveError(message: "not saved: the scene's text was never read") }
-        let now = try? Posix.readFile(path)
-        guard now == base else {
-            throw SaveError(message: "not saved: \(path) changed on disk since it was loaded (Ctrl+Z the edits, or copy them by hand)")
-        }
-        let src = SketchSource(text: base)
-        var edits: [(call: SketchSource.Call, old: SketchPoints, new: SketchPoints)] = []
-        for (ordinal, p) in sketchOverrides.sorted(by: { $0.key < $1.key }) {
-            let (call, problem) = editableCall(ordinal)
-            guard let call else { throw SaveError(message: "not saved: \(problem ?? "a sketch cannot be edited")") }
-            // The call as found in the text the edits were made on.
-            guard let same = src.calls.first(where: { $0.argumentSpan == call.argumentSpan && $0.line == call.line }) else {
-                throw SaveError(message: "not saved: \(path) changed since the edit (line \(call.line))")
-            }
-            edits.append((same, sketchCalls[ordinal].points, p))
-        }
-        let text: [UInt8]
+        let changedOnDisk = SaveError(message: "not saved: \(path) changed on disk since it was loaded (Ctrl+Z the edits, or copy them by hand)")
+        // Read, compare, write and rename holding the scene folder's lock
+        // (another studio saving the same scene waits its turn, then finds
+        // the file changed), and compare again just before the rename (an
+        // editor takes no lock; its save in the meantime is not overwritten).
+        let edits: [(call: SketchSource.Call, old: SketchPoints, new: SketchPoints)]
         do {
-            text = try src.rewritten(edits: edits, added: addedSketches)
-        } catch {
-            throw SaveError(message: "not saved: \(error)")
-        }
-        if let problem = LuaSyntax.problem(text, name: path) {
-            throw SaveError(message: "not saved: the rewritten scene does not compile: \(problem)")
-        }
-        do {
-            let file = try AtomicFile(target: path)
-            do {
-                try file.write(text)
-                try file.commit()
-            } catch {
-                file.abort()
-                throw error
+            edits = try FolderLock.withLock(folderOf: path) {
+                guard (try? Posix.readFile(path)) == base else { throw changedOnDisk }
+                let src = SketchSource(text: base)
+                var edits: [(call: SketchSource.Call, old: SketchPoints, new: SketchPoints)] = []
+                for (ordinal, p) in sketchOverrides.sorted(by: { $0.key < $1.key }) {
+                    let (call, problem) = editableCall(ordinal)
+                    guard let call else { throw SaveError(message: "not saved: \(problem ?? "a sketch cannot be edited")") }
+                    // The call as found in the text the edits were made on.
+                    guard let same = src.calls.first(where: { $0.argumentSpan == call.argumentSpan && $0.line == call.line }) else {
+                        throw SaveError(message: "not saved: \(path) changed since the edit (line \(call.line))")
+                    }
+                    edits.append((same, sketchCalls[ordinal].points, p))
+                }
+                let text: [UInt8]
+                do {
+                    text = try src.rewritten(edits: edits, added: addedSketches)
+                } catch {
+                    throw SaveError(message: "not saved: \(error)")
+                }
+                if let problem = LuaSyntax.problem(text, name: path) {
+                    throw SaveError(message: "not saved: the rewritten scene does not compile: \(problem)")
+                }
+                let file = try AtomicFile(target: path)
+                do {
+                    try file.write(text)
+                    try file.commit(beforeRename: {
+                        guard (try? Posix.readFile(path)) == base else { throw changedOnDisk }
+                    })
+                } catch {
+                    file.abort()
+                    throw error
+                }
+                return edits
             }
+        } catch let e as SaveError {
+            throw e
         } catch {
             throw SaveError(message: "not saved: \(error)")
         }
