@@ -385,7 +385,11 @@ public final class PNGSequenceSink: FrameSink {
         let folder = layout.folder.path
         let exists = Posix.kind(folder) == .directory
         let parent = exists ? (folder == "/" ? "/" : folder + "/..") : layout.folder.parentAndName.parent
-        return try FolderLock.withLock(candidates: exists ? [parent, folder] : [parent], shown: output.path, body)
+        let candidates = exists ? [parent, folder] : [parent]
+        // A folder that vanished during the render: the commit's own check
+        // says so (`checkHome`), with the message the user should see.
+        guard candidates.contains(where: { Posix.kind($0) == .directory }) else { return try body() }
+        return try FolderLock.withLock(candidates: candidates, shown: output.path, body)
     }
 
     /// Drops everything written so far; the target stays as it was.
