@@ -295,14 +295,17 @@ public final class Scene {
         for m in targets { m.kick(Impulse(start: now, direction: dir, amplitude: amplitude)) }
     }
 
-    /// `touch(x0, y0, x1, y1)`: the first live model containing the start
-    /// point gets an impulse along the drag. Returns it, or nil.
+    /// `touch(x0, y0, x1, y1)`: the innermost live model containing the
+    /// start point (`RegionShape.innermost`: the smallest corner-quad area,
+    /// the first in `prepare` order on a tie) gets an impulse along the
+    /// drag. Returns it, or nil.
     @discardableResult
     public func touch(from a: Point, to b: Point) throws -> WobbleModel? {
         guard a.isFinite, b.isFinite else { throw SceneError("touch", "coordinates must be finite numbers") }
         let dx = b.x - a.x, dy = b.y - a.y
         guard dx != 0 || dy != 0 else { return nil }
-        guard let hit = models.first(where: { $0.shape.contains(a) }) else { return nil }
+        guard let index = RegionShape.innermost(models.map(\.shape), containing: a) else { return nil }
+        let hit = models[index]
         try impulse(hit, dx: dx, dy: dy, amplitude: 1, function: "touch")
         return hit
     }

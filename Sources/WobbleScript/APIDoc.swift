@@ -56,7 +56,7 @@ public enum LuaAPIDoc {
                  "Starts a wobble now on one model (handle or 1-based index) or on every live model (nil)."),
         Function("touch", [Parameter("x0", "number"), Parameter("y0", "number"), Parameter("x1", "number"), Parameter("y1", "number")],
                  returns: ["wobble.Wobble?"],
-                 "A drag from (x0, y0) to (x1, y1): the first live model containing the start point wobbles along it."),
+                 "A drag from (x0, y0) to (x1, y1): the innermost live model containing the start point (smallest corner area, first on a tie) wobbles along it."),
         Function("enableMotion", [Parameter("trace", "string", optional: true)],
                  "Switches the accelerometer on; a CSV trace (t, ax, ay) plays on the virtual clock."),
         Function("shake", [Parameter("ax", "number"), Parameter("ay", "number")],

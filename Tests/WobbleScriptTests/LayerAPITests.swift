@@ -260,6 +260,18 @@ final class LayerAPITests: XCTestCase {
         XCTAssertEqual(f.message("touch(1, 2, 3, 0/0)"), "scene.lua:1: touch: coordinates must be finite numbers")
     }
 
+    func testTouchHitsTheInnermostRegion() throws {
+        let f = SceneFixture()
+        try f.run(withImage + """
+            local body = addSketch{x = 0, y = 0, w = 200, h = 200}
+            local head = addSketch{x = 50, y = 50, w = 60, h = 60}
+            local ws = prepare()
+            assert(touch(80, 80, 80, 90) == ws[2])              -- inside the head: the head
+            assert(ws[2].amplitude == 1 and ws[1].amplitude == 0)
+            assert(touch(100, 160, 110, 160) == ws[1])          -- the body outside the head
+            """)
+    }
+
     func testShakeRequiresEnableMotion() throws {
         let f = SceneFixture()
         XCTAssertEqual(f.message(withImage + "shake(2, 0)"), "scene.lua:2: shake: motion is off: call enableMotion() first")
