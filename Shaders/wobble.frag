@@ -75,6 +75,6 @@ void main() {
         o_color = vec4(offset, 0.0, 0.0);
     } else {
         vec2 p = pixel * u_scale + offset;
-        o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
+        o_color = overlaid(sampleSource(p), pixel);
     }
 }

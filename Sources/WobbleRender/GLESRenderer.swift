@@ -24,8 +24,11 @@ import WobbleCore
 ///
 /// The source texture is the image itself, or, for an output smaller than
 /// it, the image area-averaged to the output size (`AreaFilter`, as the CPU
-/// reference); it wraps with GL_MIRRORED_REPEAT for `edges("mirror")` and
-/// GL_CLAMP_TO_EDGE for `edges("clamp")`.
+/// reference). The shaders fetch its four texels around a sample position
+/// and filter them on premultiplied values (colour × alpha), divided by alpha
+/// again, mirroring or clamping the position themselves (`edges`), exactly
+/// as the reference does: the texture unit's own filter works on straight
+/// values and would let colour hidden under transparent pixels bleed.
 ///
 /// The SPEC §5 math is split by what it depends on. The shape-only part,
 /// `d/R` and `R` per output pixel of the region's box and with it which
@@ -447,6 +450,7 @@ final class Resources {
             // Set by `use` for each placement (looked up here: a missing one is an error now).
             for name in ["u_viewport", "u_place", "u_withOverlay"] { _ = try program.location(name) }
             if usesField { glUniform1i(try program.location("u_geometry"), 1) }
+            glUniform1i(try program.location("u_mirror"), 0)
             if program === resolve { glUniform1i(try program.location("u_offset"), 2) }
             glUniform2f(try program.location("u_scale"), Float(m.scaleX), Float(m.scaleY))
             glUniform2f(try program.location("u_invSourceSize"), invSource.0, invSource.1)
@@ -567,15 +571,16 @@ final class Resources {
         return (target.0, target.1, nil)
     }
 
-    /// Sets the source's wrap mode for `edges` (mirror: GL_MIRRORED_REPEAT).
+    /// Sets how the shaders read a sample position outside the image for
+    /// `edges` (`u_mirror`: they fetch and weight the texels themselves, see
+    /// `sampleSource` in `Shaders/common.glsl`).
     func setEdges(_ mode: EdgeMode) {
         guard mode != edges else { return }
         edges = mode
-        let wrap = mode == .mirror ? GL_MIRRORED_REPEAT : GL_CLAMP_TO_EDGE
-        glActiveTexture(GLenum(GL_TEXTURE0))
-        glBindTexture(GLenum(GL_TEXTURE_2D), sourceTexture.name)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), wrap)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), wrap)
+        for program in [copy, wobble, resolve] {
+            glUseProgram(program.name)
+            glUniform1i((try? program.location("u_mirror")) ?? -1, mode == .mirror ? 1 : 0)
+        }
     }
 
     /// overlap("sum") of regions whose boxes meet: every region adds its
