@@ -75,12 +75,16 @@ public struct RegionFrame: Sendable, Equatable {
     /// The signed fraction of `m` the pixel is offset by, in [-1, 1]
     /// (classic: the cycle progress; spring: `−|s|/E`).
     public var swing: Double
+    /// The pinned side (`addSketch{pin = ...}`): the pinned profile
+    /// replaces the hemisphere; nil: the hemisphere.
+    public var pin: PinSide?
 
-    public init(shape: RegionShape, peak: Double, direction: Point, swing: Double) {
+    public init(shape: RegionShape, peak: Double, direction: Point, swing: Double, pin: PinSide? = nil) {
         self.shape = shape
         self.peak = peak
         self.direction = direction
         self.swing = swing
+        self.pin = pin
     }
 
     /// The sampling offset at the center (`M · swing · direction`).
@@ -90,7 +94,7 @@ public struct RegionFrame: Sendable, Equatable {
     /// does not displace `p`.
     @inlinable
     public func offset(at p: Point) -> Point? {
-        let m = shape.displacement(at: p, peak: peak)
+        let m = shape.displacement(at: p, peak: peak, pin: pin)
         let s = m * swing
         return s != 0 ? direction * s : nil
     }
@@ -179,7 +183,8 @@ public struct Clip: Sendable {
             let r = m.parameters.model.reading(m.kicks, at: t, preparedAt: t)
             let peak = m.shape.maxDisplacement(amplitude: r.level, strength: m.parameters.strength)
             guard peak > 0, r.swing != 0, peak.isFinite else { continue }
-            regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing))
+            regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing,
+                                       pin: m.parameters.pin))
         }
         let on = forced || snap.overlay
         var f = FrameState(index: k, time: t, regions: regions, overlay: on ? snap.sketches : [], overlayOn: on,

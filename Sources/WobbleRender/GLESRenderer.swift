@@ -62,7 +62,7 @@ public final class GLESRenderer: FrameRenderer {
     let gl: Resources
     /// Geometry textures by shape (the mapping is the renderer's), nil for
     /// a shape that moves no pixel, with the last frame that used them.
-    private var geometries: [RegionShape: (geometry: GeometryTexture?, lastUsed: Int)] = [:]
+    private var geometries: [GeometryKey: (geometry: GeometryTexture?, lastUsed: Int)] = [:]
     private var geometryBytes = 0
     var frameNumber = 0
     /// What `present` drew into the window last: the boxes it drew regions
@@ -190,7 +190,7 @@ public final class GLESRenderer: FrameRenderer {
             // As the reference: no peak or no swing, no offset, and the
             // pixel goes to the next region (decided here, exactly).
             guard region.peak > 0, region.swing != 0,
-                  let geometry = try geometry(for: region.shape, frame: now) else { continue }
+                  let geometry = try geometry(for: region.shape, pin: region.pin, frame: now) else { continue }
             draws.append((geometry, region))
         }
         return draws
@@ -241,15 +241,17 @@ public final class GLESRenderer: FrameRenderer {
         }
     }
 
-    /// The geometry texture of `shape`, computed and uploaded on first use.
-    func geometry(for shape: RegionShape, frame: Int) throws -> GeometryTexture? {
-        if let cached = geometries[shape] {
-            geometries[shape] = (cached.geometry, frame)
+    /// The geometry texture of `shape` (with `pin`'s coordinate), computed
+    /// and uploaded on first use.
+    func geometry(for shape: RegionShape, pin: PinSide?, frame: Int) throws -> GeometryTexture? {
+        let key = GeometryKey(shape: shape, pin: pin)
+        if let cached = geometries[key] {
+            geometries[key] = (cached.geometry, frame)
             return cached.geometry
         }
-        let geometry = RegionGeometry(shape: shape, mapping: mapping)
+        let geometry = RegionGeometry(shape: shape, mapping: mapping, pin: pin)
         let texture = geometry.isEmpty ? nil : try GeometryTexture(geometry, context: context)
-        geometries[shape] = (texture, frame)
+        geometries[key] = (texture, frame)
         geometryBytes += texture?.byteCount ?? 0
         return texture
     }
@@ -259,12 +261,18 @@ public final class GLESRenderer: FrameRenderer {
     /// textures delete themselves in their own `withCurrent`.
     func evictGeometries(keeping now: Int) {
         guard geometryBytes > GLESRenderer.geometryBudget else { return }
-        for (shape, entry) in geometries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+        for (key, entry) in geometries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
             guard geometryBytes > GLESRenderer.geometryBudget, entry.lastUsed < now else { break }
             geometryBytes -= entry.geometry?.byteCount ?? 0
-            geometries[shape] = nil
+            geometries[key] = nil
         }
     }
+}
+
+/// What a geometry texture depends on: the shape and the pinned side.
+struct GeometryKey: Hashable {
+    var shape: RegionShape
+    var pin: PinSide?
 }
 
 /// A `RegionGeometry` uploaded as an RGBA32F texture, with its borderline
@@ -275,6 +283,8 @@ final class GeometryTexture {
     let byteCount: Int
     private let values: [Float]
     private let borderline: [(index: Int, d: Double, r: Double)]
+    /// The pinned side of the geometry (its fourth channel is `σ`).
+    let pin: PinSide?
     /// Whether each borderline texel is uploaded as moving.
     private var uploaded: [Bool]
     private var settledPeak: Double?
@@ -289,6 +299,7 @@ final class GeometryTexture {
         byteCount = geometry.byteCount
         values = geometry.values
         borderline = geometry.borderline
+        pin = geometry.pin
         uploaded = Array(repeating: true, count: geometry.borderline.count)
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
@@ -311,7 +322,8 @@ final class GeometryTexture {
         settledPeak = peak
         let zero = [Float](repeating: 0, count: RegionGeometry.channels)
         for (k, b) in borderline.enumerated() {
-            let moves = RegionGeometry.moves(b, peak: peak)
+            let sigma = Double(values[b.index * RegionGeometry.channels + 3])
+            let moves = RegionGeometry.moves(b, peak: peak, pin: pin, sigma: sigma)
             guard moves != uploaded[k] else { continue }
             uploaded[k] = moves
             let n = RegionGeometry.channels
@@ -375,6 +387,7 @@ final class Resources {
     let peak: GLint
     let direction: GLint
     let swing: GLint
+    let pinned: GLint
 
     static func integer(_ name: Int32) -> Int {
         var v: GLint = 0
@@ -463,6 +476,7 @@ final class Resources {
         peak = try wobble.location("u_peak")
         direction = try wobble.location("u_direction")
         swing = try wobble.location("u_swing")
+        pinned = try wobble.location("u_pinned")
         // Draw the still image once.
         let still = Placement(framebuffer: stillFramebuffer.name, viewportWidth: m.outputWidth, viewportHeight: m.outputHeight)
         beginFrame(still)
@@ -635,6 +649,7 @@ final class Resources {
         glUniform1f(peak, Float(region.peak))
         glUniform2f(direction, Float(region.direction.x), Float(region.direction.y))
         glUniform1f(swing, Float(region.swing))
+        glUniform1i(pinned, geometry.pin == nil ? 0 : 1)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 

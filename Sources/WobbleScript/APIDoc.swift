@@ -116,6 +116,7 @@ public enum LuaAPIDoc {
         ---@field damping? number
         ---@field threshold? number
         ---@field strength? number
+        ---@field pin? "bottom"|"top"|"left"|"right"
 
         ---@class wobble.Sketch
         ---@field lt wobble.Point
@@ -129,6 +130,7 @@ public enum LuaAPIDoc {
         ---@field damping number
         ---@field threshold number
         ---@field strength number
+        ---@field pin? "bottom"|"top"|"left"|"right"
         local Sketch = {}
 
         """
