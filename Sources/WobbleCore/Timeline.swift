@@ -160,6 +160,8 @@ public struct Clip: Sendable {
     /// `overlap()` and `edges()` of the scene (for the whole clip).
     public let overlap: OverlapMode
     public let edges: EdgeMode
+    /// `loop()`: the steady state the frames show (nil: no loop).
+    public var loop: LoopPlan?
 
     public init(fps: Double, frameCount: Int, duration: Double, imageWidth: Int, imageHeight: Int, timeline: Timeline,
                 overlap: OverlapMode = .sum, edges: EdgeMode = .mirror) {
@@ -178,7 +180,16 @@ public struct Clip: Sendable {
         let t = Double(k) / fps
         let snap = timeline.snapshot(at: t)
         var regions: [RegionFrame] = []
-        for m in snap.models {
+        if let loop {
+            for m in loop.models where m.shape.canMove {
+                let r = m.motion.reading(at: t)
+                let peak = m.shape.maxDisplacement(amplitude: r.level, strength: m.parameters.strength)
+                guard peak > 0, r.swing != 0, peak.isFinite else { continue }
+                regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing,
+                                           pin: m.parameters.pin))
+            }
+        }
+        for m in snap.models where loop == nil {
             guard !m.kicks.isEmpty, m.shape.canMove else { continue }
             let r = m.parameters.model.reading(m.kicks, at: t, preparedAt: t)
             let peak = m.shape.maxDisplacement(amplitude: r.level, strength: m.parameters.strength)
@@ -194,4 +205,20 @@ public struct Clip: Sendable {
         }
         return f
     }
+}
+
+/// The steady state a looping clip shows (`loop()`): one period of
+/// `period` seconds (the clip's frames / fps) and each live model's looped
+/// motion.
+public struct LoopPlan: Sendable {
+    public struct Model: Sendable {
+        public var shape: RegionShape
+        public var parameters: WobbleParameters
+        public var origin: SketchOrigin?
+        public var motion: LoopedMotion
+    }
+    public var period: Double
+    public var models: [Model]
+    /// `loop:` warnings (shakes whose gate has no steady answer).
+    public var warnings: [String]
 }

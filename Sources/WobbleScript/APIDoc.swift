@@ -66,6 +66,8 @@ public enum LuaAPIDoc {
                  "How overlapping regions combine, for the whole clip (before the first frame)."),
         Function("edges", [Parameter("mode", "\"mirror\"|\"clamp\"")],
                  "What samples outside the image read, for the whole clip (before the first frame)."),
+        Function("loop", [],
+                 "The clip becomes one period of an endless loop: it keeps moving and its last frame flows into the first (before the first frame)."),
         Function("overlay", [Parameter("on", "boolean")], "Draws the control layer over the following frames."),
         Function("wait", [Parameter("seconds", "number")], "Advances the virtual clock, recording frames."),
         Function("time", [], returns: ["number"], "The virtual time in seconds."),
