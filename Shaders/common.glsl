@@ -1,6 +1,6 @@
 // Shared by copy.frag, wobble.frag and resolve.frag, which include it
 // (GLProgram puts the text in, in place of their include line, before
-// compiling).
+// compiling). Each declares u_source and u_invSourceSize before including it.
 
 // Framebuffer pixels to output pixels: output = (ax·x + bx, ay·y + by) with
 // u_place = (ax, bx, ay, by) (quad.vert).
@@ -22,4 +22,48 @@ vec4 overlaid(vec4 color, vec2 pixel) {
     }
     vec4 o = texelFetch(u_overlay, ivec2(pixel), 0);
     return vec4(mix(color.rgb, o.rgb, o.a), max(color.a, o.a));
+}
+
+// 1: a sample position outside the image is mirrored back into it
+// (edges("mirror")); 0: clamped to the edge pixel (edges("clamp")).
+uniform int u_mirror;
+
+// x reflected into [0, size] at the borders (period 2·size), as
+// CPURenderer.mirror; unchanged when u_mirror is 0.
+float wrapped(float x, float size) {
+    if (u_mirror == 0 || (x >= 0.0 && x <= size)) {
+        return x;
+    }
+    float r = mod(x, 2.0 * size);
+    return r > size ? 2.0 * size - r : r;
+}
+
+// The source at the source-image point p: bilinear on premultiplied values
+// (colour × alpha), divided by the filtered alpha again, so no colour hidden
+// under a fully transparent pixel bleeds into a visible one; where the
+// filtered alpha rounds to 0 in 8 bits, the straight filtered colour
+// (nothing is visible there). The
+// four texels are fetched and weighted here, exactly as CPURenderer.sample
+// does, rather than by the texture unit (which filters straight values).
+vec4 sampleSource(vec2 p) {
+    ivec2 size = textureSize(u_source, 0);
+    vec2 s = vec2(size);
+    // Source-image pixels to the sampled texture's pixels (it is smaller
+    // than the image when the output is downscaled).
+    vec2 q = p * u_invSourceSize * s;
+    q = vec2(wrapped(q.x, s.x), wrapped(q.y, s.y));
+    vec2 f = clamp(q - 0.5, vec2(0.0), s - 1.0);
+    ivec2 i0 = ivec2(floor(f));
+    ivec2 i1 = min(i0 + 1, size - 1);
+    vec2 a = f - vec2(i0);
+    vec4 c00 = texelFetch(u_source, i0, 0);
+    vec4 c10 = texelFetch(u_source, ivec2(i1.x, i0.y), 0);
+    vec4 c01 = texelFetch(u_source, ivec2(i0.x, i1.y), 0);
+    vec4 c11 = texelFetch(u_source, i1, 0);
+    vec4 pm = mix(mix(vec4(c00.rgb * c00.a, c00.a), vec4(c10.rgb * c10.a, c10.a), a.x),
+                  mix(vec4(c01.rgb * c01.a, c01.a), vec4(c11.rgb * c11.a, c11.a), a.x), a.y);
+    if (pm.a >= 0.5 / 255.0) {
+        return vec4(pm.rgb / pm.a, pm.a);
+    }
+    return vec4(mix(mix(c00.rgb, c10.rgb, a.x), mix(c01.rgb, c11.rgb, a.x), a.y), 0.0);
 }

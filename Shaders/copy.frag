@@ -1,7 +1,7 @@
 #version 300 es
 // The still image: every output pixel samples the source at its own source
-// point (bilinear; the points lie inside the image, so the wrap mode does not
-// matter), as CPURenderer.sample does.
+// point (bilinear on premultiplied values; the points lie inside the image,
+// so the wrap mode does not matter), as CPURenderer.sample does.
 precision highp float;
 
 uniform highp sampler2D u_source;
@@ -17,5 +17,5 @@ void main() {
     // The output pixel centre (i + 0.5, j + 0.5).
     vec2 pixel = outputPixel();
     vec2 p = pixel * u_scale;
-    o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
+    o_color = overlaid(sampleSource(p), pixel);
 }

@@ -17,5 +17,5 @@ void main() {
     vec2 pixel = outputPixel();
     vec2 offset = texelFetch(u_offset, ivec2(pixel), 0).rg;
     vec2 p = pixel * u_scale + offset;
-    o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
+    o_color = overlaid(sampleSource(p), pixel);
 }

@@ -26,8 +26,10 @@ precision highp float;
 const float HALF_PI = 1.57079632679489662;
 
 uniform highp sampler2D u_source;
-// (d/R, R, acos(d/R), 0) per output pixel of the box; R = 0 where the region
-// does not move the pixel; (0, 1, π/2, 0) at the center (d = 0).
+// (d/R, R, acos(d/R), σ) per output pixel of the box; R = 0 where the region
+// does not move the pixel; (0, 1, π/2, 0) at the center (d = 0). σ is the
+// position along a pinned region's axis (RegionShape.pinCoordinate), 0
+// without a pin.
 uniform highp sampler2D u_geometry;
 // Output pixel of the geometry's texel (0, 0).
 uniform ivec2 u_geometryOrigin;
@@ -38,6 +40,8 @@ uniform float u_peak;
 uniform vec2 u_direction;
 // The signed fraction of m the pixel is offset by (RegionFrame.swing).
 uniform float u_swing;
+// 1: the region is pinned (the pinned profile replaces the hemisphere).
+uniform int u_pinned;
 // 1: write the offset (for the sum), 0: sample the source.
 uniform int u_offsetOnly;
 uniform vec2 u_scale;
@@ -58,10 +62,18 @@ float displacement(float ratio, float r, float theta, float peak) {
     return max(0.0, r * (cos(thetaP) - ratio));
 }
 
+// The pinned profile (RegionShape.pinned): m = min(M, R)·(1 − ρ²)·((1 + σ)/2)³
+// / 0.32768, ρ = d/R; at the center (ρ = 0, R unknown) M unlimited.
+float pinnedDisplacement(float ratio, float r, float sigma, float peak) {
+    float mm = ratio == 0.0 ? peak : min(peak, r);
+    float h = (1.0 + clamp(sigma, -1.0, 1.0)) * 0.5;
+    return max(0.0, mm * (1.0 - ratio * ratio) * h * h * h / 0.32768);
+}
+
 void main() {
     // The output pixel centre (i + 0.5, j + 0.5).
     vec2 pixel = outputPixel();
-    vec3 g = texelFetch(u_geometry, ivec2(pixel) - u_geometryOrigin, 0).rgb;
+    vec4 g = texelFetch(u_geometry, ivec2(pixel) - u_geometryOrigin, 0);
     // Not this region's pixel: a region drawn earlier (later in prepare
     // order) or the still image shows through. Inside pixels are never
     // discarded, even where float rounding makes m·swing 0, since the
@@ -69,12 +81,12 @@ void main() {
     if (!(g.y > 0.0)) {
         discard;
     }
-    float m = displacement(g.x, g.y, g.z, u_peak);
+    float m = u_pinned != 0 ? pinnedDisplacement(g.x, g.y, g.w, u_peak) : displacement(g.x, g.y, g.z, u_peak);
     vec2 offset = (m * u_swing) * u_direction;
     if (u_offsetOnly != 0) {
         o_color = vec4(offset, 0.0, 0.0);
     } else {
         vec2 p = pixel * u_scale + offset;
-        o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
+        o_color = overlaid(sampleSource(p), pixel);
     }
 }

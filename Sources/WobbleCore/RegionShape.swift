@@ -108,6 +108,25 @@ public struct RegionShape: Sendable, Hashable {
         return d <= r
     }
 
+    /// The area enclosed by the four corners (the quad LT, RT, RB, LB; shoelace
+    /// formula, absolute value): what `innermost` compares.
+    public var cornerArea: Double {
+        abs(0.5 * (lt.cross(rt) + rt.cross(rb) + rb.cross(lb) + lb.cross(lt)))
+    }
+
+    /// The index of the innermost shape of `shapes` containing `p`: the one
+    /// whose corners enclose the smallest area, the first on a tie; nil when
+    /// none contains it. `touch()` and the studio's pokes hit this one, so a
+    /// region drawn inside another can be poked.
+    public static func innermost(_ shapes: [RegionShape], containing p: Point) -> Int? {
+        var best: (index: Int, area: Double)?
+        for (i, s) in shapes.enumerated() where s.contains(p) {
+            let a = s.cornerArea
+            if best.map({ a < $0.area }) ?? true { best = (i, a) }
+        }
+        return best?.index
+    }
+
     /// The displacement magnitude `m` at `p` (the hemisphere model of SPEC
     /// §5) for peak displacement `peak` (`M` before its limit to `R`); 0
     /// outside the region and for degenerate shapes. Never NaN.

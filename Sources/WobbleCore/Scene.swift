@@ -81,6 +81,9 @@ public final class WobbleModel {
     public let origin: SketchOrigin?
     /// The kicks its motion model keeps (`MotionModel.adding`), oldest first.
     public internal(set) var kicks: [Impulse] = []
+    /// In a looping scene, every kick it was given, shakes with their gate
+    /// still to judge (in the steady state, by `Scene.finish`).
+    public internal(set) var loopKicks: [LoopKick] = []
 
     init(id: Int, shape: RegionShape, parameters: WobbleParameters, preparedAt: Double, origin: SketchOrigin? = nil) {
         self.id = id
@@ -146,6 +149,11 @@ public final class Scene {
     public private(set) var overlapMode: OverlapMode = .sum
     /// `edges(mode)`: where samples outside the image read from (whole clip).
     public private(set) var edgeMode: EdgeMode = .mirror
+    /// `loop()`: the clip is one period of its own steady state.
+    public private(set) var looping = false
+    /// Set when `reset()` ran in a looping scene (an error at the end when
+    /// the script host did not report it at once).
+    private var loopBroken: String?
 
     public private(set) var sketches: [Sketch] = []
     public private(set) var models: [WobbleModel] = []
@@ -228,6 +236,31 @@ public final class Scene {
         overlapMode = mode
     }
 
+    /// `loop()`: before the first frame only. The clip becomes one period
+    /// of an endless loop (`LoopedMotion`).
+    public func setLoop() throws {
+        guard !hasRecordedFrame else {
+            throw SceneError("loop", "a loop applies to the whole clip: call loop() before the first frame")
+        }
+        looping = true
+    }
+
+    /// Why `call` is not allowed now in a looping scene (a `loop` error), nil
+    /// when it is: `prepare()` later than time 0, `reset()`, `untilStill()`.
+    public func loopProblem(_ call: String) -> SceneError? {
+        guard looping else { return nil }
+        switch call {
+        case "prepare" where now > timeEpsilon:
+            return SceneError("loop", "prepare() at \(Scene.format(now)) s: a looping scene prepares its models at time 0, so that they play for the whole loop")
+        case "reset":
+            return SceneError("loop", "reset() would end the models a loop plays: a looping scene cannot reset")
+        case "untilStill":
+            return SceneError("loop", "untilStill() never returns in a looping scene (its models keep moving): use wait(seconds)")
+        default:
+            return nil
+        }
+    }
+
     /// `edges(mode)`: before the first frame only.
     public func setEdges(_ mode: EdgeMode) throws {
         guard !hasRecordedFrame else {
@@ -259,6 +292,7 @@ public final class Scene {
     /// `prepare()`: every sketch becomes a live wobble model; the control layer is cleared.
     @discardableResult
     public func prepare() -> [WobbleModel] {
+        if let e = loopProblem("prepare") { loopBroken = loopBroken ?? e.message }
         models = sketches.map { s in
             let m = WobbleModel(id: takeID(), shape: s.shape, parameters: s.parameters, preparedAt: now, origin: s.origin)
             modelForSketch[s.id] = m
@@ -292,17 +326,24 @@ public final class Scene {
         } else {
             targets = models
         }
-        for m in targets { m.kick(Impulse(start: now, direction: dir, amplitude: amplitude)) }
+        for m in targets {
+            let k = Impulse(start: now, direction: dir, amplitude: amplitude)
+            m.kick(k)
+            if looping { m.loopKicks.append(LoopKick(k, gated: false)) }
+        }
     }
 
-    /// `touch(x0, y0, x1, y1)`: the first live model containing the start
-    /// point gets an impulse along the drag. Returns it, or nil.
+    /// `touch(x0, y0, x1, y1)`: the innermost live model containing the
+    /// start point (`RegionShape.innermost`: the smallest corner-quad area,
+    /// the first in `prepare` order on a tie) gets an impulse along the
+    /// drag. Returns it, or nil.
     @discardableResult
     public func touch(from a: Point, to b: Point) throws -> WobbleModel? {
         guard a.isFinite, b.isFinite else { throw SceneError("touch", "coordinates must be finite numbers") }
         let dx = b.x - a.x, dy = b.y - a.y
         guard dx != 0 || dy != 0 else { return nil }
-        guard let hit = models.first(where: { $0.shape.contains(a) }) else { return nil }
+        guard let index = RegionShape.innermost(models.map(\.shape), containing: a) else { return nil }
+        let hit = models[index]
         try impulse(hit, dx: dx, dy: dy, amplitude: 1, function: "touch")
         return hit
     }
@@ -347,13 +388,17 @@ public final class Scene {
     private func applyShake(ax: Double, ay: Double) {
         guard (ax * ax + ay * ay).squareRoot() > Scene.shakeThreshold,
               let dir = Scene.normalize(ax, -ay) else { return }
-        for m in models where m.state(at: now).amplitude < Scene.shakeAmplitudeLimit {
-            m.kick(Impulse(start: now, direction: dir, amplitude: 1))
+        for m in models {
+            let k = Impulse(start: now, direction: dir, amplitude: 1)
+            // In a loop the gate is judged in the steady state, at the end.
+            if looping { m.loopKicks.append(LoopKick(k, gated: true)) }
+            if m.state(at: now).amplitude < Scene.shakeAmplitudeLimit { m.kick(k) }
         }
     }
 
     /// `reset()`: no models, no sketches, motion off, pending samples dropped.
     public func reset() {
+        if let e = loopProblem("reset") { loopBroken = loopBroken ?? e.message }
         models.removeAll()
         sketches.removeAll()
         motionEnabled = false
@@ -375,6 +420,7 @@ public final class Scene {
         if let maxSeconds, !(maxSeconds.isFinite && maxSeconds >= 0) {
             throw SceneError("untilStill", "maxSeconds must be a finite number >= 0")
         }
+        if let e = loopProblem("untilStill") { throw e }
         let limit = maxSeconds.map { now + $0 } ?? .infinity
         while true {
             let stillAt = models.map { $0.restTime(now: now) }.max() ?? now
@@ -443,6 +489,8 @@ public final class Scene {
         performedPending = tail.sorted { $0.time < $1.time }
         let last = Swift.max(performedPending.last?.time ?? 0, lastPerformedTime)
         try advance(to: Swift.max(now, last), function: "wobble-run")
+        // A loop keeps moving: the clip ends with the last event.
+        if looping { return }
         _ = try untilStill(maxSeconds: Swift.max(0, last + Scene.performedTail - now))
     }
 
@@ -480,9 +528,40 @@ public final class Scene {
         guard let size = imageSize else {
             throw SceneError("wobble-run", "no image: the scene calls no image(path) and no --image was given")
         }
-        return Clip(fps: fps, frameCount: Int(frames), duration: now,
-                    imageWidth: size.width, imageHeight: size.height,
-                    timeline: Timeline(entries: snapshots), overlap: overlapMode, edges: edgeMode)
+        var clip = Clip(fps: fps, frameCount: Int(frames), duration: now,
+                        imageWidth: size.width, imageHeight: size.height,
+                        timeline: Timeline(entries: snapshots), overlap: overlapMode, edges: edgeMode)
+        if looping { clip.loop = try loopPlan(period: Double(Int(frames)) / fps) }
+        return clip
+    }
+
+    /// The steady state of every live model for a loop of `period` seconds:
+    /// kicks at `t_i` (folded into `[0, P)`) also act at `t_i − n·P`, shakes
+    /// keep their gate, judged in the steady state (`resolveLoopGates`).
+    private func loopPlan(period: Double) throws -> LoopPlan {
+        if let loopBroken { throw SceneError("loop", loopBroken) }
+        var plan = LoopPlan(period: period, models: [], warnings: [])
+        for (index, m) in models.enumerated() {
+            if let why = WobbleCore.loopProblem(m.parameters, hasKicks: !m.loopKicks.isEmpty) {
+                throw SceneError("loop", "model #\(index + 1)" + (m.origin?.line.map { " (addSketch at line \($0))" } ?? "") + ": \(why)")
+            }
+            // Fold into [0, P): a kick at the clip's end acts at time 0.
+            let folded = m.loopKicks.map { k -> LoopKick in
+                var k = k
+                if k.kick.start >= period - timeEpsilon { k.kick.start = Swift.max(0, k.kick.start - period) }
+                return k
+            }
+            let ordered = folded.enumerated().sorted { l, r in
+                l.element.kick.start != r.element.kick.start ? l.element.kick.start < r.element.kick.start : l.offset < r.offset
+            }.map(\.element)
+            let solved = resolveLoopGates(ordered, parameters: m.parameters, period: period, limit: Scene.shakeAmplitudeLimit)
+            if !solved.converged {
+                plan.warnings.append("loop: the shakes of model #\(index + 1) pass their gate on alternate periods; the loop shows those that pass on both (it may jump at the seam)")
+            }
+            plan.models.append(LoopPlan.Model(shape: m.shape, parameters: m.parameters, origin: m.origin,
+                                              motion: LoopedMotion(parameters: m.parameters, period: period, kicks: solved.kicks)))
+        }
+        return plan
     }
 
     /// Number of frames of a clip that ends at `end`: frames `k >= 0` with

@@ -75,12 +75,16 @@ public struct RegionFrame: Sendable, Equatable {
     /// The signed fraction of `m` the pixel is offset by, in [-1, 1]
     /// (classic: the cycle progress; spring: `−|s|/E`).
     public var swing: Double
+    /// The pinned side (`addSketch{pin = ...}`): the pinned profile
+    /// replaces the hemisphere; nil: the hemisphere.
+    public var pin: PinSide?
 
-    public init(shape: RegionShape, peak: Double, direction: Point, swing: Double) {
+    public init(shape: RegionShape, peak: Double, direction: Point, swing: Double, pin: PinSide? = nil) {
         self.shape = shape
         self.peak = peak
         self.direction = direction
         self.swing = swing
+        self.pin = pin
     }
 
     /// The sampling offset at the center (`M · swing · direction`).
@@ -90,7 +94,7 @@ public struct RegionFrame: Sendable, Equatable {
     /// does not displace `p`.
     @inlinable
     public func offset(at p: Point) -> Point? {
-        let m = shape.displacement(at: p, peak: peak)
+        let m = shape.displacement(at: p, peak: peak, pin: pin)
         let s = m * swing
         return s != 0 ? direction * s : nil
     }
@@ -156,6 +160,8 @@ public struct Clip: Sendable {
     /// `overlap()` and `edges()` of the scene (for the whole clip).
     public let overlap: OverlapMode
     public let edges: EdgeMode
+    /// `loop()`: the steady state the frames show (nil: no loop).
+    public var loop: LoopPlan?
 
     public init(fps: Double, frameCount: Int, duration: Double, imageWidth: Int, imageHeight: Int, timeline: Timeline,
                 overlap: OverlapMode = .sum, edges: EdgeMode = .mirror) {
@@ -174,12 +180,22 @@ public struct Clip: Sendable {
         let t = Double(k) / fps
         let snap = timeline.snapshot(at: t)
         var regions: [RegionFrame] = []
-        for m in snap.models {
+        if let loop {
+            for m in loop.models where m.shape.canMove {
+                let r = m.motion.reading(at: t)
+                let peak = m.shape.maxDisplacement(amplitude: r.level, strength: m.parameters.strength)
+                guard peak > 0, r.swing != 0, peak.isFinite else { continue }
+                regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing,
+                                           pin: m.parameters.pin))
+            }
+        }
+        for m in snap.models where loop == nil {
             guard !m.kicks.isEmpty, m.shape.canMove else { continue }
             let r = m.parameters.model.reading(m.kicks, at: t, preparedAt: t)
             let peak = m.shape.maxDisplacement(amplitude: r.level, strength: m.parameters.strength)
             guard peak > 0, r.swing != 0, peak.isFinite else { continue }
-            regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing))
+            regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing,
+                                       pin: m.parameters.pin))
         }
         let on = forced || snap.overlay
         var f = FrameState(index: k, time: t, regions: regions, overlay: on ? snap.sketches : [], overlayOn: on,
@@ -189,4 +205,20 @@ public struct Clip: Sendable {
         }
         return f
     }
+}
+
+/// The steady state a looping clip shows (`loop()`): one period of
+/// `period` seconds (the clip's frames / fps) and each live model's looped
+/// motion.
+public struct LoopPlan: Sendable {
+    public struct Model: Sendable {
+        public var shape: RegionShape
+        public var parameters: WobbleParameters
+        public var origin: SketchOrigin?
+        public var motion: LoopedMotion
+    }
+    public var period: Double
+    public var models: [Model]
+    /// `loop:` warnings (shakes whose gate has no steady answer).
+    public var warnings: [String]
 }

@@ -1,7 +1,7 @@
 /// The constants of one wobble model. The defaults are MFWobbleView's
 /// (the classic model); `.spring` holds the spring model's (SPEC §5.1).
 ///
-/// Lua: `addSketch{..., motion=, duration=, decay=, damping=, threshold=, strength=}`.
+/// Lua: `addSketch{..., motion=, duration=, decay=, damping=, threshold=, strength=, pin=}`.
 public struct WobbleParameters: Sendable, Hashable {
     /// Which motion model moves the region (default: the original's cycles).
     public var motion: MotionKind
@@ -17,15 +17,19 @@ public struct WobbleParameters: Sendable, Hashable {
     public var threshold: Double
     /// Peak displacement as a fraction of the shorter bbox side (original: 0.08).
     public var strength: Double
+    /// The side fixed as a root (`pin = "bottom"`, …): the pinned profile
+    /// replaces the hemisphere bulge; nil (the default): the bulge.
+    public var pin: PinSide?
 
     public init(motion: MotionKind = .classic, duration: Double = 1.2, decay: Double = 0.7, damping: Double = 0.1,
-                threshold: Double? = nil, strength: Double = 0.08) {
+                threshold: Double? = nil, strength: Double = 0.08, pin: PinSide? = nil) {
         self.motion = motion
         self.duration = duration
         self.decay = decay
         self.damping = damping
         self.threshold = threshold ?? WobbleParameters.defaultThreshold(motion)
         self.strength = strength
+        self.pin = pin
     }
 
     /// The original's classic parameters.

@@ -22,7 +22,9 @@ enum AreaFilter {
     /// `source` area-averaged to `width × height` (each no larger than the
     /// source's): every output pixel the mean of the source over its
     /// footprint (fractional pixels weighted by their covered part), on
-    /// straight values, rounded to 8 bits. Returns `source` when the size is
+    /// premultiplied values divided by the averaged alpha again (no colour
+    /// hidden under transparent pixels bleeds into visible ones), rounded to
+    /// 8 bits. Returns `source` when the size is
     /// its own.
     static func downscale(_ source: RGBAImage, width: Int, height: Int) -> RGBAImage {
         if width == source.width && height == source.height { return source }
@@ -30,15 +32,43 @@ enum AreaFilter {
                                     to: width)
         // rowsFiltered: width × source.height, doubles.
         let cols = resampleDoubles(rowsFiltered, count: source.height, lines: width, stride: width * 4, lineStride: 4, to: height)
+        // The same two passes over premultiplied colour (the alpha is
+        // channel 3 of either).
+        let pmRows = resamplePremultiplied(source, to: width)
+        let pmCols = resampleDoubles(pmRows, count: source.height, lines: width, stride: width * 4, lineStride: 4, to: height)
         var px = [UInt8](repeating: 0, count: width * height * 4)
-        for j in 0 ..< height {
-            for i in 0 ..< width {
-                for c in 0 ..< 4 {
-                    px[(j * width + i) * 4 + c] = UInt8(min(max(cols[(j * width + i) * 4 + c].rounded(), 0), 255))
-                }
+        for k in 0 ..< (width * height) {
+            let alpha = cols[k * 4 + 3]
+            for c in 0 ..< 3 {
+                px[k * 4 + c] = CPURenderer.unpremultiplied(pmCols[k * 4 + c], alpha: alpha, straight: cols[k * 4 + c])
             }
+            px[k * 4 + 3] = UInt8(min(max(alpha.rounded(), 0), 255))
         }
         return RGBAImage(width: width, height: height, pixels: px)
+    }
+
+    /// The horizontal pass of `resample` over `colour × alpha` (alpha kept
+    /// in channel 3): rows of `m` samples, doubles.
+    private static func resamplePremultiplied(_ source: RGBAImage, to m: Int) -> [Double] {
+        let ws = weights(from: source.width, to: m)
+        let src = source.pixels, w = source.width
+        var out = [Double](repeating: 0, count: source.height * m * 4)
+        for l in 0 ..< source.height {
+            for (i, (first, wt)) in ws.enumerated() {
+                var acc = (0.0, 0.0, 0.0, 0.0)
+                for (k, wk) in wt.enumerated() {
+                    let o = (l * w + first + k) * 4
+                    let a = Double(src[o + 3])
+                    acc.0 += wk * Double(src[o]) * a
+                    acc.1 += wk * Double(src[o + 1]) * a
+                    acc.2 += wk * Double(src[o + 2]) * a
+                    acc.3 += wk * a
+                }
+                let o = (l * m + i) * 4
+                (out[o], out[o + 1], out[o + 2], out[o + 3]) = acc
+            }
+        }
+        return out
     }
 
     /// The weights of a box filter from `n` samples to `m <= n`: for each

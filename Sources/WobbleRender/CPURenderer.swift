@@ -1,7 +1,8 @@
 import WobbleCore
 
 /// The CPU reference renderer: SPEC §5–§5.2 evaluated exactly, in doubles,
-/// per output pixel; bilinear sampling on straight RGBA, mirrored or clamped
+/// per output pixel; bilinear sampling on premultiplied RGBA (divided by
+/// alpha again), mirrored or clamped
 /// at the image border (`FrameState.edges`); overlapping regions summed or
 /// first-wins (`FrameState.overlap`); a downscaled output samples the
 /// area-averaged source (`AreaFilter`). The GLES backend is tested against it.
@@ -120,11 +121,27 @@ public final class CPURenderer: FrameRenderer {
         let x1 = min(x0 + 1, w - 1), y1 = min(y0 + 1, h - 1)
         let ax = fx - Double(x0), ay = fy - Double(y0)
         let i00 = (y0 * w + x0) * 4, i10 = (y0 * w + x1) * 4, i01 = (y1 * w + x0) * 4, i11 = (y1 * w + x1) * 4
-        for c in 0..<4 {
-            let top = Double(src[i00 + c]) * (1 - ax) + Double(src[i10 + c]) * ax
-            let bot = Double(src[i01 + c]) * (1 - ax) + Double(src[i11 + c]) * ax
-            let v = top * (1 - ay) + bot * ay
-            dst[o + c] = UInt8(min(max(v.rounded(), 0), 255))
+        let w00 = (1 - ax) * (1 - ay), w10 = ax * (1 - ay), w01 = (1 - ax) * ay, w11 = ax * ay
+        let a00 = Double(src[i00 + 3]), a10 = Double(src[i10 + 3]), a01 = Double(src[i01 + 3]), a11 = Double(src[i11 + 3])
+        let alpha = a00 * w00 + a10 * w10 + a01 * w01 + a11 * w11
+        for c in 0..<3 {
+            let c00 = Double(src[i00 + c]), c10 = Double(src[i10 + c]), c01 = Double(src[i01 + c]), c11 = Double(src[i11 + c])
+            dst[o + c] = unpremultiplied(c00 * a00 * w00 + c10 * a10 * w10 + c01 * a01 * w01 + c11 * a11 * w11, alpha: alpha,
+                                         straight: c00 * w00 + c10 * w10 + c01 * w01 + c11 * w11)
         }
+        dst[o + 3] = UInt8(min(max(alpha.rounded(), 0), 255))
+    }
+
+    /// One colour channel of a sample taken on premultiplied values: the
+    /// filtered `colour × alpha` divided by the filtered alpha, so that no
+    /// colour hidden under fully transparent pixels reaches a visible one.
+    /// Where the filtered alpha rounds to 0 (below 0.5 of 255) nothing is
+    /// visible: the straight filtered colour is kept (a pixel copied
+    /// unchanged keeps its bytes, and a rounding error in a weight cannot
+    /// pick the colour of a neighbour).
+    @inline(__always)
+    static func unpremultiplied(_ premultiplied: Double, alpha: Double, straight: Double) -> UInt8 {
+        let v = alpha >= 0.5 ? premultiplied / alpha : straight
+        return UInt8(min(max(v.rounded(), 0), 255))
     }
 }

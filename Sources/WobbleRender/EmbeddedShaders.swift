@@ -37,8 +37,8 @@ void main() {
     static let copyFrag = #"""
 #version 300 es
 // The still image: every output pixel samples the source at its own source
-// point (bilinear; the points lie inside the image, so the wrap mode does not
-// matter), as CPURenderer.sample does.
+// point (bilinear on premultiplied values; the points lie inside the image,
+// so the wrap mode does not matter), as CPURenderer.sample does.
 precision highp float;
 
 uniform highp sampler2D u_source;
@@ -54,7 +54,7 @@ void main() {
     // The output pixel centre (i + 0.5, j + 0.5).
     vec2 pixel = outputPixel();
     vec2 p = pixel * u_scale;
-    o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
+    o_color = overlaid(sampleSource(p), pixel);
 }
 
 """#
@@ -80,7 +80,7 @@ void main() {
     vec2 pixel = outputPixel();
     vec2 offset = texelFetch(u_offset, ivec2(pixel), 0).rg;
     vec2 p = pixel * u_scale + offset;
-    o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
+    o_color = overlaid(sampleSource(p), pixel);
 }
 
 """#
@@ -115,8 +115,10 @@ precision highp float;
 const float HALF_PI = 1.57079632679489662;
 
 uniform highp sampler2D u_source;
-// (d/R, R, acos(d/R), 0) per output pixel of the box; R = 0 where the region
-// does not move the pixel; (0, 1, π/2, 0) at the center (d = 0).
+// (d/R, R, acos(d/R), σ) per output pixel of the box; R = 0 where the region
+// does not move the pixel; (0, 1, π/2, 0) at the center (d = 0). σ is the
+// position along a pinned region's axis (RegionShape.pinCoordinate), 0
+// without a pin.
 uniform highp sampler2D u_geometry;
 // Output pixel of the geometry's texel (0, 0).
 uniform ivec2 u_geometryOrigin;
@@ -127,6 +129,8 @@ uniform float u_peak;
 uniform vec2 u_direction;
 // The signed fraction of m the pixel is offset by (RegionFrame.swing).
 uniform float u_swing;
+// 1: the region is pinned (the pinned profile replaces the hemisphere).
+uniform int u_pinned;
 // 1: write the offset (for the sum), 0: sample the source.
 uniform int u_offsetOnly;
 uniform vec2 u_scale;
@@ -147,10 +151,18 @@ float displacement(float ratio, float r, float theta, float peak) {
     return max(0.0, r * (cos(thetaP) - ratio));
 }
 
+// The pinned profile (RegionShape.pinned): m = min(M, R)·(1 − ρ²)·((1 + σ)/2)³
+// / 0.32768, ρ = d/R; at the center (ρ = 0, R unknown) M unlimited.
+float pinnedDisplacement(float ratio, float r, float sigma, float peak) {
+    float mm = ratio == 0.0 ? peak : min(peak, r);
+    float h = (1.0 + clamp(sigma, -1.0, 1.0)) * 0.5;
+    return max(0.0, mm * (1.0 - ratio * ratio) * h * h * h / 0.32768);
+}
+
 void main() {
     // The output pixel centre (i + 0.5, j + 0.5).
     vec2 pixel = outputPixel();
-    vec3 g = texelFetch(u_geometry, ivec2(pixel) - u_geometryOrigin, 0).rgb;
+    vec4 g = texelFetch(u_geometry, ivec2(pixel) - u_geometryOrigin, 0);
     // Not this region's pixel: a region drawn earlier (later in prepare
     // order) or the still image shows through. Inside pixels are never
     // discarded, even where float rounding makes m·swing 0, since the
@@ -158,13 +170,13 @@ void main() {
     if (!(g.y > 0.0)) {
         discard;
     }
-    float m = displacement(g.x, g.y, g.z, u_peak);
+    float m = u_pinned != 0 ? pinnedDisplacement(g.x, g.y, g.w, u_peak) : displacement(g.x, g.y, g.z, u_peak);
     vec2 offset = (m * u_swing) * u_direction;
     if (u_offsetOnly != 0) {
         o_color = vec4(offset, 0.0, 0.0);
     } else {
         vec2 p = pixel * u_scale + offset;
-        o_color = overlaid(texture(u_source, p * u_invSourceSize), pixel);
+        o_color = overlaid(sampleSource(p), pixel);
     }
 }
 
@@ -174,7 +186,7 @@ void main() {
     static let commonGlsl = #"""
 // Shared by copy.frag, wobble.frag and resolve.frag, which include it
 // (GLProgram puts the text in, in place of their include line, before
-// compiling).
+// compiling). Each declares u_source and u_invSourceSize before including it.
 
 // Framebuffer pixels to output pixels: output = (ax·x + bx, ay·y + by) with
 // u_place = (ax, bx, ay, by) (quad.vert).
@@ -196,6 +208,50 @@ vec4 overlaid(vec4 color, vec2 pixel) {
     }
     vec4 o = texelFetch(u_overlay, ivec2(pixel), 0);
     return vec4(mix(color.rgb, o.rgb, o.a), max(color.a, o.a));
+}
+
+// 1: a sample position outside the image is mirrored back into it
+// (edges("mirror")); 0: clamped to the edge pixel (edges("clamp")).
+uniform int u_mirror;
+
+// x reflected into [0, size] at the borders (period 2·size), as
+// CPURenderer.mirror; unchanged when u_mirror is 0.
+float wrapped(float x, float size) {
+    if (u_mirror == 0 || (x >= 0.0 && x <= size)) {
+        return x;
+    }
+    float r = mod(x, 2.0 * size);
+    return r > size ? 2.0 * size - r : r;
+}
+
+// The source at the source-image point p: bilinear on premultiplied values
+// (colour × alpha), divided by the filtered alpha again, so no colour hidden
+// under a fully transparent pixel bleeds into a visible one; where the
+// filtered alpha rounds to 0 in 8 bits, the straight filtered colour
+// (nothing is visible there). The
+// four texels are fetched and weighted here, exactly as CPURenderer.sample
+// does, rather than by the texture unit (which filters straight values).
+vec4 sampleSource(vec2 p) {
+    ivec2 size = textureSize(u_source, 0);
+    vec2 s = vec2(size);
+    // Source-image pixels to the sampled texture's pixels (it is smaller
+    // than the image when the output is downscaled).
+    vec2 q = p * u_invSourceSize * s;
+    q = vec2(wrapped(q.x, s.x), wrapped(q.y, s.y));
+    vec2 f = clamp(q - 0.5, vec2(0.0), s - 1.0);
+    ivec2 i0 = ivec2(floor(f));
+    ivec2 i1 = min(i0 + 1, size - 1);
+    vec2 a = f - vec2(i0);
+    vec4 c00 = texelFetch(u_source, i0, 0);
+    vec4 c10 = texelFetch(u_source, ivec2(i1.x, i0.y), 0);
+    vec4 c01 = texelFetch(u_source, ivec2(i0.x, i1.y), 0);
+    vec4 c11 = texelFetch(u_source, i1, 0);
+    vec4 pm = mix(mix(vec4(c00.rgb * c00.a, c00.a), vec4(c10.rgb * c10.a, c10.a), a.x),
+                  mix(vec4(c01.rgb * c01.a, c01.a), vec4(c11.rgb * c11.a, c11.a), a.x), a.y);
+    if (pm.a >= 0.5 / 255.0) {
+        return vec4(pm.rgb / pm.a, pm.a);
+    }
+    return vec4(mix(mix(c00.rgb, c10.rgb, a.x), mix(c01.rgb, c11.rgb, a.x), a.y), 0.0);
 }
 
 """#

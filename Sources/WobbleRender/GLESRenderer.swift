@@ -24,8 +24,11 @@ import WobbleCore
 ///
 /// The source texture is the image itself, or, for an output smaller than
 /// it, the image area-averaged to the output size (`AreaFilter`, as the CPU
-/// reference); it wraps with GL_MIRRORED_REPEAT for `edges("mirror")` and
-/// GL_CLAMP_TO_EDGE for `edges("clamp")`.
+/// reference). The shaders fetch its four texels around a sample position
+/// and filter them on premultiplied values (colour × alpha), divided by alpha
+/// again, mirroring or clamping the position themselves (`edges`), exactly
+/// as the reference does: the texture unit's own filter works on straight
+/// values and would let colour hidden under transparent pixels bleed.
 ///
 /// The SPEC §5 math is split by what it depends on. The shape-only part,
 /// `d/R` and `R` per output pixel of the region's box and with it which
@@ -59,7 +62,7 @@ public final class GLESRenderer: FrameRenderer {
     let gl: Resources
     /// Geometry textures by shape (the mapping is the renderer's), nil for
     /// a shape that moves no pixel, with the last frame that used them.
-    private var geometries: [RegionShape: (geometry: GeometryTexture?, lastUsed: Int)] = [:]
+    private var geometries: [GeometryKey: (geometry: GeometryTexture?, lastUsed: Int)] = [:]
     private var geometryBytes = 0
     var frameNumber = 0
     /// What `present` drew into the window last: the boxes it drew regions
@@ -187,7 +190,7 @@ public final class GLESRenderer: FrameRenderer {
             // As the reference: no peak or no swing, no offset, and the
             // pixel goes to the next region (decided here, exactly).
             guard region.peak > 0, region.swing != 0,
-                  let geometry = try geometry(for: region.shape, frame: now) else { continue }
+                  let geometry = try geometry(for: region.shape, pin: region.pin, frame: now) else { continue }
             draws.append((geometry, region))
         }
         return draws
@@ -238,15 +241,17 @@ public final class GLESRenderer: FrameRenderer {
         }
     }
 
-    /// The geometry texture of `shape`, computed and uploaded on first use.
-    func geometry(for shape: RegionShape, frame: Int) throws -> GeometryTexture? {
-        if let cached = geometries[shape] {
-            geometries[shape] = (cached.geometry, frame)
+    /// The geometry texture of `shape` (with `pin`'s coordinate), computed
+    /// and uploaded on first use.
+    func geometry(for shape: RegionShape, pin: PinSide?, frame: Int) throws -> GeometryTexture? {
+        let key = GeometryKey(shape: shape, pin: pin)
+        if let cached = geometries[key] {
+            geometries[key] = (cached.geometry, frame)
             return cached.geometry
         }
-        let geometry = RegionGeometry(shape: shape, mapping: mapping)
+        let geometry = RegionGeometry(shape: shape, mapping: mapping, pin: pin)
         let texture = geometry.isEmpty ? nil : try GeometryTexture(geometry, context: context)
-        geometries[shape] = (texture, frame)
+        geometries[key] = (texture, frame)
         geometryBytes += texture?.byteCount ?? 0
         return texture
     }
@@ -256,12 +261,18 @@ public final class GLESRenderer: FrameRenderer {
     /// textures delete themselves in their own `withCurrent`.
     func evictGeometries(keeping now: Int) {
         guard geometryBytes > GLESRenderer.geometryBudget else { return }
-        for (shape, entry) in geometries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+        for (key, entry) in geometries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
             guard geometryBytes > GLESRenderer.geometryBudget, entry.lastUsed < now else { break }
             geometryBytes -= entry.geometry?.byteCount ?? 0
-            geometries[shape] = nil
+            geometries[key] = nil
         }
     }
+}
+
+/// What a geometry texture depends on: the shape and the pinned side.
+struct GeometryKey: Hashable {
+    var shape: RegionShape
+    var pin: PinSide?
 }
 
 /// A `RegionGeometry` uploaded as an RGBA32F texture, with its borderline
@@ -272,6 +283,8 @@ final class GeometryTexture {
     let byteCount: Int
     private let values: [Float]
     private let borderline: [(index: Int, d: Double, r: Double)]
+    /// The pinned side of the geometry (its fourth channel is `σ`).
+    let pin: PinSide?
     /// Whether each borderline texel is uploaded as moving.
     private var uploaded: [Bool]
     private var settledPeak: Double?
@@ -286,6 +299,7 @@ final class GeometryTexture {
         byteCount = geometry.byteCount
         values = geometry.values
         borderline = geometry.borderline
+        pin = geometry.pin
         uploaded = Array(repeating: true, count: geometry.borderline.count)
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
@@ -308,7 +322,8 @@ final class GeometryTexture {
         settledPeak = peak
         let zero = [Float](repeating: 0, count: RegionGeometry.channels)
         for (k, b) in borderline.enumerated() {
-            let moves = RegionGeometry.moves(b, peak: peak)
+            let sigma = Double(values[b.index * RegionGeometry.channels + 3])
+            let moves = RegionGeometry.moves(b, peak: peak, pin: pin, sigma: sigma)
             guard moves != uploaded[k] else { continue }
             uploaded[k] = moves
             let n = RegionGeometry.channels
@@ -372,6 +387,7 @@ final class Resources {
     let peak: GLint
     let direction: GLint
     let swing: GLint
+    let pinned: GLint
 
     static func integer(_ name: Int32) -> Int {
         var v: GLint = 0
@@ -447,6 +463,7 @@ final class Resources {
             // Set by `use` for each placement (looked up here: a missing one is an error now).
             for name in ["u_viewport", "u_place", "u_withOverlay"] { _ = try program.location(name) }
             if usesField { glUniform1i(try program.location("u_geometry"), 1) }
+            glUniform1i(try program.location("u_mirror"), 0)
             if program === resolve { glUniform1i(try program.location("u_offset"), 2) }
             glUniform2f(try program.location("u_scale"), Float(m.scaleX), Float(m.scaleY))
             glUniform2f(try program.location("u_invSourceSize"), invSource.0, invSource.1)
@@ -459,6 +476,7 @@ final class Resources {
         peak = try wobble.location("u_peak")
         direction = try wobble.location("u_direction")
         swing = try wobble.location("u_swing")
+        pinned = try wobble.location("u_pinned")
         // Draw the still image once.
         let still = Placement(framebuffer: stillFramebuffer.name, viewportWidth: m.outputWidth, viewportHeight: m.outputHeight)
         beginFrame(still)
@@ -567,15 +585,16 @@ final class Resources {
         return (target.0, target.1, nil)
     }
 
-    /// Sets the source's wrap mode for `edges` (mirror: GL_MIRRORED_REPEAT).
+    /// Sets how the shaders read a sample position outside the image for
+    /// `edges` (`u_mirror`: they fetch and weight the texels themselves, see
+    /// `sampleSource` in `Shaders/common.glsl`).
     func setEdges(_ mode: EdgeMode) {
         guard mode != edges else { return }
         edges = mode
-        let wrap = mode == .mirror ? GL_MIRRORED_REPEAT : GL_CLAMP_TO_EDGE
-        glActiveTexture(GLenum(GL_TEXTURE0))
-        glBindTexture(GLenum(GL_TEXTURE_2D), sourceTexture.name)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), wrap)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), wrap)
+        for program in [copy, wobble, resolve] {
+            glUseProgram(program.name)
+            glUniform1i((try? program.location("u_mirror")) ?? -1, mode == .mirror ? 1 : 0)
+        }
     }
 
     /// overlap("sum") of regions whose boxes meet: every region adds its
@@ -630,6 +649,7 @@ final class Resources {
         glUniform1f(peak, Float(region.peak))
         glUniform2f(direction, Float(region.direction.x), Float(region.direction.y))
         glUniform1f(swing, Float(region.swing))
+        glUniform1i(pinned, geometry.pin == nil ? 0 : 1)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 

@@ -32,7 +32,7 @@ struct RegionGeometry {
     let height: Int
     /// Per pixel of the box, rows top to bottom, `channels` floats: `d/R` in
     /// `[0, 1)`, `R > 0` and `θ = acos(d/R)` (in doubles) where the region
-    /// moves the pixel, then 0; all 0 where it does not (outside, on the
+    /// moves the pixel, then `σ` for a pinned region (else 0); all 0 where it does not (outside, on the
     /// boundary, no boundary hit). At the center itself (`d = 0`,
     /// displacement `M` unlimited) `(0, 1, π/2, 0)`.
     let values: [Float]
@@ -47,10 +47,16 @@ struct RegionGeometry {
     /// to 0 in doubles (it is about `(R − d)·4M/(πR)` there).
     static let borderlineBand = 1e-6
 
+    /// The pinned side the fourth channel is for (nil: no pin, channel 0).
+    let pin: PinSide?
+
     /// Whether the reference moves borderline pixel `b` for peak `peak`:
-    /// `RegionShape.displacement(at:peak:) > 0`, from the same `d` and `R`.
-    static func moves(_ b: (index: Int, d: Double, r: Double), peak: Double) -> Bool {
-        peak > 0 && RegionShape.hemisphere(d: b.d, r: b.r, peak: peak) > 0
+    /// `RegionShape.displacement(at:peak:pin:) > 0`, from the same `d` and
+    /// `R` (and `σ`, `sigma`, for a pin).
+    static func moves(_ b: (index: Int, d: Double, r: Double), peak: Double, pin: PinSide? = nil, sigma: Double = 0) -> Bool {
+        guard peak > 0 else { return false }
+        if pin != nil { return RegionShape.pinned(ratio: b.d / b.r, sigma: sigma, r: b.r, peak: peak) > 0 }
+        return RegionShape.hemisphere(d: b.d, r: b.r, peak: peak) > 0
     }
 
     var isEmpty: Bool { width == 0 || height == 0 }
@@ -67,13 +73,16 @@ struct RegionGeometry {
         return (max(Float(d / r), Float.leastNormalMagnitude), Float(r), Float(acos(min(max(d / r, 0), 1))))
     }
 
-    init(shape: RegionShape, mapping m: OutputMapping) {
+    /// The geometry of `shape` under `m`; with `pin`, the fourth channel
+    /// holds `σ` (`RegionShape.pinCoordinate`) for its axis.
+    init(shape: RegionShape, mapping m: OutputMapping, pin: PinSide? = nil) {
         let b = shape.bbox
+        let axis = pin.flatMap { shape.pinAxis($0) }
         // The output pixels whose source point may lie in the bbox (as
         // CPURenderer bounds them); each is tested exactly below.
         let (i0, i1, j0, j1) = m.pixelBounds(covering: b)
-        guard shape.canMove, i0 <= i1, j0 <= j1, b.minX.isFinite, b.maxY.isFinite else {
-            self.init(empty: ())
+        guard shape.canMove, i0 <= i1, j0 <= j1, b.minX.isFinite, b.maxY.isFinite, pin == nil || axis != nil else {
+            self.init(empty: (), pin: pin)
             return
         }
         let w = i1 - i0 + 1, h = j1 - j0 + 1
@@ -99,6 +108,9 @@ struct RegionGeometry {
                             out[(j * w + i) * n] = e.ratio
                             out[(j * w + i) * n + 1] = e.r
                             out[(j * w + i) * n + 2] = e.theta
+                            if let axis {
+                                out[(j * w + i) * n + 3] = Float(RegionShape.pinCoordinate(p, center: shape.center, axis: axis, r: r))
+                            }
                             if d > 0, r - d <= RegionGeometry.borderlineBand * r { edgesOut[c].append((i, j, d, r)) }
                         }
                     }
@@ -114,7 +126,7 @@ struct RegionGeometry {
             }
         }
         guard minI <= maxI else {
-            self.init(empty: ())
+            self.init(empty: (), pin: pin)
             return
         }
         let cw = maxI - minI + 1, ch = maxJ - minJ + 1
@@ -122,11 +134,12 @@ struct RegionGeometry {
         cropped.reserveCapacity(cw * ch * n)
         for j in minJ ... maxJ { cropped.append(contentsOf: full[((j * w + minI) * n) ..< ((j * w + maxI + 1) * n)]) }
         let borderline = edges.joined().map { e in ((e.j - minJ) * cw + (e.i - minI), e.d, e.r) }
-        self.init(x0: i0 + minI, y0: j0 + minJ, width: cw, height: ch, values: cropped, borderline: borderline)
+        self.init(x0: i0 + minI, y0: j0 + minJ, width: cw, height: ch, values: cropped, borderline: borderline, pin: pin)
     }
 
     private init(x0: Int, y0: Int, width: Int, height: Int, values: [Float],
-                 borderline: [(index: Int, d: Double, r: Double)]) {
+                 borderline: [(index: Int, d: Double, r: Double)], pin: PinSide?) {
+        self.pin = pin
         self.x0 = x0
         self.y0 = y0
         self.width = width
@@ -135,7 +148,7 @@ struct RegionGeometry {
         self.borderline = borderline
     }
 
-    private init(empty: ()) {
-        self.init(x0: 0, y0: 0, width: 0, height: 0, values: [], borderline: [])
+    private init(empty: (), pin: PinSide?) {
+        self.init(x0: 0, y0: 0, width: 0, height: 0, values: [], borderline: [], pin: pin)
     }
 }

@@ -56,7 +56,7 @@ public enum LuaAPIDoc {
                  "Starts a wobble now on one model (handle or 1-based index) or on every live model (nil)."),
         Function("touch", [Parameter("x0", "number"), Parameter("y0", "number"), Parameter("x1", "number"), Parameter("y1", "number")],
                  returns: ["wobble.Wobble?"],
-                 "A drag from (x0, y0) to (x1, y1): the first live model containing the start point wobbles along it."),
+                 "A drag from (x0, y0) to (x1, y1): the innermost live model containing the start point (smallest corner area, first on a tie) wobbles along it."),
         Function("enableMotion", [Parameter("trace", "string", optional: true)],
                  "Switches the accelerometer on; a CSV trace (t, ax, ay) plays on the virtual clock."),
         Function("shake", [Parameter("ax", "number"), Parameter("ay", "number")],
@@ -66,6 +66,8 @@ public enum LuaAPIDoc {
                  "How overlapping regions combine, for the whole clip (before the first frame)."),
         Function("edges", [Parameter("mode", "\"mirror\"|\"clamp\"")],
                  "What samples outside the image read, for the whole clip (before the first frame)."),
+        Function("loop", [],
+                 "The clip becomes one period of an endless loop: it keeps moving and its last frame flows into the first (before the first frame)."),
         Function("overlay", [Parameter("on", "boolean")], "Draws the control layer over the following frames."),
         Function("wait", [Parameter("seconds", "number")], "Advances the virtual clock, recording frames."),
         Function("time", [], returns: ["number"], "The virtual time in seconds."),
@@ -116,6 +118,7 @@ public enum LuaAPIDoc {
         ---@field damping? number
         ---@field threshold? number
         ---@field strength? number
+        ---@field pin? "bottom"|"top"|"left"|"right"
 
         ---@class wobble.Sketch
         ---@field lt wobble.Point
@@ -129,6 +132,7 @@ public enum LuaAPIDoc {
         ---@field damping number
         ---@field threshold number
         ---@field strength number
+        ---@field pin? "bottom"|"top"|"left"|"right"
         local Sketch = {}
 
         """

@@ -1,7 +1,7 @@
 import WobbleCore
 
 /// The scene and its clock: `image`, `size`, `fps`, `output`, `overlap`,
-/// `edges`, `overlay`, `wait`, `time`, `untilStill`.
+/// `edges`, `loop`, `overlay`, `wait`, `time`, `untilStill`.
 extension ScriptSession {
     static let sceneAPI: [HostFunction] = [
         HostFunction("image") { s, a in try s.image(a) },
@@ -10,6 +10,7 @@ extension ScriptSession {
         HostFunction("output") { s, a in try s.output(a) },
         HostFunction("overlap") { s, a in try s.scene.setOverlap(try a.choice(1, name: "mode")); return 0 },
         HostFunction("edges") { s, a in try s.scene.setEdges(try a.choice(1, name: "mode")); return 0 },
+        HostFunction("loop") { s, _ in try s.scene.setLoop(); return 0 },
         HostFunction("overlay") { s, a in s.scene.overlay = try a.boolean(1); return 0 },
         HostFunction("wait") { s, a in try s.scene.wait(try a.number(1)); return 0 },
         HostFunction("time") { s, a in a.lua.push(s.scene.now); return 1 },

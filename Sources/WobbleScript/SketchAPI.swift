@@ -52,9 +52,9 @@ extension ScriptSession {
     /// The rectangle shorthand of `addSketch{x =, y =, w =, h =}`.
     static let rectKeys = ["x", "y", "w", "h"]
     /// Keys of `addSketch{...}`.
-    static let sketchKeys = sketchCorners.map(\.name) + ["center"] + rectKeys + ["motion"] + sketchParameters.map(\.name)
+    static let sketchKeys = sketchCorners.map(\.name) + ["center"] + rectKeys + ["motion"] + sketchParameters.map(\.name) + ["pin"]
     /// Fields of sketch handles.
-    static let sketchFields = sketchCorners.map(\.name) + ["center", "motion"] + sketchParameters.map(\.name)
+    static let sketchFields = sketchCorners.map(\.name) + ["center", "motion"] + sketchParameters.map(\.name) + ["pin"]
     /// Methods of sketch handles, for messages.
     static let sketchMethodNames = sketchAPI.filter { $0.role == .sketchMethod }.map(\.name)
 
@@ -110,6 +110,7 @@ extension ScriptSession {
                 if let v = try r.number(1, p.name) { p.set(&parameters, v) }
             }
             if let problem = parameters.validationError() { throw SceneError("addSketch", problem) }
+            parameters.pin = try r.choice(1, "pin", of: PinSide.self)
         }
         let ordinal = sketchCalls.count
         let position = lua.callerPosition()
@@ -117,6 +118,10 @@ extension ScriptSession {
         sketchCalls.append(SketchCall(source: position?.source, line: position?.line, points: own))
         let p = options.sketchOverrides[ordinal] ?? own
         let line = position.flatMap { $0.source == "@" + options.scriptPath ? $0.line : nil }
+        if let pin = parameters.pin,
+           let problem = RegionShape(lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: p.center ?? .zero).pinProblem(pin) {
+            throw SceneError("addSketch", problem)
+        }
         let s = scene.addSketch(lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: p.center, parameters: parameters,
                                 origin: SketchOrigin(.call(ordinal), line: line))
         pushSketch(lua, s)
@@ -174,6 +179,8 @@ extension ScriptSession {
             lua.push(s.center)
         } else if key == "motion" {
             lua.push(s.parameters.motion.rawValue)
+        } else if key == "pin" {
+            if let pin = s.parameters.pin { lua.push(pin.rawValue) } else { lua.pushNil() }
         } else if let p = ScriptSession.sketchParameters.first(where: { $0.name == key }) {
             lua.push(p.get(s.parameters))
         } else {
@@ -206,6 +213,10 @@ extension ScriptSession {
                 p.threshold = WobbleParameters.defaultThreshold(p.motion)
             }
             s.parameters = p
+        } else if key == "pin" {
+            let pin: PinSide? = a.isNil(3) ? nil : try r.choice(3, name: key)
+            if let pin, let problem = s.shape.pinProblem(pin) { throw SceneError("sketch", problem) }
+            s.parameters.pin = pin
         } else if let field = ScriptSession.sketchParameters.first(where: { $0.name == key }) {
             guard let v = lua.number(3) else {
                 throw SceneError("sketch", "\(key) must be a number, got \(describe(lua, 3))")

@@ -12,11 +12,18 @@ struct WobbleField: Sendable {
 /// fields are listed once, in `wobbleFieldTable`.
 extension ScriptSession {
     static let wobbleAPI: [HostFunction] = [
-        HostFunction("prepare") { s, a in s.prepare(a) },
+        HostFunction("prepare") { s, a in
+            if let e = s.scene.loopProblem("prepare") { throw e }
+            return s.prepare(a)
+        },
         HostFunction("wobbleModels") { s, a in s.wobbleModels(a) },
         HostFunction("impulse") { s, a in try s.impulse(a) },
         HostFunction("touch") { s, a in try s.touch(a) },
-        HostFunction("reset") { s, _ in s.scene.reset(); return 0 },
+        HostFunction("reset") { s, _ in
+            if let e = s.scene.loopProblem("reset") { throw e }
+            s.scene.reset()
+            return 0
+        },
         HostFunction("__index", .wobbleMeta, messageName: "wobble") { s, a in try s.wobbleIndex(a) },
         HostFunction("__newindex", .wobbleMeta, messageName: "wobble") { _, a in
             throw SceneError("wobble", "wobble handles are read-only (field \(describeKey(a.lua, 2)))")

@@ -14,6 +14,8 @@ final class RunReport {
     var output: String?
     /// True when every model rests at the end of the clip.
     var still: Bool?
+    /// True when the scene loops (`loop()`).
+    var loop: Bool?
     var warnings: [String] = []
     var error: String?
     /// `--json` given: print the object at the end.
@@ -52,6 +54,7 @@ final class RunReport {
             "\"width\":\(n(width))", "\"height\":\(n(height))",
             "\"output\":\(output.map(RunReport.quote) ?? "null")",
             "\"still\":\(still.map { $0 ? "true" : "false" } ?? "null")",
+            "\"loop\":\(loop.map { $0 ? "true" : "false" } ?? "null")",
             "\"warnings\":[\(warnings.map(RunReport.quote).joined(separator: ","))]",
         ]
         if let error { fields.append("\"error\":\(RunReport.quote(error))") }

@@ -122,7 +122,8 @@ struct Runner {
         report.duration = clip.duration
         let still = ClipWarnings.isStill(clip)
         report.still = still
-        for w in result.warnings + ClipWarnings.of(clip) { report.warn(w) }
+        report.loop = clip.loop != nil
+        for w in result.warnings + ClipWarnings.of(clip) + (clip.loop?.warnings ?? []) { report.warn(w) }
         guard selection.count <= o.maxFrames else {
             throw RunError("\(Runner.describe(frames: o.frames ?? selection)) selects \(selection.count) frames, more than --max-frames \(o.maxFrames)")
         }
@@ -144,7 +145,8 @@ struct Runner {
             if clip.fps > 50 {
                 report.warn("\(CommandLine_.fmt(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
             }
-            if o.loop != -1 && !still && o.frames == nil { report.warn(ClipWarnings.loopJump(clip)) }
+            // A loop() clip flows from its last frame into its first.
+            if o.loop != -1 && !still && o.frames == nil && clip.loop == nil { report.warn(ClipWarnings.loopJump(clip)) }
         }
         if o.check {
             try plan.validate(frames)

@@ -5,6 +5,8 @@ import WobbleCore
 enum ClipWarnings {
     /// True when every model rests at the end of the clip.
     static func isStill(_ clip: Clip) -> Bool {
+        // A loop rests only when nothing in it ever moves.
+        if clip.loop != nil { return (0 ..< clip.frameCount).allSatisfy { clip.frame($0).regions.isEmpty } }
         let end = clip.timeline.snapshot(at: clip.duration)
         return end.models.allSatisfy { m in
             m.kicks.isEmpty || !m.shape.canMove || m.parameters.model.restTime(m.kicks) <= clip.duration + 1e-6

@@ -95,6 +95,25 @@ final class SceneTests: XCTestCase {
         XCTAssertTrue(try s.touch(from: Point(140, 50), to: Point(150, 50)) === ms[1])
     }
 
+    func testTouchHitsTheInnermostContainingModel() throws {
+        let s = makeScene()
+        // A whole body, a head inside it (prepared after), a second body of the same area.
+        s.addSketch(lt: Point(0, 0), rt: Point(100, 0), rb: Point(100, 100), lb: Point(0, 100))
+        s.addSketch(lt: Point(30, 30), rt: Point(60, 30), rb: Point(60, 60), lb: Point(30, 60))
+        s.addSketch(lt: Point(10, 0), rt: Point(110, 0), rb: Point(110, 100), lb: Point(10, 100))
+        let ms = s.prepare()
+        XCTAssertTrue(try s.touch(from: Point(45, 45), to: Point(50, 45)) === ms[1], "the head, not the body around it")
+        XCTAssertEqual(ms[1].state(at: s.now).amplitude, 1)
+        XCTAssertEqual(ms[0].state(at: s.now).amplitude, 0)
+        XCTAssertEqual(ms[2].state(at: s.now).amplitude, 0)
+        // Outside the head: the two bodies tie on area, the first wins.
+        XCTAssertTrue(try s.touch(from: Point(20, 80), to: Point(20, 90)) === ms[0])
+        XCTAssertEqual(ms[2].state(at: s.now).amplitude, 0)
+        XCTAssertEqual(RegionShape.innermost(ms.map(\.shape), containing: Point(105, 50)), 2)
+        XCTAssertNil(RegionShape.innermost(ms.map(\.shape), containing: Point(150, 50)))
+        XCTAssertEqual(ms[1].shape.cornerArea, 900)
+    }
+
     func testShake() throws {
         let s = makeScene()
         s.addSketch()

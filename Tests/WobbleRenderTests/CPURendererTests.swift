@@ -90,7 +90,13 @@ final class CPURendererTests: XCTestCase {
         let q = p + (ra.offset(at: p) ?? .zero) + (rb.offset(at: p) ?? .zero)
         XCTAssertGreaterThan(abs(q.x - p.x), 0.5)
         XCTAssertGreaterThan(abs(q.y - p.y), 0.5)
-        let expected = (q.x - 0.5) * 255 / 63, expectedG = (q.y - 0.5) * 255 / 47
+        // Red and alpha depend on x only: the premultiplied bilinear sample of
+        // red weights the two columns by their alpha (a transparent column
+        // gives no colour).
+        let fx = q.x - 0.5, x0 = Int(fx.rounded(.down)), ax = fx - Double(x0)
+        let w0 = (1 - ax) * Double(img.pixel(x0, 0).a), w1 = ax * Double(img.pixel(x0 + 1, 0).a)
+        let expected = (w0 * Double(img.pixel(x0, 0).r) + w1 * Double(img.pixel(x0 + 1, 0).r)) / (w0 + w1)
+        let expectedG = (q.y - 0.5) * 255 / 47
         XCTAssertEqual(Double(sum.pixel(30, 24).r), expected, accuracy: 2.5)
         XCTAssertEqual(Double(sum.pixel(30, 24).g), expectedG, accuracy: 2.5)
     }

@@ -133,11 +133,16 @@ enum Reference {
         let u = p.x - 0.5, v = p.y - 0.5
         let i0 = Int(u.rounded(.down)), j0 = Int(v.rounded(.down))
         let fx = u - Double(i0), fy = v - Double(j0)
-        var out = [0.0, 0, 0, 0]
+        // On premultiplied values, divided by the alpha again (straight
+        // where the alpha rounds to 0: nothing is visible there).
+        var out = [0.0, 0, 0, 0], premultiplied = [0.0, 0, 0]
         for (di, dj, w) in [(0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)] {
             let i = wrap(i0 + di, img.width), j = wrap(j0 + dj, img.height)
+            let a = Double(img.pixels[(j * img.width + i) * 4 + 3])
             for c in 0 ..< 4 { out[c] += w * Double(img.pixels[(j * img.width + i) * 4 + c]) }
+            for c in 0 ..< 3 { premultiplied[c] += w * a * Double(img.pixels[(j * img.width + i) * 4 + c]) }
         }
+        if out[3] >= 0.5 { for c in 0 ..< 3 { out[c] = premultiplied[c] / out[3] } }
         return out
     }
 
@@ -169,14 +174,18 @@ enum Reference {
         for j in 0 ..< h {
             for i in 0 ..< w {
                 let x0 = Double(i) * sx, x1 = x0 + sx, y0 = Double(j) * sy, y1 = y0 + sy
-                var acc = [0.0, 0, 0, 0]
+                var acc = [0.0, 0, 0, 0], premultiplied = [0.0, 0, 0]
                 for y in Int(y0) ..< min(img.height, Int(y1.rounded(.up))) {
                     let wy = min(y1, Double(y + 1)) - max(y0, Double(y))
                     for x in Int(x0) ..< min(img.width, Int(x1.rounded(.up))) {
                         let wx = min(x1, Double(x + 1)) - max(x0, Double(x))
+                        let a = Double(img.pixels[(y * img.width + x) * 4 + 3])
                         for c in 0 ..< 4 { acc[c] += wx * wy * Double(img.pixels[(y * img.width + x) * 4 + c]) }
+                        for c in 0 ..< 3 { premultiplied[c] += wx * wy * a * Double(img.pixels[(y * img.width + x) * 4 + c]) }
                     }
                 }
+                // Premultiplied: colour × alpha averaged, divided by the averaged alpha.
+                if acc[3] / (sx * sy) >= 0.5 { for c in 0 ..< 3 { acc[c] = premultiplied[c] / acc[3] * (sx * sy) } }
                 for c in 0 ..< 4 { out.pixels[(j * w + i) * 4 + c] = UInt8(min(max((acc[c] / (sx * sy)).rounded(), 0), 255)) }
             }
         }

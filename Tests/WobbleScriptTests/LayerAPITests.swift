@@ -27,7 +27,7 @@ final class LayerAPITests: XCTestCase {
 
     func testAddSketchErrors() {
         let f = SceneFixture()
-        let valid = "lt, rt, rb, lb, center, x, y, w, h, motion, duration, decay, damping, threshold, strength"
+        let valid = "lt, rt, rb, lb, center, x, y, w, h, motion, duration, decay, damping, threshold, strength, pin"
         let cases: [(String, String)] = [
             ("addSketch(5)", "bad argument #1 to 'addSketch' (table expected, got number)"),
             ("addSketch{widht = 3}", "addSketch: unknown key 'widht' (valid: \(valid))"),
@@ -122,11 +122,11 @@ final class LayerAPITests: XCTestCase {
         let cases: [(String, String)] = [
             ("s.lt = 5", "sketch: lt must be a point {x, y} or {x = .., y = ..}, got number"),
             ("s.lt = {1, 0/0}", "sketch: lt[2] must be a finite number, got nan"),
-            ("s.widht = 1", "sketch: no field 'widht' (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength)"),
-            ("s[1] = 1", "sketch: no field [1] (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength)"),
+            ("s.widht = 1", "sketch: no field 'widht' (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength, pin)"),
+            ("s[1] = 1", "sketch: no field [1] (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength, pin)"),
             ("s.decay = 2", "sketch: decay must be a number in [0, 1]"),
             ("s.decay = 'x'", "sketch: decay must be a number, got string"),
-            ("local x = s.centre", "sketch: no field 'centre' (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength;"
+            ("local x = s.centre", "sketch: no field 'centre' (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength, pin;"
                 + " methods: topLineCenter, leftLineCenter, bottomLineCenter, rightLineCenter, contains)"),
             ("s:contains('a', 1)", "bad argument #1 to 'contains' (number expected, got string)"),
             ("s:contains(1, 0/0)", "bad argument #2 to 'contains' (finite number expected, got nan)"),
@@ -258,6 +258,18 @@ final class LayerAPITests: XCTestCase {
             """)
         XCTAssertEqual(f.message("touch(1, 2, 3)"), "scene.lua:1: bad argument #4 to 'touch' (number expected, got no value)")
         XCTAssertEqual(f.message("touch(1, 2, 3, 0/0)"), "scene.lua:1: touch: coordinates must be finite numbers")
+    }
+
+    func testTouchHitsTheInnermostRegion() throws {
+        let f = SceneFixture()
+        try f.run(withImage + """
+            local body = addSketch{x = 0, y = 0, w = 200, h = 200}
+            local head = addSketch{x = 50, y = 50, w = 60, h = 60}
+            local ws = prepare()
+            assert(touch(80, 80, 80, 90) == ws[2])              -- inside the head: the head
+            assert(ws[2].amplitude == 1 and ws[1].amplitude == 0)
+            assert(touch(100, 160, 110, 160) == ws[1])          -- the body outside the head
+            """)
     }
 
     func testShakeRequiresEnableMotion() throws {

@@ -93,4 +93,30 @@ final class MotionAPITests: XCTestCase {
         XCTAssertEqual(r.clip.frame(2).overlap, .first)
         XCTAssertEqual(r.clip.frame(2).edges, .clamp)
     }
+
+    func testPinsInBothModelsAndTheirErrors() throws {
+        let r = try f.run(withImage + """
+            local a = addSketch{x = 10, y = 10, w = 40, h = 80, pin = "bottom"}
+            local b = addSketch{x = 60, y = 10, w = 40, h = 80, motion = "spring", pin = "left"}
+            local c = addSketch{x = 110, y = 10, w = 40, h = 80}
+            assert(a.pin == "bottom" and b.pin == "left" and c.pin == nil)
+            c.pin = "top"
+            assert(c.pin == "top")
+            c.pin = nil
+            assert(c.pin == nil)
+            prepare()
+            impulse(nil, 1, 0)
+            wait(0.2)
+            """)
+        XCTAssertEqual(r.clip.timeline.snapshot(at: 0).models.map(\.parameters.pin), [.bottom, .left, nil])
+        XCTAssertEqual(r.clip.frame(3).regions.map(\.pin), [.bottom, .left, nil])
+        XCTAssertEqual(f.message(withImage + "addSketch{x = 0, y = 0, w = 10, h = 10, pin = \"middle\"}"),
+                       "scene.lua:2: addSketch: pin must be \"bottom\", \"top\", \"left\" or \"right\" (got \"middle\")")
+        XCTAssertEqual(f.message(withImage + "addSketch{x = 0, y = 0, w = 10, h = 10, pin = 1}"),
+                       "scene.lua:2: addSketch: pin must be \"bottom\", \"top\", \"left\" or \"right\" (got number)")
+        XCTAssertEqual(f.message(withImage + "addSketch{lt = {0, 0}, rt = {40, 0}, rb = {20, 50}, lb = {20, 50}, pin = \"bottom\"}"),
+                       "scene.lua:2: addSketch: pin = \"bottom\" needs a bottom side, but lb and rb are the same point")
+        XCTAssertEqual(f.message(withImage + "local s = addSketch{lt = {0, 0}, rt = {0, 0}, rb = {20, 50}, lb = {0, 50}}\ns.pin = \"top\""),
+                       "scene.lua:3: sketch: pin = \"top\" needs a top side, but lt and rt are the same point")
+    }
 }

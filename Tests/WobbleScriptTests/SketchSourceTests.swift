@@ -61,6 +61,15 @@ final class SketchSourceTests: XCTestCase {
         try XCTAssertNil(LuaSyntax.problem(Array(last.utf8), name: "t.lua"))
     }
 
+    func testAPinKeyIsKeptWhenTheShorthandBecomesCorners() throws {
+        let text = "local rocket = addSketch{x = 10, y = 20, w = 30, h = 40, pin = \"bottom\", motion = \"spring\"}\n"
+        XCTAssertNil(SketchSource.problem(src(text).calls[0]))
+        var new = rect(10, 20, 30, 40)
+        new.rb = Point(45, 66)
+        let out = try rewrite(text, old: rect(10, 20, 30, 40), new: new)
+        XCTAssertEqual(out, "local rocket = addSketch{lt = {10, 20}, rt = {40, 20}, rb = {45, 66}, lb = {10, 60}, pin = \"bottom\", motion = \"spring\"}\n")
+    }
+
     func testCenterKeptOmittedOrAdded() throws {
         // Never set: the corners move, no center is written.
         let a = try rewrite("addSketch{x=0,y=0,w=10,h=10}", old: rect(0, 0, 10, 10), new: rect(5, 0, 5, 10))

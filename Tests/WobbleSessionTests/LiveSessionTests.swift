@@ -28,6 +28,38 @@ final class LiveSessionTests: SessionTestCase {
         XCTAssertTrue(s.inputs.contains { $0.hasSuffix("img.png") })
     }
 
+    static let nested = """
+    image("img.png")
+    addSketch{x = 2, y = 2, w = 36, h = 26}
+    addSketch{x = 14, y = 10, w = 12, h = 10}
+    prepare()
+    wait(0.5)
+    """
+
+    /// A poke inside a region drawn inside another moves the inner one only,
+    /// and the take written from it replays the same frames.
+    func testAPokeInsideANestedRegionMovesTheInnerOneAndTheTakeAgrees() throws {
+        let path = try scene(LiveSessionTests.nested)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        let inner = RegionShape(lt: Point(14, 10), rt: Point(26, 10), rb: Point(26, 20), lb: Point(14, 20), center: Point(20, 15))
+        var take = Take()
+        take.events = [(200, .touch(from: Point(20, 15), to: Point(24, 15)))]
+        XCTAssertTrue(s.perform(take.events.map { Take.performed(milliseconds: $0.milliseconds, action: $0.action) }))
+        let moving = (0 ..< (s.clip?.frameCount ?? 0)).compactMap { s.frameState($0) }.filter { !$0.regions.isEmpty }
+        XCTAssertFalse(moving.isEmpty, "the poke moves nothing")
+        for f in moving {
+            XCTAssertEqual(f.regions.map(\.shape), [inner], "frame \(f.index): only the inner region moves")
+        }
+        let written = try take.write(scenePath: path, recordedSeconds: 1, options: s.options)
+        let replay = LiveSession(options: SessionOptions(scenePath: written))
+        XCTAssertTrue(replay.run())
+        XCTAssertEqual(replay.clip?.frameCount, s.clip?.frameCount)
+        for k in 0 ..< (s.clip?.frameCount ?? 0) {
+            XCTAssertEqual(replay.frameState(k), s.frameState(k), "frame \(k)")
+        }
+    }
+
     func testShakeWithoutEnableMotionAndAMiss() throws {
         let s = LiveSession(options: SessionOptions(scenePath: try scene(LiveSessionTests.still)))
         XCTAssertTrue(s.perform([PerformedEvent(time: 0.1, action: .touch(from: Point(1, 1), to: Point(5, 1)))]))

@@ -152,6 +152,38 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(try w.quit(), 0)
     }
 
+    /// A region drawn inside another (the inner one prepared last): a drag
+    /// inside it moves it alone, the outer region around it stays still.
+    func testADragInsideANestedRegionMovesTheInnerOneOnly() throws {
+        let (w, _) = try openStudio("nested", """
+        image("img.png")
+        addSketch{x = 20, y = 10, w = 160, h = 130}
+        addSketch{x = 60, y = 40, w = 60, h = 50}
+        prepare()
+        wait(3)
+        """)
+        var before = w.lineCount
+        try w.key("h", "space", "Home", "Right", "Right")
+        try w.waitForLine(after: before, "frame 2 paused", StudioTests.frameLine(2, paused: true))
+        let still = try w.screenshot()
+        let (ax, ay) = (w.imageArea.x, w.imageArea.y)
+        try w.drag(from: (ax + 90, ay + 65), to: (ax + 115, ay + 55))
+        try w.waitForLine(after: before, "the touch", { $0.hasPrefix("studio: performed touch(") })
+        var moved = false
+        for k in 3...8 {
+            before = w.lineCount
+            try w.key("Right")
+            try w.waitForLine(after: before, "frame \(k)", StudioTests.frameLine(k, paused: true))
+            let shot = try w.screenshot()
+            let outside = agreement(shot, still, tolerance: 2) { x, y in x < 58 || x > 122 || y < 38 || y > 92 }
+            XCTAssertEqual(outside.differing, 0, "frame \(k): pixels outside the inner region changed")
+            let inside = agreement(shot, still, tolerance: 2) { x, y in x > 65 && x < 115 && y > 45 && y < 85 }
+            if inside.differing > 50 { moved = true }
+        }
+        XCTAssertTrue(moved, "the inner region did not move after the drag")
+        XCTAssertEqual(try w.quit(), 0)
+    }
+
     func testEditingTheSceneOnDiskUpdatesTheWindow() throws {
         try startDisplay()
         // A plain light image: the handles' black edges are easy to find.

@@ -1,0 +1,183 @@
+import Foundation
+
+/// One kick of a looping scene's period: an impulse, and whether it is a
+/// shake that passes its gate only while the model's amplitude is below
+/// `Scene.shakeAmplitudeLimit` (judged in the steady state).
+public struct LoopKick: Sendable, Hashable {
+    public var kick: Impulse
+    public var gated: Bool
+
+    public init(_ kick: Impulse, gated: Bool) {
+        self.kick = kick
+        self.gated = gated
+    }
+}
+
+/// The steady state of a looping scene's model (`loop()`): the kicks of one
+/// period `P`, each also acting at `t_i − n·P` for every `n >= 1`. Kicks are
+/// in time order in `[0, P)`; at a time `t` a kick counts as already
+/// happened in this period when it comes before `t` (see `LoopTime`).
+public struct LoopedMotion: Sendable, Equatable {
+    public let parameters: WobbleParameters
+    public let period: Double
+    /// The kicks of one period that act (shakes that fail their gate left
+    /// out), in time order, times in `[0, period)`.
+    public let kicks: [Impulse]
+
+    public init(parameters: WobbleParameters, period: Double, kicks: [Impulse]) {
+        self.parameters = parameters
+        self.period = period
+        self.kicks = kicks
+    }
+
+    /// The reading at clip time `t` (any `t`: reduced modulo the period,
+    /// so frame `N` reads as frame 0).
+    public func reading(at t: Double) -> MotionReading {
+        let p = period
+        var u = t.truncatingRemainder(dividingBy: p)
+        if u < 0 { u += p }
+        if u > p - timeEpsilon { u = 0 }
+        return reading(at: u, happened: { kicks[$0].start <= u + timeEpsilon })
+    }
+
+    /// The reading at `t` in `[0, P)`, with `happened(i)` saying whether
+    /// kick `i` has already acted in this period at `t` (else its last
+    /// occurrence is the previous period's).
+    func reading(at t: Double, happened: (Int) -> Bool) -> MotionReading {
+        guard !kicks.isEmpty else { return .still(direction: .zero, cycleStart: 0) }
+        // τ_i: the time since kick i's latest occurrence, in [0, P].
+        let taus = kicks.indices.map { i in Swift.max(0, t - kicks[i].start + (happened(i) ? 0 : period)) }
+        switch parameters.motion {
+        case .classic:
+            // The last kick at or before t among the repeated ones decides.
+            var last = 0
+            for i in kicks.indices where taus[i] <= taus[last] { last = i }
+            let k = kicks[last]
+            let at = Impulse(start: t - taus[last], direction: k.direction, amplitude: k.amplitude)
+            return ClassicMotion(parameters).reading([at], at: t, preparedAt: 0)
+        case .spring:
+            return springReading(at: t, taus: taus)
+        }
+    }
+
+    /// The spring's steady state. Without a rest, every sum of §5.1 over
+    /// the repetitions `n >= 0` is a geometric series:
+    /// `Σ_n h(τ + nP) = Im(e^{(−Zω + iω_d)τ} / (1 − e^{(−Zω + iω_d)P})) / c` and
+    /// `Σ_n e^{−Zω(τ + nP)} = e^{−Zωτ} / (1 − e^{−ZωP})`. When the steady
+    /// envelope falls below `threshold` before some kick, the model rests
+    /// there every period: the state is then that of the kicks since that
+    /// rest, from rest (`SpringMotion`'s own rules, no series).
+    private func springReading(at t: Double, taus: [Double]) -> MotionReading {
+        let spring = SpringMotion(parameters)
+        let a = spring.decayRate, wd = spring.omegaD, c = spring.c
+        if let anchor = restAnchor(spring) {
+            // The kicks since the rest before `anchor`, oldest first.
+            let since = kicks.indices.filter { taus[$0] <= taus[anchor] + timeEpsilon }
+                .sorted { taus[$0] != taus[$1] ? taus[$0] > taus[$1] : $0 < $1 }
+            var history: [Impulse] = []
+            for i in since {
+                let k = kicks[i]
+                history = spring.adding(Impulse(start: t - taus[i], direction: k.direction, amplitude: k.amplitude), to: history)
+            }
+            return spring.reading(history, at: t, preparedAt: 0)
+        }
+        let q = exp(-a * period)
+        // 1 / (1 − z), z = q·e^{iω_d P}.
+        let zr = 1 - q * cos(wd * period), zi = -q * sin(wd * period)
+        let norm = zr * zr + zi * zi
+        let inv = (re: zr / norm, im: -zi / norm)
+        var s = Point.zero
+        var e = 0.0
+        for (i, k) in kicks.enumerated() {
+            let decay = exp(-a * taus[i])
+            let w = (re: decay * cos(wd * taus[i]), im: decay * sin(wd * taus[i]))
+            let g = (w.re * inv.im + w.im * inv.re) / c
+            s = s + k.direction * (k.amplitude * g)
+            e += k.amplitude * decay
+        }
+        e /= c * (1 - q)
+        let len = s.length
+        let start = t - (taus.min() ?? 0)
+        guard e > 0, len > 0, len.isFinite else {
+            return MotionReading(amplitude: e, direction: .zero, cycleStart: start, level: 0, swing: 0, offsetDirection: .zero)
+        }
+        let unit = s / len
+        return MotionReading(amplitude: e, direction: unit, cycleStart: start, level: Swift.min(e, 4),
+                             swing: -Swift.min(len / e, 1), offsetDirection: unit)
+    }
+
+    /// The first kick before which the steady envelope (without rests)
+    /// falls below `threshold` (the model then rests in the gap before it,
+    /// every period), nil when it never does. The envelope is lowest just
+    /// before a kick; swept once around the period: just after kick `j` it
+    /// is the value before it plus `a_j/c` (this period's occurrence
+    /// replaces the previous one, `a_j·e^{−ZωP}/(c(1−e^{−ZωP}))`, by
+    /// `a_j/(c(1−e^{−ZωP}))`).
+    func restAnchor(_ spring: SpringMotion) -> Int? {
+        let a = spring.decayRate, c = spring.c, p = period
+        let q = exp(-a * p)
+        // Just before kick 0, every kick's last occurrence is the previous period's.
+        var before = kicks.reduce(0.0) { $0 + $1.amplitude * exp(-a * (kicks[0].start - $1.start + p)) } / (c * (1 - q))
+        for j in kicks.indices {
+            // A gap before j (not a kick at the same time as the previous one).
+            let previous = j == 0 ? kicks[kicks.count - 1].start - p : kicks[j - 1].start
+            if kicks[j].start - previous > timeEpsilon && before < parameters.threshold { return j }
+            let after = before + kicks[j].amplitude / c
+            let next = j + 1 < kicks.count ? kicks[j + 1].start : kicks[0].start + p
+            before = after * exp(-a * (next - kicks[j].start))
+        }
+        return nil
+    }
+}
+
+/// Why a model cannot loop (a `loop` error), nil when it can.
+public func loopProblem(_ parameters: WobbleParameters, hasKicks: Bool) -> String? {
+    guard hasKicks, parameters.motion == .spring, SpringMotion(parameters).decayRate <= 0 else { return nil }
+    return "a spring with damping = 0 never settles into a loop (give it damping > 0)"
+}
+
+/// Resolves which gated kicks (shakes) act in the steady state of a loop
+/// with period `period`: a shake acts when the model's amplitude just
+/// before it, in the steady state of the kicks that act, is below `limit`.
+///
+/// A fixed point of the gate map `G(b)_j = [amplitude before j, with the
+/// gates b, < limit]`, found by iterating from "every shake acts". It
+/// terminates: at most `2g + 2` evaluations of `G` (g gated kicks), each
+/// O(kicks × g). For the spring, more kicks never lower the envelope, so
+/// `G` is antitone: the even iterates fall, the odd ones rise, and each
+/// changes at most `g` times, so they meet (a fixed point) or settle into
+/// a 2-cycle within that bound. The classic model has no such order; the
+/// bound still ends the search. Without a fixed point, the shakes that
+/// act in both states of the 2-cycle act, and `converged` is false (the
+/// caller warns).
+public func resolveLoopGates(_ kicks: [LoopKick], parameters: WobbleParameters, period: Double,
+                             limit: Double) -> (kicks: [Impulse], converged: Bool) {
+    let gated = kicks.indices.filter { kicks[$0].gated }
+    func acting(_ b: [Int: Bool]) -> [Int] { kicks.indices.filter { !kicks[$0].gated || b[$0] == true } }
+    func map(_ b: [Int: Bool]) -> [Int: Bool] {
+        let act = acting(b)
+        let motion = LoopedMotion(parameters: parameters, period: period, kicks: act.map { kicks[$0].kick })
+        var out: [Int: Bool] = [:]
+        for j in gated {
+            // Just before j: the kicks acting before it in this period (in
+            // order: those at its own time only when they come first).
+            let t = kicks[j].kick.start
+            let r = motion.reading(at: t, happened: { act[$0] < j })
+            out[j] = r.amplitude < limit
+        }
+        return out
+    }
+    var b = Dictionary(uniqueKeysWithValues: gated.map { ($0, true) })
+    var converged = gated.isEmpty
+    var previous = b
+    for _ in 0 ..< (2 * gated.count + 2) where !converged {
+        let next = map(b)
+        if next == b { converged = true; break }
+        previous = b
+        b = next
+    }
+    if !converged {
+        b = b.merging(previous) { $0 && $1 }
+    }
+    return (acting(b).map { kicks[$0].kick }, converged)
+}

@@ -1,0 +1,119 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+import XCTest
+
+/// `loop()` end to end: the clip equals a late period of the same kicks
+/// repeated (an independent reference: the scene without `loop()`), in
+/// both backends, with classic, spring and pinned regions in one scene;
+/// slices, `--json`, `--check` and the errors.
+final class LoopE2ETests: XCTestCase {
+    var box: Sandbox!
+
+    override func setUpWithError() throws {
+        box = try Sandbox()
+        try box.writeImage("img.png", Sandbox.pattern(width: 80, height: 60))
+    }
+
+    static let regions = """
+    local a = addSketch{x = 4, y = 4, w = 36, h = 40}
+    local b = addSketch{x = 42, y = 6, w = 34, h = 48, motion = "spring", duration = 0.8, pin = "bottom"}
+    prepare()
+    enableMotion()
+    """
+    /// One period (1.5 s = 45 frames at 30 fps) of kicks.
+    static let period = """
+    wait(0.1) impulse(a, 1, 0)
+    wait(0.4) impulse(b, 0, 1)
+    wait(0.5) impulse(b, 1, 0.5, 0.7) shake(1.5, 0)
+    wait(0.5)
+    """
+    static let loopScene = "image(\"img.png\")\nloop()\n" + regions + "\n" + period + "\n"
+    static let referenceScene = "image(\"img.png\")\n" + regions + "\nfor n = 1, 20 do\n" + period + "\nend\nwait(0.1)\n"
+
+    func frame(_ dir: String, _ k: Int) throws -> RGBAImage {
+        try ImageIO.load(path: box.path(dir + String(format: "frame_%05d.png", k)))
+    }
+
+    func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
+        var se = 0.0
+        for k in 0 ..< a.pixels.count {
+            let d = Double(a.pixels[k]) - Double(b.pixels[k])
+            se += d * d
+        }
+        return se == 0 ? .infinity : 10 * log10(255 * 255 / (se / Double(a.pixels.count)))
+    }
+
+    func testALoopIsALatePeriodOfItsKicksRepeatedInBothBackends() throws {
+        try box.write("loop.lua", LoopE2ETests.loopScene)
+        try box.write("ref.lua", LoopE2ETests.referenceScene)
+        for backend in ["cpu", "gles"] {
+            var r = try Tool.run(["loop.lua", "--backend", backend, "-q", "-o", "loop-\(backend)/"], cwd: box.url)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            // The 20th period of the reference: frames 855 ..< 900, and 900 (frame 0 again).
+            r = try Tool.run(["ref.lua", "--backend", backend, "-q", "--frames", "855-900", "-o", "ref-\(backend)/"], cwd: box.url)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("loop-\(backend)/frame_00045.png")), "one period: 45 frames")
+            let still = try frame("loop-\(backend)/", 0)
+            var moving = 0
+            for k in 0 ..< 45 {
+                let got = try frame("loop-\(backend)/", k)
+                let expected = try frame("ref-\(backend)/", 855 + k)
+                let db = psnr(got, expected)
+                XCTAssertGreaterThanOrEqual(db, 45, "\(backend) frame \(k): \(db) dB against the reference")
+                if got != still { moving += 1 }
+            }
+            XCTAssertGreaterThan(moving, 40, "\(backend): the loop keeps moving")
+            // The frame after the last is frame 0.
+            XCTAssertGreaterThanOrEqual(psnr(try frame("loop-\(backend)/", 0), try frame("ref-\(backend)/", 900)), 45)
+        }
+    }
+
+    func testSlicesJSONAndCheck() throws {
+        try box.write("loop.lua", LoopE2ETests.loopScene)
+        var r = try Tool.run(["loop.lua", "--backend", "cpu", "-q", "-o", "full/"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try Tool.run(["loop.lua", "--backend", "cpu", "-q", "--frames", "10-20", "-o", "slice/"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for k in 10 ... 20 {
+            let name = String(format: "frame_%05d.png", k)
+            XCTAssertEqual(FileManager.default.contents(atPath: box.path("slice/" + name)),
+                           FileManager.default.contents(atPath: box.path("full/" + name)), "frame \(k) of the slice")
+        }
+        // A GIF of a loop: no "ends while regions still move" warning, "loop": true.
+        r = try Tool.run(["loop.lua", "--backend", "cpu", "-q", "--json", "-o", "loop.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let j = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        XCTAssertEqual(j["loop"] as? Bool, true)
+        XCTAssertEqual(j["still"] as? Bool, false)
+        XCTAssertEqual(j["frames"] as? Int, 45)
+        XCTAssertEqual(j["warnings"] as? [String], [])
+        r = try Tool.run(["loop.lua", "--check", "--json"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("\"loop\":true"), r.stdout)
+    }
+
+    func testLoopErrorsWithTheirLines() throws {
+        let cases: [(String, String)] = [
+            ("image(\"img.png\")\nwait(0.1)\nloop()\n",
+             "e.lua:3: loop: a loop applies to the whole clip: call loop() before the first frame"),
+            ("image(\"img.png\")\nloop()\naddSketch()\nwait(0.5)\nprepare()\n",
+             "e.lua:5: loop: prepare() at 0.5 s: a looping scene prepares its models at time 0, so that they play for the whole loop"),
+            ("image(\"img.png\")\nloop()\naddSketch()\nprepare()\nwait(1)\nreset()\n",
+             "e.lua:6: loop: reset() would end the models a loop plays: a looping scene cannot reset"),
+            ("image(\"img.png\")\nloop()\naddSketch()\nprepare()\nimpulse(1, 1, 0)\nuntilStill()\n",
+             "e.lua:6: loop: untilStill() never returns in a looping scene (its models keep moving): use wait(seconds)"),
+            ("image(\"img.png\")\nloop()\naddSketch{x = 4, y = 4, w = 30, h = 30, motion = \"spring\", damping = 0}\nprepare()\nimpulse(1, 1, 0)\nwait(1)\n",
+             "wobble-run: loop: model #1 (addSketch at line 3): a spring with damping = 0 never settles into a loop (give it damping > 0)"),
+        ]
+        for (text, expected) in cases {
+            try box.write("e.lua", text)
+            for args in [["e.lua", "--check"], ["e.lua", "--backend", "cpu", "-q", "-o", "e.gif"]] {
+                let r = try Tool.run(args, cwd: box.url)
+                XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+                XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init), expected)
+            }
+        }
+    }
+}
