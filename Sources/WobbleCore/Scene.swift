@@ -80,7 +80,7 @@ public final class WobbleModel {
     /// The origin of the sketch it was prepared from.
     public let origin: SketchOrigin?
     /// The kicks its motion model keeps (`MotionModel.adding`), oldest first.
-    public internal(set) var kicks: [Impulse] = []
+    public internal(set) var kicks: KickHistory = []
     /// In a looping scene, every kick it was given, shakes with their gate
     /// still to judge (in the steady state, by `Scene.finish`).
     public internal(set) var loopKicks: [LoopKick] = []
@@ -99,21 +99,28 @@ public final class WobbleModel {
     /// Its motion model's reading at time `t` (amplitude 0, direction
     /// `{0, 0}` and cycle start = `preparedAt` before the first impulse).
     public func state(at t: Double) -> MotionReading {
-        parameters.model.reading(kicks, at: t, preparedAt: preparedAt)
+        parameters.model.reading(kicks.array, at: t, preparedAt: preparedAt)
     }
 
     /// A kick now (`impulse`, `touch`, a shake), as its motion model takes it.
-    func kick(_ k: Impulse) {
-        kicks = parameters.model.adding(k, to: kicks)
+    /// Returns how many kicks were newly stored (for the scene's memory budget).
+    @discardableResult
+    func kick(_ k: Impulse) -> Int {
+        let next = kicks.after(k, becoming: parameters.model.adding(k, to: kicks.array))
+        kicks = next.history
+        return next.stored
     }
 
     /// The time from which it is still for good (`now` if it is still now).
     func restTime(now: Double) -> Double {
         guard state(at: now).amplitude > 0 else { return now }
-        return Swift.max(now, parameters.model.restTime(kicks))
+        return Swift.max(now, parameters.model.restTime(kicks.array))
     }
 
-    var snapshot: ModelSnapshot { ModelSnapshot(shape: shape, parameters: parameters, kicks: kicks, origin: origin) }
+    /// What every snapshot of it shares (made once).
+    private lazy var fixed = ModelSnapshot.Fixed(shape: shape, parameters: parameters, origin: origin)
+
+    var snapshot: ModelSnapshot { ModelSnapshot(fixed: fixed, kicks: kicks) }
 }
 
 /// One accelerometer sample of a trace, due at `time` (scene seconds).
@@ -181,10 +188,22 @@ public final class Scene {
     private var modelForSketch: [Int: WobbleModel] = [:]
     private var nextID = 1
     private var snapshots: [(time: Double, state: SceneSnapshot)] = []
+    /// The bytes the recorded timeline holds (`record`, `kick`), checked
+    /// against `historyLimit`.
+    private var historyBytes = 0
+    /// The bytes the recorded timeline holds so far (an estimate that
+    /// counts every stored moment, region entry and kick).
+    public var recordedBytes: Int { historyBytes }
+    /// The most memory the recorded timeline may hold (default 1 GiB, as
+    /// much as the script's own Lua memory): the scene's history lives
+    /// outside the Lua heap, so it has a budget of its own. Past it the
+    /// scene fails with a clear error instead of taking the machine's memory.
+    public let historyLimit: Int
 
-    public init(fixedFPS: Double? = nil, maxFrames: Int = 100_000) {
+    public init(fixedFPS: Double? = nil, maxFrames: Int = 100_000, historyLimit: Int = 1 << 30) {
         self.fixedFPS = fixedFPS
         self.maxFrames = maxFrames
+        self.historyLimit = historyLimit
         if let fixedFPS { fps = fixedFPS }
     }
 
@@ -328,9 +347,13 @@ public final class Scene {
         }
         for m in targets {
             let k = Impulse(start: now, direction: dir, amplitude: amplitude)
-            m.kick(k)
-            if looping { m.loopKicks.append(LoopKick(k, gated: false)) }
+            stored(kicks: m.kick(k))
+            if looping {
+                m.loopKicks.append(LoopKick(k, gated: false))
+                historyBytes += MemoryLayout<LoopKick>.stride
+            }
         }
+        try checkHistory(function)
     }
 
     /// `touch(x0, y0, x1, y1)`: the innermost live model containing the
@@ -391,8 +414,11 @@ public final class Scene {
         for m in models {
             let k = Impulse(start: now, direction: dir, amplitude: 1)
             // In a loop the gate is judged in the steady state, at the end.
-            if looping { m.loopKicks.append(LoopKick(k, gated: true)) }
-            if m.state(at: now).amplitude < Scene.shakeAmplitudeLimit { m.kick(k) }
+            if looping {
+                m.loopKicks.append(LoopKick(k, gated: true))
+                historyBytes += MemoryLayout<LoopKick>.stride
+            }
+            if m.state(at: now).amplitude < Scene.shakeAmplitudeLimit { stored(kicks: m.kick(k)) }
         }
     }
 
@@ -446,7 +472,7 @@ public final class Scene {
         if frames > Double(maxFrames) {
             throw SceneError(function, "the clip would have \(Scene.format(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
         }
-        record()
+        try record(function)
         while true {
             let trace = pendingStart < pending.count && pending[pendingStart].time <= target + timeEpsilon
                 ? pending[pendingStart].time : nil
@@ -465,14 +491,14 @@ public final class Scene {
             } else {
                 break
             }
-            record()
+            try record(function)
         }
         if pendingStart == pending.count && pendingStart > 0 {
             pending.removeAll()
             pendingStart = 0
         }
         now = Swift.max(now, target)
-        record()
+        try record(function)
     }
 
     /// Applies the performed events the script's run did not reach (and
@@ -502,17 +528,45 @@ public final class Scene {
                       sketchOrigins: sketches.map(\.origin))
     }
 
-    private func record() {
-        let s = currentSnapshot
+    /// Records the state now into the timeline (replacing the state
+    /// recorded earlier at the same time). Arrays that did not change since
+    /// the previous moment are shared with it, and the bytes a new moment
+    /// adds count against `historyLimit`; `function` names the call that
+    /// went past it.
+    private func record(_ function: String) throws {
+        var s = currentSnapshot
         if let last = snapshots.last {
+            // Share unchanged arrays with the previous moment (no copy).
+            if last.state.models == s.models { s.models = last.state.models }
+            if last.state.sketches == s.sketches { s.sketches = last.state.sketches }
+            if last.state.sketchOrigins == s.sketchOrigins { s.sketchOrigins = last.state.sketchOrigins }
             if abs(last.time - now) <= timeEpsilon {
                 snapshots[snapshots.count - 1].state = s
                 if snapshots.count >= 2 && snapshots[snapshots.count - 2].state == s { snapshots.removeLast() }
                 return
             }
             if last.state == s { return }
+            if last.state.models != s.models { historyBytes += s.models.count * MemoryLayout<ModelSnapshot>.stride }
+            if last.state.sketches != s.sketches {
+                historyBytes += s.sketches.count * (MemoryLayout<RegionShape>.stride + MemoryLayout<SketchOrigin?>.stride)
+            }
         }
+        historyBytes += MemoryLayout<(Double, SceneSnapshot)>.stride
+        try checkHistory(function)
         snapshots.append((now, s))
+    }
+
+    /// Counts `stored` new kicks against the history budget.
+    private func stored(kicks stored: Int) {
+        historyBytes += stored * MemoryLayout<Impulse>.stride
+    }
+
+    /// The error once the recorded timeline holds more than `historyLimit`.
+    private func checkHistory(_ function: String) throws {
+        guard historyBytes > historyLimit else { return }
+        let limit = historyLimit >= 1 << 20 ? "\(historyLimit >> 20) MiB" : "\(historyLimit) bytes"
+        throw SceneError(function, "the scene's recorded motion needs more than \(limit) of memory "
+            + "(\(snapshots.count) moments of \(models.count) live regions): wait longer between kicks, or use fewer regions")
     }
 
     /// Ends the script: the clip of SPEC §4 (every frame `k` with
@@ -520,7 +574,7 @@ public final class Scene {
     public func finish() throws -> Clip {
         scriptEnd = now
         try finishPerformed()
-        record()
+        try record("wobble-run")
         let frames = Scene.frameCount(end: now, fps: fps)
         if frames > Double(maxFrames) {
             throw SceneError("wobble-run", "the clip has \(Scene.format(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")

@@ -1,18 +1,52 @@
 /// What the effect layer holds for one model at some time.
+///
+/// The timeline holds one per live model per recorded moment, so it is
+/// small: what never changes for a model (its shape, parameters, origin) is
+/// one shared `Fixed` object, and its kicks share storage (`KickHistory`).
 public struct ModelSnapshot: Sendable, Equatable {
-    public var shape: RegionShape
-    public var parameters: WobbleParameters
+    /// A model's shape, parameters and origin, shared by its snapshots.
+    public final class Fixed: Sendable, Equatable {
+        public let shape: RegionShape
+        public let parameters: WobbleParameters
+        public let origin: SketchOrigin?
+
+        public init(shape: RegionShape, parameters: WobbleParameters, origin: SketchOrigin?) {
+            self.shape = shape
+            self.parameters = parameters
+            self.origin = origin
+        }
+
+        public static func == (a: Fixed, b: Fixed) -> Bool {
+            a === b || (a.shape == b.shape && a.parameters == b.parameters && a.origin == b.origin)
+        }
+    }
+
+    public private(set) var fixed: Fixed
     /// The kicks its motion model keeps (classic: the latest impulse; spring:
     /// every kick since it last came to rest), oldest first.
-    public var kicks: [Impulse]
-    /// The `addSketch` that made it (see `SketchOrigin`).
-    public var origin: SketchOrigin?
+    public var kicks: KickHistory
 
-    public init(shape: RegionShape, parameters: WobbleParameters, kicks: [Impulse], origin: SketchOrigin? = nil) {
-        self.shape = shape
-        self.parameters = parameters
+    public var shape: RegionShape {
+        get { fixed.shape }
+        set { fixed = Fixed(shape: newValue, parameters: fixed.parameters, origin: fixed.origin) }
+    }
+    public var parameters: WobbleParameters {
+        get { fixed.parameters }
+        set { fixed = Fixed(shape: fixed.shape, parameters: newValue, origin: fixed.origin) }
+    }
+    /// The `addSketch` that made it (see `SketchOrigin`).
+    public var origin: SketchOrigin? {
+        get { fixed.origin }
+        set { fixed = Fixed(shape: fixed.shape, parameters: fixed.parameters, origin: newValue) }
+    }
+
+    public init(shape: RegionShape, parameters: WobbleParameters, kicks: KickHistory, origin: SketchOrigin? = nil) {
+        self.init(fixed: Fixed(shape: shape, parameters: parameters, origin: origin), kicks: kicks)
+    }
+
+    public init(fixed: Fixed, kicks: KickHistory) {
+        self.fixed = fixed
         self.kicks = kicks
-        self.origin = origin
     }
 
     /// The latest kick, nil before the first.
@@ -191,7 +225,7 @@ public struct Clip: Sendable {
         }
         for m in snap.models where loop == nil {
             guard !m.kicks.isEmpty, m.shape.canMove else { continue }
-            let r = m.parameters.model.reading(m.kicks, at: t, preparedAt: t)
+            let r = m.parameters.model.reading(m.kicks.array, at: t, preparedAt: t)
             let peak = m.shape.maxDisplacement(amplitude: r.level, strength: m.parameters.strength)
             guard peak > 0, r.swing != 0, peak.isFinite else { continue }
             regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing,

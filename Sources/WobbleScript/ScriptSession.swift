@@ -74,7 +74,7 @@ final class ScriptSession {
 
     init(options: ScriptOptions) {
         self.options = options
-        scene = Scene(fixedFPS: options.fixedFPS, maxFrames: options.maxFrames)
+        scene = Scene(fixedFPS: options.fixedFPS, maxFrames: options.maxFrames, historyLimit: options.memoryLimit)
         if let o = options.imageOverride { scene.imageSize = o }
         scene.perform(options.performed)
         folder = ScriptSession.folder(of: options.scriptPath)

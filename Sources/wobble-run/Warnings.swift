@@ -9,7 +9,7 @@ enum ClipWarnings {
         if clip.loop != nil { return (0 ..< clip.frameCount).allSatisfy { clip.frame($0).regions.isEmpty } }
         let end = clip.timeline.snapshot(at: clip.duration)
         return end.models.allSatisfy { m in
-            m.kicks.isEmpty || !m.shape.canMove || m.parameters.model.restTime(m.kicks) <= clip.duration + 1e-6
+            m.kicks.isEmpty || !m.shape.canMove || m.parameters.model.restTime(m.kicks.array) <= clip.duration + 1e-6
         }
     }
 

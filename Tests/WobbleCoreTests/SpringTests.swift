@@ -153,10 +153,10 @@ final class SpringTests: XCTestCase {
         for k in [3, 12, 13, 20, 41] {
             let t = Double(k) / 30
             let f = clip.frame(k)
-            let r = spring.reading(m.kicks, at: t, preparedAt: 0)
+            let r = spring.reading(m.kicks.array, at: t, preparedAt: 0)
             XCTAssertEqual(f.regions.count, 1)
             XCTAssertEqual(f.regions[0].peak, 0.08 * 90 * min(r.amplitude, 4), accuracy: 1e-12)
-            XCTAssertEqual(f.regions[0].centerOffset.x, -0.08 * 90 * spring.swing(m.kicks, at: t).x, accuracy: 1e-9)
+            XCTAssertEqual(f.regions[0].centerOffset.x, -0.08 * 90 * spring.swing(m.kicks.array, at: t).x, accuracy: 1e-9)
             XCTAssertEqual(f.regions[0].shape, shape)
         }
     }
