@@ -122,4 +122,37 @@ enum AreaFilter {
         }
         return out
     }
+
+    /// Output pixel `(i, j)` of `m` as the area average of `frame` (an image
+    /// of the source's size, straight RGBA) over the pixel's footprint, on
+    /// premultiplied values (a colour hidden under transparent pixels does
+    /// not bleed), written as 4 bytes at `dst[o]`. A downscaled frame where
+    /// regions move is made this way from the wobbled full-size frame, in
+    /// both backends (`Shaders/downscale.frag` is the same loop).
+    @inline(__always)
+    static func averagePixel(_ frame: UnsafeBufferPointer<UInt8>, width: Int, height: Int, _ m: OutputMapping,
+                             _ i: Int, _ j: Int, into dst: UnsafeMutableBufferPointer<UInt8>, at o: Int) {
+        let ax = Double(i) * m.scaleX, bx = ax + m.scaleX, ay = Double(j) * m.scaleY, by = ay + m.scaleY
+        let x0 = Int(ax.rounded(.down)), y0 = Int(ay.rounded(.down))
+        let x1 = min(width - 1, Int(bx.rounded(.up)) - 1), y1 = min(height - 1, Int(by.rounded(.up)) - 1)
+        var pm = (0.0, 0.0, 0.0, 0.0), straight = (0.0, 0.0, 0.0)
+        if y0 <= y1 && x0 <= x1 {
+            for y in y0 ... y1 {
+                let wy = max(0, min(by, Double(y + 1)) - max(ay, Double(y)))
+                for x in x0 ... x1 {
+                    let w = max(0, min(bx, Double(x + 1)) - max(ax, Double(x))) * wy
+                    let k = (y * width + x) * 4
+                    let r = Double(frame[k]), g = Double(frame[k + 1]), b = Double(frame[k + 2]), a = Double(frame[k + 3])
+                    pm.0 += w * r * a; pm.1 += w * g * a; pm.2 += w * b * a; pm.3 += w * a
+                    straight.0 += w * r; straight.1 += w * g; straight.2 += w * b
+                }
+            }
+        }
+        let area = m.scaleX * m.scaleY
+        let alpha = pm.3 / area
+        dst[o] = CPURenderer.unpremultiplied(pm.0 / area, alpha: alpha, straight: straight.0 / area)
+        dst[o + 1] = CPURenderer.unpremultiplied(pm.1 / area, alpha: alpha, straight: straight.1 / area)
+        dst[o + 2] = CPURenderer.unpremultiplied(pm.2 / area, alpha: alpha, straight: straight.2 / area)
+        dst[o + 3] = UInt8(min(max(alpha.rounded(), 0), 255))
+    }
 }
