@@ -1,17 +1,13 @@
 import WobbleCore
 
-/// The source as both backends sample it: for an output smaller than the
-/// source (on either axis), the source area-averaged to the output size on
-/// that axis (SPEC §5.2: a downscaled frame is the wobbled source averaged
-/// over each output pixel's footprint, never a point sample); otherwise the
-/// source itself. Sampling it bilinearly at a displaced position gives the
-/// area average of the displaced source wherever the offset is locally a
-/// translation, which inside a region is everywhere up to the offset's
-/// gradient over one output pixel.
-///
-/// Both backends use the same prefiltered image (the GLES backend uploads
-/// it as its source texture), so they agree as closely downscaled as at
-/// full size.
+/// Area averaging for outputs smaller than the image. The still image is
+/// the image area-averaged to the output size on each axis where the
+/// output is smaller (`downscale`, once per renderer); where regions move,
+/// each output pixel is the wobbled frame at the image's size averaged over
+/// the pixel's footprint (`averagePixel`; `Shaders/downscale.frag` in the
+/// GLES backend): a downscaled frame is the wobbled image averaged, never a
+/// point sample, and the wobble is not applied to an averaged image. Both
+/// work on premultiplied colour.
 enum AreaFilter {
     /// The size of the prefiltered source for `mapping`: the output size on
     /// an axis where the output is smaller, the source's on the others.

@@ -4,8 +4,9 @@ import WobbleCore
 /// per output pixel; bilinear sampling on premultiplied RGBA (divided by
 /// alpha again), mirrored or clamped
 /// at the image border (`FrameState.edges`); overlapping regions summed or
-/// first-wins (`FrameState.overlap`); a downscaled output samples the
-/// area-averaged source (`AreaFilter`). The GLES backend is tested against it.
+/// first-wins (`FrameState.overlap`); a downscaled output is the wobbled
+/// frame at the image's size, area-averaged (`AreaFilter`). The GLES backend
+/// is tested against it.
 public final class CPURenderer: FrameRenderer {
     /// The source image, sampled by every frame.
     public let source: RGBAImage

@@ -24,7 +24,9 @@ import WobbleCore
 ///
 /// The source texture is the image itself, or, for an output smaller than
 /// it, the image area-averaged to the output size (`AreaFilter`, as the CPU
-/// reference). The shaders fetch its four texels around a sample position
+/// reference) for the still image, while the regions are drawn at the
+/// image's size into a second set of targets (`full`) and area-averaged
+/// from there (`Shaders/downscale.frag`). The shaders fetch its four texels around a sample position
 /// and filter them on premultiplied values (colour × alpha), divided by alpha
 /// again, mirroring or clamping the position themselves (`edges`), exactly
 /// as the reference does: the texture unit's own filter works on straight
