@@ -60,8 +60,8 @@ public struct LoopedMotion: Sendable, Equatable {
         }
     }
 
-    /// The spring's steady state. Without a rest, every sum of §5.1 over
-    /// the repetitions `n >= 0` is a geometric series:
+    /// The spring's steady state. Without a rest, every sum of the spring
+    /// model over the repetitions `n >= 0` is a geometric series:
     /// `Σ_n h(τ + nP) = Im(e^{(−Zω + iω_d)τ} / (1 − e^{(−Zω + iω_d)P})) / c` and
     /// `Σ_n e^{−Zω(τ + nP)} = e^{−Zωτ} / (1 − e^{−ZωP})`. When the steady
     /// envelope falls below `threshold` before some kick, the model rests

@@ -1,17 +1,13 @@
 import WobbleCore
 
-/// The source as both backends sample it: for an output smaller than the
-/// source (on either axis), the source area-averaged to the output size on
-/// that axis (SPEC §5.2: a downscaled frame is the wobbled source averaged
-/// over each output pixel's footprint, never a point sample); otherwise the
-/// source itself. Sampling it bilinearly at a displaced position gives the
-/// area average of the displaced source wherever the offset is locally a
-/// translation, which inside a region is everywhere up to the offset's
-/// gradient over one output pixel.
-///
-/// Both backends use the same prefiltered image (the GLES backend uploads
-/// it as its source texture), so they agree as closely downscaled as at
-/// full size.
+/// Area averaging for outputs smaller than the image. The still image is
+/// the image area-averaged to the output size on each axis where the
+/// output is smaller (`downscale`, once per renderer); where regions move,
+/// each output pixel is the wobbled frame at the image's size averaged over
+/// the pixel's footprint (`averagePixel`; `Shaders/downscale.frag` in the
+/// GLES backend): a downscaled frame is the wobbled image averaged, never a
+/// point sample, and the wobble is not applied to an averaged image. Both
+/// work on premultiplied colour.
 enum AreaFilter {
     /// The size of the prefiltered source for `mapping`: the output size on
     /// an axis where the output is smaller, the source's on the others.
@@ -121,5 +117,38 @@ enum AreaFilter {
             }
         }
         return out
+    }
+
+    /// Output pixel `(i, j)` of `m` as the area average of `frame` (an image
+    /// of the source's size, straight RGBA) over the pixel's footprint, on
+    /// premultiplied values (a colour hidden under transparent pixels does
+    /// not bleed), written as 4 bytes at `dst[o]`. A downscaled frame where
+    /// regions move is made this way from the wobbled full-size frame, in
+    /// both backends (`Shaders/downscale.frag` is the same loop).
+    @inline(__always)
+    static func averagePixel(_ frame: UnsafeBufferPointer<UInt8>, width: Int, height: Int, _ m: OutputMapping,
+                             _ i: Int, _ j: Int, into dst: UnsafeMutableBufferPointer<UInt8>, at o: Int) {
+        let ax = Double(i) * m.scaleX, bx = ax + m.scaleX, ay = Double(j) * m.scaleY, by = ay + m.scaleY
+        let x0 = Int(ax.rounded(.down)), y0 = Int(ay.rounded(.down))
+        let x1 = min(width - 1, Int(bx.rounded(.up)) - 1), y1 = min(height - 1, Int(by.rounded(.up)) - 1)
+        var pm = (0.0, 0.0, 0.0, 0.0), straight = (0.0, 0.0, 0.0)
+        if y0 <= y1 && x0 <= x1 {
+            for y in y0 ... y1 {
+                let wy = max(0, min(by, Double(y + 1)) - max(ay, Double(y)))
+                for x in x0 ... x1 {
+                    let w = max(0, min(bx, Double(x + 1)) - max(ax, Double(x))) * wy
+                    let k = (y * width + x) * 4
+                    let r = Double(frame[k]), g = Double(frame[k + 1]), b = Double(frame[k + 2]), a = Double(frame[k + 3])
+                    pm.0 += w * r * a; pm.1 += w * g * a; pm.2 += w * b * a; pm.3 += w * a
+                    straight.0 += w * r; straight.1 += w * g; straight.2 += w * b
+                }
+            }
+        }
+        let area = m.scaleX * m.scaleY
+        let alpha = pm.3 / area
+        dst[o] = CPURenderer.unpremultiplied(pm.0 / area, alpha: alpha, straight: straight.0 / area)
+        dst[o + 1] = CPURenderer.unpremultiplied(pm.1 / area, alpha: alpha, straight: straight.1 / area)
+        dst[o + 2] = CPURenderer.unpremultiplied(pm.2 / area, alpha: alpha, straight: straight.2 / area)
+        dst[o + 3] = UInt8(min(max(alpha.rounded(), 0), 255))
     }
 }

@@ -4,8 +4,9 @@ import WobbleCore
 /// per output pixel; bilinear sampling on premultiplied RGBA (divided by
 /// alpha again), mirrored or clamped
 /// at the image border (`FrameState.edges`); overlapping regions summed or
-/// first-wins (`FrameState.overlap`); a downscaled output samples the
-/// area-averaged source (`AreaFilter`). The GLES backend is tested against it.
+/// first-wins (`FrameState.overlap`); a downscaled output is the wobbled
+/// frame at the image's size, area-averaged (`AreaFilter`). The GLES backend
+/// is tested against it.
 public final class CPURenderer: FrameRenderer {
     /// The source image, sampled by every frame.
     public let source: RGBAImage
@@ -54,9 +55,45 @@ public final class CPURenderer: FrameRenderer {
     /// output pixels inside some moving region's box are evaluated; the rest
     /// are the still image. Never throws.
     public func render(_ frame: FrameState) throws -> RGBAImage {
+        guard !frame.regions.isEmpty else { return still }
+        guard mapping.filtersWobbledFrame else { return wobble(frame, mapping: mapping, source: sampled, factor: factor, into: still) }
+        // Smaller output: the wobbled frame at the image's size, area-averaged
+        // over each output pixel's footprint where it moved.
+        let fullMapping = OutputMapping(sourceWidth: source.width, sourceHeight: source.height,
+                                        outputWidth: source.width, outputHeight: source.height)
+        let full = wobble(frame, mapping: fullMapping, source: source, factor: (1, 1), into: source)
         var out = still
-        guard !frame.regions.isEmpty else { return out }
         let m = mapping
+        var minI = m.outputWidth, maxI = -1, minJ = m.outputHeight, maxJ = -1
+        for r in frame.regions {
+            let b = fullMapping.pixelBounds(covering: r.shape.bbox)
+            guard b.i0 <= b.i1, b.j0 <= b.j1 else { continue }
+            minI = min(minI, Int(Double(b.i0) / m.scaleX))
+            maxI = max(maxI, Int((Double(b.i1 + 1) / m.scaleX).rounded(.up)) - 1)
+            minJ = min(minJ, Int(Double(b.j0) / m.scaleY))
+            maxJ = max(maxJ, Int((Double(b.j1 + 1) / m.scaleY).rounded(.up)) - 1)
+        }
+        minI = max(minI, 0); minJ = max(minJ, 0)
+        maxI = min(maxI, m.outputWidth - 1); maxJ = min(maxJ, m.outputHeight - 1)
+        guard minI <= maxI, minJ <= maxJ else { return out }
+        out.pixels.withUnsafeMutableBufferPointer { dst in
+            full.pixels.withUnsafeBufferPointer { src in
+                for j in minJ ... maxJ {
+                    for i in minI ... maxI {
+                        AreaFilter.averagePixel(src, width: full.width, height: full.height, m, i, j,
+                                                into: dst, at: (j * m.outputWidth + i) * 4)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// `base` with the output pixels of `m` that `frame`'s regions move
+    /// sampled from `source` (`factor`: its pixels per source-image pixel).
+    private func wobble(_ frame: FrameState, mapping m: OutputMapping, source sampled: RGBAImage,
+                        factor: (x: Double, y: Double), into base: RGBAImage) -> RGBAImage {
+        var out = base
         // Only output pixels whose source point lies in some region's bbox can move.
         var minI = m.outputWidth, maxI = -1, minJ = m.outputHeight, maxJ = -1
         for r in frame.regions {

@@ -24,7 +24,9 @@ import WobbleCore
 ///
 /// The source texture is the image itself, or, for an output smaller than
 /// it, the image area-averaged to the output size (`AreaFilter`, as the CPU
-/// reference). The shaders fetch its four texels around a sample position
+/// reference) for the still image, while the regions are drawn at the
+/// image's size into a second set of targets (`full`) and area-averaged
+/// from there (`Shaders/downscale.frag`). The shaders fetch its four texels around a sample position
 /// and filter them on premultiplied values (colour × alpha), divided by alpha
 /// again, mirroring or clamping the position themselves (`edges`), exactly
 /// as the reference does: the texture unit's own filter works on straight
@@ -60,6 +62,13 @@ public final class GLESRenderer: FrameRenderer {
 
     private let context: GLContext
     let gl: Resources
+    /// For an output smaller than the image (`filtersWobbledFrame`): the
+    /// passes at the image's own size, whose wobbled frame `gl` area-averages
+    /// into the output (`Shaders/downscale.frag`); nil otherwise.
+    let full: Resources?
+    /// The mapping the regions are drawn at: the image's own size with
+    /// `full`, else the output's.
+    var wobbleMapping: OutputMapping { full?.mapping ?? mapping }
     /// Geometry textures by shape (the mapping is the renderer's), nil for
     /// a shape that moves no pixel, with the last frame that used them.
     private var geometries: [GeometryKey: (geometry: GeometryTexture?, lastUsed: Int)] = [:]
@@ -114,10 +123,15 @@ public final class GLESRenderer: FrameRenderer {
         let context = try given ?? GLContext()
         self.context = context
         let m = mapping
-        let (gl, info) = try context.withCurrent { () throws -> (Resources, String) in
-            (try Resources(source: source, mapping: m, context: context), GLESRenderer.describe(context))
+        let (gl, full, info) = try context.withCurrent { () throws -> (Resources, Resources?, String) in
+            let own = OutputMapping(sourceWidth: source.width, sourceHeight: source.height,
+                                    outputWidth: source.width, outputHeight: source.height)
+            return (try Resources(source: source, mapping: m, context: context),
+                    m.filtersWobbledFrame ? try Resources(source: source, mapping: own, context: context) : nil,
+                    GLESRenderer.describe(context))
         }
         self.gl = gl
+        self.full = full
         platformDescription = info
         if verbose {
             FileHandle.standardError.write(Data("wobble-run: GLES backend: \(info)\n".utf8))
@@ -173,10 +187,11 @@ public final class GLESRenderer: FrameRenderer {
         let now = frameNumber
         let image = try context.withCurrent { () throws -> RGBAImage in
             let target = gl.ownPlacement
+            let draws = try moving(frame, now: now)
             gl.beginFrame(target)
             gl.setEdges(frame.edges)
             gl.blitStill()
-            try drawRegions(try moving(frame, now: now), overlap: frame.overlap, into: target)
+            try drawMoving(draws, frame: frame, into: target)
             return try gl.readBack()
         }
         evictGeometries(keeping: now)
@@ -196,9 +211,38 @@ public final class GLESRenderer: FrameRenderer {
         return draws
     }
 
-    /// Draws the moving regions over the still image in `target`.
+    /// Draws the moving regions over the still image in `target`: directly,
+    /// or, for a smaller output, into `full`'s frame at the image's size and
+    /// from there area-averaged over each region's box (`target`'s
+    /// framebuffer is bound again afterwards).
+    func drawMoving(_ draws: [(geometry: GeometryTexture, region: RegionFrame)], frame: FrameState,
+                    into target: Placement) throws {
+        guard let full, !draws.isEmpty else {
+            try drawRegions(draws, overlap: frame.overlap, into: target, using: gl)
+            return
+        }
+        full.beginFrame(full.ownPlacement)
+        full.setEdges(frame.edges)
+        full.blitStill()
+        try drawRegions(draws, overlap: frame.overlap, into: full.ownPlacement, using: full)
+        gl.beginFrame(target)
+        try gl.downscale(from: full.targetTexture, boxes: draws.map { outputBox($0.geometry) }, into: target)
+    }
+
+    /// The output pixels covering a geometry's box (the box itself unless
+    /// the regions are drawn at the image's size).
+    func outputBox(_ g: GeometryTexture) -> (x0: Int, y0: Int, x1: Int, y1: Int) {
+        guard full != nil else { return (g.x0, g.y0, g.x0 + g.width, g.y0 + g.height) }
+        let m = mapping
+        return (max(0, Int(Double(g.x0) / m.scaleX)), max(0, Int(Double(g.y0) / m.scaleY)),
+                min(m.outputWidth, Int((Double(g.x0 + g.width) / m.scaleX).rounded(.up))),
+                min(m.outputHeight, Int((Double(g.y0 + g.height) / m.scaleY).rounded(.up))))
+    }
+
+    /// Draws the moving regions over the still image in `target` with the
+    /// passes of `gl`.
     func drawRegions(_ draws: [(geometry: GeometryTexture, region: RegionFrame)], overlap: OverlapMode,
-                     into target: Placement) throws {
+                     into target: Placement, using gl: Resources) throws {
         var direct = draws
         if overlap == .sum {
             // Regions whose box meets another's are summed; the others
@@ -249,7 +293,7 @@ public final class GLESRenderer: FrameRenderer {
             geometries[key] = (cached.geometry, frame)
             return cached.geometry
         }
-        let geometry = RegionGeometry(shape: shape, mapping: mapping, pin: pin)
+        let geometry = RegionGeometry(shape: shape, mapping: wobbleMapping, pin: pin)
         let texture = geometry.isEmpty ? nil : try GeometryTexture(geometry, context: context)
         geometries[key] = (texture, frame)
         geometryBytes += texture?.byteCount ?? 0
@@ -370,6 +414,10 @@ final class Resources {
     var ownPlacement: Placement {
         Placement(framebuffer: framebuffer.name, viewportWidth: mapping.outputWidth, viewportHeight: mapping.outputHeight)
     }
+    /// The area-averaging pass of a smaller output (nil when the output is
+    /// not smaller than the image), and its `u_rect`.
+    let downscaleProgram: GLProgram?
+    let rectDownscale: GLint
     let rectCopy: GLint
     let rectWobble: GLint
     let rectResolve: GLint
@@ -467,6 +515,18 @@ final class Resources {
             if program === resolve { glUniform1i(try program.location("u_offset"), 2) }
             glUniform2f(try program.location("u_scale"), Float(m.scaleX), Float(m.scaleY))
             glUniform2f(try program.location("u_invSourceSize"), invSource.0, invSource.1)
+        }
+        if m.filtersWobbledFrame {
+            let program = try GLProgram(vertex: "quad.vert", fragment: "downscale.frag", in: context)
+            glUseProgram(program.name)
+            glUniform1i(try program.location("u_frame"), 4)
+            glUniform1i(try program.location("u_overlay"), 3)
+            glUniform2f(try program.location("u_scale"), Float(m.scaleX), Float(m.scaleY))
+            rectDownscale = try program.location("u_rect")
+            downscaleProgram = program
+        } else {
+            downscaleProgram = nil
+            rectDownscale = -1
         }
         rectCopy = try copy.location("u_rect")
         rectWobble = try wobble.location("u_rect")
@@ -651,6 +711,21 @@ final class Resources {
         glUniform1f(swing, Float(region.swing))
         glUniform1i(pinned, geometry.pin == nil ? 0 : 1)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+    }
+
+    /// Output pixels `boxes` (x0, y0, x1, y1) of `p` as `frame` (a texture
+    /// of the image's size: the wobbled frame) area-averaged.
+    func downscale(from frame: GLObject, boxes: [(x0: Int, y0: Int, x1: Int, y1: Int)], into p: Placement) throws {
+        guard let program = downscaleProgram else { throw GLESError.gl(call: "downscale", error: "the output is not smaller than the image") }
+        use(program, p)
+        glActiveTexture(GLenum(GL_TEXTURE4))
+        glBindTexture(GLenum(GL_TEXTURE_2D), frame.name)
+        for b in boxes where b.x0 < b.x1 && b.y0 < b.y1 {
+            glUniform4f(rectDownscale, Float(b.x0), Float(b.y0), Float(b.x1), Float(b.y1))
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        }
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        try glCheck("glDrawArrays(downscale)")
     }
 
     /// The framebuffer as RGBA rows, top to bottom.

@@ -95,10 +95,11 @@ extension GLESRenderer {
                 // Regions that rest now: their box back to the still image.
                 let drawing = Set(draws.map { ObjectIdentifier($0.geometry) })
                 for g in presented?.geometries ?? [] where !drawing.contains(ObjectIdentifier(g)) {
-                    gl.drawStill(x0: g.x0, y0: g.y0, x1: g.x0 + g.width, y1: g.y0 + g.height, into: window)
+                    let b = outputBox(g)
+                    gl.drawStill(x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1, into: window)
                 }
             }
-            try drawRegions(draws, overlap: frame.overlap, into: window)
+            try drawMoving(draws, frame: frame, into: window)
             presented = (draws.map(\.geometry), placement, layer != nil)
             try glCheck("drawing the frame into the window")
         }

@@ -46,6 +46,13 @@ public struct OutputMapping: Sendable, Equatable {
     public var scaleX: Double { Double(sourceWidth) / Double(outputWidth) }
     public var scaleY: Double { Double(sourceHeight) / Double(outputHeight) }
 
+    /// True when the output is smaller than the source (on one axis, the
+    /// other no larger): frames where regions move are then the wobbled
+    /// full-size frame area-averaged, in both backends.
+    public var filtersWobbledFrame: Bool {
+        outputWidth <= sourceWidth && outputHeight <= sourceHeight && (outputWidth < sourceWidth || outputHeight < sourceHeight)
+    }
+
     /// The source-image point under the centre of output pixel `(i, j)`.
     @inlinable
     public func sourcePoint(_ i: Int, _ j: Int) -> Point {

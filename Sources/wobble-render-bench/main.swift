@@ -1,8 +1,9 @@
 // Renderer benchmark (Scripts/bench-render.sh): a 1280x720 picture with four
 // wobbling regions (each a tenth of the image, all moving), rendered by the
 // GLES backend mid-cycle and at cycle boundaries (every region with a new
-// amplitude every frame), against a plain full-image copy through the same
-// FBO and read-back, plus the CPU reference on the same scene.
+// amplitude every frame), pinned (pin = "bottom") and as a looping spring
+// scene, against a plain full-image copy through the same FBO and
+// read-back, plus the CPU reference on the same scene.
 //
 // Usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR]
 import Foundation
@@ -84,15 +85,31 @@ func springFrame(_ shapes: [RegionShape], t: Double, overlap: OverlapMode = .sum
 
 /// The frame at `t`: four impulses staggered by 50 ms (0.2 s < τ < 0.45 s
 /// for t in [0.35, 0.45]).
-func frame(_ shapes: [RegionShape], t: Double, amplitude: Double = 1, overlap: OverlapMode = .sum) -> FrameState {
+func frame(_ shapes: [RegionShape], t: Double, amplitude: Double = 1, overlap: OverlapMode = .sum,
+           pin: PinSide? = nil) -> FrameState {
     let dirs = [Point(1, 0), Point(0, 1), Point(-0.6, 0.8), Point(0.8, -0.6)]
     let regions = shapes.enumerated().compactMap { k, shape -> RegionFrame? in
         let imp = Impulse(start: Double(k) * 0.05, direction: dirs[k], amplitude: amplitude)
         let r = WobbleParameters.original.model.reading([imp], at: t, preparedAt: 0)
         let peak = shape.maxDisplacement(amplitude: r.level)
-        return peak > 0 && r.swing != 0 ? RegionFrame(shape: shape, peak: peak, direction: r.offsetDirection, swing: r.swing) : nil
+        return peak > 0 && r.swing != 0
+            ? RegionFrame(shape: shape, peak: peak, direction: r.offsetDirection, swing: r.swing, pin: pin) : nil
     }
     return FrameState(index: 0, time: t, regions: regions, overlay: [], overlayOn: false, overlap: overlap)
+}
+
+/// The frame at `t` of a looping spring scene (`loop()`, period 2 s): each
+/// region kicked twice a period, read in closed form from the steady state.
+func loopFrame(_ shapes: [RegionShape], t: Double) -> FrameState {
+    let dirs = [Point(1, 0), Point(0, 1), Point(-0.6, 0.8), Point(0.8, -0.6)]
+    let regions = shapes.enumerated().compactMap { k, shape -> RegionFrame? in
+        let kicks = [Impulse(start: Double(k) * 0.05, direction: dirs[k], amplitude: 1),
+                     Impulse(start: 1 + Double(k) * 0.05, direction: dirs[(k + 1) % 4], amplitude: 0.8)]
+        let r = LoopedMotion(parameters: .spring, period: 2, kicks: kicks).reading(at: t)
+        let peak = shape.maxDisplacement(amplitude: r.level)
+        return peak > 0 && r.swing != 0 ? RegionFrame(shape: shape, peak: peak, direction: r.offsetDirection, swing: r.swing) : nil
+    }
+    return FrameState(index: 0, time: t, regions: regions, overlay: [], overlayOn: false)
 }
 
 /// A frame at a cycle boundary: every region 0.1 s into its second cycle
@@ -149,13 +166,16 @@ for k in 0 ..< 5 {
     _ = try gles.render(frame(regionShapes, t: times[k % times.count]))
 }
 var copyMs: [Double] = [], wobbleMs: [Double] = [], stillMs: [Double] = [], boundaryMs: [Double] = []
-var springMs: [Double] = [], sumMs: [Double] = [], firstMs: [Double] = []
+var springMs: [Double] = [], sumMs: [Double] = [], firstMs: [Double] = [], pinMs: [Double] = [], loopMs: [Double] = []
 let overlapping = overlappingShapes(width, height)
 let springFrames = (0 ..< frames / 2).map { k in springFrame(regionShapes, t: times[k * 2 % times.count]) }
 let sumFrames = (0 ..< frames / 2).map { k in frame(overlapping, t: times[k * 2 % times.count], overlap: .sum) }
 let firstFrames = (0 ..< frames / 2).map { k in frame(overlapping, t: times[k * 2 % times.count], overlap: .first) }
 precondition(springFrames[0].regions.count == 4 && sumFrames[0].regions.count == 4)
-for f in [springFrames[0], sumFrames[0], firstFrames[0]] { _ = try gles.render(f) }   // their geometry
+let pinFrames = (0 ..< frames / 2).map { k in frame(regionShapes, t: times[k * 2 % times.count], pin: .bottom) }
+let loopFrames = (0 ..< frames / 2).map { k in loopFrame(regionShapes, t: 2 * Double(k) / Double(max(frames / 2, 1))) }
+precondition(pinFrames[0].regions.count == 4 && loopFrames.allSatisfy { $0.regions.count == 4 })
+for f in [springFrames[0], sumFrames[0], firstFrames[0], pinFrames[0]] { _ = try gles.render(f) }   // their geometry
 let still = FrameState(index: 0, time: 0, regions: [], overlay: [], overlayOn: false)
 // Frame states are made before timing (the renderer's work only).
 let midFrames = (0 ..< frames / 2).map { k in frame(regionShapes, t: times[k * 2 % times.count]) }
@@ -170,7 +190,11 @@ for round in 0 ..< 2 {   // interleaved rounds, against drift in a shared machin
     springMs += try time(frames / 2) { k in _ = try gles.render(springFrames[k]) }
     sumMs += try time(frames / 2) { k in _ = try gles.render(sumFrames[k]) }
     firstMs += try time(frames / 2) { k in _ = try gles.render(firstFrames[k]) }
+    pinMs += try time(frames / 2) { k in _ = try gles.render(pinFrames[k]) }
+    loopMs += try time(frames / 2) { k in _ = try gles.render(loopFrames[k]) }
 }
+// The loop's steady state in closed form, per frame (no rendering).
+let loopStateMs = time(frames) { k in _ = loopFrame(regionShapes, t: 2 * Double(k) / Double(frames)) }
 // The downscaled path: the same scene at half the size (area-filtered source).
 let smallW = width / 2, smallH = height / 2
 let small = try GLESRenderer(source: source, outputWidth: smallW, outputHeight: smallH)
@@ -200,6 +224,10 @@ print(String(format: "ratio wobble / plain copy: mid-cycle %.2f, cycle boundary 
 print(String(format: "still frame (GLES render with no regions: blit + glReadPixels): median %.2f ms/frame", median(stillMs)))
 print(String(format: "spring     (GLES, 4 regions, two kicks each):  median %.2f ms/frame, ratio %.2f",
              median(springMs), median(springMs) / copyMedian))
+print(String(format: "pinned     (GLES, 4 regions, pin = \"bottom\", mid-cycle): median %.2f ms/frame, ratio %.2f; pin / bulge %.2f (goal <= 1.1)",
+             median(pinMs), median(pinMs) / copyMedian, median(pinMs) / wobbleMedian))
+print(String(format: "loop()     (GLES, 4 springs, steady state):    median %.2f ms/frame, ratio %.2f; the steady state itself %.4f ms/frame",
+             median(loopMs), median(loopMs) / copyMedian, median(loopStateMs)))
 print(String(format: "overlapping regions, overlap(\"sum\"):       median %.2f ms/frame, ratio %.2f",
              median(sumMs), median(sumMs) / copyMedian))
 print(String(format: "overlapping regions, overlap(\"first\"):     median %.2f ms/frame, ratio %.2f",

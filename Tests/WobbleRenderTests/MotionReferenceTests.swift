@@ -362,6 +362,60 @@ final class MotionReferenceTests: XCTestCase {
         XCTAssertLessThan(pointDB, worst)
     }
 
+    /// 360 → 120 (a third) on the coffee photo, a cup and its rim on springs
+    /// moving hard: the renderers (the wobbled frame area-averaged) against
+    /// the full-size frames area-averaged, next to the way it was done before
+    /// (the image area-averaged first, then sampled at the displaced
+    /// positions), which loses where the displacement varies within a pixel.
+    func testAThirdOfTheSizeFiltersTheWobbledFrame() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples/latte/coffee.png").path
+        let photo = try ImageIO.load(path: path)
+        // The middle 360×240 of the photo.
+        var source = RGBAImage(width: 360, height: 240)
+        for y in 0 ..< 240 {
+            let from = ((y + 80) * photo.width + 120) * 4
+            source.pixels.replaceSubrange((y * 360 * 4) ..< ((y + 1) * 360 * 4), with: photo.pixels[from ..< from + 360 * 4])
+        }
+        let cup = rectRegion(60, 20, 240, 200, center: Point(180, 120),
+                             WobbleParameters(motion: .spring, duration: 0.7, damping: 0.08, strength: 0.12),
+                             [(0, Point(1, 0.4), 2), (0.2, Point(-0.3, 1), 2)])
+        let rim = rectRegion(110, 50, 140, 120, center: Point(180, 110), .spring, [(0.1, Point(0, -1), 3)])
+        let clip = try Reference.clip([cup, rim], width: 360, height: 240, duration: 1)
+        let (w, h) = (120, 80)
+        let full = CPURenderer(source: source)
+        let renderers: [(String, FrameRenderer)] = [("cpu", CPURenderer(source: source, outputWidth: w, outputHeight: h)),
+                                                    ("gles", try makeGLES(source, outputWidth: w, outputHeight: h))]
+        let prefiltered = Reference.areaAverage(source, w, h)
+        var worst = (after: Double.infinity, before: Double.infinity)
+        for k in [4, 8, 12, 16, 22] {
+            let frame = clip.frame(k)
+            let expected = Reference.areaAverage(try full.render(frame), w, h)
+            for (name, r) in renderers {
+                let db = Reference.psnr(try r.render(frame), expected)
+                worst.after = min(worst.after, db)
+                XCTAssertGreaterThanOrEqual(db, 35, "\(name) frame \(k): \(db) dB")
+            }
+            // Before: the prefiltered image sampled at p + offset(p), p the output pixel's source point.
+            var old = prefiltered
+            for j in 0 ..< h {
+                for i in 0 ..< w {
+                    let q = Point((Double(i) + 0.5) * 3, (Double(j) + 0.5) * 3)
+                    var total: Point?
+                    for r in [cup, rim] {
+                        if let o = Reference.offset(r, q, at: frame.time) { total = (total ?? .zero) + o }
+                    }
+                    guard let o = total else { continue }
+                    let v = Reference.sample(prefiltered, Point((q.x + o.x) / 3, (q.y + o.y) / 3), .mirror)
+                    for c in 0 ..< 4 { old.pixels[(j * w + i) * 4 + c] = UInt8(min(max(v[c].rounded(), 0), 255)) }
+                }
+            }
+            worst.before = min(worst.before, Reference.psnr(old, expected))
+        }
+        print("downscale 360→120: worst frame \(String(format: "%.1f", worst.after)) dB (the wobbled frame filtered); "
+              + "\(String(format: "%.1f", worst.before)) dB before (the image filtered, then displaced)")
+        XCTAssertGreaterThan(worst.after, worst.before)
+    }
+
     /// Bilinear at each output pixel's source point: what a downscale without
     /// filtering gives.
     func pointSampled(_ img: RGBAImage, _ w: Int, _ h: Int) -> RGBAImage {

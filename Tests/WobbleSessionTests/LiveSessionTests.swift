@@ -60,6 +60,31 @@ final class LiveSessionTests: SessionTestCase {
         }
     }
 
+    /// The studio plays what the session's clip says: a loop() scene's
+    /// frames are its steady state (frame 0 already moves, from the kick of
+    /// the period before), and a poke in it stays part of the loop.
+    func testALoopingSceneIsPlayedAsItsLoop() throws {
+        let path = try scene("""
+        image("img.png")
+        loop()
+        addSketch{x = 8, y = 6, w = 24, h = 18, motion = "spring", duration = 0.4}
+        prepare()
+        wait(0.3)
+        impulse(1, 1, 0)
+        wait(0.3)
+        """)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        XCTAssertNotNil(s.clip?.loop)
+        XCTAssertEqual(s.clip?.frameCount, 18)
+        XCTAssertFalse(s.frameState(0)?.regions.isEmpty ?? true, "frame 0 shows the previous period's kick")
+        XCTAssertEqual(s.clip?.frame(18).regions, s.frameState(0)?.regions, "the frame after the last is frame 0")
+        XCTAssertTrue(s.perform([PerformedEvent(time: 0.1, action: .touch(from: Point(20, 15), to: Point(20, 20)))]))
+        XCTAssertNotNil(s.clip?.loop)
+        XCTAssertEqual(s.clip?.frameCount, 18, "a poke within the loop keeps its period")
+        XCTAssertEqual(s.clip?.loop?.models.first?.motion.kicks.count, 2)
+    }
+
     func testShakeWithoutEnableMotionAndAMiss() throws {
         let s = LiveSession(options: SessionOptions(scenePath: try scene(LiveSessionTests.still)))
         XCTAssertTrue(s.perform([PerformedEvent(time: 0.1, action: .touch(from: Point(1, 1), to: Point(5, 1)))]))
