@@ -16,6 +16,7 @@ let package = Package(
     name: "wobble-run",
     products: [
         .executable(name: "wobble-run", targets: ["wobble-run"]),
+        .executable(name: "wobble-studio", targets: ["wobble-studio"]),
     ],
     targets: [
         // C libraries from Debian (Scripts/install-deps.sh installs them).
@@ -26,7 +27,7 @@ let package = Package(
         systemLibrary("CTurboJPEG", pkgConfig: "libturbojpeg", apt: "libturbojpeg0-dev"),
         systemLibrary("CGIF", pkgConfig: nil, apt: "libgif-dev"),
         systemLibrary("CImageQuant", pkgConfig: "imagequant", apt: "libimagequant-dev"),
-        // The studio window only (`wobble-run edit`): SDL2, initialised by `edit` alone.
+        // The studio window only (the `wobble-studio` executable): SDL2.
         systemLibrary("CSDL2", pkgConfig: "sdl2", apt: "libsdl2-dev"),
 
         // The only hand-written C: Lua trampolines and macros as functions.
@@ -47,11 +48,14 @@ let package = Package(
         .target(name: "WobbleSession", dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),
         // The studio (`wobble-run edit`): an SDL2 window over a live session.
         .target(name: "WobbleStudio", dependencies: ["WobbleSession", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
-        // The command-line tool.
+        // The headless command-line tool: links no window system; `wobble-run
+        // edit` runs the `wobble-studio` executable when it is installed.
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleSession", "WobbleStudio"]
+            dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleSession"]
         ),
+        // The studio executable (`wobble-run edit` runs it): SDL2 + X11/Wayland.
+        .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleCore", "WobbleMedia"]),
 
         // Renderer benchmark (Scripts/bench-render.sh).
         .executableTarget(name: "wobble-render-bench", dependencies: ["WobbleCore", "WobbleRender"]),
@@ -61,8 +65,8 @@ let package = Package(
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleMedia", "WobbleCore", "CGIF"]),
         .testTarget(name: "WobbleSessionTests", dependencies: ["WobbleSession", "WobbleCore", "WobbleScript"]),
-        .testTarget(name: "WobbleStudioTests", dependencies: ["wobble-run", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
-        .testTarget(name: "WobbleRunTests", dependencies: ["wobble-run", "WobbleCore", "WobbleMedia", "CGIF"]),
+        .testTarget(name: "WobbleStudioTests", dependencies: ["wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
+        .testTarget(name: "WobbleRunTests", dependencies: ["wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "CGIF"]),
     ],
     swiftLanguageModes: [.v6]
 )

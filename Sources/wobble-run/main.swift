@@ -2,7 +2,6 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import WobbleScript
-import WobbleStudio
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,9 +18,9 @@ func main() -> Int32 {
     // Every write is checked: a reader that went away (`| head -c 10`) is
     // an error with one clear line (EPIPE), not a silent death by SIGPIPE.
     signal(SIGPIPE, SIG_IGN)
-    // `wobble-run edit SCENE.lua`: the studio window (a scene file named
-    // `edit` is reached as `./edit`).
-    if args.first == "edit" { return Studio.main(Array(args.dropFirst())) }
+    // `wobble-run edit SCENE.lua`: the studio window, its own executable
+    // (a scene file named `edit` is reached as `./edit`).
+    if args.first == "edit" { return Edit.run(Array(args.dropFirst())) }
     // A usage error is reported as JSON too when --json was asked for.
     let report = RunReport(json: args.prefix { $0 != "--" }.contains("--json"))
     do {
