@@ -4,6 +4,7 @@ import WobbleCore
 import WobbleMedia
 import WobbleRender
 import WobbleScript
+import WobbleSystem
 
 /// How a live session runs its scene (the subset of the command line that
 /// changes what the scene does).

@@ -2,6 +2,7 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import WobbleScript
+import WobbleSystem
 
 /// Decoded images by path, with the stamp of the file each came from.
 typealias ImageCache = [String: (stamp: FileStamp, image: RGBAImage)]

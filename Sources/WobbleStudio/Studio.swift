@@ -3,6 +3,7 @@ import WobbleCore
 import WobbleRender
 import WobbleScript
 import WobbleSession
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -143,7 +144,7 @@ public enum Studio {
             printError(noDisplayMessage)
             return 1
         }
-        StudioSignals.install()
+        Signals.install()
         do {
             try StudioWindow.initialise()
             defer { StudioWindow.shutdown() }
@@ -160,11 +161,4 @@ public enum Studio {
 /// `PathBytes` strings) show as `\xFE`, as the headless tool prints them.
 func printError(_ line: String) {
     FileHandle.standardError.write(Data((PathBytes.display(line) + "\n").utf8))
-}
-
-/// Seconds on a monotonic clock.
-func monotonic() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

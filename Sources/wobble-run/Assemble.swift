@@ -2,6 +2,7 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import WobbleRender
+import WobbleSystem
 
 /// `--assemble DIR`: joins the PNG frames `frame_NNNNN.png` of DIR (for
 /// example slices rendered with `--frames` on several machines into one

@@ -1,5 +1,6 @@
 import WobbleCore
 import WobbleMedia
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +27,7 @@ enum Edit {
             let beside = String(me[..<slash]) + "/" + executableName
             if isExecutableFile(beside) { return beside }
         }
-        return VideoSink.findExecutable(executableName)
+        return ChildProcess.findExecutable(executableName)
     }
 
     static func isExecutableFile(_ path: String) -> Bool {

@@ -1,6 +1,7 @@
 import Foundation
 import WobbleMedia
 import WobbleScript
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif

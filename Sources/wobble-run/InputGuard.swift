@@ -2,6 +2,7 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import WobbleScript
+import WobbleSystem
 
 extension Runner {
     /// Refuses, before anything is written, an output that would replace or

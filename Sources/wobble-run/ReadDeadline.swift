@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import WobbleMedia
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import WobbleCore
+import WobbleSystem
 
 /// What a run tells a pipeline (`--json`): filled in as the run goes, so a
 /// failure halfway still reports what was known, printed once at the end

@@ -4,6 +4,7 @@ import WobbleMedia
 import WobbleRender
 import WobbleScript
 import WobbleSession
+import WobbleSystem
 
 /// Holds the image the script (or `--image`) loaded.
 final class ImageBox {

@@ -2,6 +2,7 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import WobbleScript
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import WobbleCore
 import WobbleMedia
 import WobbleStudio
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif

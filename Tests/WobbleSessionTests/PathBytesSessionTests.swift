@@ -3,6 +3,7 @@ import XCTest
 import WobbleCore
 import WobbleMedia
 @testable import WobbleSession
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 import WobbleMedia
+import WobbleSystem
 
 /// `wobble-run edit` under Xvfb, driven by xdotool, read by screenshots.
 final class StudioTests: XCTestCase {

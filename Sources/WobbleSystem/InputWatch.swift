@@ -1,5 +1,4 @@
 import Foundation
-import WobbleCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -331,12 +330,6 @@ public final class InputWatch {
         }
         return names
     }
-}
-
-private func monotonic() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 /// The inotify descriptor, its watches and what the events since the last

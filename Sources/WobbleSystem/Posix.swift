@@ -1,6 +1,5 @@
 internal import CWobbleSys
 import Synchronization
-import WobbleCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,6 +52,14 @@ public enum Posix {
             throw PosixError(name, shown ?? path, EINVAL)
         }
         return r
+    }
+
+    /// A pipe, both ends close-on-exec from the start (a child spawned
+    /// meanwhile must not inherit them).
+    public static func pipe(shown: String) throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        try call("pipe", shown) { wobble_pipe_cloexec(&fds) }
+        return (fds[0], fds[1])
     }
 
     /// `open(2)`, close-on-exec.
