@@ -139,6 +139,14 @@ public enum Posix {
         return st
     }
 
+    /// `stat(2)`, or `lstat(2)` without `follow`; every failure throws
+    /// (ENOENT and ENOTDIR too, for callers that tell them apart).
+    public static func status(_ path: String, follow: Bool, shown: String? = nil) throws -> Glibc.stat {
+        var st = Glibc.stat()
+        try withPath(follow ? "stat" : "lstat", path, shown) { fstatat(AT_FDCWD, $0, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) }
+        return st
+    }
+
     /// `lstat(2)` (does not follow a last link), nil as for `stat`.
     public static func linkStatus(_ path: String, shown: String? = nil) throws -> Glibc.stat? {
         var st = Glibc.stat()

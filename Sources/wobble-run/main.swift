@@ -42,7 +42,7 @@ func main() -> Int32 {
             return 0
         }
         Interrupt.install()
-        if options.watch { return Watcher(options: options).run() }
+        if options.watch { return WatchLoop.run(options) }
         try runOnce(options, report: report)
         return 0
     } catch {
