@@ -52,14 +52,14 @@ let package = Package(
         .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant"]),
         // A live session: the scene re-run with performed events, its
         // inputs watched, frames rendered and composited (no window code).
-        .target(name: "WobbleSession", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),
+        .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),
         // The studio (`wobble-run edit`): an SDL2 window over a live session.
-        .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleSession", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
+        .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
         // The headless command-line tool: links no window system; `wobble-run
         // edit` runs the `wobble-studio` executable when it is installed.
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleSession"]
+            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleEngine"]
         ),
         // The studio executable (`wobble-run edit` runs it): SDL2 + X11/Wayland.
         .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"]),
@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleSystem", "WobbleScript", "WobbleCore"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF"]),
-        .testTarget(name: "WobbleSessionTests", dependencies: ["WobbleSystem", "WobbleSession", "WobbleCore", "WobbleScript"]),
+        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "CGIF"]),
     ],

@@ -3,7 +3,7 @@ import WobbleCore
 import WobbleMedia
 import WobbleRender
 import WobbleScript
-import WobbleSession
+import WobbleEngine
 import WobbleSystem
 
 /// The studio's state and behaviour: a live session shown in a window,

@@ -46,7 +46,7 @@ final class RunReport {
         func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
         func d(_ v: Double?) -> String {
             guard let v, v.isFinite else { return "null" }
-            return CommandLine_.fmt((v * 1_000_000).rounded() / 1_000_000)
+            return NumberText.plain((v * 1_000_000).rounded() / 1_000_000)
         }
         var fields = [
             "\"frames\":\(n(frames))", "\"fps\":\(d(fps))", "\"duration\":\(d(duration))",

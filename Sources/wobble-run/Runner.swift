@@ -3,7 +3,7 @@ import WobbleCore
 import WobbleMedia
 import WobbleRender
 import WobbleScript
-import WobbleSession
+import WobbleEngine
 import WobbleSystem
 
 /// Holds the image the script (or `--image`) loaded.
@@ -96,7 +96,7 @@ struct Runner {
             let timer = DispatchSource.makeTimerSource(queue: .global())
             timer.schedule(deadline: .now() + t + 2)
             timer.setEventHandler {
-                printError("\(scenePath): script timed out after \(CommandLine_.fmt(t)) s (--timeout), inside a library call")
+                printError("\(scenePath): script timed out after \(NumberText.plain(t)) s (--timeout), inside a library call")
                 TemporaryPaths.removeAll()
                 _exit(1)
             }
@@ -143,7 +143,7 @@ struct Runner {
         try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
         if plan.format == .gif {
             if clip.fps > 50 {
-                report.warn("\(CommandLine_.fmt(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
+                report.warn("\(NumberText.plain(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
             }
             if o.loop != -1 && !still && o.frames == nil { report.warn(ClipWarnings.loopJump(clip)) }
         }
@@ -179,7 +179,7 @@ struct Runner {
     static func describe(_ s: Summary) -> String {
         let what = s.output.map { "wrote \($0)" } ?? "rendered"
         return String(format: "%@: %d frames, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.width, s.height,
-                      CommandLine_.seconds(s.clip.duration), CommandLine_.fmt(s.clip.fps), s.seconds)
+                      NumberText.seconds(s.clip.duration), NumberText.plain(s.clip.fps), s.seconds)
     }
 
     /// Loads a PNG or JPEG; a bad file is a `RunError` naming it.

@@ -1,5 +1,6 @@
 import Foundation
 import WobbleCore
+import WobbleEngine
 import WobbleMedia
 import WobbleScript
 import WobbleSystem
@@ -62,7 +63,7 @@ func runOnce(_ options: Options, report: RunReport) throws {
     }
     let summary = try Runner(options: options).run(report: report)
     if options.check && !options.quiet {
-        printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(CommandLine_.seconds(summary.clip.duration)) s at \(CommandLine_.fmt(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
+        printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(NumberText.seconds(summary.clip.duration)) s at \(NumberText.plain(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
     }
     report.printJSON()
 }

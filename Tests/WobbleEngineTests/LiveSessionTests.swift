@@ -3,7 +3,7 @@ import XCTest
 import WobbleCore
 import WobbleMedia
 import WobbleScript
-@testable import WobbleSession
+@testable import WobbleEngine
 
 /// The live session: performed events on top of a scene, takes.
 final class LiveSessionTests: SessionTestCase {

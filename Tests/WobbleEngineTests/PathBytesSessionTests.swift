@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 import WobbleMedia
-@testable import WobbleSession
+@testable import WobbleEngine
 import WobbleSystem
 #if canImport(Glibc)
 import Glibc
