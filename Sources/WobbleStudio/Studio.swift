@@ -146,9 +146,3 @@ public enum Studio {
         }
     }
 }
-
-/// Writes a line to stderr; file-name bytes that are not UTF-8 (kept in
-/// `PathBytes` strings) show as `\xFE`, as the headless tool prints them.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((PathBytes.display(line) + "\n").utf8))
-}

@@ -164,7 +164,7 @@ final class StudioApp {
                         printError("studio: the window's context cannot render (\(error)); rendering headless")
                     }
                 }
-                return try GLESRenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: verbose)
+                return try FrameRenderers.make(.gles, source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: verbose)
             }
         }
         var nextPoll = monotonic() + watch.pollInterval

@@ -31,6 +31,20 @@ struct Options: SceneRunOptions {
     var help = false
     var version = false
     var scriptArguments: [String] = []
+
+    /// The scene-run options, as every front end hands them to the engine.
+    var sceneRun: SessionOptions {
+        var s = SessionOptions(scenePath: scene ?? "")
+        s.imagePath = image
+        s.arguments = scriptArguments
+        s.seed = seed
+        s.fps = fps
+        s.allowIO = allowIO
+        s.timeout = timeout
+        s.backend = backend
+        s.verbose = verbose
+        return s
+    }
 }
 
 enum CommandLine_ {

@@ -6,12 +6,6 @@ import WobbleScript
 import WobbleEngine
 import WobbleSystem
 
-/// Holds the image the script (or `--image`) loaded.
-final class ImageBox {
-    var image: RGBAImage?
-    var path: String?
-}
-
 /// Writes the frames `produce` makes for `items` into `sink` (nil: render
 /// only), polling for SIGINT/SIGTERM between frames, and finishes the sink;
 /// on any error the sink is aborted, so nothing half-written remains.
@@ -55,40 +49,12 @@ struct Runner {
     func run(report: RunReport = RunReport(json: false)) throws -> Summary {
         let o = options
         let scenePath = o.scene!
-        let box = ImageBox()
-        var override: (width: Int, height: Int)?
         let deadline = ReadDeadline(seconds: o.timeout)
-        if let p = o.image {
-            let img = try deadline.reading("image '\(p)'") { try Runner.loadImage(p) }
-            box.image = img
-            box.path = p
-            override = (img.width, img.height)
+        // Images are read under --timeout (a FIFO or a stalled mount cannot hang the run).
+        let runner = SceneRunner(options: o.sceneRun) { path in
+            try deadline.reading("image '\(path)'") { try Runner.loadImage(path) }
         }
-        guard Posix.kind(scenePath) != nil else {
-            throw RunError("scene '\(scenePath)': no such file")
-        }
-        var so = ScriptOptions(scriptPath: scenePath, imageLoader: { path in
-            let img = try deadline.reading("image '\(path)'") { try Runner.loadImage(path) }
-            box.image = img
-            box.path = path
-            return (img.width, img.height)
-        })
-        so.arguments = o.scriptArguments
-        so.seed = o.seed
-        so.timeout = o.timeout
-        so.allowIO = o.allowIO
-        so.outputGiven = o.output != nil
-        so.fixedFPS = o.fps
-        // --max-frames counts the frames written: with --frames the
-        // timeline may be longer (up to the default limit, or more).
-        so.maxFrames = o.frames == nil ? o.maxFrames : max(o.maxFrames, Options.defaultMaxFrames)
-        so.imageOverride = override
-        so.shouldAbort = { Interrupt.signal != nil }
-        // print() is the script's own output (stdout), unless the frames go there.
-        so.printToStdout = !(o.output.map { OutputPlan(format: .gif, path: $0).isStdout } ?? false)
-        var named: [String] = []
-        so.onPath = { named.append($0) }
-        defer { Runner.lastInputs = named + (box.path.map { [$0] } ?? []) }
+        defer { Runner.lastInputs = runner.named + (runner.imagePath.map { [$0] } ?? []) }
         // The count hook cannot fire inside one long C call of Lua's own
         // libraries (a pathological string.find pattern): past the timeout
         // and a grace period, stop the process (nothing is written yet).
@@ -104,14 +70,24 @@ struct Runner {
             return timer
         }
         defer { watchdog?.cancel() }
-        // The scene file is read (by Lua) inside ScriptHost.run: its clock
-        // stops once the chunk is loaded.
-        let sceneRead = deadline?.begin("scene '\(scenePath)'")
-        so.onLoaded = { if let sceneRead { deadline?.end(sceneRead) } }
+        // The scene file is read (by Lua) inside ScriptHost.run (after an
+        // --image): its clock starts there and stops once the chunk is loaded.
+        var sceneRead: ReadDeadline.Token?
         defer { if let sceneRead { deadline?.end(sceneRead) } }
         let result: ScriptResult
         do {
-            result = try ScriptHost(options: so).run()
+            result = try runner.run(missingScene: { RunError("scene '\($0)': no such file") }) { so in
+                so.outputGiven = o.output != nil
+                // --max-frames counts the frames written: with --frames the
+                // timeline may be longer (up to the default limit, or more).
+                so.maxFrames = o.frames == nil ? o.maxFrames : max(o.maxFrames, Options.defaultMaxFrames)
+                so.shouldAbort = { Interrupt.signal != nil }
+                // print() is the script's own output (stdout), unless the frames go there.
+                so.printToStdout = !(o.output.map { OutputPlan(format: .gif, path: $0).isStdout } ?? false)
+                let read = deadline?.begin("scene '\(scenePath)'")
+                sceneRead = read
+                so.onLoaded = { if let read { deadline?.end(read) } }
+            }
         } catch let e as ScriptError where e.kind == .interrupted {
             throw Interrupted(signal: Interrupt.signal ?? SIGINT)
         }
@@ -129,7 +105,7 @@ struct Runner {
         }
         let reporter = ProgressReporter(total: selection.count, quiet: o.quiet)
 
-        guard let source = box.image else { throw RunError("no image: the scene loads none and no --image was given") }
+        guard let source = runner.image else { throw RunError("no image: the scene loads none and no --image was given") }
         let (w, h) = try outputSize(source.width, source.height)
         report.width = w
         report.height = h
@@ -152,11 +128,7 @@ struct Runner {
             return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
         }
 
-        let renderer: FrameRenderer
-        switch o.backend {
-        case .cpu: renderer = CPURenderer(source: source, outputWidth: w, outputHeight: h)
-        case .gles: renderer = try GLESRenderer(source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
-        }
+        let renderer = try FrameRenderers.make(o.backend, source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
 
         func renderFrame(_ k: Int) throws -> RGBAImage {
             // The overlay is painted by the one compositor every front end uses.
