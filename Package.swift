@@ -16,6 +16,7 @@ let package = Package(
     name: "wobble-run",
     products: [
         .executable(name: "wobble-run", targets: ["wobble-run"]),
+        .executable(name: "wobble-studio", targets: ["wobble-studio"]),
     ],
     targets: [
         // C libraries from Debian (Scripts/install-deps.sh installs them).
@@ -26,43 +27,54 @@ let package = Package(
         systemLibrary("CTurboJPEG", pkgConfig: "libturbojpeg", apt: "libturbojpeg0-dev"),
         systemLibrary("CGIF", pkgConfig: nil, apt: "libgif-dev"),
         systemLibrary("CImageQuant", pkgConfig: "imagequant", apt: "libimagequant-dev"),
-        // The studio window only (`wobble-run edit`): SDL2, initialised by `edit` alone.
+        // The studio window only (the `wobble-studio` executable): SDL2.
         systemLibrary("CSDL2", pkgConfig: "sdl2", apt: "libsdl2-dev"),
 
         // The only hand-written C: Lua trampolines and macros as functions.
         .target(name: "CWobbleLuaShim", dependencies: ["CLua"]),
-        // System calls Swift's Glibc lacks: renameat2, spawning a child that dies with us.
+        // System calls Swift's Glibc lacks: renameat2, spawning a child that
+        // dies with us, the async-signal-safe signal handler.
         .target(name: "CWobbleSys"),
+
+        // The system layer under everything: checked POSIX calls, atomic
+        // files and folder commits, the one child-process spawner, the one
+        // signal handler, the one file watcher, byte-exact paths, the
+        // monotonic clock.
+        .target(name: "WobbleSystem", dependencies: ["CWobbleSys"]),
 
         // Pure Swift: geometry, wobble math, models, clock, timeline.
         .target(name: "WobbleCore"),
         // The Lua host: VM, sandbox, API bindings.
-        .target(name: "WobbleScript", dependencies: ["WobbleCore", "CLua", "CWobbleLuaShim"]),
+        .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "CLua", "CWobbleLuaShim"]),
         // Renderers: CPU reference and GLES through EGL.
         .target(name: "WobbleRender", dependencies: ["WobbleCore", "CEGL", "CGLES"]),
         // Images in and out: PNG, JPEG, GIF, frame sinks.
-        .target(name: "WobbleMedia", dependencies: ["WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWobbleSys"]),
+        .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant"]),
         // A live session: the scene re-run with performed events, its
         // inputs watched, frames rendered and composited (no window code).
-        .target(name: "WobbleSession", dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),
+        .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),
         // The studio (`wobble-run edit`): an SDL2 window over a live session.
-        .target(name: "WobbleStudio", dependencies: ["WobbleSession", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
-        // The command-line tool.
+        .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
+        // The headless command-line tool: links no window system; `wobble-run
+        // edit` runs the `wobble-studio` executable when it is installed.
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleSession", "WobbleStudio"]
+            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleEngine"]
         ),
+        // The studio executable (`wobble-run edit` runs it): SDL2 + X11/Wayland.
+        .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"]),
 
         // Renderer benchmark (Scripts/bench-render.sh).
         .executableTarget(name: "wobble-render-bench", dependencies: ["WobbleCore", "WobbleRender"]),
 
+        .testTarget(name: "WobbleSystemTests", dependencies: ["WobbleSystem"]),
         .testTarget(name: "WobbleCoreTests", dependencies: ["WobbleCore"]),
-        .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleScript", "WobbleCore"]),
-        .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
-        .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleMedia", "WobbleCore", "CGIF"]),
-        .testTarget(name: "WobbleSessionTests", dependencies: ["WobbleSession", "WobbleCore", "WobbleScript"]),
-        .testTarget(name: "WobbleStudioTests", dependencies: ["wobble-run", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
-        .testTarget(name: "WobbleRunTests", dependencies: ["wobble-run", "WobbleCore", "WobbleMedia", "CGIF"]),
+        .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleSystem", "WobbleScript", "WobbleCore"]),
+        .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
+        .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF"]),
+        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
+        .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
+        .testTarget(name: "WobbleRunTests", dependencies: ["WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "CGIF"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
-# Builds the Debian package wobble-run_<version>_<arch>.deb (dpkg-deb): the
-# files of Scripts/install.sh under /usr, and Depends: on the runtime
-# libraries (not the -dev ones). ffmpeg (video output) is Recommends.
+# Builds two Debian packages (dpkg-deb) from the files of Scripts/install.sh
+# under /usr:
+#   wobble-run_<version>_<arch>.deb     the headless tool (render nodes,
+#       containers): Depends: on the runtime libraries its binary links, no
+#       SDL, X11 or Wayland; ffmpeg (video output) is Recommends.
+#   wobble-studio_<version>_<arch>.deb  the studio window (`wobble-run
+#       edit`): /usr/bin/wobble-studio; Depends: on wobble-run of the same
+#       version and the libraries the studio links (SDL2, which brings X11
+#       and Wayland).
+# Prints the two paths, the render node's first.
 #
-# Usage: Scripts/package-deb.sh [--binary PATH] [--out DIR]
-#   --binary PATH  package this binary (default: build the release binary)
-#   --out DIR      where the .deb goes (default: the current directory)
-# Install: dpkg -i wobble-run_*.deb; apt-get -f install   (or: apt-get install ./wobble-run_*.deb)
+# Usage: Scripts/package-deb.sh [--binary PATH] [--studio PATH] [--out DIR]
+#   --binary PATH  package this wobble-run (default: build the release binary)
+#   --studio PATH  package this wobble-studio (default: the one beside --binary,
+#                  or build it)
+#   --out DIR      where the .debs go (default: the current directory)
+# Install: apt-get install ./wobble-run_*.deb [./wobble-studio_*.deb]
+#   (or dpkg -i, then apt-get -f install)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-binary="" out="$PWD"
+binary="" studio="" out="$PWD"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --binary) binary="${2:?--binary needs a path}"; shift 2 ;;
+    --studio) studio="${2:?--studio needs a path}"; shift 2 ;;
     --out) out="${2:?--out needs a folder}"; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "package-deb.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -22,42 +33,77 @@ if [[ -z "$binary" ]]; then
   (cd "$here" && swift build -c release --static-swift-stdlib --product wobble-run >&2)
   binary="$(cd "$here" && swift build -c release --static-swift-stdlib --show-bin-path)/wobble-run"
 fi
+if [[ -z "$studio" ]]; then
+  studio="$(dirname -- "$binary")/wobble-studio"
+  if [[ ! -x "$studio" ]]; then
+    (cd "$here" && swift build -c release --static-swift-stdlib --product wobble-studio >&2)
+    studio="$(cd "$here" && swift build -c release --static-swift-stdlib --show-bin-path)/wobble-studio"
+  fi
+fi
 version="$("$binary" --version | awk '{print $2}')"
 arch="$(dpkg --print-architecture)"
 stage="$(mktemp -d)"
 trap 'rm -rf -- "$stage"' EXIT
-"$here/Scripts/install.sh" --prefix /usr --destdir "$stage/root" --binary "$binary"
+"$here/Scripts/install.sh" --prefix /usr --destdir "$stage/root" --binary "$binary" --studio "$studio"
+# The studio's package holds its executable; the rest is the render node's.
+mkdir -p "$stage/studio/usr/bin"
+mv -- "$stage/root/usr/bin/wobble-studio" "$stage/studio/usr/bin/wobble-studio"
 
-# Runtime libraries: the packages that own the shared libraries the binary
+# runtime_depends BINARY: the packages that own the shared libraries BINARY
 # itself links (its NEEDED entries, as dpkg-shlibdeps reads them; their own
 # dependencies come with those packages), found with ldd + dpkg -S.
-needed="$(objdump -p "$binary" | awk '/NEEDED/{print $2}')"
-depends="$(ldd "$binary" | awk '/=> \//{print $1, $3}' | while read -r name lib; do
-    grep -qxF -- "$name" <<<"$needed" || continue
-    dpkg -S "$(realpath "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
-  done | cut -d: -f1 | sort -u | grep -v -- '-dev$' | paste -sd, | sed 's/,/, /g')"
+runtime_depends() {
+  local needed
+  needed="$(objdump -p "$1" | awk '/NEEDED/{print $2}')"
+  ldd "$1" | awk '/=> \//{print $1, $3}' | while read -r name lib; do
+      grep -qxF -- "$name" <<<"$needed" || continue
+      dpkg -S "$(realpath "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
+    done | cut -d: -f1 | sort -u | grep -v -- '-dev$' | paste -sd, | sed 's/,/, /g'
+}
 # The GLES backend loads Mesa's drivers at run time (not linked: add them).
-depends="$depends, libegl-mesa0, libgl1-mesa-dri"
-mkdir -p "$stage/root/DEBIAN" "$stage/root/usr/share/doc/wobble-run"
-cp "$here/README.md" "$stage/root/usr/share/doc/wobble-run/README.md"
-size="$(du -sk "$stage/root" | cut -f1)"
-cat > "$stage/root/DEBIAN/control" <<CONTROL
-Package: wobble-run
-Version: $version
-Architecture: $arch
-Maintainer: wobble-run developers <wobble-run@localhost>
-Installed-Size: $size
-Depends: $depends
-Recommends: ffmpeg
-Section: graphics
-Priority: optional
-Description: turn a still image into a jelly animation
- A Lua scene script marks soft regions on an image and choreographs
- touches and shakes over virtual time; the frames are written as an
- animated GIF, PNG frames or a video (through ffmpeg). Renders with
- OpenGL ES through EGL (Mesa's llvmpipe needs no GPU) or on the CPU.
-CONTROL
+depends="$(runtime_depends "$binary"), libegl-mesa0, libgl1-mesa-dri"
+# The studio: wobble-run of this version, and what the studio links beyond it.
+studio_depends="wobble-run (= $version)"
+for p in $(runtime_depends "$studio" | tr -d ,); do
+  grep -qw -- "$p" <<<"$depends" || studio_depends="$studio_depends, $p"
+done
+
+# control ROOT PACKAGE DEPENDS RECOMMENDS DESCRIPTION...: ROOT/DEBIAN/control.
+control() {
+  local root="$1" package="$2" deps="$3" recommends="$4"
+  shift 4
+  mkdir -p "$root/DEBIAN" "$root/usr/share/doc/$package"
+  cp "$here/README.md" "$root/usr/share/doc/$package/README.md"
+  {
+    echo "Package: $package"
+    echo "Version: $version"
+    echo "Architecture: $arch"
+    echo "Maintainer: wobble-run developers <wobble-run@localhost>"
+    echo "Installed-Size: $(du -sk "$root" | cut -f1)"
+    echo "Depends: $deps"
+    [[ -z "$recommends" ]] || echo "Recommends: $recommends"
+    echo "Section: graphics"
+    echo "Priority: optional"
+    printf '%s\n' "$@"
+  } > "$root/DEBIAN/control"
+}
+control "$stage/root" wobble-run "$depends" ffmpeg \
+  "Description: turn a still image into a jelly animation" \
+  " A Lua scene script marks soft regions on an image and choreographs" \
+  " touches and shakes over virtual time; the frames are written as an" \
+  " animated GIF, PNG frames or a video (through ffmpeg). Renders with" \
+  " OpenGL ES through EGL (Mesa's llvmpipe needs no GPU) or on the CPU." \
+  " This package is headless: it needs no window system (the studio" \
+  " window is the package wobble-studio)."
+control "$stage/studio" wobble-studio "$studio_depends" "" \
+  "Description: the wobble-run studio window (wobble-run edit)" \
+  " A window (SDL2 on X11 or Wayland) that plays a wobble-run scene in real" \
+  " time, reloads it when it changes, and lets you drag its regions, poke" \
+  " them and record takes. Run it as 'wobble-run edit SCENE.lua'."
 mkdir -p "$out"
 deb="$out/wobble-run_${version}_${arch}.deb"
+studio_deb="$out/wobble-studio_${version}_${arch}.deb"
 dpkg-deb --root-owner-group --build "$stage/root" "$deb" >&2
+dpkg-deb --root-owner-group --build "$stage/studio" "$studio_deb" >&2
 echo "$deb"
+echo "$studio_deb"

@@ -7,9 +7,10 @@ Scripts/install-deps.sh --bench   # ffmpeg (video output tests), ImageMagick (te
                                   # Xvfb + xdotool (the studio tests start their own Xvfb
                                   # on a free display number and stop it at the end)
 swift build --build-tests
-# The release binary (static Swift standard library), built once: the
-# install and .deb tests (InstallTests) install and package it.
+# The release binaries (static Swift standard library), built once: the
+# install and .deb tests (InstallTests) install and package them.
 swift build -c release --static-swift-stdlib --product wobble-run
+swift build -c release --static-swift-stdlib --product wobble-studio
 WOBBLE_RELEASE_BINARY="$(swift build -c release --static-swift-stdlib --show-bin-path)/wobble-run"
 export WOBBLE_RELEASE_BINARY
 log="$(mktemp)"

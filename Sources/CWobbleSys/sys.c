@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -80,4 +81,36 @@ int wobble_spawn(const char *path, char *const argv[], char *const envp[], int i
         return -1;
     }
     return pid;
+}
+
+static volatile sig_atomic_t wobble_signal_first = 0;
+static int wobble_signal_pipe[2] = {-1, -1};
+
+static void wobble_signal_handler(int sig) {
+    int saved = errno;
+    if (wobble_signal_first == 0) wobble_signal_first = sig;
+    unsigned char b = (unsigned char)sig;
+    if (wobble_signal_pipe[1] >= 0) {
+        ssize_t unused = write(wobble_signal_pipe[1], &b, 1);
+        (void)unused;
+    }
+    errno = saved;
+}
+
+int wobble_signal_catch(int sig) {
+    if (wobble_signal_pipe[0] < 0 && pipe2(wobble_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = wobble_signal_handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    return sigaction(sig, &sa, NULL);
+}
+
+int wobble_signal_received(void) {
+    return wobble_signal_first;
+}
+
+int wobble_signal_fd(void) {
+    return wobble_signal_pipe[0];
 }

@@ -1,13 +1,5 @@
 import WobbleCore
-
-/// An error from reading or writing media; `message` is the whole clear
-/// line the user sees after `wobble-run: ` (for example
-/// `image 'x.png': not a PNG or JPEG file`).
-public struct MediaError: Error, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+import WobbleSystem
 
 /// Where rendered frames go. Frames arrive in increasing timeline index
 /// (not necessarily starting at 0: `--frames A-B`). Nothing is visible at

@@ -1,5 +1,6 @@
 internal import CImageQuant
 import WobbleCore
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif

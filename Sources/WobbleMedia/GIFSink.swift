@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import WobbleCore
+import WobbleSystem
 
 /// Writes the frames as one animated GIF (SPEC §4, §6, §7), streaming: each
 /// frame is encoded and written as it comes, on a background thread, and

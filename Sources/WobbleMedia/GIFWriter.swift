@@ -1,5 +1,6 @@
 internal import CGIF
 import Foundation
+import WobbleSystem
 
 /// Bytes from giflib's encoder, buffered and appended to an `AtomicFile`.
 /// giflib calls `gifOutput` with its `UserData` pointing here.

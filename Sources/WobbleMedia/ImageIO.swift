@@ -1,5 +1,6 @@
 import Foundation
 import WobbleCore
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 internal import CTurboJPEG
 import WobbleCore
+import WobbleSystem
 
 /// The only file that calls TurboJPEG (DESIGN habit 1).
 ///

@@ -1,5 +1,6 @@
 internal import CPNG
 import WobbleCore
+import WobbleSystem
 
 /// The only file that calls libpng (DESIGN habit 1).
 ///

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import WobbleCore
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif

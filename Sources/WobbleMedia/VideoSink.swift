@@ -1,6 +1,6 @@
-internal import CWobbleSys
 import Foundation
 import WobbleCore
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -110,7 +110,7 @@ public final class VideoSink: FrameSink {
             throw MediaError("video '\(path)': bad frame size \(width)×\(height)")
         }
         guard fps.isFinite, fps > 0 else { throw MediaError("video '\(path)': bad frame rate \(fps)") }
-        guard let ffmpeg = VideoSink.findExecutable("ffmpeg") else {
+        guard let ffmpeg = ChildProcess.findExecutable("ffmpeg") else {
             throw MediaError("video output needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg); write a .gif or PNG frames instead")
         }
         signal(SIGPIPE, SIG_IGN)
@@ -164,10 +164,9 @@ public final class VideoSink: FrameSink {
 
         var pipes: [Int32] = []
         func makePipe() throws -> (read: Int32, write: Int32) {
-            var fds: [Int32] = [-1, -1]
-            try Posix.call("pipe", "ffmpeg") { wobble_pipe_cloexec(&fds) }
-            pipes += fds
-            return (fds[0], fds[1])
+            let fds = try Posix.pipe(shown: "ffmpeg")
+            pipes += [fds.read, fds.write]
+            return fds
         }
         func closeAll() { for fd in pipes { close(fd) } }
         let stdinPipe: (read: Int32, write: Int32), stderrPipe: (read: Int32, write: Int32)
@@ -324,38 +323,17 @@ public final class VideoSink: FrameSink {
 
     // MARK: - ffmpeg discovery
 
-    /// The first executable `name` on `PATH`, or nil.
-    public static func findExecutable(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for dir in path.split(separator: ":") where !dir.isEmpty {
-            let candidate = "\(dir)/\(name)"
-            if access(candidate, X_OK) == 0 {
-                var isDir: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDir), !isDir.boolValue {
-                    return candidate
-                }
-            }
-        }
-        return nil
-    }
-
     private static let encoderCache = EncoderCache()
 
     /// The video encoders the ffmpeg at `ffmpeg` has (`ffmpeg -encoders`).
     static func encoders(ffmpeg: String) -> Set<String> {
         if let known = encoderCache.get(ffmpeg) { return known }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ffmpeg)
-        p.arguments = ["-hide_banner", "-loglevel", "error", "-encoders"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
         var names = Set<String>()
-        if (try? p.run()) != nil {
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        // Through the one spawner: its own process group, killed with us,
+        // and a deadline (an ffmpeg that never answers cannot hang the run).
+        if let r = ChildProcess.output(ffmpeg, ["-hide_banner", "-loglevel", "error", "-encoders"], timeout: 10),
+           r.status == .exited(0) {
+            for line in String(decoding: r.stdout, as: UTF8.self).split(separator: "\n") {
                 // " V....D libx264   libx264 H.264 / AVC ..."
                 let f = line.split(separator: " ", omittingEmptySubsequences: true)
                 if f.count >= 2, f[0].hasPrefix("V") { names.insert(String(f[1])) }
@@ -466,79 +444,6 @@ final class Forwarder: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return firstError
-    }
-}
-
-/// A child process started with `wobble_spawn`: in its own process group,
-/// killed when the thread that started it exits.
-final class ChildProcess: @unchecked Sendable {
-    enum Status: Equatable {
-        case running
-        case exited(Int32)
-        case signalled(Int32)
-    }
-
-    let pid: Int32
-    private let lock = NSLock()
-    private var status = Status.running
-
-    /// Starts `executable` with `arguments` (exact bytes, see `PathBytes`)
-    /// and the given descriptors as its 0, 1, 2 (and `extra` as its 3).
-    init(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32, extra: Int32 = -1) throws {
-        var cStrings: [UnsafeMutablePointer<CChar>?] = []
-        defer { for p in cStrings { free(p) } }
-        for s in [executable] + arguments {
-            let b = PathBytes.bytes(s)
-            guard !b.contains(0), let raw = malloc(b.count + 1) else { throw PosixError("exec", executable, EINVAL) }
-            let p = raw.assumingMemoryBound(to: CChar.self)
-            for (i, c) in b.enumerated() { p[i] = CChar(bitPattern: c) }
-            p[b.count] = 0
-            cStrings.append(p)
-        }
-        cStrings.append(nil)
-        let pid = cStrings.withUnsafeBufferPointer { argv in
-            wobble_spawn(argv[0], argv.baseAddress, environ, stdin, stdout, stderr, extra)
-        }
-        guard pid > 0 else { throw PosixError("exec", executable, errno) }
-        self.pid = pid
-    }
-
-    /// Waits for the child to end (once; later calls return the status).
-    @discardableResult
-    func wait() -> Status {
-        lock.lock()
-        defer { lock.unlock() }
-        if status != .running { return status }
-        var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) < 0 {
-            if errno != EINTR { status = .exited(-1); return status }
-        }
-        status = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signalled(raw & 0x7f)
-        return status
-    }
-
-    /// Whether the child ended within `timeout` seconds (it is reaped).
-    func waitExited(timeout: Double) -> Bool {
-        let deadline = DispatchTime.now() + timeout
-        while DispatchTime.now() < deadline {
-            lock.lock()
-            if status != .running { lock.unlock(); return true }
-            var raw: Int32 = 0
-            let r = waitpid(pid, &raw, WNOHANG)
-            if r == pid { status = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signalled(raw & 0x7f) }
-            let ended = status != .running || (r < 0 && errno == ECHILD)
-            lock.unlock()
-            if ended { return true }
-            usleep(10_000)
-        }
-        return false
-    }
-
-    /// SIGKILL, unless it already ended.
-    func kill() {
-        lock.lock()
-        defer { lock.unlock() }
-        if status == .running { _ = Glibc.kill(pid, SIGKILL) }
     }
 }
 

@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleSystem
 
 /// An argument error, worded like Lua's own (`bad argument #2 to 'impulse'
 /// (number expected, got string)`); the trampoline adds the position.

@@ -6,6 +6,7 @@
 internal import CLua
 internal import CWobbleLuaShim
 import WobbleCore
+import WobbleSystem
 
 /// A Lua value type (`LUA_T*`).
 enum LuaType: Int32 {

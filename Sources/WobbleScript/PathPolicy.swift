@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -211,21 +212,27 @@ public struct PathPolicy: Sendable {
         return "/" + parts.joined(separator: "/")
     }
 
-    /// `realpath(3)` on the exact bytes (`PathBytes`), or nil with `errno` set.
+    /// `realpath(3)` on the exact bytes (`Posix.realpath`), or nil with `errno` set.
     public static func realPath(_ path: String) -> String? {
-        guard let p = PathBytes.withCString(path, { realpath($0, nil) }) ?? nil else { return nil }
-        defer { free(p) }
-        return PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
+        withErrno { try Posix.realpath(path) }
     }
 
-    /// `stat(2)` (or `lstat(2)` without `follow`) on the exact bytes, or nil with `errno` set.
+    /// `stat(2)` (or `lstat(2)` without `follow`) on the exact bytes
+    /// (`Posix.status`), or nil with `errno` set.
     static func status(_ path: String, follow: Bool) -> stat? {
-        var st = stat()
-        guard let r = PathBytes.withCString(path, { follow ? stat($0, &st) : lstat($0, &st) }) else {
+        withErrno { try Posix.status(path, follow: follow) }
+    }
+
+    /// `body`'s value, or nil with `errno` set to the failure's code.
+    private static func withErrno<T>(_ body: () throws -> T) -> T? {
+        do {
+            return try body()
+        } catch let e as PosixError {
+            errno = e.code
+        } catch {
             errno = EINVAL
-            return nil
         }
-        return r == 0 ? st : nil
+        return nil
     }
 
     /// Device and inode of `path` (links followed), or nil.

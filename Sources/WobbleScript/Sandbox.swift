@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleSystem
 
 /// The Lua environment of a script (SPEC §6, DESIGN.md habit 7). Sandboxed
 /// by construction: only the safe libraries are opened, `os` and `debug`

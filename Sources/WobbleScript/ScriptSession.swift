@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

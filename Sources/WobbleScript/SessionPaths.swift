@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleSystem
 
 /// The session's side of the path policy (`PathPolicy`): the checks the
 /// bindings call, the inputs the scene read, and error messages about a

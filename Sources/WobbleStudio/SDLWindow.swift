@@ -10,6 +10,7 @@ import Foundation
 import Synchronization
 import WobbleCore
 import WobbleRender
+import WobbleSystem
 
 /// Keys the studio reacts to.
 enum StudioKey: Equatable {

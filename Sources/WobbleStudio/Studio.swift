@@ -2,18 +2,21 @@ import Foundation
 import WobbleCore
 import WobbleRender
 import WobbleScript
-import WobbleSession
+import WobbleEngine
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `wobble-run edit SCENE.lua [options]`: the studio window (SPEC §8).
+/// `wobble-run edit SCENE.lua [options]`: the studio window.
 public enum Studio {
     /// The one line printed when there is no display.
     public static let noDisplayMessage =
         "wobble-run: edit needs a display (DISPLAY or WAYLAND_DISPLAY is not set); render headless with 'wobble-run SCENE.lua'"
 
-    public static let helpText = """
+    public static var helpText: String { helpHeader + OptionParser.helpLines(specs) }
+
+    static let helpHeader = """
     usage: wobble-run edit SCENE.lua [options] [-- script args...]
 
     Opens a window that plays the scene's clip in real time and reloads it
@@ -28,14 +31,6 @@ public enum Studio {
            region to poke it; click or drag the timeline to scrub
 
     options:
-      --image PATH     use this image instead of the one the scene names
-      --fps N          frames per second (overrides the scene's fps())
-      --seed N         seed for math.random (default 0)
-      --allow-io       give the scene Lua's full io and os libraries
-      --timeout S      stop a run of the scene after S seconds (default 10)
-      --backend B      gles (default) or cpu
-      -v, --verbose    say what the window does on stderr (frames presented)
-      -h, --help       this text
 
     """
 
@@ -51,73 +46,69 @@ public enum Studio {
         var profile = false
     }
 
-    struct UsageError: Error { var message: String }
-
-    static func parse(_ args: [String]) throws -> Options? {
+    /// What `edit` parses: the scene-run options a render takes too (the
+    /// same rows, limits and errors), and the studio's own.
+    struct Command: SceneRunOptions {
         var scene: String?
-        var o = SessionOptions(scenePath: "")
+        var image: String?
+        var fps: Double?
+        var seed = 0
+        /// A live session re-runs the scene on every change: a runaway
+        /// script must not hang the window.
+        var timeout: Double? = 10
+        var backend: Backend = .gles
+        var allowIO = false
+        var help = false
         var verbose = false
         var position: (Int, Int)?
         var quitAfter: Double?
-        var rest: [String] = []
-        var i = 0
-        func value(_ name: String) throws -> String {
-            i += 1
-            guard i < args.count else { throw UsageError(message: "\(name) needs a value") }
-            return args[i]
+        var arguments: [String] = []
+    }
+
+    /// The studio's option table.
+    static let specs: [OptionSpec<Command>] = [
+        .image, .fps, .seed, .allowIO, .timeout, .backend,
+        OptionSpec(names: ["-v", "--verbose"], value: nil, help: "say what the window does on stderr (frames presented)") { o, _ in o.verbose = true },
+        .help,
+        // Tests place the window.
+        OptionSpec(names: ["--window-position"], value: "X,Y", help: "where the window goes", hidden: true) { o, v in
+            let parts = v.split(separator: ",").compactMap { Int($0) }
+            guard parts.count == 2 else { throw UsageError("--window-position: '\(v)' is not X,Y") }
+            o.position = (parts[0], parts[1])
+        },
+        // Benchmarks.
+        OptionSpec(names: ["--quit-after"], value: "S", help: "quit after S seconds", hidden: true) { o, v in
+            o.quitAfter = try OptionParser.number(v, "--quit-after", min: 0, max: 86400)
+        },
+    ]
+
+    static func parse(_ args: [String]) throws -> Options? {
+        var c = Command()
+        try OptionParser.parse(args, specs: specs, into: &c, helpHint: "wobble-run edit --help") { c, a in
+            if let scene = c.scene { throw UsageError("edit: one scene at a time ('\(scene)' and '\(a)')") }
+            c.scene = a
+        } rest: { c, words in
+            c.arguments = words
         }
-        func number(_ name: String, _ s: String, _ range: ClosedRange<Double>) throws -> Double {
-            guard let v = Double(s), v.isFinite, range.contains(v) else {
-                throw UsageError(message: "\(name): '\(s)' is not a number in [\(range.lowerBound), \(range.upperBound)]")
-            }
-            return v
-        }
-        while i < args.count {
-            let a = args[i]
-            switch a {
-            case "-h", "--help": return nil
-            case "--image": o.imagePath = try value(a)
-            case "--fps": o.fps = try number(a, try value(a), 0.001...1000)
-            case "--seed":
-                let s = try value(a)
-                guard let v = Int(s) else { throw UsageError(message: "--seed: '\(s)' is not an integer") }
-                o.seed = v
-            case "--allow-io": o.allowIO = true
-            case "--timeout": o.timeout = try number(a, try value(a), 0.001...86400)
-            case "--backend":
-                let s = try value(a)
-                guard let b = Backend(rawValue: s) else { throw UsageError(message: "--backend: '\(s)' is not gles or cpu") }
-                o.backend = b
-            case "-v", "--verbose": verbose = true
-            case "--window-position":   // hidden: tests place the window
-                let s = try value(a)
-                let parts = s.split(separator: ",").compactMap { Int($0) }
-                guard parts.count == 2 else { throw UsageError(message: "--window-position: '\(s)' is not X,Y") }
-                position = (parts[0], parts[1])
-            case "--quit-after":   // hidden: benchmarks
-                quitAfter = try number(a, try value(a), 0...86400)
-            case "--":
-                rest = Array(args[(i + 1)...])
-                i = args.count
-                continue
-            default:
-                if a.hasPrefix("-") && a != "-" { throw UsageError(message: "unknown option '\(a)' (wobble-run edit --help lists them)") }
-                guard scene == nil else { throw UsageError(message: "one scene at a time ('\(scene ?? "")' and '\(a)')") }
-                scene = a
-            }
-            i += 1
-        }
-        guard let scene else { throw UsageError(message: "edit needs a scene: wobble-run edit SCENE.lua") }
-        o.scenePath = scene
-        o.arguments = rest
-        o.verbose = verbose
+        if c.help { return nil }
+        guard let scene = c.scene else { throw UsageError("edit: edit needs a scene: wobble-run edit SCENE.lua") }
+        var o = SessionOptions(scenePath: scene)
+        o.imagePath = c.image
+        o.fps = c.fps
+        o.seed = c.seed
+        o.allowIO = c.allowIO
+        o.timeout = c.timeout
+        o.backend = c.backend
+        o.arguments = c.arguments
+        o.verbose = c.verbose
+        var position = c.position
         let env = ProcessInfo.processInfo.environment
         if position == nil, let p = env["WOBBLE_STUDIO_POSITION"] {
             let parts = p.split(separator: ",").compactMap { Int($0) }
             if parts.count == 2 { position = (parts[0], parts[1]) }
         }
-        return Options(session: o, verbose: verbose, position: position,
-                       unpaced: env["WOBBLE_STUDIO_UNPACED"] == "1", quitAfter: quitAfter,
+        return Options(session: o, verbose: c.verbose, position: position,
+                       unpaced: env["WOBBLE_STUDIO_UNPACED"] == "1", quitAfter: c.quitAfter,
                        profile: env["WOBBLE_STUDIO_PROFILE"] == "1")
     }
 
@@ -131,7 +122,7 @@ public enum Studio {
             }
             options = o
         } catch let e as UsageError {
-            printError("wobble-run: edit: \(e.message)")
+            printError("wobble-run: \(e.message)")
             return 2
         } catch {
             printError("wobble-run: edit: \(error)")
@@ -143,7 +134,7 @@ public enum Studio {
             printError(noDisplayMessage)
             return 1
         }
-        StudioSignals.install()
+        Signals.install()
         do {
             try StudioWindow.initialise()
             defer { StudioWindow.shutdown() }
@@ -154,17 +145,4 @@ public enum Studio {
             return 1
         }
     }
-}
-
-/// Writes a line to stderr; file-name bytes that are not UTF-8 (kept in
-/// `PathBytes` strings) show as `\xFE`, as the headless tool prints them.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((PathBytes.display(line) + "\n").utf8))
-}
-
-/// Seconds on a monotonic clock.
-func monotonic() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

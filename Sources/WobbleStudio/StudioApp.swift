@@ -3,7 +3,8 @@ import WobbleCore
 import WobbleMedia
 import WobbleRender
 import WobbleScript
-import WobbleSession
+import WobbleEngine
+import WobbleSystem
 
 /// The studio's state and behaviour: a live session shown in a window,
 /// transport, pokes, takes and hot reload. No SDL here: input arrives as
@@ -163,14 +164,14 @@ final class StudioApp {
                         printError("studio: the window's context cannot render (\(error)); rendering headless")
                     }
                 }
-                return try GLESRenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: verbose)
+                return try FrameRenderers.make(.gles, source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: verbose)
             }
         }
         var nextPoll = monotonic() + watch.pollInterval
         while true {
             let now = monotonic()
             if let q = options.quitAfter, now - started >= q { break }
-            if StudioSignals.signal != nil { break }
+            if Signals.received != nil { break }
             var wait = max(0, nextPoll - now)
             if playing || recording != nil, let clip = session.clip, !options.unpaced {
                 // The playhead as it is now (it was last moved before the
@@ -232,7 +233,7 @@ final class StudioApp {
         // The renderer's GL names go while the window's context lives.
         session.makeRenderer = nil
         window = nil
-        return StudioSignals.signal.map { 128 + $0 } ?? 0
+        return Signals.received.map { 128 + $0 } ?? 0
     }
 
     /// Runs the scene again off the window thread (the last good clip goes

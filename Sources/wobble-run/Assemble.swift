@@ -1,7 +1,9 @@
 import Foundation
 import WobbleCore
+import WobbleEngine
 import WobbleMedia
 import WobbleRender
+import WobbleSystem
 
 /// `--assemble DIR`: joins the PNG frames `frame_NNNNN.png` of DIR (for
 /// example slices rendered with `--frames` on several machines into one
@@ -98,7 +100,7 @@ struct Assembler {
         }
         let what = outputName.map { "wrote \($0)" } ?? "read"
         reporter.finish(String(format: "%@: %d frames (%d-%d), %d×%d at %@ fps, in %.2f s", what, frames.count,
-                               frames[0].index, frames[frames.count - 1].index, w, h, CommandLine_.fmt(fps), reporter.elapsed))
+                               frames[0].index, frames[frames.count - 1].index, w, h, NumberText.plain(fps), reporter.elapsed))
     }
 
     func load(_ f: Frame) throws -> RGBAImage {

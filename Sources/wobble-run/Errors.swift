@@ -1,6 +1,8 @@
+import WobbleEngine
 import Foundation
 import WobbleMedia
 import WobbleScript
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,10 +17,8 @@ protocol ExitCoded: Error {
     var lines: [String] { get }
 }
 
-/// A command-line usage error: exit status 2.
-struct UsageError: ExitCoded {
-    var message: String
-    init(_ message: String) { self.message = message }
+/// A command-line usage error (the option table's): exit status 2.
+extension UsageError: ExitCoded {
     var exitCode: Int32 { 2 }
     var lines: [String] { [Failure.prefixed(message)] }
 }

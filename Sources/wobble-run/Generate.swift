@@ -1,3 +1,4 @@
+import WobbleEngine
 import Foundation
 import WobbleScript
 
@@ -24,13 +25,13 @@ enum Generate {
     static var longNames: [String] { CommandLine_.specs.flatMap(\.names).filter { $0.hasPrefix("--") } }
 
     /// The fixed choices of an option's value (`gif|png|…`), or nil.
-    static func choices(_ spec: OptionSpec) -> [String]? {
+    static func choices(_ spec: OptionSpec<Options>) -> [String]? {
         guard let v = spec.value, v.contains("|") else { return nil }
         return v.split(separator: "|").map(String.init)
     }
 
     /// Whether the option's value is a path (files complete there).
-    static func takesPath(_ spec: OptionSpec) -> Bool { spec.value == "PATH" || spec.value == "DIR" }
+    static func takesPath(_ spec: OptionSpec<Options>) -> Bool { spec.value == "PATH" || spec.value == "DIR" }
 
     // MARK: man
 

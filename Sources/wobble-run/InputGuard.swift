@@ -1,7 +1,9 @@
 import Foundation
 import WobbleCore
+import WobbleEngine
 import WobbleMedia
 import WobbleScript
+import WobbleSystem
 
 extension Runner {
     /// Refuses, before anything is written, an output that would replace or

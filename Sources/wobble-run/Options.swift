@@ -1,8 +1,9 @@
 import WobbleCore
+import WobbleEngine
 import WobbleRender
 
-/// The parsed command line (SPEC §2).
-struct Options {
+/// The parsed command line of a render (`wobble-run SCENE.lua [options]`).
+struct Options: SceneRunOptions {
     var scene: String?
     var output: String?
     var format: OutputFormat?
@@ -30,20 +31,28 @@ struct Options {
     var help = false
     var version = false
     var scriptArguments: [String] = []
-}
 
-/// One option: its names, whether it takes a value, and its help line.
-struct OptionSpec: Sendable {
-    var names: [String]
-    var value: String?
-    var help: String
-    var apply: @Sendable (inout Options, String) throws -> Void
+    /// The scene-run options, as every front end hands them to the engine.
+    var sceneRun: SessionOptions {
+        var s = SessionOptions(scenePath: scene ?? "")
+        s.imagePath = image
+        s.arguments = scriptArguments
+        s.seed = seed
+        s.fps = fps
+        s.allowIO = allowIO
+        s.timeout = timeout
+        s.backend = backend
+        s.verbose = verbose
+        return s
+    }
 }
 
 enum CommandLine_ {
     static let version = "wobble-run 0.1.0"
 
-    static let specs: [OptionSpec] = [
+    /// The render's option table (rows shared with `edit` are the
+    /// `SceneRunOptions` rows: `.fps`, `.image`, …).
+    static let specs: [OptionSpec<Options>] = [
         OptionSpec(names: ["-o", "--output"], value: "PATH",
                    help: "output: x.gif (animated GIF), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm/x.mov/x.mkv (video, needs ffmpeg), - for stdout (a GIF, or the video --format names). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
         OptionSpec(names: ["--format"], value: OutputFormat.names,
@@ -53,35 +62,26 @@ enum CommandLine_ {
             }
             o.format = f
         },
-        OptionSpec(names: ["--fps"], value: "N", help: "frames per second (overrides the script's fps()); default 30") { o, v in
-            o.fps = try number(v, "--fps", min: Limits.minFPS, max: Limits.maxFPS)
-        },
+        .fps,
         OptionSpec(names: ["--width"], value: "N", help: "output width in pixels; the height keeps the aspect ratio unless given") { o, v in
             o.width = try integer(v, "--width", min: 1, max: Limits.maxImageSide)
         },
         OptionSpec(names: ["--height"], value: "N", help: "output height in pixels; the width keeps the aspect ratio unless given") { o, v in
             o.height = try integer(v, "--height", min: 1, max: Limits.maxImageSide)
         },
-        OptionSpec(names: ["--image"], value: "PATH", help: "use this image instead of the one the script names") { o, v in o.image = v },
+        .image,
         OptionSpec(names: ["--frames"], value: "A-B", help: "render only frames A..B (0-based, inclusive; also A- or A); files keep their timeline index") { o, v in
             o.frames = try frameRange(v)
         },
         OptionSpec(names: ["--overlay"], value: nil, help: "draw the control layer (sketch edges, corners, Bezier boundary, center) over the frames") { o, _ in o.overlay = true },
-        OptionSpec(names: ["--backend"], value: "gles|cpu", help: "renderer: gles (OpenGL ES through EGL, default) or cpu (the reference renderer)") { o, v in
-            guard let b = Backend(rawValue: v.lowercased()) else { throw UsageError("--backend: '\(v)' is not one of gles, cpu") }
-            o.backend = b
-        },
+        .backend,
         OptionSpec(names: ["--check"], value: nil, help: "run the script on the virtual clock and report errors; render and write nothing") { o, _ in o.check = true },
-        OptionSpec(names: ["--seed"], value: "N", help: "seed for math.random (default 0): output is reproducible") { o, v in
-            o.seed = try integer(v, "--seed", min: Int.min, max: Int.max)
-        },
-        OptionSpec(names: ["--timeout"], value: "S", help: "stop a script that runs longer than S seconds of wall time") { o, v in
-            o.timeout = try number(v, "--timeout", min: 0, exclusiveMin: true, max: 1e9)
-        },
+        .seed,
+        .timeout,
         OptionSpec(names: ["--max-frames"], value: "N", help: "refuse to write more than N frames, before writing any (default 100000); with --frames it counts the frames selected") { o, v in
             o.maxFrames = try integer(v, "--max-frames", min: 1, max: Limits.maxFrameIndex)
         },
-        OptionSpec(names: ["--allow-io"], value: nil, help: "give the script Lua's full io and os libraries (no sandbox)") { o, _ in o.allowIO = true },
+        .allowIO,
         OptionSpec(names: ["--loop"], value: "N", help: "GIF looping: 0 forever (default), -1 play once, N repeat N times") { o, v in
             o.loop = try integer(v, "--loop", min: -1, max: 65535)
         },
@@ -93,47 +93,17 @@ enum CommandLine_ {
         },
         OptionSpec(names: ["-q", "--quiet"], value: nil, help: "no progress output") { o, _ in o.quiet = true },
         OptionSpec(names: ["-v", "--verbose"], value: nil, help: "print details: EGL platform and GL renderer, timings") { o, _ in o.verbose = true },
-        OptionSpec(names: ["-h", "--help"], value: nil, help: "show this help") { o, _ in o.help = true },
+        .help,
         OptionSpec(names: ["--version"], value: nil, help: "show the version") { o, _ in o.version = true },
     ]
 
     static func parse(_ args: [String]) throws -> Options {
         var o = Options()
-        var i = 0
-        while i < args.count {
-            let a = args[i]
-            i += 1
-            if a == "--" {
-                o.scriptArguments = Array(args[i...])
-                break
-            }
-            if a.hasPrefix("-") && a != "-" {
-                var name = a, inline: String?
-                if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
-                    name = String(a[..<eq])
-                    inline = String(a[a.index(after: eq)...])
-                }
-                guard let spec = specs.first(where: { $0.names.contains(name) }) else {
-                    var msg = "unknown option '\(name)'"
-                    if let s = suggestion(for: name) { msg += " (did you mean '\(s)'?)" }
-                    throw UsageError(msg + "; see --help")
-                }
-                if spec.value != nil {
-                    let v: String
-                    if let inline { v = inline } else {
-                        guard i < args.count else { throw UsageError("\(name) needs a value (\(spec.value!))") }
-                        v = args[i]
-                        i += 1
-                    }
-                    try spec.apply(&o, v)
-                } else {
-                    if inline != nil { throw UsageError("\(name) takes no value") }
-                    try spec.apply(&o, "")
-                }
-            } else {
-                if o.scene != nil { throw UsageError("more than one scene given ('\(o.scene!)', '\(a)'); script arguments go after --") }
-                o.scene = a
-            }
+        try OptionParser.parse(args, specs: specs, into: &o, helpHint: "--help") { o, a in
+            if let scene = o.scene { throw UsageError("more than one scene given ('\(scene)', '\(a)'); script arguments go after --") }
+            o.scene = a
+        } rest: { o, words in
+            o.scriptArguments = words
         }
         if o.help || o.version { return o }
         if o.assemble != nil {
@@ -160,13 +130,7 @@ enum CommandLine_ {
         options:
 
         """
-        for spec in specs {
-            var left = spec.names.joined(separator: ", ")
-            if let v = spec.value { left += " \(v)" }
-            let indent = String(repeating: " ", count: 28)
-            let pad = left.count < 26 ? String(repeating: " ", count: 26 - left.count) : "\n" + indent
-            s += "  \(left)\(pad)\(wrap(spec.help, width: 52).joined(separator: "\n" + indent))\n"
-        }
+        s += OptionParser.helpLines(specs)
         s += """
 
         exit status: 0 success, 1 the scene failed, 2 bad usage, 128+N on signal N.
@@ -179,31 +143,12 @@ enum CommandLine_ {
         return s
     }
 
-    /// Splits `text` into lines of at most `width` characters, at spaces.
-    static func wrap(_ text: String, width: Int) -> [String] {
-        var lines: [String] = [], line = ""
-        for word in text.split(separator: " ") {
-            if !line.isEmpty && line.count + 1 + word.count > width {
-                lines.append(line)
-                line = ""
-            }
-            line += (line.isEmpty ? "" : " ") + word
-        }
-        if !line.isEmpty { lines.append(line) }
-        return lines
-    }
-
     static func number(_ v: String, _ name: String, min: Double, exclusiveMin: Bool = false, max: Double) throws -> Double {
-        guard let d = Double(v), d.isFinite else { throw UsageError("\(name): '\(v)' is not a number") }
-        if exclusiveMin ? d <= min : d < min { throw UsageError("\(name): \(v) must be greater than \(exclusiveMin ? "" : "or equal to ")\(fmt(min))") }
-        if d > max { throw UsageError("\(name): \(v) is more than \(fmt(max))") }
-        return d
+        try OptionParser.number(v, name, min: min, exclusiveMin: exclusiveMin, max: max)
     }
 
     static func integer(_ v: String, _ name: String, min: Int, max: Int) throws -> Int {
-        guard let n = Int(v) else { throw UsageError("\(name): '\(v)' is not a whole number") }
-        if n < min || n > max { throw UsageError("\(name): \(v) is out of range (\(min)...\(max))") }
-        return n
+        try OptionParser.integer(v, name, min: min, max: max)
     }
 
     /// `A-B`, `A` (one frame) or `A-` (to the end).
@@ -225,28 +170,4 @@ enum CommandLine_ {
         }
     }
 
-    static func suggestion(for name: String) -> String? {
-        let all = specs.flatMap(\.names).filter { $0.hasPrefix("--") }
-        let best = all.map { ($0, distance($0, name)) }.min { $0.1 < $1.1 }
-        guard let best, best.1 <= 2 else { return nil }
-        return best.0
-    }
-
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var prev = Array(0...b.count)
-        for i in 1...max(a.count, 1) where i <= a.count {
-            var cur = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where j <= b.count {
-                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            prev = cur
-        }
-        return prev[b.count]
-    }
-
-    static func fmt(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d) }
-
-    /// A virtual time for messages: whole milliseconds, no float noise (0.30000000000000004 → 0.3).
-    static func seconds(_ t: Double) -> String { fmt((t * 1000).rounded() / 1000) }
 }

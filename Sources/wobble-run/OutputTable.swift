@@ -1,6 +1,8 @@
 import Foundation
 import WobbleCore
+import WobbleEngine
 import WobbleMedia
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -117,7 +119,7 @@ struct OutputPlan: Equatable {
         default:
             guard let path else { return }
             if case .stream(let fd) = try OutputTarget.resolve(path, what: "output '\(path)'") { close(fd) }
-            if format.video != nil, VideoSink.findExecutable("ffmpeg") == nil {
+            if format.video != nil, ChildProcess.findExecutable("ffmpeg") == nil {
                 throw MediaError("video output needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg); write a .gif or PNG frames instead")
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import WobbleCore
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,11 +48,4 @@ final class ProgressReporter {
         let n = Int(s.rounded(.up))
         return String(format: "%d:%02d", n / 60, n % 60)
     }
-}
-
-/// Writes a line to stderr.
-func printError(_ s: String) {
-    // File-name bytes that are not UTF-8 show as \xFE (PathBytes).
-    let s = PathBytes.display(s)
-    FileHandle.standardError.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
 }

@@ -1,6 +1,8 @@
 import Dispatch
 import Synchronization
+import WobbleCore
 import WobbleMedia
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +43,7 @@ final class ReadDeadline: Sendable {
         let seconds = self.seconds
         timer.setEventHandler { [self] in
             guard let what = reads.withLock({ $0[id] }) else { return }
-            printError("wobble-run: \(what): not read within \(CommandLine_.fmt(seconds)) s (--timeout)")
+            printError("wobble-run: \(what): not read within \(NumberText.plain(seconds)) s (--timeout)")
             TemporaryPaths.removeAll()
             _exit(1)
         }

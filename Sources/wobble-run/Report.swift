@@ -1,5 +1,6 @@
 import Foundation
 import WobbleCore
+import WobbleSystem
 
 /// What a run tells a pipeline (`--json`): filled in as the run goes, so a
 /// failure halfway still reports what was known, printed once at the end
@@ -47,7 +48,7 @@ final class RunReport {
         func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
         func d(_ v: Double?) -> String {
             guard let v, v.isFinite else { return "null" }
-            return CommandLine_.fmt((v * 1_000_000).rounded() / 1_000_000)
+            return NumberText.plain((v * 1_000_000).rounded() / 1_000_000)
         }
         var fields = [
             "\"frames\":\(n(frames))", "\"fps\":\(d(fps))", "\"duration\":\(d(duration))",

@@ -3,13 +3,8 @@ import WobbleCore
 import WobbleMedia
 import WobbleRender
 import WobbleScript
-import WobbleSession
-
-/// Holds the image the script (or `--image`) loaded.
-final class ImageBox {
-    var image: RGBAImage?
-    var path: String?
-}
+import WobbleEngine
+import WobbleSystem
 
 /// Writes the frames `produce` makes for `items` into `sink` (nil: render
 /// only), polling for SIGINT/SIGTERM between frames, and finishes the sink;
@@ -54,40 +49,12 @@ struct Runner {
     func run(report: RunReport = RunReport(json: false)) throws -> Summary {
         let o = options
         let scenePath = o.scene!
-        let box = ImageBox()
-        var override: (width: Int, height: Int)?
         let deadline = ReadDeadline(seconds: o.timeout)
-        if let p = o.image {
-            let img = try deadline.reading("image '\(p)'") { try Runner.loadImage(p) }
-            box.image = img
-            box.path = p
-            override = (img.width, img.height)
+        // Images are read under --timeout (a FIFO or a stalled mount cannot hang the run).
+        let runner = SceneRunner(options: o.sceneRun) { path in
+            try deadline.reading("image '\(path)'") { try Runner.loadImage(path) }
         }
-        guard Posix.kind(scenePath) != nil else {
-            throw RunError("scene '\(scenePath)': no such file")
-        }
-        var so = ScriptOptions(scriptPath: scenePath, imageLoader: { path in
-            let img = try deadline.reading("image '\(path)'") { try Runner.loadImage(path) }
-            box.image = img
-            box.path = path
-            return (img.width, img.height)
-        })
-        so.arguments = o.scriptArguments
-        so.seed = o.seed
-        so.timeout = o.timeout
-        so.allowIO = o.allowIO
-        so.outputGiven = o.output != nil
-        so.fixedFPS = o.fps
-        // --max-frames counts the frames written: with --frames the
-        // timeline may be longer (up to the default limit, or more).
-        so.maxFrames = o.frames == nil ? o.maxFrames : max(o.maxFrames, Options.defaultMaxFrames)
-        so.imageOverride = override
-        so.shouldAbort = { Interrupt.signal != nil }
-        // print() is the script's own output (stdout), unless the frames go there.
-        so.printToStdout = !(o.output.map { OutputPlan(format: .gif, path: $0).isStdout } ?? false)
-        var named: [String] = []
-        so.onPath = { named.append($0) }
-        defer { Runner.lastInputs = named + (box.path.map { [$0] } ?? []) }
+        defer { Runner.lastInputs = runner.named + (runner.imagePath.map { [$0] } ?? []) }
         // The count hook cannot fire inside one long C call of Lua's own
         // libraries (a pathological string.find pattern): past the timeout
         // and a grace period, stop the process (nothing is written yet).
@@ -95,7 +62,7 @@ struct Runner {
             let timer = DispatchSource.makeTimerSource(queue: .global())
             timer.schedule(deadline: .now() + t + 2)
             timer.setEventHandler {
-                printError("\(scenePath): script timed out after \(CommandLine_.fmt(t)) s (--timeout), inside a library call")
+                printError("\(scenePath): script timed out after \(NumberText.plain(t)) s (--timeout), inside a library call")
                 TemporaryPaths.removeAll()
                 _exit(1)
             }
@@ -103,14 +70,24 @@ struct Runner {
             return timer
         }
         defer { watchdog?.cancel() }
-        // The scene file is read (by Lua) inside ScriptHost.run: its clock
-        // stops once the chunk is loaded.
-        let sceneRead = deadline?.begin("scene '\(scenePath)'")
-        so.onLoaded = { if let sceneRead { deadline?.end(sceneRead) } }
+        // The scene file is read (by Lua) inside ScriptHost.run (after an
+        // --image): its clock starts there and stops once the chunk is loaded.
+        var sceneRead: ReadDeadline.Token?
         defer { if let sceneRead { deadline?.end(sceneRead) } }
         let result: ScriptResult
         do {
-            result = try ScriptHost(options: so).run()
+            result = try runner.run(missingScene: { RunError("scene '\($0)': no such file") }) { so in
+                so.outputGiven = o.output != nil
+                // --max-frames counts the frames written: with --frames the
+                // timeline may be longer (up to the default limit, or more).
+                so.maxFrames = o.frames == nil ? o.maxFrames : max(o.maxFrames, Options.defaultMaxFrames)
+                so.shouldAbort = { Interrupt.signal != nil }
+                // print() is the script's own output (stdout), unless the frames go there.
+                so.printToStdout = !(o.output.map { OutputPlan(format: .gif, path: $0).isStdout } ?? false)
+                let read = deadline?.begin("scene '\(scenePath)'")
+                sceneRead = read
+                so.onLoaded = { if let read { deadline?.end(read) } }
+            }
         } catch let e as ScriptError where e.kind == .interrupted {
             throw Interrupted(signal: Interrupt.signal ?? SIGINT)
         }
@@ -129,7 +106,7 @@ struct Runner {
         }
         let reporter = ProgressReporter(total: selection.count, quiet: o.quiet)
 
-        guard let source = box.image else { throw RunError("no image: the scene loads none and no --image was given") }
+        guard let source = runner.image else { throw RunError("no image: the scene loads none and no --image was given") }
         let (w, h) = try outputSize(source.width, source.height)
         report.width = w
         report.height = h
@@ -143,7 +120,7 @@ struct Runner {
         try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
         if plan.format == .gif {
             if clip.fps > 50 {
-                report.warn("\(CommandLine_.fmt(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
+                report.warn("\(NumberText.plain(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
             }
             // A loop() clip flows from its last frame into its first.
             if o.loop != -1 && !still && o.frames == nil && clip.loop == nil { report.warn(ClipWarnings.loopJump(clip)) }
@@ -153,11 +130,7 @@ struct Runner {
             return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
         }
 
-        let renderer: FrameRenderer
-        switch o.backend {
-        case .cpu: renderer = CPURenderer(source: source, outputWidth: w, outputHeight: h)
-        case .gles: renderer = try GLESRenderer(source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
-        }
+        let renderer = try FrameRenderers.make(o.backend, source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
 
         func renderFrame(_ k: Int) throws -> RGBAImage {
             // The overlay is painted by the one compositor every front end uses.
@@ -180,7 +153,7 @@ struct Runner {
     static func describe(_ s: Summary) -> String {
         let what = s.output.map { "wrote \($0)" } ?? "rendered"
         return String(format: "%@: %d frames, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.width, s.height,
-                      CommandLine_.seconds(s.clip.duration), CommandLine_.fmt(s.clip.fps), s.seconds)
+                      NumberText.seconds(s.clip.duration), NumberText.plain(s.clip.fps), s.seconds)
     }
 
     /// Loads a PNG or JPEG; a bad file is a `RunError` naming it.

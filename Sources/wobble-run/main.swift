@@ -1,8 +1,9 @@
 import Foundation
 import WobbleCore
+import WobbleEngine
 import WobbleMedia
 import WobbleScript
-import WobbleStudio
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,9 +20,9 @@ func main() -> Int32 {
     // Every write is checked: a reader that went away (`| head -c 10`) is
     // an error with one clear line (EPIPE), not a silent death by SIGPIPE.
     signal(SIGPIPE, SIG_IGN)
-    // `wobble-run edit SCENE.lua`: the studio window (a scene file named
-    // `edit` is reached as `./edit`).
-    if args.first == "edit" { return Studio.main(Array(args.dropFirst())) }
+    // `wobble-run edit SCENE.lua`: the studio window, its own executable
+    // (a scene file named `edit` is reached as `./edit`).
+    if args.first == "edit" { return Edit.run(Array(args.dropFirst())) }
     // A usage error is reported as JSON too when --json was asked for.
     let report = RunReport(json: args.prefix { $0 != "--" }.contains("--json"))
     do {
@@ -42,7 +43,7 @@ func main() -> Int32 {
             return 0
         }
         Interrupt.install()
-        if options.watch { return Watcher(options: options).run() }
+        if options.watch { return WatchLoop.run(options) }
         try runOnce(options, report: report)
         return 0
     } catch {
@@ -62,7 +63,7 @@ func runOnce(_ options: Options, report: RunReport) throws {
     }
     let summary = try Runner(options: options).run(report: report)
     if options.check && !options.quiet {
-        printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(CommandLine_.seconds(summary.clip.duration)) s at \(CommandLine_.fmt(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
+        printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(NumberText.seconds(summary.clip.duration)) s at \(NumberText.plain(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
     }
     report.printJSON()
 }

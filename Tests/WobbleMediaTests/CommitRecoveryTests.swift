@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import WobbleSystem
 @testable import WobbleMedia
 import WobbleCore
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import XCTest
+import WobbleSystem
 
 #if canImport(Glibc)
 import Glibc

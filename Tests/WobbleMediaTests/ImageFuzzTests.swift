@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 @testable import WobbleMedia
+import WobbleSystem
 
 /// A small deterministic generator (SplitMix64), so a fuzz run can be repeated.
 struct FuzzRandom {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 @testable import WobbleMedia
+import WobbleSystem
 
 final class PNGSequenceSinkTests: XCTestCase {
     var scratch: Scratch!

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 @testable import WobbleMedia
+import WobbleSystem
 
 /// A fresh temporary folder for one test, removed by `tearDown`.
 final class Scratch {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 @testable import WobbleMedia
+import WobbleSystem
 
 /// VideoSink: tiny clips through the installed ffmpeg, read back by ffprobe.
 final class VideoSinkTests: XCTestCase {
@@ -10,7 +11,7 @@ final class VideoSinkTests: XCTestCase {
     override func setUpWithError() throws {
         // Scripts/test.sh installs ffmpeg (install-deps.sh --bench); skip only
         // where it really is not installed.
-        guard VideoSink.findExecutable("ffmpeg") != nil, VideoSink.findExecutable("ffprobe") != nil else {
+        guard ChildProcess.findExecutable("ffmpeg") != nil, ChildProcess.findExecutable("ffprobe") != nil else {
             throw XCTSkip("ffmpeg/ffprobe not on PATH (Scripts/install-deps.sh --bench installs them)")
         }
         scratch = try Scratch()
@@ -37,7 +38,7 @@ final class VideoSinkTests: XCTestCase {
     /// `ffprobe` facts about the first video stream.
     func probe(_ path: String) throws -> [String: String] {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: VideoSink.findExecutable("ffprobe")!)
+        p.executableURL = URL(fileURLWithPath: ChildProcess.findExecutable("ffprobe")!)
         p.arguments = ["-v", "error", "-count_frames", "-select_streams", "v:0",
                        "-show_entries", "stream=codec_name,width,height,nb_read_frames:stream_tags=alpha_mode",
                        "-of", "default=noprint_wrappers=1", path]
@@ -88,7 +89,7 @@ final class VideoSinkTests: XCTestCase {
     /// The first frame of a video as RGB bytes, decoded by ffmpeg.
     func decodeFirstFrame(_ path: String) throws -> [UInt8] {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: VideoSink.findExecutable("ffmpeg")!)
+        p.executableURL = URL(fileURLWithPath: ChildProcess.findExecutable("ffmpeg")!)
         p.arguments = ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]
         let out = Pipe()
         p.standardOutput = out

@@ -24,6 +24,15 @@ final class InstallTests: XCTestCase {
         return p
     }
 
+    /// The release studio executable, built beside the release wobble-run.
+    func releaseStudio() throws -> String {
+        let p = URL(fileURLWithPath: try releaseBinary()).deletingLastPathComponent().appendingPathComponent("wobble-studio").path
+        guard FileManager.default.isExecutableFile(atPath: p) else {
+            throw XCTSkip("no release wobble-studio beside WOBBLE_RELEASE_BINARY: swift build -c release --static-swift-stdlib --product wobble-studio")
+        }
+        return p
+    }
+
     func sh(_ script: String, cwd: URL? = nil) throws -> Tool.Result {
         try Tool.run(["-c", script], cwd: cwd ?? box.url, executable: "/bin/bash")
     }
@@ -32,6 +41,7 @@ final class InstallTests: XCTestCase {
 
     func testInstallIntoAPrefixRunsWithoutSwift() throws {
         let binary = try releaseBinary()
+        _ = try releaseStudio()
         let prefix = box.path("a prefix with spaces")
         let script = Self.repo.appendingPathComponent("Scripts/install.sh").path
         var r = try sh("\(q(script)) --prefix \(q(prefix)) --binary \(q(binary))")
@@ -47,6 +57,20 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("\"frames\":9"), r.stdout)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("out.gif"))).prefix(6), Data("GIF89a".utf8))
+        // The studio is installed beside it, and `edit` finds it there.
+        r = try sh("ldd \(q(prefix + "/bin/wobble-studio"))")
+        XCTAssertFalse(r.stdout.contains("libswift"), r.stdout)
+        r = try sh("env -i PATH=/usr/bin:/bin \(q(bin)) edit --help")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("usage: wobble-run edit SCENE.lua"), r.stdout)
+        // --no-studio: a render node.
+        let node = box.path("node")
+        r = try sh("\(q(script)) --prefix \(q(node)) --binary \(q(binary)) --no-studio")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: node + "/bin/wobble-studio"))
+        r = try sh("env -i PATH=/usr/bin:/bin \(q(node + "/bin/wobble-run")) edit s.lua")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, StudioSplitTests.notInstalled)
 
         // The man page renders and names every option of --help.
         r = try sh("MANWIDTH=200 man -l \(q(prefix + "/share/man/man1/wobble-run.1")) | col -b")
@@ -112,20 +136,47 @@ final class InstallTests: XCTestCase {
         let binary = try releaseBinary()
         guard getuid() == 0 else { throw XCTSkip("installing a .deb needs root") }
         let script = Self.repo.appendingPathComponent("Scripts/package-deb.sh").path
+        _ = try releaseStudio()
         var r = try sh("\(q(script)) --binary \(q(binary)) --out debs")
         XCTAssertEqual(r.status, 0, r.stderr)
-        let deb = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let debs = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(debs.count, 2, r.stdout)
+        let deb = debs.first ?? "", studioDeb = debs.last ?? ""
         XCTAssertTrue(deb.hasSuffix("_amd64.deb") || deb.hasSuffix(".deb"), deb)
+        XCTAssertTrue(URL(fileURLWithPath: deb).lastPathComponent.hasPrefix("wobble-run_"), deb)
+        XCTAssertTrue(URL(fileURLWithPath: studioDeb).lastPathComponent.hasPrefix("wobble-studio_"), studioDeb)
         r = try sh("dpkg-deb -f \(q(deb)) Depends")
         XCTAssertTrue(r.stdout.contains("liblua5.4-0"), r.stdout)
         XCTAssertFalse(r.stdout.contains("-dev"), r.stdout)
+        // The render node's package pulls in no window system.
+        for bad in ["sdl", "x11", "xcb", "wayland", "libxext", "libxi", "libxrandr"] {
+            XCTAssertFalse(r.stdout.lowercased().contains(bad), "Depends: \(r.stdout)")
+        }
+        r = try sh("dpkg-deb -f \(q(studioDeb)) Depends")
+        XCTAssertTrue(r.stdout.contains("wobble-run (= "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("libsdl2"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("-dev"), r.stdout)
+        r = try sh("dpkg-deb -c \(q(studioDeb))")
+        XCTAssertTrue(r.stdout.contains("./usr/bin/wobble-studio"), r.stdout)
+        r = try sh("dpkg-deb -c \(q(deb))")
+        XCTAssertFalse(r.stdout.contains("wobble-studio"), r.stdout)
         r = try sh("dpkg-deb -c \(q(deb))")
         for f in ["./usr/bin/wobble-run", "./usr/share/man/man1/wobble-run.1", "./usr/share/wobble-run/lua/luacheckrc"] {
             XCTAssertTrue(r.stdout.contains(f), f)
         }
         r = try sh("(dpkg -i \(q(deb)) || DEBIAN_FRONTEND=noninteractive apt-get -f install -y -qq) >/dev/null 2>&1; dpkg-query -W -f='${Status}' wobble-run")
         XCTAssertEqual(r.stdout, "install ok installed", r.stderr)
-        defer { _ = try? sh("dpkg -r wobble-run >/dev/null 2>&1") }
+        defer { _ = try? sh("dpkg -r wobble-studio >/dev/null 2>&1; dpkg -r wobble-run >/dev/null 2>&1") }
+        // Without the studio package, `edit` names it.
+        r = try sh("env -i PATH=/usr/bin:/bin DISPLAY=:0 /usr/bin/wobble-run edit s.lua")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, StudioSplitTests.notInstalled)
+        // The studio package installs beside it, and `edit` finds it.
+        r = try sh("(dpkg -i \(q(studioDeb)) || DEBIAN_FRONTEND=noninteractive apt-get -f install -y -qq) >/dev/null 2>&1; dpkg-query -W -f='${Status}' wobble-studio")
+        XCTAssertEqual(r.stdout, "install ok installed", r.stderr)
+        r = try sh("env -i PATH=/bin /usr/bin/wobble-run edit --help")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("usage: wobble-run edit SCENE.lua"), r.stdout)
         try box.writeImage("img.png", Sandbox.pattern(width: 40, height: 30))
         try box.write("s.lua", Sandbox.poke)
         r = try sh("env -i PATH=/usr/bin:/bin /usr/bin/wobble-run s.lua --backend cpu -q -o out.gif && env -i PATH=/usr/bin:/bin /usr/bin/wobble-run s.lua --check")

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 import WobbleMedia
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,7 +81,7 @@ final class OutputTrustTests: XCTestCase {
         Kind(name: "webm", output: "keep.webm", video: true),
     ]
 
-    var hasFFmpeg: Bool { VideoSink.findExecutable("ffmpeg") != nil }
+    var hasFFmpeg: Bool { ChildProcess.findExecutable("ffmpeg") != nil }
 
     /// Makes the old outputs (small, from another picture than the runs
     /// under test, so "unchanged" is visible) in `dir` of the sandbox.
@@ -438,7 +439,7 @@ final class OutputTrustTests: XCTestCase {
             } else {
                 XCTAssertEqual(Array(r.stdoutBytes.prefix(4)), [0x1A, 0x45, 0xDF, 0xA3])
             }
-            if VideoSink.findExecutable("ffprobe") != nil {
+            if ChildProcess.findExecutable("ffprobe") != nil {
                 try r.stdoutBytes.write(to: URL(fileURLWithPath: box.path("piped." + format)))
                 let probe = try Tool.run(["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
                                           "stream=nb_read_frames", "-of", "csv=p=0", "piped." + format], cwd: box.url, executable: "ffprobe")

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 import WobbleMedia
+import WobbleSystem
 
 /// The path policy of SPEC §6 on the built executable (issue 9, "Trust"):
 /// `output()` writes, replaces and removes only inside the scene's folder;

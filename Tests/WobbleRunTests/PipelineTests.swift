@@ -3,6 +3,7 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import XCTest
+import WobbleSystem
 
 /// Pipelines: `--json`, `print()` on stdout, `-o -`, warnings, the frame
 /// rate PNG frames record, one output table for render and `--check`.
@@ -15,7 +16,7 @@ final class PipelineTests: XCTestCase {
         try box.write("s.lua", Sandbox.poke)
     }
 
-    var hasFFmpeg: Bool { VideoSink.findExecutable("ffmpeg") != nil }
+    var hasFFmpeg: Bool { ChildProcess.findExecutable("ffmpeg") != nil }
 
     static var examples: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples").standardized
@@ -41,7 +42,7 @@ final class PipelineTests: XCTestCase {
 
     /// ffprobe's count of decoded video frames in `data`, or nil without ffprobe.
     func videoFrames(_ data: Data, ext: String) throws -> Int? {
-        guard VideoSink.findExecutable("ffprobe") != nil else { return nil }
+        guard ChildProcess.findExecutable("ffprobe") != nil else { return nil }
         let name = "probe-\(UUID().uuidString).\(ext)"
         try data.write(to: URL(fileURLWithPath: box.path(name)))
         let probe = try Tool.run(["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",

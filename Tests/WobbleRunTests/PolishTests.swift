@@ -268,6 +268,42 @@ final class PolishTests: XCTestCase {
         XCTAssertEqual(box.leftovers(), [])
     }
 
+    /// `--watch` in a folder whose name is not UTF-8 (byte 0xFF) sees the
+    /// scene there and renders again after an edit.
+    func testWatchInAFolderWhoseNameIsNotUTF8RendersAgain() throws {
+        try box.write("s.lua", poke)
+        try box.writeImage("img.png", Sandbox.pattern(width: 40, height: 30))
+        func sh(_ script: String) throws -> Tool.Result {
+            try Tool.run(["-c", script], cwd: box.url, executable: "/bin/bash")
+        }
+        XCTAssertEqual(try sh("mkdir $'d\\xff' && cp s.lua img.png $'d\\xff'/").status, 0)
+        let tool = Tool.executable.path.replacingOccurrences(of: "'", with: "'\\''")
+        let (p, _, errPipe) = try Tool.start(["-c", "cd $'d\\xff' && exec '\(tool)' s.lua --watch --backend cpu -o w.gif"],
+                                             cwd: box.url, executable: "/bin/bash")
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
+        func gif() -> Data? {
+            guard let r = try? sh("cat $'d\\xff'/w.gif 2>/dev/null"), r.status == 0, !r.stdoutBytes.isEmpty else { return nil }
+            return r.stdoutBytes
+        }
+        XCTAssertTrue(waitFor(30) { gif() != nil }, "no first render")
+        let first = try XCTUnwrap(gif())
+        usleep(300_000)   // the watcher has taken its baseline
+        let edited = poke.replacingOccurrences(of: "impulse(1, 1, 0)", with: "impulse(1, 0, 1)")
+        XCTAssertEqual(try sh("printf '%s' \(q(edited)) > $'d\\xff'/s.lua.new && mv $'d\\xff'/s.lua.new $'d\\xff'/s.lua").status, 0)
+        XCTAssertTrue(waitFor(10) { gif().map { $0 != first } ?? false }, "no render after the change")
+        XCTAssertTrue(p.isRunning, "watching goes on")
+        p.interrupt()   // SIGINT
+        XCTAssertTrue(waitFor(5) { !p.isRunning }, "SIGINT did not stop --watch")
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 130)
+        let err = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(err.contains("watching s.lua and 1 file; Ctrl-C stops"), err)
+        XCTAssertTrue(err.contains("s.lua changed: rendering again"), err)
+        XCTAssertEqual(box.leftovers(), [])
+    }
+
+    func q(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
     // MARK: - Assemble
 
     func testAssembleJoinsSlicesIntoTheSameGIF() throws {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 import WobbleMedia
+import WobbleSystem
 
 /// Runs the built `wobble-run` executable for end-to-end tests.
 enum Tool {
@@ -45,7 +46,7 @@ enum Tool {
     static func start(_ args: [String], cwd: URL, executable other: String? = nil) throws -> (Process, Pipe, Pipe) {
         let p = Process()
         if let other {
-            p.executableURL = URL(fileURLWithPath: other.contains("/") ? other : VideoSink.findExecutable(other) ?? other)
+            p.executableURL = URL(fileURLWithPath: other.contains("/") ? other : ChildProcess.findExecutable(other) ?? other)
         } else {
             p.executableURL = executable
         }

@@ -2,6 +2,7 @@ import CGIF
 import Foundation
 import WobbleCore
 import WobbleMedia
+import WobbleSystem
 import XCTest
 
 /// Transparent edges: a white disc on transparency, with another colour

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import WobbleScript
 import WobbleCore
+import WobbleSystem
 
 /// The path policy of SPEC §6 in the host (issue 9): what `output`,
 /// `image`, `enableMotion`, `require`, `dofile` and `loadfile` may reach,

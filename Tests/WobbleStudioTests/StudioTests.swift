@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 import WobbleMedia
+import WobbleSystem
 
 /// `wobble-run edit` under Xvfb, driven by xdotool, read by screenshots.
 final class StudioTests: XCTestCase {
@@ -92,7 +93,7 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(none.stderr, "wobble-run: edit: edit needs a scene: wobble-run edit SCENE.lua\n")
         let bogus = try StudioTool.run(StudioTool.executable.path, ["edit", "s.lua", "--bogus"], cwd: dir, env: env)
         XCTAssertEqual(bogus.status, 2)
-        XCTAssertEqual(bogus.stderr, "wobble-run: edit: unknown option '--bogus' (wobble-run edit --help lists them)\n")
+        XCTAssertEqual(bogus.stderr, "wobble-run: unknown option '--bogus'; see wobble-run edit --help\n")
         let help = try StudioTool.run(StudioTool.executable.path, ["edit", "--help"], cwd: dir, env: env)
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(String(decoding: help.stdout, as: UTF8.self).hasPrefix("usage: wobble-run edit SCENE.lua"))

@@ -1,6 +1,8 @@
-// System calls that Swift's Glibc module does not offer (DESIGN.md habit 1:
-// C stays at the edge). Swift calls them only through WobbleMedia's Posix
-// layer (Posix.swift), which checks every result.
+// System calls that Swift's Glibc module does not offer, and the one signal
+// handler (a signal handler must be async-signal-safe, which Swift code
+// cannot promise). C stays at this edge: Swift calls these only through
+// WobbleSystem (Posix.swift, ChildProcess.swift, Signals.swift), which
+// checks every result.
 #ifndef WOBBLE_SYS_H
 #define WOBBLE_SYS_H
 
@@ -25,5 +27,23 @@ int wobble_pipe_cloexec(int fds[2]);
 /// Only async-signal-safe calls run in the child. Returns the child's pid,
 /// or -1 with errno (also the errno of a failed exec).
 int wobble_spawn(const char *path, char *const argv[], char *const envp[], int in, int out, int err, int extra);
+
+/// Why: a signal handler may only make async-signal-safe calls, which
+/// Swift cannot promise; Dispatch signal sources need threads (under a
+/// pids limit none can be created, and the signal is never seen).
+///
+/// Catches `sig` with sigaction (SA_RESTART): the handler records the
+/// first signal caught (`wobble_signal_received`) and writes the signal
+/// number as one byte into a non-blocking, close-on-exec self-pipe
+/// (`wobble_signal_fd`, created on the first call). Returns 0, or -1 with
+/// errno.
+int wobble_signal_catch(int sig);
+
+/// The first signal `wobble_signal_catch`'s handler caught, or 0.
+int wobble_signal_received(void);
+
+/// The read end of the self-pipe (-1 before the first catch): readable
+/// once a caught signal arrived.
+int wobble_signal_fd(void);
 
 #endif

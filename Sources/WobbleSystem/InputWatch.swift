@@ -1,5 +1,4 @@
 import Foundation
-import WobbleCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -121,6 +120,29 @@ public final class InputWatch {
         baseline = scan(extra: extra, events: ev)
         if ev.exhausted { fallBack(InputWatch.noWatches) }
     }
+
+    /// Takes the current state of the inputs as the baseline, like `reset`,
+    /// except for the inputs `keep` selects: they keep their stamps from the
+    /// old baseline, so an edit to one of them made meanwhile (while a
+    /// render that writes files beside them ran) is reported by the next
+    /// poll, while the files the render wrote are not.
+    public func reset(extra: [String], keeping keep: (String) -> Bool) {
+        let before = baseline
+        reset(extra: extra)
+        var edited: [String] = []
+        for p in Set(before.keys).union(baseline.keys) where keep(p) && before[p] != baseline[p] {
+            baseline[p] = before[p]
+            edited.append(p)
+        }
+        // Polling compares every scan with the baseline; inotify only the
+        // files touched since: mark these touched.
+        guard !edited.isEmpty, let ev = events else { return }
+        for p in edited { ev.touch(p, writing: false) }
+        ev.lastEvent = 0
+    }
+
+    /// The number of inputs in the baseline.
+    public var inputCount: Int { baseline.count }
 
     /// Polls once. Returns the changed file names (short, for a message)
     /// once a change has settled, else nil. The new state becomes the
@@ -331,12 +353,6 @@ public final class InputWatch {
         }
         return names
     }
-}
-
-private func monotonic() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 /// The inotify descriptor, its watches and what the events since the last

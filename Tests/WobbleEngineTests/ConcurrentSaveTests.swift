@@ -3,7 +3,7 @@ import Synchronization
 import XCTest
 import WobbleCore
 import WobbleMedia
-@testable import WobbleSession
+@testable import WobbleEngine
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,5 @@
 internal import CWobbleSys
 import Synchronization
-import WobbleCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,6 +52,14 @@ public enum Posix {
             throw PosixError(name, shown ?? path, EINVAL)
         }
         return r
+    }
+
+    /// A pipe, both ends close-on-exec from the start (a child spawned
+    /// meanwhile must not inherit them).
+    public static func pipe(shown: String) throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        try call("pipe", shown) { wobble_pipe_cloexec(&fds) }
+        return (fds[0], fds[1])
     }
 
     /// `open(2)`, close-on-exec.
@@ -129,6 +136,14 @@ public enum Posix {
         } catch let e as PosixError where e.code == ENOENT || e.code == ENOTDIR {
             return nil
         }
+        return st
+    }
+
+    /// `stat(2)`, or `lstat(2)` without `follow`; every failure throws
+    /// (ENOENT and ENOTDIR too, for callers that tell them apart).
+    public static func status(_ path: String, follow: Bool, shown: String? = nil) throws -> Glibc.stat {
+        var st = Glibc.stat()
+        try withPath(follow ? "stat" : "lstat", path, shown) { fstatat(AT_FDCWD, $0, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) }
         return st
     }
 

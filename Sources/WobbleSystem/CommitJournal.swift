@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import WobbleCore
 
 /// The plan of a PNG folder commit (`PNGSequenceSink`), written and
 /// flushed into the temporary folder before the first rename, so that a
@@ -18,10 +17,10 @@ import WobbleCore
 /// temporary folder, empty when the target holds it), then
 /// `R <inode> <name> <aside>` (a frame replaced), `A <inode> <name>` (a
 /// frame added), `S <name> <aside>` (a stale frame moved aside).
-enum CommitJournal {
-    static let name = ".journal"
+package enum CommitJournal {
+    package static let name = ".journal"
 
-    enum Entry: Equatable {
+    package enum Entry: Equatable {
         /// The new file (`inode`) replaces `name`; the old one ends in the
         /// temporary folder as `name` (exchange) or `aside` (fallback).
         case replace(name: String, inode: UInt64, aside: String)
@@ -51,7 +50,7 @@ enum CommitJournal {
 
     /// Writes the journal into the temporary folder `temp` and flushes it
     /// and the folder to the disk.
-    static func write(_ entries: [Entry], target: String, into temp: Int32, shown: String) throws {
+    package static func write(_ entries: [Entry], target: String, into temp: Int32, shown: String) throws {
         var text = "wobble-commit 1\nT \(hex(target))\n"
         for e in entries {
             switch e {
@@ -73,7 +72,7 @@ enum CommitJournal {
     }
 
     /// Reads the journal of the temporary folder `temp`, if it has one.
-    static func read(_ temp: Int32) -> (target: String, entries: [Entry])? {
+    package static func read(_ temp: Int32) -> (target: String, entries: [Entry])? {
         guard let fd = try? Posix.openat(temp, name, O_RDONLY, shown: name) else { return nil }
         defer { close(fd) }
         var data: [UInt8] = []
@@ -108,7 +107,7 @@ enum CommitJournal {
     /// Undoes the cut-short commit of the temporary folder `temporaryName`
     /// in `home` (nothing when it has no journal). Best effort, in reverse
     /// order of the commit.
-    static func recover(home: Int32, temporaryName: String) {
+    package static func recover(home: Int32, temporaryName: String) {
         guard let temp = try? Posix.openat(home, temporaryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, shown: temporaryName) else { return }
         defer { close(temp) }
         guard let (target, entries) = read(temp) else { return }

@@ -1,7 +1,6 @@
 import Foundation
 import XCTest
-import WobbleCore
-@testable import WobbleSession
+@testable import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,7 +3,7 @@ import XCTest
 import WobbleCore
 import WobbleMedia
 import WobbleScript
-@testable import WobbleSession
+@testable import WobbleEngine
 
 /// The live session: performed events on top of a scene, takes.
 final class LiveSessionTests: SessionTestCase {
@@ -19,7 +19,7 @@ final class LiveSessionTests: SessionTestCase {
         XCTAssertTrue(s.run())
         XCTAssertEqual(s.clip?.frameCount, 15)
         XCTAssertTrue(s.frameState(10)?.regions.isEmpty ?? false)
-        XCTAssertTrue(s.perform([PerformedEvent(time: 0.2, action: .touch(from: Point(20, 15), to: Point(25, 15)))]))
+        XCTAssertTrue(s.performing([PerformedEvent(time: 0.2, action: .touch(from: Point(20, 15), to: Point(25, 15)))]))
         XCTAssertTrue(s.frameState(5)?.regions.isEmpty ?? false, "before the poke nothing moves")
         XCTAssertFalse(s.frameState(7)?.regions.isEmpty ?? true, "after it the region moves")
         // The clip goes on while the performed motion does (past 0.5 s).
@@ -45,7 +45,7 @@ final class LiveSessionTests: SessionTestCase {
         let inner = RegionShape(lt: Point(14, 10), rt: Point(26, 10), rb: Point(26, 20), lb: Point(14, 20), center: Point(20, 15))
         var take = Take()
         take.events = [(200, .touch(from: Point(20, 15), to: Point(24, 15)))]
-        XCTAssertTrue(s.perform(take.events.map { Take.performed(milliseconds: $0.milliseconds, action: $0.action) }))
+        XCTAssertTrue(s.performing(take.events.map { Take.performed(milliseconds: $0.milliseconds, action: $0.action) }))
         let moving = (0 ..< (s.clip?.frameCount ?? 0)).compactMap { s.frameState($0) }.filter { !$0.regions.isEmpty }
         XCTAssertFalse(moving.isEmpty, "the poke moves nothing")
         for f in moving {
@@ -79,7 +79,7 @@ final class LiveSessionTests: SessionTestCase {
         XCTAssertEqual(s.clip?.frameCount, 18)
         XCTAssertFalse(s.frameState(0)?.regions.isEmpty ?? true, "frame 0 shows the previous period's kick")
         XCTAssertEqual(s.clip?.frame(18).regions, s.frameState(0)?.regions, "the frame after the last is frame 0")
-        XCTAssertTrue(s.perform([PerformedEvent(time: 0.1, action: .touch(from: Point(20, 15), to: Point(20, 20)))]))
+        XCTAssertTrue(s.performing([PerformedEvent(time: 0.1, action: .touch(from: Point(20, 15), to: Point(20, 20)))]))
         XCTAssertNotNil(s.clip?.loop)
         XCTAssertEqual(s.clip?.frameCount, 18, "a poke within the loop keeps its period")
         XCTAssertEqual(s.clip?.loop?.models.first?.motion.kicks.count, 2)
@@ -87,9 +87,9 @@ final class LiveSessionTests: SessionTestCase {
 
     func testShakeWithoutEnableMotionAndAMiss() throws {
         let s = LiveSession(options: SessionOptions(scenePath: try scene(LiveSessionTests.still)))
-        XCTAssertTrue(s.perform([PerformedEvent(time: 0.1, action: .touch(from: Point(1, 1), to: Point(5, 1)))]))
+        XCTAssertTrue(s.performing([PerformedEvent(time: 0.1, action: .touch(from: Point(1, 1), to: Point(5, 1)))]))
         XCTAssertTrue(s.frameState(10)?.regions.isEmpty ?? false, "a touch outside every region moves nothing")
-        XCTAssertTrue(s.perform([PerformedEvent(time: 0.1, action: .shake(ax: 1.5, ay: 0))]))
+        XCTAssertTrue(s.performing([PerformedEvent(time: 0.1, action: .shake(ax: 1.5, ay: 0))]))
         XCTAssertFalse(s.frameState(10)?.regions.isEmpty ?? true)
     }
 
@@ -113,7 +113,7 @@ final class LiveSessionTests: SessionTestCase {
         var take = Take()
         take.events = [(250, Take.rounded(.touch(from: Point(20.04, 15), to: Point(26.26, 14)))),
                        (1250, .shake(ax: 0, ay: -1.5))]
-        XCTAssertTrue(s.perform(take.events.map { Take.performed(milliseconds: $0.milliseconds, action: $0.action) }))
+        XCTAssertTrue(s.performing(take.events.map { Take.performed(milliseconds: $0.milliseconds, action: $0.action) }))
         let written = try take.write(scenePath: path, recordedSeconds: 2, options: s.options)
         XCTAssertTrue(written.hasSuffix("scene-take-1.lua"), written)
         let text = try String(contentsOfFile: written, encoding: .utf8)

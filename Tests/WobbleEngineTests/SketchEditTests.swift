@@ -3,7 +3,7 @@ import XCTest
 import WobbleCore
 import WobbleMedia
 import WobbleScript
-@testable import WobbleSession
+@testable import WobbleEngine
 
 /// Part 2 of the studio without a window: the calls that made the
 /// sketches, shapes dragged (overrides), added sketches, saving.

@@ -1,5 +1,5 @@
 import XCTest
-@testable import WobbleCore
+@testable import WobbleSystem
 
 /// File names that are not UTF-8 survive a trip through a Swift `String`.
 final class PathBytesTests: XCTestCase {

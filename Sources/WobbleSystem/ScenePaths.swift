@@ -1,6 +1,4 @@
 import Foundation
-import WobbleCore
-import WobbleMedia
 
 /// Path strings of the studio and the session: file names kept as
 /// `PathBytes` strings (names that are not UTF-8 survive), so the

@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import WobbleCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import WobbleScript
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -140,18 +141,11 @@ public struct Take {
 
     /// Runs the take at `path` on the virtual clock; the first error line, or nil.
     static func check(_ path: String, options: SessionOptions) -> String? {
-        var so = ScriptOptions(scriptPath: path) { p in
-            let img = try ImageIO.load(path: p)
-            return (img.width, img.height)
-        }
-        so.arguments = options.arguments
-        so.seed = options.seed
-        so.timeout = options.timeout
-        so.allowIO = options.allowIO
-        so.fixedFPS = options.fps
-        if let p = options.imagePath, let img = try? ImageIO.load(path: p) { so.imageOverride = (img.width, img.height) }
+        var o = options
+        o.scenePath = path
+        let runner = SceneRunner(options: o) { try ImageIO.load(path: $0) }
         do {
-            _ = try ScriptHost(options: so).run()
+            _ = try runner.run(missingScene: { SessionError("scene '\(ScenePaths.shown($0))': no such file") })
             return nil
         } catch let e as ScriptError {
             return e.message

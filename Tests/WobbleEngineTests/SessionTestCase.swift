@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import WobbleEngine
 import WobbleCore
 import WobbleMedia
 
@@ -31,5 +32,14 @@ class SessionTestCase: XCTestCase {
         let p = dir.appendingPathComponent("scene.lua").path
         try text.write(toFile: p, atomically: true, encoding: .utf8)
         return p
+    }
+}
+
+extension LiveSession {
+    /// Adds performed events and runs the scene again, as the studio does
+    /// (`setPerformed`, then `run`): false when the run failed.
+    func performing(_ events: [PerformedEvent]) -> Bool {
+        setPerformed(performed + events)
+        return run()
     }
 }

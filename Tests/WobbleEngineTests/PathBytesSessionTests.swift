@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 import WobbleCore
 import WobbleMedia
-@testable import WobbleSession
+@testable import WobbleEngine
+import WobbleSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -70,7 +71,7 @@ final class PathBytesSessionTests: XCTestCase {
         // A take beside it: `bad\xFE\xFFname-take-1.lua` in `d\xFE`.
         var take = Take()
         take.events = [(200, .touch(from: Point(20, 15), to: Point(25, 15)))]
-        XCTAssertTrue(s.perform(take.events.map { Take.performed(milliseconds: $0.milliseconds, action: $0.action) }))
+        XCTAssertTrue(s.performing(take.events.map { Take.performed(milliseconds: $0.milliseconds, action: $0.action) }))
         let written = try take.write(scenePath: scene, recordedSeconds: 2, options: s.options)
         let takeName = PathBytesSessionTests.name + Array("-take-1.lua".utf8)
         XCTAssertEqual(PathBytes.bytes(written), PathBytes.bytes(folder) + [0x2F] + takeName)

@@ -3,7 +3,7 @@ import XCTest
 import WobbleCore
 import WobbleMedia
 import WobbleScript
-@testable import WobbleSession
+@testable import WobbleEngine
 
 /// Runs of a live session off the thread that owns it (the studio's hot
 /// reload): the old clip serves frames while the scene runs again; asks

@@ -4,6 +4,7 @@ import WobbleCore
 import WobbleMedia
 import WobbleRender
 import WobbleScript
+import WobbleSystem
 
 /// How a live session runs its scene (the subset of the command line that
 /// changes what the scene does).
@@ -358,21 +359,6 @@ public final class LiveSession {
 
     // MARK: Performed events
 
-    /// Adds performed events and runs the scene again (the wobble answers
-    /// at once). Returns false when the run failed (the events stay).
-    @discardableResult
-    public func perform(_ events: [PerformedEvent]) -> Bool {
-        performed.append(contentsOf: events)
-        return run()
-    }
-
-    /// Drops the performed events (and runs the scene again when any).
-    public func clearPerformed() {
-        guard !performed.isEmpty else { return }
-        performed.removeAll()
-        run()
-    }
-
     /// Replaces the performed events without running the scene.
     public func setPerformed(_ events: [PerformedEvent]) {
         performed = events
@@ -392,14 +378,6 @@ public final class LiveSession {
     /// closed form: the models keep moving as their impulses say).
     public func frameState(_ k: Int) -> FrameState? {
         clip?.frame(Swift.max(0, k))
-    }
-
-    /// The sketches and live models' shapes at frame `k` (what the handles
-    /// overlay shows).
-    public func shapes(atFrame k: Int) -> [RegionShape] {
-        guard let clip else { return [] }
-        let snap = clip.timeline.snapshot(at: Double(k) / clip.fps)
-        return snap.sketches + snap.models.map(\.shape)
     }
 
     /// Renders `state` exactly as a headless render does (`--overlay` off
@@ -454,10 +432,8 @@ public final class LiveSession {
         if let make = makeRenderer {
             r = try make(img, m)
         } else {
-            switch options.backend {
-            case .cpu: r = CPURenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
-            case .gles: r = try GLESRenderer(source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: options.verbose)
-            }
+            r = try FrameRenderers.make(options.backend, source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight,
+                                        verbose: options.verbose)
         }
         renderer = r
         rendererImagePath = path
@@ -490,53 +466,4 @@ public struct SessionError: Error, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
-}
-
-/// The one place a frame is composited: the renderer's pixels, then, when
-/// the frame's overlay is on (`overlay(true)` or `--overlay`), a light grid,
-/// the control layer and the live models with their labels, then any extra
-/// shapes (the studio's handles). Every front
-/// end calls this instead of painting the overlay itself.
-public enum Compositor {
-    public static func frame(_ state: FrameState, renderer: FrameRenderer, extra: [RegionShape] = []) throws -> RGBAImage {
-        var img = try renderer.render(state)
-        if state.overlayOn {
-            // A light grid with coordinates, the control layer's sketches,
-            // then the live models (another colour, labelled).
-            OverlayPainter.drawGrid(into: &img, mapping: renderer.mapping)
-            OverlayPainter.draw(state.overlay, into: &img, mapping: renderer.mapping)
-            OverlayPainter.drawModels(state.overlayModels, into: &img, mapping: renderer.mapping)
-        }
-        if !extra.isEmpty {
-            OverlayPainter.draw(extra, into: &img, mapping: renderer.mapping)
-        }
-        return img
-    }
-
-    /// `shapes` drawn as the overlay draws them, on a transparent
-    /// `width`×`height` layer (source pixels 1:1): a front end blends it
-    /// over frames, and draws it once while the shapes stay the same.
-    public static func layer(_ shapes: [RegionShape], width: Int, height: Int) -> RGBAImage {
-        layer(shapes, mapping: OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height))
-    }
-
-    /// `shapes` drawn on a transparent layer, those `locked` (index for
-    /// index) in the locked style (the studio's handles).
-    public static func layer(_ shapes: [RegionShape], locked: [Bool], mapping: OutputMapping) -> RGBAImage {
-        var img = RGBAImage(width: max(0, mapping.outputWidth), height: max(0, mapping.outputHeight))
-        guard img.width > 0, img.height > 0 else { return img }
-        let isLocked = { (i: Int) in i < locked.count && locked[i] }
-        OverlayPainter.draw(shapes.indices.filter { !isLocked($0) }.map { shapes[$0] }, into: &img, mapping: mapping)
-        OverlayPainter.draw(shapes.indices.filter { isLocked($0) }.map { shapes[$0] }, into: &img, mapping: mapping, style: .locked)
-        return img
-    }
-
-    /// `shapes` (source pixels) drawn on a transparent layer of the output
-    /// size of `mapping`.
-    public static func layer(_ shapes: [RegionShape], mapping: OutputMapping) -> RGBAImage {
-        var img = RGBAImage(width: max(0, mapping.outputWidth), height: max(0, mapping.outputHeight))
-        guard img.width > 0, img.height > 0 else { return img }
-        OverlayPainter.draw(shapes, into: &img, mapping: mapping)
-        return img
-    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import WobbleCore
 import WobbleMedia
 import WobbleScript
+import WobbleSystem
 
 /// Decoded images by path, with the stamp of the file each came from.
 typealias ImageCache = [String: (stamp: FileStamp, image: RGBAImage)]
@@ -22,8 +23,10 @@ public struct RunJob: Sendable {
     public func compute(shouldAbort: @escaping @Sendable () -> Bool = { false }) -> RunOutcome {
         var cache = self.cache
         var decoded: ImageCache = [:]
+        var stamps: [String: FileStamp?] = [:]
         func loadImage(_ path: String) throws -> (image: RGBAImage, stamp: FileStamp?) {
             let stamp = FileStamp(path)
+            stamps[path] = stamp
             if let c = cache[path], stamp != nil, c.stamp == stamp { return (c.image, c.stamp) }
             do {
                 let img = try ImageIO.load(path: path)
@@ -36,24 +39,7 @@ public struct RunJob: Sendable {
                 throw SessionError(e.message)
             }
         }
-        var named: [String] = []
-        var loadedImage: (path: String, image: RGBAImage, stamp: FileStamp?)?
-        let loader: (String) throws -> (width: Int, height: Int) = { path in
-            let img = try loadImage(path)
-            loadedImage = (path, img.image, img.stamp)
-            return (img.image.width, img.image.height)
-        }
-        var so = ScriptOptions(scriptPath: options.scenePath, imageLoader: loader)
-        so.arguments = options.arguments
-        so.seed = options.seed
-        so.timeout = options.timeout
-        so.allowIO = options.allowIO
-        so.fixedFPS = options.fps
-        so.performed = inputs.performed
-        so.onPath = { named.append($0) }
-        so.sketchOverrides = inputs.sketchOverrides
-        so.addedSketches = inputs.addedSketches
-        so.shouldAbort = shouldAbort
+        let runner = SceneRunner(options: options) { try loadImage($0).image }
         // The scene's path is a `PathBytes` string (a name that is not
         // UTF-8 is the system's bytes): `Posix`, not `FileManager`.
         let text = try? Posix.readFile(options.scenePath)
@@ -61,26 +47,25 @@ public struct RunJob: Sendable {
             RunOutcome(inputs: inputs, result: result, named: named.map(LiveSession.unique), decoded: decoded, sceneText: text)
         }
         do {
-            if let p = options.imagePath {
-                let img = try loadImage(p)
-                loadedImage = (p, img.image, img.stamp)
-                so.imageOverride = (img.image.width, img.image.height)
+            let result = try runner.run(missingScene: {
+                ScriptError(message: "wobble-run: scene '\($0)': no such file", kind: .load)
+            }) { so in
+                so.performed = inputs.performed
+                so.sketchOverrides = inputs.sketchOverrides
+                so.addedSketches = inputs.addedSketches
+                so.shouldAbort = shouldAbort
             }
-            guard Posix.kind(options.scenePath) != nil else {
-                throw ScriptError(message: "wobble-run: scene '\(options.scenePath)': no such file", kind: .load)
-            }
-            let result = try ScriptHost(options: so).run()
-            guard let loaded = loadedImage else {
+            guard let image = runner.image, let path = runner.imagePath else {
                 throw ScriptError(message: "wobble-run: no image: the scene loads none and no --image was given", kind: .finish)
             }
-            let success = RunOutcome.Success(clip: result.clip, scriptedDuration: result.scriptEnd, image: loaded.image,
-                                             imagePath: loaded.path, imageStamp: loaded.stamp, sketchCalls: result.sketchCalls)
-            return outcome(.success(success), named: named.filter { $0 != result.outputPath } + [loaded.path])
+            let success = RunOutcome.Success(clip: result.clip, scriptedDuration: result.scriptEnd, image: image,
+                                             imagePath: path, imageStamp: stamps[path] ?? nil, sketchCalls: result.sketchCalls)
+            return outcome(.success(success), named: runner.named.filter { $0 != result.outputPath } + [path])
         } catch let e as ScriptError {
-            return outcome(.failure(.init(e)), named: named + (loadedImage.map { [$0.path] } ?? []))
+            return outcome(.failure(.init(e)), named: runner.named + (runner.imagePath.map { [$0] } ?? []))
         } catch let e as SessionError {
             return outcome(.failure(.init(message: "wobble-run: \(e.message)", details: nil, kind: .load)),
-                           named: named + (options.imagePath.map { [$0] } ?? []))
+                           named: runner.named + (options.imagePath.map { [$0] } ?? []))
         } catch {
             return outcome(.failure(.init(message: "wobble-run: \(error)", details: nil, kind: .load)), named: nil)
         }

@@ -1,0 +1,189 @@
+import WobbleCore
+import WobbleRender
+
+/// A command-line usage error (exit status 2): `message` is the line after
+/// `wobble-run: `.
+package struct UsageError: Error, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
+}
+
+/// One row of an option table: its names, the placeholder of its value
+/// (nil for a flag), its help line, and how it sets the parsed options.
+/// Adding an option to a command is adding one row to its table.
+package struct OptionSpec<Target>: Sendable {
+    package var names: [String]
+    package var value: String?
+    package var help: String
+    /// Left out of `--help`, the man page and completions (hooks for tests
+    /// and benchmarks).
+    package var hidden: Bool
+    package var apply: @Sendable (inout Target, String) throws -> Void
+
+    package init(names: [String], value: String?, help: String, hidden: Bool = false,
+                 apply: @escaping @Sendable (inout Target, String) throws -> Void) {
+        self.names = names
+        self.value = value
+        self.help = help
+        self.hidden = hidden
+        self.apply = apply
+    }
+}
+
+/// What running a scene takes from the command line, whichever command
+/// parses it (a render, `--check`, `--watch`, `edit`): the rows below are
+/// the one definition of these options, their limits and their errors.
+package protocol SceneRunOptions {
+    var image: String? { get set }
+    var fps: Double? { get set }
+    var seed: Int { get set }
+    var timeout: Double? { get set }
+    var backend: Backend { get set }
+    var allowIO: Bool { get set }
+    var help: Bool { get set }
+}
+
+extension OptionSpec where Target: SceneRunOptions {
+    package static var fps: OptionSpec {
+        OptionSpec(names: ["--fps"], value: "N", help: "frames per second (overrides the script's fps()); default 30") { o, v in
+            o.fps = try OptionParser.number(v, "--fps", min: Limits.minFPS, max: Limits.maxFPS)
+        }
+    }
+    package static var image: OptionSpec {
+        OptionSpec(names: ["--image"], value: "PATH", help: "use this image instead of the one the script names") { o, v in o.image = v }
+    }
+    package static var backend: OptionSpec {
+        OptionSpec(names: ["--backend"], value: "gles|cpu", help: "renderer: gles (OpenGL ES through EGL, default) or cpu (the reference renderer)") { o, v in
+            guard let b = Backend(rawValue: v.lowercased()) else { throw UsageError("--backend: '\(v)' is not one of gles, cpu") }
+            o.backend = b
+        }
+    }
+    package static var seed: OptionSpec {
+        OptionSpec(names: ["--seed"], value: "N", help: "seed for math.random (default 0): output is reproducible") { o, v in
+            o.seed = try OptionParser.integer(v, "--seed", min: Int.min, max: Int.max)
+        }
+    }
+    package static var timeout: OptionSpec {
+        OptionSpec(names: ["--timeout"], value: "S", help: "stop a script that runs longer than S seconds of wall time") { o, v in
+            o.timeout = try OptionParser.number(v, "--timeout", min: 0, exclusiveMin: true, max: 1e9)
+        }
+    }
+    package static var allowIO: OptionSpec {
+        OptionSpec(names: ["--allow-io"], value: nil, help: "give the script Lua's full io and os libraries (no sandbox)") { o, _ in o.allowIO = true }
+    }
+    package static var help: OptionSpec {
+        OptionSpec(names: ["-h", "--help"], value: nil, help: "show this help") { o, _ in o.help = true }
+    }
+}
+
+/// The one command-line parser: every command's table goes through it, so
+/// the syntax (`--opt value`, `--opt=value`, `--` before script arguments),
+/// the limits and the messages are the same everywhere.
+package enum OptionParser {
+    /// Parses `args` with `specs` into `o`. A word that is not an option
+    /// goes to `positional`; the words after `--` to `rest`. An unknown
+    /// option names the nearest known one ("did you mean") and `helpHint`
+    /// (how to list them).
+    package static func parse<T>(_ args: [String], specs: [OptionSpec<T>], into o: inout T, helpHint: String,
+                                 positional: (inout T, String) throws -> Void,
+                                 rest: (inout T, [String]) -> Void) throws {
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            i += 1
+            if a == "--" {
+                rest(&o, Array(args[i...]))
+                return
+            }
+            guard a.hasPrefix("-") && a != "-" else {
+                try positional(&o, a)
+                continue
+            }
+            var name = a, inline: String?
+            if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
+                name = String(a[..<eq])
+                inline = String(a[a.index(after: eq)...])
+            }
+            guard let spec = specs.first(where: { $0.names.contains(name) }) else {
+                var msg = "unknown option '\(name)'"
+                if let s = suggestion(for: name, in: specs) { msg += " (did you mean '\(s)'?)" }
+                throw UsageError(msg + "; see \(helpHint)")
+            }
+            if let placeholder = spec.value {
+                let v: String
+                if let inline { v = inline } else {
+                    guard i < args.count else { throw UsageError("\(name) needs a value (\(placeholder))") }
+                    v = args[i]
+                    i += 1
+                }
+                try spec.apply(&o, v)
+            } else {
+                if inline != nil { throw UsageError("\(name) takes no value") }
+                try spec.apply(&o, "")
+            }
+        }
+    }
+
+    /// The options part of a help text: one entry per row not hidden.
+    package static func helpLines<T>(_ specs: [OptionSpec<T>]) -> String {
+        var s = ""
+        for spec in specs where !spec.hidden {
+            var left = spec.names.joined(separator: ", ")
+            if let v = spec.value { left += " \(v)" }
+            let indent = String(repeating: " ", count: 28)
+            let pad = left.count < 26 ? String(repeating: " ", count: 26 - left.count) : "\n" + indent
+            s += "  \(left)\(pad)\(wrap(spec.help, width: 52).joined(separator: "\n" + indent))\n"
+        }
+        return s
+    }
+
+    /// Splits `text` into lines of at most `width` characters, at spaces.
+    package static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = [], line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    package static func number(_ v: String, _ name: String, min: Double, exclusiveMin: Bool = false, max: Double) throws -> Double {
+        guard let d = Double(v), d.isFinite else { throw UsageError("\(name): '\(v)' is not a number") }
+        if exclusiveMin ? d <= min : d < min { throw UsageError("\(name): \(v) must be greater than \(exclusiveMin ? "" : "or equal to ")\(NumberText.plain(min))") }
+        if d > max { throw UsageError("\(name): \(v) is more than \(NumberText.plain(max))") }
+        return d
+    }
+
+    package static func integer(_ v: String, _ name: String, min: Int, max: Int) throws -> Int {
+        guard let n = Int(v) else { throw UsageError("\(name): '\(v)' is not a whole number") }
+        if n < min || n > max { throw UsageError("\(name): \(v) is out of range (\(min)...\(max))") }
+        return n
+    }
+
+    /// The visible long option nearest to `name` (at most 2 edits away).
+    package static func suggestion<T>(for name: String, in specs: [OptionSpec<T>]) -> String? {
+        let all = specs.filter { !$0.hidden }.flatMap(\.names).filter { $0.hasPrefix("--") }
+        let best = all.map { ($0, distance($0, name)) }.min { $0.1 < $1.1 }
+        guard let best, best.1 <= 2 else { return nil }
+        return best.0
+    }
+
+    /// The edit (Levenshtein) distance between two strings.
+    package static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var prev = Array(0...b.count)
+        for i in 1...max(a.count, 1) where i <= a.count {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where j <= b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+}

@@ -1,0 +1,58 @@
+import WobbleCore
+import WobbleScript
+import WobbleSystem
+
+/// The one scene runner: a render, `--check`, `--watch`, the studio's
+/// background runs and the check of a take all run their scene here. The
+/// script's options are built one way from the scene-run options (`--image`,
+/// `--fps`, `--seed`, `--timeout`, `--allow-io`, the script arguments); an
+/// `--image` is loaded first and its size overrides the script's image; a
+/// scene file that is not there is `missingScene`'s error; every image goes
+/// through one reader (`loadImage`: a front end adds its read deadline or
+/// its cache), and the files the script names are recorded, also when the
+/// run fails (what a watcher watches).
+public final class SceneRunner {
+    public let options: SessionOptions
+    /// Reads an image file; its errors end the run as they are.
+    public let loadImage: (String) throws -> RGBAImage
+    /// The files the script named so far (images, traces, modules).
+    public private(set) var named: [String] = []
+    /// The image the run uses (`--image`, else the script's), once loaded.
+    public private(set) var image: RGBAImage?
+    /// Its path.
+    public private(set) var imagePath: String?
+
+    public init(options: SessionOptions, loadImage: @escaping (String) throws -> RGBAImage) {
+        self.options = options
+        self.loadImage = loadImage
+    }
+
+    /// Runs the scene on the virtual clock. `configure` sets what only this
+    /// front end sets (limits, performed events, sketch edits, hooks).
+    public func run(missingScene: (String) -> Error,
+                    configure: (inout ScriptOptions) -> Void = { _ in }) throws -> ScriptResult {
+        var override: (width: Int, height: Int)?
+        if let p = options.imagePath {
+            let img = try loadImage(p)
+            image = img
+            imagePath = p
+            override = (img.width, img.height)
+        }
+        guard Posix.kind(options.scenePath) != nil else { throw missingScene(options.scenePath) }
+        var so = ScriptOptions(scriptPath: options.scenePath) { [unowned self] path in
+            let img = try self.loadImage(path)
+            self.image = img
+            self.imagePath = path
+            return (img.width, img.height)
+        }
+        so.arguments = options.arguments
+        so.seed = options.seed
+        so.timeout = options.timeout
+        so.allowIO = options.allowIO
+        so.fixedFPS = options.fps
+        so.imageOverride = override
+        so.onPath = { [unowned self] in self.named.append($0) }
+        configure(&so)
+        return try ScriptHost(options: so).run()
+    }
+}

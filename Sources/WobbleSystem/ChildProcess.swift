@@ -1,0 +1,160 @@
+internal import CWobbleSys
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The one child-process spawner: the video encoder and every probe (such
+// as `ffmpeg -encoders`) start their child here, never through Foundation's
+// `Process` (which starts threads, cannot set PDEATHSIG and has no
+// deadline).
+
+/// A child process started with `wobble_spawn`: in its own process group,
+/// killed when the thread that started it exits.
+public final class ChildProcess: @unchecked Sendable {
+    public enum Status: Equatable, Sendable {
+        case running
+        case exited(Int32)
+        case signalled(Int32)
+    }
+
+    public let pid: Int32
+    private let lock = NSLock()
+    private var status = Status.running
+
+    /// Starts `executable` with `arguments` (exact bytes, see `PathBytes`)
+    /// and the given descriptors as its 0, 1, 2 (and `extra` as its 3).
+    public init(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32, extra: Int32 = -1) throws {
+        var cStrings: [UnsafeMutablePointer<CChar>?] = []
+        defer { for p in cStrings { free(p) } }
+        for s in [executable] + arguments {
+            let b = PathBytes.bytes(s)
+            guard !b.contains(0), let raw = malloc(b.count + 1) else { throw PosixError("exec", executable, EINVAL) }
+            let p = raw.assumingMemoryBound(to: CChar.self)
+            for (i, c) in b.enumerated() { p[i] = CChar(bitPattern: c) }
+            p[b.count] = 0
+            cStrings.append(p)
+        }
+        cStrings.append(nil)
+        let pid = cStrings.withUnsafeBufferPointer { argv in
+            wobble_spawn(argv[0], argv.baseAddress, environ, stdin, stdout, stderr, extra)
+        }
+        guard pid > 0 else { throw PosixError("exec", executable, errno) }
+        self.pid = pid
+    }
+
+    /// Waits for the child to end (once; later calls return the status).
+    @discardableResult
+    public func wait() -> Status {
+        lock.lock()
+        defer { lock.unlock() }
+        if status != .running { return status }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 {
+            if errno != EINTR { status = .exited(-1); return status }
+        }
+        status = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signalled(raw & 0x7f)
+        return status
+    }
+
+    /// Whether the child ended within `timeout` seconds (it is reaped).
+    public func waitExited(timeout: Double) -> Bool {
+        let deadline = monotonic() + timeout
+        while monotonic() < deadline {
+            lock.lock()
+            if status != .running { lock.unlock(); return true }
+            var raw: Int32 = 0
+            let r = waitpid(pid, &raw, WNOHANG)
+            if r == pid { status = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signalled(raw & 0x7f) }
+            let ended = status != .running || (r < 0 && errno == ECHILD)
+            lock.unlock()
+            if ended { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// SIGKILL to its process group (what it started too), unless it
+    /// already ended.
+    public func kill() {
+        lock.lock()
+        defer { lock.unlock() }
+        if status == .running {
+            _ = Glibc.kill(-pid, SIGKILL)
+            _ = Glibc.kill(pid, SIGKILL)
+        }
+    }
+}
+
+
+extension ChildProcess {
+    /// The first executable regular file `name` on `PATH`, or nil.
+    public static func findExecutable(_ name: String) -> String? {
+        let path = environmentValue("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
+        for dir in path.split(separator: ":") where !dir.isEmpty {
+            let candidate = "\(dir)/\(name)"
+            if Posix.kind(candidate) == .regular, PathBytes.withCString(candidate, { access($0, X_OK) }) == 0 {
+                return candidate
+            }
+        }
+        return nil
+    }
+
+    /// What `output` returns: how the child ended and what it wrote on stdout.
+    public struct Output: Sendable {
+        public var status: Status
+        public var stdout: [UInt8]
+    }
+
+    /// Runs `executable` with `arguments` to its end, stdin and stderr on
+    /// /dev/null, and returns what it wrote on stdout (at most `limit`
+    /// bytes are kept). Nil when it cannot start, when it runs past
+    /// `timeout` seconds, or when a stop signal arrives (`Signals`): then
+    /// it is killed (with its process group) and reaped; nothing is left
+    /// running.
+    public static func output(_ executable: String, _ arguments: [String], timeout: Double,
+                              limit: Int = 16 << 20) -> Output? {
+        guard let null = try? Posix.open("/dev/null", O_RDWR),
+              let pipe = try? Posix.pipe(shown: executable) else { return nil }
+        defer { Glibc.close(null) }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(executable, arguments, stdin: null, stdout: pipe.write, stderr: null)
+        } catch {
+            Glibc.close(pipe.read)
+            Glibc.close(pipe.write)
+            return nil
+        }
+        Glibc.close(pipe.write)
+        defer { Glibc.close(pipe.read) }
+        let deadline = monotonic() + timeout
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var ended = false
+        while !ended {
+            let left = deadline - monotonic()
+            if left <= 0 || Signals.received != nil { break }
+            var p = pollfd(fd: pipe.read, events: Int16(POLLIN), revents: 0)
+            // Short steps: a stop signal is seen within 50 ms.
+            let r = poll(&p, 1, Int32(min(left, 0.05) * 1000) + 1)
+            if r < 0 && errno != EINTR { break }
+            guard r > 0 else { continue }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(pipe.read, $0.baseAddress, $0.count) }
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if n <= 0 { ended = true; break }
+            if out.count < limit { out += buffer.prefix(min(n, limit - out.count)) }
+        }
+        if ended, child.waitExited(timeout: max(0, deadline - monotonic())) {
+            return Output(status: child.wait(), stdout: out)
+        }
+        child.kill()
+        child.wait()
+        return nil
+    }
+}
+
+/// The value of the environment variable `name`, its exact bytes kept.
+private func environmentValue(_ name: String) -> String? {
+    guard let v = getenv(name) else { return nil }
+    return PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer(v).assumingMemoryBound(to: UInt8.self), count: strlen(v)))
+}

@@ -1,0 +1,19 @@
+import WobbleCore
+import WobbleMedia
+import WobbleStudio
+import WobbleSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The studio executable. `wobble-run edit ARGS...` runs it with the same
+// arguments (found beside wobble-run, else on PATH), as git runs its
+// subcommands; the headless tool thereby links no window system.
+
+// The exact bytes of each argument (file names need not be UTF-8).
+let arguments = PathBytes.arguments()
+// No file the studio opens may become a closed stdin/stdout/stderr.
+Posix.protectStandardDescriptors()
+// Every write is checked: a reader that went away is an error, not SIGPIPE.
+signal(SIGPIPE, SIG_IGN)
+exit(Studio.main(arguments))
