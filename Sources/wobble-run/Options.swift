@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleMedia
 import WobbleRender
 
 /// The parsed command line (SPEC §2).
@@ -21,6 +22,8 @@ struct Options {
     static let defaultMaxFrames = 100_000
     var json = false
     var quality: Int?
+    var matte: Matte?
+    var preset: Preset?
     var allowIO = false
     var quiet = false
     var verbose = false
@@ -90,6 +93,13 @@ enum CommandLine_ {
         OptionSpec(names: ["--json"], value: nil, help: "print one JSON object on stdout at the end: frames, fps, duration, width, height, output, still, warnings, and error on failure") { o, _ in o.json = true },
         OptionSpec(names: ["--quality"], value: "Q", help: "1..100: GIF palette size and how far a changed pixel may stay as it was; video: the CRF. Default: 255 colours (as 75), CRF 18") { o, v in
             o.quality = try integer(v, "--quality", min: 1, max: 100)
+        },
+        OptionSpec(names: ["--matte"], value: "COLOR", help: "GIF: blend partly transparent pixels onto COLOR (#rrggbb, #rgb, white, black, …), as a page's background would show them, instead of making pixels under 50% alpha transparent") { o, v in
+            guard let m = Matte.parse(v) else { throw UsageError("--matte: '\(v)' is not a colour (#rrggbb, #rgb, or one of \(Matte.names.keys.sorted().joined(separator: ", ")))") }
+            o.matte = m
+        },
+        OptionSpec(names: ["--preset"], value: Preset.names, help: "fit a platform's sticker or emoji rules: format, size, fps, then the quality searched so the file fits the byte limit (see docs/CLI.md, Where clips go)") { o, v in
+            o.preset = try Preset.named(v)
         },
         OptionSpec(names: ["-q", "--quiet"], value: nil, help: "no progress output") { o, _ in o.quiet = true },
         OptionSpec(names: ["-v", "--verbose"], value: nil, help: "print details: EGL platform and GL renderer, timings") { o, _ in o.verbose = true },
