@@ -286,3 +286,181 @@ final class FormatsTests: XCTestCase {
         XCTAssertTrue(badColour.firstError.hasPrefix("wobble-run: --matte: 'teal-ish' is not a colour"), badColour.firstError)
     }
 }
+
+/// `--preset`: each platform's file meets every limit of its published
+/// rules (read back with ffprobe and Pillow); a clip it cannot take fails
+/// with the limit named and writes nothing.
+final class PresetTests: XCTestCase {
+    var box: Sandbox!
+
+    override func setUpWithError() throws {
+        box = try Sandbox()
+        try FileManager.default.copyItem(atPath: PipelineTests.examples.appendingPathComponent("cat/chelsea.png").path,
+                                         toPath: box.path("cat.png"))
+        for (name, seconds) in [("cat", 1.0), ("long", 4.5)] {
+            try box.write("\(name).lua", """
+                image("cat.png")
+                local a = addSketch{lt = {95, 160}, rt = {225, 172}, rb = {222, 278}, lb = {92, 286}}
+                local b = addSketch{x = 190, y = 10, w = 150, h = 100}
+                prepare()
+                impulse(a, 1, 0)
+                impulse(b, 0, 1)
+                wait(\(seconds))
+                """)
+        }
+    }
+
+    override func tearDown() { box = nil }
+
+    /// What Pillow (and ffprobe for WebM) sees in `file`.
+    func inspect(_ file: String) throws -> [String: Any] {
+        guard let py = FormatsTests.python else { throw XCTSkip("Pillow (python3-pil) is not installed") }
+        let script = """
+            import json, os, sys
+            from PIL import Image
+            f = sys.argv[1]
+            im = Image.open(f)
+            d = []
+            n = 0
+            while True:
+                try:
+                    im.seek(n)
+                except EOFError:
+                    break
+                im.load()  # Pillow sets a WebP frame's duration when it decodes it
+                d.append(im.info.get("duration") or 0)
+                n += 1
+            im.seek(0)
+            first = im.convert("RGBA")
+            print(json.dumps({"format": im.format, "width": im.size[0], "height": im.size[1], "frames": n,
+                              "durations": d, "loop": im.info.get("loop"), "bytes": os.path.getsize(f),
+                              "corner_alpha": first.getpixel((0, 0))[3]}))
+            """
+        let r = try Tool.run(["-c", script, file], cwd: box.url, executable: py)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.stdout)
+    }
+
+    func preset(_ name: String, scene: String = "cat.lua", _ extra: [String] = []) throws -> (Tool.Result, [String: Any]) {
+        let r = try Tool.run([scene, "--backend", "cpu", "-q", "--preset", name, "--json"] + extra, cwd: box.url)
+        XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
+        let last = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let j = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], r.stdout)
+        return (r, j)
+    }
+
+    func testTelegramWebMFitsEveryLimit() throws {
+        guard VideoSink.findExecutable("ffprobe") != nil else { throw XCTSkip("ffmpeg is not installed") }
+        let (_, j) = try preset("telegram")
+        let p = try XCTUnwrap(j["preset"] as? [String: Any])
+        XCTAssertEqual(j["output"] as? String, "cat-telegram.webm")
+        let probe = try Tool.run(["-v", "error", "-show_entries", "stream=codec_type,codec_name,width,height,r_frame_rate:format=format_name,duration,size",
+                                  "-of", "json", "cat-telegram.webm"], cwd: box.url, executable: "ffprobe")
+        let info = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any])
+        let streams = try XCTUnwrap(info["streams"] as? [[String: Any]])
+        let format = try XCTUnwrap(info["format"] as? [String: Any])
+        XCTAssertEqual(streams.count, 1, "one video stream, no audio")
+        XCTAssertEqual(streams[0]["codec_name"] as? String, "vp9")
+        XCTAssertTrue((format["format_name"] as? String ?? "").contains("webm"))
+        let w = streams[0]["width"] as? Int ?? 0, h = streams[0]["height"] as? Int ?? 0
+        XCTAssertEqual(max(w, h), 512, "one side 512")
+        XCTAssertLessThanOrEqual(min(w, h), 512)
+        XCTAssertEqual(streams[0]["r_frame_rate"] as? String, "30/1")
+        XCTAssertLessThanOrEqual(Double(format["duration"] as? String ?? "") ?? 99, 3)
+        let bytes = Int(format["size"] as? String ?? "") ?? Int.max
+        XCTAssertLessThanOrEqual(bytes, 256 * 1024)
+        XCTAssertEqual(p["bytes"] as? Int, bytes)
+        XCTAssertEqual(j["bytes"] as? Int, bytes)
+        XCTAssertNotNil(p["quality"] as? Int)
+        XCTAssertEqual(p["limit"] as? Int, 256 * 1024)
+    }
+
+    func testWhatsAppWebPFitsEveryLimit() throws {
+        let (_, j) = try preset("whatsapp")
+        let i = try inspect("cat-whatsapp.webp")
+        XCTAssertEqual(i["format"] as? String, "WEBP")
+        XCTAssertEqual(i["width"] as? Int, 512)
+        XCTAssertEqual(i["height"] as? Int, 512)
+        XCTAssertGreaterThan(i["frames"] as? Int ?? 0, 1)
+        XCTAssertLessThanOrEqual(i["bytes"] as? Int ?? .max, 500 * 1024)
+        let d = try XCTUnwrap(i["durations"] as? [Int])
+        XCTAssertGreaterThanOrEqual(d.min() ?? 0, 8, "frames of at least 8 ms")
+        XCTAssertLessThanOrEqual(d.reduce(0, +), 10_000)
+        XCTAssertEqual(i["corner_alpha"] as? Int, 0, "the square is padded with transparency")
+        XCTAssertEqual((j["preset"] as? [String: Any])?["picture"] as? [Int], [512, 341])
+    }
+
+    func testDiscordAPNGFitsEveryLimit() throws {
+        let (_, j) = try preset("discord")
+        let i = try inspect("cat-discord.png")
+        XCTAssertEqual(i["format"] as? String, "PNG")
+        XCTAssertEqual(i["width"] as? Int, 320)
+        XCTAssertEqual(i["height"] as? Int, 320)
+        XCTAssertEqual(i["frames"] as? Int, 30, "an APNG, one frame per clip frame")
+        XCTAssertLessThanOrEqual(i["bytes"] as? Int ?? .max, 512 * 1024)
+        XCTAssertEqual(i["corner_alpha"] as? Int, 0)
+        XCTAssertNotNil((j["preset"] as? [String: Any])?["colour_bits"] as? Int)
+    }
+
+    func testLINEAPNGFitsEveryLimit() throws {
+        let (_, j) = try preset("line")
+        let i = try inspect("cat-line.png")
+        XCTAssertEqual(i["format"] as? String, "PNG")
+        let w = i["width"] as? Int ?? 0, h = i["height"] as? Int ?? 0
+        XCTAssertLessThanOrEqual(w, 320)
+        XCTAssertLessThanOrEqual(h, 270)
+        XCTAssertTrue(w >= 270 || h >= 270, "one side at least 270: \(w)×\(h)")
+        let frames = i["frames"] as? Int ?? 0
+        XCTAssertTrue((5...20).contains(frames), "\(frames) frames")
+        let total = (i["durations"] as? [Double] ?? []).reduce(0, +)
+        let plays = i["loop"] as? Int ?? 0
+        XCTAssertTrue((1...4).contains(plays), "1 to 4 plays, not \(plays)")
+        XCTAssertLessThanOrEqual(total, 4000 + 1e-6)
+        XCTAssertLessThanOrEqual(total * Double(plays), 4000 + 1e-6, "all plays within 4 s")
+        XCTAssertEqual(total, 1000, accuracy: 1e-6, "the clip's length")
+        XCTAssertLessThanOrEqual(i["bytes"] as? Int ?? .max, 300 * 1024)
+        XCTAssertEqual((j["preset"] as? [String: Any])?["frames"] as? Int, frames)
+        XCTAssertEqual((j["preset"] as? [String: Any])?["plays"] as? Int, plays)
+    }
+
+    func testSlackGIFFitsEveryLimit() throws {
+        let (_, j) = try preset("slack")
+        let i = try inspect("cat-slack.gif")
+        XCTAssertEqual(i["format"] as? String, "GIF")
+        XCTAssertEqual(i["width"] as? Int, 128)
+        XCTAssertEqual(i["height"] as? Int, 128)
+        XCTAssertEqual(i["frames"] as? Int, 30)
+        XCTAssertLessThanOrEqual(i["bytes"] as? Int ?? .max, 128 * 1024)
+        XCTAssertEqual(j["width"] as? Int, 128)
+        XCTAssertEqual(i["corner_alpha"] as? Int, 0)
+    }
+
+    /// A clip the platform cannot take: the limit and the fix in one line,
+    /// exit 1, no file (a render and --check alike); bad preset use is exit 2.
+    func testAClipThePlatformCannotTakeWritesNothing() throws {
+        let cases: [(String, String)] = [
+            ("telegram", "wobble-run: telegram: Telegram video stickers last at most 3 s; this clip lasts 4.5 s: end the scene sooner, or take a part with --frames 0-89 (nothing written)"),
+            ("line", "wobble-run: line: LINE animated stickers last at most 4 s; this clip lasts 4.5 s: end the scene sooner (nothing written)"),
+        ]
+        for (name, line) in cases {
+            for check in [false, true] {
+                let r = try Tool.run(["long.lua", "--backend", "cpu", "-q", "--preset", name] + (check ? ["--check"] : []), cwd: box.url)
+                XCTAssertEqual(r.status, 1, "\(name): \(r.stderr)")
+                XCTAssertEqual(r.firstError, line)
+            }
+        }
+        try box.write("still.lua", "image('cat.png')\n")
+        let still = try Tool.run(["still.lua", "--backend", "cpu", "-q", "--preset", "line"], cwd: box.url)
+        XCTAssertEqual(still.status, 1)
+        XCTAssertEqual(still.firstError, "wobble-run: line: LINE animated stickers have 5 to 20 frames; this clip is one still frame: let the scene run (wait) for some time (nothing written)")
+        let unknown = try Tool.run(["cat.lua", "--preset", "myspace"], cwd: box.url)
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertEqual(unknown.firstError, "wobble-run: --preset: 'myspace' is not a known platform; use one of telegram, whatsapp, discord, line, slack")
+        let size = try Tool.run(["cat.lua", "--preset", "slack", "--width", "64"], cwd: box.url)
+        XCTAssertEqual(size.status, 2)
+        let format = try Tool.run(["cat.lua", "--preset", "slack", "-o", "x.webp"], cwd: box.url)
+        XCTAssertEqual(format.status, 2, format.stderr)
+        XCTAssertEqual(box.files(), ["cat.lua", "cat.png", "long.lua", "still.lua"], "nothing written")
+        XCTAssertEqual(box.leftovers(), [])
+    }
+}
