@@ -353,6 +353,11 @@ public final class VideoSink: FrameSink {
         }
         finished = true
         file.abort()
+        // ffmpeg's own write failing is the cause to name first (a full
+        // disk stops it mid-stream: we then only see it stop taking frames).
+        if stderrCollector.text.contains("No space left on device") {
+            cause = "ffmpeg could not write: No space left on device; is the disk full? The old output is kept"
+        }
         let lines = stderrCollector.text.split(whereSeparator: \.isNewline).suffix(6)
         var message = "video '\(path)': \(cause)\(detail)"
         // One clear line first, then what ffmpeg said.
