@@ -53,11 +53,15 @@ struct PresetRun {
         report.frames = first.frames
         report.fps = clipFPS
         report.duration = first.clip.duration
-        let duration = o.frames == nil ? first.clip.duration : Double(first.frames) / clipFPS
-        let fps = try chooseFPS(requested: o.fps ?? clipFPS, duration: duration, frames: first.frames)
-        if o.frames != nil && abs(fps - clipFPS) > 1e-9 {
-            throw UsageError("--preset \(p.name) plays at \(CommandLine_.fmt(fps)) fps and --frames counts frames at \(CommandLine_.fmt(clipFPS)) fps: give --fps \(CommandLine_.fmt(fps)) too")
+        // The part of the clip that goes out: all of it, or --frames A-B as
+        // a time window (kept when the frame rate changes).
+        var window = Window(start: 0, end: first.clip.duration, clipEnd: first.clip.duration)
+        if let r = o.frames {
+            window.start = Double(r.lowerBound) / clipFPS
+            window.end = min(first.clip.duration, Double(r.lowerBound + first.frames) / clipFPS)
         }
+        let duration = window.end - window.start
+        let fps = try chooseFPS(requested: o.fps ?? clipFPS, window: window, frames: first.frames)
         let loop = p.loop(duration: duration)
         let (picture, canvas) = p.size(sourceWidth: first.width, sourceHeight: first.height)
 
@@ -67,9 +71,10 @@ struct PresetRun {
         chosen.height = picture.1
         chosen.loop = loop
         chosen.quiet = true
+        if o.frames != nil { chosen.frames = window.selection(fps: fps) }
         var choice = Choice(preset: p, fps: fps, canvas: canvas, picture: picture, loop: loop)
         if o.check {
-            choice.frames = frameCount(fps: fps, duration: duration)
+            choice.frames = window.count(fps: fps)
             let s = try Runner(options: chosen).run(report: report)
             report.preset = choice.json
             return s
@@ -86,10 +91,11 @@ struct PresetRun {
             if attempt > 0 {
                 let lower = rate / 2
                 // Fewer frames only where the platform allows them.
-                if let r = p.frames, frameCount(fps: lower, duration: duration) < r.lowerBound { break }
+                if let r = p.frames, window.count(fps: lower) < r.lowerBound { break }
                 if lower < 1 { break }
                 rate = lower
                 chosen.fps = rate
+                if o.frames != nil { chosen.frames = window.selection(fps: rate) }
             }
             let collector = FrameCollector(canvas: canvas)
             var runner = Runner(options: chosen)
@@ -124,6 +130,7 @@ struct PresetRun {
         report.height = canvas.1
         report.fps = rate
         report.frames = choice.frames
+        report.duration = window.end - window.start
         report.preset = choice.json
         s.output = path
         s.width = canvas.0
@@ -136,12 +143,12 @@ struct PresetRun {
 
     /// The frame rate: the requested one capped at the platform's, and for
     /// a frame-count rule the one that brings the clip within it.
-    func chooseFPS(requested: Double, duration: Double, frames: Int) throws -> Double {
+    func chooseFPS(requested: Double, window: Window, frames: Int) throws -> Double {
         let p = preset
+        let duration = window.end - window.start
         if let limit = p.maxDuration, duration > limit + 1e-9 {
             // --frames counts frames at the clip's rate: offered where the preset keeps it.
-            let part = p.frames == nil && requested <= p.maxFPS
-                ? ", or take a part with --frames 0-\(Int((limit * requested + 1e-9).rounded(.down)) - 1)" : ""
+            let part = ", or take a part with --frames 0-\(Int((limit * requested + 1e-9).rounded(.down)) - 1)"
             throw RunError("\(p.name): \(p.what) last at most \(CommandLine_.fmt(limit)) s; this clip lasts \(CommandLine_.seconds(duration)) s: end the scene sooner\(part) (nothing written)")
         }
         var fps = min(requested, p.maxFPS)
@@ -149,12 +156,12 @@ struct PresetRun {
         if frames <= 1 || duration <= 1e-9 {
             throw RunError("\(p.name): \(p.what) have \(range.lowerBound) to \(range.upperBound) frames; this clip is one still frame: let the scene run (wait) for some time (nothing written)")
         }
-        if frameCount(fps: fps, duration: duration) > range.upperBound {
+        if window.count(fps: fps) > range.upperBound {
             fps = Double(range.upperBound) / duration
-            while frameCount(fps: fps, duration: duration) > range.upperBound { fps *= 0.999 }
-        } else if frameCount(fps: fps, duration: duration) < range.lowerBound {
+            while window.count(fps: fps) > range.upperBound { fps *= 0.999 }
+        } else if window.count(fps: fps) < range.lowerBound {
             fps = Double(range.lowerBound) / duration
-            while frameCount(fps: fps, duration: duration) < range.lowerBound { fps *= 1.001 }
+            while window.count(fps: fps) < range.lowerBound && fps <= Limits.maxFPS { fps *= 1.001 }
             guard fps <= Limits.maxFPS else {
                 throw RunError("\(p.name): \(p.what) have at least \(range.lowerBound) frames; this clip lasts only \(CommandLine_.seconds(duration)) s: let the scene run longer (nothing written)")
             }
@@ -162,12 +169,25 @@ struct PresetRun {
         return fps
     }
 
-    /// The frames a clip of `duration` has at `fps` (frame k at k/fps < duration, at least one).
-    func frameCount(fps: Double, duration: Double) -> Int {
-        var n = Int(((duration - 1e-9) * fps).rounded(.up))
-        while n > 1 && Double(n - 1) / fps >= duration - 1e-9 { n -= 1 }
-        while Double(n) / fps < duration - 1e-9 { n += 1 }
-        return max(1, n)
+    /// The part of the clip written, in seconds: frame k at k/fps is in
+    /// it when `start <= k/fps < end` (and k/fps < the clip's end).
+    struct Window {
+        var start: Double
+        var end: Double
+        let clipEnd: Double
+
+        /// The timeline frames in the window at `fps` (at least frame 0 of a still clip).
+        func selection(fps: Double) -> ClosedRange<Int> {
+            let eps = 1e-9
+            var a = max(0, Int(((start - eps) * fps).rounded(.up)))
+            while a > 0 && Double(a - 1) / fps >= start - eps { a -= 1 }
+            var b = Int(((min(end, clipEnd) - eps) * fps).rounded(.up))
+            while Double(b) / fps >= min(end, clipEnd) - eps && b > a { b -= 1 }
+            while Double(b + 1) / fps < min(end, clipEnd) - eps { b += 1 }
+            return a...max(a, b)
+        }
+
+        func count(fps: Double) -> Int { selection(fps: fps).count }
     }
 
     /// The best level (quality, or APNG colour bits) whose file fits, or nil.

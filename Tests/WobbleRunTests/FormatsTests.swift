@@ -421,6 +421,13 @@ final class PresetTests: XCTestCase {
         XCTAssertLessThanOrEqual(i["bytes"] as? Int ?? .max, 300 * 1024)
         XCTAssertEqual((j["preset"] as? [String: Any])?["frames"] as? Int, frames)
         XCTAssertEqual((j["preset"] as? [String: Any])?["plays"] as? Int, plays)
+        // The fix the too-long error offers works: --frames is a time window.
+        let (_, part) = try preset("line", scene: "long.lua", ["--frames", "0-119", "-o", "part.png"])
+        let pi = try inspect("part.png")
+        XCTAssertEqual(pi["frames"] as? Int, 20)
+        XCTAssertEqual((pi["durations"] as? [Double] ?? []).reduce(0, +), 4000, accuracy: 1e-6)
+        XCTAssertEqual(pi["loop"] as? Int, 1, "4 s plays once")
+        XCTAssertEqual(part["duration"] as? Double, 4)
     }
 
     func testSlackGIFFitsEveryLimit() throws {
@@ -440,7 +447,7 @@ final class PresetTests: XCTestCase {
     func testAClipThePlatformCannotTakeWritesNothing() throws {
         let cases: [(String, String)] = [
             ("telegram", "wobble-run: telegram: Telegram video stickers last at most 3 s; this clip lasts 4.5 s: end the scene sooner, or take a part with --frames 0-89 (nothing written)"),
-            ("line", "wobble-run: line: LINE animated stickers last at most 4 s; this clip lasts 4.5 s: end the scene sooner (nothing written)"),
+            ("line", "wobble-run: line: LINE animated stickers last at most 4 s; this clip lasts 4.5 s: end the scene sooner, or take a part with --frames 0-119 (nothing written)"),
         ]
         for (name, line) in cases {
             for check in [false, true] {
