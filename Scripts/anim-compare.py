@@ -13,6 +13,7 @@ cover several PNG frames). Prints one JSON object:
   durations   their durations (ms)
   total       their sum (ms)
   loop        the loop count Pillow reports
+  mean_psnr   the mean of the per-frame PSNRs
   min_psnr    the lowest per-frame PSNR (dB, premultiplied RGB and alpha:
               colour counts as much as it shows; 99 when equal)
   exact       every frame equal to its PNG frame (RGBA; RGB ignored where
@@ -75,6 +76,7 @@ def main():
         starts.append(t)
         t += d
     min_psnr, exact, alpha_equal = 99.0, True, True
+    psnrs = []
     j = 0
     for k, p in enumerate(pngs):
         ms = round(1000 * k / fps + 1e-9)
@@ -87,11 +89,13 @@ def main():
             return 1
         p, a, e = compare(got, ref)
         min_psnr = min(min_psnr, p)
+        psnrs.append(p)
         alpha_equal = alpha_equal and a
         exact = exact and e
     print(json.dumps({
         "frames": len(frames), "durations": [d for _, d in frames], "total": t,
-        "loop": im.info.get("loop"), "min_psnr": round(min_psnr, 2), "exact": exact,
+        "loop": im.info.get("loop"), "min_psnr": round(min_psnr, 2),
+        "mean_psnr": round(sum(psnrs) / max(len(psnrs), 1), 3), "exact": exact,
         "alpha_equal": alpha_equal, "mode": im.mode, "width": im.size[0], "height": im.size[1],
     }))
     return 0

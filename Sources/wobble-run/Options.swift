@@ -48,7 +48,7 @@ enum CommandLine_ {
 
     static let specs: [OptionSpec] = [
         OptionSpec(names: ["-o", "--output"], value: "PATH",
-                   help: "output: x.gif (animated GIF), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm/x.mov/x.mkv (video, needs ffmpeg), - for stdout (a GIF, or the video --format names). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
+                   help: "output: x.gif (animated GIF), x.webp (animated WebP), x.apng (animated PNG), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm/x.mov/x.mkv (video, needs ffmpeg; .webm keeps alpha, .mov of a transparent source is ProRes 4444 with alpha), - for stdout (a GIF, or what --format names). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
         OptionSpec(names: ["--format"], value: OutputFormat.names,
                    help: "output format when the path does not say it (with -o -: what goes to stdout); null renders every frame and writes nothing (timing)") { o, v in
             guard let f = OutputFormat(rawValue: v.lowercased()) else {
@@ -85,13 +85,13 @@ enum CommandLine_ {
             o.maxFrames = try integer(v, "--max-frames", min: 1, max: Limits.maxFrameIndex)
         },
         OptionSpec(names: ["--allow-io"], value: nil, help: "give the script Lua's full io and os libraries (no sandbox)") { o, _ in o.allowIO = true },
-        OptionSpec(names: ["--loop"], value: "N", help: "GIF looping: 0 forever (default), -1 play once, N repeat N times") { o, v in
+        OptionSpec(names: ["--loop"], value: "N", help: "GIF, WebP and APNG looping: 0 forever (default), -1 play once, N repeat N times") { o, v in
             o.loop = try integer(v, "--loop", min: -1, max: 65535)
         },
         OptionSpec(names: ["--watch"], value: nil, help: "render, then render again whenever the scene, a module it requires or its image changes (Ctrl-C ends)") { o, _ in o.watch = true },
         OptionSpec(names: ["--assemble"], value: "DIR", help: "no scene: assemble the PNG frames in DIR (frame_NNNNN.png, e.g. from --frames slices) into -o (GIF or video)") { o, v in o.assemble = v },
-        OptionSpec(names: ["--json"], value: nil, help: "print one JSON object on stdout at the end: frames, fps, duration, width, height, output, still, warnings, and error on failure") { o, _ in o.json = true },
-        OptionSpec(names: ["--quality"], value: "Q", help: "1..100: GIF palette size and how far a changed pixel may stay as it was; video: the CRF. Default: 255 colours (as 75), CRF 18") { o, v in
+        OptionSpec(names: ["--json"], value: nil, help: "print one JSON object on stdout at the end (on stderr, as its last line, with -o -): frames, fps, duration, width, height, output, bytes, still, warnings, and error on failure") { o, _ in o.json = true },
+        OptionSpec(names: ["--quality"], value: "Q", help: "1..100: GIF palette size and how far a changed pixel may stay as it was; WebP: lossy quality, lossless at 100; video: the CRF. Default: 255 colours (as 75), WebP 82, CRF 18") { o, v in
             o.quality = try integer(v, "--quality", min: 1, max: 100)
         },
         OptionSpec(names: ["--matte"], value: "COLOR", help: "GIF: blend partly transparent pixels onto COLOR (#rrggbb, #rgb, white, black, …), as a page's background would show them, instead of making pixels under 50% alpha transparent") { o, v in
