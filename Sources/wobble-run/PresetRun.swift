@@ -221,14 +221,14 @@ struct PresetRun {
         var found: (Int, String, Int)?
         let (topSize, topPath) = try encode(hi)
         if topSize <= p.byteLimit { return (topSize, topPath, hi) }
+        // The lowest next: when even it does not fit, no bisection.
+        let (lowSize, lowPath) = try encode(lo)
+        guard lowSize <= p.byteLimit else { return nil }
+        found = (lowSize, lowPath, lo)
         while hi - lo > 2 {
             let mid = (lo + hi) / 2
             let (size, path) = try encode(mid)
             if size <= p.byteLimit { lo = mid; found = (size, path, mid) } else { hi = mid }
-        }
-        if found == nil {
-            let (size, path) = try encode(lo)
-            if size <= p.byteLimit { found = (size, path, lo) }
         }
         return found
     }

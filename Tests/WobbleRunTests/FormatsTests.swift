@@ -456,6 +456,24 @@ final class PresetTests: XCTestCase {
                 XCTAssertEqual(r.firstError, line)
             }
         }
+        try box.write("tenlong.lua", "image('cat.png')\naddSketch{x = 10, y = 10, w = 50, h = 50}\nprepare()\nwait(10.5)\n")
+        let ten = try Tool.run(["tenlong.lua", "--backend", "cpu", "-q", "--preset", "whatsapp"], cwd: box.url)
+        XCTAssertEqual(ten.status, 1)
+        XCTAssertEqual(ten.firstError, "wobble-run: whatsapp: WhatsApp animated stickers last at most 10 s; this clip lasts 10.5 s: end the scene sooner, or take a part with --frames 0-299 (nothing written)")
+        // Noise that changes everywhere for 3 s cannot become a 128 KB emoji,
+        // not at the lowest quality, not at a quarter of the frame rate.
+        try box.writeImage("noise.png", OutputTrustTests.noise(width: 128, height: 128))
+        try box.write("noise.lua", """
+            image("noise.png")
+            addSketch{x = 0, y = 0, w = 128, h = 128}
+            prepare()
+            impulse(1, 1, 0)
+            wait(3)
+            """)
+        let noise = try Tool.run(["noise.lua", "--backend", "cpu", "-q", "--preset", "slack"], cwd: box.url)
+        XCTAssertEqual(noise.status, 1)
+        XCTAssertTrue(noise.firstError.hasPrefix("wobble-run: slack: even at the lowest quality and 7.5 fps the file is "), noise.firstError)
+        XCTAssertTrue(noise.firstError.hasSuffix("more than the 128 KB Slack custom emoji may have; make the clip shorter or its moving regions smaller (nothing written)"), noise.firstError)
         try box.write("still.lua", "image('cat.png')\n")
         let still = try Tool.run(["still.lua", "--backend", "cpu", "-q", "--preset", "line"], cwd: box.url)
         XCTAssertEqual(still.status, 1)
@@ -467,7 +485,7 @@ final class PresetTests: XCTestCase {
         XCTAssertEqual(size.status, 2)
         let format = try Tool.run(["cat.lua", "--preset", "slack", "-o", "x.webp"], cwd: box.url)
         XCTAssertEqual(format.status, 2, format.stderr)
-        XCTAssertEqual(box.files(), ["cat.lua", "cat.png", "long.lua", "still.lua"], "nothing written")
+        XCTAssertEqual(box.files(), ["cat.lua", "cat.png", "long.lua", "noise.lua", "noise.png", "still.lua", "tenlong.lua"], "nothing written")
         XCTAssertEqual(box.leftovers(), [])
     }
 }
