@@ -27,6 +27,8 @@ let package = Package(
         systemLibrary("CTurboJPEG", pkgConfig: "libturbojpeg", apt: "libturbojpeg0-dev"),
         systemLibrary("CGIF", pkgConfig: nil, apt: "libgif-dev"),
         systemLibrary("CImageQuant", pkgConfig: "imagequant", apt: "libimagequant-dev"),
+        // Animated WebP out (WebPAnimEncoder; libwebpmux pulls in libwebp).
+        systemLibrary("CWebP", pkgConfig: "libwebpmux", apt: "libwebp-dev"),
         // The studio window only (the `wobble-studio` executable): SDL2.
         systemLibrary("CSDL2", pkgConfig: "sdl2", apt: "libsdl2-dev"),
 
@@ -49,7 +51,7 @@ let package = Package(
         // Renderers: CPU reference and GLES through EGL.
         .target(name: "WobbleRender", dependencies: ["WobbleCore", "CEGL", "CGLES"]),
         // Images in and out: PNG, JPEG, GIF, frame sinks.
-        .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant"]),
+        .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP"]),
         // A live session: the scene re-run with performed events, its
         // inputs watched, frames rendered and composited (no window code).
         .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),

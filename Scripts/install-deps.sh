@@ -15,10 +15,13 @@ packages=(
   libturbojpeg0-dev           # JPEG in (TurboJPEG API)
   libgif-dev                  # GIF out
   libimagequant-dev           # GIF palettes
+  libwebp-dev                 # animated WebP out (WebPAnimEncoder, libwebpmux)
   libsdl2-dev                 # the studio window (wobble-run edit)
 )
 if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then
   packages+=(ffmpeg imagemagick xvfb xdotool x11-apps)
+  # Reading WebP/APNG back in the tests (Pillow), img2webp for the benchmark.
+  packages+=(python3-pil python3-numpy webp)
   # The install and .deb tests: luacheck, man + col, strip, dpkg-deb.
   packages+=(lua-check man-db bsdextrautils binutils dpkg)
   # The concurrency tests slow renames down with strace's fault injection.

@@ -12,4 +12,8 @@ public protocol FrameSink: AnyObject {
     /// Drops everything written so far (temporary files removed); the
     /// target stays exactly as it was. Idempotent; safe after a failure.
     func abort()
+    /// The bytes the output holds once `finish()` succeeded (a folder of
+    /// frames: all its frame files), for `--json`; nil before.
+    var bytesWritten: Int? { get }
 }
+

@@ -95,6 +95,8 @@ public final class GIFSink: FrameSink {
 
     deinit { abort() }
 
+    public var bytesWritten: Int? { work.file.committedSize }
+
     /// Queues frame `index` (timeline index, increasing) for encoding; waits
     /// while three frames are already queued.
     /// - Throws: `MediaError` for a frame of the wrong size, an index not

@@ -223,7 +223,7 @@ struct Layout {
     static func singleFileError(_ given: String, frames: Int?) -> MediaError {
         let stem = given.lowercased().hasSuffix(".png") ? String(given.dropLast(4)) : given
         let count = frames.map { "has \($0) frames" } ?? "has more than one frame"
-        return MediaError("output '\(given)': the clip \(count); write PNG frames to a folder ('\(stem)/') or a pattern ('\(stem)_%04d.png')")
+        return MediaError("output '\(given)': the clip \(count); write PNG frames to a folder ('\(stem)/') or a pattern ('\(stem)_%04d.png'), or make one animated PNG (--format apng)")
     }
 }
 
@@ -278,6 +278,7 @@ public final class PNGSequenceSink: FrameSink {
     private var singleFile: AtomicFile?
     private var pending: [EncodeJob] = []
     private var written: [Int] = []
+    private var bytes = 0
     /// The inode of each frame file written (by name), for the journal.
     private var inodes: [String: UInt64] = [:]
     private var lastIndex = -1
@@ -393,6 +394,8 @@ public final class PNGSequenceSink: FrameSink {
         return try FolderLock.withLock(candidates: candidates, shown: output.path, body)
     }
 
+    public var bytesWritten: Int? { state == .finished ? bytes : nil }
+
     /// Drops everything written so far; the target stays as it was.
     public func abort() {
         guard state != .aborted, state != .finished else { return }
@@ -429,6 +432,7 @@ public final class PNGSequenceSink: FrameSink {
                 try writeFile(bytes, name: layout.names.fileName(job.index))
             }
             written.append(job.index)
+            self.bytes += bytes.count
         } catch {
             state = .failed
             throw error

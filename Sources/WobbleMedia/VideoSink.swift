@@ -35,16 +35,24 @@ public enum VideoFormat: String, Sendable, CaseIterable {
     /// True for the 4:2:0 H.264 family, which needs even dimensions.
     var needsEvenSize: Bool { self != .webm }
 
-    /// True when the video keeps the alpha channel (WebM, yuva420p).
-    var keepsAlpha: Bool { self == .webm }
+    /// True when the video keeps the alpha channel (WebM, yuva420p; a MOV
+    /// of frames with alpha is ProRes 4444 and keeps it too).
+    public func keepsAlpha(sourceHasAlpha: Bool) -> Bool { self == .webm || (self == .mov && sourceHasAlpha) }
 }
 
 /// Writes frames as a video by piping raw RGBA frames to `ffmpeg` (found
 /// on `PATH`). `.mp4` (and `.mov`, `.mkv`) is H.264 yuv420p (MPEG-4 part 2
 /// when the installed ffmpeg lacks libx264); an odd width or height is
-/// padded by one pixel that repeats the last column or row, and frames are
-/// composited over black (these videos have no alpha). `.webm` is VP9
-/// (VP8 without libvpx-vp9) in yuva420p, which keeps the alpha channel.
+/// padded by one pixel that repeats the last column or row (`encodedWidth`,
+/// `encodedHeight` say the size written), and frames are composited over
+/// black (these videos have no alpha). `.webm` is VP9 (VP8 without
+/// libvpx-vp9) in yuva420p, which keeps the alpha channel. `.mov` with
+/// `alpha` is ProRes 4444 with its alpha plane (`prores_ks`,
+/// yuva444p10le), any size, for video editors.
+///
+/// Every video is converted with the BT.709 matrix to limited ("tv")
+/// range and tagged so (`color_space`, `color_primaries`, `color_transfer`
+/// bt709, `color_range` tv): players need not guess.
 ///
 /// The commit protocol of `AtomicFile`: ffmpeg writes the temporary file
 /// beside the target that we created and hold open (passed as its
@@ -72,8 +80,14 @@ public final class VideoSink: FrameSink {
     public let fps: Double
     /// The container and codec family.
     public let format: VideoFormat
-    /// The encoder ffmpeg uses (`libx264`, `libvpx-vp9`, …).
+    /// The encoder ffmpeg uses (`libx264`, `libvpx-vp9`, `prores_ks`, …).
     public let encoder: String
+    /// The size of the video written: the frame size, or one more pixel
+    /// (the edge repeated) where H.264's 4:2:0 needs an even side.
+    public var encodedWidth: Int { paddedWidth }
+    public var encodedHeight: Int { paddedHeight }
+    /// Whether the video keeps the frames' alpha.
+    public let keepsAlpha: Bool
 
     private let file: AtomicFile
     private let child: ChildProcess
@@ -96,8 +110,12 @@ public final class VideoSink: FrameSink {
     /// `quality` (`--quality`, 1...100; nil: the defaults) sets the
     /// encoder's constant-quality factor: CRF 51 (1) ... 0 (100) for
     /// H.264, 63 ... 0 for VP9/VP8, `-q:v` 31 ... 2 for MPEG-4 part 2.
+    ///
+    /// `alpha` (the frames have transparent pixels) makes a `.mov` ProRes
+    /// 4444 with alpha instead of H.264; `quality` then sets `-qscale:v`
+    /// 31 ... 1 (nil: prores_ks's own rate control).
     public init(path: String, width: Int, height: Int, fps: Double, format: VideoFormat? = nil,
-                quality: Int? = nil) throws {
+                quality: Int? = nil, alpha: Bool = false) throws {
         if let quality, !(1...100).contains(quality) {
             throw MediaError("video '\(path)': quality must be 1 to 100, not \(quality)")
         }
@@ -120,11 +138,20 @@ public final class VideoSink: FrameSink {
         self.fps = fps
         let format = format ?? VideoFormat(path: path) ?? .mp4
         self.format = format
-        paddedWidth = format.needsEvenSize ? (width + 1) & ~1 : width
-        paddedHeight = format.needsEvenSize ? (height + 1) & ~1 : height
+        let prores = format == .mov && alpha
+        keepsAlpha = format.keepsAlpha(sourceHasAlpha: alpha)
+        paddedWidth = format.needsEvenSize && !prores ? (width + 1) & ~1 : width
+        paddedHeight = format.needsEvenSize && !prores ? (height + 1) & ~1 : height
         let encoders = VideoSink.encoders(ffmpeg: ffmpeg)
         let codec: [String]
         switch format {
+        case .mov where prores:
+            guard encoders.contains("prores_ks") else {
+                throw MediaError("video '\(path)': the installed ffmpeg has no ProRes encoder (prores_ks) for a MOV with alpha; write .webm (VP9 with alpha), PNG frames or .apng instead")
+            }
+            encoder = "prores_ks"
+            codec = ["-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le", "-alpha_bits", "16",
+                     "-vendor", "apl0"] + (quality.map { _ in ["-qscale:v", scale(31, 1, 0)] } ?? [])
         case .webm:
             if encoders.contains("libvpx-vp9") {
                 encoder = "libvpx-vp9"
@@ -152,6 +179,14 @@ public final class VideoSink: FrameSink {
                     "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(paddedWidth)x\(paddedHeight)",
                     "-framerate", VideoSink.rate(fps), "-i", "pipe:0", "-an"]
         args += codec
+        // RGB to YUV with the BT.709 matrix, limited range, and the tags
+        // that say so (ffmpeg's default matrix would be BT.601, untagged).
+        if let i = codec.firstIndex(of: "-pix_fmt"), i + 1 < codec.count {
+            // (setparams: prores_ks tags only what the frames say.)
+            args += ["-vf", "scale=out_color_matrix=bt709:out_range=tv,format=\(codec[i + 1]),"
+                     + "setparams=color_primaries=bt709:color_trc=bt709:colorspace=bt709:range=tv"]
+        }
+        args += ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"]
         let streaming = file.isDirect
         if format == .mp4 || format == .mov {
             // A pipe cannot seek back to write the index: fragmented MP4.
@@ -201,20 +236,22 @@ public final class VideoSink: FrameSink {
 
     deinit { if !finished { abort() } }
 
+    public var bytesWritten: Int? { file.committedSize }
+
     /// Sends one frame to ffmpeg (blocks while ffmpeg catches up).
     public func write(_ frame: RGBAImage, index: Int) throws {
         guard !finished else { throw MediaError("video '\(path)': write after finish") }
         guard frame.width == width, frame.height == height else {
             throw MediaError("video '\(path)': frame \(index) is \(frame.width)×\(frame.height), not \(width)×\(height)")
         }
-        if paddedWidth == width && paddedHeight == height && format.keepsAlpha {
+        if paddedWidth == width && paddedHeight == height && keepsAlpha {
             try frame.pixels.withUnsafeBytes { try send($0) }
         } else {
             // Repeat the last column / row to reach even dimensions, and
             // without alpha in the video, composite over black (a
             // transparent pixel's stored colour is no colour at all).
             let rowBytes = paddedWidth * 4
-            let flatten = !format.keepsAlpha
+            let flatten = !keepsAlpha
             if rowBuffer.count != rowBytes * paddedHeight { rowBuffer = [UInt8](repeating: 0, count: rowBytes * paddedHeight) }
             frame.pixels.withUnsafeBufferPointer { src in
                 rowBuffer.withUnsafeMutableBufferPointer { dst in
@@ -263,6 +300,7 @@ public final class VideoSink: FrameSink {
         forwarder?.wait()
         guard case .exited(0) = status else { throw failure("ffmpeg failed") }
         if let error = forwarder?.error { throw failure("\(error)", primary: true) }
+        if let forwarder { file.countDirect(forwarder.copied) }
         finished = true
         let format = self.format, path = self.path
         do {
@@ -314,6 +352,11 @@ public final class VideoSink: FrameSink {
         }
         finished = true
         file.abort()
+        // ffmpeg's own write failing is the cause to name first (a full
+        // disk stops it mid-stream: we then only see it stop taking frames).
+        if stderrCollector.text.contains("No space left on device") {
+            cause = "ffmpeg could not write: No space left on device; is the disk full? The old output is kept"
+        }
         let lines = stderrCollector.text.split(whereSeparator: \.isNewline).suffix(6)
         var message = "video '\(path)': \(cause)\(detail)"
         // One clear line first, then what ffmpeg said.
@@ -405,6 +448,8 @@ final class Forwarder: @unchecked Sendable {
     private var joined = false
     private let lock = NSLock()
     private var firstError: Error?
+    /// Bytes copied to the target (read after `wait()`).
+    private(set) var copied = 0
 
     /// Takes ownership of `from`; `to` stays the caller's.
     init(from: Int32, to: Int32, shown: String) {
@@ -421,6 +466,7 @@ final class Forwarder: @unchecked Sendable {
                     let n = try buffer.withUnsafeMutableBytes { try Posix.read(from, into: $0, shown: "ffmpeg") }
                     if n == 0 { break }
                     try buffer.withUnsafeBytes { try Posix.write(to, UnsafeRawBufferPointer(rebasing: $0[0..<n]), shown: shown) }
+                    copied += n
                 }
             } catch {
                 lock.lock()

@@ -263,6 +263,12 @@ public final class AtomicFile {
     private let temporaryName: String
     private var token: TemporaryPaths.Token?
     private var done = false
+    /// Bytes that went through `write` (a pipe's whole output).
+    private var written = 0
+    /// The size of the output after a successful `commit()`: the file's
+    /// size (whoever wrote it through `fileDescriptor`), or for a pipe or
+    /// device what went through `write` plus `countDirect`.
+    public private(set) var committedSize: Int?
 
     /// Prepares the output: opens a pipe or device, or creates the
     /// temporary file beside the target (after removing what killed runs
@@ -306,7 +312,12 @@ public final class AtomicFile {
     /// Appends bytes.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         try Posix.write(fd, bytes, shown: target)
+        written += bytes.count
     }
+
+    /// Counts bytes another writer put straight into a pipe or device
+    /// target through `fileDescriptor`.
+    public func countDirect(_ n: Int) { written += n }
 
     public func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
@@ -330,10 +341,12 @@ public final class AtomicFile {
                 let fd = self.fd
                 self.fd = -1
                 try Posix.close(fd, shown: target)
+                committedSize = written
                 return
             }
             try verify?(fd)
             try Posix.fsync(fd, shown: target)
+            let size = Int(try Posix.fstat(fd, shown: target).st_size)
             try Posix.fchmod(fd, 0o666 & ~Posix.umask, shown: target)
             let fd = self.fd
             self.fd = -1
@@ -350,6 +363,7 @@ public final class AtomicFile {
             }
             if let token { TemporaryPaths.remove(token) }
             token = nil
+            committedSize = size
             // The rename itself on the disk; folders on some file systems
             // cannot be synced (EINVAL), which is not an error.
             do { try Posix.fsync(folderFD, shown: folder) } catch let e as PosixError where e.code == EINVAL || e.code == EROFS {}

@@ -35,12 +35,13 @@ struct Assembler {
         let o = options
         if o.overlay { throw UsageError("--overlay does not apply to --assemble (the frames are already drawn)") }
         if o.image != nil { throw UsageError("--image does not apply to --assemble") }
+        if o.preset != nil { throw UsageError("--preset renders a scene; it does not apply to --assemble") }
         let plan: OutputPlan
         if o.check || o.format == .null {
             plan = .null   // read and check every frame, write nothing
         } else {
             guard let output = o.output else {
-                throw UsageError("--assemble needs -o OUTPUT (x.gif, x.mp4 or x.webm)")
+                throw UsageError("--assemble needs -o OUTPUT (x.gif, x.webp, x.apng, x.mp4, x.webm, x.mov)")
             }
             plan = try OutputPlan.decide(path: output, format: o.format)
         }
@@ -91,13 +92,14 @@ struct Assembler {
         report.width = w
         report.height = h
         let spec = OutputPlan.Frames(width: w, height: h, fps: fps, count: frames.count, fullRender: true,
-                                     loop: o.loop, quality: o.quality)
+                                     loop: o.loop, quality: o.quality, alpha: first.hasTransparentPixels, matte: o.matte)
         let sink = try plan.makeSink(spec) { firstOut }
         let outputName = plan.path
         report.output = outputName
         try streamFrames(Array(frames.enumerated()), into: sink, reporter: reporter) { n, f in
             (n == 0 ? firstOut : try prepare(try load(f), f), f.index)
         }
+        report.record(sink)
         let what = outputName.map { "wrote \($0)" } ?? "read"
         reporter.finish(String(format: "%@: %d frames (%d-%d), %d×%d at %@ fps, in %.2f s", what, frames.count,
                                frames[0].index, frames[frames.count - 1].index, w, h, NumberText.plain(fps), reporter.elapsed))

@@ -1,5 +1,6 @@
 import WobbleCore
 import WobbleEngine
+import WobbleMedia
 import WobbleRender
 
 /// The parsed command line of a render (`wobble-run SCENE.lua [options]`).
@@ -22,6 +23,8 @@ struct Options: SceneRunOptions {
     static let defaultMaxFrames = 100_000
     var json = false
     var quality: Int?
+    var matte: Matte?
+    var preset: Preset?
     var allowIO = false
     var quiet = false
     var verbose = false
@@ -54,7 +57,7 @@ enum CommandLine_ {
     /// `SceneRunOptions` rows: `.fps`, `.image`, …).
     static let specs: [OptionSpec<Options>] = [
         OptionSpec(names: ["-o", "--output"], value: "PATH",
-                   help: "output: x.gif (animated GIF), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm/x.mov/x.mkv (video, needs ffmpeg), - for stdout (a GIF, or the video --format names). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
+                   help: "output: x.gif (animated GIF), x.webp (animated WebP), x.apng (animated PNG), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm/x.mov/x.mkv (video, needs ffmpeg; .webm keeps alpha, .mov of a transparent source is ProRes 4444 with alpha), - for stdout (a GIF, or what --format names). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
         OptionSpec(names: ["--format"], value: OutputFormat.names,
                    help: "output format when the path does not say it (with -o -: what goes to stdout); null renders every frame and writes nothing (timing)") { o, v in
             guard let f = OutputFormat(rawValue: v.lowercased()) else {
@@ -82,14 +85,21 @@ enum CommandLine_ {
             o.maxFrames = try integer(v, "--max-frames", min: 1, max: Limits.maxFrameIndex)
         },
         .allowIO,
-        OptionSpec(names: ["--loop"], value: "N", help: "GIF looping: 0 forever (default), -1 play once, N repeat N times") { o, v in
+        OptionSpec(names: ["--loop"], value: "N", help: "GIF, WebP and APNG looping: 0 forever (default), -1 play once, N repeat N times") { o, v in
             o.loop = try integer(v, "--loop", min: -1, max: 65535)
         },
         OptionSpec(names: ["--watch"], value: nil, help: "render, then render again whenever the scene, a module it requires or its image changes (Ctrl-C ends)") { o, _ in o.watch = true },
         OptionSpec(names: ["--assemble"], value: "DIR", help: "no scene: assemble the PNG frames in DIR (frame_NNNNN.png, e.g. from --frames slices) into -o (GIF or video)") { o, v in o.assemble = v },
-        OptionSpec(names: ["--json"], value: nil, help: "print one JSON object on stdout at the end: frames, fps, duration, width, height, output, still, warnings, and error on failure") { o, _ in o.json = true },
-        OptionSpec(names: ["--quality"], value: "Q", help: "1..100: GIF palette size and how far a changed pixel may stay as it was; video: the CRF. Default: 255 colours (as 75), CRF 18") { o, v in
+        OptionSpec(names: ["--json"], value: nil, help: "print one JSON object on stdout at the end (on stderr, as its last line, with -o -): frames, fps, duration, width, height, output, bytes, still, warnings, and error on failure") { o, _ in o.json = true },
+        OptionSpec(names: ["--quality"], value: "Q", help: "1..100: GIF palette size and how far a changed pixel may stay as it was; WebP: lossy quality, lossless at 100; video: the CRF. Default: 255 colours (as 75), WebP 82, CRF 18") { o, v in
             o.quality = try integer(v, "--quality", min: 1, max: 100)
+        },
+        OptionSpec(names: ["--matte"], value: "COLOR", help: "GIF: blend partly transparent pixels onto COLOR (#rrggbb, #rgb, white, black, …), as a page's background would show them, instead of making pixels under 50% alpha transparent") { o, v in
+            guard let m = Matte.parse(v) else { throw UsageError("--matte: '\(v)' is not a colour (#rrggbb, #rgb, or one of \(Matte.names.keys.sorted().joined(separator: ", ")))") }
+            o.matte = m
+        },
+        OptionSpec(names: ["--preset"], value: Preset.names, help: "fit a platform's sticker or emoji rules: format, size, fps, then the quality searched so the file fits the byte limit (see docs/CLI.md, Where clips go)") { o, v in
+            o.preset = try Preset.named(v)
         },
         OptionSpec(names: ["-q", "--quiet"], value: nil, help: "no progress output") { o, _ in o.quiet = true },
         OptionSpec(names: ["-v", "--verbose"], value: nil, help: "print details: EGL platform and GL renderer, timings") { o, _ in o.verbose = true },

@@ -11,13 +11,15 @@ import Glibc
 /// them. The one table of the tool (format ↔ extensions ↔ sink): render,
 /// `--assemble` and `--check` all decide and build their output here.
 enum OutputFormat: String, CaseIterable, Sendable {
-    case gif, png, null, mp4, webm, mov, mkv
+    case gif, png, apng, webp, null, mp4, webm, mov, mkv
 
     /// The extensions (lower case, with the dot) that name this format.
     var extensions: [String] {
         switch self {
         case .gif: [".gif"]
         case .png: [".png"]
+        case .apng: [".apng"]
+        case .webp: [".webp"]
         case .null: []
         case .mp4: [".mp4"]
         case .webm: [".webm"]
@@ -36,7 +38,16 @@ enum OutputFormat: String, CaseIterable, Sendable {
     }
 
     /// Every output a path can name, for messages.
-    static let spelled = "x.gif, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, x.webm, x.mov, x.mkv, '-' (stdout), or --format"
+    static let spelled = "x.gif, x.webp, x.apng, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, x.webm, x.mov, x.mkv, '-' (stdout), or --format"
+
+    /// Whether the format keeps the frames' alpha (8-bit, or GIF's 1-bit
+    /// transparency) for a source that has some.
+    var keepsAlpha: Bool {
+        switch self {
+        case .gif, .png, .apng, .webp, .webm, .mov: true
+        case .null, .mp4, .mkv: false
+        }
+    }
 
     /// The names `--format` takes, for help text and completions.
     static let names = allCases.map(\.rawValue).joined(separator: "|")
@@ -80,6 +91,11 @@ struct OutputPlan: Equatable {
             if stdout { throw UsageError("PNG frames cannot go to stdout ('-o -'); write them to a folder (frames/) or a pattern (out_%04d.png)") }
             return OutputPlan(format: .png, path: path, png: .directory(path))
         case (.png, .png?): return own!
+        case (.apng, nil), (.apng, .apng?): return OutputPlan(format: .apng, path: path)
+        // `--format apng` for a single `x.png`: one animated PNG.
+        case (.apng, .png?) where own?.png.map({ if case .file = $0 { true } else { false } }) == true:
+            return OutputPlan(format: .apng, path: path)
+        case (.webp, nil), (.webp, .webp?): return OutputPlan(format: .webp, path: path)
         case (let f, nil) where f.video != nil: return OutputPlan(format: f, path: path)
         case (let f, let o?) where f == o && f.video != nil: return OutputPlan(format: f, path: path)
         default:
@@ -92,7 +108,7 @@ struct OutputPlan: Equatable {
     /// extension; nil when it says nothing.
     static func pathFormat(_ path: String) -> OutputPlan? {
         if Posix.kind(path) == .directory { return OutputPlan(format: .png, path: path, png: .directory(path)) }
-        if OutputFormat.byExtension(path) == .gif { return OutputPlan(format: .gif, path: path) }
+        if let f = OutputFormat.byExtension(path), [.gif, .apng, .webp].contains(f) { return OutputPlan(format: f, path: path) }
         if let output = PNGOutput.parse(path) { return OutputPlan(format: .png, path: path, png: output) }
         if let f = OutputFormat.byExtension(path), f.video != nil { return OutputPlan(format: f, path: path) }
         return nil
@@ -107,6 +123,24 @@ struct OutputPlan: Equatable {
         var fullRender: Bool
         var loop: Int
         var quality: Int?
+        /// The source has transparent pixels (a MOV is then ProRes 4444 with alpha).
+        var alpha = false
+        /// `--matte`: GIF pixels that are partly transparent are blended onto it.
+        var matte: Matte? = nil
+    }
+
+    /// Checks that the output can hold the clip (a single PNG file holds
+    /// one frame): a `UsageError` (exit 2) when `-o` named it, a
+    /// `RunError` when the script's `output(...)` did. A render and
+    /// `--check` both call it first.
+    func checkFits(_ f: Frames, pathGiven: Bool) throws {
+        guard format == .png, case .file? = png, f.count != 1 else { return }
+        do {
+            try png?.validate(frameCount: f.count)
+        } catch let e as MediaError {
+            if pathGiven { throw UsageError(e.message) }
+            throw RunError(e.message)
+        }
     }
 
     /// Checks the output exactly as `makeSink` would, creating nothing
@@ -131,14 +165,24 @@ struct OutputPlan: Equatable {
         switch format {
         case .null: return nil
         case .gif:
+            if let matte = f.matte {
+                return try MatteSink(matte: matte) { matted in
+                    try GIFSink(path: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop,
+                                still: matted(try still()), quality: f.quality)
+                }
+            }
             return try GIFSink(path: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop,
                                still: try still(), quality: f.quality)
+        case .webp:
+            return try WebPSink(path: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop, quality: f.quality)
+        case .apng:
+            return try APNGSink(path: path, width: f.width, height: f.height, fps: f.fps, frameCount: f.count, loop: f.loop)
         case .png:
             guard let png else { return nil }
             return try PNGSequenceSink(output: png, fullRender: f.fullRender, frameCount: f.count, fps: f.fps)
         case .mp4, .webm, .mov, .mkv:
             return try VideoSink(path: path, width: f.width, height: f.height, fps: f.fps,
-                                 format: format.video, quality: f.quality)
+                                 format: format.video, quality: f.quality, alpha: f.alpha)
         }
     }
 }

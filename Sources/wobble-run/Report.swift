@@ -1,5 +1,6 @@
 import Foundation
 import WobbleCore
+import WobbleMedia
 import WobbleSystem
 
 /// What a run tells a pipeline (`--json`): filled in as the run goes, so a
@@ -13,12 +14,18 @@ final class RunReport {
     var height: Int?
     /// The output path (`-` for stdout); nil for `--check`, `--format null`.
     var output: String?
+    /// The bytes written (a folder of frames: all its frames).
+    var bytes: Int?
+    /// The frames go to stdout: the object goes to stderr, as its last line.
+    var toStderr = false
     /// True when every model rests at the end of the clip.
     var still: Bool?
     /// True when the scene loops (`loop()`).
     var loop: Bool?
     var warnings: [String] = []
     var error: String?
+    /// `--preset`: what was chosen, a JSON object.
+    var preset: String?
     /// `--json` given: print the object at the end.
     let json: Bool
 
@@ -54,20 +61,38 @@ final class RunReport {
             "\"frames\":\(n(frames))", "\"fps\":\(d(fps))", "\"duration\":\(d(duration))",
             "\"width\":\(n(width))", "\"height\":\(n(height))",
             "\"output\":\(output.map(RunReport.quote) ?? "null")",
+            "\"bytes\":\(n(bytes))",
             "\"still\":\(still.map { $0 ? "true" : "false" } ?? "null")",
             "\"loop\":\(loop.map { $0 ? "true" : "false" } ?? "null")",
             "\"warnings\":[\(warnings.map(RunReport.quote).joined(separator: ","))]",
         ]
+        if let preset { fields.append("\"preset\":\(preset)") }
         if let error { fields.append("\"error\":\(RunReport.quote(error))") }
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    /// Prints the object on stdout when `--json` was given.
+    /// Prints the object when `--json` was given: on stdout, or as the
+    /// last line of stderr when the output itself is stdout.
     func printJSON() {
         flushWarnings()
         guard json else { return }
-        print(object)
-        fflush(nil)
+        if toStderr {
+            fflush(nil)
+            printError(object)
+        } else {
+            print(object)
+            fflush(nil)
+        }
+    }
+
+    /// What a finished sink wrote: its size, and a video's real frame size
+    /// (an odd side padded by one edge pixel for H.264).
+    func record(_ sink: FrameSink?) {
+        bytes = sink?.bytesWritten
+        if let video = sink as? VideoSink {
+            width = video.encodedWidth
+            height = video.encodedHeight
+        }
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped;

@@ -29,6 +29,11 @@ func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: Pr
 /// One run of a scene: script on the virtual clock, then the frames.
 struct Runner {
     let options: Options
+    /// Where the frames go instead of the output table's sink (`--preset`
+    /// collects them); nil: `OutputPlan.makeSink`.
+    var makeSink: ((OutputPlan.Frames, () throws -> RGBAImage) throws -> FrameSink?)?
+
+    init(options: Options) { self.options = options }
 
     /// The files the latest run named (resolved: the image, traces, modules)
     /// and the image it used, for `--watch`: they may be outside the
@@ -115,8 +120,11 @@ struct Runner {
         let inputs = result.inputs + (o.image.flatMap { InputFile(role: .image, path: $0) }.map { [$0] } ?? [])
         // The same output checks for a render and --check (a bad -o fails both alike).
         let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
+        if plan.isStdout { report.toStderr = true }
         let frames = OutputPlan.Frames(width: w, height: h, fps: clip.fps, count: selection.count,
-                                       fullRender: o.frames == nil, loop: o.loop, quality: o.quality)
+                                       fullRender: o.frames == nil, loop: o.loop, quality: o.quality,
+                                       alpha: source.hasTransparentPixels, matte: o.matte)
+        try plan.checkFits(frames, pathGiven: o.output != nil)
         try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
         if plan.format == .gif {
             if clip.fps > 50 {
@@ -138,9 +146,11 @@ struct Runner {
         }
 
         if isatty(2) == 1 { report.flushWarnings() }
-        let sink = try plan.makeSink(frames) { try renderer.render(FrameState(index: 0, time: 0, regions: [])) }
+        func stillFrame() throws -> RGBAImage { try renderer.render(FrameState(index: 0, time: 0, regions: [])) }
+        let sink = try makeSink.map { try $0(frames, stillFrame) } ?? plan.makeSink(frames, still: stillFrame)
         report.output = plan.path
         try streamFrames(selection, into: sink, reporter: reporter) { k in (try renderFrame(k), k) }
+        report.record(sink)
         let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: plan.path, seconds: reporter.elapsed)
         if o.verbose && !reporter.isTerminal {
             printError(Runner.describe(summary))

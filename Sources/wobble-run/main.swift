@@ -25,6 +25,8 @@ func main() -> Int32 {
     if args.first == "edit" { return Edit.run(Array(args.dropFirst())) }
     // A usage error is reported as JSON too when --json was asked for.
     let report = RunReport(json: args.prefix { $0 != "--" }.contains("--json"))
+    // With the frames on stdout the object goes to stderr, usage errors too.
+    report.toStderr = namesStdoutOutput(args.prefix { $0 != "--" })
     do {
         // `--generate KIND`: the man page, completions, Lua editor files
         // (for Scripts/install.sh; not in --help).
@@ -53,6 +55,20 @@ func main() -> Int32 {
 
 /// Runs one render (or `--check`, or `--assemble`); throws an `ExitCoded`
 /// error. Prints the `--check` line and the JSON object on success.
+/// Whether the arguments send the output to stdout (`-o -`, `--output=-`,
+/// `-o /dev/stdout`, …).
+func namesStdoutOutput<C: Collection>(_ args: C) -> Bool where C.Element == String {
+    var previous = ""
+    for a in args {
+        var value: String?
+        if previous == "-o" || previous == "--output" { value = a }
+        if a.hasPrefix("--output=") { value = String(a.dropFirst(9)) }
+        if let value, OutputPlan(format: .gif, path: value).isStdout { return true }
+        previous = a
+    }
+    return false
+}
+
 func runOnce(_ options: Options, report: RunReport) throws {
     if let dir = options.assemble {
         var assembler = Assembler(options: options, directory: dir)
@@ -61,7 +77,8 @@ func runOnce(_ options: Options, report: RunReport) throws {
         report.printJSON()
         return
     }
-    let summary = try Runner(options: options).run(report: report)
+    let summary = try options.preset.map { try PresetRun(options: options, preset: $0).run(report: report) }
+        ?? Runner(options: options).run(report: report)
     if options.check && !options.quiet {
         printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(NumberText.seconds(summary.clip.duration)) s at \(NumberText.plain(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
     }

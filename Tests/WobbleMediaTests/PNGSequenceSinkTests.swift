@@ -210,7 +210,7 @@ final class PNGSequenceSinkTests: XCTestCase {
         let path = scratch.file("still.png")
         try writeBytes([7], to: path)
         XCTAssertEqual(mediaErrorMessage { try PNGSequenceSink(output: .file(path), fullRender: true, frameCount: 3) },
-                       "output '\(path)': the clip has 3 frames; write PNG frames to a folder ('\(scratch.file("still"))/') or a pattern ('\(scratch.file("still"))_%04d.png')")
+                       "output '\(path)': the clip has 3 frames; write PNG frames to a folder ('\(scratch.file("still"))/') or a pattern ('\(scratch.file("still"))_%04d.png'), or make one animated PNG (--format apng)")
         let sink = try PNGSequenceSink(output: .file(path), fullRender: true, frameCount: 1)
         try sink.write(frame(5), index: 5)
         XCTAssertEqual(try readBytes(path), [7])
@@ -222,7 +222,7 @@ final class PNGSequenceSinkTests: XCTestCase {
         let two = try PNGSequenceSink(output: .file(path), fullRender: true)
         try two.write(frame(0), index: 0)
         XCTAssertEqual(mediaErrorMessage { try two.write(frame(1), index: 1) },
-                       "output '\(path)': the clip has more than one frame; write PNG frames to a folder ('\(scratch.file("still"))/') or a pattern ('\(scratch.file("still"))_%04d.png')")
+                       "output '\(path)': the clip has more than one frame; write PNG frames to a folder ('\(scratch.file("still"))/') or a pattern ('\(scratch.file("still"))_%04d.png'), or make one animated PNG (--format apng)")
         two.abort()
         XCTAssertEqual(try scratch.list(), ["still.png"])
         XCTAssertEqual(try ImageIO.load(path: path), frame(5))

@@ -37,6 +37,24 @@ final class OutputTrustTests: XCTestCase {
         wait(0.3)
         """)
         try box.write("one.lua", "image('noise.png')\n")
+        var alpha = Self.noise(width: 96, height: 72)
+        for i in 0..<(96 * 72) { alpha.pixels[i * 4 + 3] = UInt8(i % 256) }
+        try box.writeImage("noise-alpha.png", alpha)
+        try box.write("na.lua", """
+        image("noise-alpha.png")
+        addSketch{x = 8, y = 6, w = 60, h = 50}
+        prepare()
+        impulse(1, 1, 0)
+        wait(0.3)
+        """)
+        try box.writeImage("smooth-alpha.png", FormatsTests.alphaRamp(width: 160, height: 120))
+        try box.write("long-alpha.lua", """
+        image("smooth-alpha.png")
+        addSketch{x = 8, y = 6, w = 100, h = 80}
+        prepare()
+        impulse(1, 1, 0)
+        wait(1)
+        """)
         try box.write("small-one.lua", "image('img.png')\n")
         // Long enough to be caught mid-render (30 frames of a smooth
         // picture, well under a second; noise makes GIF encoding slow).
@@ -79,6 +97,10 @@ final class OutputTrustTests: XCTestCase {
         Kind(name: "pattern", output: "pat/x_%02d.png"),
         Kind(name: "mp4", output: "keep.mp4", video: true),
         Kind(name: "webm", output: "keep.webm", video: true),
+        Kind(name: "webp", output: "keep.webp"),
+        Kind(name: "apng", output: "keep.apng"),
+        // A source with alpha: ProRes 4444 through ffmpeg.
+        Kind(name: "mov alpha", output: "keep.mov", scene: "na.lua", video: true),
     ]
 
     var hasFFmpeg: Bool { ChildProcess.findExecutable("ffmpeg") != nil }
@@ -277,7 +299,7 @@ final class OutputTrustTests: XCTestCase {
             try? fm.removeItem(atPath: box.path("moved"))
             try makeOldOutputs(in: "d")
             let before = try snapshotTree("d")
-            let (status, err) = try interrupt(["long.lua", "--backend", "cpu", "-q", "-o", "d/" + k.output],
+            let (status, err) = try interrupt([k.scene == "na.lua" ? "long-alpha.lua" : "long.lua", "--backend", "cpu", "-q", "-o", "d/" + k.output],
                                               tempIn: k.output == "frames/" ? "d/frames" : k.output.hasPrefix("pat/") ? "d/pat" : "d",
                                               video: k.video) { _ in
                 try fm.moveItem(atPath: box.path("d"), toPath: box.path("moved"))
@@ -377,6 +399,25 @@ final class OutputTrustTests: XCTestCase {
                 let deadline = Date().addingTimeInterval(3)
                 while !Self.ended(ff) && Date() < deadline { usleep(10_000) }
                 XCTAssertTrue(Self.ended(ff), "ffmpeg outlived the run")
+            }
+        }
+    }
+
+    /// SIGINT and SIGTERM mid-render into the newer outputs (WebP, APNG,
+    /// ProRes with alpha): 130/143, the old output byte-identical, no
+    /// temporary file.
+    func testSignalsMidRenderKeepTheOldWebPAPNGAndProRes() throws {
+        try makeOldOutputs(in: "d", only: Set(["webp", "apng"] + (hasFFmpeg ? ["mov alpha"] : [])))
+        for (out, scene, video) in [("keep.webp", "long.lua", false), ("keep.apng", "long.lua", false)]
+            + (hasFFmpeg ? [("keep.mov", "long-alpha.lua", true)] : []) {
+            let before = try Data(contentsOf: URL(fileURLWithPath: box.path("d/" + out)))
+            for (sig, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+                let (status, err) = try interrupt([scene, "--backend", "cpu", "-q", "-o", "d/" + out], tempIn: "d", video: video) { pid in
+                    kill(pid, sig)
+                }
+                XCTAssertEqual(status, code, "\(out): \(err)")
+                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("d/" + out))), before, out)
+                XCTAssertEqual(temps("d"), [], out)
             }
         }
     }

@@ -336,7 +336,7 @@ final class PolishTests: XCTestCase {
         XCTAssertEqual(r.firstError, "wobble-run: --assemble 'empty': no frame_NNNNN.png files in it")
         r = try Tool.run(["--assemble", "late"], cwd: box.url)
         XCTAssertEqual(r.status, 2)
-        XCTAssertEqual(r.firstError, "wobble-run: --assemble needs -o OUTPUT (x.gif, x.mp4 or x.webm)")
+        XCTAssertEqual(r.firstError, "wobble-run: --assemble needs -o OUTPUT (x.gif, x.webp, x.apng, x.mp4, x.webm, x.mov)")
         XCTAssertEqual(box.leftovers(), [])
     }
 }

@@ -1,0 +1,93 @@
+import WobbleCore
+import WobbleSystem
+
+/// Writes the frames as one animated WebP (`WebPAnimation`): lossy with
+/// alpha by default, lossless at quality 100. Frame `k` starts at
+/// `AnimationTiming.millisecond(k)` after the first frame written, so the
+/// durations are whole milliseconds that add up to the clip's length.
+/// `loop` is `--loop` (0 forever, -1 once, N repeat N more times).
+///
+/// Each frame is encoded as it comes (the encoder keeps only the changed
+/// rectangle of each, compressed); the file is written beside the target
+/// and renamed over it by `finish()` (`AtomicFile`), or written in place to
+/// a pipe or device.
+public final class WebPSink: FrameSink {
+    public let path: String
+    public let width: Int
+    public let height: Int
+    public let fps: Double
+    private let file: AtomicFile
+    private var animation: WebPAnimation?
+    private var firstIndex: Int?
+    private var lastIndex: Int?
+    private var closed = false
+
+    public init(path: String, width: Int, height: Int, fps: Double, loop: Int = 0, quality: Int? = nil) throws {
+        let what = "output '\(path)'"
+        guard fps.isFinite, fps > 0 else { throw MediaError("\(what): frame rate must be positive, not \(fps)") }
+        if let quality, !(1...100).contains(quality) {
+            throw MediaError("\(what): quality must be 1 to 100, not \(quality)")
+        }
+        self.path = path
+        self.width = width
+        self.height = height
+        self.fps = fps
+        let animation = try WebPAnimation(width: width, height: height, settings: .init(quality: quality),
+                                          loopCount: AnimationTiming.plays(loop: loop), what: what)
+        file = try AtomicFile(target: path)
+        self.animation = animation
+    }
+
+    deinit { abort() }
+
+    public var bytesWritten: Int? { file.committedSize }
+
+    public func write(_ frame: RGBAImage, index: Int) throws {
+        guard !closed, let animation else { throw MediaError("output '\(path)': the WebP is already finished or aborted") }
+        if let last = lastIndex, index <= last {
+            throw MediaError("output '\(path)': frame \(index) comes after frame \(last)")
+        }
+        let first = firstIndex ?? index
+        firstIndex = first
+        lastIndex = index
+        do {
+            try animation.add(frame, timestamp: start(index, first))
+        } catch {
+            abort()
+            throw error
+        }
+    }
+
+    public func finish() throws {
+        guard !closed, let animation else { throw MediaError("output '\(path)': the WebP is already finished or aborted") }
+        guard let first = firstIndex, let last = lastIndex else {
+            abort()
+            throw MediaError("output '\(path)': no frame to write")
+        }
+        closed = true
+        do {
+            let bytes = try animation.assemble(end: start(last + 1, first))
+            animation.close()
+            self.animation = nil
+            try file.write(bytes)
+            try file.commit()
+        } catch {
+            animation.close()
+            self.animation = nil
+            file.abort()
+            throw error
+        }
+    }
+
+    public func abort() {
+        closed = true
+        animation?.close()
+        animation = nil
+        file.abort()
+    }
+
+    /// Frame `index`'s start in ms after frame `first`'s.
+    private func start(_ index: Int, _ first: Int) -> Int {
+        AnimationTiming.millisecond(index: index, fps: fps) - AnimationTiming.millisecond(index: first, fps: fps)
+    }
+}
