@@ -49,7 +49,7 @@ let package = Package(
         // The Lua host: VM, sandbox, API bindings.
         .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "CLua", "CWobbleLuaShim"]),
         // Renderers: CPU reference and GLES through EGL.
-        .target(name: "WobbleRender", dependencies: ["WobbleCore", "CEGL", "CGLES"]),
+        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"]),
         // Images in and out: PNG, JPEG, GIF, frame sinks.
         .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP"]),
         // A live session: the scene re-run with performed events, its

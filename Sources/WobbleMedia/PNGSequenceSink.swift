@@ -302,6 +302,9 @@ public final class PNGSequenceSink: FrameSink {
     public init(output: PNGOutput, fullRender: Bool, frameCount: Int? = nil,
                 compressionLevel: Int = ImageIO.defaultPNGCompressionLevel,
                 framesInFlight: Int? = nil, fps: Double? = nil) throws {
+        // Frames are encoded on background threads (`TaskBudget`: where too
+        // few may start, the thread pool would wait for one forever).
+        try TaskBudget.require(2, for: "writing PNG frames")
         self.fps = fps
         self.output = output
         self.fullRender = fullRender

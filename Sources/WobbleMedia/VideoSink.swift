@@ -128,6 +128,8 @@ public final class VideoSink: FrameSink {
             throw MediaError("video '\(path)': bad frame size \(width)×\(height)")
         }
         guard fps.isFinite, fps > 0 else { throw MediaError("video '\(path)': bad frame rate \(fps)") }
+        // ffmpeg is a process, fed by a thread of ours (`TaskBudget`).
+        try TaskBudget.require(2, for: "a video (ffmpeg and the thread that feeds it)")
         guard let ffmpeg = ChildProcess.findExecutable("ffmpeg") else {
             throw MediaError("video output needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg); write a .gif or PNG frames instead")
         }
@@ -142,7 +144,7 @@ public final class VideoSink: FrameSink {
         keepsAlpha = format.keepsAlpha(sourceHasAlpha: alpha)
         paddedWidth = format.needsEvenSize && !prores ? (width + 1) & ~1 : width
         paddedHeight = format.needsEvenSize && !prores ? (height + 1) & ~1 : height
-        let encoders = VideoSink.encoders(ffmpeg: ffmpeg)
+        let encoders = try VideoSink.encoders(ffmpeg: ffmpeg, what: "video '\(path)'")
         let codec: [String]
         switch format {
         case .mov where prores:
@@ -368,19 +370,42 @@ public final class VideoSink: FrameSink {
 
     private static let encoderCache = EncoderCache()
 
+    /// How long `ffmpeg -encoders` may take: it answers in milliseconds; one
+    /// that does not answer at all must not hang the run.
+    static let probeTimeout = 10.0
+
     /// The video encoders the ffmpeg at `ffmpeg` has (`ffmpeg -encoders`).
-    static func encoders(ffmpeg: String) -> Set<String> {
+    ///
+    /// - Throws: `MediaError` starting with `what` when the probe cannot
+    ///   tell: ffmpeg could not be started (too few processes or
+    ///   descriptors), did not answer within `probeTimeout`, was stopped by
+    ///   a signal, or failed; a list without the needed encoder is the
+    ///   caller's error.
+    static func encoders(ffmpeg: String, what: String) throws -> Set<String> {
         if let known = encoderCache.get(ffmpeg) { return known }
         var names = Set<String>()
         // Through the one spawner: its own process group, killed with us,
         // and a deadline (an ffmpeg that never answers cannot hang the run).
-        if let r = ChildProcess.output(ffmpeg, ["-hide_banner", "-loglevel", "error", "-encoders"], timeout: 10),
-           r.status == .exited(0) {
-            for line in String(decoding: r.stdout, as: UTF8.self).split(separator: "\n") {
-                // " V....D libx264   libx264 H.264 / AVC ..."
-                let f = line.split(separator: " ", omittingEmptySubsequences: true)
-                if f.count >= 2, f[0].hasPrefix("V") { names.insert(String(f[1])) }
+        let started = monotonic()
+        guard let r = ChildProcess.output(ffmpeg, ["-hide_banner", "-loglevel", "error", "-encoders"], timeout: probeTimeout) else {
+            if monotonic() - started >= probeTimeout - 0.05 {
+                throw MediaError("\(what): '\(ffmpeg) -encoders' did not answer within \(Int(probeTimeout)) s; is this ffmpeg working?")
             }
+            throw MediaError("\(what): '\(ffmpeg)' could not be run (too few processes or open files allowed?)")
+        }
+        guard r.status == .exited(0) else {
+            let how: String
+            switch r.status {
+            case .exited(let code): how = "exit status \(code)"
+            case .signalled(let sig): how = "killed by signal \(sig)"
+            case .running: how = "still running"
+            }
+            throw MediaError("\(what): '\(ffmpeg) -encoders' failed (\(how)); is this ffmpeg working?")
+        }
+        for line in String(decoding: r.stdout, as: UTF8.self).split(separator: "\n") {
+            // " V....D libx264   libx264 H.264 / AVC ..."
+            let f = line.split(separator: " ", omittingEmptySubsequences: true)
+            if f.count >= 2, f[0].hasPrefix("V") { names.insert(String(f[1])) }
         }
         encoderCache.set(ffmpeg, names)
         return names

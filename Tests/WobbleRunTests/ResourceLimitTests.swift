@@ -1,0 +1,122 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleMedia
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Limits that batch systems and containers set: the run stops with one
+/// line, or renders; it never hangs, never dies of a signal it could turn
+/// into an error, and never leaves a temporary file or a child behind.
+final class ResourceLimitTests: XCTestCase {
+    private func box(noisy: Bool = false) throws -> Sandbox {
+        let box = try Sandbox()
+        if noisy {
+            // Noise compresses badly: the frames are large files.
+            var px = [UInt8](repeating: 255, count: 600 * 400 * 4)
+            var x: UInt32 = 1
+            for i in 0..<(600 * 400) {
+                for c in 0..<3 { x = x &* 1_664_525 &+ 1_013_904_223; px[i * 4 + c] = UInt8(x >> 24) }
+            }
+            try box.writeImage("img.png", RGBAImage(width: 600, height: 400, pixels: px))
+        } else {
+            try box.writeImage("img.png", Sandbox.pattern(width: 64, height: 48))
+        }
+        try box.write("s.lua", """
+        image("img.png") local s = addSketch{x = 10, y = 10, w = 40, h = 30} prepare() impulse(s, 1, 0) wait(2)
+        """)
+        return box
+    }
+
+    /// Runs `wobble-run ARGS` under `sh -c PREFIX; exec …`.
+    private func limited(_ prefix: String, _ args: [String], in box: Sandbox) throws -> Tool.Result {
+        try Tool.run(["-c", prefix + "; exec \"$0\" \"$@\"", Tool.executable.path] + args, cwd: box.url, executable: "/bin/sh")
+    }
+
+    func testAFileSizeLimitFailsTheWriteCleanly() throws {
+        let box = try box(noisy: true)
+        try box.write("old.gif", "old")
+        for out in ["fx/", "old.gif"] {
+            let r = try limited("ulimit -f 300", ["s.lua", "--backend", "cpu", "-q", "--loop", "-1", "-o", out], in: box)
+            XCTAssertEqual(r.status, 1, "\(out): \(r.stderr)")
+            XCTAssertTrue(r.firstError.hasPrefix("wobble-run: write '") && r.firstError.hasSuffix("': File too large"), r.firstError)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("fx")))
+        XCTAssertEqual(try String(contentsOfFile: box.path("old.gif"), encoding: .utf8), "old")
+        XCTAssertEqual(box.leftovers(), [])
+    }
+
+    func testASoftCPULimitStopsLikeSIGTERM() throws {
+        let box = try box(noisy: true)
+        try box.write("old.gif", "old")
+        // A long render: the soft limit of 1 s of CPU time ends it.
+        try box.write("long.lua", """
+        image("img.png") local s = addSketch{x = 10, y = 10, w = 500, h = 300} prepare() impulse(s, 1, 0) wait(60)
+        """)
+        let r = try limited("ulimit -S -t 1", ["long.lua", "--backend", "cpu", "-q", "-o", "old.gif"], in: box)
+        XCTAssertEqual(r.status, 128 + SIGXCPU, r.stderr)
+        XCTAssertEqual(try String(contentsOfFile: box.path("old.gif"), encoding: .utf8), "old")
+        XCTAssertEqual(box.leftovers(), [])
+    }
+
+    func testAnFFmpegThatNeverAnswersOrFailsIsOneLine() throws {
+        let box = try box()
+        try FileManager.default.createDirectory(atPath: box.path("bin"), withIntermediateDirectories: true)
+        let fake = box.path("bin/ffmpeg")
+        for (script, line) in [
+            ("exit 3", "wobble-run: video 'v.mp4': '\(fake) -encoders' failed (exit status 3); is this ffmpeg working?"),
+            ("exec sleep 1001", "wobble-run: video 'v.mp4': '\(fake) -encoders' did not answer within 10 s; is this ffmpeg working?"),
+        ] {
+            try box.write("bin/ffmpeg", "#!/bin/sh\n\(script)\n")
+            chmod(fake, 0o755)
+            let started = Date()
+            let r = try limited("PATH=\"\(box.path("bin")):$PATH\"", ["s.lua", "-q", "-o", "v.mp4"], in: box)
+            XCTAssertEqual(r.status, 1)
+            XCTAssertEqual(r.firstError, line)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 20)
+        }
+        // The probe was killed with its process group: nothing left running.
+        let pgrep = try Tool.run(["-f", "sleep 1001"], cwd: box.url, executable: "/usr/bin/pgrep")
+        XCTAssertEqual(pgrep.stdout, "")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("v.mp4")))
+        XCTAssertEqual(box.leftovers(), [])
+    }
+
+    /// A cgroup of our own with a small `pids.max` (v1's pids hierarchy or
+    /// v2), removed at the end.
+    private func pidsCgroup() throws -> String {
+        for root in ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"] {
+            let dir = root + "/wobble-test-\(getpid())-\(UUID().uuidString.prefix(8))"
+            if mkdir(dir, 0o755) == 0 {
+                if FileManager.default.fileExists(atPath: dir + "/pids.max") { return dir }
+                rmdir(dir)
+            }
+        }
+        throw XCTSkip("no writable cgroup with a pids controller here (needs root and cgroupfs)")
+    }
+
+    func testAPidsLimitNeverHangs() throws {
+        let box = try box()
+        let group = try pidsCgroup()
+        defer { rmdir(group) }
+        for max in [2, 3, 4, 6] {
+            try "\(max)\n".write(toFile: group + "/pids.max", atomically: false, encoding: .utf8)
+            for backend in ["cpu", "gles"] {
+                for out in ["o.gif", "f/"] {
+                    let label = "pids.max \(max), \(backend), \(out)"
+                    // `timeout` stops a hang (status 124) so that the test fails instead.
+                    let r = try Tool.run(["-c", "echo $$ > \(group)/cgroup.procs; exec timeout -s KILL 60 \"$0\" \"$@\"",
+                                          Tool.executable.path, "s.lua", "-q", "--loop", "-1", "--backend", backend, "-o", out],
+                                         cwd: box.url, executable: "/bin/sh")
+                    XCTAssertTrue(r.status == 0 || r.status == 1, "\(label): status \(r.status) \(r.stderr)")
+                    if r.status == 1 {
+                        XCTAssertTrue(r.firstError.hasPrefix("wobble-run: only ") && r.firstError.contains("may start here (pids.max \(max) of the cgroup"),
+                                      "\(label): \(r.firstError)")
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(box.leftovers(), [])
+    }
+}
