@@ -1,4 +1,5 @@
 // The only hand-written C of wobble-run: see include/wobble_lua_shim.h.
+#include <errno.h>
 #include "wobble_lua_shim.h"
 
 #include <stdio.h>
@@ -313,7 +314,14 @@ static int wobble_print(lua_State *L) {
         lua_pop(L, 1);
     }
     fputc('\n', out);
-    fflush(out);
+    if (fflush(out) != 0 || ferror(out)) {
+        /* A print that cannot be written (a full disk, a closed pipe) stops
+           the scene: a pipeline reading stdout must not be told the run
+           succeeded while its data was lost. */
+        int e = errno;
+        clearerr(out);
+        return luaL_error(L, "print: cannot write to %s (%s)", out == stdout ? "stdout" : "stderr", strerror(e));
+    }
     return 0;
 }
 

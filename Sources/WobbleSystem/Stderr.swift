@@ -1,9 +1,84 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes one line to stderr (a newline added unless `s` ends with one).
 /// File-name bytes that are not UTF-8 (kept in `PathBytes` strings) show as
-/// `\xFE`: the one way the tool and the studio print a message.
+/// `\xFE`: the one way the tool and the studio print a message. Every
+/// message goes through `Messages.terminalSafe`.
 public func printError(_ s: String) {
-    let s = PathBytes.display(s)
+    let s = Messages.terminalSafe(PathBytes.display(s))
     FileHandle.standardError.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
+}
+
+/// What the tool writes for people and pipelines, made safe to print.
+public enum Messages {
+    /// The longest line a message keeps, and the most it keeps in all.
+    public static let maxLine = 4096
+    public static let maxTotal = 65536
+
+    /// `s` with every control character but newline and tab written as
+    /// `\x1B` (a carriage return or an escape sequence in a file name or a
+    /// script's error cannot rewrite the terminal's line or forge another
+    /// one), each line cut at `maxLine` characters and the whole at
+    /// `maxTotal`, each cut saying how much was left out.
+    public static func terminalSafe(_ s: String) -> String {
+        var out = ""
+        var total = 0
+        let lines = s.split(separator: "\n", omittingEmptySubsequences: false)
+        for (i, line) in lines.enumerated() {
+            if i > 0 { out += "\n" }
+            if total >= maxTotal {
+                let rest = lines[i...].reduce(0) { $0 + $1.count + 1 } - 1
+                out += "… (\(rest) more characters cut)"
+                break
+            }
+            var kept = 0
+            var cut = 0
+            for c in line.unicodeScalars {
+                if kept >= maxLine { cut += 1; continue }
+                if c.value < 0x20 && c != "\t" || c.value == 0x7F || (0x80..<0xA0).contains(c.value) {
+                    out += String(format: "\\x%02X", c.value)
+                } else {
+                    out.unicodeScalars.append(c)
+                }
+                kept += 1
+            }
+            if cut > 0 { out += " … (\(cut) more characters cut)" }
+            total += kept
+        }
+        return out
+    }
+
+    /// The first line of `s` (a one-line error for `--json`), cut to
+    /// `maxLine`, and the rest cut to `maxTotal` (its `details`; nil when
+    /// there is none).
+    public static func firstLineAndDetails(_ s: String) -> (line: String, details: String?) {
+        func cut(_ t: String, _ limit: Int) -> String {
+            t.count > limit ? String(t.prefix(limit)) + " … (\(t.count - limit) more characters cut)" : t
+        }
+        guard let nl = s.firstIndex(of: "\n") else { return (cut(s, maxLine), nil) }
+        let rest = String(s[s.index(after: nl)...])
+        return (cut(String(s[..<nl]), maxLine), rest.isEmpty ? nil : cut(rest, maxTotal))
+    }
+
+    /// Writes `text` to standard output completely, through the C library's
+    /// buffer first (what a scene printed comes before it).
+    ///
+    /// - Throws: `MediaError` saying why (a full disk, a closed pipe, a
+    ///   standard output that was closed when the tool started).
+    public static func writeStdout(_ text: String) throws {
+        if Posix.stdoutWasClosed {
+            throw MediaError("cannot write to stdout: it was closed when wobble-run started")
+        }
+        if fflush(nil) != 0 {
+            throw MediaError("cannot write to stdout: \(String(cString: strerror(errno)))")
+        }
+        do {
+            try Posix.write(STDOUT_FILENO, Array(text.utf8), shown: "stdout")
+        } catch let e as PosixError {
+            throw MediaError("cannot write to stdout: \(String(cString: strerror(e.code)))")
+        }
+    }
 }

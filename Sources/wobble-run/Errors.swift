@@ -69,8 +69,14 @@ enum Failure {
         for line in lines { printError(line) }
         report?.flushWarnings()
         if let report {
-            report.error = lines.first.map { $0.hasPrefix("wobble-run: ") ? String($0.dropFirst(12)) : $0 } ?? "interrupted"
-            report.printJSON()
+            report.fail(lines.isEmpty ? "interrupted" : lines.joined(separator: "\n"))
+            do {
+                try report.printJSON()
+            } catch {
+                // Said once: the error may be this very write failing again.
+                let line = prefixed("\(error)")
+                if line != lines.first { printError(line) }
+            }
         }
         return code
     }

@@ -14,9 +14,28 @@ final class ProgressReporter {
     private var lastPrint: UInt64 = 0
     private var done = 0
 
+    /// How a line is replaced: `\r` and erase-to-the-end (`ESC[K`), or on a
+    /// terminal that knows no escapes (`TERM=dumb`, or no `TERM`) `\r` and
+    /// spaces over what was there.
+    private let erase: (Int) -> String
+    private var lastLength = 0
+
     init(total: Int, quiet: Bool) {
         self.total = total
         enabled = !quiet && isatty(STDERR_FILENO) == 1
+        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        if term.isEmpty || term == "dumb" {
+            erase = { String(repeating: " ", count: $0) + "\r" }
+        } else {
+            erase = { _ in "\u{1B}[K" }
+        }
+    }
+
+    /// Writes `text` over the line shown so far.
+    private func show(_ text: String) {
+        let line = "\r" + erase(lastLength) + text
+        lastLength = text.count
+        FileHandle.standardError.write(Data(line.utf8))
     }
 
     /// True when progress is shown (stderr is a terminal, no `-q`).
@@ -34,14 +53,13 @@ final class ProgressReporter {
         let t = elapsed
         let fps = t > 0 ? Double(done) / t : 0
         let left = fps > 0 ? Double(total - done) / fps : 0
-        let line = String(format: "\r\u{1B}[Kframe %d/%d  %.1f fps  %@ left", done, total, fps, Self.clock(left))
-        FileHandle.standardError.write(line.data(using: .utf8)!)
+        show(String(format: "frame %d/%d  %.1f fps  %@ left", done, total, fps, Self.clock(left)))
     }
 
     /// Clears the progress line and prints `summary` (terminal only).
     func finish(_ summary: String) {
         guard enabled else { return }
-        FileHandle.standardError.write("\r\u{1B}[K\(summary)\n".data(using: .utf8)!)
+        show(summary + "\n")
     }
 
     static func clock(_ s: Double) -> String {

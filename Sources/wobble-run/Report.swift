@@ -24,6 +24,8 @@ final class RunReport {
     var loop: Bool?
     var warnings: [String] = []
     var error: String?
+    /// The lines of the error after its first (a traceback), or nil.
+    var details: String?
     /// `--preset`: what was chosen, a JSON object.
     var preset: String?
     /// `--json` given: print the object at the end.
@@ -68,21 +70,34 @@ final class RunReport {
         ]
         if let preset { fields.append("\"preset\":\(preset)") }
         if let error { fields.append("\"error\":\(RunReport.quote(error))") }
+        if let details { fields.append("\"details\":\(RunReport.quote(details))") }
         return "{" + fields.joined(separator: ",") + "}"
     }
 
     /// Prints the object when `--json` was given: on stdout, or as the
     /// last line of stderr when the output itself is stdout.
-    func printJSON() {
+    ///
+    /// - Throws: `MediaError` when stdout cannot take it (a full disk, a
+    ///   closed pipe, stdout closed at start): the run then fails.
+    func printJSON() throws {
         flushWarnings()
         guard json else { return }
         if toStderr {
             fflush(nil)
             printError(object)
         } else {
-            print(object)
-            fflush(nil)
+            try Messages.writeStdout(object + "\n")
         }
+    }
+
+    /// Records a failure: its first line as `error`, the rest as `details`;
+    /// an output that was not written is not claimed (`output` and `bytes`
+    /// are null unless the output was complete; `frames` stays the clip's).
+    func fail(_ message: String) {
+        let (line, rest) = Messages.firstLineAndDetails(message)
+        error = line.hasPrefix("wobble-run: ") ? String(line.dropFirst(12)) : line
+        details = rest
+        if bytes == nil { output = nil }
     }
 
     /// What a finished sink wrote: its size, and a video's real frame size

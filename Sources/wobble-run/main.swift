@@ -74,7 +74,7 @@ func runOnce(_ options: Options, report: RunReport) throws {
         var assembler = Assembler(options: options, directory: dir)
         assembler.report = report
         try assembler.run()
-        report.printJSON()
+        try report.printJSON()
         return
     }
     let summary = try options.preset.map { try PresetRun(options: options, preset: $0).run(report: report) }
@@ -82,7 +82,7 @@ func runOnce(_ options: Options, report: RunReport) throws {
     if options.check && !options.quiet {
         printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(NumberText.seconds(summary.clip.duration)) s at \(NumberText.plain(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
     }
-    report.printJSON()
+    try report.printJSON()
 }
 
 /// `runOnce` for `--watch`, which goes on after a failure: the exit code.
