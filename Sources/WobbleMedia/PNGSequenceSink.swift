@@ -305,6 +305,7 @@ public final class PNGSequenceSink: FrameSink {
         // Frames are encoded on background threads (`TaskBudget`: where too
         // few may start, the thread pool would wait for one forever).
         try TaskBudget.require(2, for: "writing PNG frames")
+        try TaskBudget.requireDescriptors(8, for: "writing PNG frames")
         self.fps = fps
         self.output = output
         self.fullRender = fullRender

@@ -130,6 +130,7 @@ public final class VideoSink: FrameSink {
         guard fps.isFinite, fps > 0 else { throw MediaError("video '\(path)': bad frame rate \(fps)") }
         // ffmpeg is a process, fed by a thread of ours (`TaskBudget`).
         try TaskBudget.require(2, for: "a video (ffmpeg and the thread that feeds it)")
+        try TaskBudget.requireDescriptors(11, for: "a video (ffmpeg's pipes)")
         guard let ffmpeg = ChildProcess.findExecutable("ffmpeg") else {
             throw MediaError("video output needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg); write a .gif or PNG frames instead")
         }

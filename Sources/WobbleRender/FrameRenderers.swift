@@ -15,9 +15,11 @@ public enum FrameRenderers {
         switch backend {
         case .cpu:
             try TaskBudget.require(1, for: "a render with --backend cpu")
+            try TaskBudget.requireDescriptors(1, for: "a render")
             return CPURenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight)
         case .gles:
             try TaskBudget.require(2, for: "a GLES render", hint: " (--backend cpu needs 1)")
+            try TaskBudget.requireDescriptors(3, for: "a GLES render")
             if let budget = TaskBudget.remaining(), budget.left < ProcessInfo.processInfo.activeProcessorCount + 8 {
                 // Too few for llvmpipe's thread per processor and Mesa's
                 // shader-cache thread: draw on the calling thread (unless the

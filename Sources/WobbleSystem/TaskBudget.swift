@@ -61,4 +61,30 @@ public enum TaskBudget {
         let tasks = b.left == 1 ? "thread or process" : "threads or processes"
         throw MediaError("only \(b.left) more \(tasks) may start here (\(b.limit)); \(what) needs \(need)\(hint)")
     }
+
+    /// How many more files (descriptors) this process may open: the soft
+    /// `ulimit -n` less those open now; nil when it cannot be read.
+    public static func descriptorsLeft() -> (left: Int, limit: Int)? {
+        var r = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &r) == 0, r.rlim_cur != rlim_t.max else { return nil }
+        guard let dir = opendir("/proc/self/fd") else {
+            // No descriptor left even to look: none left.
+            return errno == EMFILE ? (0, Int(r.rlim_cur)) : nil
+        }
+        var open = -1  // the listing's own descriptor
+        while let e = readdir(dir) {
+            if e.pointee.d_name.0 != 0x2E { open += 1 }  // not "." or ".."
+        }
+        closedir(dir)
+        let limit = Int(clamping: r.rlim_cur)
+        return (Swift.max(0, limit - open), limit)
+    }
+
+    /// Refuses a run that needs `need` more descriptors where fewer may be
+    /// opened (Dispatch traps when it cannot make its event descriptors;
+    /// Mesa reports a missing display).
+    public static func requireDescriptors(_ need: Int, for what: String) throws {
+        guard let d = descriptorsLeft(), d.left < need else { return }
+        throw MediaError("only \(d.left) more files may be opened here (ulimit -n \(d.limit)); \(what) needs \(need)")
+    }
 }

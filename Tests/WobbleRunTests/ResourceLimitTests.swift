@@ -119,4 +119,21 @@ final class ResourceLimitTests: XCTestCase {
         }
         XCTAssertEqual(box.leftovers(), [])
     }
+
+    func testAnOpenFilesLimitIsOneLineNeverACrash() throws {
+        let box = try box()
+        for limit in [6, 8, 10, 12, 14, 16, 18] {
+            for backend in ["cpu", "gles"] {
+                for out in ["o.gif", "f/", "v.mp4"] {
+                    let label = "ulimit -n \(limit), \(backend), \(out)"
+                    let r = try limited("ulimit -n \(limit)", ["s.lua", "-q", "--loop", "-1", "--backend", backend, "-o", out], in: box)
+                    XCTAssertTrue(r.status == 0 || r.status == 1, "\(label): status \(r.status) \(r.stderr)")
+                    if r.status == 1 {
+                        XCTAssertTrue(r.firstError.hasPrefix("wobble-run: ") && r.firstError.contains("files"), "\(label): \(r.firstError)")
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(box.leftovers(), [])
+    }
 }
