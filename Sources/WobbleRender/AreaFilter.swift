@@ -2,7 +2,7 @@ import WobbleCore
 
 /// The source as both backends sample it: for an output smaller than the
 /// source (on either axis), the source area-averaged to the output size on
-/// that axis (SPEC §5.2: a downscaled frame is the wobbled source averaged
+/// that axis (a downscaled frame is the wobbled source averaged
 /// over each output pixel's footprint, never a point sample); otherwise the
 /// source itself. Sampling it bilinearly at a displaced position gives the
 /// area average of the displaced source wherever the offset is locally a

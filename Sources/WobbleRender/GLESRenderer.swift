@@ -27,7 +27,7 @@ import WobbleCore
 /// reference); it wraps with GL_MIRRORED_REPEAT for `edges("mirror")` and
 /// GL_CLAMP_TO_EDGE for `edges("clamp")`.
 ///
-/// The SPEC §5 math is split by what it depends on. The shape-only part,
+/// The wobble math is split by what it depends on. The shape-only part,
 /// `d/R` and `R` per output pixel of the region's box and with it which
 /// pixels the region moves, is computed once per shape, in doubles, with
 /// `RegionShape.polar` (`RegionGeometry`, an RGBA32F texture kept while the

@@ -1,15 +1,15 @@
 import Foundation
-import XCTest
 import WobbleCore
 import WobbleMedia
 import WobbleSystem
 
-/// Runs the built `wobble-run` executable for end-to-end tests.
-enum Tool {
+/// Runs the built `wobble-run` executable (and other programs) for
+/// end-to-end tests: the one way the test targets find and run it.
+public enum Tool {
     /// The executable beside the test bundle in the build products folder.
     /// `WOBBLE_RUN_EXECUTABLE` overrides it (to run the tests against
     /// another build, e.g. to see a new test fail on the old code).
-    static let executable: URL = {
+    public static let executable: URL = {
         if let path = ProcessInfo.processInfo.environment["WOBBLE_RUN_EXECUTABLE"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
@@ -29,21 +29,27 @@ enum Tool {
     /// How much slower than usual the tool runs (`WOBBLE_TEST_SLOWDOWN`,
     /// default 1): Scripts/sanitize.sh sets it, as a sanitizer slows every
     /// frame down; time limits in the tests scale with it.
-    static let slowdown = max(1, Double(ProcessInfo.processInfo.environment["WOBBLE_TEST_SLOWDOWN"] ?? "") ?? 1)
+    public static let slowdown = max(1, Double(ProcessInfo.processInfo.environment["WOBBLE_TEST_SLOWDOWN"] ?? "") ?? 1)
 
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    public struct Result {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
         /// stdout as bytes (a GIF or video written to `-`).
-        var stdoutBytes = Data()
+        public var stdoutBytes = Data()
         /// The first line of stderr.
-        var firstError: String { String(stderr.split(separator: "\n", omittingEmptySubsequences: false).first ?? "") }
+        public init(status: Int32, stdout: String, stderr: String, stdoutBytes: Data = Data()) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+            self.stdoutBytes = stdoutBytes
+        }
+        public var firstError: String { String(stderr.split(separator: "\n", omittingEmptySubsequences: false).first ?? "") }
     }
 
     /// Starts the tool; the caller waits.
     /// `executable`: another program (a path, or a name looked up on PATH).
-    static func start(_ args: [String], cwd: URL, executable other: String? = nil) throws -> (Process, Pipe, Pipe) {
+    public static func start(_ args: [String], cwd: URL, executable other: String? = nil) throws -> (Process, Pipe, Pipe) {
         let p = Process()
         if let other {
             p.executableURL = URL(fileURLWithPath: other.contains("/") ? other : ChildProcess.findExecutable(other) ?? other)
@@ -60,17 +66,42 @@ enum Tool {
         return (p, out, err)
     }
 
-    /// Runs the tool to completion in `cwd`.
+    /// Runs `program` (a path, or a name looked up on PATH through
+    /// /usr/bin/env) to completion: status, stdout, stderr. `env` replaces
+    /// the environment.
     @discardableResult
-    static func run(_ args: [String], cwd: URL, executable other: String? = nil) throws -> Result {
-        let (p, out, err) = try start(args, cwd: cwd, executable: other)
-        // Read both pipes concurrently so neither fills up.
+    public static func exec(_ program: String, _ args: [String], cwd: URL? = nil, env: [String: String]? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let p = Process()
+        p.executableURL = program.hasPrefix("/") ? URL(fileURLWithPath: program) : URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = program.hasPrefix("/") ? args : [program] + args
+        if let cwd { p.currentDirectoryURL = cwd }
+        if let env { p.environment = env }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let (outData, errData) = drain(out, err)
+        p.waitUntilExit()
+        return (p.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Reads both pipes to their ends concurrently, so neither fills up.
+    static func drain(_ out: Pipe, _ err: Pipe) -> (Data, Data) {
         nonisolated(unsafe) var errData = Data()
         let g = DispatchGroup()
         g.enter()
         DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); g.leave() }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         g.wait()
+        return (outData, errData)
+    }
+
+    /// Runs the tool to completion in `cwd`.
+    @discardableResult
+    public static func run(_ args: [String], cwd: URL, executable other: String? = nil) throws -> Result {
+        let (p, out, err) = try start(args, cwd: cwd, executable: other)
+        let (outData, errData) = drain(out, err)
         p.waitUntilExit()
         return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
@@ -78,12 +109,12 @@ enum Tool {
 }
 
 /// A temporary folder with helpers to write scenes and images into.
-final class Sandbox {
-    let url: URL
+public final class Sandbox {
+    public let url: URL
 
     /// A scene on `img.png` (40×30) with one region poked at t = 0:
     /// 3 × wait(0.1) = 9 frames at 30 fps.
-    static let poke = """
+    public static let poke = """
     image("img.png")
     addSketch{x = 8, y = 6, w = 24, h = 18}
     prepare()
@@ -91,44 +122,45 @@ final class Sandbox {
     wait(0.1) wait(0.1) wait(0.1)
     """
 
-    init() throws {
+    public init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-    func write(_ name: String, _ text: String) throws {
+    public func write(_ name: String, _ text: String) throws {
         try text.write(toFile: path(name), atomically: true, encoding: .utf8)
     }
 
-    /// A `w`×`h` test image: a colour gradient with a pattern (every pixel distinct enough to see movement).
-    static func pattern(width w: Int, height h: Int, transparentColumns: Bool = false) -> RGBAImage {
+    /// A `w`×`h` test image: a colour gradient with a checker of `checker`
+    /// pixel squares (every pixel distinct enough to see movement).
+    public static func pattern(width w: Int, height h: Int, checker: Int = 3, transparentColumns: Bool = false) -> RGBAImage {
         var px = [UInt8](repeating: 255, count: w * h * 4)
         for y in 0..<h {
             for x in 0..<w {
                 let i = (y * w + x) * 4
                 px[i] = UInt8(x * 255 / max(w - 1, 1))
                 px[i + 1] = UInt8(y * 255 / max(h - 1, 1))
-                px[i + 2] = UInt8(((x / 3 + y / 3) % 2) * 200)
+                px[i + 2] = UInt8(((x / checker + y / checker) % 2) * 200)
                 px[i + 3] = transparentColumns && x % 8 < 2 ? 0 : 255
             }
         }
         return RGBAImage(width: w, height: h, pixels: px)
     }
 
-    func writeImage(_ name: String, _ img: RGBAImage) throws {
+    public func writeImage(_ name: String, _ img: RGBAImage) throws {
         try ImageIO.writePNG(img, to: path(name))
     }
 
-    func files() -> [String] {
+    public func files() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
     }
 
     /// Every temporary leftover anywhere below the sandbox.
-    func leftovers() -> [String] {
+    public func leftovers() -> [String] {
         let e = FileManager.default.enumerator(atPath: url.path)
         var out: [String] = []
         while let f = e?.nextObject() as? String {
