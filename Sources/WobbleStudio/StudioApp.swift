@@ -94,6 +94,9 @@ final class StudioApp {
     private var overlayShapes: [RegionShape]?
     private var overlayLocked: [Bool] = []
     private var presentedShapes: [RegionShape]?
+    /// The renderer the studio made in its window's context (the session
+    /// owns it; kept here typed, so presenting needs no downcast).
+    private weak var windowRenderer: GLESRenderer?
     private var presentedSize = (0, 0)
 
     // Runs of the scene off the window thread (`LiveSession.requestRun`):
@@ -155,11 +158,12 @@ final class StudioApp {
             // Where that context cannot host it, the headless one does.
             let verbose = options.verbose
             nonisolated(unsafe) var windowFailed = false
-            session.makeRenderer = { [weak w] img, m in
+            session.makeRenderer = { [weak w, weak self] img, m in
                 if !windowFailed, let w {
                     do {
                         try w.makeCurrent()
                         let r = try GLESRenderer(inCurrentContext: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
+                        self?.windowRenderer = r
                         if verbose { printError("studio: frames drawn in the window's context: \(r.platformDescription)") }
                         return r
                     } catch {
@@ -875,7 +879,7 @@ final class StudioApp {
     /// overlay of the scene's own (that one is composited on the CPU).
     private func directRenderer(for state: FrameState) -> GLESRenderer? {
         guard directWanted, session.clip != nil, !state.overlayOn, imageOpaque, let window, window.drawableMatchesWindow,
-              let r = try? session.frameRenderer() as? GLESRenderer, r.drawsInWindow,
+              let current = try? session.frameRenderer(), let r = windowRenderer, current === r, r.drawsInWindow,
               r.mapping.outputWidth == layout.imageRect.w, r.mapping.outputHeight == layout.imageRect.h else { return nil }
         return r
     }
