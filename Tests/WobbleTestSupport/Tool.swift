@@ -108,7 +108,8 @@ public enum Tool {
     }
 }
 
-/// A temporary folder with helpers to write scenes and images into.
+/// A temporary folder with helpers to write scenes and images into,
+/// removed with the sandbox: the one temporary-folder fixture of the tests.
 public final class Sandbox {
     public let url: URL
 
@@ -123,13 +124,27 @@ public final class Sandbox {
     """
 
     public init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-e2e-\(UUID().uuidString)")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
     public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// The folder's path.
+    public var path: String { url.path }
+
+    /// `name` in the folder (as `path(_:)`).
+    public func file(_ name: String) -> String { path(name) }
+
+    /// Removes the folder now (it is removed when the sandbox goes anyway).
+    public func remove() { try? FileManager.default.removeItem(at: url) }
+
+    /// The names in the folder, or in its subfolder `sub` (hidden ones too), sorted.
+    public func list(_ sub: String = "") throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: sub.isEmpty ? path : file(sub)).sorted()
+    }
 
     public func write(_ name: String, _ text: String) throws {
         try text.write(toFile: path(name), atomically: true, encoding: .utf8)
