@@ -8,12 +8,14 @@ import WobbleSystem
 
 /// The studio's state and behaviour: a live session shown in a window,
 /// transport, pokes, takes and hot reload. No SDL here: input arrives as
-/// `StudioInput`, output leaves through `StudioWindow.present`.
+/// `StudioInput`, output leaves through `StudioSurface.present`.
 final class StudioApp {
     let options: Studio.Options
     let session: LiveSession
     let watch: InputWatch
-    private var window: StudioWindow?
+    private var window: (any StudioSurface)?
+    /// Where the window comes from (the SDL window; a fake in tests).
+    private let surfaces: SurfaceFactory
     private var layout = Layout(imageWidth: 640, imageHeight: 360, screen: nil)
 
     // Transport.
@@ -109,9 +111,10 @@ final class StudioApp {
     /// it looks whether the run has finished.
     static let runPollInterval = 0.004
 
-    init(options: Studio.Options, clock: StudioClock = MonotonicClock()) throws {
+    init(options: Studio.Options, clock: StudioClock = MonotonicClock(), surfaces: SurfaceFactory = .sdl) throws {
         self.options = options
         self.clock = clock
+        self.surfaces = surfaces
         transport = Transport(clock: clock)
         session = LiveSession(options: options.session)
         watch = InputWatch(scenePath: options.session.scenePath)
@@ -135,19 +138,19 @@ final class StudioApp {
         showRun(ok, reason: nil, oldSize: nil)
         watch.reset(extra: session.inputs)
         layout = Layout(imageWidth: session.image?.width ?? 640, imageHeight: session.image?.height ?? 360,
-                        screen: StudioWindow.usableBounds())
+                        screen: surfaces.usableBounds())
         applyLayout()
         do {
-            window = try StudioWindow(title: "wobble-run edit: \(ScenePaths.shown(sceneName))", width: layout.windowWidth,
-                                      height: layout.windowHeight, position: options.position)
+            window = try surfaces.open("wobble-run edit: \(ScenePaths.shown(sceneName))", layout.windowWidth,
+                                       layout.windowHeight, options.position)
         } catch {
             printError("\(error)")
             return 1
         }
         // If the display goes away under us, the take being recorded is
         // still written (the process then exits with status 1).
-        StudioWindow.onDisplayLost = { [weak self] in self?.finishRecordingOnQuit() }
-        defer { StudioWindow.onDisplayLost = nil }
+        surfaces.onDisplayLost { [weak self] in self?.finishRecordingOnQuit() }
+        defer { surfaces.onDisplayLost(nil) }
         describeLayout()
         if options.verbose, let w = window {
             printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
@@ -319,7 +322,7 @@ final class StudioApp {
     private func adoptImageSize(_ oldSize: (Int, Int)?) {
         let sizeChanged = session.image.map { img in oldSize.map { $0 != (img.width, img.height) } ?? true } ?? false
         if let img = session.image, sizeChanged, window != nil {
-            layout = Layout(imageWidth: img.width, imageHeight: img.height, screen: StudioWindow.usableBounds())
+            layout = Layout(imageWidth: img.width, imageHeight: img.height, screen: surfaces.usableBounds())
             applyLayout()
             window?.resize(width: layout.windowWidth, height: layout.windowHeight)
             describeLayout()
