@@ -69,14 +69,18 @@ let package = Package(
         // Renderer benchmark (Scripts/bench-render.sh).
         .executableTarget(name: "wobble-render-bench", dependencies: ["WobbleCore", "WobbleRender"]),
 
-        .testTarget(name: "WobbleSystemTests", dependencies: ["WobbleSystem"]),
+        // What the test targets share: running the tool, temporary folders,
+        // test images, a virtual display (Xvfb).
+        .target(name: "WobbleTestSupport", dependencies: ["WobbleSystem", "WobbleCore", "WobbleMedia"], path: "Tests/WobbleTestSupport"),
+
+        .testTarget(name: "WobbleSystemTests", dependencies: ["WobbleTestSupport", "WobbleSystem"]),
         .testTarget(name: "WobbleCoreTests", dependencies: ["WobbleCore"]),
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleSystem", "WobbleScript", "WobbleCore"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
-        .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF"]),
-        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
-        .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
-        .testTarget(name: "WobbleRunTests", dependencies: ["WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "CGIF"]),
+        .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF"]),
+        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
+        .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
+        .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "CGIF"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,10 +25,13 @@ while [[ $# -gt 0 ]]; do
 done
 if [[ $config == release ]]; then
   scratch=${SCRATCH:-.build-bench}
+  # wobble-run edit runs the wobble-studio built beside it.
   swift build -c release --scratch-path "$scratch" --product wobble-run >&2
+  swift build -c release --scratch-path "$scratch" --product wobble-studio >&2
   tool="$PWD/$scratch/release/wobble-run"
 else
   swift build --product wobble-run >&2
+  swift build --product wobble-studio >&2
   tool="$PWD/.build/debug/wobble-run"
 fi
 for p in Xvfb xdotool convert; do

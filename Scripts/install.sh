@@ -32,7 +32,7 @@ while [[ $# -gt 0 ]]; do
     --binary) binary="${2:?--binary needs a path}"; shift 2 ;;
     --studio) studio="${2:?--studio needs a path}"; shift 2 ;;
     --no-studio) with_studio=0; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done

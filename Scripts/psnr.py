@@ -6,7 +6,7 @@ usage: Scripts/psnr.py OUT.gif PNG_DIR      (PNG_DIR/frame_00000.png, ...)
 ffmpeg decodes and composites the GIF, one output frame per GIF image (no
 frames dropped or repeated for timing), and reads the PNG frames. Both are
 compared on RGB after making pixels with alpha < 128 black (GIF transparency
-is binary, SPEC §7). Prints the mean of the per-frame PSNRs (each capped at
+is binary). Prints the mean of the per-frame PSNRs (each capped at
 99 dB); fails when the frame counts differ. Needs numpy.
 """
 import glob

@@ -226,7 +226,7 @@ void wobble_take_traceback(lua_State *L) {
     lua_rawset(L, LUA_REGISTRYINDEX);
 }
 
-/// Why: `load` of binary chunks is not available in the sandbox (SPEC §6):
+/// Why: `load` of binary chunks is not available in the sandbox:
 /// calls the original `load` (upvalue 1) with the mode forced to "t".
 static int wobble_textload(lua_State *L) {
     int n = lua_gettop(L);

@@ -1,4 +1,4 @@
-/// Checked numbers at the boundary (DESIGN.md): the one place where numbers
+/// Checked numbers at the boundary: the one place where numbers
 /// a user sized (command-line values, script coordinates, file names,
 /// derived output sizes) become integers or pixel counts. Nothing here
 /// traps: a conversion that does not fit is `nil` or clamped, and a value

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The original's motion (SPEC §5): an impulse starts a cycle of duration
+/// The original's motion: an impulse starts a cycle of duration
 /// `D` (it replaces whatever moved before); at each cycle end the amplitude
 /// is multiplied by `decay`, and set to 0 below `threshold`. Within a cycle
 /// the content swings along the direction and back, then the other way and
@@ -83,7 +83,7 @@ extension Impulse {
 }
 
 
-/// Cycle progress of SPEC §5: `u = mod(2τ, D)`, `x = (u > D/2 ? D−u : u)/(D/2)`,
+/// Cycle progress of the wobble model: `u = mod(2τ, D)`, `x = (u > D/2 ? D−u : u)/(D/2)`,
 /// `s = τ < D/2 ? −1 : +1`, `progress = s·(2x − x²)`. Defined (and 0) at
 /// τ = D/2, where the original divided by zero.
 public func cycleProgress(tau: Double, duration d: Double) -> Double {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Comparisons of virtual times use this tolerance (SPEC §4).
+/// Comparisons of virtual times use this tolerance.
 public let timeEpsilon = 1e-9
 
 /// One kick (`impulse`, `touch`, a shake): at `start`, along a unit

@@ -4,7 +4,7 @@ import Foundation
 /// `wobbleModels()` reads, and what the renderer needs.
 ///
 /// The sample position of an output pixel `p` inside the region is
-/// `p + m(p) · swing · direction`, with `m` the hemisphere profile of SPEC §5
+/// `p + m(p) · swing · direction`, with `m` the hemisphere profile of the wobble model
 /// for the peak `M = strength · min(bbox w, h) · level` (limited to `R`).
 public struct MotionReading: Sendable, Equatable {
     /// `amplitude` as `wobbleModels()` reads it (0 once still).
@@ -66,9 +66,9 @@ public protocol MotionModel: Sendable {
 
 /// The motion models a sketch can use (`addSketch{motion = ...}`).
 public enum MotionKind: String, Sendable, Hashable, CaseIterable {
-    /// The original's cycles (SPEC §5): an impulse restarts the cycle.
+    /// The original's cycles: an impulse restarts the cycle.
     case classic
-    /// A damped spring (SPEC §5.1): kicks add up.
+    /// A damped spring: kicks add up.
     case spring
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The four corners and the center of a sketch or wobble model, with the
-/// geometry of SPEC §5 precomputed: edge midpoints, the four quadratic
+/// geometry of the wobble model precomputed: edge midpoints, the four quadratic
 /// Bezier boundary curves, the bounding box and whether the shape can move.
 public struct RegionShape: Sendable, Hashable {
     public let lt: Point
@@ -97,7 +97,7 @@ public struct RegionShape: Sendable, Hashable {
         return best.isFinite ? best : nil
     }
 
-    /// The region test of SPEC §5 (`d <= R`); the center of a movable shape
+    /// The region test of the wobble model (`d <= R`); the center of a movable shape
     /// is inside, and nothing is inside a degenerate one.
     public func contains(_ p: Point) -> Bool {
         guard canMove, p.isFinite else { return false }
@@ -127,8 +127,7 @@ public struct RegionShape: Sendable, Hashable {
         return best?.index
     }
 
-    /// The displacement magnitude `m` at `p` (the hemisphere model of SPEC
-    /// §5) for peak displacement `peak` (`M` before its limit to `R`); 0
+    /// The displacement magnitude `m` at `p` (the hemisphere model) for peak displacement `peak` (`M` before its limit to `R`); 0
     /// outside the region and for degenerate shapes. Never NaN.
     @inlinable
     public func displacement(at p: Point, peak: Double) -> Double {
@@ -138,7 +137,7 @@ public struct RegionShape: Sendable, Hashable {
         return RegionShape.hemisphere(d: d, r: r, peak: peak)
     }
 
-    /// The shape-only part of SPEC §5 at `p`: `d = |p − C|` and `r = R`, the
+    /// The shape-only part of the wobble model at `p`: `d = |p − C|` and `r = R`, the
     /// distance from the center to the boundary along the ray through `p`
     /// (whether or not `p` is inside: inside is `d <= r`). At the center
     /// (`d = 0`) the ray has no direction and `r` is 0. Nil for a degenerate

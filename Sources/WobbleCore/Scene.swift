@@ -25,7 +25,7 @@ public final class Sketch {
     public var rb: Point
     public var lb: Point
     /// The center assigned by the script, if any; otherwise the center is the
-    /// mean of the current corners (SPEC §7).
+    /// mean of the current corners.
     public var assignedCenter: Point?
     public var parameters: WobbleParameters
     /// Which `addSketch` call made it (the studio's handles and `--overlay`
@@ -138,7 +138,7 @@ public struct MotionSample: Sendable, Equatable {
 
 /// The scene a script builds: control layer, effect layer, virtual clock,
 /// motion input. Pure Swift; every operation records into a `Timeline`, from
-/// which frames are a pure function of time (DESIGN.md).
+/// which frames are a pure function of time (nothing stepped frame by frame).
 public final class Scene {
     /// Shake magnitude (g) above which a sample starts impulses (original).
     public static let shakeThreshold = 1.0
@@ -569,7 +569,7 @@ public final class Scene {
             + "(\(snapshots.count) moments of \(models.count) live regions): wait longer between kicks, or use fewer regions")
     }
 
-    /// Ends the script: the clip of SPEC §4 (every frame `k` with
+    /// Ends the script: the clip (every frame `k` with
     /// `k/fps < T − 1e-9`, at least frame 0). Errors read `wobble-run: …`.
     public func finish() throws -> Clip {
         scriptEnd = now

@@ -1,4 +1,4 @@
-/// How overlapping regions combine (`overlap(mode)`, SPEC §5.2).
+/// How overlapping regions combine (`overlap(mode)`).
 public enum OverlapMode: String, Sendable, Hashable, CaseIterable {
     /// The offsets of every region containing a pixel add up (continuous:
     /// no crease where one region's boundary crosses another). The default.

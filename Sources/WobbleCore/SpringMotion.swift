@@ -1,6 +1,6 @@
 import Foundation
 
-/// A damped spring (SPEC §5.1): kicks add up instead of restarting a cycle.
+/// A damped spring: kicks add up instead of restarting a cycle.
 ///
 /// With `P` the period (`duration`), `Z` the damping ratio (`damping`):
 /// `ω = 2π/P`, `ω_d = ω·√(1 − Z²)`, `t* = atan2(√(1 − Z²), Z)/ω_d` (the time

@@ -98,7 +98,7 @@ public struct Timeline: Sendable {
 /// renderer does the geometry, the hemisphere profile and the sampling.
 ///
 /// An output pixel `p` inside the region samples the source at
-/// `p + m(p) · swing · direction`, `m` the hemisphere profile of SPEC §5 for
+/// `p + m(p) · swing · direction`, `m` the hemisphere profile of the wobble model for
 /// the peak `M` (limited to `R` per pixel): `centerOffset` at the center.
 public struct RegionFrame: Sendable, Equatable {
     public var shape: RegionShape

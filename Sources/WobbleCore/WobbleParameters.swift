@@ -1,5 +1,5 @@
 /// The constants of one wobble model. The defaults are MFWobbleView's
-/// (the classic model); `.spring` holds the spring model's (SPEC §5.1).
+/// (the classic model); `.spring` holds the spring model's.
 ///
 /// Lua: `addSketch{..., motion=, duration=, decay=, damping=, threshold=, strength=, pin=}`.
 public struct WobbleParameters: Sendable, Hashable {
@@ -34,7 +34,7 @@ public struct WobbleParameters: Sendable, Hashable {
 
     /// The original's classic parameters.
     public static let original = WobbleParameters()
-    /// The spring model's defaults (SPEC §5.1).
+    /// The spring model's defaults.
     public static let spring = WobbleParameters(motion: .spring)
 
     /// The default `threshold` of a motion model: 0.1 classic, 0.02 spring.

@@ -33,7 +33,7 @@ public struct SessionOptions: Sendable {
 }
 
 /// A scene that runs, and runs again, with events performed live on top of
-/// its own (the seam of DESIGN.md "A live session"): the script on the
+/// its own (a live session): the script on the
 /// virtual clock, then `PerformedEvent`s applied at their times, gives a
 /// clip; any time of it renders to a frame, overlay included.
 ///

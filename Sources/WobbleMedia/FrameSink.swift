@@ -3,7 +3,7 @@ import WobbleSystem
 
 /// Where rendered frames go. Frames arrive in increasing timeline index
 /// (not necessarily starting at 0: `--frames A-B`). Nothing is visible at
-/// the target until `finish()` succeeds (SPEC §6).
+/// the target until `finish()` succeeds (a failed run replaces nothing).
 public protocol FrameSink: AnyObject {
     /// Writes (or queues) one frame; `index` is its timeline index.
     func write(_ frame: RGBAImage, index: Int) throws

@@ -24,7 +24,7 @@ private func useOneOpenMPThread() {
 /// The wobble only moves the still image's own colours around (and the
 /// blends bilinear sampling makes of neighbours), so a palette quantised
 /// from the still serves every frame. Index `transparent` (after the opaque
-/// colours) is reserved: for pixels with alpha < 128 (SPEC §7) and for
+/// colours) is reserved: for pixels with alpha < 128 (GIF transparency is binary) and for
 /// "unchanged" pixels of the later frames.
 struct GIFPalette {
     /// How many pixels of the still the quantiser looks at, at most

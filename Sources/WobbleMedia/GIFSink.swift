@@ -3,7 +3,7 @@ import Foundation
 import WobbleCore
 import WobbleSystem
 
-/// Writes the frames as one animated GIF (SPEC §4, §6, §7), streaming: each
+/// Writes the frames as one animated GIF, streaming: each
 /// frame is encoded and written as it comes, on a background thread, and
 /// memory does not grow with the number of frames.
 ///
@@ -47,8 +47,8 @@ public final class GIFSink: FrameSink {
     /// - Parameters:
     ///   - width, height: the frame size (1...65535); `still` must have it.
     ///   - fps: frames per second (> 0), for the frame delays.
-    ///   - loop: as in gifski and ffmpeg: 0 loops forever (the default,
-    ///     SPEC §4), -1 plays once (no NETSCAPE2.0 extension), N > 0 writes
+    ///   - loop: as in gifski and ffmpeg: 0 loops forever (the default),
+    ///     -1 plays once (no NETSCAPE2.0 extension), N > 0 writes
     ///     a NETSCAPE2.0 loop count of N (up to 65535).
     ///   - still: the rendered frame with nothing moving, at output size:
     ///     the palette source.
@@ -183,11 +183,11 @@ public final class GIFSink: FrameSink {
         return (colors, tolerance)
     }
 
-    /// The delay of frame `index` in centiseconds (SPEC §4):
+    /// The delay of frame `index` in centiseconds:
     /// `round(100(k+1)/fps) - round(100k/fps)` (half away from zero): frame
     /// k starts at the centisecond nearest to k/fps and any run of frames
     /// lasts exactly its length, rounded. At 30 fps that is 3, 4, 3, 3, 4, …
-    /// (SPEC §4's prose says "3, 3, 4", which would be floor(); the formula
+    /// (a prose example of "3, 3, 4" would be floor(); the formula
     /// is followed: it is the more accurate). Limited to
     /// 0...65535 (the GIF field); above 100 fps some delays are 0, which
     /// many viewers show slower.

@@ -2,7 +2,7 @@ internal import CTurboJPEG
 import WobbleCore
 import WobbleSystem
 
-/// The only file that calls TurboJPEG (DESIGN habit 1).
+/// The only file that calls TurboJPEG (C stays at the edge: one Swift file per C library).
 ///
 /// libjpeg-turbo's TurboJPEG layer installs its own error manager and
 /// catches libjpeg's fatal errors with `setjmp` inside each `tj*` call, which

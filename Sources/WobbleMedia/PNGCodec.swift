@@ -2,7 +2,7 @@ internal import CPNG
 import WobbleCore
 import WobbleSystem
 
-/// The only file that calls libpng (DESIGN habit 1).
+/// The only file that calls libpng (C stays at the edge: one Swift file per C library).
 ///
 /// Decoding uses libpng's simplified API (`png_image_*`): it catches its own
 /// errors with `setjmp` inside `png_safe_execute` and returns 0 with the

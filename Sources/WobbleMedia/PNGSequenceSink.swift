@@ -6,7 +6,7 @@ import WobbleSystem
 import Glibc
 #endif
 
-/// Where PNG frames go, as told by an `-o` path (SPEC §2).
+/// Where PNG frames go, as told by an `-o` path.
 public enum PNGOutput: Equatable, Sendable {
     /// A folder (existing, or a path ending in `/`): `frame_00000.png`, …
     case directory(String)
@@ -230,7 +230,7 @@ struct Layout {
 /// Writes frames as PNG files: a folder (`frame_00000.png`, …), a printf
 /// pattern (`out_%04d.png`), or one `.png` file for a one-frame clip.
 ///
-/// All or nothing (SPEC §6, §7): frames go into a hidden temporary folder
+/// All or nothing: frames go into a hidden temporary folder
 /// (inside the target folder when it exists, so renames stay on one file
 /// system, else beside it), registered with `TemporaryPaths`; every write,
 /// fsync and close is checked. `finish()` then commits:

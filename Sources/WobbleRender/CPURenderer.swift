@@ -1,6 +1,6 @@
 import WobbleCore
 
-/// The CPU reference renderer: SPEC §5–§5.2 evaluated exactly, in doubles,
+/// The CPU reference renderer: the wobble model and its scene-wide options evaluated exactly, in doubles,
 /// per output pixel; bilinear sampling on premultiplied RGBA (divided by
 /// alpha again), mirrored or clamped
 /// at the image border (`FrameState.edges`); overlapping regions summed or

@@ -143,7 +143,7 @@ void main() {
     /// `Shaders/wobble.frag`.
     static let wobbleFrag = #"""
 #version 300 es
-// One moving region (SPEC §5), drawn over the region's box after the still
+// One moving region, drawn over the region's box after the still
 // image. A fragment outside this region is discarded.
 //
 // Two uses (u_offsetOnly):

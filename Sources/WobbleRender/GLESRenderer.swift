@@ -32,7 +32,7 @@ import WobbleCore
 /// as the reference does: the texture unit's own filter works on straight
 /// values and would let colour hidden under transparent pixels bleed.
 ///
-/// The SPEC §5 math is split by what it depends on. The shape-only part,
+/// The wobble math is split by what it depends on. The shape-only part,
 /// `d/R` and `R` per output pixel of the region's box and with it which
 /// pixels the region moves, is computed once per shape, in doubles, with
 /// `RegionShape.polar` (`RegionGeometry`, an RGBA32F texture kept while the

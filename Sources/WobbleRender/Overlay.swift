@@ -2,7 +2,7 @@ import WobbleCore
 
 /// Draws the control layer over a rendered frame, as the original's sketch
 /// view (MFSketchView) did: for every sketch its four edges
-/// LT→RT→RB→LB→LT (black lines), the Bezier boundary of SPEC §5 (blue),
+/// LT→RT→RB→LB→LT (black lines), the Bezier boundary of the wobble model (blue),
 /// the corner points (red dots) and the center (green dot).
 ///
 /// Pure Swift and independent of the backend, so GLES and CPU frames get

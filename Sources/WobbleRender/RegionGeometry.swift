@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import WobbleCore
 
-/// The shape-only geometry of one region (SPEC §5) at the centre of every
+/// The shape-only geometry of one region at the centre of every
 /// output pixel of the region's bounding box: `d/R`, `R` and `θ = acos(d/R)`
 /// (so a fragment evaluates one `acos` and one `cos`, not two of each), where
 /// `d = |p − C|` and `R` is the exact distance from the center to the

@@ -1,6 +1,6 @@
 import WobbleCore
 
-/// The Lua API of SPEC §3, as data: Lua name → Swift function, one table
+/// The Lua API, as data: Lua name → Swift function, one table
 /// per Lua type in its own file (as LÖVE's `wrap_<Type>.cpp`):
 ///
 /// - `SceneAPI.swift`: the scene and its clock (`image`, `fps`, `overlap`,

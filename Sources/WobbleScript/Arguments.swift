@@ -9,7 +9,7 @@ struct ArgumentError: Error {
 }
 
 /// The arguments of one host-function call, read without raising
-/// (DESIGN.md habit 4). `selfOffset` is 1 for methods, so that
+/// (arguments checked with non-raising reads). `selfOffset` is 1 for methods, so that
 /// `s:contains("a", 1)` reports `bad argument #1 to 'contains'`.
 struct LuaArgs {
     let lua: LuaStack

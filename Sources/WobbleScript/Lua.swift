@@ -1,4 +1,4 @@
-// The one Swift file that calls Lua's C API (DESIGN.md habit 1). Everything
+// The one Swift file that calls Lua's C API (C stays at the edge: one Swift file per C library). Everything
 // else in WobbleScript works through `LuaStack`, whose calls never raise a
 // Lua error (habit 3): only raw gets and sets, type checks and pushes.
 // Pushes allocate, but the allocator installed by the shim never fails

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A file a scene read (SPEC §6: no output may replace an input): the
+/// A file a scene read (no output may replace an input): the
 /// scene, its image, a motion trace, a module, a `dofile`/`loadfile` file.
 /// Identified by device and inode (links followed) and by its canonical path.
 public struct InputFile: Sendable, Equatable {
@@ -38,8 +38,8 @@ public struct InputFile: Sendable, Equatable {
     }
 }
 
-/// The one path policy for the paths a script names (SPEC §6, DESIGN.md
-/// "One path policy"). Every binding that takes a path calls it:
+/// The one path policy for the paths a script names (no output replaces an
+/// input). Every binding that takes a path calls it:
 ///
 /// - data (`image`, `enableMotion`): read from anywhere (they only become
 ///   pixels and shakes), but only regular files in the sandbox (a FIFO or

@@ -1,7 +1,7 @@
 import WobbleCore
 import WobbleSystem
 
-/// The Lua environment of a script (SPEC §6, DESIGN.md habit 7). Sandboxed
+/// The Lua environment of a script (sandbox by construction). Sandboxed
 /// by construction: only the safe libraries are opened, `os` and `debug`
 /// are rebuilt from a few functions, `load` takes text chunks only, and
 /// `loadfile`, `dofile` and `require` reach files inside the script's

@@ -63,7 +63,7 @@ public struct ScriptOptions {
 
 /// A script that ran to its end: the clip to render.
 public struct ScriptResult {
-    /// Frames as a pure function of time (SPEC §4).
+    /// Frames as a pure function of time.
     public let clip: Clip
     /// `output(...)` resolved against the script's folder, if called.
     public let outputPath: String?
@@ -129,7 +129,7 @@ public struct ScriptError: Error, CustomStringConvertible {
 }
 
 /// Runs a scene script: a fresh Lua VM (sandboxed unless `allowIO`), the
-/// Lua API of SPEC §3 bound to a `Scene`, then `scene.finish()`.
+/// Lua API bound to a `Scene`, then `scene.finish()`.
 public final class ScriptHost {
     public let options: ScriptOptions
 

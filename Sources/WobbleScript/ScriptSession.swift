@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// One host function: its Lua name (also the name in messages), where it
-/// is registered, and its Swift body. Registration is data (DESIGN.md
-/// habit 5): the tables in `API.swift` list every function.
+/// is registered, and its Swift body. Registration is data: the tables in
+/// `API.swift` list every function.
 struct HostFunction: Sendable {
     enum Role: Sendable {
         /// A global of the Lua API.
@@ -60,7 +60,7 @@ final class ScriptSession {
     var imagePath: String?
     /// `output(path)` resolved.
     var outputPath: String?
-    /// Where the paths a script names may lead (SPEC §6).
+    /// Where the paths a script names may lead.
     let policy: PathPolicy
     /// Every file the scene read (the scene, image, traces, modules, code).
     var inputs: [InputFile] = []

@@ -32,7 +32,7 @@ extension ScriptSession {
         inputs.append(file)
     }
 
-    /// `enableMotion(path)`: reads and parses the trace (SPEC §3, §7).
+    /// `enableMotion(path)`: reads and parses the trace.
     func readTrace(_ path: String) throws -> [MotionSample] {
         let full = try checkedDataPath(path, function: "enableMotion")
         let bytes: [UInt8]

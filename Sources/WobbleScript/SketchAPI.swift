@@ -160,7 +160,7 @@ extension ScriptSession {
         return 1
     }
 
-    /// `s:contains(x, y)`: the region test of SPEC §5.
+    /// `s:contains(x, y)`: the region test of the wobble model.
     func sketchContains(_ a: LuaArgs) throws -> Int32 {
         let s = try sketch(a, 1)
         let p = Point(try a.finiteNumber(2), try a.finiteNumber(3))

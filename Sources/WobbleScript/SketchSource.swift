@@ -5,7 +5,7 @@ import WobbleCore
 
 /// The `addSketch` calls of a scene's text, found by a small Lua scanner
 /// (comments, strings, long brackets, nested braces), and the rewriting of
-/// their constructors: what the studio saves (SPEC §8, Saving).
+/// their constructors: what the studio saves with `Ctrl+S`.
 ///
 /// The scanner never fails: text it cannot follow (an unterminated string
 /// or comment) ends the scan, and the calls after it are not found (their

@@ -30,7 +30,7 @@ extension ScriptSession {
         },
     ]
 
-    /// The fields of a wobble model (SPEC §3), in the order messages list
+    /// The fields of a wobble model, in the order messages list
     /// them; `live` is read by handles only.
     static let wobbleFieldTable: [WobbleField] = [
         WobbleField(name: "lt") { _, lua, m in lua.push(m.shape.lt) },

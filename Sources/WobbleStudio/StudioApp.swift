@@ -8,23 +8,26 @@ import WobbleSystem
 
 /// The studio's state and behaviour: a live session shown in a window,
 /// transport, pokes, takes and hot reload. No SDL here: input arrives as
-/// `StudioInput`, output leaves through `StudioWindow.present`.
+/// `StudioInput`, output leaves through `StudioSurface.present`.
 final class StudioApp {
     let options: Studio.Options
     let session: LiveSession
     let watch: InputWatch
-    private var window: StudioWindow?
+    private var window: (any StudioSurface)?
+    /// Where the window comes from (the SDL window; a fake in tests).
+    private let surfaces: SurfaceFactory
     private var layout = Layout(imageWidth: 640, imageHeight: 360, screen: nil)
 
     // Transport.
-    private var playhead = 0.0
-    private var playing = true
-    private var lastWall = monotonic()
+    /// The clock every time of the studio is read from (injected: tests use a manual one).
+    private let clock: StudioClock
+    private var transport: Transport
+    private var playhead: Double { transport.playhead }
+    private var playing: Bool { transport.playing }
     private var handles = true
 
     // Recording a take.
     private struct Recording {
-        var startWall: Double
         var take = Take()
     }
     private var recording: Recording?
@@ -93,6 +96,9 @@ final class StudioApp {
     private var overlayShapes: [RegionShape]?
     private var overlayLocked: [Bool] = []
     private var presentedShapes: [RegionShape]?
+    /// The renderer the studio made in its window's context (the session
+    /// owns it; kept here typed, so presenting needs no downcast).
+    private weak var windowRenderer: GLESRenderer?
     private var presentedSize = (0, 0)
 
     // Runs of the scene off the window thread (`LiveSession.requestRun`):
@@ -105,8 +111,11 @@ final class StudioApp {
     /// it looks whether the run has finished.
     static let runPollInterval = 0.004
 
-    init(options: Studio.Options) throws {
+    init(options: Studio.Options, clock: StudioClock = MonotonicClock(), surfaces: SurfaceFactory = .sdl) throws {
         self.options = options
+        self.clock = clock
+        self.surfaces = surfaces
+        transport = Transport(clock: clock)
         session = LiveSession(options: options.session)
         watch = InputWatch(scenePath: options.session.scenePath)
         handles = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_HANDLES"] != "0"
@@ -122,26 +131,26 @@ final class StudioApp {
     // MARK: Running
 
     func run() -> Int32 {
-        let started = monotonic()
+        let started = clock.now()
         // The first run, before the window opens, on this thread (its
         // image sizes the window).
         let ok = session.run()
         showRun(ok, reason: nil, oldSize: nil)
         watch.reset(extra: session.inputs)
         layout = Layout(imageWidth: session.image?.width ?? 640, imageHeight: session.image?.height ?? 360,
-                        screen: StudioWindow.usableBounds())
+                        screen: surfaces.usableBounds())
         applyLayout()
         do {
-            window = try StudioWindow(title: "wobble-run edit: \(ScenePaths.shown(sceneName))", width: layout.windowWidth,
-                                      height: layout.windowHeight, position: options.position)
+            window = try surfaces.open("wobble-run edit: \(ScenePaths.shown(sceneName))", layout.windowWidth,
+                                       layout.windowHeight, options.position)
         } catch {
             printError("\(error)")
             return 1
         }
         // If the display goes away under us, the take being recorded is
         // still written (the process then exits with status 1).
-        StudioWindow.onDisplayLost = { [weak self] in self?.finishRecordingOnQuit() }
-        defer { StudioWindow.onDisplayLost = nil }
+        surfaces.onDisplayLost { [weak self] in self?.finishRecordingOnQuit() }
+        defer { surfaces.onDisplayLost(nil) }
         describeLayout()
         if options.verbose, let w = window {
             printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
@@ -152,11 +161,12 @@ final class StudioApp {
             // Where that context cannot host it, the headless one does.
             let verbose = options.verbose
             nonisolated(unsafe) var windowFailed = false
-            session.makeRenderer = { [weak w] img, m in
+            session.makeRenderer = { [weak w, weak self] img, m in
                 if !windowFailed, let w {
                     do {
                         try w.makeCurrent()
                         let r = try GLESRenderer(inCurrentContext: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
+                        self?.windowRenderer = r
                         if verbose { printError("studio: frames drawn in the window's context: \(r.platformDescription)") }
                         return r
                     } catch {
@@ -167,16 +177,16 @@ final class StudioApp {
                 return try FrameRenderers.make(.gles, source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: verbose)
             }
         }
-        var nextPoll = monotonic() + watch.pollInterval
+        var nextPoll = clock.now() + watch.pollInterval
         while true {
-            let now = monotonic()
+            let now = clock.now()
             if let q = options.quitAfter, now - started >= q { break }
             if Signals.received != nil { break }
             var wait = max(0, nextPoll - now)
             if playing || recording != nil, let clip = session.clip, !options.unpaced {
                 // The playhead as it is now (it was last moved before the
                 // previous frame was drawn), and the next frame's time.
-                let current = playhead + (now - lastWall)
+                let current = transport.current(at: now)
                 let due = session.frameIndex(at: current)
                 if due == presentedIndex {
                     let next = Double(due + 1) / clip.fps
@@ -199,11 +209,11 @@ final class StudioApp {
                 editsPending = false
                 applyEdits()
             }
-            if monotonic() >= nextPoll {
+            if clock.now() >= nextPoll {
                 if let changed = watch.poll(extra: session.inputs) {
                     requestRun(reloading: changed)
                 }
-                nextPoll = monotonic() + watch.pollInterval
+                nextPoll = clock.now() + watch.pollInterval
             }
             collectRun()
             advance()
@@ -227,7 +237,7 @@ final class StudioApp {
             printError("studio: \(sorted.count) edits shown, median \(fmt1(sorted[sorted.count / 2])) ms, worst \(fmt1(sorted[sorted.count - 1])) ms after the input")
         }
         if options.verbose {
-            let s = monotonic() - started
+            let s = clock.now() - started
             printError("studio: \(presentedCount) frames presented in \(String(format: "%.2f", s)) s")
         }
         // The renderer's GL names go while the window's context lives.
@@ -312,7 +322,7 @@ final class StudioApp {
     private func adoptImageSize(_ oldSize: (Int, Int)?) {
         let sizeChanged = session.image.map { img in oldSize.map { $0 != (img.width, img.height) } ?? true } ?? false
         if let img = session.image, sizeChanged, window != nil {
-            layout = Layout(imageWidth: img.width, imageHeight: img.height, screen: StudioWindow.usableBounds())
+            layout = Layout(imageWidth: img.width, imageHeight: img.height, screen: surfaces.usableBounds())
             applyLayout()
             window?.resize(width: layout.windowWidth, height: layout.windowHeight)
             describeLayout()
@@ -353,19 +363,7 @@ final class StudioApp {
     }
 
     private func advance() {
-        let now = monotonic()
-        let dt = now - lastWall
-        lastWall = now
-        if let r = recording {
-            playhead = session.scriptedDuration + (now - r.startWall)
-            return
-        }
-        guard playing, clipLength > 0 else { return }
-        playhead += dt
-        if playhead >= clipLength - 1e-9 {
-            playhead = playhead.truncatingRemainder(dividingBy: clipLength)
-            if !(playhead.isFinite && playhead >= 0) { playhead = 0 }
-        }
+        transport.advance(clipLength: clipLength, scriptedEnd: session.scriptedDuration)
     }
 
     private var currentIndex: Int {
@@ -376,8 +374,7 @@ final class StudioApp {
 
     private func seek(frame k: Int) {
         guard let clip = session.clip else { return }
-        let kk = max(0, min(k, clip.frameCount - 1))
-        playhead = Double(kk) / clip.fps
+        transport.seek(frame: k, frameCount: clip.frameCount, fps: clip.fps)
         dirty = true
     }
 
@@ -413,7 +410,7 @@ final class StudioApp {
             } else if layout.timelineContains(x, y) {
                 guard recording == nil else { say("recording: R stops it first"); break }
                 scrubbing = true
-                playing = false
+                transport.pause()
                 scrub(x)
             } else if let p = layout.imagePoint(x, y), session.clip != nil {
                 let shapes = liveShapes()
@@ -445,7 +442,7 @@ final class StudioApp {
             let g = gravity.map { ($0.0 * 0.9 + x * 0.1, $0.1 * 0.9 + y * 0.1) } ?? (x, y)
             gravity = g
             let ax = x - g.0, ay = y - g.1
-            let now = monotonic()
+            let now = clock.now()
             if (ax * ax + ay * ay).squareRoot() > Scene.shakeThreshold, now - lastControllerShake > 0.15 {
                 lastControllerShake = now
                 perform(.shake(ax: ax, ay: ay))
@@ -482,14 +479,13 @@ final class StudioApp {
         case .a where !ctrl:
             addSketch()
         case .space:
-            playing.toggle()
-            lastWall = monotonic()
+            transport.togglePlaying()
             dirty = true
         case .left:
-            playing = false
+            transport.pause()
             seek(frame: currentIndex - 1)
         case .right:
-            playing = false
+            transport.pause()
             seek(frame: currentIndex + 1)
         case .home:
             seek(frame: 0)
@@ -585,7 +581,7 @@ final class StudioApp {
         d.moved = true
         drag = d
         editsPending = true
-        if editInputTime == nil { editInputTime = monotonic() }
+        if editInputTime == nil { editInputTime = clock.now() }
     }
 
     private func endDrag() {
@@ -630,7 +626,7 @@ final class StudioApp {
         undo.append(edits)
         session.addedSketches.append(.square(centeredAt: c))
         editsPending = true
-        if editInputTime == nil { editInputTime = monotonic() }
+        if editInputTime == nil { editInputTime = clock.now() }
         say("added a 90x90 sketch at (\(SketchSource.format(c.x)), \(SketchSource.format(c.y))); Ctrl+S saves, Ctrl+Z undoes")
         if options.verbose { printError("studio: added a sketch at \(SketchSource.format(c.x)),\(SketchSource.format(c.y))") }
     }
@@ -641,7 +637,7 @@ final class StudioApp {
         session.sketchOverrides = last.overrides
         session.addedSketches = last.added
         editsPending = true
-        if editInputTime == nil { editInputTime = monotonic() }
+        if editInputTime == nil { editInputTime = clock.now() }
         say(undo.isEmpty ? "undone: no unsaved edits" : "undone (\(undo.count) more)")
         if options.verbose { printError("studio: undone (\(undo.count) left)") }
     }
@@ -688,7 +684,7 @@ final class StudioApp {
         let event: PerformedEvent
         let when: String
         if var r = recording {
-            let ms = max(0, Int(((monotonic() - r.startWall) * 1000).rounded()))
+            let ms = max(0, Int(((transport.recordedSeconds ?? 0) * 1000).rounded()))
             r.take.events.append((ms, action))
             recording = r
             event = Take.performed(milliseconds: ms, action: action)
@@ -715,9 +711,7 @@ final class StudioApp {
     private func toggleRecording() {
         if let r = recording {
             recording = nil
-            writeTake(r, seconds: monotonic() - r.startWall)
-            lastWall = monotonic()
-            playing = true
+            writeTake(r, seconds: transport.stopRecording() ?? 0)
             return
         }
         guard session.clip != nil else { fail("cannot record: the scene failed"); return }
@@ -725,9 +719,8 @@ final class StudioApp {
             session.setPerformed([])
             requestRun()
         }
-        recording = Recording(startWall: monotonic())
-        playhead = session.scriptedDuration
-        playing = true
+        recording = Recording()
+        transport.startRecording(from: session.scriptedDuration)
         say("recording from the end of the clip: poke and shake; R writes the take")
         if options.verbose { printError("studio: recording from \(fmt3(session.scriptedDuration)) s") }
     }
@@ -754,7 +747,7 @@ final class StudioApp {
     private func finishRecordingOnQuit() {
         guard let r = recording else { return }
         recording = nil
-        writeTake(r, seconds: monotonic() - r.startWall)
+        writeTake(r, seconds: transport.stopRecording() ?? 0)
     }
 
     // MARK: Presenting
@@ -769,7 +762,7 @@ final class StudioApp {
         let locked = handleShapes.map { !isEditable($0.origin) }
         let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
         guard dirty || frameChanged || k != presentedIndex else { return }
-        let t0 = monotonic()
+        let t0 = clock.now()
         if opaqueChecked != session.generation, let img = session.image {
             opaqueChecked = session.generation
             imageOpaque = !stride(from: 3, to: img.pixels.count, by: 4).contains { img.pixels[$0] != 255 }
@@ -784,7 +777,7 @@ final class StudioApp {
             overlayShapes = shapes
             overlayRebuilt = true
         }
-        var t1 = monotonic()
+        var t1 = clock.now()
         var t2 = t1
         if let state, let r = directRenderer(for: state) {
             // Straight into the window: what changed since the last frame
@@ -792,7 +785,7 @@ final class StudioApp {
             // handles or path.
             let full = !presentedDirect || key != presentedKey || overlayRebuilt || shapes != presentedShapes
             let chrome = drawChrome(index: k)
-            t2 = monotonic()
+            t2 = clock.now()
             t1 = t2
             do {
                 try window.present(imageAt: (layout.imageRect.x, layout.imageRect.y), chrome: chrome, chromeY: layout.chromeY) { place, cleared in
@@ -842,9 +835,9 @@ final class StudioApp {
                 c.text("Fix it and save: the studio runs it again.", x: 12, y: 12 + 3 * (StudioFont.cellHeight + 4), (170, 200, 170))
                 frame = c.image
             }
-            t1 = monotonic()
+            t1 = clock.now()
             let chrome = drawChrome(index: k)
-            t2 = monotonic()
+            t2 = clock.now()
             do {
                 try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged || presentedDirect,
                                    frameDirty: changedBoxes, frameRect: layout.imageRect, chrome: chrome, chromeY: layout.chromeY)
@@ -854,7 +847,7 @@ final class StudioApp {
             presentedDirect = false
         }
         if options.profile {
-            let t3 = monotonic()
+            let t3 = clock.now()
             profile.0 += t1 - t0; profile.1 += t2 - t1; profile.2 += t3 - t2; profile.3 += 1
             profileWorst = max(profileWorst, t3 - t0)
             if profile.3 == 60 {
@@ -874,7 +867,7 @@ final class StudioApp {
         dirty = false
         if let t = editInputTime, !editsPending, !session.isRunning {
             editInputTime = nil
-            let ms = (monotonic() - t) * 1000
+            let ms = (clock.now() - t) * 1000
             editLatencies.append(ms)
             if options.verbose { printError("studio: edit shown \(fmt1(ms)) ms after the input") }
         }
@@ -889,7 +882,7 @@ final class StudioApp {
     /// overlay of the scene's own (that one is composited on the CPU).
     private func directRenderer(for state: FrameState) -> GLESRenderer? {
         guard directWanted, session.clip != nil, !state.overlayOn, imageOpaque, let window, window.drawableMatchesWindow,
-              let r = try? session.frameRenderer() as? GLESRenderer, r.drawsInWindow,
+              let current = try? session.frameRenderer(), let r = windowRenderer, current === r, r.drawsInWindow,
               r.mapping.outputWidth == layout.imageRect.w, r.mapping.outputHeight == layout.imageRect.h else { return nil }
         return r
     }

@@ -6,7 +6,7 @@ import Glibc
 
 /// Temporary files and folders this process created and has not yet moved
 /// into place or removed. A signal handler (or `main` on a fatal error)
-/// removes them all, so no run leaves temporary files behind (SPEC §6).
+/// removes them all, so no run leaves temporary files behind.
 /// Each is held as (folder descriptor, name): it is found even if its
 /// folder was renamed meanwhile.
 public enum TemporaryPaths {

@@ -7,7 +7,7 @@ import WobbleSystem
 
 extension Runner {
     /// Refuses, before anything is written, an output that would replace or
-    /// remove one of the scene's inputs (SPEC §6): the output file itself, or
+    /// remove one of the scene's inputs: the output file itself, or
     /// for PNG frames into a folder or a pattern, every frame file the render
     /// replaces and every stale frame file a full render removes. Files are
     /// compared by device and inode (links followed), a file that does not

@@ -1,6 +1,6 @@
 import WobbleCore
 
-/// The warnings a clip earns before it is rendered (SPEC §9): each is
+/// The warnings a clip earns before it is rendered: each is
 /// probably a mistake that would waste a render. One line each.
 enum ClipWarnings {
     /// True when every model rests at the end of the clip.

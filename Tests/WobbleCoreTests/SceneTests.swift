@@ -1,7 +1,7 @@
 import XCTest
 @testable import WobbleCore
 
-/// The scene, the virtual clock and the timeline (SPEC §3, §4, §7).
+/// The scene, the virtual clock and the timeline.
 final class SceneTests: XCTestCase {
     func makeScene(fps: Double? = nil) -> Scene {
         let s = Scene(fixedFPS: fps)

@@ -1,7 +1,7 @@
 import XCTest
 @testable import WobbleCore
 
-/// The spring model (SPEC §5.1) against values worked out by hand for the
+/// The spring model against values worked out by hand for the
 /// defaults P = 1.2 s, Z = 0.1, E = 0.02:
 /// ω = 2π/1.2 = 5.235987755982989, ω_d = ω·√0.99 = 5.209742038047156,
 /// t* = acos(0.1)/ω_d = 0.2822844000515224 s, c = √0.99·exp(−Z·ω·t*) =

@@ -1,7 +1,7 @@
 import XCTest
 @testable import WobbleCore
 
-/// SPEC §5 against values worked out by hand.
+/// The wobble model against values worked out by hand.
 final class WobbleMathTests: XCTestCase {
     /// The square (0,0)–(100,100), center (50,50).
     let square = RegionShape(lt: Point(0, 0), rt: Point(100, 0), rb: Point(100, 100), lb: Point(0, 100), center: Point(50, 50))
@@ -60,7 +60,7 @@ final class WobbleMathTests: XCTestCase {
     func testPeakLimitedToR() {
         // M larger than R is limited to R: m = R·cos(0) − R·cos θ = R − d at most.
         let m = square.displacement(at: Point(50, 50), peak: 500)
-        XCTAssertEqual(m, 500)   // p = C: the displacement is M (SPEC §5)
+        XCTAssertEqual(m, 500)   // p = C: the displacement is M
         let m2 = square.displacement(at: Point(75, 50), peak: 500)
         XCTAssertEqual(m2, 50 * (1 - 0.5), accuracy: 1e-9)
         XCTAssertFalse(m2.isNaN)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import WobbleTestSupport
 import WobbleEngine
 import WobbleCore
 import WobbleMedia
@@ -8,6 +9,8 @@ import WobbleMedia
 /// scenes load (`img.png`, `image()`: a 40×30 gradient unless a test class
 /// says otherwise), removed afterwards.
 class SessionTestCase: XCTestCase {
+    /// The test's temporary folder (removed after it).
+    private var box: Sandbox!
     var dir: URL!
 
     /// The picture written as `img.png` before each test.
@@ -18,13 +21,13 @@ class SessionTestCase: XCTestCase {
     }
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-session-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        box = try Sandbox()
+        dir = box.url
         try ImageIO.writePNG(image(), to: dir.appendingPathComponent("img.png").path)
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: dir)
+        box = nil
     }
 
     /// Writes `text` as `scene.lua` in the folder; its path.

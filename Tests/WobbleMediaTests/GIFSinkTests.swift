@@ -158,7 +158,7 @@ final class GIFSinkTests: XCTestCase {
 
     // MARK: - Timing
 
-    /// SPEC §4's formula, `round(100(k+1)/fps) - round(100k/fps)`, gives
+    /// The delay formula, `round(100(k+1)/fps) - round(100k/fps)`, gives
     /// 3, 4, 3, 3, 4, 3, … at 30 fps (frame k starts at the nearest
     /// centisecond to k/fps); the "3, 3, 4" in its prose would be floor().
     func testDelaysFollowTheSpecFormula() {

@@ -1,25 +1,12 @@
 import Foundation
 import XCTest
+@_exported import WobbleTestSupport
 import WobbleCore
 @testable import WobbleMedia
 import WobbleSystem
 
-/// A fresh temporary folder for one test, removed by `tearDown`.
-final class Scratch {
-    let path: String
-    init() throws {
-        var template = Array((NSTemporaryDirectory() + "/wobble-media-test-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        guard made != nil else { throw MediaError("mkdtemp failed") }
-        path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
-    }
-    func file(_ name: String) -> String { path + "/" + name }
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-    /// The names in a folder (hidden ones too), sorted.
-    func list(_ sub: String = "") throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: sub.isEmpty ? path : file(sub)).sorted()
-    }
-}
+/// A temporary folder addressed by plain paths: the shared `Sandbox`.
+typealias Scratch = Sandbox
 
 /// Runs ImageMagick's `convert` with the given arguments.
 func convert(_ arguments: [String]) throws {

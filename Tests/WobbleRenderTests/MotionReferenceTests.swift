@@ -4,7 +4,7 @@ import WobbleMedia
 @testable import WobbleRender
 import XCTest
 
-/// An independent reference of SPEC §5–§5.2, written from the text alone
+/// An independent reference of the wobble model and its scene-wide options, written from their description alone
 /// (its own boundary search, hemisphere, cycles, spring, summing,
 /// mirrored/clamped bilinear sampling, area averaging): frames of scenes
 /// built through `Scene` and rendered by both backends must come within

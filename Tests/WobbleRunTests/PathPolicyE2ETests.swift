@@ -4,7 +4,7 @@ import WobbleCore
 import WobbleMedia
 import WobbleSystem
 
-/// The path policy of SPEC §6 on the built executable (issue 9, "Trust"):
+/// The path policy (no output may replace an input; paths a script names stay where it may write) on the built executable:
 /// `output()` writes, replaces and removes only inside the scene's folder;
 /// `-o` is free; no output may replace an input (the scene, its image, a
 /// trace, a module), folders and patterns included.

@@ -2,8 +2,8 @@ import XCTest
 @testable import WobbleScript
 import WobbleCore
 
-/// `addSketch{motion = "spring", ...}`, `overlap()`, `edges()` (SPEC §5.1,
-/// §5.2): parameters, readings, and exact one-line errors.
+/// `addSketch{motion = "spring", ...}`, `overlap()`, `edges()`:
+/// parameters, readings, and exact one-line errors.
 final class MotionAPITests: XCTestCase {
     let f = SceneFixture()
     let withImage = "image('a.png')\n"

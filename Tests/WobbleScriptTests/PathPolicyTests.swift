@@ -4,7 +4,7 @@ import Foundation
 import WobbleCore
 import WobbleSystem
 
-/// The path policy of SPEC §6 in the host (issue 9): what `output`,
+/// The path policy in the host: what `output`,
 /// `image`, `enableMotion`, `require`, `dofile` and `loadfile` may reach,
 /// the inputs a session records, and messages that never quote a file.
 final class PathPolicyTests: XCTestCase {

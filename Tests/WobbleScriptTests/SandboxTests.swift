@@ -2,7 +2,7 @@ import XCTest
 @testable import WobbleScript
 import WobbleCore
 
-/// SPEC §6: the sandbox, `--allow-io`, `require`, seeding.
+/// Safety: the sandbox, `--allow-io`, `require`, seeding.
 final class SandboxTests: XCTestCase {
     func testUnsafeGlobalsAreAbsent() throws {
         let f = SceneFixture()

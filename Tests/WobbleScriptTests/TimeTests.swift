@@ -2,7 +2,7 @@ import XCTest
 @testable import WobbleScript
 import WobbleCore
 
-/// wait, time, untilStill and the frames they give (SPEC §4).
+/// wait, time, untilStill and the frames they give.
 final class TimeTests: XCTestCase {
     func testThreeWaitsAt30FPSGiveNineFrames() throws {
         let f = SceneFixture()

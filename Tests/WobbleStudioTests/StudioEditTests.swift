@@ -36,7 +36,7 @@ final class StudioEditTests: XCTestCase {
     /// (stdout or stderr: where `print` goes is issue 13's; the `ok:` line left out).
     func probe(_ text: String, _ probe: String) throws -> String {
         try (text + "\n" + probe + "\n").write(to: dir.appendingPathComponent("probe.lua"), atomically: true, encoding: .utf8)
-        let r = try StudioTool.run(StudioTool.executable.path, ["probe.lua", "--check"], cwd: dir)
+        let r = try Tool.exec(Tool.executable.path, ["probe.lua", "--check"], cwd: dir)
         XCTAssertEqual(r.status, 0, r.stderr)
         let all = String(decoding: r.stdout, as: UTF8.self) + r.stderr
         return all.split(separator: "\n").filter { !$0.hasPrefix("ok: ") }.map { $0 + "\n" }.joined()
@@ -92,7 +92,7 @@ final class StudioEditTests: XCTestCase {
         XCTAssertEqual(try probe(added, "local m = wobbleModels()[4] print(string.format('%g %g %d', m.lt.x, m.rb.y, #wobbleModels()))"),
                        "355.5 105.5 4\n")
         // A render shows it: the overlay's live corner (yellow) at its lt.
-        let r = try StudioTool.run(StudioTool.executable.path, [scene, "--overlay", "--frames", "10", "-o", "shot.png", "-q"], cwd: dir)
+        let r = try Tool.exec(Tool.executable.path, [scene, "--overlay", "--frames", "10", "-o", "shot.png", "-q"], cwd: dir)
         XCTAssertEqual(r.status, 0, r.stderr)
         let shot = try ImageIO.load(path: dir.appendingPathComponent("shot.png").path)
         let px = shot.pixel(355, 15)

@@ -3,119 +3,6 @@ import XCTest
 import WobbleCore
 import WobbleMedia
 
-/// The built `wobble-run` executable beside the test bundle.
-enum StudioTool {
-    static let executable: URL = {
-        var dir = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("wobble-run")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        for b in Bundle.allBundles {
-            let candidate = b.bundleURL.deletingLastPathComponent().appendingPathComponent("wobble-run")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        fatalError("wobble-run executable not found near \(Bundle.main.bundleURL.path)")
-    }()
-
-    /// Runs a program to completion: status, stdout, stderr.
-    @discardableResult
-    static func run(_ program: String, _ args: [String], cwd: URL? = nil, env: [String: String]? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
-        let p = Process()
-        p.executableURL = program.hasPrefix("/") ? URL(fileURLWithPath: program) : URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = program.hasPrefix("/") ? args : [program] + args
-        if let cwd { p.currentDirectoryURL = cwd }
-        if let env { p.environment = env }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        nonisolated(unsafe) var errData = Data()
-        let g = DispatchGroup()
-        g.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); g.leave() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        g.wait()
-        p.waitUntilExit()
-        return (p.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
-    }
-}
-
-/// An Xvfb server of our own on a free display number, for the whole run
-/// of the studio tests (stopped when the process exits).
-final class VirtualDisplay: @unchecked Sendable {
-    let name: String
-    private let process: Process
-
-    /// Displays by screen size, started on first use (test methods run one
-    /// at a time, on one thread).
-    nonisolated(unsafe) private static var shared: [String: VirtualDisplay] = [:]
-    nonisolated(unsafe) private static var failure: String?
-
-    /// The display with a `width`×`height` screen, started on first use;
-    /// throws when Xvfb cannot start.
-    static func get(width: Int = 1920, height: Int = 1080) throws -> VirtualDisplay {
-        let key = "\(width)x\(height)"
-        if let d = shared[key] { return d }
-        if let f = failure { throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: f]) }
-        do {
-            let d = try VirtualDisplay(screen: key)
-            if shared.isEmpty { atexit { for d in VirtualDisplay.shared.values { d.stop() } } }
-            shared[key] = d
-            return d
-        } catch {
-            failure = "\(error)"
-            throw error
-        }
-    }
-
-    private init(screen: String) throws {
-        guard let xvfb = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "Xvfb is not installed (Scripts/install-deps.sh --bench installs it)"])
-        }
-        var n = 90 + Int(getpid() % 50)
-        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") || FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") {
-            n += 1
-        }
-        name = ":\(n)"
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: xvfb)
-        process.arguments = [name, "-screen", "0", "\(screen)x24", "-nolisten", "tcp", "-noreset"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") {
-            guard process.isRunning, Date() < deadline else {
-                throw NSError(domain: "studio", code: 1, userInfo: [NSLocalizedDescriptionKey: "Xvfb \(name) did not start"])
-            }
-            usleep(20_000)
-        }
-    }
-
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-
-    var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["DISPLAY"] = name
-        env.removeValue(forKey: "WAYLAND_DISPLAY")
-        return env
-    }
-
-    /// Runs an X client (xdotool, import) on this display.
-    @discardableResult
-    func x(_ program: String, _ args: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
-        try StudioTool.run(program, args, env: environment)
-    }
-}
-
 /// A running `wobble-run edit` window: its stderr lines, its X window and
 /// its image area.
 final class StudioWindowUnderTest {
@@ -150,9 +37,9 @@ final class StudioWindowUnderTest {
         let args = ["-v", "--window-position", "0,0"] + extra
         if printf {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", #"s=$(printf "$1"); shift; exec "$0" edit "$s" "$@""#, StudioTool.executable.path, scene] + args
+            process.arguments = ["-c", #"s=$(printf "$1"); shift; exec "$0" edit "$s" "$@""#, Tool.executable.path, scene] + args
         } else {
-            process.executableURL = StudioTool.executable
+            process.executableURL = Tool.executable
             process.arguments = ["edit", scene] + args
         }
         process.currentDirectoryURL = cwd

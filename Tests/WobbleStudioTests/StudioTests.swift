@@ -25,16 +25,7 @@ final class StudioTests: XCTestCase {
 
     /// A `w`×`h` pattern: gradients and a checker, so any displacement shows.
     func writePattern(_ name: String, _ w: Int, _ h: Int) throws {
-        var px = [UInt8](repeating: 255, count: w * h * 4)
-        for y in 0..<h {
-            for x in 0..<w {
-                let i = (y * w + x) * 4
-                px[i] = UInt8(x * 255 / max(w - 1, 1))
-                px[i + 1] = UInt8(y * 255 / max(h - 1, 1))
-                px[i + 2] = UInt8(((x / 4 + y / 4) % 2) * 200)
-            }
-        }
-        try ImageIO.writePNG(RGBAImage(width: w, height: h, pixels: px), to: dir.appendingPathComponent(name).path)
+        try ImageIO.writePNG(Sandbox.pattern(width: w, height: h, checker: 4), to: dir.appendingPathComponent(name).path)
     }
 
     func write(_ name: String, _ text: String) throws {
@@ -42,7 +33,7 @@ final class StudioTests: XCTestCase {
     }
 
     func render(_ args: [String]) throws {
-        let r = try StudioTool.run(StudioTool.executable.path, args, cwd: dir)
+        let r = try Tool.exec(Tool.executable.path, args, cwd: dir)
         XCTAssertEqual(r.status, 0, r.stderr)
     }
 
@@ -84,23 +75,23 @@ final class StudioTests: XCTestCase {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "DISPLAY")
         env.removeValue(forKey: "WAYLAND_DISPLAY")
-        let r = try StudioTool.run(StudioTool.executable.path, ["edit", "s.lua"], cwd: dir, env: env)
+        let r = try Tool.exec(Tool.executable.path, ["edit", "s.lua"], cwd: dir, env: env)
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stderr, "wobble-run: edit needs a display (DISPLAY or WAYLAND_DISPLAY is not set); render headless with 'wobble-run SCENE.lua'\n")
         // Usage errors are status 2 and one line, display or not.
-        let none = try StudioTool.run(StudioTool.executable.path, ["edit"], cwd: dir, env: env)
+        let none = try Tool.exec(Tool.executable.path, ["edit"], cwd: dir, env: env)
         XCTAssertEqual(none.status, 2)
         XCTAssertEqual(none.stderr, "wobble-run: edit: edit needs a scene: wobble-run edit SCENE.lua\n")
-        let bogus = try StudioTool.run(StudioTool.executable.path, ["edit", "s.lua", "--bogus"], cwd: dir, env: env)
+        let bogus = try Tool.exec(Tool.executable.path, ["edit", "s.lua", "--bogus"], cwd: dir, env: env)
         XCTAssertEqual(bogus.status, 2)
         XCTAssertEqual(bogus.stderr, "wobble-run: unknown option '--bogus'; see wobble-run edit --help\n")
-        let help = try StudioTool.run(StudioTool.executable.path, ["edit", "--help"], cwd: dir, env: env)
+        let help = try Tool.exec(Tool.executable.path, ["edit", "--help"], cwd: dir, env: env)
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(String(decoding: help.stdout, as: UTF8.self).hasPrefix("usage: wobble-run edit SCENE.lua"))
         // A scene file named `edit` is still a scene, as ./edit.
         try write("edit", "image('img.png')\n")
         try writePattern("img.png", 8, 8)
-        let still = try StudioTool.run(StudioTool.executable.path, ["./edit", "--check"], cwd: dir, env: env)
+        let still = try Tool.exec(Tool.executable.path, ["./edit", "--check"], cwd: dir, env: env)
         XCTAssertEqual(still.status, 0, still.stderr)
     }
 

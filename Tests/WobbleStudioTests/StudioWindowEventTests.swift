@@ -24,7 +24,7 @@ extension StudioTests {
         env.removeValue(forKey: "WAYLAND_DISPLAY")
         env.removeValue(forKey: "SDL_VIDEODRIVER")
         let started = Date()
-        let r = try StudioTool.run(StudioTool.executable.path, ["edit", "s.lua", "--quit-after", "20"], cwd: dir, env: env)
+        let r = try Tool.exec(Tool.executable.path, ["edit", "s.lua", "--quit-after", "20"], cwd: dir, env: env)
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stderr, "wobble-run: edit: cannot open the display (DISPLAY ':\(n)'): x11 not available\n")
         XCTAssertLessThan(Date().timeIntervalSince(started), 10, "it must not play on with no window")

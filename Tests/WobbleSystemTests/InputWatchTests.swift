@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import WobbleTestSupport
 @testable import WobbleSystem
 #if canImport(Glibc)
 import Glibc
@@ -9,17 +10,19 @@ import Glibc
 /// Timing: polls in loops with generous deadlines; sleeps only make time
 /// pass, they are never what is asserted.
 final class InputWatchTests: XCTestCase {
+    /// The test's temporary folder (removed after it).
+    private var box: Sandbox!
     var dir: URL!
     var scene: String { dir.appendingPathComponent("scene.lua").path }
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-watch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        box = try Sandbox()
+        dir = box.url
         try write(scene, "wait(1)\n")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: dir)
+        box = nil
     }
 
     /// Writes `text` in place (open, truncate, write, close), like `cat >`.

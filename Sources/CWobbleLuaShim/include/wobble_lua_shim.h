@@ -1,4 +1,4 @@
-// The only hand-written C of wobble-run (DESIGN.md habits 1 and 3).
+// The only hand-written C of wobble-run (C stays at the edge; no longjmp through Swift).
 //
 // Lua reports errors with longjmp. A longjmp must never unwind Swift frames,
 // so Swift host functions never raise: they return WOBBLE_RAISE with the

@@ -1,0 +1,170 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleEngine
+import WobbleMedia
+import WobbleRender
+@testable import WobbleStudio
+
+/// A studio surface for in-process tests: it hands out scripted inputs at
+/// times of a manual clock, lets that clock pass by the time the studio
+/// would have waited (nothing sleeps), and records every frame presented.
+final class FakeSurface: StudioSurface {
+    let clock: ManualClock
+    /// Inputs and the clock time from which each is delivered.
+    var script: [(at: Double, input: StudioInput)]
+    /// Every frame presented and the clock time it was presented at.
+    private(set) var frames: [(at: Double, image: RGBAImage?)] = []
+    private(set) var size: (Int, Int)
+
+    init(clock: ManualClock, width: Int, height: Int, script: [(at: Double, input: StudioInput)]) {
+        self.clock = clock
+        self.script = script
+        size = (width, height)
+    }
+
+    func events(timeoutMs: Int) -> [StudioInput] {
+        if let next = script.first, next.at <= clock.t {
+            script.removeFirst()
+            return [next.input]
+        }
+        // The wait passes on the manual clock (at least a millisecond, so
+        // that time goes on), but not past the next scripted input.
+        var t = clock.t + max(Double(timeoutMs), 1) / 1000
+        if let next = script.first { t = min(t, max(next.at, clock.t + 0.001)) }
+        clock.t = t
+        return []
+    }
+
+    func invalidate() {}
+    func adopt(width: Int, height: Int) { size = (width, height) }
+    func resize(width: Int, height: Int) { size = (width, height) }
+    var position: (Int, Int) { (0, 0) }
+    var preserved: Bool { false }
+    var drawableMatchesWindow: Bool { true }
+    func makeCurrent() throws {}
+    func present(imageAt rect: (x: Int, y: Int), chrome: RGBAImage, chromeY: Int,
+                 drawImage: (WindowPlacement, _ full: Bool) throws -> Void) throws {
+        XCTFail("a fake surface has no GL context: frames come through present(frame:)")
+    }
+    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
+                 frameRect: (x: Int, y: Int, w: Int, h: Int), chrome: RGBAImage, chromeY: Int) throws {
+        frames.append((clock.t, frame))
+    }
+}
+
+/// The studio in-process: the real `StudioApp` over a fake surface and a
+/// manual clock, its frames compared with the headless tool's.
+final class StudioInProcessTests: XCTestCase {
+    var box: Sandbox!
+
+    override func setUpWithError() throws {
+        box = try Sandbox()
+    }
+
+    /// The headless CPU render of `scene`, frame by frame.
+    func headlessFrames(_ scene: String, count: Int) throws -> [RGBAImage] {
+        let r = try Tool.run([scene, "--backend", "cpu", "-q", "-o", "frames/"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return try (0..<count).map { try ImageIO.load(path: box.path(String(format: "frames/frame_%05d.png", $0))) }
+    }
+
+    func runStudio(_ scene: String, clock: ManualClock, script: [(at: Double, input: StudioInput)]) throws -> (status: Int32, surface: FakeSurface) {
+        var session = SessionOptions(scenePath: box.path(scene))
+        session.backend = .cpu
+        let options = Studio.Options(session: session)
+        var surface: FakeSurface?
+        let factory = SurfaceFactory(
+            usableBounds: { (1920, 1080) },
+            open: { _, w, h, _ in
+                let s = FakeSurface(clock: clock, width: w, height: h, script: script)
+                surface = s
+                return s
+            },
+            onDisplayLost: { _ in })
+        let app = try StudioApp(options: options, clock: clock, surfaces: factory)
+        let status = app.run()
+        return (status, try XCTUnwrap(surface))
+    }
+
+    func testPlaysPausesStepsAndSeeksShowingTheHeadlessFrames() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 40, height: 30))
+        // 10 fps, 12 frames, the region moving all the time.
+        try box.write("s.lua", """
+        image("img.png")
+        fps(10)
+        addSketch{x = 6, y = 5, w = 28, h = 20, duration = 5}
+        prepare()
+        impulse(1, 1, 0.3)
+        wait(1.2)
+        """)
+        let expected = try headlessFrames("s.lua", count: 12)
+        for i in 1..<expected.count { XCTAssertNotEqual(expected[i], expected[i - 1], "frame \(i) moves") }
+        let clock = ManualClock()
+        let t0 = clock.t
+        let (status, surface) = try runStudio("s.lua", clock: clock, script: [
+            (t0, .key(.h, shift: false, ctrl: false)),          // handles off: the bare frame
+            (t0 + 0.35, .key(.space, shift: false, ctrl: false)),  // pause on frame 3
+            (t0 + 0.8, .key(.right, shift: false, ctrl: false)),   // one frame on: 4
+            (t0 + 1.0, .key(.right, shift: false, ctrl: false)),   // 5
+            (t0 + 1.2, .key(.left, shift: false, ctrl: false)),    // 4
+            (t0 + 1.4, .key(.home, shift: false, ctrl: false)),    // 0
+            (t0 + 1.6, .key(.space, shift: false, ctrl: false)),   // play again
+            (t0 + 1.85, .quit),
+        ])
+        XCTAssertEqual(status, 0)
+        // Which headless frame each presented picture is (nil: none).
+        let shown: [(at: Double, k: Int?)] = surface.frames.compactMap { f in
+            guard let img = f.image else { return nil }
+            return (f.at - t0, expected.firstIndex(of: img))
+        }
+        XCTAssertFalse(shown.isEmpty)
+        XCTAssertTrue(shown.allSatisfy { $0.k != nil }, "every picture shown is a headless frame: \(shown.map(\.k))")
+        var sequence: [Int] = []
+        for s in shown where s.k != sequence.last { sequence.append(s.k ?? -1) }
+        XCTAssertEqual(sequence, [0, 1, 2, 3, 4, 5, 4, 0, 1, 2], "\(shown.map { ($0.at, $0.k ?? -1) })")
+        // Playing, frame k is shown at k / fps (on the manual clock).
+        for s in shown where s.at < 0.34 {
+            if let k = s.k { XCTAssertEqual(s.at, Double(k) / 10, accuracy: 0.011, "frame \(k) shown at \(s.at)") }
+        }
+        // Paused, nothing new is shown until a key.
+        XCTAssertFalse(shown.contains { $0.at > 0.34 && $0.at < 0.79 && $0.k != 3 }, "\(shown.map { ($0.at, $0.k ?? -1) })")
+    }
+
+    /// A take recorded in-process: `R`, a poke, `R`; the take's times are
+    /// the manual clock's, to the millisecond (a window pixel is its centre
+    /// in image pixels: 35 → 35.5 at scale 1).
+    func testATakeRecordsThePokeAtItsLiveTime() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let sceneText = """
+        image("img.png")
+        addSketch{x = 10, y = 10, w = 100, h = 70}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", sceneText)
+        let area = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080)).imageRect
+        XCTAssertEqual(area.w, 120)
+        let clock = ManualClock()
+        let t0 = clock.t
+        let (status, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.1, .key(.r, shift: false, ctrl: false)),
+            (t0 + 0.35, .mouseDown(x: area.x + 35, y: area.y + 30)),
+            (t0 + 0.4, .mouseUp(x: area.x + 45, y: area.y + 40)),
+            (t0 + 0.9, .key(.r, shift: false, ctrl: false)),
+            (t0 + 1.0, .quit),
+        ])
+        XCTAssertEqual(status, 0)
+        let take = try String(contentsOfFile: box.path("s-take-1.lua"), encoding: .utf8)
+        XCTAssertEqual(take, sceneText + """
+
+        -- Take recorded with `wobble-run edit s.lua`: what was performed
+        -- after the scripted clip, to the millisecond.
+        wait(0.3)
+        touch(35.5, 30.5, 45.5, 40.5)
+        untilStill()
+
+        """)
+    }
+}
