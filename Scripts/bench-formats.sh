@@ -163,10 +163,9 @@ echo
 echo "== presets on Examples/cat (GLES unless BACKEND says) =="
 printf '%-9s %-6s %9s %9s %-34s %8s\n' preset format bytes limit chosen time
 for p in telegram whatsapp discord line slack; do
-  args=(Examples/cat/cat.lua --backend "${BACKEND:-gles}" -q --preset "$p" --json -o "$tmp/cat-$p")
-  case $p in telegram|line) args+=(--frames 0-89) ;; esac   # the first 3 s: the cat lasts 9.3 s
   case $p in telegram) ext=.webm ;; whatsapp) ext=.webp ;; discord|line) ext=.png ;; slack) ext=.gif ;; esac
-  args[${#args[@]}-1]="$tmp/cat-$p$ext"
+  args=(Examples/cat/cat.lua --backend "${BACKEND:-gles}" -q --preset "$p" --json -o "$tmp/cat-$p$ext")
+  case $p in telegram|line) args+=(--frames 0-89) ;; esac   # the first 3 s: the cat lasts 9.3 s
   t0=$(date +%s.%N)
   json=$("$bin" "${args[@]}" | tail -n 1)
   t1=$(date +%s.%N)
