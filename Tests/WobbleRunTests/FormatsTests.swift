@@ -166,6 +166,14 @@ final class FormatsTests: XCTestCase {
         XCTAssertEqual(box.leftovers(), [])
     }
 
+    func testWebPTimingAndPlays() {
+        XCTAssertEqual((0..<6).map { AnimationTiming.duration(index: $0, fps: 30) }, [33, 34, 33, 33, 34, 33])
+        XCTAssertEqual((0..<30).map { AnimationTiming.duration(index: $0, fps: 30) }.reduce(0, +), 1000)
+        XCTAssertEqual((0..<7).map { AnimationTiming.duration(index: $0, fps: 7) }.reduce(0, +), 1000)
+        XCTAssertEqual(AnimationTiming.millisecond(index: 90, fps: 29.97), 3003)
+        XCTAssertEqual([0, -1, 1, 4, 65535].map(AnimationTiming.plays(loop:)), [0, 1, 2, 5, 65535])
+    }
+
     func testAPNGDelayFractions() {
         XCTAssertTrue(APNGChunks.delay(fps: 30) == (1, 30))
         XCTAssertTrue(APNGChunks.delay(fps: 29.97) == (100, 2997))
