@@ -77,7 +77,8 @@ frames=$(ls "$tmp/frames" | grep -c '^frame_.*\.png$')
 echo "frames: $frames (640x480, 30 fps)"
 
 # ---- 1. WebP -------------------------------------------------------------
-if ffmpeg -hide_banner -encoders 2>/dev/null | grep -q ' libwebp_anim '; then
+encoders=$(ffmpeg -hide_banner -encoders 2>/dev/null || true)   # (grep -q in a pipe would cut ffmpeg off)
+if grep -q ' libwebp_anim ' <<<"$encoders"; then
   other="ffmpeg libwebp_anim"
   other_encode() {   # quality, output
     ffmpeg -v error -y -framerate 30 -i "$tmp/frames/frame_%05d.png" -c:v libwebp_anim -lossless 0 \
