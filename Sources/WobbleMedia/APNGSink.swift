@@ -1,3 +1,4 @@
+import Foundation
 import WobbleCore
 #if canImport(Glibc)
 import Glibc
@@ -222,12 +223,17 @@ public final class APNGSink: FrameSink {
             // Replacing the rectangle ("source") is always exact; blending
             // it over the canvas with unchanged pixels transparent is exact
             // when every changed pixel is opaque. The smaller file wins.
-            png = APNGChunks.split(PNGCodec.encode(pixels(blank: false), level: level)).data
-            over = false
-            if r.allOpaque {
-                let blended = APNGChunks.split(PNGCodec.encode(pixels(blank: true), level: level)).data
-                if blended.count < png.count { png = blended; over = true }
+            // (Both encoded at once, on two threads.)
+            let level = self.level
+            let tries = r.allOpaque ? [false, true] : [false]
+            let images = tries.map { pixels(blank: $0) }
+            let results = ResultSlots(tries.count)
+            DispatchQueue.concurrentPerform(iterations: tries.count) { i in
+                results.set(i, APNGChunks.split(PNGCodec.encode(images[i], level: level)).data)
             }
+            png = results.get(0)
+            over = false
+            if tries.count == 2, results.get(1).count < png.count { png = results.get(1); over = true }
         } else {
             png = APNGChunks.split(PNGCodec.encode(RGBAImage(width: 1, height: 1, pixels: [0, 0, 0, 0]), level: level)).data
         }
@@ -250,6 +256,15 @@ public final class APNGSink: FrameSink {
         sequence += 1
         return APNGChunks.chunk("fcTL", body)
     }
+}
+
+/// Results filled in by concurrent workers, one slot each.
+private final class ResultSlots: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [[UInt8]]
+    init(_ n: Int) { slots = Array(repeating: [], count: n) }
+    func set(_ i: Int, _ v: [UInt8]) { lock.lock(); slots[i] = v; lock.unlock() }
+    func get(_ i: Int) -> [UInt8] { lock.lock(); defer { lock.unlock() }; return slots[i] }
 }
 
 /// PNG chunk plumbing for `APNGSink`.
