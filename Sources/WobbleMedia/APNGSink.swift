@@ -1,3 +1,4 @@
+import Foundation
 import WobbleCore
 import WobbleSystem
 #if canImport(Glibc)
@@ -16,17 +17,20 @@ import Glibc
 /// `fdAT` from 0.
 ///
 /// - The first frame is the whole canvas; each later one is the smallest
-///   rectangle that changed since the frame before (never disposed), an
-///   unchanged frame a 1×1 transparent pixel blended over (every frame
-///   keeps its delay). Where every changed pixel is opaque, the rectangle
-///   is blended *over* the canvas with unchanged pixels transparent
-///   (they compress to almost nothing); otherwise it replaces the canvas
-///   (`source`), so partly transparent pixels stay exact.
+///   rectangle that changed on the canvas, an unchanged frame a 1×1
+///   transparent pixel blended over (every frame keeps its delay). The
+///   rectangle replaces the canvas there ("source"), or, when every
+///   changed pixel is opaque and it compresses smaller, is blended over it
+///   with the unchanged pixels transparent. With one frame of lookahead,
+///   a frame is disposed "previous" (the canvas returns to what it was
+///   before it) when that makes the next frame's rectangle smaller than
+///   keeping it: a wobble that swings around the still picture is then
+///   drawn against the still.
 /// - Each frame's delay is exactly 1/fps (`delay_num/delay_den`, the best
 ///   fraction with 16-bit terms where 1/fps has none).
-/// - Streaming: a frame is compressed and written as it comes; memory is
-///   the previous frame and one rectangle. The frame count is written
-///   first, so it must be known (`frameCount`).
+/// - Streaming: a frame is compressed and written when the next one comes;
+///   memory is three frames (the canvas, the waiting frame, the new one).
+///   The frame count is written first, so it must be known (`frameCount`).
 /// - The file appears at `path` only when `finish()` succeeds
 ///   (`AtomicFile`), or is written in place to a pipe or device.
 public final class APNGSink: FrameSink {
@@ -38,15 +42,20 @@ public final class APNGSink: FrameSink {
     private let file: AtomicFile
     private let plays: Int
     private let level: Int
-    private var previous: RGBAImage?
+    /// What a decoder shows before the pending frame is drawn (nil before
+    /// the first frame), the frame waiting for its successor (its dispose
+    /// op depends on it), and its rectangle against `base`.
+    private var base: RGBAImage?
+    private var pending: RGBAImage?
+    private var pendingRect: Rect?
     private var sequence: UInt32 = 0
     private var written = 0
     private var lastIndex: Int?
     private var closed = false
 
-    /// The zlib level of the frames: 6 and all five filters (level 9 was
-    /// 2.1× slower for 0.6% fewer bytes on the benchmark clip).
-    public static let compressionLevel = 6
+    /// The zlib level of the frames, with all five filters: 9 (on the
+    /// benchmark clip 0.8% smaller than 6, which ffmpeg's apng encoder beat).
+    public static let compressionLevel = 9
 
     /// - Parameters:
     ///   - frameCount: the frames that will be written (the `acTL` count).
@@ -87,12 +96,7 @@ public final class APNGSink: FrameSink {
         }
         lastIndex = index
         do {
-            if let previous {
-                try writeChanged(frame, over: previous)
-            } else {
-                try writeFirst(frame)
-            }
-            previous = frame
+            try add(frame)
             written += 1
         } catch {
             abort()
@@ -107,9 +111,11 @@ public final class APNGSink: FrameSink {
             guard written == frameCount else {
                 throw MediaError("output '\(path)': \(written) frames written, \(frameCount) announced")
             }
+            if let pending, let base { try emit(pending, rect: pendingRect, over: base, dispose: 0) }
             try file.write(APNGChunks.chunk("IEND", []))
             try file.commit()
-            previous = nil
+            base = nil
+            pending = nil
         } catch {
             file.abort()
             throw error
@@ -118,24 +124,22 @@ public final class APNGSink: FrameSink {
 
     public func abort() {
         closed = true
-        previous = nil
+        base = nil
+        pending = nil
         file.abort()
     }
 
     // MARK: - Frames
 
-    private func writeFirst(_ frame: RGBAImage) throws {
-        let png = APNGChunks.split(PNGCodec.encode(frame, level: level))
-        var out = APNGChunks.signature
-        out += APNGChunks.chunk("IHDR", png.header)
-        out += APNGChunks.chunk("acTL", APNGChunks.be32(UInt32(frameCount)) + APNGChunks.be32(UInt32(plays)))
-        out += frameControl(x: 0, y: 0, width: width, height: height, blendOver: false)
-        // The compressed data may be cut into several IDAT chunks.
-        for part in APNGChunks.parts(png.data) { out += APNGChunks.chunk("IDAT", part) }
-        try file.write(out)
+    /// The smallest rectangle where two frames differ, and whether every
+    /// pixel that differs is opaque in `frame`; nil when they are equal.
+    struct Rect {
+        var minX: Int, minY: Int, maxX: Int, maxY: Int
+        var allOpaque: Bool
+        var area: Int { (maxX - minX + 1) * (maxY - minY + 1) }
     }
 
-    private func writeChanged(_ frame: RGBAImage, over canvas: RGBAImage) throws {
+    private func changed(_ frame: RGBAImage, from canvas: RGBAImage) -> Rect? {
         let w = width
         var minX = w, minY = height, maxX = -1, maxY = -1
         var allOpaque = true
@@ -154,37 +158,88 @@ public final class APNGSink: FrameSink {
                 }
             }
         }
-        var rect: RGBAImage
-        var over = allOpaque
-        if maxX < 0 {
-            // Nothing changed: one transparent pixel blended over, keeping the delay.
-            rect = RGBAImage(width: 1, height: 1, pixels: [0, 0, 0, 0])
-            minX = 0; minY = 0; maxX = 0; maxY = 0
-            over = true
-        } else {
-            let rw = maxX - minX + 1, rh = maxY - minY + 1
-            var px = [UInt8](repeating: 0, count: rw * rh * 4)
-            frame.pixels.withUnsafeBytes { fb in
-                canvas.pixels.withUnsafeBytes { cb in
-                    px.withUnsafeMutableBytes { ob in
-                        let f = fb.bindMemory(to: UInt32.self), c = cb.bindMemory(to: UInt32.self)
-                        let o = ob.bindMemory(to: UInt32.self)
-                        for y in 0..<rh {
-                            let src = (minY + y) * w + minX
-                            for x in 0..<rw {
-                                let v = f[src + x]
-                                // Blended over: an unchanged pixel is transparent (0).
-                                o[y * rw + x] = over && v == c[src + x] ? 0 : v
+        return maxX < 0 ? nil : Rect(minX: minX, minY: minY, maxX: maxX, maxY: maxY, allOpaque: allOpaque)
+    }
+
+    /// Takes the next frame. The frame before it is written now, with the
+    /// dispose op that makes this one's rectangle smaller: none (the
+    /// canvas keeps it) or previous (the canvas goes back to what it was
+    /// before it, often the still picture a wobble swings around).
+    private func add(_ frame: RGBAImage) throws {
+        guard let base else {
+            // The first frame: the whole canvas (IDAT), never disposed.
+            let png = APNGChunks.split(PNGCodec.encode(frame, level: level))
+            var out = APNGChunks.signature
+            out += APNGChunks.chunk("IHDR", png.header)
+            out += APNGChunks.chunk("acTL", APNGChunks.be32(UInt32(frameCount)) + APNGChunks.be32(UInt32(plays)))
+            out += frameControl(x: 0, y: 0, width: width, height: height, blendOver: false, dispose: 0)
+            for part in APNGChunks.parts(png.data) { out += APNGChunks.chunk("IDAT", part) }
+            try file.write(out)
+            self.base = frame
+            return
+        }
+        guard let pending else {
+            self.pending = frame
+            pendingRect = changed(frame, from: base)
+            return
+        }
+        let keep = changed(frame, from: pending), revert = changed(frame, from: base)
+        let previous = (revert?.area ?? 0) < (keep?.area ?? 0)
+        try emit(pending, rect: pendingRect, over: base, dispose: previous ? 2 : 0)
+        if !previous { self.base = pending }
+        self.pending = frame
+        pendingRect = previous ? revert : keep
+    }
+
+    /// Writes `frame` as its rectangle `rect` against `canvas` (nil: no
+    /// change, one transparent pixel blended over).
+    private func emit(_ frame: RGBAImage, rect: Rect?, over canvas: RGBAImage, dispose: UInt8) throws {
+        let w = width
+        var width = 1, height = 1, x = 0, y = 0, over = true
+        var png: [UInt8]
+        if let r = rect {
+            width = r.maxX - r.minX + 1
+            height = r.maxY - r.minY + 1
+            (x, y) = (r.minX, r.minY)
+            /// The rectangle's pixels; with `blank`, those equal to the canvas's transparent (0).
+            func pixels(blank: Bool) -> RGBAImage {
+                var px = [UInt8](repeating: 0, count: width * height * 4)
+                frame.pixels.withUnsafeBytes { fb in
+                    canvas.pixels.withUnsafeBytes { cb in
+                        px.withUnsafeMutableBytes { ob in
+                            let f = fb.bindMemory(to: UInt32.self), c = cb.bindMemory(to: UInt32.self)
+                            let o = ob.bindMemory(to: UInt32.self)
+                            for row in 0..<height {
+                                let src = (r.minY + row) * w + r.minX
+                                for col in 0..<width {
+                                    let v = f[src + col]
+                                    o[row * width + col] = blank && v == c[src + col] ? 0 : v
+                                }
                             }
                         }
                     }
                 }
+                return RGBAImage(width: width, height: height, pixels: px)
             }
-            rect = RGBAImage(width: rw, height: rh, pixels: px)
+            // Replacing the rectangle ("source") is always exact; blending
+            // it over the canvas with unchanged pixels transparent is exact
+            // when every changed pixel is opaque. The smaller file wins.
+            // (Both encoded at once, on two threads.)
+            let level = self.level
+            let tries = r.allOpaque ? [false, true] : [false]
+            let images = tries.map { pixels(blank: $0) }
+            let results = ResultSlots(tries.count)
+            DispatchQueue.concurrentPerform(iterations: tries.count) { i in
+                results.set(i, APNGChunks.split(PNGCodec.encode(images[i], level: level)).data)
+            }
+            png = results.get(0)
+            over = false
+            if tries.count == 2, results.get(1).count < png.count { png = results.get(1); over = true }
+        } else {
+            png = APNGChunks.split(PNGCodec.encode(RGBAImage(width: 1, height: 1, pixels: [0, 0, 0, 0]), level: level)).data
         }
-        let png = APNGChunks.split(PNGCodec.encode(rect, level: level))
-        var out = frameControl(x: minX, y: minY, width: rect.width, height: rect.height, blendOver: over)
-        for part in APNGChunks.parts(png.data) {
+        var out = frameControl(x: x, y: y, width: width, height: height, blendOver: over, dispose: dispose)
+        for part in APNGChunks.parts(png) {
             out += APNGChunks.chunk("fdAT", APNGChunks.be32(sequence) + part)
             sequence += 1
         }
@@ -192,16 +247,25 @@ public final class APNGSink: FrameSink {
     }
 
     /// An `fcTL` chunk (and the next sequence number).
-    private func frameControl(x: Int, y: Int, width: Int, height: Int, blendOver: Bool) -> [UInt8] {
+    private func frameControl(x: Int, y: Int, width: Int, height: Int, blendOver: Bool, dispose: UInt8) -> [UInt8] {
         let (num, den) = APNGChunks.delay(fps: fps)
         var body = APNGChunks.be32(sequence)
         body += APNGChunks.be32(UInt32(width)) + APNGChunks.be32(UInt32(height))
         body += APNGChunks.be32(UInt32(x)) + APNGChunks.be32(UInt32(y))
         body += [UInt8(num >> 8), UInt8(num & 0xFF), UInt8(den >> 8), UInt8(den & 0xFF)]
-        body += [0, blendOver ? 1 : 0]   // dispose_op none; blend_op source (0) or over (1)
+        body += [dispose, blendOver ? 1 : 0]   // dispose_op none (0) or previous (2); blend_op source (0) or over (1)
         sequence += 1
         return APNGChunks.chunk("fcTL", body)
     }
+}
+
+/// Results filled in by concurrent workers, one slot each.
+private final class ResultSlots: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [[UInt8]]
+    init(_ n: Int) { slots = Array(repeating: [], count: n) }
+    func set(_ i: Int, _ v: [UInt8]) { lock.lock(); slots[i] = v; lock.unlock() }
+    func get(_ i: Int) -> [UInt8] { lock.lock(); defer { lock.unlock() }; return slots[i] }
 }
 
 /// PNG chunk plumbing for `APNGSink`.

@@ -69,6 +69,8 @@ final class WebPAnimation {
             config.alpha_quality = 100
             config.use_sharp_yuv = 1
         }
+        // A second thread where libwebp can use one (analysis, filtering).
+        config.thread_level = 1
         guard WebPValidateConfig(&config) != 0 else {
             throw MediaError("\(what): libwebp refused the settings (quality \(settings.factor))")
         }

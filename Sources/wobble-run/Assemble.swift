@@ -93,6 +93,7 @@ struct Assembler {
         report.height = h
         let spec = OutputPlan.Frames(width: w, height: h, fps: fps, count: frames.count, fullRender: true,
                                      loop: o.loop, quality: o.quality, alpha: first.hasTransparentPixels, matte: o.matte)
+        try plan.checkFits(spec, pathGiven: true)
         let sink = try plan.makeSink(spec) { firstOut }
         let outputName = plan.path
         report.output = outputName

@@ -130,10 +130,13 @@ struct OutputPlan: Equatable {
     }
 
     /// Checks that the output can hold the clip (a single PNG file holds
-    /// one frame): a `UsageError` (exit 2) when `-o` named it, a
+    /// one frame; `--matte` is for GIF): a `UsageError` (exit 2) when `-o` named it, a
     /// `RunError` when the script's `output(...)` did. A render and
     /// `--check` both call it first.
     func checkFits(_ f: Frames, pathGiven: Bool) throws {
+        if f.matte != nil, format != .gif, format != .null {
+            throw UsageError("--matte applies to GIF output; \(format.rawValue.uppercased()) keeps the alpha channel (or none, for H.264 video)")
+        }
         guard format == .png, case .file? = png, f.count != 1 else { return }
         do {
             try png?.validate(frameCount: f.count)

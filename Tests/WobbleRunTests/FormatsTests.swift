@@ -167,6 +167,14 @@ final class FormatsTests: XCTestCase {
         XCTAssertEqual(box.leftovers(), [])
     }
 
+    func testWebPTimingAndPlays() {
+        XCTAssertEqual((0..<6).map { AnimationTiming.duration(index: $0, fps: 30) }, [33, 34, 33, 33, 34, 33])
+        XCTAssertEqual((0..<30).map { AnimationTiming.duration(index: $0, fps: 30) }.reduce(0, +), 1000)
+        XCTAssertEqual((0..<7).map { AnimationTiming.duration(index: $0, fps: 7) }.reduce(0, +), 1000)
+        XCTAssertEqual(AnimationTiming.millisecond(index: 90, fps: 29.97), 3003)
+        XCTAssertEqual([0, -1, 1, 4, 65535].map(AnimationTiming.plays(loop:)), [0, 1, 2, 5, 65535])
+    }
+
     func testAPNGDelayFractions() {
         XCTAssertTrue(APNGChunks.delay(fps: 30) == (1, 30))
         XCTAssertTrue(APNGChunks.delay(fps: 29.97) == (100, 2997))
@@ -282,6 +290,11 @@ final class FormatsTests: XCTestCase {
         for c in 0..<3 { XCTAssertLessThan(abs(got[c] - want[c]), 24, "channel \(c): \(got) vs \(want) (palette error only)") }
         XCTAssertTrue(lines[0].contains("(0, 0, 0, 0)"), "fully transparent stays transparent: \(lines[0])")
         XCTAssertFalse(lines[1].hasPrefix("(\(got[0]), "), "without --matte the pixel is not blended: \(lines[1])")
+        for check in [false, true] {
+            let webp = try Tool.run(["s.lua", "-q", "--matte", "white", "-o", "m.webp"] + (check ? ["--check"] : []), cwd: box.url)
+            XCTAssertEqual(webp.status, 2)
+            XCTAssertEqual(webp.firstError, "wobble-run: --matte applies to GIF output; WEBP keeps the alpha channel (or none, for H.264 video)")
+        }
         let badColour = try Tool.run(["s.lua", "--matte", "teal-ish"], cwd: box.url)
         XCTAssertEqual(badColour.status, 2)
         XCTAssertTrue(badColour.firstError.hasPrefix("wobble-run: --matte: 'teal-ish' is not a colour"), badColour.firstError)
