@@ -62,7 +62,19 @@ put() {
   chmod "$mode" -- "$tmp"
   mv -f -- "$tmp" "$dest"
 }
-gen() { "$binary" --generate "$1"; }
+# generate KIND DEST: the binary's --generate KIND into DEST, only when the
+# generator succeeds (a failing one leaves DEST as it was).
+generate() {
+  local out
+  out="$(mktemp)"
+  if ! "$binary" --generate "$1" > "$out"; then
+    rm -f -- "$out"
+    echo "install.sh: 'wobble-run --generate $1' failed; $2 was left as it was" >&2
+    exit 1
+  fi
+  put 0644 "$2" < "$out"
+  rm -f -- "$out"
+}
 
 # The binaries, without their debugging symbols (75 MB → about 20 MB).
 stripped="$(mktemp)"
@@ -74,10 +86,10 @@ install_binary() {
 }
 install_binary "$binary" wobble-run
 [[ $with_studio == 0 ]] || install_binary "$studio" wobble-studio
-gen man        | put 0644 "$root/share/man/man1/wobble-run.1"
-gen bash       | put 0644 "$root/share/bash-completion/completions/wobble-run"
-gen zsh        | put 0644 "$root/share/zsh/site-functions/_wobble-run"
-gen fish       | put 0644 "$root/share/fish/vendor_completions.d/wobble-run.fish"
-gen lua-meta   | put 0644 "$root/share/wobble-run/lua/wobble.lua"
-gen luacheckrc | put 0644 "$root/share/wobble-run/lua/luacheckrc"
+generate man        "$root/share/man/man1/wobble-run.1"
+generate bash       "$root/share/bash-completion/completions/wobble-run"
+generate zsh        "$root/share/zsh/site-functions/_wobble-run"
+generate fish       "$root/share/fish/vendor_completions.d/wobble-run.fish"
+generate lua-meta   "$root/share/wobble-run/lua/wobble.lua"
+generate luacheckrc "$root/share/wobble-run/lua/luacheckrc"
 echo "install.sh: installed $("$binary" --version) in $root" >&2
