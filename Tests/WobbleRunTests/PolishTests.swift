@@ -239,6 +239,15 @@ final class PolishTests: XCTestCase {
         return condition()
     }
 
+    /// Stops a `--watch` with SIGINT (status 130); its stderr.
+    func stopWatching(_ p: Process, _ errPipe: Pipe, file: StaticString = #filePath, line: UInt = #line) -> String {
+        p.interrupt()   // SIGINT
+        XCTAssertTrue(waitFor(5) { !p.isRunning }, "SIGINT did not stop --watch", file: file, line: line)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 130, file: file, line: line)
+        return String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
     func testWatchRendersAgainWhenTheSceneChanges() throws {
         try box.write("s.lua", poke)
         let (p, _, errPipe) = try Tool.start(["s.lua", "--watch", "--backend", "cpu", "-o", "w.gif"], cwd: box.url)
@@ -257,11 +266,7 @@ final class PolishTests: XCTestCase {
         usleep(1_500_000)
         XCTAssertTrue(p.isRunning)
         XCTAssertEqual(try bytes("w.gif"), second)
-        p.interrupt()   // SIGINT
-        XCTAssertTrue(waitFor(5) { !p.isRunning }, "SIGINT did not stop --watch")
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 130)
-        let err = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = stopWatching(p, errPipe)
         XCTAssertTrue(err.contains("watching s.lua and "), err)
         XCTAssertTrue(err.contains("s.lua changed"), err)
         XCTAssertTrue(err.contains("s.lua:2:"), "the script error is shown: \(err)")
@@ -292,11 +297,7 @@ final class PolishTests: XCTestCase {
         XCTAssertEqual(try sh("printf '%s' \(q(edited)) > $'d\\xff'/s.lua.new && mv $'d\\xff'/s.lua.new $'d\\xff'/s.lua").status, 0)
         XCTAssertTrue(waitFor(10) { gif().map { $0 != first } ?? false }, "no render after the change")
         XCTAssertTrue(p.isRunning, "watching goes on")
-        p.interrupt()   // SIGINT
-        XCTAssertTrue(waitFor(5) { !p.isRunning }, "SIGINT did not stop --watch")
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 130)
-        let err = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = stopWatching(p, errPipe)
         XCTAssertTrue(err.contains("watching s.lua and 1 file; Ctrl-C stops"), err)
         XCTAssertTrue(err.contains("s.lua changed: rendering again"), err)
         XCTAssertEqual(box.leftovers(), [])

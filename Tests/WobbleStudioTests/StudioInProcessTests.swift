@@ -167,4 +167,35 @@ final class StudioInProcessTests: XCTestCase {
 
         """)
     }
+
+    /// Dragging a handle, undoing it, dragging another and saving,
+    /// in-process: only the literals of the second drag change on disk.
+    func testDragUndoDragAndSave() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let sceneText = """
+        image("img.png")
+        addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", sceneText)
+        let a = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080)).imageRect
+        let clock = ManualClock()
+        let t0 = clock.t
+        let (status, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: a.x + 10, y: a.y + 10)),   // lt
+            (t0 + 0.15, .mouseMove(x: a.x + 15, y: a.y + 12)),
+            (t0 + 0.20, .mouseUp(x: a.x + 20, y: a.y + 15)),
+            (t0 + 0.30, .key(.z, shift: false, ctrl: true)),      // undone
+            (t0 + 0.40, .mouseDown(x: a.x + 110, y: a.y + 80)),  // rb
+            (t0 + 0.45, .mouseMove(x: a.x + 105, y: a.y + 75)),
+            (t0 + 0.50, .mouseUp(x: a.x + 100, y: a.y + 70)),
+            (t0 + 0.70, .key(.s, shift: false, ctrl: true)),      // saved
+            (t0 + 0.80, .quit),
+        ])
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(try String(contentsOfFile: box.path("s.lua"), encoding: .utf8),
+                       sceneText.replacingOccurrences(of: "rb = {110, 80}", with: "rb = {100, 70}"))
+    }
 }
