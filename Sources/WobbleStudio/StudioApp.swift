@@ -26,36 +26,16 @@ final class StudioApp {
     private var playing: Bool { transport.playing }
     private var handles = true
 
-    // Recording a take.
-    private struct Recording {
-        var take = Take()
-    }
-    private var recording: Recording?
+    /// Recording a take.
+    private let recorder: TakeRecorder
 
     // Mouse.
     private var scrubbing = false
     private var pokeStart: Point?
     private var mouse: (x: Int, y: Int)?
 
-    // Editing the sketches: a handle dragged, the unsaved edits before
-    // each drag or add (Ctrl+Z), a run of the scene due after this input.
-    private struct Edits {
-        var overrides: [Int: SketchPoints]
-        var added: [SketchPoints]
-    }
-    private struct Drag {
-        var origin: SketchOrigin.Kind
-        var handle: Int
-        var startWindow: (x: Int, y: Int)
-        var start: SketchPoints
-        var before: Edits
-        var moved = false
-    }
-    private var drag: Drag?
-    private var undo: [Edits] = []
-    private var editsPending = false
-    private var editInputTime: Double?
-    private var editableCache: (generation: Int, kinds: [SketchOrigin.Kind: Bool]) = (-1, [:])
+    /// Editing the sketches: drags, adds, undo, save.
+    private let editor: SketchEditor
     /// Milliseconds from an edit's input to its frame presented (`-v` prints them).
     private var editLatencies: [Double] = []
 
@@ -64,8 +44,8 @@ final class StudioApp {
     private var lastControllerShake = -1.0
 
     // Messages and presenting.
-    private var message = ""
-    private var messageIsError = false
+    private(set) var message = ""
+    private(set) var messageIsError = false
     private var dirty = true
     private var presentedIndex = -1
     private var presentedState: FrameState?
@@ -117,11 +97,15 @@ final class StudioApp {
         self.surfaces = surfaces
         transport = Transport(clock: clock)
         session = LiveSession(options: options.session)
+        editor = SketchEditor(session: session, clock: clock, verbose: options.verbose)
+        recorder = TakeRecorder(options: options.session, verbose: options.verbose)
         watch = InputWatch(scenePath: options.session.scenePath)
         handles = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_HANDLES"] != "0"
         let base = ScenePaths.baseName(options.session.scenePath)
         watch.ignore = { name in name.hasPrefix(base + "-take-") && name.hasSuffix(".lua") }
         if options.verbose { watch.log = { printError($0) } }
+        editor.status = { [unowned self] in $1 ? fail($0) : say($0) }
+        recorder.status = editor.status
     }
 
     /// The scene's file name (a `PathBytes` string: `say`, `fail` and
@@ -183,7 +167,7 @@ final class StudioApp {
             if let q = options.quitAfter, now - started >= q { break }
             if Signals.received != nil { break }
             var wait = max(0, nextPoll - now)
-            if playing || recording != nil, let clip = session.clip, !options.unpaced {
+            if playing || recorder.isRecording, let clip = session.clip, !options.unpaced {
                 // The playhead as it is now (it was last moved before the
                 // previous frame was drawn), and the next frame's time.
                 let current = transport.current(at: now)
@@ -205,9 +189,11 @@ final class StudioApp {
             var quit = false
             for i in inputs where handle(i) { quit = true }
             if quit { break }
-            if editsPending {
-                editsPending = false
-                applyEdits()
+            if editor.editsPending {
+                editor.editsPending = false
+                // The scene runs with the edits once per batch of input.
+                requestRun()
+                dirty = true
             }
             if clock.now() >= nextPoll {
                 if let changed = watch.poll(extra: session.inputs) {
@@ -369,7 +355,7 @@ final class StudioApp {
     private var currentIndex: Int {
         guard let clip = session.clip else { return 0 }
         let k = session.frameIndex(at: playhead)
-        return recording != nil ? k : min(k, clip.frameCount - 1)
+        return recorder.isRecording ? k : min(k, clip.frameCount - 1)
     }
 
     private func seek(frame k: Int) {
@@ -405,10 +391,11 @@ final class StudioApp {
             return handleKey(key, shift: shift, ctrl: ctrl)
         case .mouseDown(let x, let y):
             mouse = (x, y)
-            if layout.imagePoint(x, y) != nil, session.clip != nil, let hit = handleHit(x, y) {
-                beginDrag(hit.origin, handle: hit.handle, x, y)
+            if layout.imagePoint(x, y) != nil, session.clip != nil, handles, !recorder.isRecording,
+               let hit = editor.handleHit(x, y, frame: currentIndex, layout: layout) {
+                editor.beginDrag(hit.origin, handle: hit.handle, x, y)
             } else if layout.timelineContains(x, y) {
-                guard recording == nil else { say("recording: R stops it first"); break }
+                guard !recorder.isRecording else { say("recording: R stops it first"); break }
                 scrubbing = true
                 transport.pause()
                 scrub(x)
@@ -422,12 +409,12 @@ final class StudioApp {
             }
         case .mouseMove(let x, let y):
             mouse = (x, y)
-            if drag != nil { moveDrag(x, y) }
+            if editor.isDragging { editor.moveDrag(x, y, scale: layout.scale) }
             if scrubbing { scrub(x) }
         case .mouseUp(let x, let y):
-            if drag != nil {
-                moveDrag(x, y)
-                endDrag()
+            if editor.isDragging {
+                editor.moveDrag(x, y, scale: layout.scale)
+                editor.endDrag()
             } else if scrubbing {
                 scrub(x)
                 scrubbing = false
@@ -470,14 +457,22 @@ final class StudioApp {
         case .h:
             handles.toggle()
             say(handles ? "handles shown" : "handles hidden")
-        case _ where recording != nil:
+        case _ where recorder.isRecording:
             say("recording: R stops it and writes the take")
         case .s where ctrl:
-            save()
+            if editor.save(sceneName: sceneName) {
+                // The file written is not a change to reload for; the saved
+                // scene runs off the window thread.
+                watch.reset(extra: session.inputs)
+                requestRun()
+            }
+            dirty = true
         case .z where ctrl:
-            undoLast()
+            editor.undoLast()
         case .a where !ctrl:
-            addSketch()
+            let r = layout.imageRect
+            editor.add(at: mouse.flatMap { layout.imagePoint($0.x, $0.y) }
+                ?? layout.imagePointUnclamped(r.x + r.w / 2, r.y + r.h / 2))
         case .space:
             transport.togglePlaying()
             dirty = true
@@ -503,166 +498,6 @@ final class StudioApp {
         return false
     }
 
-    // MARK: Editing the sketches
-
-    /// Whether the sketch of `origin` may be dragged (cached per run).
-    private func isEditable(_ origin: SketchOrigin?) -> Bool {
-        guard let kind = origin?.kind else { return false }
-        if editableCache.generation != session.generation { editableCache = (session.generation, [:]) }
-        if let e = editableCache.kinds[kind] { return e }
-        let e: Bool
-        switch kind {
-        case .call(let n): e = session.editableCall(n).call != nil
-        case .added(let i): e = i < session.addedSketches.count
-        }
-        editableCache.kinds[kind] = e
-        return e
-    }
-
-    /// The handle within 10 window pixels of `(x, y)` (the nearest), with
-    /// the sketch it belongs to: 0-3 the corners lt, rt, rb, lb, 4 the center.
-    private func handleHit(_ x: Int, _ y: Int) -> (origin: SketchOrigin?, handle: Int)? {
-        guard handles, recording == nil else { return nil }
-        var best: (origin: SketchOrigin?, handle: Int, d: Double)?
-        let r = layout.imageRect, s = layout.scale
-        for h in session.handleShapes(atFrame: currentIndex) {
-            let points = [h.shape.lt, h.shape.rt, h.shape.rb, h.shape.lb, h.shape.center]
-            for (i, p) in points.enumerated() where p.isFinite {
-                let wx = p.x * s + Double(r.x) - 0.5, wy = p.y * s + Double(r.y) - 0.5
-                let d = ((wx - Double(x)) * (wx - Double(x)) + (wy - Double(y)) * (wy - Double(y))).squareRoot()
-                if d <= 10, d < (best?.d ?? .infinity) { best = (h.origin, i, d) }
-            }
-        }
-        return best.map { ($0.origin, $0.handle) }
-    }
-
-    /// The points of a sketch as the edits have them now.
-    private func currentPoints(_ kind: SketchOrigin.Kind) -> SketchPoints? {
-        switch kind {
-        case .call(let n):
-            guard n >= 0, n < session.sketchCalls.count else { return nil }
-            return session.sketchOverrides[n] ?? session.sketchCalls[n].points
-        case .added(let i):
-            return i >= 0 && i < session.addedSketches.count ? session.addedSketches[i] : nil
-        }
-    }
-
-    private var edits: Edits { Edits(overrides: session.sketchOverrides, added: session.addedSketches) }
-
-    private func beginDrag(_ origin: SketchOrigin?, handle: Int, _ x: Int, _ y: Int) {
-        guard let kind = origin?.kind else {
-            let m = "\(options.session.scenePath): this sketch is computed; edit the script"
-            fail(m)
-            printError("studio: \(m)")
-            return
-        }
-        if case .call(let n) = kind, let problem = session.editableCall(n).problem {
-            fail(problem)
-            printError("studio: \(problem)")
-            return
-        }
-        guard let start = currentPoints(kind) else { return }
-        drag = Drag(origin: kind, handle: handle, startWindow: (x, y), start: start, before: edits)
-    }
-
-    private func moveDrag(_ x: Int, _ y: Int) {
-        guard var d = drag, x != d.startWindow.x || y != d.startWindow.y || d.moved else { return }
-        let s = layout.scale
-        let p0 = d.start[handle: d.handle]
-        let p = Point(((p0.x + Double(x - d.startWindow.x) / s) * 10).rounded() / 10,
-                      ((p0.y + Double(y - d.startWindow.y) / s) * 10).rounded() / 10)
-        guard p.isFinite else { return }
-        var pts = d.start
-        // A center never set stays unset (it follows the corners); one
-        // that was set stays where it is when a corner moves.
-        pts[handle: d.handle] = p
-        guard pts != currentPoints(d.origin) else { return }
-        setPoints(d.origin, pts)
-        d.moved = true
-        drag = d
-        editsPending = true
-        if editInputTime == nil { editInputTime = clock.now() }
-    }
-
-    private func endDrag() {
-        guard let d = drag else { return }
-        drag = nil
-        guard d.moved, let p = currentPoints(d.origin) else { return }
-        undo.append(d.before)
-        let names = ["lt", "rt", "rb", "lb", "center"]
-        let name = names[max(0, min(4, d.handle))]
-        let v = p[handle: d.handle]
-        say("\(name) moved to (\(SketchSource.format(v.x)), \(SketchSource.format(v.y))) of \(describe(d.origin)); Ctrl+S saves, Ctrl+Z undoes")
-        if options.verbose { printError("studio: dragged \(name) of \(describe(d.origin)) to \(SketchSource.format(v.x)),\(SketchSource.format(v.y))") }
-    }
-
-    private func describe(_ kind: SketchOrigin.Kind) -> String {
-        switch kind {
-        case .call(let n):
-            return session.sketchCalls.indices.contains(n) ? "the sketch of line \(session.sketchCalls[n].line ?? 0)" : "a sketch"
-        case .added(let i): return "added sketch \(i + 1)"
-        }
-    }
-
-    private func setPoints(_ kind: SketchOrigin.Kind, _ p: SketchPoints) {
-        switch kind {
-        case .call(let n): session.sketchOverrides[n] = p
-        case .added(let i): if session.addedSketches.indices.contains(i) { session.addedSketches[i] = p }
-        }
-    }
-
-    /// Runs the scene with the edits (once per batch of input).
-    private func applyEdits() {
-        requestRun()
-        dirty = true
-    }
-
-    private func addSketch() {
-        guard session.clip != nil else { fail("cannot add: the scene failed"); return }
-        let r = layout.imageRect
-        let p = mouse.flatMap { layout.imagePoint($0.x, $0.y) }
-            ?? layout.imagePointUnclamped(r.x + r.w / 2, r.y + r.h / 2)
-        let c = Point((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10)
-        undo.append(edits)
-        session.addedSketches.append(.square(centeredAt: c))
-        editsPending = true
-        if editInputTime == nil { editInputTime = clock.now() }
-        say("added a 90x90 sketch at (\(SketchSource.format(c.x)), \(SketchSource.format(c.y))); Ctrl+S saves, Ctrl+Z undoes")
-        if options.verbose { printError("studio: added a sketch at \(SketchSource.format(c.x)),\(SketchSource.format(c.y))") }
-    }
-
-    private func undoLast() {
-        drag = nil
-        guard let last = undo.popLast() else { say("nothing to undo"); return }
-        session.sketchOverrides = last.overrides
-        session.addedSketches = last.added
-        editsPending = true
-        if editInputTime == nil { editInputTime = clock.now() }
-        say(undo.isEmpty ? "undone: no unsaved edits" : "undone (\(undo.count) more)")
-        if options.verbose { printError("studio: undone (\(undo.count) left)") }
-    }
-
-    private func save() {
-        guard session.hasUnsavedEdits else { say("nothing to save"); return }
-        drag = nil
-        do {
-            let r = try session.saveEdits(runAfter: false)
-            undo.removeAll()
-            // The file written is not a change to reload for; the saved
-            // scene runs off the window thread.
-            watch.reset(extra: session.inputs)
-            requestRun()
-            let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
-                        r.added > 0 ? "\(r.added) added" : nil].compactMap { $0 }.joined(separator: ", ")
-            say("saved \(sceneName): \(what)")
-            printError("studio: saved \(options.session.scenePath) (\(what))")
-        } catch {
-            fail("\(error)")
-            printError("wobble-run: \(error)")
-        }
-        dirty = true
-    }
-
     private func scrub(_ x: Int) {
         let length = max(clipLength, 0)
         guard length > 0 else { return }
@@ -680,22 +515,9 @@ final class StudioApp {
     /// event), else at the playhead's time.
     private func perform(_ raw: PerformedEvent.Action) {
         guard session.clip != nil else { fail("nothing to poke: the scene failed"); return }
-        let action = Take.rounded(raw)
-        let event: PerformedEvent
-        let when: String
-        if var r = recording {
-            let ms = max(0, Int(((transport.recordedSeconds ?? 0) * 1000).rounded()))
-            r.take.events.append((ms, action))
-            recording = r
-            event = Take.performed(milliseconds: ms, action: action)
-            when = "+\(fmt3(Double(ms) / 1000)) s"
-        } else {
-            let t = (playhead * 1000).rounded() / 1000
-            event = PerformedEvent(time: t, action: action)
-            when = "\(fmt3(t)) s"
-        }
+        let (event, when) = recorder.event(for: raw, recordedSeconds: transport.recordedSeconds ?? 0, playhead: playhead)
         let what: String
-        switch action {
+        switch event.action {
         case .touch(let a, let b): what = "touch(\(fmt1(a.x)), \(fmt1(a.y)), \(fmt1(b.x)), \(fmt1(b.y)))"
         case .shake(let ax, let ay): what = "shake(\(fmt3(ax)), \(fmt3(ay)))"
         }
@@ -709,9 +531,8 @@ final class StudioApp {
     }
 
     private func toggleRecording() {
-        if let r = recording {
-            recording = nil
-            writeTake(r, seconds: transport.stopRecording() ?? 0)
+        if recorder.isRecording {
+            recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName)
             return
         }
         guard session.clip != nil else { fail("cannot record: the scene failed"); return }
@@ -719,35 +540,13 @@ final class StudioApp {
             session.setPerformed([])
             requestRun()
         }
-        recording = Recording()
+        recorder.start(scriptedEnd: session.scriptedDuration)
         transport.startRecording(from: session.scriptedDuration)
-        say("recording from the end of the clip: poke and shake; R writes the take")
-        if options.verbose { printError("studio: recording from \(fmt3(session.scriptedDuration)) s") }
-    }
-
-    private func writeTake(_ r: Recording, seconds: Double) {
-        guard !r.take.events.isEmpty else {
-            say("take: nothing performed, nothing written")
-            return
-        }
-        do {
-            let path = try r.take.write(scenePath: options.session.scenePath, recordedSeconds: seconds,
-                                        options: options.session)
-            say("wrote \(path) (\(r.take.events.count) event\(r.take.events.count == 1 ? "" : "s"))")
-            printError("studio: wrote \(path)")
-        } catch {
-            fail("take not written (the performance is on stderr): \(error)")
-            printError("wobble-run: take not written: \(error)")
-            // Nothing performed is lost: the block the take would end with.
-            let block = r.take.block(sceneName: sceneName)
-            printError("studio: the performance, to add at the end of \(sceneName):\n" + (block.hasSuffix("\n") ? String(block.dropLast()) : block))
-        }
     }
 
     private func finishRecordingOnQuit() {
-        guard let r = recording else { return }
-        recording = nil
-        writeTake(r, seconds: transport.stopRecording() ?? 0)
+        guard recorder.isRecording else { return }
+        recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName)
     }
 
     // MARK: Presenting
@@ -759,7 +558,7 @@ final class StudioApp {
         let key = (session.generation, handles)
         let handleShapes = handles ? session.handleShapes(atFrame: k) : []
         let shapes = handleShapes.map(\.shape)
-        let locked = handleShapes.map { !isEditable($0.origin) }
+        let locked = handleShapes.map { !editor.isEditable($0.origin) }
         let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
         guard dirty || frameChanged || k != presentedIndex else { return }
         let t0 = clock.now()
@@ -865,14 +664,14 @@ final class StudioApp {
         presentedIndex = k
         presentedCount += 1
         dirty = false
-        if let t = editInputTime, !editsPending, !session.isRunning {
-            editInputTime = nil
+        if let t = editor.editInputTime, !editor.editsPending, !session.isRunning {
+            editor.editInputTime = nil
             let ms = (clock.now() - t) * 1000
             editLatencies.append(ms)
             if options.verbose { printError("studio: edit shown \(fmt1(ms)) ms after the input") }
         }
         if options.verbose {
-            printError("studio: frame \(k) presented (run \(session.generation)\(playing ? "" : ", paused")\(recording != nil ? ", recording" : ""))")
+            printError("studio: frame \(k) presented (run \(session.generation)\(playing ? "" : ", paused")\(recorder.isRecording ? ", recording" : ""))")
         }
     }
 
@@ -894,10 +693,10 @@ final class StudioApp {
         let (tx, tw) = (Layout.timelinePad, max(1, w - 2 * Layout.timelinePad))
         c.fill(x: tx, y: 4, w: tw, h: 12, (64, 64, 70))
         let fps = session.clip?.fps ?? 30
-        let length = max(clipLength, recording != nil ? playhead : 0)
+        let length = max(clipLength, recorder.isRecording ? playhead : 0)
         if length > 0 {
             func x(_ t: Double) -> Int { tx + Int((min(max(t / length, 0), 1) * Double(tw - 1)).rounded()) }
-            c.fill(x: tx, y: 4, w: x(playhead) - tx, h: 12, recording != nil ? (170, 50, 50) : (70, 110, 180))
+            c.fill(x: tx, y: 4, w: x(playhead) - tx, h: 12, recorder.isRecording ? (170, 50, 50) : (70, 110, 180))
             if session.scriptedDuration < length - 1e-9 {
                 c.fill(x: x(session.scriptedDuration), y: 2, w: 1, h: 16, (220, 220, 220))
             }
@@ -905,8 +704,8 @@ final class StudioApp {
                 let t = e.anchor == .start ? e.time : session.scriptedDuration + e.time
                 c.fill(x: x(t) - 1, y: 4, w: 3, h: 4, (250, 200, 60))
             }
-            if let r = recording {
-                for e in r.take.events {
+            if let take = recorder.take {
+                for e in take.events {
                     c.fill(x: x(session.scriptedDuration + Double(e.milliseconds) / 1000) - 1, y: 4, w: 3, h: 4, (250, 200, 60))
                 }
             }
@@ -915,14 +714,14 @@ final class StudioApp {
         // Status.
         let frames = session.clip?.frameCount ?? 0
         let mode: String
-        if recording != nil {
+        if recorder.isRecording {
             mode = "REC +\(String(format: "%.1f", playhead - session.scriptedDuration)) s"
         } else {
             mode = (playing ? "playing" : "paused") + (session.hasUnsavedEdits ? "  unsaved edits" : "")
         }
         let line1 = "frame \(k)/\(frames)  \(String(format: "%.3f", Double(k) / fps)) s  \(mode)"
         let y1 = 22, y2 = 22 + StudioFont.cellHeight + 2
-        let end = c.text(line1, x: Layout.timelinePad, y: y1, recording != nil ? (255, 120, 120) : (235, 235, 235))
+        let end = c.text(line1, x: Layout.timelinePad, y: y1, recorder.isRecording ? (255, 120, 120) : (235, 235, 235))
         let hint = "Space  </>  Home  H  R  A  Ctrl+S  Ctrl+Z  drag: handle/poke"
         let hx = w - Layout.timelinePad - hint.count * StudioFont.cellWidth
         if hx > end + 20 { c.text(hint, x: hx, y: y1, (130, 130, 140)) }
