@@ -23,6 +23,7 @@ final class FakeSurface: StudioSurface {
     /// time (the file watcher's quiet period) is awaited, a millisecond of
     /// wall time per wait.
     var holdWhile: (() -> Bool)?
+    private var holdingSince: Date?
     /// Lets the scene's run in flight finish (set by `runStudio`).
     var settle: () -> Void = {}
     /// Every frame presented and the clock time it was presented at.
@@ -38,12 +39,15 @@ final class FakeSurface: StudioSurface {
     func events(timeoutMs: Int) -> [StudioInput] {
         settle()
         if let hold = holdWhile {
-            if hold() {
+            holdingSince = holdingSince ?? Date()
+            if hold(), Date().timeIntervalSince(holdingSince ?? Date()) < 20 {
                 usleep(1000)
                 clock.t += max(Double(timeoutMs), 1) / 1000
                 return []
             }
+            XCTAssertFalse(hold(), "what the script waited for did not come in 20 s")
             holdWhile = nil
+            holdingSince = nil
         }
         while let a = actions.first, a.at <= clock.t {
             actions.removeFirst()
@@ -55,9 +59,10 @@ final class FakeSurface: StudioSurface {
             return [next.input]
         }
         // The wait passes on the manual clock (at least a millisecond, so
-        // that time goes on), but not past the next scripted input or action.
+        // that time goes on), but never past the next scripted input or
+        // action: each comes at its exact time.
         var t = clock.t + max(Double(timeoutMs), 1) / 1000
-        for next in [script.first?.at, actions.first?.at].compactMap({ $0 }) { t = min(t, max(next, clock.t + 0.001)) }
+        for next in [script.first?.at, actions.first?.at].compactMap({ $0 }) where next > clock.t { t = min(t, next) }
         clock.t = t
         return []
     }
@@ -96,7 +101,7 @@ class InProcessStudioCase: XCTestCase {
 
     /// The headless CPU render of `scene`, frame by frame (into `folder`).
     func headlessFrames(_ scene: String, count: Int, folder: String = "frames") throws -> [RGBAImage] {
-        let r = try Tool.run([scene, "--backend", "cpu", "-q", "-o", folder + "/"], cwd: box.url)
+        let r = try Tool.run([scene, "--backend", "cpu", "--frames", "0-\(count - 1)", "-q", "-o", folder + "/"], cwd: box.url)
         XCTAssertEqual(r.status, 0, r.stderr)
         return try (0..<count).map { try ImageIO.load(path: box.path(String(format: "\(folder)/frame_%05d.png", $0))) }
     }
