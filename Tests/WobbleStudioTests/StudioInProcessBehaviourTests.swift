@@ -217,7 +217,7 @@ final class StudioInProcessPokeTests: InProcessStudioCase {
         let clock = ManualClock()
         let t0 = clock.t
         var said: [String] = []
-        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+        let (status, surface, app) = try runStudio("s.lua", clock: clock, script: [
             (t0 + 0.1, key(.r)),
             (t0 + 0.4, .mouseDown(x: a.x + 90, y: a.y + 70)),
             (t0 + 0.45, .mouseUp(x: a.x + 60, y: a.y + 90)),
@@ -230,6 +230,23 @@ final class StudioInProcessPokeTests: InProcessStudioCase {
         XCTAssertEqual(said, ["recording from the end of the clip: poke and shake; R writes the take",
                               "touch(90.5, 70.5, 60.5, 90.5) at +0.350 s"])
         XCTAssertEqual(app.session.scriptedDuration, 0.5, "recording from 0.500 s")
+        // The timeline: blue up to the playhead before the take, red during
+        // it, the poke's yellow mark between the scripted end (grey) and
+        // the playhead (white).
+        func columns(_ img: RGBAImage, y: Int, _ c: (UInt8, UInt8, UInt8)) -> [Int] {
+            (0..<img.width).filter { let p = img.pixel($0, y); return (p.r, p.g, p.b) == c }
+        }
+        let before = try XCTUnwrap(surface.chromes.last { $0.at < t0 + 0.1 }?.image)
+        XCTAssertEqual(columns(before, y: 10, (70, 110, 180)).first, Layout.timelinePad)
+        XCTAssertEqual(columns(before, y: 5, (250, 200, 60)), [])
+        let during = try XCTUnwrap(surface.chromes.last { $0.at < t0 + 0.8 }?.image)
+        XCTAssertEqual(columns(during, y: 10, (170, 50, 50)).first, Layout.timelinePad)
+        let mark = columns(during, y: 5, (250, 200, 60))
+        XCTAssertEqual(mark.count, 3, "one poke mark")
+        let end = columns(during, y: 2, (220, 220, 220)), head = columns(during, y: 1, (255, 255, 255))
+        XCTAssertEqual(end.count, 1)
+        XCTAssertEqual(head.count, 3)
+        XCTAssertTrue((end.first ?? .max) < (mark.first ?? -1) && (mark.last ?? .max) < (head.first ?? -1), "\(end) \(mark) \(head)")
         XCTAssertTrue(app.message.hasPrefix("wrote ") && app.message.hasSuffix("s-take-1.lua (1 event)"), app.message)
         let take = "s-take-1.lua"
         let text = try read(take)

@@ -28,6 +28,8 @@ final class FakeSurface: StudioSurface {
     var settle: () -> Void = {}
     /// Every frame presented and the clock time it was presented at.
     private(set) var frames: [(at: Double, image: RGBAImage?)] = []
+    /// The chrome presented with each frame.
+    private(set) var chromes: [(at: Double, image: RGBAImage)] = []
     private(set) var size: (Int, Int)
 
     init(clock: ManualClock, width: Int, height: Int, script: [(at: Double, input: StudioInput)]) {
@@ -86,6 +88,7 @@ final class FakeSurface: StudioSurface {
     func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
                  frameRect: (x: Int, y: Int, w: Int, h: Int), chrome: RGBAImage, chromeY: Int) throws {
         frames.append((clock.t, frame))
+        chromes.append((clock.t, chrome))
     }
 }
 
