@@ -47,39 +47,8 @@ final class StudioApp {
     private(set) var message = ""
     private(set) var messageIsError = false
     private var dirty = true
-    private var presentedIndex = -1
-    private var presentedState: FrameState?
-    private var presentedKey: (generation: Int, handles: Bool) = (-1, true)
-    private var presentedCount = 0
-    private var profile = (0.0, 0.0, 0.0, 0)
-    private var profileWorst = 0.0
-    private var profileSkipped = 0
-    private var frame: RGBAImage?
-    /// Whether the session's image has no transparent pixel (then the
-    /// window copies the frame without a checkerboard behind it).
-    private var imageOpaque = true
-    private var opaqueChecked: Int = -1
-    /// The handles layer (the GLES renderer blends it in the window) and
-    /// the shapes it shows.
-    private var overlayLayer: RGBAImage?
-    /// Its visible pixels, for blending on the CPU (the texture path only):
-    /// made from the layer when first needed.
-    private var overlay: SparseOverlay?
-    /// The overlay was made again since the last frame was presented.
-    private var overlayRebuilt = false
-    /// Whether the last frame was drawn by the renderer straight into the
-    /// window (else: read back, composited, uploaded as a texture).
-    private var presentedDirect = false
-    /// Frames drawn straight into the window when the renderer can
-    /// (`WOBBLE_STUDIO_DIRECT=0`: always through a texture, for comparison).
-    private let directWanted = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_DIRECT"] != "0"
-    private var overlayShapes: [RegionShape]?
-    private var overlayLocked: [Bool] = []
-    private var presentedShapes: [RegionShape]?
-    /// The renderer the studio made in its window's context (the session
-    /// owns it; kept here typed, so presenting needs no downcast).
-    private weak var windowRenderer: GLESRenderer?
-    private var presentedSize = (0, 0)
+    /// Draws the frames into the window.
+    private let presenter: Presenter
 
     // Runs of the scene off the window thread (`LiveSession.requestRun`):
     // the files whose change the run in flight is for (nil: an edit or a
@@ -99,6 +68,7 @@ final class StudioApp {
         session = LiveSession(options: options.session)
         editor = SketchEditor(session: session, clock: clock, verbose: options.verbose)
         recorder = TakeRecorder(options: options.session, verbose: options.verbose)
+        presenter = Presenter(session: session, clock: clock, profile: options.profile)
         watch = InputWatch(scenePath: options.session.scenePath)
         handles = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_HANDLES"] != "0"
         let base = ScenePaths.baseName(options.session.scenePath)
@@ -139,7 +109,7 @@ final class StudioApp {
         if options.verbose, let w = window {
             printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
         }
-        if options.session.backend == .gles, directWanted, let w = window {
+        if options.session.backend == .gles, presenter.directWanted, let w = window {
             // The GLES renderer lives in the window's context: frames are
             // drawn straight into the back buffer (no read-back, no upload).
             // Where that context cannot host it, the headless one does.
@@ -150,7 +120,7 @@ final class StudioApp {
                     do {
                         try w.makeCurrent()
                         let r = try GLESRenderer(inCurrentContext: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
-                        self?.windowRenderer = r
+                        self?.presenter.windowRenderer = r
                         if verbose { printError("studio: frames drawn in the window's context: \(r.platformDescription)") }
                         return r
                     } catch {
@@ -172,7 +142,7 @@ final class StudioApp {
                 // previous frame was drawn), and the next frame's time.
                 let current = transport.current(at: now)
                 let due = session.frameIndex(at: current)
-                if due == presentedIndex {
+                if due == presenter.presentedIndex {
                     let next = Double(due + 1) / clip.fps
                     wait = min(wait, max(0, next - current))
                 } else {
@@ -224,7 +194,7 @@ final class StudioApp {
         }
         if options.verbose {
             let s = clock.now() - started
-            printError("studio: \(presentedCount) frames presented in \(String(format: "%.2f", s)) s")
+            printError("studio: \(presenter.presentedCount) frames presented in \(String(format: "%.2f", s)) s")
         }
         // The renderer's GL names go while the window's context lives.
         session.makeRenderer = nil
@@ -554,115 +524,9 @@ final class StudioApp {
     private func present() {
         guard let window else { return }
         let k = currentIndex
-        let state = session.frameState(k)
-        let key = (session.generation, handles)
-        let handleShapes = handles ? session.handleShapes(atFrame: k) : []
-        let shapes = handleShapes.map(\.shape)
-        let locked = handleShapes.map { !editor.isEditable($0.origin) }
-        let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
-        guard dirty || frameChanged || k != presentedIndex else { return }
-        let t0 = clock.now()
-        if opaqueChecked != session.generation, let img = session.image {
-            opaqueChecked = session.generation
-            imageOpaque = !stride(from: 3, to: img.pixels.count, by: 4).contains { img.pixels[$0] != 255 }
-        }
-        // The handles: a sparse layer (their pixels only), made again only
-        // when the shapes change.
-        if let m = session.mapping, shapes != overlayShapes || locked != overlayLocked
-            || overlayLayer.map({ $0.width != m.outputWidth || $0.height != m.outputHeight }) ?? false {
-            overlayLocked = locked
-            overlayLayer = shapes.isEmpty ? nil : Compositor.layer(shapes, locked: locked, mapping: m)
-            overlay = nil
-            overlayShapes = shapes
-            overlayRebuilt = true
-        }
-        var t1 = clock.now()
-        var t2 = t1
-        if let state, let r = directRenderer(for: state) {
-            // Straight into the window: what changed since the last frame
-            // (the regions' boxes), everything after a change of scene,
-            // handles or path.
-            let full = !presentedDirect || key != presentedKey || overlayRebuilt || shapes != presentedShapes
-            let chrome = drawChrome(index: k)
-            t2 = clock.now()
-            t1 = t2
-            do {
-                try window.present(imageAt: (layout.imageRect.x, layout.imageRect.y), chrome: chrome, chromeY: layout.chromeY) { place, cleared in
-                    if frameChanged || cleared || full {
-                        try r.present(state, at: place, overlay: overlayLayer, full: full || cleared)
-                    }
-                }
-                presentedDirect = true
-                overlayRebuilt = false
-                presentedShapes = shapes
-                frame = nil
-            } catch {
-                r.invalidatePresented()
-                presentedDirect = false
-                fail("render: \(error)")
-                printError("\(error)")
-            }
-        } else {
-            // Only the regions change between frames of one run: the window
-            // uploads just their boxes (this frame's and the last one's).
-            var changedBoxes: [PixelBox]? = nil
-            if frameChanged || presentedDirect, let state {
-                do {
-                    var img = try session.render(state)
-                    if overlay == nil { overlay = overlayLayer.map { SparseOverlay($0) } }
-                    overlay?.blend(into: &img)
-                    if !presentedDirect, key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn,
-                       shapes == presentedShapes, !overlayRebuilt, img.width == presentedSize.0, img.height == presentedSize.1,
-                       let m = session.mapping {
-                        changedBoxes = PixelBox.covering(state.regions + last.regions, mapping: m)
-                    }
-                    presentedSize = (img.width, img.height)
-                    presentedShapes = shapes
-                    overlayRebuilt = false
-                    frame = img
-                } catch {
-                    fail("render: \(error)")
-                    frame = nil
-                }
-            }
-            if session.clip == nil {
-                // No clip yet (the scene failed on open): say so in the picture's place.
-                let r = layout.imageRect
-                var c = Canvas(width: r.w, height: r.h, color: (40, 40, 44))
-                c.text("The scene did not run:", x: 12, y: 12, (235, 235, 235))
-                c.text(message, x: 12, y: 12 + StudioFont.cellHeight + 4, (255, 110, 110), maxX: r.w - 12)
-                c.text("Fix it and save: the studio runs it again.", x: 12, y: 12 + 3 * (StudioFont.cellHeight + 4), (170, 200, 170))
-                frame = c.image
-            }
-            t1 = clock.now()
-            let chrome = drawChrome(index: k)
-            t2 = clock.now()
-            do {
-                try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged || presentedDirect,
-                                   frameDirty: changedBoxes, frameRect: layout.imageRect, chrome: chrome, chromeY: layout.chromeY)
-            } catch {
-                printError("\(error)")
-            }
-            presentedDirect = false
-        }
-        if options.profile {
-            let t3 = clock.now()
-            profile.0 += t1 - t0; profile.1 += t2 - t1; profile.2 += t3 - t2; profile.3 += 1
-            profileWorst = max(profileWorst, t3 - t0)
-            if profile.3 == 60 {
-                printError(String(format: "studio: profile ms/frame: render %.1f, chrome %.1f, present %.1f; worst frame %.1f; %d skipped",
-                                  profile.0 * 1000 / 60, profile.1 * 1000 / 60, profile.2 * 1000 / 60, profileWorst * 1000,
-                                  profileSkipped))
-                profile = (0, 0, 0, 0)
-                profileWorst = 0
-                profileSkipped = 0
-            }
-            if playing, presentedIndex >= 0, k > presentedIndex + 1 { profileSkipped += k - presentedIndex - 1 }
-        }
-        presentedState = state
-        presentedKey = key
-        presentedIndex = k
-        presentedCount += 1
+        guard presenter.present(into: window, frame: k, handles: handles, layout: layout, dirty: dirty, playing: playing,
+                                message: { [unowned self] in message }, isEditable: { [unowned self] in editor.isEditable($0) },
+                                chrome: { [unowned self] in drawChrome(index: $0) }, fail: { [unowned self] in fail($0) }) else { return }
         dirty = false
         if let t = editor.editInputTime, !editor.editsPending, !session.isRunning {
             editor.editInputTime = nil
@@ -673,17 +537,6 @@ final class StudioApp {
         if options.verbose {
             printError("studio: frame \(k) presented (run \(session.generation)\(playing ? "" : ", paused")\(recorder.isRecording ? ", recording" : ""))")
         }
-    }
-
-    /// The renderer, when this frame can be drawn by it straight into the
-    /// window: GLES in the window's context, the frame 1:1 in the image
-    /// area, an opaque image (the window has no checkerboard then) and no
-    /// overlay of the scene's own (that one is composited on the CPU).
-    private func directRenderer(for state: FrameState) -> GLESRenderer? {
-        guard directWanted, session.clip != nil, !state.overlayOn, imageOpaque, let window, window.drawableMatchesWindow,
-              let current = try? session.frameRenderer(), let r = windowRenderer, current === r, r.drawsInWindow,
-              r.mapping.outputWidth == layout.imageRect.w, r.mapping.outputHeight == layout.imageRect.h else { return nil }
-        return r
     }
 
     private func drawChrome(index k: Int) -> RGBAImage {
