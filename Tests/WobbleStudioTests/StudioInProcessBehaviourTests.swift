@@ -132,6 +132,42 @@ final class StudioInProcessEditTests: InProcessStudioCase {
         let expected = try headlessFrames("saved.lua", count: 1)
         XCTAssertEqual(surface.picture(before: t0 + 0.7), expected[0], "the saved scene's frame 0, handles hidden")
     }
+
+    /// A sketch made in a loop is computed: a drag on its corner says so
+    /// (naming the line) and edits nothing; Ctrl+S then writes nothing.
+    func testComputedSketchesAreLocked() throws {
+        var px = [UInt8](repeating: 180, count: 200 * 150 * 4)
+        for i in stride(from: 3, to: px.count, by: 4) { px[i] = 255 }
+        try box.writeImage("img.png", RGBAImage(width: 200, height: 150, pixels: px))
+        let text = """
+        image("img.png")
+        for i = 0, 1 do
+          addSketch{x = 20 + i * 90, y = 20, w = 60, h = 60}
+        end
+        prepare()
+        wait(1)
+
+        """
+        try box.write("locked.lua", text)
+        let a = imageArea(200, 150)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var said = ""
+        let (status, _, app) = try runStudio("locked.lua", clock: clock, script: [
+            (t0 + 0.1, .mouseDown(x: a.x + 20, y: a.y + 20)),
+            (t0 + 0.15, .mouseMove(x: a.x + 25, y: a.y + 25)),
+            (t0 + 0.2, .mouseUp(x: a.x + 30, y: a.y + 30)),
+            (t0 + 0.4, key(.s, ctrl: true)),
+            (t0 + 0.5, .quit),
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.3, { said = app.message })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(said, box.path("locked.lua") + ":3: this sketch is computed; edit the script")
+        XCTAssertEqual(app.message, "nothing to save")
+        XCTAssertEqual(try read("locked.lua"), text)
+        XCTAssertFalse(app.session.hasUnsavedEdits, "no unsaved edits at quit")
+    }
 }
 
 /// Pokes and shakes in-process: a drag inside a region moves it (and
