@@ -97,7 +97,7 @@ final class Presenter {
             do {
                 try window.present(imageAt: (layout.imageRect.x, layout.imageRect.y), chrome: chrome, chromeY: layout.chromeY) { place, cleared in
                     if frameChanged || cleared || full {
-                        try r.present(state, at: place, overlay: overlayLayer, full: full || cleared)
+                        try r.draw(state, into: place, overlay: overlayLayer, full: full || cleared)
                     }
                 }
                 presentedDirect = true
@@ -105,7 +105,7 @@ final class Presenter {
                 presentedShapes = shapes
                 frame = nil
             } catch {
-                r.invalidatePresented()
+                r.invalidateDrawn()
                 presentedDirect = false
                 fail("render: \(error)")
                 printError("\(error)")
@@ -180,7 +180,7 @@ final class Presenter {
     /// overlay of the scene's own (that one is composited on the CPU).
     private func directRenderer(for state: FrameState, window: any StudioSurface, layout: Layout) -> GLESRenderer? {
         guard directWanted, session.clip != nil, !state.overlayOn, imageOpaque, window.drawableMatchesWindow,
-              let current = try? session.frameRenderer(), let r = windowRenderer, current === r, r.drawsInWindow,
+              let current = try? session.frameRenderer(), let r = windowRenderer, current === r, r.drawsInCurrentContext,
               r.mapping.outputWidth == layout.imageRect.w, r.mapping.outputHeight == layout.imageRect.h else { return nil }
         return r
     }

@@ -82,7 +82,7 @@ final class FakeSurface: StudioSurface {
     var drawableMatchesWindow: Bool { true }
     func makeCurrent() throws {}
     func present(imageAt rect: (x: Int, y: Int), chrome: RGBAImage, chromeY: Int,
-                 drawImage: (WindowPlacement, _ full: Bool) throws -> Void) throws {
+                 drawImage: (DrawTarget, _ full: Bool) throws -> Void) throws {
         XCTFail("a fake surface has no GL context: frames come through present(frame:)")
     }
     func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
