@@ -226,6 +226,16 @@ public final class LiveSession {
         return .committed(ok)
     }
 
+    /// Waits up to `seconds` for the run in flight to finish computing
+    /// (`collectRun` then commits it at once); true when it has, or none is
+    /// in flight. A front end on a manual clock (the studio's in-process
+    /// tests) so sees every run take no time.
+    @discardableResult
+    public func waitForRun(upTo seconds: Double) -> Bool {
+        guard let ticket = inFlight else { return true }
+        return ticket.group.wait(timeout: .now() + max(0, seconds)) == .success
+    }
+
     /// Abandons the run in flight, if any: its script is asked to stop, its
     /// result is dropped and no run that was asked for starts. Waits up to
     /// `seconds` for it to end; returns false when it had not.

@@ -76,7 +76,7 @@ public final class GLESRenderer: FrameRenderer {
     var frameNumber = 0
     /// What `present` drew into the window last: the boxes it drew regions
     /// in, and where.
-    var presented: (geometries: [GeometryTexture], placement: WindowPlacement, overlay: Bool)?
+    var presented: (geometries: [GeometryTexture], placement: DrawTarget, overlay: Bool)?
 
     /// Geometry textures are kept while their total size stays under this;
     /// beyond it the least recently used ones not needed by the current
@@ -98,9 +98,10 @@ public final class GLESRenderer: FrameRenderer {
         try self.init(source: source, outputWidth: outputWidth, outputHeight: outputHeight, verbose: verbose, context: nil)
     }
 
-    /// A renderer in the GLES 3 context current on this thread (a window's:
-    /// SDL's), which must outlive it: `render` works as for any renderer,
-    /// and `present` draws frames straight into the window's back buffer.
+    /// A renderer in the GLES 3 context current on this thread (the studio's
+    /// window's), which must outlive it: `render` works as for any renderer,
+    /// and `draw(_:into:overlay:full:)` draws frames straight into the
+    /// context's default framebuffer.
     /// Throws as `init` does, or when no context is current.
     public convenience init(inCurrentContext source: RGBAImage, outputWidth: Int? = nil, outputHeight: Int? = nil,
                             verbose: Bool = false) throws {
@@ -108,8 +109,9 @@ public final class GLESRenderer: FrameRenderer {
                       context: try GLContext(adoptingCurrent: ()))
     }
 
-    /// Whether this renderer draws in a window's context (`present` works).
-    public var drawsInWindow: Bool { context.adopted }
+    /// Whether this renderer lives in a context it was given (then
+    /// `draw(_:into:overlay:full:)` works).
+    public var drawsInCurrentContext: Bool { context.adopted }
 
     /// Runs `body` with the renderer's context current.
     func withContext<T>(_ body: () throws -> T) throws -> T { try context.withCurrent(body) }

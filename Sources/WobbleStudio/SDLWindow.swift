@@ -528,10 +528,10 @@ final class StudioWindow {
     /// back buffer and whether to draw all of it (the window was cleared);
     /// then the chrome and the swap.
     func present(imageAt rect: (x: Int, y: Int), chrome: RGBAImage, chromeY: Int,
-                 drawImage: (WindowPlacement, _ full: Bool) throws -> Void) throws {
+                 drawImage: (DrawTarget, _ full: Bool) throws -> Void) throws {
         let tStart = monotonic()
         let (full, dw, dh) = try beginFrame(partialAllowed: true)
-        try drawImage(WindowPlacement(drawableWidth: dw, drawableHeight: dh, x: rect.x, y: rect.y), full)
+        try drawImage(DrawTarget(drawableWidth: dw, drawableHeight: dh, x: rect.x, y: rect.y), full)
         try endFrame(chrome: chrome, chromeY: chromeY, drawable: dw, dh, started: tStart, drawn: tStart)
     }
 

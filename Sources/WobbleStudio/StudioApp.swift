@@ -26,36 +26,16 @@ final class StudioApp {
     private var playing: Bool { transport.playing }
     private var handles = true
 
-    // Recording a take.
-    private struct Recording {
-        var take = Take()
-    }
-    private var recording: Recording?
+    /// Recording a take.
+    private let recorder: TakeRecorder
 
     // Mouse.
     private var scrubbing = false
     private var pokeStart: Point?
     private var mouse: (x: Int, y: Int)?
 
-    // Editing the sketches: a handle dragged, the unsaved edits before
-    // each drag or add (Ctrl+Z), a run of the scene due after this input.
-    private struct Edits {
-        var overrides: [Int: SketchPoints]
-        var added: [SketchPoints]
-    }
-    private struct Drag {
-        var origin: SketchOrigin.Kind
-        var handle: Int
-        var startWindow: (x: Int, y: Int)
-        var start: SketchPoints
-        var before: Edits
-        var moved = false
-    }
-    private var drag: Drag?
-    private var undo: [Edits] = []
-    private var editsPending = false
-    private var editInputTime: Double?
-    private var editableCache: (generation: Int, kinds: [SketchOrigin.Kind: Bool]) = (-1, [:])
+    /// Editing the sketches: drags, adds, undo, save.
+    private let editor: SketchEditor
     /// Milliseconds from an edit's input to its frame presented (`-v` prints them).
     private var editLatencies: [Double] = []
 
@@ -64,42 +44,11 @@ final class StudioApp {
     private var lastControllerShake = -1.0
 
     // Messages and presenting.
-    private var message = ""
-    private var messageIsError = false
+    private(set) var message = ""
+    private(set) var messageIsError = false
     private var dirty = true
-    private var presentedIndex = -1
-    private var presentedState: FrameState?
-    private var presentedKey: (generation: Int, handles: Bool) = (-1, true)
-    private var presentedCount = 0
-    private var profile = (0.0, 0.0, 0.0, 0)
-    private var profileWorst = 0.0
-    private var profileSkipped = 0
-    private var frame: RGBAImage?
-    /// Whether the session's image has no transparent pixel (then the
-    /// window copies the frame without a checkerboard behind it).
-    private var imageOpaque = true
-    private var opaqueChecked: Int = -1
-    /// The handles layer (the GLES renderer blends it in the window) and
-    /// the shapes it shows.
-    private var overlayLayer: RGBAImage?
-    /// Its visible pixels, for blending on the CPU (the texture path only):
-    /// made from the layer when first needed.
-    private var overlay: SparseOverlay?
-    /// The overlay was made again since the last frame was presented.
-    private var overlayRebuilt = false
-    /// Whether the last frame was drawn by the renderer straight into the
-    /// window (else: read back, composited, uploaded as a texture).
-    private var presentedDirect = false
-    /// Frames drawn straight into the window when the renderer can
-    /// (`WOBBLE_STUDIO_DIRECT=0`: always through a texture, for comparison).
-    private let directWanted = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_DIRECT"] != "0"
-    private var overlayShapes: [RegionShape]?
-    private var overlayLocked: [Bool] = []
-    private var presentedShapes: [RegionShape]?
-    /// The renderer the studio made in its window's context (the session
-    /// owns it; kept here typed, so presenting needs no downcast).
-    private weak var windowRenderer: GLESRenderer?
-    private var presentedSize = (0, 0)
+    /// Draws the frames into the window.
+    private let presenter: Presenter
 
     // Runs of the scene off the window thread (`LiveSession.requestRun`):
     // the files whose change the run in flight is for (nil: an edit or a
@@ -117,11 +66,16 @@ final class StudioApp {
         self.surfaces = surfaces
         transport = Transport(clock: clock)
         session = LiveSession(options: options.session)
+        editor = SketchEditor(session: session, clock: clock, verbose: options.verbose)
+        recorder = TakeRecorder(options: options.session, verbose: options.verbose)
+        presenter = Presenter(session: session, clock: clock, profile: options.profile)
         watch = InputWatch(scenePath: options.session.scenePath)
         handles = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_HANDLES"] != "0"
         let base = ScenePaths.baseName(options.session.scenePath)
         watch.ignore = { name in name.hasPrefix(base + "-take-") && name.hasSuffix(".lua") }
         if options.verbose { watch.log = { printError($0) } }
+        editor.status = { [unowned self] in $1 ? fail($0) : say($0) }
+        recorder.status = editor.status
     }
 
     /// The scene's file name (a `PathBytes` string: `say`, `fail` and
@@ -155,7 +109,7 @@ final class StudioApp {
         if options.verbose, let w = window {
             printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
         }
-        if options.session.backend == .gles, directWanted, let w = window {
+        if options.session.backend == .gles, presenter.directWanted, let w = window {
             // The GLES renderer lives in the window's context: frames are
             // drawn straight into the back buffer (no read-back, no upload).
             // Where that context cannot host it, the headless one does.
@@ -166,7 +120,7 @@ final class StudioApp {
                     do {
                         try w.makeCurrent()
                         let r = try GLESRenderer(inCurrentContext: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
-                        self?.windowRenderer = r
+                        self?.presenter.windowRenderer = r
                         if verbose { printError("studio: frames drawn in the window's context: \(r.platformDescription)") }
                         return r
                     } catch {
@@ -183,12 +137,12 @@ final class StudioApp {
             if let q = options.quitAfter, now - started >= q { break }
             if Signals.received != nil { break }
             var wait = max(0, nextPoll - now)
-            if playing || recording != nil, let clip = session.clip, !options.unpaced {
+            if playing || recorder.isRecording, let clip = session.clip, !options.unpaced {
                 // The playhead as it is now (it was last moved before the
                 // previous frame was drawn), and the next frame's time.
                 let current = transport.current(at: now)
                 let due = session.frameIndex(at: current)
-                if due == presentedIndex {
+                if due == presenter.presentedIndex {
                     let next = Double(due + 1) / clip.fps
                     wait = min(wait, max(0, next - current))
                 } else {
@@ -205,9 +159,11 @@ final class StudioApp {
             var quit = false
             for i in inputs where handle(i) { quit = true }
             if quit { break }
-            if editsPending {
-                editsPending = false
-                applyEdits()
+            if editor.editsPending {
+                editor.editsPending = false
+                // The scene runs with the edits once per batch of input.
+                requestRun()
+                dirty = true
             }
             if clock.now() >= nextPoll {
                 if let changed = watch.poll(extra: session.inputs) {
@@ -238,7 +194,7 @@ final class StudioApp {
         }
         if options.verbose {
             let s = clock.now() - started
-            printError("studio: \(presentedCount) frames presented in \(String(format: "%.2f", s)) s")
+            printError("studio: \(presenter.presentedCount) frames presented in \(String(format: "%.2f", s)) s")
         }
         // The renderer's GL names go while the window's context lives.
         session.makeRenderer = nil
@@ -369,7 +325,7 @@ final class StudioApp {
     private var currentIndex: Int {
         guard let clip = session.clip else { return 0 }
         let k = session.frameIndex(at: playhead)
-        return recording != nil ? k : min(k, clip.frameCount - 1)
+        return recorder.isRecording ? k : min(k, clip.frameCount - 1)
     }
 
     private func seek(frame k: Int) {
@@ -405,10 +361,11 @@ final class StudioApp {
             return handleKey(key, shift: shift, ctrl: ctrl)
         case .mouseDown(let x, let y):
             mouse = (x, y)
-            if layout.imagePoint(x, y) != nil, session.clip != nil, let hit = handleHit(x, y) {
-                beginDrag(hit.origin, handle: hit.handle, x, y)
+            if layout.imagePoint(x, y) != nil, session.clip != nil, handles, !recorder.isRecording,
+               let hit = editor.handleHit(x, y, frame: currentIndex, layout: layout) {
+                editor.beginDrag(hit.origin, handle: hit.handle, x, y)
             } else if layout.timelineContains(x, y) {
-                guard recording == nil else { say("recording: R stops it first"); break }
+                guard !recorder.isRecording else { say("recording: R stops it first"); break }
                 scrubbing = true
                 transport.pause()
                 scrub(x)
@@ -422,12 +379,12 @@ final class StudioApp {
             }
         case .mouseMove(let x, let y):
             mouse = (x, y)
-            if drag != nil { moveDrag(x, y) }
+            if editor.isDragging { editor.moveDrag(x, y, scale: layout.scale) }
             if scrubbing { scrub(x) }
         case .mouseUp(let x, let y):
-            if drag != nil {
-                moveDrag(x, y)
-                endDrag()
+            if editor.isDragging {
+                editor.moveDrag(x, y, scale: layout.scale)
+                editor.endDrag()
             } else if scrubbing {
                 scrub(x)
                 scrubbing = false
@@ -470,14 +427,22 @@ final class StudioApp {
         case .h:
             handles.toggle()
             say(handles ? "handles shown" : "handles hidden")
-        case _ where recording != nil:
+        case _ where recorder.isRecording:
             say("recording: R stops it and writes the take")
         case .s where ctrl:
-            save()
+            if editor.save(sceneName: sceneName) {
+                // The file written is not a change to reload for; the saved
+                // scene runs off the window thread.
+                watch.reset(extra: session.inputs)
+                requestRun()
+            }
+            dirty = true
         case .z where ctrl:
-            undoLast()
+            editor.undoLast()
         case .a where !ctrl:
-            addSketch()
+            let r = layout.imageRect
+            editor.add(at: mouse.flatMap { layout.imagePoint($0.x, $0.y) }
+                ?? layout.imagePointUnclamped(r.x + r.w / 2, r.y + r.h / 2))
         case .space:
             transport.togglePlaying()
             dirty = true
@@ -503,166 +468,6 @@ final class StudioApp {
         return false
     }
 
-    // MARK: Editing the sketches
-
-    /// Whether the sketch of `origin` may be dragged (cached per run).
-    private func isEditable(_ origin: SketchOrigin?) -> Bool {
-        guard let kind = origin?.kind else { return false }
-        if editableCache.generation != session.generation { editableCache = (session.generation, [:]) }
-        if let e = editableCache.kinds[kind] { return e }
-        let e: Bool
-        switch kind {
-        case .call(let n): e = session.editableCall(n).call != nil
-        case .added(let i): e = i < session.addedSketches.count
-        }
-        editableCache.kinds[kind] = e
-        return e
-    }
-
-    /// The handle within 10 window pixels of `(x, y)` (the nearest), with
-    /// the sketch it belongs to: 0-3 the corners lt, rt, rb, lb, 4 the center.
-    private func handleHit(_ x: Int, _ y: Int) -> (origin: SketchOrigin?, handle: Int)? {
-        guard handles, recording == nil else { return nil }
-        var best: (origin: SketchOrigin?, handle: Int, d: Double)?
-        let r = layout.imageRect, s = layout.scale
-        for h in session.handleShapes(atFrame: currentIndex) {
-            let points = [h.shape.lt, h.shape.rt, h.shape.rb, h.shape.lb, h.shape.center]
-            for (i, p) in points.enumerated() where p.isFinite {
-                let wx = p.x * s + Double(r.x) - 0.5, wy = p.y * s + Double(r.y) - 0.5
-                let d = ((wx - Double(x)) * (wx - Double(x)) + (wy - Double(y)) * (wy - Double(y))).squareRoot()
-                if d <= 10, d < (best?.d ?? .infinity) { best = (h.origin, i, d) }
-            }
-        }
-        return best.map { ($0.origin, $0.handle) }
-    }
-
-    /// The points of a sketch as the edits have them now.
-    private func currentPoints(_ kind: SketchOrigin.Kind) -> SketchPoints? {
-        switch kind {
-        case .call(let n):
-            guard n >= 0, n < session.sketchCalls.count else { return nil }
-            return session.sketchOverrides[n] ?? session.sketchCalls[n].points
-        case .added(let i):
-            return i >= 0 && i < session.addedSketches.count ? session.addedSketches[i] : nil
-        }
-    }
-
-    private var edits: Edits { Edits(overrides: session.sketchOverrides, added: session.addedSketches) }
-
-    private func beginDrag(_ origin: SketchOrigin?, handle: Int, _ x: Int, _ y: Int) {
-        guard let kind = origin?.kind else {
-            let m = "\(options.session.scenePath): this sketch is computed; edit the script"
-            fail(m)
-            printError("studio: \(m)")
-            return
-        }
-        if case .call(let n) = kind, let problem = session.editableCall(n).problem {
-            fail(problem)
-            printError("studio: \(problem)")
-            return
-        }
-        guard let start = currentPoints(kind) else { return }
-        drag = Drag(origin: kind, handle: handle, startWindow: (x, y), start: start, before: edits)
-    }
-
-    private func moveDrag(_ x: Int, _ y: Int) {
-        guard var d = drag, x != d.startWindow.x || y != d.startWindow.y || d.moved else { return }
-        let s = layout.scale
-        let p0 = d.start[handle: d.handle]
-        let p = Point(((p0.x + Double(x - d.startWindow.x) / s) * 10).rounded() / 10,
-                      ((p0.y + Double(y - d.startWindow.y) / s) * 10).rounded() / 10)
-        guard p.isFinite else { return }
-        var pts = d.start
-        // A center never set stays unset (it follows the corners); one
-        // that was set stays where it is when a corner moves.
-        pts[handle: d.handle] = p
-        guard pts != currentPoints(d.origin) else { return }
-        setPoints(d.origin, pts)
-        d.moved = true
-        drag = d
-        editsPending = true
-        if editInputTime == nil { editInputTime = clock.now() }
-    }
-
-    private func endDrag() {
-        guard let d = drag else { return }
-        drag = nil
-        guard d.moved, let p = currentPoints(d.origin) else { return }
-        undo.append(d.before)
-        let names = ["lt", "rt", "rb", "lb", "center"]
-        let name = names[max(0, min(4, d.handle))]
-        let v = p[handle: d.handle]
-        say("\(name) moved to (\(SketchSource.format(v.x)), \(SketchSource.format(v.y))) of \(describe(d.origin)); Ctrl+S saves, Ctrl+Z undoes")
-        if options.verbose { printError("studio: dragged \(name) of \(describe(d.origin)) to \(SketchSource.format(v.x)),\(SketchSource.format(v.y))") }
-    }
-
-    private func describe(_ kind: SketchOrigin.Kind) -> String {
-        switch kind {
-        case .call(let n):
-            return session.sketchCalls.indices.contains(n) ? "the sketch of line \(session.sketchCalls[n].line ?? 0)" : "a sketch"
-        case .added(let i): return "added sketch \(i + 1)"
-        }
-    }
-
-    private func setPoints(_ kind: SketchOrigin.Kind, _ p: SketchPoints) {
-        switch kind {
-        case .call(let n): session.sketchOverrides[n] = p
-        case .added(let i): if session.addedSketches.indices.contains(i) { session.addedSketches[i] = p }
-        }
-    }
-
-    /// Runs the scene with the edits (once per batch of input).
-    private func applyEdits() {
-        requestRun()
-        dirty = true
-    }
-
-    private func addSketch() {
-        guard session.clip != nil else { fail("cannot add: the scene failed"); return }
-        let r = layout.imageRect
-        let p = mouse.flatMap { layout.imagePoint($0.x, $0.y) }
-            ?? layout.imagePointUnclamped(r.x + r.w / 2, r.y + r.h / 2)
-        let c = Point((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10)
-        undo.append(edits)
-        session.addedSketches.append(.square(centeredAt: c))
-        editsPending = true
-        if editInputTime == nil { editInputTime = clock.now() }
-        say("added a 90x90 sketch at (\(SketchSource.format(c.x)), \(SketchSource.format(c.y))); Ctrl+S saves, Ctrl+Z undoes")
-        if options.verbose { printError("studio: added a sketch at \(SketchSource.format(c.x)),\(SketchSource.format(c.y))") }
-    }
-
-    private func undoLast() {
-        drag = nil
-        guard let last = undo.popLast() else { say("nothing to undo"); return }
-        session.sketchOverrides = last.overrides
-        session.addedSketches = last.added
-        editsPending = true
-        if editInputTime == nil { editInputTime = clock.now() }
-        say(undo.isEmpty ? "undone: no unsaved edits" : "undone (\(undo.count) more)")
-        if options.verbose { printError("studio: undone (\(undo.count) left)") }
-    }
-
-    private func save() {
-        guard session.hasUnsavedEdits else { say("nothing to save"); return }
-        drag = nil
-        do {
-            let r = try session.saveEdits(runAfter: false)
-            undo.removeAll()
-            // The file written is not a change to reload for; the saved
-            // scene runs off the window thread.
-            watch.reset(extra: session.inputs)
-            requestRun()
-            let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
-                        r.added > 0 ? "\(r.added) added" : nil].compactMap { $0 }.joined(separator: ", ")
-            say("saved \(sceneName): \(what)")
-            printError("studio: saved \(options.session.scenePath) (\(what))")
-        } catch {
-            fail("\(error)")
-            printError("wobble-run: \(error)")
-        }
-        dirty = true
-    }
-
     private func scrub(_ x: Int) {
         let length = max(clipLength, 0)
         guard length > 0 else { return }
@@ -680,22 +485,9 @@ final class StudioApp {
     /// event), else at the playhead's time.
     private func perform(_ raw: PerformedEvent.Action) {
         guard session.clip != nil else { fail("nothing to poke: the scene failed"); return }
-        let action = Take.rounded(raw)
-        let event: PerformedEvent
-        let when: String
-        if var r = recording {
-            let ms = max(0, Int(((transport.recordedSeconds ?? 0) * 1000).rounded()))
-            r.take.events.append((ms, action))
-            recording = r
-            event = Take.performed(milliseconds: ms, action: action)
-            when = "+\(fmt3(Double(ms) / 1000)) s"
-        } else {
-            let t = (playhead * 1000).rounded() / 1000
-            event = PerformedEvent(time: t, action: action)
-            when = "\(fmt3(t)) s"
-        }
+        let (event, when) = recorder.event(for: raw, recordedSeconds: transport.recordedSeconds ?? 0, playhead: playhead)
         let what: String
-        switch action {
+        switch event.action {
         case .touch(let a, let b): what = "touch(\(fmt1(a.x)), \(fmt1(a.y)), \(fmt1(b.x)), \(fmt1(b.y)))"
         case .shake(let ax, let ay): what = "shake(\(fmt3(ax)), \(fmt3(ay)))"
         }
@@ -709,9 +501,8 @@ final class StudioApp {
     }
 
     private func toggleRecording() {
-        if let r = recording {
-            recording = nil
-            writeTake(r, seconds: transport.stopRecording() ?? 0)
+        if recorder.isRecording {
+            recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName)
             return
         }
         guard session.clip != nil else { fail("cannot record: the scene failed"); return }
@@ -719,35 +510,13 @@ final class StudioApp {
             session.setPerformed([])
             requestRun()
         }
-        recording = Recording()
+        recorder.start(scriptedEnd: session.scriptedDuration)
         transport.startRecording(from: session.scriptedDuration)
-        say("recording from the end of the clip: poke and shake; R writes the take")
-        if options.verbose { printError("studio: recording from \(fmt3(session.scriptedDuration)) s") }
-    }
-
-    private func writeTake(_ r: Recording, seconds: Double) {
-        guard !r.take.events.isEmpty else {
-            say("take: nothing performed, nothing written")
-            return
-        }
-        do {
-            let path = try r.take.write(scenePath: options.session.scenePath, recordedSeconds: seconds,
-                                        options: options.session)
-            say("wrote \(path) (\(r.take.events.count) event\(r.take.events.count == 1 ? "" : "s"))")
-            printError("studio: wrote \(path)")
-        } catch {
-            fail("take not written (the performance is on stderr): \(error)")
-            printError("wobble-run: take not written: \(error)")
-            // Nothing performed is lost: the block the take would end with.
-            let block = r.take.block(sceneName: sceneName)
-            printError("studio: the performance, to add at the end of \(sceneName):\n" + (block.hasSuffix("\n") ? String(block.dropLast()) : block))
-        }
     }
 
     private func finishRecordingOnQuit() {
-        guard let r = recording else { return }
-        recording = nil
-        writeTake(r, seconds: transport.stopRecording() ?? 0)
+        guard recorder.isRecording else { return }
+        recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName)
     }
 
     // MARK: Presenting
@@ -755,291 +524,30 @@ final class StudioApp {
     private func present() {
         guard let window else { return }
         let k = currentIndex
-        let state = session.frameState(k)
-        let key = (session.generation, handles)
-        let handleShapes = handles ? session.handleShapes(atFrame: k) : []
-        let shapes = handleShapes.map(\.shape)
-        let locked = handleShapes.map { !isEditable($0.origin) }
-        let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
-        guard dirty || frameChanged || k != presentedIndex else { return }
-        let t0 = clock.now()
-        if opaqueChecked != session.generation, let img = session.image {
-            opaqueChecked = session.generation
-            imageOpaque = !stride(from: 3, to: img.pixels.count, by: 4).contains { img.pixels[$0] != 255 }
-        }
-        // The handles: a sparse layer (their pixels only), made again only
-        // when the shapes change.
-        if let m = session.mapping, shapes != overlayShapes || locked != overlayLocked
-            || overlayLayer.map({ $0.width != m.outputWidth || $0.height != m.outputHeight }) ?? false {
-            overlayLocked = locked
-            overlayLayer = shapes.isEmpty ? nil : Compositor.layer(shapes, locked: locked, mapping: m)
-            overlay = nil
-            overlayShapes = shapes
-            overlayRebuilt = true
-        }
-        var t1 = clock.now()
-        var t2 = t1
-        if let state, let r = directRenderer(for: state) {
-            // Straight into the window: what changed since the last frame
-            // (the regions' boxes), everything after a change of scene,
-            // handles or path.
-            let full = !presentedDirect || key != presentedKey || overlayRebuilt || shapes != presentedShapes
-            let chrome = drawChrome(index: k)
-            t2 = clock.now()
-            t1 = t2
-            do {
-                try window.present(imageAt: (layout.imageRect.x, layout.imageRect.y), chrome: chrome, chromeY: layout.chromeY) { place, cleared in
-                    if frameChanged || cleared || full {
-                        try r.present(state, at: place, overlay: overlayLayer, full: full || cleared)
-                    }
-                }
-                presentedDirect = true
-                overlayRebuilt = false
-                presentedShapes = shapes
-                frame = nil
-            } catch {
-                r.invalidatePresented()
-                presentedDirect = false
-                fail("render: \(error)")
-                printError("\(error)")
-            }
-        } else {
-            // Only the regions change between frames of one run: the window
-            // uploads just their boxes (this frame's and the last one's).
-            var changedBoxes: [PixelBox]? = nil
-            if frameChanged || presentedDirect, let state {
-                do {
-                    var img = try session.render(state)
-                    if overlay == nil { overlay = overlayLayer.map { SparseOverlay($0) } }
-                    overlay?.blend(into: &img)
-                    if !presentedDirect, key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn,
-                       shapes == presentedShapes, !overlayRebuilt, img.width == presentedSize.0, img.height == presentedSize.1,
-                       let m = session.mapping {
-                        changedBoxes = PixelBox.covering(state.regions + last.regions, mapping: m)
-                    }
-                    presentedSize = (img.width, img.height)
-                    presentedShapes = shapes
-                    overlayRebuilt = false
-                    frame = img
-                } catch {
-                    fail("render: \(error)")
-                    frame = nil
-                }
-            }
-            if session.clip == nil {
-                // No clip yet (the scene failed on open): say so in the picture's place.
-                let r = layout.imageRect
-                var c = Canvas(width: r.w, height: r.h, color: (40, 40, 44))
-                c.text("The scene did not run:", x: 12, y: 12, (235, 235, 235))
-                c.text(message, x: 12, y: 12 + StudioFont.cellHeight + 4, (255, 110, 110), maxX: r.w - 12)
-                c.text("Fix it and save: the studio runs it again.", x: 12, y: 12 + 3 * (StudioFont.cellHeight + 4), (170, 200, 170))
-                frame = c.image
-            }
-            t1 = clock.now()
-            let chrome = drawChrome(index: k)
-            t2 = clock.now()
-            do {
-                try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged || presentedDirect,
-                                   frameDirty: changedBoxes, frameRect: layout.imageRect, chrome: chrome, chromeY: layout.chromeY)
-            } catch {
-                printError("\(error)")
-            }
-            presentedDirect = false
-        }
-        if options.profile {
-            let t3 = clock.now()
-            profile.0 += t1 - t0; profile.1 += t2 - t1; profile.2 += t3 - t2; profile.3 += 1
-            profileWorst = max(profileWorst, t3 - t0)
-            if profile.3 == 60 {
-                printError(String(format: "studio: profile ms/frame: render %.1f, chrome %.1f, present %.1f; worst frame %.1f; %d skipped",
-                                  profile.0 * 1000 / 60, profile.1 * 1000 / 60, profile.2 * 1000 / 60, profileWorst * 1000,
-                                  profileSkipped))
-                profile = (0, 0, 0, 0)
-                profileWorst = 0
-                profileSkipped = 0
-            }
-            if playing, presentedIndex >= 0, k > presentedIndex + 1 { profileSkipped += k - presentedIndex - 1 }
-        }
-        presentedState = state
-        presentedKey = key
-        presentedIndex = k
-        presentedCount += 1
+        guard presenter.present(into: window, frame: k, handles: handles, layout: layout, dirty: dirty, playing: playing,
+                                message: { [unowned self] in message }, isEditable: { [unowned self] in editor.isEditable($0) },
+                                chrome: { [unowned self] in drawChrome(index: $0) }, fail: { [unowned self] in fail($0) }) else { return }
         dirty = false
-        if let t = editInputTime, !editsPending, !session.isRunning {
-            editInputTime = nil
+        if let t = editor.editInputTime, !editor.editsPending, !session.isRunning {
+            editor.editInputTime = nil
             let ms = (clock.now() - t) * 1000
             editLatencies.append(ms)
             if options.verbose { printError("studio: edit shown \(fmt1(ms)) ms after the input") }
         }
         if options.verbose {
-            printError("studio: frame \(k) presented (run \(session.generation)\(playing ? "" : ", paused")\(recording != nil ? ", recording" : ""))")
+            printError("studio: frame \(k) presented (run \(session.generation)\(playing ? "" : ", paused")\(recorder.isRecording ? ", recording" : ""))")
         }
-    }
-
-    /// The renderer, when this frame can be drawn by it straight into the
-    /// window: GLES in the window's context, the frame 1:1 in the image
-    /// area, an opaque image (the window has no checkerboard then) and no
-    /// overlay of the scene's own (that one is composited on the CPU).
-    private func directRenderer(for state: FrameState) -> GLESRenderer? {
-        guard directWanted, session.clip != nil, !state.overlayOn, imageOpaque, let window, window.drawableMatchesWindow,
-              let current = try? session.frameRenderer(), let r = windowRenderer, current === r, r.drawsInWindow,
-              r.mapping.outputWidth == layout.imageRect.w, r.mapping.outputHeight == layout.imageRect.h else { return nil }
-        return r
     }
 
     private func drawChrome(index k: Int) -> RGBAImage {
-        var c = Canvas(width: layout.windowWidth, height: Layout.chromeHeight, color: (28, 28, 30))
-        let w = layout.windowWidth
-        // Timeline.
-        let (tx, tw) = (Layout.timelinePad, max(1, w - 2 * Layout.timelinePad))
-        c.fill(x: tx, y: 4, w: tw, h: 12, (64, 64, 70))
-        let fps = session.clip?.fps ?? 30
-        let length = max(clipLength, recording != nil ? playhead : 0)
-        if length > 0 {
-            func x(_ t: Double) -> Int { tx + Int((min(max(t / length, 0), 1) * Double(tw - 1)).rounded()) }
-            c.fill(x: tx, y: 4, w: x(playhead) - tx, h: 12, recording != nil ? (170, 50, 50) : (70, 110, 180))
-            if session.scriptedDuration < length - 1e-9 {
-                c.fill(x: x(session.scriptedDuration), y: 2, w: 1, h: 16, (220, 220, 220))
-            }
-            for e in session.performed {
-                let t = e.anchor == .start ? e.time : session.scriptedDuration + e.time
-                c.fill(x: x(t) - 1, y: 4, w: 3, h: 4, (250, 200, 60))
-            }
-            if let r = recording {
-                for e in r.take.events {
-                    c.fill(x: x(session.scriptedDuration + Double(e.milliseconds) / 1000) - 1, y: 4, w: 3, h: 4, (250, 200, 60))
-                }
-            }
-            c.fill(x: x(playhead) - 1, y: 1, w: 3, h: 18, (255, 255, 255))
-        }
-        // Status.
-        let frames = session.clip?.frameCount ?? 0
-        let mode: String
-        if recording != nil {
-            mode = "REC +\(String(format: "%.1f", playhead - session.scriptedDuration)) s"
-        } else {
-            mode = (playing ? "playing" : "paused") + (session.hasUnsavedEdits ? "  unsaved edits" : "")
-        }
-        let line1 = "frame \(k)/\(frames)  \(String(format: "%.3f", Double(k) / fps)) s  \(mode)"
-        let y1 = 22, y2 = 22 + StudioFont.cellHeight + 2
-        let end = c.text(line1, x: Layout.timelinePad, y: y1, recording != nil ? (255, 120, 120) : (235, 235, 235))
-        let hint = "Space  </>  Home  H  R  A  Ctrl+S  Ctrl+Z  drag: handle/poke"
-        let hx = w - Layout.timelinePad - hint.count * StudioFont.cellWidth
-        if hx > end + 20 { c.text(hint, x: hx, y: y1, (130, 130, 140)) }
-        var msg = message
-        let room = Canvas.fits(from: Layout.timelinePad, to: w - Layout.timelinePad)
-        if msg.count > room { msg = String(msg.prefix(max(0, room - 3))) + "..." }
-        c.text(msg, x: Layout.timelinePad, y: y2, messageIsError ? (255, 110, 110) : (170, 200, 170))
-        return c.image
-    }
-}
-
-/// A box of image pixels.
-struct PixelBox: Equatable {
-    var x: Int, y: Int, w: Int, h: Int
-
-    /// The pixels one region can change: its corners' box, a pixel
-    /// wider, clipped to the image (the whole image for a region with a
-    /// non-finite corner); nil when nothing of it is inside.
-    static func of(_ r: RegionFrame, mapping m: OutputMapping) -> PixelBox? {
-        let width = m.outputWidth, height = m.outputHeight
-        let sx = m.scaleX, sy = m.scaleY
-        let b = Rect(minX: r.shape.bbox.minX / sx, minY: r.shape.bbox.minY / sy,
-                     maxX: r.shape.bbox.maxX / sx, maxY: r.shape.bbox.maxY / sy)
-        guard b.minX.isFinite, b.minY.isFinite, b.maxX.isFinite, b.maxY.isFinite else {
-            return PixelBox(x: 0, y: 0, w: width, h: height)
-        }
-        func clampInt(_ v: Double, _ hi: Int) -> Int { Int(min(max(v, 0), Double(hi))) }
-        let x0 = clampInt((b.minX - 2).rounded(.down), width), y0 = clampInt((b.minY - 2).rounded(.down), height)
-        let x1 = clampInt((b.maxX + 2).rounded(.up), width), y1 = clampInt((b.maxY + 2).rounded(.up), height)
-        guard x1 > x0, y1 > y0 else { return nil }
-        return PixelBox(x: x0, y: y0, w: x1 - x0, h: y1 - y0)
-    }
-
-    /// The boxes of the pixels the regions can change, one per region
-    /// (equal ones once); beyond `limit` boxes, their union.
-    static func covering(_ regions: [RegionFrame], width: Int, height: Int, limit: Int = 8) -> [PixelBox] {
-        covering(regions, mapping: OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height),
-                 limit: limit)
-    }
-
-    /// The same in the output pixels of `mapping` (a frame rendered smaller
-    /// than the source).
-    static func covering(_ regions: [RegionFrame], mapping: OutputMapping, limit: Int = 8) -> [PixelBox] {
-        var boxes: [PixelBox] = []
-        for r in regions {
-            if let b = of(r, mapping: mapping), !boxes.contains(b) { boxes.append(b) }
-        }
-        guard boxes.count > limit, let first = boxes.first else { return boxes }
-        var u = first
-        for b in boxes.dropFirst() {
-            let x1 = max(u.x + u.w, b.x + b.w), y1 = max(u.y + u.h, b.y + b.h)
-            u.x = min(u.x, b.x); u.y = min(u.y, b.y)
-            u.w = x1 - u.x; u.h = y1 - u.y
-        }
-        return [u]
-    }
-}
-
-/// Where things are in the window: the image area on top (1:1 when it
-/// fits on the screen, else scaled down uniformly; centred when the window
-/// is wider), the chrome (timeline, two status lines) below it.
-struct Layout {
-    static let chromeHeight = 56
-    static let minWidth = 480
-    static let timelinePad = 8
-
-    let windowWidth: Int
-    let windowHeight: Int
-    let imageRect: (x: Int, y: Int, w: Int, h: Int)
-    let scale: Double
-    var chromeY: Int { imageRect.y + imageRect.h }
-
-    /// The layout inside a window of a given size: the picture fitted
-    /// into it above the chrome (scaled down, never up), centred across.
-    init(imageWidth iw: Int, imageHeight ih: Int, window: (width: Int, height: Int)) {
-        let iw = max(1, iw), ih = max(1, ih)
-        let ww = max(1, window.width), wh = max(1, window.height)
-        let s = min(1, Double(ww) / Double(iw), Double(max(1, wh - Layout.chromeHeight)) / Double(ih))
-        let w = max(1, Int((Double(iw) * s).rounded(.down))), h = max(1, Int((Double(ih) * s).rounded(.down)))
-        scale = s
-        windowWidth = ww
-        windowHeight = wh
-        imageRect = (max(0, (ww - w) / 2), 0, w, h)
-    }
-
-    init(imageWidth iw: Int, imageHeight ih: Int, screen: (width: Int, height: Int)?) {
-        let iw = max(1, iw), ih = max(1, ih)
-        var s = 1.0
-        if let screen {
-            let maxW = Double(max(64, screen.width - 16)), maxH = Double(max(64, screen.height - Layout.chromeHeight - 48))
-            s = min(1, maxW / Double(iw), maxH / Double(ih))
-        }
-        let w = max(1, Int((Double(iw) * s).rounded())), h = max(1, Int((Double(ih) * s).rounded()))
-        scale = s
-        windowWidth = max(w, Layout.minWidth)
-        windowHeight = h + Layout.chromeHeight
-        imageRect = ((windowWidth - w) / 2, 0, w, h)
-    }
-
-    func timelineContains(_ x: Int, _ y: Int) -> Bool {
-        y >= chromeY && y < chromeY + 20
-    }
-
-    func timelineFraction(_ x: Int) -> Double {
-        let w = max(1, windowWidth - 2 * Layout.timelinePad)
-        return min(max(Double(x - Layout.timelinePad) / Double(w), 0), 1)
-    }
-
-    /// The image point under window pixel `(x, y)`'s centre, nil outside the image area.
-    func imagePoint(_ x: Int, _ y: Int) -> Point? {
-        let r = imageRect
-        guard x >= r.x, x < r.x + r.w, y >= r.y, y < r.y + r.h else { return nil }
-        return imagePointUnclamped(x, y)
-    }
-
-    func imagePointUnclamped(_ x: Int, _ y: Int) -> Point {
-        Point((Double(x - imageRect.x) + 0.5) / scale, (Double(y - imageRect.y) + 0.5) / scale)
+        let scripted = session.scriptedDuration
+        return Chrome(
+            width: layout.windowWidth, frame: k, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30,
+            playhead: playhead, clipLength: clipLength, scriptedDuration: scripted,
+            marks: session.performed.map { $0.anchor == .start ? $0.time : scripted + $0.time }
+                + (recorder.take?.events.map { scripted + Double($0.milliseconds) / 1000 } ?? []),
+            recording: recorder.isRecording, playing: playing, unsavedEdits: session.hasUnsavedEdits,
+            message: message, messageIsError: messageIsError).image
     }
 }
 

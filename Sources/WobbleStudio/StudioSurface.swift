@@ -25,7 +25,7 @@ protocol StudioSurface: AnyObject {
     /// A frame whose image area `drawImage` draws itself in the window's
     /// context, then the chrome at `(0, chromeY)`.
     func present(imageAt rect: (x: Int, y: Int), chrome: RGBAImage, chromeY: Int,
-                 drawImage: (WindowPlacement, _ full: Bool) throws -> Void) throws
+                 drawImage: (DrawTarget, _ full: Bool) throws -> Void) throws
     /// `frame` (nil: a plain dark area) into `frameRect`, `chrome` at
     /// `(0, chromeY)`; `frameChanged` false reuses the last frame,
     /// `frameDirty` the boxes that changed since it.

@@ -9,12 +9,27 @@ import WobbleRender
 /// A studio surface for in-process tests: it hands out scripted inputs at
 /// times of a manual clock, lets that clock pass by the time the studio
 /// would have waited (nothing sleeps), and records every frame presented.
+/// A run of the scene takes no manual time: before each wait the surface
+/// lets the run in flight finish (`settle`).
 final class FakeSurface: StudioSurface {
     let clock: ManualClock
     /// Inputs and the clock time from which each is delivered.
     var script: [(at: Double, input: StudioInput)]
+    /// Things the test does (write a file, ...) at clock times, before
+    /// the inputs due then.
+    var actions: [(at: Double, run: () -> Void)] = []
+    /// While this answers true, no scripted input or action is delivered
+    /// (the clock goes on passing): something the studio waits for on wall
+    /// time (the file watcher's quiet period) is awaited, a millisecond of
+    /// wall time per wait.
+    var holdWhile: (() -> Bool)?
+    private var holdingSince: Date?
+    /// Lets the scene's run in flight finish (set by `runStudio`).
+    var settle: () -> Void = {}
     /// Every frame presented and the clock time it was presented at.
     private(set) var frames: [(at: Double, image: RGBAImage?)] = []
+    /// The chrome presented with each frame.
+    private(set) var chromes: [(at: Double, image: RGBAImage)] = []
     private(set) var size: (Int, Int)
 
     init(clock: ManualClock, width: Int, height: Int, script: [(at: Double, input: StudioInput)]) {
@@ -24,16 +39,39 @@ final class FakeSurface: StudioSurface {
     }
 
     func events(timeoutMs: Int) -> [StudioInput] {
+        settle()
+        if let hold = holdWhile {
+            holdingSince = holdingSince ?? Date()
+            if hold(), Date().timeIntervalSince(holdingSince ?? Date()) < 20 {
+                usleep(1000)
+                clock.t += max(Double(timeoutMs), 1) / 1000
+                return []
+            }
+            XCTAssertFalse(hold(), "what the script waited for did not come in 20 s")
+            holdWhile = nil
+            holdingSince = nil
+        }
+        while let a = actions.first, a.at <= clock.t {
+            actions.removeFirst()
+            a.run()
+            if holdWhile != nil { return [] }
+        }
         if let next = script.first, next.at <= clock.t {
             script.removeFirst()
             return [next.input]
         }
         // The wait passes on the manual clock (at least a millisecond, so
-        // that time goes on), but not past the next scripted input.
+        // that time goes on), but never past the next scripted input or
+        // action: each comes at its exact time.
         var t = clock.t + max(Double(timeoutMs), 1) / 1000
-        if let next = script.first { t = min(t, max(next.at, clock.t + 0.001)) }
+        for next in [script.first?.at, actions.first?.at].compactMap({ $0 }) where next > clock.t { t = min(t, next) }
         clock.t = t
         return []
+    }
+
+    /// The last picture presented before clock time `t`.
+    func picture(before t: Double) -> RGBAImage? {
+        frames.last { $0.at < t && $0.image != nil }?.image
     }
 
     func invalidate() {}
@@ -44,49 +82,71 @@ final class FakeSurface: StudioSurface {
     var drawableMatchesWindow: Bool { true }
     func makeCurrent() throws {}
     func present(imageAt rect: (x: Int, y: Int), chrome: RGBAImage, chromeY: Int,
-                 drawImage: (WindowPlacement, _ full: Bool) throws -> Void) throws {
+                 drawImage: (DrawTarget, _ full: Bool) throws -> Void) throws {
         XCTFail("a fake surface has no GL context: frames come through present(frame:)")
     }
     func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
                  frameRect: (x: Int, y: Int, w: Int, h: Int), chrome: RGBAImage, chromeY: Int) throws {
         frames.append((clock.t, frame))
+        chromes.append((clock.t, chrome))
     }
 }
 
-/// The studio in-process: the real `StudioApp` over a fake surface and a
-/// manual clock, its frames compared with the headless tool's.
-final class StudioInProcessTests: XCTestCase {
+/// What the in-process studio tests share: a sandbox, headless renders to
+/// compare with, the real `StudioApp` run over a fake surface on a manual
+/// clock (CPU backend).
+class InProcessStudioCase: XCTestCase {
     var box: Sandbox!
 
     override func setUpWithError() throws {
         box = try Sandbox()
     }
 
-    /// The headless CPU render of `scene`, frame by frame.
-    func headlessFrames(_ scene: String, count: Int) throws -> [RGBAImage] {
-        let r = try Tool.run([scene, "--backend", "cpu", "-q", "-o", "frames/"], cwd: box.url)
+    /// The headless CPU render of `scene`, frame by frame (into `folder`).
+    func headlessFrames(_ scene: String, count: Int, folder: String = "frames") throws -> [RGBAImage] {
+        let r = try Tool.run([scene, "--backend", "cpu", "--frames", "0-\(count - 1)", "-q", "-o", folder + "/"], cwd: box.url)
         XCTAssertEqual(r.status, 0, r.stderr)
-        return try (0..<count).map { try ImageIO.load(path: box.path(String(format: "frames/frame_%05d.png", $0))) }
+        return try (0..<count).map { try ImageIO.load(path: box.path(String(format: "\(folder)/frame_%05d.png", $0))) }
     }
 
-    func runStudio(_ scene: String, clock: ManualClock, script: [(at: Double, input: StudioInput)]) throws -> (status: Int32, surface: FakeSurface) {
+    func read(_ name: String) throws -> String { try String(contentsOfFile: box.path(name), encoding: .utf8) }
+
+    /// The window-pixel image area of a picture this size on a 1920x1080 screen.
+    func imageArea(_ w: Int, _ h: Int) -> (x: Int, y: Int, w: Int, h: Int) {
+        Layout(imageWidth: w, imageHeight: h, screen: (1920, 1080)).imageRect
+    }
+
+    /// Runs the studio on `scene` until the script quits it; `prepare`
+    /// sees the surface (and the app) before the first wait.
+    func runStudio(_ scene: String, clock: ManualClock, script: [(at: Double, input: StudioInput)],
+                   prepare: @escaping (FakeSurface, StudioApp) -> Void = { _, _ in }) throws -> (status: Int32, surface: FakeSurface, app: StudioApp) {
         var session = SessionOptions(scenePath: box.path(scene))
         session.backend = .cpu
         let options = Studio.Options(session: session)
         var surface: FakeSurface?
+        var app: StudioApp?
         let factory = SurfaceFactory(
             usableBounds: { (1920, 1080) },
             open: { _, w, h, _ in
                 let s = FakeSurface(clock: clock, width: w, height: h, script: script)
+                if let app {
+                    s.settle = { [unowned app] in XCTAssertTrue(app.session.waitForRun(upTo: 60), "a run of the scene did not end") }
+                    prepare(s, app)
+                }
                 surface = s
                 return s
             },
             onDisplayLost: { _ in })
-        let app = try StudioApp(options: options, clock: clock, surfaces: factory)
-        let status = app.run()
-        return (status, try XCTUnwrap(surface))
+        let made = try StudioApp(options: options, clock: clock, surfaces: factory)
+        app = made
+        let status = made.run()
+        return (status, try XCTUnwrap(surface), made)
     }
+}
 
+/// The studio in-process: the real `StudioApp` over a fake surface and a
+/// manual clock, its frames compared with the headless tool's.
+final class StudioInProcessTests: InProcessStudioCase {
     func testPlaysPausesStepsAndSeeksShowingTheHeadlessFrames() throws {
         try box.writeImage("img.png", Sandbox.pattern(width: 40, height: 30))
         // 10 fps, 12 frames, the region moving all the time.
@@ -102,7 +162,7 @@ final class StudioInProcessTests: XCTestCase {
         for i in 1..<expected.count { XCTAssertNotEqual(expected[i], expected[i - 1], "frame \(i) moves") }
         let clock = ManualClock()
         let t0 = clock.t
-        let (status, surface) = try runStudio("s.lua", clock: clock, script: [
+        let (status, surface, _) = try runStudio("s.lua", clock: clock, script: [
             (t0, .key(.h, shift: false, ctrl: false)),          // handles off: the bare frame
             (t0 + 0.35, .key(.space, shift: false, ctrl: false)),  // pause on frame 3
             (t0 + 0.8, .key(.right, shift: false, ctrl: false)),   // one frame on: 4
@@ -148,7 +208,7 @@ final class StudioInProcessTests: XCTestCase {
         XCTAssertEqual(area.w, 120)
         let clock = ManualClock()
         let t0 = clock.t
-        let (status, _) = try runStudio("s.lua", clock: clock, script: [
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
             (t0 + 0.1, .key(.r, shift: false, ctrl: false)),
             (t0 + 0.35, .mouseDown(x: area.x + 35, y: area.y + 30)),
             (t0 + 0.4, .mouseUp(x: area.x + 45, y: area.y + 40)),
@@ -183,7 +243,7 @@ final class StudioInProcessTests: XCTestCase {
         let a = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080)).imageRect
         let clock = ManualClock()
         let t0 = clock.t
-        let (status, _) = try runStudio("s.lua", clock: clock, script: [
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
             (t0 + 0.10, .mouseDown(x: a.x + 10, y: a.y + 10)),   // lt
             (t0 + 0.15, .mouseMove(x: a.x + 15, y: a.y + 12)),
             (t0 + 0.20, .mouseUp(x: a.x + 20, y: a.y + 15)),

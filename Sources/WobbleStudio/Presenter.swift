@@ -1,0 +1,187 @@
+import Foundation
+import WobbleCore
+import WobbleEngine
+import WobbleRender
+import WobbleSystem
+
+/// Puts the studio's frames into its window: drawn by the GLES renderer
+/// straight into the window's back buffer when it can, else rendered,
+/// composited with the handles layer and uploaded (just the boxes that
+/// changed); the chrome below. It remembers what it presented, so that an
+/// unchanged frame is not drawn again, and profiles the frames (`--profile`).
+final class Presenter {
+    private let session: LiveSession
+    private let clock: StudioClock
+    private let profiling: Bool
+
+    /// The frame last presented (-1: none yet), and how many were.
+    private(set) var presentedIndex = -1
+    private var presentedState: FrameState?
+    private var presentedKey: (generation: Int, handles: Bool) = (-1, true)
+    private(set) var presentedCount = 0
+    private var profile = (0.0, 0.0, 0.0, 0)
+    private var profileWorst = 0.0
+    private var profileSkipped = 0
+    private var frame: RGBAImage?
+    /// Whether the session's image has no transparent pixel (then the
+    /// window copies the frame without a checkerboard behind it).
+    private var imageOpaque = true
+    private var opaqueChecked: Int = -1
+    /// The handles layer (the GLES renderer blends it in the window) and
+    /// the shapes it shows.
+    private var overlayLayer: RGBAImage?
+    /// Its visible pixels, for blending on the CPU (the texture path only):
+    /// made from the layer when first needed.
+    private var overlay: SparseOverlay?
+    /// The overlay was made again since the last frame was presented.
+    private var overlayRebuilt = false
+    /// Whether the last frame was drawn by the renderer straight into the
+    /// window (else: read back, composited, uploaded as a texture).
+    private var presentedDirect = false
+    /// Frames drawn straight into the window when the renderer can
+    /// (`WOBBLE_STUDIO_DIRECT=0`: always through a texture, for comparison).
+    let directWanted = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_DIRECT"] != "0"
+    private var overlayShapes: [RegionShape]?
+    private var overlayLocked: [Bool] = []
+    private var presentedShapes: [RegionShape]?
+    /// The renderer the studio made in its window's context (the session
+    /// owns it; kept here typed, so presenting needs no downcast).
+    weak var windowRenderer: GLESRenderer?
+    private var presentedSize = (0, 0)
+
+    init(session: LiveSession, clock: StudioClock, profile: Bool) {
+        self.session = session
+        self.clock = clock
+        profiling = profile
+    }
+
+    /// Presents frame `k` (with the handles when `handles`, the sketches
+    /// `isEditable` says are not drawn locked) and the chrome into `window`,
+    /// when something changed since the last present (or `dirty`); true
+    /// when it did. Render errors go to `fail`.
+    func present(into window: any StudioSurface, frame k: Int, handles: Bool, layout: Layout, dirty: Bool, playing: Bool,
+                 message: () -> String, isEditable: (SketchOrigin?) -> Bool, chrome drawChrome: (Int) -> RGBAImage,
+                 fail: (String) -> Void) -> Bool {
+        let state = session.frameState(k)
+        let key = (session.generation, handles)
+        let handleShapes = handles ? session.handleShapes(atFrame: k) : []
+        let shapes = handleShapes.map(\.shape)
+        let locked = handleShapes.map { !isEditable($0.origin) }
+        let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
+        guard dirty || frameChanged || k != presentedIndex else { return false }
+        let t0 = clock.now()
+        if opaqueChecked != session.generation, let img = session.image {
+            opaqueChecked = session.generation
+            imageOpaque = !stride(from: 3, to: img.pixels.count, by: 4).contains { img.pixels[$0] != 255 }
+        }
+        // The handles: a sparse layer (their pixels only), made again only
+        // when the shapes change.
+        if let m = session.mapping, shapes != overlayShapes || locked != overlayLocked
+            || overlayLayer.map({ $0.width != m.outputWidth || $0.height != m.outputHeight }) ?? false {
+            overlayLocked = locked
+            overlayLayer = shapes.isEmpty ? nil : Compositor.layer(shapes, locked: locked, mapping: m)
+            overlay = nil
+            overlayShapes = shapes
+            overlayRebuilt = true
+        }
+        var t1 = clock.now()
+        var t2 = t1
+        if let state, let r = directRenderer(for: state, window: window, layout: layout) {
+            // Straight into the window: what changed since the last frame
+            // (the regions' boxes), everything after a change of scene,
+            // handles or path.
+            let full = !presentedDirect || key != presentedKey || overlayRebuilt || shapes != presentedShapes
+            let chrome = drawChrome(k)
+            t2 = clock.now()
+            t1 = t2
+            do {
+                try window.present(imageAt: (layout.imageRect.x, layout.imageRect.y), chrome: chrome, chromeY: layout.chromeY) { place, cleared in
+                    if frameChanged || cleared || full {
+                        try r.draw(state, into: place, overlay: overlayLayer, full: full || cleared)
+                    }
+                }
+                presentedDirect = true
+                overlayRebuilt = false
+                presentedShapes = shapes
+                frame = nil
+            } catch {
+                r.invalidateDrawn()
+                presentedDirect = false
+                fail("render: \(error)")
+                printError("\(error)")
+            }
+        } else {
+            // Only the regions change between frames of one run: the window
+            // uploads just their boxes (this frame's and the last one's).
+            var changedBoxes: [PixelBox]? = nil
+            if frameChanged || presentedDirect, let state {
+                do {
+                    var img = try session.render(state)
+                    if overlay == nil { overlay = overlayLayer.map { SparseOverlay($0) } }
+                    overlay?.blend(into: &img)
+                    if !presentedDirect, key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn,
+                       shapes == presentedShapes, !overlayRebuilt, img.width == presentedSize.0, img.height == presentedSize.1,
+                       let m = session.mapping {
+                        changedBoxes = PixelBox.covering(state.regions + last.regions, mapping: m)
+                    }
+                    presentedSize = (img.width, img.height)
+                    presentedShapes = shapes
+                    overlayRebuilt = false
+                    frame = img
+                } catch {
+                    fail("render: \(error)")
+                    frame = nil
+                }
+            }
+            if session.clip == nil {
+                // No clip yet (the scene failed on open): say so in the picture's place.
+                let r = layout.imageRect
+                var c = Canvas(width: r.w, height: r.h, color: (40, 40, 44))
+                c.text("The scene did not run:", x: 12, y: 12, (235, 235, 235))
+                c.text(message(), x: 12, y: 12 + StudioFont.cellHeight + 4, (255, 110, 110), maxX: r.w - 12)
+                c.text("Fix it and save: the studio runs it again.", x: 12, y: 12 + 3 * (StudioFont.cellHeight + 4), (170, 200, 170))
+                frame = c.image
+            }
+            t1 = clock.now()
+            let chrome = drawChrome(k)
+            t2 = clock.now()
+            do {
+                try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged || presentedDirect,
+                                   frameDirty: changedBoxes, frameRect: layout.imageRect, chrome: chrome, chromeY: layout.chromeY)
+            } catch {
+                printError("\(error)")
+            }
+            presentedDirect = false
+        }
+        if profiling {
+            let t3 = clock.now()
+            profile.0 += t1 - t0; profile.1 += t2 - t1; profile.2 += t3 - t2; profile.3 += 1
+            profileWorst = max(profileWorst, t3 - t0)
+            if profile.3 == 60 {
+                printError(String(format: "studio: profile ms/frame: render %.1f, chrome %.1f, present %.1f; worst frame %.1f; %d skipped",
+                                  profile.0 * 1000 / 60, profile.1 * 1000 / 60, profile.2 * 1000 / 60, profileWorst * 1000,
+                                  profileSkipped))
+                profile = (0, 0, 0, 0)
+                profileWorst = 0
+                profileSkipped = 0
+            }
+            if playing, presentedIndex >= 0, k > presentedIndex + 1 { profileSkipped += k - presentedIndex - 1 }
+        }
+        presentedState = state
+        presentedKey = key
+        presentedIndex = k
+        presentedCount += 1
+        return true
+    }
+
+    /// The renderer, when this frame can be drawn by it straight into the
+    /// window: GLES in the window's context, the frame 1:1 in the image
+    /// area, an opaque image (the window has no checkerboard then) and no
+    /// overlay of the scene's own (that one is composited on the CPU).
+    private func directRenderer(for state: FrameState, window: any StudioSurface, layout: Layout) -> GLESRenderer? {
+        guard directWanted, session.clip != nil, !state.overlayOn, imageOpaque, window.drawableMatchesWindow,
+              let current = try? session.frameRenderer(), let r = windowRenderer, current === r, r.drawsInCurrentContext,
+              r.mapping.outputWidth == layout.imageRect.w, r.mapping.outputHeight == layout.imageRect.h else { return nil }
+        return r
+    }
+}
