@@ -330,16 +330,9 @@ public final class LiveSession {
                 if let problem = LuaSyntax.problem(text, name: path) {
                     throw SaveError(message: "not saved: the rewritten scene does not compile: \(problem)")
                 }
-                let file = try AtomicFile(target: path)
-                do {
-                    try file.write(text)
-                    try file.commit(beforeRename: {
-                        guard (try? Posix.readFile(path)) == base else { throw changedOnDisk }
-                    })
-                } catch {
-                    file.abort()
-                    throw error
-                }
+                try AtomicFile.write(text, to: path, beforeRename: {
+                    guard (try? Posix.readFile(path)) == base else { throw changedOnDisk }
+                })
                 return edits
             }
         } catch let e as SaveError {

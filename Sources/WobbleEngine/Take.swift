@@ -108,14 +108,7 @@ public struct Take {
             }
         }
         let path = Take.freePath(scenePath: scenePath)
-        let file = try AtomicFile(target: path)
-        do {
-            try file.write(text + separator + Array(block.utf8))
-            try file.commit()
-        } catch {
-            file.abort()
-            throw error
-        }
+        try AtomicFile.write(text + separator + Array(block.utf8), to: path)
         return path
     }
 

@@ -91,15 +91,7 @@ public enum ImageIO {
     ///
     /// - Throws: `MediaError` naming `path` when it cannot be written.
     public static func writePNG(_ image: RGBAImage, to path: String) throws {
-        let bytes = try encodePNG(image)
-        let file = try AtomicFile(target: path)
-        do {
-            try file.write(bytes)
-            try file.commit()
-        } catch {
-            file.abort()
-            throw error
-        }
+        try AtomicFile.write(try encodePNG(image), to: path)
     }
 
     // MARK: - Internals

@@ -309,6 +309,20 @@ public final class AtomicFile {
         if folderFD >= 0 { close(folderFD) }
     }
 
+    /// Writes `bytes` as the whole new content of `path` by the commit
+    /// protocol above (`beforeRename` as in `commit`): the one way a file is
+    /// written in one piece (PNG files, takes, saved scenes, presets).
+    public static func write(_ bytes: [UInt8], to path: String, beforeRename: (() throws -> Void)? = nil) throws {
+        let file = try AtomicFile(target: path)
+        do {
+            try file.write(bytes)
+            try file.commit(beforeRename: beforeRename)
+        } catch {
+            file.abort()
+            throw error
+        }
+    }
+
     /// Appends bytes.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         try Posix.write(fd, bytes, shown: target)

@@ -116,14 +116,7 @@ struct PresetRun {
         // 4. The chosen file into place.
         let path = base.output ?? ""
         let bytes = try ImageIO.readFile(path: best.path)
-        let file = try AtomicFile(target: path)
-        do {
-            try file.write(bytes)
-            try file.commit()
-        } catch {
-            file.abort()
-            throw error
-        }
+        try AtomicFile.write(bytes, to: path)
         choice.level = best.level
         choice.bytes = bytes.count
         report.output = path
