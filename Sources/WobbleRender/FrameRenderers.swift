@@ -20,7 +20,14 @@ public enum FrameRenderers {
         case .gles:
             try TaskBudget.require(2, for: "a GLES render", hint: " (--backend cpu needs 1)")
             try TaskBudget.requireDescriptors(3, for: "a GLES render")
-            if let budget = TaskBudget.remaining(), budget.left < ProcessInfo.processInfo.activeProcessorCount + 8 {
+            // Under an address-space limit (`ulimit -v`) llvmpipe's threads
+            // (a stack and an LLVM arena each) fail to start and Mesa crashes
+            // or hangs: below 1.5 GiB left, it draws on the calling thread.
+            let fewThreads = TaskBudget.addressSpaceLeft().map { $0.left < 3 << 29 } ?? false
+            if let a = TaskBudget.addressSpaceLeft(), a.left < 256 << 20 {
+                throw MediaError("only \(a.left >> 20) MiB of address space are left (ulimit -v \(a.limit >> 10)); a GLES render needs about 256 MiB more (--backend cpu needs less)")
+            }
+            if fewThreads || (TaskBudget.remaining().map { $0.left < ProcessInfo.processInfo.activeProcessorCount + 8 } ?? false) {
                 // Too few for llvmpipe's thread per processor and Mesa's
                 // shader-cache thread: draw on the calling thread (unless the
                 // user chose otherwise).

@@ -87,4 +87,18 @@ public enum TaskBudget {
         guard let d = descriptorsLeft(), d.left < need else { return }
         throw MediaError("only \(d.left) more files may be opened here (ulimit -n \(d.limit)); \(what) needs \(need)")
     }
+
+    /// The address space this process may still map, in bytes: the soft
+    /// `ulimit -v` less what is mapped now; nil when there is no limit.
+    public static func addressSpaceLeft() -> (left: Int, limit: Int)? {
+        var r = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &r) == 0, r.rlim_cur != rlim_t.max else { return nil }
+        let limit = Int(clamping: r.rlim_cur)
+        guard let status = try? Posix.readFile("/proc/self/status") else { return nil }
+        for line in String(decoding: status, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmSize:") {
+            let kb = Int(line.dropFirst(7).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") ?? 0
+            return (Swift.max(0, limit - kb * 1024), limit)
+        }
+        return nil
+    }
 }

@@ -136,4 +136,23 @@ final class ResourceLimitTests: XCTestCase {
         }
         XCTAssertEqual(box.leftovers(), [])
     }
+
+    func testAnAddressSpaceLimitIsOneLineOrARenderNeverACrashOrAHang() throws {
+        // Under ulimit -v of 600–700 MB a GLES render used to crash (SIGSEGV)
+        // or hang: llvmpipe's threads could not start.
+        let box = try box()
+        for limit in [300_000, 600_000, 700_000, 2_000_000] {
+            for out in ["o.gif", "f/"] {
+                let label = "ulimit -v \(limit), \(out)"
+                let r = try limited("ulimit -v \(limit)", ["s.lua", "-q", "--loop", "-1", "--backend", "gles", "-o", out], in: box)
+                if limit < 400_000 {
+                    XCTAssertEqual(r.status, 1, label)
+                    XCTAssertTrue(r.firstError.hasPrefix("wobble-run: only ") && r.firstError.contains("MiB of address space are left (ulimit -v \(limit))"), "\(label): \(r.firstError)")
+                } else {
+                    XCTAssertEqual(r.status, 0, "\(label): \(r.stderr)")
+                }
+            }
+        }
+        XCTAssertEqual(box.leftovers(), [])
+    }
 }
