@@ -22,12 +22,15 @@ public enum FrameRenderers {
             try TaskBudget.requireDescriptors(3, for: "a GLES render")
             // Under an address-space limit (`ulimit -v`) llvmpipe's threads
             // (a stack and an LLVM arena each) fail to start and Mesa crashes
-            // or hangs: below 1.5 GiB left, it draws on the calling thread.
-            let fewThreads = TaskBudget.addressSpaceLeft().map { $0.left < 3 << 29 } ?? false
-            if let a = TaskBudget.addressSpaceLeft(), a.left < 256 << 20 {
+            // or hangs: below 1.5 GiB left it draws on the calling thread,
+            // below 256 MiB the render stops with one line.
+            let space = TaskBudget.addressSpaceLeft()
+            if let a = space, a.left < 256 << 20 {
                 throw MediaError("only \(a.left >> 20) MiB of address space are left (ulimit -v \(a.limit >> 10)); a GLES render needs about 256 MiB more (--backend cpu needs less)")
             }
-            if fewThreads || (TaskBudget.remaining().map { $0.left < ProcessInfo.processInfo.activeProcessorCount + 8 } ?? false) {
+            let tightSpace = space.map { $0.left < 3 << 29 } ?? false
+            let tightTasks = TaskBudget.remaining().map { $0.left < ProcessInfo.processInfo.activeProcessorCount + 8 } ?? false
+            if tightSpace || tightTasks {
                 // Too few for llvmpipe's thread per processor and Mesa's
                 // shader-cache thread: draw on the calling thread (unless the
                 // user chose otherwise).

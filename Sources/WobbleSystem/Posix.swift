@@ -333,18 +333,22 @@ public enum Posix {
     /// with umask(2) means setting it, which races with other threads
     /// creating files), else with umask(2) at first use.
     public static let umask: mode_t = {
-        if let fd = try? open("/proc/self/status", O_RDONLY) {
-            defer { Glibc.close(fd) }
-            var buf = [UInt8](repeating: 0, count: 4096)
-            let n = (try? buf.withUnsafeMutableBytes { try read(fd, into: $0, shown: "/proc/self/status") }) ?? 0
-            for line in String(decoding: buf[0..<n], as: UTF8.self).split(separator: "\n") where line.hasPrefix("Umask:") {
-                if let m = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) { return m }
-            }
-        }
+        if let field = statusField("Umask"), let m = mode_t(field, radix: 8) { return m }
         let m = Glibc.umask(0o022)
         Glibc.umask(m)
         return m
     }()
+
+    /// The value of field `name` of /proc/self/status (`Umask`, `VmSize`, …),
+    /// trimmed (`"4096 kB"`), or nil when it cannot be read.
+    public static func statusField(_ name: String) -> String? {
+        guard let bytes = try? readFile("/proc/self/status") else { return nil }
+        let prefix = name + ":"
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(prefix) {
+            return line.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+        }
+        return nil
+    }
 }
 
 /// What a path is.

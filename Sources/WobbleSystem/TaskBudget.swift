@@ -94,11 +94,7 @@ public enum TaskBudget {
         var r = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &r) == 0, r.rlim_cur != rlim_t.max else { return nil }
         let limit = Int(clamping: r.rlim_cur)
-        guard let status = try? Posix.readFile("/proc/self/status") else { return nil }
-        for line in String(decoding: status, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmSize:") {
-            let kb = Int(line.dropFirst(7).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") ?? 0
-            return (Swift.max(0, limit - kb * 1024), limit)
-        }
-        return nil
+        guard let size = Posix.statusField("VmSize"), let kb = Int(size.split(separator: " ").first ?? "") else { return nil }
+        return (Swift.max(0, limit - kb * 1024), limit)
     }
 }
