@@ -387,11 +387,14 @@ public final class VideoSink: FrameSink {
         var names = Set<String>()
         // Through the one spawner: its own process group, killed with us,
         // and a deadline (an ffmpeg that never answers cannot hang the run).
-        let started = monotonic()
-        guard let r = ChildProcess.output(ffmpeg, ["-hide_banner", "-loglevel", "error", "-encoders"], timeout: probeTimeout) else {
-            if monotonic() - started >= probeTimeout - 0.05 {
-                throw MediaError("\(what): '\(ffmpeg) -encoders' did not answer within \(Int(probeTimeout)) s; is this ffmpeg working?")
-            }
+        let r: ChildProcess.Output
+        switch ChildProcess.output(ffmpeg, ["-hide_banner", "-loglevel", "error", "-encoders"], timeout: probeTimeout) {
+        case .success(let output): r = output
+        case .failure(.timedOut):
+            throw MediaError("\(what): '\(ffmpeg) -encoders' did not answer within \(Int(probeTimeout)) s; is this ffmpeg working?")
+        case .failure(.interrupted):
+            throw MediaError("\(what): interrupted while asking ffmpeg for its encoders")
+        case .failure(.notStarted):
             throw MediaError("\(what): '\(ffmpeg)' could not be run (too few processes or open files allowed?)")
         }
         guard r.status == .exited(0) else {

@@ -16,6 +16,11 @@ public final class ChildProcess: @unchecked Sendable {
         case running
         case exited(Int32)
         case signalled(Int32)
+
+        /// The status `waitpid` reported.
+        init(waitStatus raw: Int32) {
+            self = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signalled(raw & 0x7f)
+        }
     }
 
     public let pid: Int32
@@ -53,7 +58,7 @@ public final class ChildProcess: @unchecked Sendable {
         while waitpid(pid, &raw, 0) < 0 {
             if errno != EINTR { status = .exited(-1); return status }
         }
-        status = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signalled(raw & 0x7f)
+        status = Status(waitStatus: raw)
         return status
     }
 
@@ -65,7 +70,7 @@ public final class ChildProcess: @unchecked Sendable {
             if status != .running { lock.unlock(); return true }
             var raw: Int32 = 0
             let r = waitpid(pid, &raw, WNOHANG)
-            if r == pid { status = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signalled(raw & 0x7f) }
+            if r == pid { status = Status(waitStatus: raw) }
             let ended = status != .running || (r < 0 && errno == ECHILD)
             lock.unlock()
             if ended { return true }
@@ -106,24 +111,34 @@ extension ChildProcess {
         public var stdout: [UInt8]
     }
 
+    /// Why `output` returned no output.
+    public enum Failure: Error, Equatable, Sendable {
+        /// It could not be started (no pipe, no process: too few processes
+        /// or descriptors allowed, or not executable).
+        case notStarted
+        /// It ran past the timeout.
+        case timedOut
+        /// A stop signal arrived (`Signals`).
+        case interrupted
+    }
+
     /// Runs `executable` with `arguments` to its end, stdin and stderr on
     /// /dev/null, and returns what it wrote on stdout (at most `limit`
-    /// bytes are kept). Nil when it cannot start, when it runs past
-    /// `timeout` seconds, or when a stop signal arrives (`Signals`): then
-    /// it is killed (with its process group) and reaped; nothing is left
-    /// running.
+    /// bytes are kept). When it cannot start, runs past `timeout` seconds
+    /// or a stop signal arrives, it is killed (with its process group) and
+    /// reaped, nothing is left running, and the `Failure` says which.
     public static func output(_ executable: String, _ arguments: [String], timeout: Double,
-                              limit: Int = 16 << 20) -> Output? {
-        guard let null = try? Posix.open("/dev/null", O_RDWR),
-              let pipe = try? Posix.pipe(shown: executable) else { return nil }
+                              limit: Int = 16 << 20) -> Result<Output, Failure> {
+        guard let null = try? Posix.open("/dev/null", O_RDWR) else { return .failure(.notStarted) }
         defer { Glibc.close(null) }
+        guard let pipe = try? Posix.pipe(shown: executable) else { return .failure(.notStarted) }
         let child: ChildProcess
         do {
             child = try ChildProcess(executable, arguments, stdin: null, stdout: pipe.write, stderr: null)
         } catch {
             Glibc.close(pipe.read)
             Glibc.close(pipe.write)
-            return nil
+            return .failure(.notStarted)
         }
         Glibc.close(pipe.write)
         defer { Glibc.close(pipe.read) }
@@ -145,11 +160,11 @@ extension ChildProcess {
             if out.count < limit { out += buffer.prefix(min(n, limit - out.count)) }
         }
         if ended, child.waitExited(timeout: max(0, deadline - monotonic())) {
-            return Output(status: child.wait(), stdout: out)
+            return .success(Output(status: child.wait(), stdout: out))
         }
         child.kill()
         child.wait()
-        return nil
+        return .failure(Signals.received != nil ? .interrupted : .timedOut)
     }
 }
 
