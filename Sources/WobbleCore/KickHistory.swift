@@ -5,9 +5,9 @@
 /// happened. A spring keeps every kick since it last came to rest, so a
 /// model kicked N times at N moments would hold 1, 2, …, N kicks in its N
 /// recorded states: N²/2 kicks in memory (8000 impulses cost a gigabyte).
-/// A history is instead a range of one append-only log: a kick appended to
-/// the newest history extends the log in place, and every recorded state
-/// keeps its own range of it, so the timeline holds each kick once. A
+/// A history is instead the first kicks of one append-only log: a kick
+/// appended to the newest history extends the log in place, and every
+/// recorded state keeps its own count of it, so the timeline holds each kick once. A
 /// history of one kick (the classic model's) is stored inline.
 ///
 /// The log is only appended to while the scene runs on one thread; a clip's
@@ -22,7 +22,8 @@ public struct KickHistory: RandomAccessCollection, Sendable, Equatable, Expressi
     private enum Storage {
         case none
         case one(Impulse)
-        case shared(Log, Range<Int>)
+        /// The first `count` kicks of the log.
+        case shared(Log, count: Int)
     }
 
     private let storage: Storage
@@ -31,7 +32,7 @@ public struct KickHistory: RandomAccessCollection, Sendable, Equatable, Expressi
         switch kicks.count {
         case 0: storage = .none
         case 1: storage = .one(kicks[0])
-        default: storage = .shared(Log(kicks), 0..<kicks.count)
+        default: storage = .shared(Log(kicks), count: kicks.count)
         }
     }
 
@@ -44,7 +45,7 @@ public struct KickHistory: RandomAccessCollection, Sendable, Equatable, Expressi
         switch storage {
         case .none: 0
         case .one: 1
-        case .shared(_, let r): r.count
+        case .shared(_, let n): n
         }
     }
 
@@ -52,16 +53,17 @@ public struct KickHistory: RandomAccessCollection, Sendable, Equatable, Expressi
         switch storage {
         case .none: preconditionFailure("KickHistory: index out of range")
         case .one(let k): k
-        case .shared(let log, let r): log.items[r.lowerBound + i]
+        case .shared(let log, _): log.items[i]
         }
     }
 
-    /// The kicks as an array (for the motion models' closed forms).
+    /// The kicks as an array (for the motion models' closed forms): the
+    /// log itself, shared without a copy, when this history is all of it.
     public var array: [Impulse] {
         switch storage {
         case .none: []
         case .one(let k): [k]
-        case .shared(let log, let r): Array(log.items[r])
+        case .shared(let log, let n): n == log.items.count ? log.items : Array(log.items.prefix(n))
         }
     }
 
@@ -72,13 +74,13 @@ public struct KickHistory: RandomAccessCollection, Sendable, Equatable, Expressi
         case .none:
             return KickHistory(.one(kick))
         case .one(let k):
-            return KickHistory(.shared(Log([k, kick]), 0..<2))
-        case .shared(let log, let r):
-            if r.upperBound == log.items.count {
+            return KickHistory(.shared(Log([k, kick]), count: 2))
+        case .shared(let log, let n):
+            if n == log.items.count {
                 log.items.append(kick)
-                return KickHistory(.shared(log, r.lowerBound..<(r.upperBound + 1)))
+                return KickHistory(.shared(log, count: n + 1))
             }
-            return KickHistory(.shared(Log(Array(log.items[r]) + [kick]), 0..<(r.count + 1)))
+            return KickHistory(.shared(Log(Array(log.items.prefix(n)) + [kick]), count: n + 1))
         }
     }
 
@@ -96,7 +98,7 @@ public struct KickHistory: RandomAccessCollection, Sendable, Equatable, Expressi
     }
 
     public static func == (a: KickHistory, b: KickHistory) -> Bool {
-        if case .shared(let la, let ra) = a.storage, case .shared(let lb, let rb) = b.storage, la === lb, ra == rb {
+        if case .shared(let la, let na) = a.storage, case .shared(let lb, let nb) = b.storage, la === lb, na == nb {
             return true
         }
         return a.count == b.count && a.elementsEqual(b)

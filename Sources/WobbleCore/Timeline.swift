@@ -214,22 +214,18 @@ public struct Clip: Sendable {
         let t = Double(k) / fps
         let snap = timeline.snapshot(at: t)
         var regions: [RegionFrame] = []
-        if let loop {
-            for m in loop.models where m.shape.canMove {
-                let r = m.motion.reading(at: t)
-                let peak = m.shape.maxDisplacement(amplitude: r.level, strength: m.parameters.strength)
-                guard peak > 0, r.swing != 0, peak.isFinite else { continue }
-                regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing,
-                                           pin: m.parameters.pin))
-            }
+        func add(_ shape: RegionShape, _ parameters: WobbleParameters, _ r: MotionReading) {
+            let peak = shape.maxDisplacement(amplitude: r.level, strength: parameters.strength)
+            guard peak > 0, r.swing != 0, peak.isFinite else { return }
+            regions.append(RegionFrame(shape: shape, peak: peak, direction: r.offsetDirection, swing: r.swing,
+                                       pin: parameters.pin))
         }
-        for m in snap.models where loop == nil {
-            guard !m.kicks.isEmpty, m.shape.canMove else { continue }
-            let r = m.parameters.model.reading(m.kicks.array, at: t, preparedAt: t)
-            let peak = m.shape.maxDisplacement(amplitude: r.level, strength: m.parameters.strength)
-            guard peak > 0, r.swing != 0, peak.isFinite else { continue }
-            regions.append(RegionFrame(shape: m.shape, peak: peak, direction: r.offsetDirection, swing: r.swing,
-                                       pin: m.parameters.pin))
+        if let loop {
+            for m in loop.models where m.shape.canMove { add(m.shape, m.parameters, m.motion.reading(at: t)) }
+        } else {
+            for m in snap.models where !m.kicks.isEmpty && m.shape.canMove {
+                add(m.shape, m.parameters, m.parameters.model.reading(m.kicks.array, at: t, preparedAt: t))
+            }
         }
         let on = forced || snap.overlay
         var f = FrameState(index: k, time: t, regions: regions, overlay: on ? snap.sketches : [], overlayOn: on,
