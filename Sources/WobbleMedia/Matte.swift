@@ -34,6 +34,11 @@ public struct Matte: Equatable, Sendable {
 
     /// `image` with its partly transparent pixels blended onto the matte.
     public func apply(_ image: RGBAImage) -> RGBAImage {
+        // Most frames have no partly transparent pixel: no copy for them.
+        let partly = image.pixels.withUnsafeBufferPointer { p in
+            stride(from: 3, to: p.count, by: 4).contains { p[$0] != 0 && p[$0] != 255 }
+        }
+        guard partly else { return image }
         var px = image.pixels
         let (mr, mg, mb) = (UInt32(r), UInt32(g), UInt32(b))
         px.withUnsafeMutableBufferPointer { p in

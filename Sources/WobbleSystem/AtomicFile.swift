@@ -130,11 +130,7 @@ public enum TemporaryName {
     }
 
     private static func readSmallFile(_ path: String) throws -> [UInt8] {
-        let fd = try Posix.open(path, O_RDONLY)
-        defer { close(fd) }
-        var out = [UInt8](repeating: 0, count: 512)
-        let n = try out.withUnsafeMutableBytes { try Posix.read(fd, into: $0, shown: path) }
-        return Array(out[0..<n].filter { $0 != UInt8(ascii: "\n") })
+        try Posix.readFile(path).filter { $0 != UInt8(ascii: "\n") }
     }
 }
 

@@ -40,15 +40,6 @@ enum OutputFormat: String, CaseIterable, Sendable {
     /// Every output a path can name, for messages.
     static let spelled = "x.gif, x.webp, x.apng, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, x.webm, x.mov, x.mkv, '-' (stdout), or --format"
 
-    /// Whether the format keeps the frames' alpha (8-bit, or GIF's 1-bit
-    /// transparency) for a source that has some.
-    var keepsAlpha: Bool {
-        switch self {
-        case .gif, .png, .apng, .webp, .webm, .mov: true
-        case .null, .mp4, .mkv: false
-        }
-    }
-
     /// The names `--format` takes, for help text and completions.
     static let names = allCases.map(\.rawValue).joined(separator: "|")
 }

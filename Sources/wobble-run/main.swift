@@ -53,8 +53,6 @@ func main() -> Int32 {
     }
 }
 
-/// Runs one render (or `--check`, or `--assemble`); throws an `ExitCoded`
-/// error. Prints the `--check` line and the JSON object on success.
 /// Whether the arguments send the output to stdout (`-o -`, `--output=-`,
 /// `-o /dev/stdout`, …).
 func namesStdoutOutput<C: Collection>(_ args: C) -> Bool where C.Element == String {
@@ -69,6 +67,8 @@ func namesStdoutOutput<C: Collection>(_ args: C) -> Bool where C.Element == Stri
     return false
 }
 
+/// Runs one render (or `--check`, or `--assemble`); throws an `ExitCoded`
+/// error. Prints the `--check` line and the JSON object on success.
 func runOnce(_ options: Options, report: RunReport) throws {
     if let dir = options.assemble {
         var assembler = Assembler(options: options, directory: dir)
