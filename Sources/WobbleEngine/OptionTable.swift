@@ -44,6 +44,23 @@ package protocol SceneRunOptions {
     var help: Bool { get set }
 }
 
+extension SceneRunOptions {
+    /// The engine's options for running `scene` with these rows (the one
+    /// place every front end turns its options into a run).
+    package func sessionOptions(scene: String, arguments: [String], verbose: Bool) -> SessionOptions {
+        var s = SessionOptions(scenePath: scene)
+        s.imagePath = image
+        s.arguments = arguments
+        s.seed = seed
+        s.fps = fps
+        s.allowIO = allowIO
+        s.timeout = timeout
+        s.backend = backend
+        s.verbose = verbose
+        return s
+    }
+}
+
 extension OptionSpec where Target: SceneRunOptions {
     package static var fps: OptionSpec {
         OptionSpec(names: ["--fps"], value: "N", help: "frames per second (overrides the script's fps()); default 30") { o, v in

@@ -92,15 +92,7 @@ public enum Studio {
         }
         if c.help { return nil }
         guard let scene = c.scene else { throw UsageError("edit: edit needs a scene: wobble-run edit SCENE.lua") }
-        var o = SessionOptions(scenePath: scene)
-        o.imagePath = c.image
-        o.fps = c.fps
-        o.seed = c.seed
-        o.allowIO = c.allowIO
-        o.timeout = c.timeout
-        o.backend = c.backend
-        o.arguments = c.arguments
-        o.verbose = c.verbose
+        let o = c.sessionOptions(scene: scene, arguments: c.arguments, verbose: c.verbose)
         var position = c.position
         let env = ProcessInfo.processInfo.environment
         if position == nil, let p = env["WOBBLE_STUDIO_POSITION"] {

@@ -37,16 +37,7 @@ struct Options: SceneRunOptions {
 
     /// The scene-run options, as every front end hands them to the engine.
     var sceneRun: SessionOptions {
-        var s = SessionOptions(scenePath: scene ?? "")
-        s.imagePath = image
-        s.arguments = scriptArguments
-        s.seed = seed
-        s.fps = fps
-        s.allowIO = allowIO
-        s.timeout = timeout
-        s.backend = backend
-        s.verbose = verbose
-        return s
+        sessionOptions(scene: scene ?? "", arguments: scriptArguments, verbose: verbose)
     }
 }
 
