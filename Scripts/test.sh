@@ -13,6 +13,13 @@ swift build -c release --static-swift-stdlib --product wobble-run
 swift build -c release --static-swift-stdlib --product wobble-studio
 WOBBLE_RELEASE_BINARY="$(swift build -c release --static-swift-stdlib --show-bin-path)/wobble-run"
 export WOBBLE_RELEASE_BINARY
+# The end-to-end tests run these release binaries too (what ships, and
+# several times faster than the debug build at rendering and encoding);
+# the in-process tests use the debug libraries. Plain `swift test` runs
+# the debug binaries.
+if [[ -z "${WOBBLE_RUN_EXECUTABLE:-}" ]]; then
+  export WOBBLE_RUN_EXECUTABLE="$WOBBLE_RELEASE_BINARY"
+fi
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 set +e
