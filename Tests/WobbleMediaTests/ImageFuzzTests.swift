@@ -4,20 +4,6 @@ import WobbleCore
 @testable import WobbleMedia
 import WobbleSystem
 
-/// A small deterministic generator (SplitMix64), so a fuzz run can be repeated.
-struct FuzzRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
-}
 
 extension RGBAImage {
     /// Nearest-neighbour enlargement by an integer factor.
@@ -81,7 +67,7 @@ final class ImageFuzzTests: XCTestCase {
                                          0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF]
 
     /// One mutated file from a seed.
-    static func mutate(_ seed: [UInt8], isPNG: Bool, other: [UInt8], random r: inout FuzzRandom) -> (bytes: [UInt8], kind: String) {
+    static func mutate(_ seed: [UInt8], isPNG: Bool, other: [UInt8], random r: inout SplitMix64) -> (bytes: [UInt8], kind: String) {
         var bytes = seed
         var kinds: [String] = []
         for _ in 0..<(1 + r.below(3)) {
@@ -117,12 +103,12 @@ final class ImageFuzzTests: XCTestCase {
                 kinds.append("dimensions")
                 if isPNG, bytes.count >= 24 {
                     writeU32(&bytes, 16, interesting[r.below(interesting.count)] &+ UInt32(r.below(3)))
-                    writeU32(&bytes, 20, r.chance(50) ? interesting[r.below(interesting.count)] : UInt32(r.below(70000)))
+                    writeU32(&bytes, 20, r.chance(percent: 50) ? interesting[r.below(interesting.count)] : UInt32(r.below(70000)))
                 } else if !isPNG, let sof = (0..<max(0, bytes.count - 9)).first(where: {
                     bytes[$0] == 0xFF && (0xC0...0xCF).contains(bytes[$0 + 1]) && ![0xC4, 0xC8, 0xCC].contains(bytes[$0 + 1])
                 }) {
-                    let h = r.chance(50) ? UInt16(truncatingIfNeeded: interesting[r.below(interesting.count)]) : UInt16(r.below(65536))
-                    let w = r.chance(50) ? UInt16(truncatingIfNeeded: interesting[r.below(interesting.count)]) : UInt16(r.below(65536))
+                    let h = r.chance(percent: 50) ? UInt16(truncatingIfNeeded: interesting[r.below(interesting.count)]) : UInt16(r.below(65536))
+                    let w = r.chance(percent: 50) ? UInt16(truncatingIfNeeded: interesting[r.below(interesting.count)]) : UInt16(r.below(65536))
                     bytes[sof + 5] = UInt8(h >> 8); bytes[sof + 6] = UInt8(h & 0xFF)
                     bytes[sof + 7] = UInt8(w >> 8); bytes[sof + 8] = UInt8(w & 0xFF)
                 }
@@ -132,14 +118,14 @@ final class ImageFuzzTests: XCTestCase {
                     let chunks = pngChunks(bytes)
                     if !chunks.isEmpty {
                         let (offset, length) = chunks[r.below(chunks.count)]
-                        let value = r.chance(50) ? interesting[r.below(interesting.count)] : UInt32(max(0, length + r.below(64) - 32))
+                        let value = r.chance(percent: 50) ? interesting[r.below(interesting.count)] : UInt32(max(0, length + r.below(64) - 32))
                         writeU32(&bytes, offset, value)
                     }
                 } else {
                     let segments = jpegSegments(bytes)
                     if !segments.isEmpty {
                         let at = segments[r.below(segments.count)]
-                        let value = UInt16(truncatingIfNeeded: r.chance(50) ? interesting[r.below(interesting.count)] : UInt32(r.below(65536)))
+                        let value = UInt16(truncatingIfNeeded: r.chance(percent: 50) ? interesting[r.below(interesting.count)] : UInt32(r.below(65536)))
                         bytes[at + 2] = UInt8(value >> 8); bytes[at + 3] = UInt8(value & 0xFF)
                     }
                 }
@@ -159,7 +145,7 @@ final class ImageFuzzTests: XCTestCase {
             }
         }
         // Most PNG cases get valid CRCs, to reach the decoder behind the check.
-        if isPNG, r.chance(75) { fixPNGCRCs(&bytes) }
+        if isPNG, r.chance(percent: 75) { fixPNGCRCs(&bytes) }
         return (bytes, kinds.joined(separator: "+"))
     }
 
@@ -213,7 +199,7 @@ final class ImageFuzzTests: XCTestCase {
         defer { scratch.remove() }
         let seeds = try makeSeeds(in: scratch)
 
-        var random = FuzzRandom(state: seed)
+        var random = SplitMix64(state: seed)
         var decoded = 0, rejected = 0
         var reasons: [String: Int] = [:]
         var slowest = (seconds: 0.0, kind: "")

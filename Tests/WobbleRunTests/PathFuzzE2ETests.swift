@@ -13,23 +13,11 @@ import XCTest
 final class PathFuzzE2ETests: XCTestCase {
     static let canary = "CANARY-e2e-91c4"
 
-    struct RNG {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ a: [T]) -> T { a[int(a.count)] }
-    }
 
     func testHostileOutputPathsWriteNothingOutside() throws {
         let env = ProcessInfo.processInfo.environment
         let scenes = Int(env["WOBBLE_FUZZ_PATH_SCENES"] ?? "") ?? 40
-        var r = RNG(state: (UInt64(env["WOBBLE_FUZZ_SEED"] ?? "") ?? 1) &+ 0xE2E)
+        var r = SplitMix64(state: (UInt64(env["WOBBLE_FUZZ_SEED"] ?? "") ?? 1) &+ 0xE2E)
         let box = try Sandbox()
         let fm = FileManager.default
         for d in ["scene", "scene/sub", "scene/frames", "outside", "outside/dir"] {

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 @testable import WobbleScript
 import WobbleCore
+import WobbleTestSupport
 
 /// A fuzz harness for the Lua API: random calls of every API function and
 /// handle operation with random arguments (NaN, ±inf, huge numbers, nested
@@ -12,20 +13,6 @@ import WobbleCore
 /// `WOBBLE_FUZZ_CASES` sets the number of calls (default 3000),
 /// `WOBBLE_FUZZ_SEED` the seed (default 1).
 final class FuzzTests: XCTestCase {
-    /// SplitMix64: reproducible across platforms.
-    struct RNG {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ a: [T]) -> T { a[int(a.count)] }
-        mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) / 1_000_000 < p }
-    }
 
     static let numbers = ["0", "1", "-1", "2", "0.5", "3", "1e308", "-1e308", "1/0", "-1/0", "0/0", "math.huge",
                           "math.mininteger", "math.maxinteger", "2^53", "1e-300", "10", "100", "1.2", "0.01", "-0.0",
@@ -43,7 +30,7 @@ final class FuzzTests: XCTestCase {
                             "duration", "decay", "threshold", "strength", "motion", "damping", "topLineCenter", "contains", "nope", "1", "__gc",
                             "__index"]
 
-    func value(_ r: inout RNG, depth: Int = 0) -> String {
+    func value(_ r: inout SplitMix64, depth: Int = 0) -> String {
         switch r.int(depth > 2 ? 4 : 12) {
         case 0: return r.pick(FuzzTests.numbers)
         case 1: return r.pick(FuzzTests.strings)
@@ -61,12 +48,12 @@ final class FuzzTests: XCTestCase {
         }
     }
 
-    func sketchSpec(_ r: inout RNG, depth: Int) -> String {
+    func sketchSpec(_ r: inout SplitMix64, depth: Int) -> String {
         var parts: [String] = []
         for _ in 0..<r.int(6) {
             let key = r.pick(FuzzTests.sketchKeys)
             let v: String
-            if ["lt", "rt", "rb", "lb", "center"].contains(key) && r.chance(0.7) {
+            if ["lt", "rt", "rb", "lb", "center"].contains(key) && r.chance(probability: 0.7) {
                 v = "{\(r.pick(FuzzTests.numbers)), \(r.pick(FuzzTests.numbers))}"
             } else {
                 v = depth > 2 ? r.pick(FuzzTests.numbers) : value(&r, depth: depth + 1)
@@ -77,7 +64,7 @@ final class FuzzTests: XCTestCase {
     }
 
     /// One random operation as a Lua expression returning its results.
-    func operation(_ r: inout RNG) -> String {
+    func operation(_ r: inout SplitMix64) -> String {
         let h = "H[\(r.int(12) + 1)]"
         switch r.int(20) {
         case 0..<11:
@@ -142,7 +129,7 @@ final class FuzzTests: XCTestCase {
         let cases = Int(env["WOBBLE_FUZZ_CASES"] ?? "") ?? 3000
         let seed = UInt64(env["WOBBLE_FUZZ_SEED"] ?? "") ?? 1
         let perScript = 250
-        var r = RNG(state: seed)
+        var r = SplitMix64(state: seed)
         let f = SceneFixture()
         f.write("t.csv", "t,ax,ay\n0.1,2,0\n0.3,0,-3\n")
         f.write("bad.csv", "0.1,x\n")
@@ -155,7 +142,7 @@ final class FuzzTests: XCTestCase {
             // Half the scripts end with an unprotected call: a clean ScriptError or success.
             // The counts leave through the output path of a last, protected call.
             src += "R(pcall(output, string.format('counts_%d_%d', FUZZ_SUMMARY())))\n"
-            let unprotected = r.chance(0.5)
+            let unprotected = r.chance(probability: 0.5)
             if unprotected { src += "local _ = " + operation(&r) + "\n" }
             do {
                 let res = try f.run(src) { $0.timeout = 60 }

@@ -1,4 +1,5 @@
 import XCTest
+import WobbleTestSupport
 import Foundation
 @testable import WobbleScript
 import WobbleCore
@@ -77,7 +78,7 @@ final class PathFuzzTests: XCTestCase {
     }
 
     /// A hostile path as a Lua expression.
-    static func hostilePath(_ r: inout FuzzTests.RNG, outside: String) -> String {
+    static func hostilePath(_ r: inout SplitMix64, outside: String) -> String {
         let absolute = ["'/'", "'//'", "'/etc/passwd'", "'/etc/'", "'/dev/zero'", "'/dev/null'", "'/dev/stdin'",
                         "'/dev/stdout'", "'/dev/full'", "'/dev/urandom'", "'/proc/self/environ'", "'/proc/self/cwd'",
                         "'/proc/self/fd/0'", "'/proc/self/mem'", "'/proc/self/root/etc/passwd'", "'/tmp'",
@@ -90,7 +91,7 @@ final class PathFuzzTests: XCTestCase {
                      "'~'", "'a\\0b'", "'\\255\\254'", "'\\xc3\\x28'", "'é.png'", "string.rep('a', 255)",
                      "string.rep('b', 256)", "string.rep('c/', 2100)", "'outside'", "'scene'", "' '", "'.lua'"]
         var expr: [String] = []
-        if r.chance(0.3) { expr.append(r.pick(absolute)) }
+        if r.chance(probability: 0.3) { expr.append(r.pick(absolute)) }
         for _ in 0..<(r.int(4) + (expr.isEmpty ? 1 : 0)) { expr.append(r.pick(parts)) }
         var joined = expr.joined(separator: " .. '/' .. ")
         switch r.int(6) {
@@ -103,7 +104,7 @@ final class PathFuzzTests: XCTestCase {
     }
 
     /// A hostile module name for `require`.
-    static func hostileModule(_ r: inout FuzzTests.RNG) -> String {
+    static func hostileModule(_ r: inout SplitMix64) -> String {
         r.pick(["'..x'", "'a..b'", "'.x'", "'x.'", "'/etc/passwd'", "'evil'", "'lib.evil'", "'up.outside.evil'",
                 "'out.evil'", "'root.etc.passwd'", "'mod'", "'lib.util'", "'lib/util'", "'fifo'", "'broken'", "''",
                 "'a\\0b'", "'\\255'", "string.rep('m', 300)", "'string'", "'_G'", "'proc.environ'", "'dang'", "'loop'",
@@ -111,7 +112,7 @@ final class PathFuzzTests: XCTestCase {
     }
 
     /// One hostile call as a Lua expression.
-    static func pathOperation(_ r: inout FuzzTests.RNG, outside: String) -> String {
+    static func pathOperation(_ r: inout SplitMix64, outside: String) -> String {
         let p = hostilePath(&r, outside: outside)
         switch r.int(12) {
         case 0, 1: return "output(\(p))"
@@ -164,7 +165,7 @@ final class PathFuzzTests: XCTestCase {
         let before = layout.snapshot()
         XCTAssertEqual(before.count, 6)
         guard let base = PathPolicy.realPath(layout.scene) else { return XCTFail("no scene folder") }
-        var r = FuzzTests.RNG(state: seed &+ 0x5A17)
+        var r = SplitMix64(state: seed &+ 0x5A17)
         let perScript = 100
         var done = 0, scripts = 0, accepted = 0, runtimeEnds = 0
         let start = Date()
@@ -176,7 +177,7 @@ final class PathFuzzTests: XCTestCase {
                 src += "R(pcall(function() local t = table.pack(\(PathFuzzTests.pathOperation(&r, outside: layout.outside))) return table.unpack(t, 1, t.n) end))\n"
             }
             src += "if PWNED then error('FUZZ: code from outside the folder ran', 0) end\n"
-            let unprotected = r.chance(0.5)
+            let unprotected = r.chance(probability: 0.5)
             if unprotected { src += "local _ = " + PathFuzzTests.pathOperation(&r, outside: layout.outside) + "\n" }
             try src.write(toFile: layout.scene + "/scene.lua", atomically: false, encoding: .utf8)
             var options = ScriptOptions(scriptPath: layout.scene + "/scene.lua") { path in
