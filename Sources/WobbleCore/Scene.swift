@@ -242,7 +242,7 @@ public final class Scene {
         if fixedFPS != nil { return }
         if n == fps { return }
         if hasRecordedFrame {
-            throw SceneError("fps", "cannot change the frame rate (\(Scene.format(fps))) once a frame has been recorded")
+            throw SceneError("fps", "cannot change the frame rate (\(NumberText.plain(fps))) once a frame has been recorded")
         }
         fps = n
     }
@@ -270,7 +270,7 @@ public final class Scene {
         guard looping else { return nil }
         switch call {
         case "prepare" where now > timeEpsilon:
-            return SceneError("loop", "prepare() at \(Scene.format(now)) s: a looping scene prepares its models at time 0, so that they play for the whole loop")
+            return SceneError("loop", "prepare() at \(NumberText.plain(now)) s: a looping scene prepares its models at time 0, so that they play for the whole loop")
         case "reset":
             return SceneError("loop", "reset() would end the models a loop plays: a looping scene cannot reset")
         case "untilStill":
@@ -470,7 +470,7 @@ public final class Scene {
         }
         let frames = Scene.frameCount(end: target, fps: fps)
         if frames > Double(maxFrames) {
-            throw SceneError(function, "the clip would have \(Scene.format(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
+            throw SceneError(function, "the clip would have \(NumberText.plain(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
         }
         try record(function)
         while true {
@@ -577,7 +577,7 @@ public final class Scene {
         try record("wobble-run")
         let frames = Scene.frameCount(end: now, fps: fps)
         if frames > Double(maxFrames) {
-            throw SceneError("wobble-run", "the clip has \(Scene.format(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
+            throw SceneError("wobble-run", "the clip has \(NumberText.plain(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
         }
         guard let size = imageSize else {
             throw SceneError("wobble-run", "no image: the scene calls no image(path) and no --image was given")
@@ -646,9 +646,5 @@ public final class Scene {
         let x = dx / s, y = dy / s
         let len = (x * x + y * y).squareRoot()
         return Point(x / len, y / len)
-    }
-
-    public static func format(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
     }
 }

@@ -136,7 +136,7 @@ extension ScriptSession {
             if x0 != x1 || y0 != y1, warnings.count < 100 {
                 let at = a.lua.callerLine.map { "\(options.scriptPath):\($0): " } ?? "\(options.scriptPath): "
                 let why = scene.models.isEmpty ? "there is no live region (prepare() first)" : "no live region contains the start point"
-                warnings.append("\(at)touch at (\(Scene.format(x0)), \(Scene.format(y0))) hits nothing: \(why)")
+                warnings.append("\(at)touch at (\(NumberText.plain(x0)), \(NumberText.plain(y0))) hits nothing: \(why)")
             }
             a.lua.pushNil()
         }

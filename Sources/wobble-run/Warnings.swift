@@ -54,5 +54,5 @@ enum ClipWarnings {
         "the GIF loops but ends while regions still move (it jumps when it starts over); end the scene with untilStill(), or pass --loop -1"
     }
 
-    private static func p(_ q: Point) -> String { "(\(Scene.format(q.x)), \(Scene.format(q.y)))" }
+    private static func p(_ q: Point) -> String { "(\(NumberText.plain(q.x)), \(NumberText.plain(q.y)))" }
 }
