@@ -23,11 +23,37 @@ public struct LoopedMotion: Sendable, Equatable {
     /// The kicks of one period that act (shakes that fail their gate left
     /// out), in time order, times in `[0, period)`.
     public let kicks: [Impulse]
+    /// What every reading of the spring's steady state shares, computed once.
+    private let steady: SpringSteadyState?
 
     public init(parameters: WobbleParameters, period: Double, kicks: [Impulse]) {
         self.parameters = parameters
         self.period = period
         self.kicks = kicks
+        steady = parameters.motion == .spring && !kicks.isEmpty ? SpringSteadyState(parameters, period: period, kicks: kicks) : nil
+    }
+
+    public static func == (a: LoopedMotion, b: LoopedMotion) -> Bool {
+        a.parameters == b.parameters && a.period == b.period && a.kicks == b.kicks
+    }
+
+    /// The spring's constants for one period: the model, the kick before
+    /// which it rests every period (nil: it never rests), and `1 / (1 − z)`
+    /// with `z = e^{−ZωP}·e^{iω_d P}` (the sum of the repetitions).
+    private struct SpringSteadyState: Sendable {
+        let spring: SpringMotion
+        let anchor: Int?
+        let q: Double
+        let inv: (re: Double, im: Double)
+
+        init(_ parameters: WobbleParameters, period: Double, kicks: [Impulse]) {
+            spring = SpringMotion(parameters)
+            anchor = LoopedMotion.restAnchor(spring, period: period, kicks: kicks, threshold: parameters.threshold)
+            q = exp(-spring.decayRate * period)
+            let zr = 1 - q * cos(spring.omegaD * period), zi = -q * sin(spring.omegaD * period)
+            let norm = zr * zr + zi * zi
+            inv = (re: zr / norm, im: -zi / norm)
+        }
     }
 
     /// The reading at clip time `t` (any `t`: reduced modulo the period,
@@ -56,7 +82,8 @@ public struct LoopedMotion: Sendable, Equatable {
             let at = Impulse(start: t - taus[last], direction: k.direction, amplitude: k.amplitude)
             return ClassicMotion(parameters).reading([at], at: t, preparedAt: 0)
         case .spring:
-            return springReading(at: t, taus: taus)
+            guard let steady else { return .still(direction: .zero, cycleStart: 0) }
+            return springReading(at: t, taus: taus, steady)
         }
     }
 
@@ -67,10 +94,10 @@ public struct LoopedMotion: Sendable, Equatable {
     /// envelope falls below `threshold` before some kick, the model rests
     /// there every period: the state is then that of the kicks since that
     /// rest, from rest (`SpringMotion`'s own rules, no series).
-    private func springReading(at t: Double, taus: [Double]) -> MotionReading {
-        let spring = SpringMotion(parameters)
+    private func springReading(at t: Double, taus: [Double], _ steady: SpringSteadyState) -> MotionReading {
+        let spring = steady.spring
         let a = spring.decayRate, wd = spring.omegaD, c = spring.c
-        if let anchor = restAnchor(spring) {
+        if let anchor = steady.anchor {
             // The kicks since the rest before `anchor`, oldest first.
             let since = kicks.indices.filter { taus[$0] <= taus[anchor] + timeEpsilon }
                 .sorted { taus[$0] != taus[$1] ? taus[$0] > taus[$1] : $0 < $1 }
@@ -81,11 +108,7 @@ public struct LoopedMotion: Sendable, Equatable {
             }
             return spring.reading(history, at: t, preparedAt: 0)
         }
-        let q = exp(-a * period)
-        // 1 / (1 − z), z = q·e^{iω_d P}.
-        let zr = 1 - q * cos(wd * period), zi = -q * sin(wd * period)
-        let norm = zr * zr + zi * zi
-        let inv = (re: zr / norm, im: -zi / norm)
+        let q = steady.q, inv = steady.inv
         var s = Point.zero
         var e = 0.0
         for (i, k) in kicks.enumerated() {
@@ -114,14 +137,18 @@ public struct LoopedMotion: Sendable, Equatable {
     /// replaces the previous one, `a_j·e^{−ZωP}/(c(1−e^{−ZωP}))`, by
     /// `a_j/(c(1−e^{−ZωP}))`).
     func restAnchor(_ spring: SpringMotion) -> Int? {
-        let a = spring.decayRate, c = spring.c, p = period
+        LoopedMotion.restAnchor(spring, period: period, kicks: kicks, threshold: parameters.threshold)
+    }
+
+    static func restAnchor(_ spring: SpringMotion, period p: Double, kicks: [Impulse], threshold: Double) -> Int? {
+        let a = spring.decayRate, c = spring.c
         let q = exp(-a * p)
         // Just before kick 0, every kick's last occurrence is the previous period's.
         var before = kicks.reduce(0.0) { $0 + $1.amplitude * exp(-a * (kicks[0].start - $1.start + p)) } / (c * (1 - q))
         for j in kicks.indices {
             // A gap before j (not a kick at the same time as the previous one).
             let previous = j == 0 ? kicks[kicks.count - 1].start - p : kicks[j - 1].start
-            if kicks[j].start - previous > timeEpsilon && before < parameters.threshold { return j }
+            if kicks[j].start - previous > timeEpsilon && before < threshold { return j }
             let after = before + kicks[j].amplitude / c
             let next = j + 1 < kicks.count ? kicks[j + 1].start : kicks[0].start + p
             before = after * exp(-a * (next - kicks[j].start))
