@@ -50,20 +50,8 @@ public enum Tool {
     /// Starts the tool; the caller waits.
     /// `executable`: another program (a path, or a name looked up on PATH).
     public static func start(_ args: [String], cwd: URL, executable other: String? = nil) throws -> (Process, Pipe, Pipe) {
-        let p = Process()
-        if let other {
-            p.executableURL = URL(fileURLWithPath: other.contains("/") ? other : ChildProcess.findExecutable(other) ?? other)
-        } else {
-            p.executableURL = executable
-        }
-        p.arguments = args
-        p.currentDirectoryURL = cwd
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        return (p, out, err)
+        let url = other.map { URL(fileURLWithPath: $0.contains("/") ? $0 : ChildProcess.findExecutable($0) ?? $0) } ?? executable
+        return try launch(url, args, cwd: cwd, env: nil)
     }
 
     /// Runs `program` (a path, or a name looked up on PATH through
@@ -71,9 +59,19 @@ public enum Tool {
     /// the environment.
     @discardableResult
     public static func exec(_ program: String, _ args: [String], cwd: URL? = nil, env: [String: String]? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let (p, out, err) = program.hasPrefix("/")
+            ? try launch(URL(fileURLWithPath: program), args, cwd: cwd, env: env)
+            : try launch(URL(fileURLWithPath: "/usr/bin/env"), [program] + args, cwd: cwd, env: env)
+        let (outData, errData) = drain(out, err)
+        p.waitUntilExit()
+        return (p.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Starts `url` with stdin from /dev/null and stdout and stderr piped.
+    static func launch(_ url: URL, _ args: [String], cwd: URL?, env: [String: String]?) throws -> (Process, Pipe, Pipe) {
         let p = Process()
-        p.executableURL = program.hasPrefix("/") ? URL(fileURLWithPath: program) : URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = program.hasPrefix("/") ? args : [program] + args
+        p.executableURL = url
+        p.arguments = args
         if let cwd { p.currentDirectoryURL = cwd }
         if let env { p.environment = env }
         let out = Pipe(), err = Pipe()
@@ -81,9 +79,7 @@ public enum Tool {
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        let (outData, errData) = drain(out, err)
-        p.waitUntilExit()
-        return (p.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
+        return (p, out, err)
     }
 
     /// Reads both pipes to their ends concurrently, so neither fills up.
@@ -171,7 +167,7 @@ public final class Sandbox {
     }
 
     public func files() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
+        (try? list()) ?? []
     }
 
     /// Every temporary leftover anywhere below the sandbox.
