@@ -75,6 +75,10 @@ final class FakeSurface: StudioSurface {
     }
 
     func invalidate() {}
+    /// The boxes drawn outside the picture (handles there), as set last,
+    /// and every set presented.
+    var marks: [WindowMark] = []
+    private(set) var marksPresented: [[WindowMark]] = []
     func adopt(width: Int, height: Int) { size = (width, height) }
     func resize(width: Int, height: Int) { size = (width, height) }
     var position: (Int, Int) { (0, 0) }
@@ -89,6 +93,7 @@ final class FakeSurface: StudioSurface {
                  frameRect: (x: Int, y: Int, w: Int, h: Int), chrome: RGBAImage, chromeY: Int) throws {
         frames.append((clock.t, frame))
         chromes.append((clock.t, chrome))
+        marksPresented.append(marks)
     }
 }
 
@@ -122,7 +127,8 @@ class InProcessStudioCase: XCTestCase {
                    prepare: @escaping (FakeSurface, StudioApp) -> Void = { _, _ in }) throws -> (status: Int32, surface: FakeSurface, app: StudioApp) {
         var session = SessionOptions(scenePath: box.path(scene))
         session.backend = .cpu
-        let options = Studio.Options(session: session)
+        var options = Studio.Options(session: session)
+        options.toolPath = Tool.executable.path
         var surface: FakeSurface?
         var app: StudioApp?
         let factory = SurfaceFactory(
