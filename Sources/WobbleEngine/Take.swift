@@ -49,7 +49,7 @@ public struct Take {
         out += "-- after the scripted clip, to the millisecond.\n"
         if let output {
             out += "-- The take renders to its own file, never over the scene's output.\n"
-            out += "output(\(Take.luaString(output)))\n"
+            out += "output(\(LuaLiteral.string(output)))\n"
         }
         if events.contains(where: { if case .shake = $0.action { return true } else { return false } }) {
             out += "enableMotion()\n"
@@ -125,19 +125,6 @@ public struct Take {
         return base + "." + ext
     }
 
-    /// `s` as a Lua string literal (ASCII; other bytes as decimal escapes).
-    static func luaString(_ s: String) -> String {
-        var out = "\""
-        for b in PathBytes.bytes(s) {
-            switch b {
-            case UInt8(ascii: "\\"): out += "\\\\"
-            case UInt8(ascii: "\""): out += "\\\""
-            case 32..<127: out += String(UnicodeScalar(b))
-            default: out += "\\" + String(format: "%03d", Int(b))
-            }
-        }
-        return out + "\""
-    }
 
     /// Runs `bytes` as a scene beside `scenePath` (a hidden file, removed
     /// afterwards); the first error line, or nil.

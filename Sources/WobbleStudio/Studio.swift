@@ -122,6 +122,12 @@ public enum Studio {
             printError("wobble-run: edit: \(error)")
             return 2
         }
+        // A scene that is not there: say how to start one, open no window.
+        if Posix.kind(options.session.scenePath) == nil {
+            let scene = ScenePaths.shown(options.session.scenePath)
+            printError("wobble-run: edit: '\(scene)' does not exist; start it from a photo: wobble-run new PHOTO \(scene)")
+            return 1
+        }
         let env = ProcessInfo.processInfo.environment
         let hasDisplay = !(env["DISPLAY"] ?? "").isEmpty || !(env["WAYLAND_DISPLAY"] ?? "").isEmpty
         guard hasDisplay else {
