@@ -656,6 +656,7 @@ final class StudioApp {
         if now != hovered {
             hovered = now
             dirty = true
+            if options.verbose, let now { printError("studio: tick: \(now)") }
         }
     }
 
