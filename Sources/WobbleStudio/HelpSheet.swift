@@ -31,7 +31,7 @@ enum HelpSheet {
 
     /// The sheet's lines at `columns` characters (entries, then the last message).
     static func lines(columns: Int, message: String) -> [String] {
-        let keyWidth = min(24, max(8, columns / 3))
+        let keyWidth = min(25, max(8, columns / 3))
         var out: [String] = []
         for e in entries {
             let key = e.keys.count < keyWidth ? e.keys + String(repeating: " ", count: keyWidth - e.keys.count) : e.keys + " "
