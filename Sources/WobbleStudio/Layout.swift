@@ -140,9 +140,15 @@ struct Layout {
         return kept(PictureView(zoom: z, x: Double(cx) - px * z, y: Double(cy) - py * z))
     }
 
-    /// The view moved by `(dx, dy)` window pixels from `start`.
+    /// The view as it is, with its zoom and offset (a fitted one too).
+    var placedView: PictureView {
+        view.zoom == nil ? PictureView(zoom: scale, x: Double(imageRect.x), y: Double(imageRect.y)) : view
+    }
+
+    /// The view moved by `(dx, dy)` window pixels from `start` (a fitted
+    /// start: this layout's placement).
     func panned(from start: PictureView, by dx: Int, _ dy: Int) -> PictureView {
-        let base = start.zoom == nil ? PictureView(zoom: scale, x: Double(imageRect.x), y: Double(imageRect.y)) : start
+        let base = start.zoom == nil ? placedView : start
         return kept(PictureView(zoom: base.zoom, x: base.x + Double(dx), y: base.y + Double(dy)))
     }
 

@@ -27,7 +27,7 @@ struct Navigator {
     /// Starts a pan at `(x, y)`; true when the Space press's toggle must be
     /// given back (`space`: the pan is a drag with Space held).
     mutating func beginPan(_ x: Int, _ y: Int, layout: Layout, space: Bool) -> Bool {
-        pan = (x, y, layout.view)
+        pan = (x, y, layout.placedView)
         defer { spaceToggled = false }
         return space && spaceToggled
     }

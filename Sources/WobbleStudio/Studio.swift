@@ -20,15 +20,18 @@ public enum Studio {
     usage: wobble-run edit SCENE.lua [options] [-- script args...]
 
     Opens a window that plays the scene's clip in real time and reloads it
-    when the scene, a module, a trace or the image changes on disk.
+    when the scene, a module, a trace or the image it reads changes on disk.
 
     keys:  Space play/pause   Left/Right one frame (pauses)   Home frame 0
            H handles on/off   R record a take / write it   Esc quit
            Shift+arrows shake (1.5 g)   Backspace forget the pokes
            A add a 90x90 sketch at the mouse   Ctrl+S save the edited sketches
-           Ctrl+Z undo the last unsaved drag or add
+           Ctrl+Z undo the last unsaved drag or add   F fit the picture
+           E export the scene's output   P write the frame as a PNG
+           F1 or ? every key, in the window
     mouse: drag a handle (a corner or center) to move it; drag inside a
-           region to poke it; click or drag the timeline to scrub
+           region to poke it; click or drag the timeline to scrub; hover a
+           tick to name it; wheel zooms; middle drag or Space+drag pans
 
     options:
 

@@ -79,6 +79,8 @@ final class FakeSurface: StudioSurface {
     /// and every set presented.
     var marks: [WindowMark] = []
     private(set) var marksPresented: [[WindowMark]] = []
+    /// Where each frame was placed in the window.
+    private(set) var frameRects: [(x: Int, y: Int, w: Int, h: Int)] = []
     func adopt(width: Int, height: Int) { size = (width, height) }
     func resize(width: Int, height: Int) { size = (width, height) }
     var position: (Int, Int) { (0, 0) }
@@ -92,6 +94,7 @@ final class FakeSurface: StudioSurface {
     func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
                  frameRect: (x: Int, y: Int, w: Int, h: Int), chrome: RGBAImage, chromeY: Int) throws {
         frames.append((clock.t, frame))
+        frameRects.append(frameRect)
         chromes.append((clock.t, chrome))
         marksPresented.append(marks)
     }

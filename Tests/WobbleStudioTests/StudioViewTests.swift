@@ -324,4 +324,32 @@ final class StudioViewTests: InProcessStudioCase {
         XCTAssertTrue(HelpSheet.lines(columns: 26, message: message).joined(separator: " ").contains("(see the README's"))
         XCTAssertEqual(Chrome.wrap("abcdefghij", width: 4), ["abcd", "efgh", "ij"])
     }
+
+    /// A drag with Space held pans and gives back the play/pause of that
+    /// Space press; a middle drag pans and toggles nothing.
+    func testSpaceDragPansAndGivesThePressBack() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        try box.write("s.lua", sceneText)
+        let start = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080)).imageRect
+        let clock = ManualClock()
+        let t0 = clock.t
+        let (status, surface, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.1, key(.space)),                                  // paused...
+            (t0 + 0.11, .panStart(x: 200, y: 40, space: true)),       // ...no: it was for the pan
+            (t0 + 0.12, .mouseMove(x: 220, y: 45)),
+            (t0 + 0.13, .panEnd(x: 240, y: 50)),
+            (t0 + 0.5, .panStart(x: 240, y: 50, space: false)),
+            (t0 + 0.51, .panEnd(x: 230, y: 50)),
+            (t0 + 0.8, .quit),
+        ])
+        XCTAssertEqual(status, 0)
+        let rects = zip(surface.frames, surface.frameRects).map { (at: $0.0.at - t0, rect: $0.1) }
+        let afterSpacePan = rects.filter { $0.at > 0.14 && $0.at < 0.5 }
+        XCTAssertTrue(afterSpacePan.allSatisfy { $0.rect.x == start.x + 40 && $0.rect.y == start.y + 10 && $0.rect.w == 120 },
+                      "\(afterSpacePan.map(\.rect))")
+        // Still playing (10 fps): new frames go on being presented.
+        let shown = zip(surface.frames, surface.frameRects).filter { $0.0.at - t0 > 0.14 && $0.0.at - t0 < 0.5 }.compactMap(\.0.image)
+        XCTAssertGreaterThanOrEqual(Set(shown.map(\.pixels)).count, 3, "the clip plays on after a Space+drag")
+        XCTAssertEqual(rects.last?.rect.x, start.x + 30, "the middle drag panned back 10 px")
+    }
 }
