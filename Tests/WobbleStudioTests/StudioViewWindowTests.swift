@@ -56,4 +56,29 @@ extension StudioTests {
         try w.waitForLine(after: before, "the tick", { $0 == "studio: tick: impulse at 0.000 s, \(scene) line 4" })
         XCTAssertEqual(try w.quit(), 0)
     }
+
+    /// `wobble-run new` with a display opens the studio on the new scene.
+    func testNewOpensTheStudioOnTheStarterScene() throws {
+        try startDisplay()
+        try writePattern("photo.png", 240, 180)
+        let p = Process()
+        p.executableURL = Tool.executable
+        p.arguments = ["new", "photo.png"]
+        p.currentDirectoryURL = dir
+        p.environment = display.environment
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { p.terminate() } }
+        let found = try display.x("timeout", ["20", "xdotool", "search", "--sync", "--name", "wobble-run edit: photo.lua"])
+        let id = String(decoding: found.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        XCTAssertFalse(id.isEmpty, "the studio opened on photo.lua")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("photo.lua").path))
+        try display.x("xdotool", ["windowfocus", "--sync", id])
+        try display.x("xdotool", ["key", "Escape"])
+        let deadline = Date().addingTimeInterval(10)
+        while p.isRunning && Date() < deadline { usleep(20_000) }
+        XCTAssertFalse(p.isRunning)
+        XCTAssertEqual(p.terminationStatus, 0)
+    }
 }
