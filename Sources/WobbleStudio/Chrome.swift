@@ -45,14 +45,6 @@ struct Canvas {
     static func fits(from x: Int, to maxX: Int) -> Int { max(0, (maxX - x) / StudioFont.cellWidth) }
 }
 
-/// A tick on the timeline: a kick the script gave or one performed, with
-/// what hovering it says (`impulse at 0.300 s, line 5`).
-struct Tick: Equatable {
-    var time: Double
-    var label: String
-    var performed: Bool
-}
-
 /// The chrome below the picture: the timeline (the playhead, the scripted
 /// clip's end, a tick per kick: the script's below, the performed ones
 /// above) and the status rows (frame, time and mode with the help key;

@@ -624,26 +624,10 @@ final class StudioApp {
             message: message, messageIsError: messageIsError, hovered: hovered)
     }
 
-    /// The timeline's ticks: the script's kicks with their lines, the
-    /// performed pokes and shakes (the take's included).
+    /// The timeline's ticks now.
     private var ticks: [Tick] {
-        let scripted = session.scriptedDuration
-        func what(_ a: PerformedEvent.Action) -> String {
-            if case .touch = a { return "touch" } else { return "shake" }
-        }
-        let script = session.scriptKicks.map { k in
-            Tick(time: k.time, label: "\(k.kind) at \(fmt3(k.time)) s, \(sceneName)\(k.line.map { " line \($0)" } ?? "")", performed: false)
-        }
-        let performed = session.performed.map { e in
-            let t = e.anchor == .start ? e.time : scripted + e.time
-            return Tick(time: t, label: "\(what(e.action)) performed at \(fmt3(t)) s (not in the scene: Backspace forgets it, R records a take)",
-                        performed: true)
-        }
-        let take = recorder.take?.events.map { e in
-            Tick(time: scripted + Double(e.milliseconds) / 1000, label: "\(what(e.action)) of the take at +\(fmt3(Double(e.milliseconds) / 1000)) s",
-                 performed: true)
-        } ?? []
-        return script + performed + take
+        Tick.all(script: session.scriptKicks, performed: session.performed, take: recorder.take,
+                 scriptedDuration: session.scriptedDuration, sceneName: sceneName)
     }
 
     /// Names the tick under the mouse when it is over the timeline.
