@@ -89,15 +89,18 @@ public struct ScriptResult {
 
 /// A kick the script gave: when (scene seconds), what (`impulse`,
 /// `touch`, `shake`, `trace sample`) and the line of the call (nil when
-/// not known).
+/// not known), in the scene or, named by `file`, in a module.
 public struct ScriptKick: Sendable, Equatable {
     public var time: Double
     public var kind: String
     public var line: Int?
-    public init(time: Double, kind: String, line: Int?) {
+    /// The module's file name when the call was made in one (nil: the scene).
+    public var file: String?
+    public init(time: Double, kind: String, line: Int?, file: String? = nil) {
         self.time = time
         self.kind = kind
         self.line = line
+        self.file = file
     }
 }
 

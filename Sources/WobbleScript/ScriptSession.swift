@@ -77,7 +77,9 @@ final class ScriptSession {
     /// Notes a kick of `kind` at `time` (now when nil), called from the line running.
     func noteKick(_ kind: String, _ lua: LuaStack, at time: Double? = nil) {
         guard kicks.count < ScriptSession.maxKicks else { return }
-        kicks.append(ScriptKick(time: time ?? scene.now, kind: kind, line: lua.callerLine))
+        let at = lua.callerPosition()
+        let file = at.flatMap { $0.source == "@" + options.scriptPath ? nil : ScenePaths.name(String($0.source.dropFirst())) }
+        kicks.append(ScriptKick(time: time ?? scene.now, kind: kind, line: at?.line ?? lua.callerLine, file: file))
     }
     /// Whether the studio's added sketches are on the control layer yet.
     var addedPlaced = false

@@ -17,7 +17,7 @@ struct Tick: Equatable {
             if case .touch = a { return "touch" } else { return "shake" }
         }
         let own = script.map { k in
-            Tick(time: k.time, label: "\(k.kind) at \(fmt3(k.time)) s, \(sceneName)\(k.line.map { " line \($0)" } ?? "")", performed: false)
+            Tick(time: k.time, label: "\(k.kind) at \(fmt3(k.time)) s, \(k.file ?? sceneName)\(k.line.map { " line \($0)" } ?? "")", performed: false)
         }
         let poked = performed.map { e in
             let t = e.anchor == .start ? e.time : scripted + e.time
