@@ -75,12 +75,12 @@ final class Exporter {
     }
 
     /// Looks whether the export ended (each turn of the window's loop);
-    /// shows its progress each second meanwhile.
-    func poll(now: Double) {
+    /// shows its progress each second meanwhile when `showProgress`.
+    func poll(now: Double, showProgress: Bool = true) {
         guard var j = job else { return }
         guard j.child.waitExited(timeout: 0) else {
             let s = Int(now - j.started)
-            if s != j.shown {
+            if s != j.shown, showProgress {
                 j.shown = s
                 job = j
                 status("exporting \(ScenePaths.name(options.scenePath)): \(s) s (the window goes on answering)", false)

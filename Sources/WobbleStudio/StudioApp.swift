@@ -185,7 +185,8 @@ final class StudioApp {
                 nextPoll = clock.now() + watch.pollInterval
             }
             collectRun()
-            exporter.poll(now: clock.now())
+            // (The seconds are shown while no other message took the row.)
+            exporter.poll(now: clock.now(), showProgress: message.hasPrefix("exporting"))
             advance()
             present()
         }
@@ -506,9 +507,10 @@ final class StudioApp {
         case .z where ctrl:
             editor.undoLast()
         case .a where !ctrl:
-            let r = layout.imageRect
+            // At the mouse, else the middle of the picture area (zoomed: the part in view).
+            let a = layout.pictureArea
             editor.add(at: mouse.flatMap { layout.imagePoint($0.x, $0.y) }
-                ?? layout.imagePointUnclamped(r.x + r.w / 2, r.y + r.h / 2))
+                ?? layout.imagePointUnclamped(a.x + a.w / 2, a.y + a.h / 2))
         case .space:
             transport.togglePlaying()
             navigator.spacePressed()
