@@ -67,6 +67,8 @@ public final class LiveSession {
     /// order), and sketches added (`A`): unsaved edits, applied on every run.
     public var sketchOverrides: [Int: SketchPoints] = [:] { didSet { noteEdit() } }
     public var addedSketches: [SketchPoints] = [] { didSet { noteEdit() } }
+    /// The kicks the script gave in the last good run (the timeline's ticks).
+    public private(set) var scriptKicks: [ScriptKick] = []
     /// The `addSketch` calls of the last good run.
     public private(set) var sketchCalls: [SketchCall] = [] { didSet { callsByLine = nil } }
     /// The calls made from each line of the scene file (built when first asked).
@@ -150,6 +152,7 @@ public final class LiveSession {
             imagePathInUse = r.imagePath
             imageStamp = r.imageStamp
             sketchCalls = r.sketchCalls
+            scriptKicks = r.kicks
             let text = outcome.sceneText
             if text != sceneText || sceneSource == nil {
                 sceneText = text

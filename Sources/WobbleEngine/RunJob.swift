@@ -59,7 +59,8 @@ public struct RunJob: Sendable {
                 throw ScriptError(message: "wobble-run: no image: the scene loads none and no --image was given", kind: .finish)
             }
             let success = RunOutcome.Success(clip: result.clip, scriptedDuration: result.scriptEnd, image: image,
-                                             imagePath: path, imageStamp: stamps[path] ?? nil, sketchCalls: result.sketchCalls)
+                                             imagePath: path, imageStamp: stamps[path] ?? nil, sketchCalls: result.sketchCalls,
+                                             kicks: result.kicks)
             return outcome(.success(success), named: runner.named.filter { $0 != result.outputPath } + [path])
         } catch let e as ScriptError {
             return outcome(.failure(.init(e)), named: runner.named + (runner.imagePath.map { [$0] } ?? []))
@@ -81,6 +82,7 @@ public struct RunOutcome: Sendable {
         var imagePath: String
         var imageStamp: FileStamp?
         var sketchCalls: [SketchCall]
+        var kicks: [ScriptKick]
     }
     /// A `ScriptError`'s parts (values only).
     struct Failure: Error, Sendable {

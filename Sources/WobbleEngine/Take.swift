@@ -42,11 +42,15 @@ public struct Take {
     /// The Lua block appended to the scene: `wait`, `touch`, `shake` at the
     /// performed times and a final `untilStill` (with `maxSeconds` when
     /// given: a model that never rests).
-    public func block(maxSeconds: Double? = nil, sceneName: String) -> String {
+    public func block(maxSeconds: Double? = nil, sceneName: String, output: String? = nil) -> String {
         // The name as messages show it: valid UTF-8, and no newline that
         // would end the comment.
         var out = "\n-- Take recorded with `wobble-run edit \(ScenePaths.shown(sceneName))`: what was performed\n"
         out += "-- after the scripted clip, to the millisecond.\n"
+        if let output {
+            out += "-- The take renders to its own file, never over the scene's output.\n"
+            out += "output(\(LuaLiteral.string(output)))\n"
+        }
         if events.contains(where: { if case .shake = $0.action { return true } else { return false } }) {
             out += "enableMotion()\n"
         }
@@ -71,16 +75,7 @@ public struct Take {
     /// (nothing there, not even a dangling link). The scene's path is a
     /// `PathBytes` string: so is this one, with the scene's exact bytes.
     public static func freePath(scenePath: String) -> String {
-        let base = ScenePaths.baseName(scenePath)
-        let dir = ScenePaths.folder(ScenePaths.absolute(scenePath))
-        var n = 1
-        while true {
-            let p = ScenePaths.join(dir, "\(base)-take-\(n).lua")
-            if Posix.kind(p, follow: false) == nil {
-                return scenePath.hasPrefix("/") ? p : ScenePaths.relative(p)
-            }
-            n += 1
-        }
+        ScenePaths.firstFree(beside: scenePath, tag: "take", ext: "lua")
     }
 
     /// Writes the take beside the scene, atomically: the scene's text as it
@@ -96,28 +91,47 @@ public struct Take {
         }
         let name = ScenePaths.name(scenePath)
         let separator: [UInt8] = text.last == UInt8(ascii: "\n") || text.isEmpty ? [] : [UInt8(ascii: "\n")]
+        let path = Take.freePath(scenePath: scenePath)
         var block = self.block(sceneName: name)
+        var maxSeconds: Double?
         // Run the take once before writing it (from a hidden file beside
         // the scene, so its relative paths resolve as the take's will).
-        if let problem = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options) {
+        var run = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options)
+        if let problem = run.problem {
             guard problem.contains("never comes to rest") else { throw SessionError("the take does not run: \(problem)") }
             let last = Double(events.last?.milliseconds ?? 0) / 1000
-            block = self.block(maxSeconds: max(1, recordedSeconds - last), sceneName: name)
-            if let again = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options) {
+            maxSeconds = max(1, recordedSeconds - last)
+            block = self.block(maxSeconds: maxSeconds, sceneName: name)
+            run = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options)
+            if let again = run.problem {
                 throw SessionError("the take does not run: \(again)")
             }
         }
-        let path = Take.freePath(scenePath: scenePath)
+        // A scene that names its output: the take names its own.
+        if let output = run.output {
+            block = self.block(maxSeconds: maxSeconds, sceneName: name, output: Take.outputName(take: path, sceneOutput: output))
+        }
         try AtomicFile.write(text + separator + Array(block.utf8), to: path)
         return path
     }
+
+    /// The output a take at `take` writes when its scene writes
+    /// `sceneOutput`: `<scene>-take-N.<ext>` with the scene's extension,
+    /// `<scene>-take-N_frames/` for a folder or a pattern of frames.
+    public static func outputName(take: String, sceneOutput: String) -> String {
+        let base = ScenePaths.baseName(take)
+        let ext = (ScenePaths.name(sceneOutput) as NSString).pathExtension
+        if sceneOutput.hasSuffix("/") || sceneOutput.contains("%") || ext.isEmpty { return base + "_frames/" }
+        return base + "." + ext
+    }
+
 
     /// Runs `bytes` as a scene beside `scenePath` (a hidden file, removed
     /// afterwards); the first error line, or nil.
     /// Throws when the file to check cannot be written beside the scene
     /// (then the take could not be written either), naming the system's
     /// reason (a read-only folder, a name too long).
-    static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions) throws -> String? {
+    static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions) throws -> (problem: String?, output: String?) {
         // (A short name: never longer than the take's own.)
         let hidden = ScenePaths.join(ScenePaths.folder(scenePath), ".\(ScenePaths.baseName(scenePath).prefix(64))-take-check-\(getpid()).lua")
         do {
@@ -132,18 +146,19 @@ public struct Take {
         return check(hidden, options: options)
     }
 
-    /// Runs the take at `path` on the virtual clock; the first error line, or nil.
-    static func check(_ path: String, options: SessionOptions) -> String? {
+    /// Runs the take at `path` on the virtual clock; the first error line
+    /// (nil when it ran) and the output its script names.
+    static func check(_ path: String, options: SessionOptions) -> (problem: String?, output: String?) {
         var o = options
         o.scenePath = path
         let runner = SceneRunner(options: o) { try ImageIO.load(path: $0) }
         do {
-            _ = try runner.run(missingScene: { SessionError("scene '\(ScenePaths.shown($0))': no such file") })
-            return nil
+            let r = try runner.run(missingScene: { SessionError("scene '\(ScenePaths.shown($0))': no such file") })
+            return (nil, r.outputPath)
         } catch let e as ScriptError {
-            return e.message
+            return (e.message, nil)
         } catch {
-            return "\(error)"
+            return ("\(error)", nil)
         }
     }
 }

@@ -13,7 +13,9 @@ extension ScriptSession {
         if !a.isNil(1) {
             samples = try readTrace(try a.path(1))
         }
+        let start = scene.now
         scene.enableMotion(trace: samples)
+        for s in samples.prefix(ScriptSession.maxKicks) where s.time.isFinite { noteKick("trace sample", a.lua, at: start + s.time) }
         return 0
     }
 
@@ -21,6 +23,7 @@ extension ScriptSession {
     func shake(_ a: LuaArgs) throws -> Int32 {
         let ax = try a.number(1), ay = try a.number(2)
         try scene.shake(ax: ax, ay: ay)
+        noteKick("shake", a.lua)
         return 0
     }
 }

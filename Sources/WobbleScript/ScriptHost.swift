@@ -79,9 +79,29 @@ public struct ScriptResult {
     public var scriptEnd: Double = 0
     /// Every `addSketch` call of the run, in order (the studio's handles).
     public var sketchCalls: [SketchCall] = []
+    /// The kicks the script gave (impulses, touches, shakes, trace
+    /// samples), in the order given, with their lines (the studio's ticks).
+    public var kicks: [ScriptKick] = []
     /// What the script did that is probably a mistake (a `touch` that hit
     /// no live region, with its line), one line each.
     public var warnings: [String] = []
+}
+
+/// A kick the script gave: when (scene seconds), what (`impulse`,
+/// `touch`, `shake`, `trace sample`) and the line of the call (nil when
+/// not known), in the scene or, named by `file`, in a module.
+public struct ScriptKick: Sendable, Equatable {
+    public var time: Double
+    public var kind: String
+    public var line: Int?
+    /// The module's file name when the call was made in one (nil: the scene).
+    public var file: String?
+    public init(time: Double, kind: String, line: Int?, file: String? = nil) {
+        self.time = time
+        self.kind = kind
+        self.line = line
+        self.file = file
+    }
 }
 
 /// One `addSketch` call of a run: where it was made and what it made

@@ -70,6 +70,17 @@ final class ScriptSession {
     private var vm: LuaVM?
     /// The `addSketch` calls so far.
     var sketchCalls: [SketchCall] = []
+    /// The kicks given so far (at most `maxKicks`: ticks on a timeline).
+    var kicks: [ScriptKick] = []
+    static let maxKicks = 20_000
+
+    /// Notes a kick of `kind` at `time` (now when nil), called from the line running.
+    func noteKick(_ kind: String, _ lua: LuaStack, at time: Double? = nil) {
+        guard kicks.count < ScriptSession.maxKicks else { return }
+        let at = lua.callerPosition()
+        let file = at.flatMap { $0.source == "@" + options.scriptPath ? nil : ScenePaths.name(String($0.source.dropFirst())) }
+        kicks.append(ScriptKick(time: time ?? scene.now, kind: kind, line: at?.line ?? lua.callerLine, file: file))
+    }
     /// Whether the studio's added sketches are on the control layer yet.
     var addedPlaced = false
 
@@ -154,6 +165,7 @@ final class ScriptSession {
         var result = ScriptResult(clip: clip, outputPath: outputPath, imagePath: imagePath, inputs: inputs)
         result.scriptEnd = scene.scriptEnd
         result.sketchCalls = sketchCalls
+        result.kicks = kicks
         result.warnings = warnings
         return result
     }

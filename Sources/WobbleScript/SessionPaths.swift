@@ -19,7 +19,10 @@ extension ScriptSession {
     /// A data file (`image`, `enableMotion`): the resolved path, or the refusal.
     func checkedDataPath(_ path: String, function: String) throws -> String {
         switch policy.data(path) {
-        case .success(let full): return full
+        case .success(let full):
+            // Named before it is read: a missing file is watched too.
+            options.onPath(full)
+            return full
         case .failure(let r): throw SceneError(function, "path '\(PathBytes.display(path))' \(r.message)")
         }
     }
@@ -27,6 +30,7 @@ extension ScriptSession {
     /// Records a file the scene read (once per file), so that the runner can
     /// refuse an output that would replace it.
     func recordInput(_ role: InputFile.Role, _ path: String) {
+        options.onPath(path)
         guard let file = InputFile(role: role, path: path),
               !inputs.contains(where: { $0.device == file.device && $0.inode == file.inode }) else { return }
         inputs.append(file)

@@ -124,12 +124,14 @@ extension ScriptSession {
         let dx = try a.number(2), dy = try a.number(3)
         let amplitude = try a.optionalNumber(4) ?? 1
         try scene.impulse(t, dx: dx, dy: dy, amplitude: amplitude)
+        noteKick("impulse", a.lua)
         return 0
     }
 
     /// `touch(x0, y0, x1, y1)` → the model hit, or nil.
     func touch(_ a: LuaArgs) throws -> Int32 {
         let x0 = try a.number(1), y0 = try a.number(2), x1 = try a.number(3), y1 = try a.number(4)
+        noteKick("touch", a.lua)
         if let hit = try scene.touch(from: Point(x0, y0), to: Point(x1, y1)) {
             pushWobble(a.lua, hit)
         } else {

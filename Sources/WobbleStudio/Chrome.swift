@@ -46,9 +46,10 @@ struct Canvas {
 }
 
 /// The chrome below the picture: the timeline (the playhead, the scripted
-/// clip's end, a mark per poke or shake) and two status lines (frame, time
-/// and mode with the keys' hint; the last message). A value: what it shows
-/// is all in its fields.
+/// clip's end, a tick per kick: the script's below, the performed ones
+/// above) and the status rows (frame, time and mode with the help key;
+/// the last message, or what the tick under the mouse is, wrapped on up
+/// to three rows). A value: what it shows is all in its fields.
 struct Chrome {
     var width: Int
     var frame: Int
@@ -57,13 +58,93 @@ struct Chrome {
     var playhead: Double
     var clipLength: Double
     var scriptedDuration: Double
-    /// The times of the pokes and shakes performed (the take's included).
-    var marks: [Double]
+    /// The kicks: the script's and the performed ones (the take's included).
+    var ticks: [Tick]
     var recording: Bool
     var playing: Bool
     var unsavedEdits: Bool
     var message: String
     var messageIsError: Bool
+    /// What the tick under the mouse is (shown instead of the message).
+    var hovered: String? = nil
+
+    /// Rows of text under the status line.
+    static let messageRows = 3
+
+    /// The timeline's length in seconds (a take runs past the clip).
+    var length: Double { max(clipLength, recording ? playhead : 0) }
+
+    /// The window x of time `t` on a timeline `width` wide of `length` seconds.
+    static func x(_ t: Double, width: Int, length: Double) -> Int {
+        let tw = max(1, width - 2 * Layout.timelinePad)
+        guard length > 0 else { return Layout.timelinePad }
+        return Layout.timelinePad + Int((min(max(t / length, 0), 1) * Double(tw - 1)).rounded())
+    }
+
+    /// The tick nearest window x `x` within 4 pixels, if any.
+    static func tick(near x: Int, in ticks: [Tick], width: Int, length: Double) -> Tick? {
+        var best: (Tick, Int)?
+        for t in ticks {
+            let d = abs(Chrome.x(t.time, width: width, length: length) - x)
+            if d <= 4, d < (best?.1 ?? .max) { best = (t, d) }
+        }
+        return best?.0
+    }
+
+    /// The status line: frame (of the count, except while recording past
+    /// the clip), time, mode.
+    var statusLine: String {
+        let mode: String
+        if recording {
+            mode = "REC +\(String(format: "%.1f", playhead - scriptedDuration)) s"
+        } else {
+            mode = (playing ? "playing" : "paused") + (unsavedEdits ? "  unsaved edits" : "")
+        }
+        return "frame \(frame)\(recording ? "" : "/\(frameCount)")  \(String(format: "%.3f", Double(frame) / fps)) s  \(mode)"
+    }
+
+    /// The message rows: the text wrapped at the width; a text longer than
+    /// the rows ends with a pointer to the help sheet, which shows it whole.
+    var messageLines: [String] {
+        let room = max(8, Canvas.fits(from: Layout.timelinePad, to: width - Layout.timelinePad))
+        let lines = Chrome.wrap(hovered ?? message, width: room)
+        guard lines.count > Chrome.messageRows else { return lines }
+        let more = "... (F1 shows it all)"
+        var last = lines[Chrome.messageRows - 1]
+        if last.count + more.count > room { last = String(last.prefix(max(0, room - more.count))) }
+        return Array(lines.prefix(Chrome.messageRows - 1)) + [last + more]
+    }
+
+    /// `text` wrapped into lines of at most `width` characters, at spaces
+    /// where it can (a longer word is cut where the line ends).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        let width = max(1, width)
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
+                var w = Substring(word)
+                if line.isEmpty {
+                } else if line.count + 1 + w.count <= width {
+                    line += " "
+                } else {
+                    lines.append(line)
+                    line = ""
+                }
+                while line.count + w.count > width {
+                    let n = width - line.count
+                    line += w.prefix(n)
+                    lines.append(line)
+                    line = ""
+                    w = w.dropFirst(n)
+                }
+                line += w
+            }
+            lines.append(line)
+        }
+        while lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
+        return lines
+    }
 
     var image: RGBAImage {
         var c = Canvas(width: width, height: Layout.chromeHeight, color: (28, 28, 30))
@@ -71,35 +152,33 @@ struct Chrome {
         // Timeline.
         let (tx, tw) = (Layout.timelinePad, max(1, w - 2 * Layout.timelinePad))
         c.fill(x: tx, y: 4, w: tw, h: 12, (64, 64, 70))
-        let length = max(clipLength, recording ? playhead : 0)
+        let length = self.length
         if length > 0 {
-            func x(_ t: Double) -> Int { tx + Int((min(max(t / length, 0), 1) * Double(tw - 1)).rounded()) }
+            func x(_ t: Double) -> Int { Chrome.x(t, width: w, length: length) }
             c.fill(x: tx, y: 4, w: x(playhead) - tx, h: 12, recording ? (170, 50, 50) : (70, 110, 180))
             if scriptedDuration < length - 1e-9 {
                 c.fill(x: x(scriptedDuration), y: 2, w: 1, h: 16, (220, 220, 220))
             }
-            for t in marks {
-                c.fill(x: x(t) - 1, y: 4, w: 3, h: 4, (250, 200, 60))
+            for t in ticks {
+                if t.performed {
+                    c.fill(x: x(t.time) - 1, y: 4, w: 3, h: 4, (250, 200, 60))
+                } else {
+                    c.fill(x: x(t.time), y: 10, w: 1, h: 6, (150, 230, 255))
+                }
             }
             c.fill(x: x(playhead) - 1, y: 1, w: 3, h: 18, (255, 255, 255))
         }
         // Status.
-        let mode: String
-        if recording {
-            mode = "REC +\(String(format: "%.1f", playhead - scriptedDuration)) s"
-        } else {
-            mode = (playing ? "playing" : "paused") + (unsavedEdits ? "  unsaved edits" : "")
-        }
-        let line1 = "frame \(frame)/\(frameCount)  \(String(format: "%.3f", Double(frame) / fps)) s  \(mode)"
-        let y1 = 22, y2 = 22 + StudioFont.cellHeight + 2
-        let end = c.text(line1, x: Layout.timelinePad, y: y1, recording ? (255, 120, 120) : (235, 235, 235))
-        let hint = "Space  </>  Home  H  R  A  Ctrl+S  Ctrl+Z  drag: handle/poke"
+        let rowHeight = StudioFont.cellHeight + 2
+        let y1 = 22
+        let end = c.text(statusLine, x: Layout.timelinePad, y: y1, recording ? (255, 120, 120) : (235, 235, 235))
+        let hint = "F1: keys"
         let hx = w - Layout.timelinePad - hint.count * StudioFont.cellWidth
-        if hx > end + 20 { c.text(hint, x: hx, y: y1, (130, 130, 140)) }
-        var msg = message
-        let room = Canvas.fits(from: Layout.timelinePad, to: w - Layout.timelinePad)
-        if msg.count > room { msg = String(msg.prefix(max(0, room - 3))) + "..." }
-        c.text(msg, x: Layout.timelinePad, y: y2, messageIsError ? (255, 110, 110) : (170, 200, 170))
+        if hx > end + 14 { c.text(hint, x: hx, y: y1, (130, 130, 140)) }
+        let color: (UInt8, UInt8, UInt8) = hovered != nil ? (150, 230, 255) : messageIsError ? (255, 110, 110) : (170, 200, 170)
+        for (i, line) in messageLines.enumerated() {
+            c.text(line, x: Layout.timelinePad, y: y1 + (i + 1) * rowHeight, color)
+        }
         return c.image
     }
 }

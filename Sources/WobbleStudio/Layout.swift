@@ -48,33 +48,61 @@ struct PixelBox: Equatable {
     }
 }
 
-/// Where things are in the window: the image area on top (1:1 when it
-/// fits on the screen, else scaled down uniformly; centred when the window
-/// is wider), the chrome (timeline, two status lines) below it.
+/// Where things are in the window: the picture area on top, the chrome
+/// (timeline, status lines) along the bottom. The picture sits in the
+/// picture area as its `PictureView` says: fitted (the default: 1:1 when it
+/// fits, else scaled down uniformly, never enlarged, centred), or at a zoom
+/// and offset the user chose (wheel, pan, `F`), which may leave parts of
+/// it outside the area (drawn clipped: the chrome covers the bottom). Every
+/// window-to-image mapping of the studio goes through here.
 struct Layout {
-    static let chromeHeight = 56
+    static let chromeHeight = 88
     static let minWidth = 480
     static let timelinePad = 8
+    /// The longest side a picture is rendered at (the zoom stops there).
+    static let maxRenderSide = 4096
 
     let windowWidth: Int
     let windowHeight: Int
+    /// The source image's size.
+    let sourceWidth: Int
+    let sourceHeight: Int
+    /// Where the picture is drawn (window pixels; may reach outside the area).
     let imageRect: (x: Int, y: Int, w: Int, h: Int)
+    /// Window pixels per image pixel.
     let scale: Double
-    var chromeY: Int { imageRect.y + imageRect.h }
+    let view: PictureView
+    /// The chrome's top: the picture area is the window above it.
+    var chromeY: Int { max(1, windowHeight - Layout.chromeHeight) }
+    var pictureArea: (x: Int, y: Int, w: Int, h: Int) { (0, 0, windowWidth, chromeY) }
 
-    /// The layout inside a window of a given size: the picture fitted
-    /// into it above the chrome (scaled down, never up), centred across.
-    init(imageWidth iw: Int, imageHeight ih: Int, window: (width: Int, height: Int)) {
+    /// The layout inside a window of a given size, the picture placed as
+    /// `view` says.
+    init(imageWidth iw: Int, imageHeight ih: Int, window: (width: Int, height: Int), view: PictureView = PictureView()) {
         let iw = max(1, iw), ih = max(1, ih)
         let ww = max(1, window.width), wh = max(1, window.height)
-        let s = min(1, Double(ww) / Double(iw), Double(max(1, wh - Layout.chromeHeight)) / Double(ih))
-        let w = max(1, Int((Double(iw) * s).rounded(.down))), h = max(1, Int((Double(ih) * s).rounded(.down)))
-        scale = s
+        sourceWidth = iw
+        sourceHeight = ih
         windowWidth = ww
         windowHeight = wh
-        imageRect = (max(0, (ww - w) / 2), 0, w, h)
+        let areaH = max(1, wh - Layout.chromeHeight)
+        if let z = view.zoom, z.isFinite, z > 0 {
+            let s = Layout.clampZoom(z, iw, ih, fit: Layout.fitScale(iw, ih, ww, areaH, enlarging: true))
+            let w = max(1, Int((Double(iw) * s).rounded())), h = max(1, Int((Double(ih) * s).rounded()))
+            scale = s
+            imageRect = (Int(view.x.rounded()), Int(view.y.rounded()), w, h)
+            self.view = PictureView(zoom: s, x: view.x, y: view.y)
+        } else {
+            let s = Layout.fitScale(iw, ih, ww, areaH, enlarging: false)
+            let w = max(1, Int((Double(iw) * s).rounded(.down))), h = max(1, Int((Double(ih) * s).rounded(.down)))
+            scale = s
+            imageRect = (max(0, (ww - w) / 2), max(0, (areaH - h) / 2), w, h)
+            self.view = PictureView()
+        }
     }
 
+    /// The window for a picture this size on a screen: the picture at 1:1
+    /// when it fits, else scaled down; at least `minWidth` wide.
     init(imageWidth iw: Int, imageHeight ih: Int, screen: (width: Int, height: Int)?) {
         let iw = max(1, iw), ih = max(1, ih)
         var s = 1.0
@@ -83,10 +111,77 @@ struct Layout {
             s = min(1, maxW / Double(iw), maxH / Double(ih))
         }
         let w = max(1, Int((Double(iw) * s).rounded())), h = max(1, Int((Double(ih) * s).rounded()))
-        scale = s
-        windowWidth = max(w, Layout.minWidth)
-        windowHeight = h + Layout.chromeHeight
-        imageRect = ((windowWidth - w) / 2, 0, w, h)
+        self.init(imageWidth: iw, imageHeight: ih, window: (max(w, Layout.minWidth), h + Layout.chromeHeight))
+    }
+
+    /// The scale that fits the picture into an area (never above 1 unless `enlarging`).
+    static func fitScale(_ iw: Int, _ ih: Int, _ aw: Int, _ ah: Int, enlarging: Bool) -> Double {
+        let s = min(Double(max(1, aw)) / Double(max(1, iw)), Double(max(1, ah)) / Double(max(1, ih)))
+        return enlarging ? s : min(1, s)
+    }
+
+    /// A zoom kept between a picture 32 px long (or the fit, if smaller)
+    /// and `maxRenderSide` px long.
+    static func clampZoom(_ z: Double, _ iw: Int, _ ih: Int, fit: Double) -> Double {
+        let side = Double(max(iw, ih))
+        let hi = max(Double(maxRenderSide) / side, min(1, fit))
+        let lo = min(32 / side, fit, hi)
+        return min(max(z, lo), hi)
+    }
+
+    // MARK: Zoom and pan
+
+    /// The view zoomed by `factor` around window pixel `(cx, cy)`: the image
+    /// point under it stays under it.
+    func zoomed(by factor: Double, around cx: Int, _ cy: Int) -> PictureView {
+        let z = Layout.clampZoom(scale * factor, sourceWidth, sourceHeight,
+                                 fit: Layout.fitScale(sourceWidth, sourceHeight, pictureArea.w, pictureArea.h, enlarging: true))
+        let px = (Double(cx - imageRect.x)) / scale, py = (Double(cy - imageRect.y)) / scale
+        return kept(PictureView(zoom: z, x: Double(cx) - px * z, y: Double(cy) - py * z))
+    }
+
+    /// The view as it is, with its zoom and offset (a fitted one too).
+    var placedView: PictureView {
+        view.zoom == nil ? PictureView(zoom: scale, x: Double(imageRect.x), y: Double(imageRect.y)) : view
+    }
+
+    /// The view moved by `(dx, dy)` window pixels from `start` (a fitted
+    /// start: this layout's placement).
+    func panned(from start: PictureView, by dx: Int, _ dy: Int) -> PictureView {
+        let base = start.zoom == nil ? placedView : start
+        return kept(PictureView(zoom: base.zoom, x: base.x + Double(dx), y: base.y + Double(dy)))
+    }
+
+    /// The whole picture in the picture area, as large as it fits (enlarged
+    /// too), centred.
+    var fitted: PictureView {
+        let a = pictureArea
+        let z = Layout.clampZoom(Layout.fitScale(sourceWidth, sourceHeight, a.w, a.h, enlarging: true), sourceWidth, sourceHeight,
+                                 fit: Layout.fitScale(sourceWidth, sourceHeight, a.w, a.h, enlarging: true))
+        let w = (Double(sourceWidth) * z).rounded(), h = (Double(sourceHeight) * z).rounded()
+        return PictureView(zoom: z, x: ((Double(a.w) - w) / 2).rounded(.down), y: ((Double(a.h) - h) / 2).rounded(.down))
+    }
+
+    /// `v` with at least 32 window pixels of the picture left in the area.
+    private func kept(_ v: PictureView) -> PictureView {
+        guard let z = v.zoom else { return v }
+        let a = pictureArea
+        let w = Double(sourceWidth) * z, h = Double(sourceHeight) * z
+        let m = 32.0
+        let x = min(max(v.x, Double(a.x) + min(m, w) - w), Double(a.x + a.w) - min(m, w))
+        let y = min(max(v.y, Double(a.y) + min(m, h) - h), Double(a.y + a.h) - min(m, h))
+        return PictureView(zoom: z, x: x.rounded(), y: y.rounded())
+    }
+
+    /// Whether window pixel `(x, y)` is in the picture area.
+    func pictureAreaContains(_ x: Int, _ y: Int) -> Bool {
+        let a = pictureArea
+        return x >= a.x && x < a.x + a.w && y >= a.y && y < a.y + a.h
+    }
+
+    /// Where image point `p` is in the window.
+    func windowPoint(_ p: Point) -> (x: Double, y: Double) {
+        (p.x * scale + Double(imageRect.x) - 0.5, p.y * scale + Double(imageRect.y) - 0.5)
     }
 
     func timelineContains(_ x: Int, _ y: Int) -> Bool {
@@ -98,14 +193,24 @@ struct Layout {
         return min(max(Double(x - Layout.timelinePad) / Double(w), 0), 1)
     }
 
-    /// The image point under window pixel `(x, y)`'s centre, nil outside the image area.
+    /// The image point under window pixel `(x, y)`'s centre, nil outside
+    /// the picture (or the picture area).
     func imagePoint(_ x: Int, _ y: Int) -> Point? {
         let r = imageRect
-        guard x >= r.x, x < r.x + r.w, y >= r.y, y < r.y + r.h else { return nil }
+        guard x >= r.x, x < r.x + r.w, y >= r.y, y < r.y + r.h, pictureAreaContains(x, y) else { return nil }
         return imagePointUnclamped(x, y)
     }
 
     func imagePointUnclamped(_ x: Int, _ y: Int) -> Point {
         Point((Double(x - imageRect.x) + 0.5) / scale, (Double(y - imageRect.y) + 0.5) / scale)
     }
+}
+
+/// How the picture sits in its area: fitted (`zoom` nil: scaled down to
+/// fit, never enlarged, centred), or at a zoom (window pixels per image
+/// pixel) with its top-left at `(x, y)` in window pixels.
+struct PictureView: Equatable {
+    var zoom: Double?
+    var x = 0.0
+    var y = 0.0
 }

@@ -48,6 +48,9 @@ final class Presenter {
     /// owns it; kept here typed, so presenting needs no downcast).
     weak var windowRenderer: GLESRenderer?
     private var presentedSize = (0, 0)
+    /// Shown over the whole window instead of the picture and chrome while set.
+    var cover: RGBAImage?
+    private var coverShown = false
 
     init(session: LiveSession, clock: StudioClock, profile: Bool) {
         self.session = session
@@ -62,13 +65,41 @@ final class Presenter {
     func present(into window: any StudioSurface, frame k: Int, handles: Bool, layout: Layout, dirty: Bool, playing: Bool,
                  message: () -> String, isEditable: (SketchOrigin?) -> Bool, chrome drawChrome: (Int) -> RGBAImage,
                  fail: (String) -> Void) -> Bool {
+        if let cover {
+            // A sheet over the whole window (the keys' help).
+            guard dirty || !coverShown else { return false }
+            window.marks = []
+            do {
+                try window.present(frame: cover, frameOpaque: true, frameChanged: true, frameDirty: nil,
+                                   frameRect: (0, 0, cover.width, cover.height), chrome: RGBAImage(width: 1, height: 1),
+                                   chromeY: max(layout.windowHeight, cover.height))
+            } catch {
+                printError("\(error)")
+            }
+            coverShown = true
+            return true
+        }
+        if coverShown {
+            // The sheet went: everything is drawn again.
+            coverShown = false
+            presentedState = nil
+            presentedDirect = false
+            window.invalidate()
+        }
         let state = session.frameState(k)
         let key = (session.generation, handles)
         let handleShapes = handles ? session.handleShapes(atFrame: k) : []
         let shapes = handleShapes.map(\.shape)
         let locked = handleShapes.map { !isEditable($0.origin) }
         let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
-        guard dirty || frameChanged || k != presentedIndex else { return false }
+        // Handles outside the picture (reachable after zooming out or panning).
+        let marks = Presenter.outsideMarks(shapes, locked: locked, layout: layout)
+        let marksChanged = marks != window.marks
+        if marksChanged {
+            window.marks = marks
+            window.invalidate()
+        }
+        guard dirty || frameChanged || marksChanged || k != presentedIndex else { return false }
         let t0 = clock.now()
         if opaqueChecked != session.generation, let img = session.image {
             opaqueChecked = session.generation
@@ -172,6 +203,27 @@ final class Presenter {
         presentedIndex = k
         presentedCount += 1
         return true
+    }
+
+    /// Boxes for the handles of `shapes` that lie outside the picture but
+    /// inside the picture area (the frame cannot show them).
+    static func outsideMarks(_ shapes: [RegionShape], locked: [Bool], layout: Layout) -> [WindowMark] {
+        var marks: [WindowMark] = []
+        let r = layout.imageRect
+        for (i, shape) in shapes.enumerated() {
+            for p in [shape.lt, shape.rt, shape.rb, shape.lb, shape.center] where p.isFinite {
+                let (wx, wy) = layout.windowPoint(p)
+                guard wx.magnitude < 1e6, wy.magnitude < 1e6 else { continue }
+                let x = Int(wx.rounded()), y = Int(wy.rounded())
+                let inside = x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h
+                guard !inside, layout.pictureAreaContains(x, y) else { continue }
+                let isLocked = i < locked.count && locked[i]
+                marks.append(WindowMark(x: x - 5, y: y - 5, w: 11, h: 11, r: 20, g: 20, b: 20))
+                marks.append(isLocked ? WindowMark(x: x - 3, y: y - 3, w: 7, h: 7, r: 150, g: 150, b: 150)
+                                      : WindowMark(x: x - 3, y: y - 3, w: 7, h: 7, r: 255, g: 210, b: 40))
+            }
+        }
+        return marks
     }
 
     /// The renderer, when this frame can be drawn by it straight into the

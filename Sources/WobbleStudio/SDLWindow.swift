@@ -15,6 +15,9 @@ import WobbleSystem
 /// Keys the studio reacts to.
 enum StudioKey: Equatable {
     case space, left, right, up, down, home, h, r, a, s, z, escape, backspace, other
+    /// `F` fits the picture, `E` exports the scene's output, `P` writes the
+    /// frame shown as a PNG, `F1` or `?` shows every key.
+    case f, e, p, help
 }
 
 /// One input event of the window.
@@ -24,6 +27,13 @@ enum StudioInput: Equatable {
     case mouseDown(x: Int, y: Int)
     case mouseMove(x: Int, y: Int)
     case mouseUp(x: Int, y: Int)
+    /// The wheel turned by `steps` notches (positive: away from the user)
+    /// with the mouse at `(x, y)`.
+    case wheel(x: Int, y: Int, steps: Double)
+    /// A pan starts: the middle button pressed, or the left one with
+    /// `Space` held (`space`); it ends with that button's release.
+    case panStart(x: Int, y: Int, space: Bool)
+    case panEnd(x: Int, y: Int)
     /// A game controller's accelerometer, in g (SDL's axes: x right, y up).
     case accel(x: Double, y: Double, z: Double)
     /// The window needs drawing again (exposed).
@@ -67,6 +77,10 @@ final class StudioWindow {
     /// resized or was exposed).
     private var fullRedrawsLeft = StudioWindow.fullRedrawsAfterChange
     private var lastDrawableSize = (0, 0)
+    /// The left button's press was a pan (Space held): its release ends it.
+    private var leftPans = false
+    /// Boxes drawn over the window outside the picture (handles there).
+    var marks: [WindowMark] = []
     static let fullRedrawsAfterChange = 15
 
     /// Makes the next presents draw the whole window.
@@ -307,6 +321,9 @@ final class StudioWindow {
                 return nw == width && nh == height ? .redraw : .resized(width: nw, height: nh)
             }
             return nil
+        case SDL_KEYDOWN.rawValue where e.key.repeat != 0 && e.key.keysym.sym == Int32(SDLK_SPACE.rawValue):
+            // Space held (to pan) repeats: one press is one toggle.
+            return nil
         case SDL_KEYDOWN.rawValue:
             let shift = (UInt32(e.key.keysym.mod) & UInt32(KMOD_SHIFT.rawValue)) != 0
             let ctrl = (UInt32(e.key.keysym.mod) & UInt32(KMOD_CTRL.rawValue)) != 0
@@ -325,13 +342,36 @@ final class StudioWindow {
             case Int32(SDLK_z.rawValue): key = .z
             case Int32(SDLK_ESCAPE.rawValue): key = .escape
             case Int32(SDLK_BACKSPACE.rawValue), Int32(SDLK_DELETE.rawValue): key = .backspace
+            case Int32(SDLK_f.rawValue): key = .f
+            case Int32(SDLK_e.rawValue): key = .e
+            case Int32(SDLK_p.rawValue): key = .p
+            case Int32(SDLK_F1.rawValue), Int32(SDLK_QUESTION.rawValue): key = .help
+            case Int32(SDLK_SLASH.rawValue) where shift: key = .help
             default: key = .other
             }
             return .key(key, shift: shift, ctrl: ctrl)
         case SDL_MOUSEBUTTONDOWN.rawValue where e.button.button == UInt8(SDL_BUTTON_LEFT):
+            if let keys = SDL_GetKeyboardState(nil), keys[Int(SDL_SCANCODE_SPACE.rawValue)] != 0 {
+                leftPans = true
+                return .panStart(x: Int(e.button.x), y: Int(e.button.y), space: true)
+            }
             return .mouseDown(x: Int(e.button.x), y: Int(e.button.y))
         case SDL_MOUSEBUTTONUP.rawValue where e.button.button == UInt8(SDL_BUTTON_LEFT):
+            if leftPans {
+                leftPans = false
+                return .panEnd(x: Int(e.button.x), y: Int(e.button.y))
+            }
             return .mouseUp(x: Int(e.button.x), y: Int(e.button.y))
+        case SDL_MOUSEBUTTONDOWN.rawValue where e.button.button == UInt8(SDL_BUTTON_MIDDLE):
+            return .panStart(x: Int(e.button.x), y: Int(e.button.y), space: false)
+        case SDL_MOUSEBUTTONUP.rawValue where e.button.button == UInt8(SDL_BUTTON_MIDDLE):
+            return .panEnd(x: Int(e.button.x), y: Int(e.button.y))
+        case SDL_MOUSEWHEEL.rawValue:
+            var mx: Int32 = 0, my: Int32 = 0
+            SDL_GetMouseState(&mx, &my)
+            let flipped = e.wheel.direction == UInt32(SDL_MOUSEWHEEL_FLIPPED.rawValue)
+            let steps = Double(e.wheel.y) * (flipped ? -1 : 1)
+            return steps == 0 ? nil : .wheel(x: Int(mx), y: Int(my), steps: steps)
         case SDL_MOUSEMOTION.rawValue:
             return .mouseMove(x: Int(e.motion.x), y: Int(e.motion.y))
         case SDL_CONTROLLERDEVICEADDED.rawValue:
@@ -492,6 +532,18 @@ final class StudioWindow {
 
     /// Ends a frame: `chrome` at 1:1 at `(0, chromeY)`, then the swap.
     private func endFrame(chrome: RGBAImage, chromeY: Int, drawable dw: Int, _ dh: Int, started tStart: Double, drawn tUp: Double) throws {
+        if !marks.isEmpty {
+            // Solid boxes outside the picture (handles there): scissored clears.
+            let sx = Double(dw) / Double(max(1, width)), sy = Double(dh) / Double(max(1, height))
+            glEnable(GLenum(GL_SCISSOR_TEST))
+            for m in marks where m.w > 0 && m.h > 0 {
+                glScissor(GLint((Double(m.x) * sx).rounded()), GLint((Double(dh) - Double(m.y + m.h) * sy).rounded()),
+                          GLsizei((Double(m.w) * sx).rounded()), GLsizei((Double(m.h) * sy).rounded()))
+                glClearColor(Float(m.r) / 255, Float(m.g) / 255, Float(m.b) / 255, 1)
+                glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+            }
+            glDisable(GLenum(GL_SCISSOR_TEST))
+        }
         glUseProgram(program)
         glDisable(GLenum(GL_BLEND))
         glUniform1i(blendLocation, 0)

@@ -20,15 +20,18 @@ public enum Studio {
     usage: wobble-run edit SCENE.lua [options] [-- script args...]
 
     Opens a window that plays the scene's clip in real time and reloads it
-    when the scene, a module, a trace or the image changes on disk.
+    when the scene, a module, a trace or the image it reads changes on disk.
 
     keys:  Space play/pause   Left/Right one frame (pauses)   Home frame 0
            H handles on/off   R record a take / write it   Esc quit
            Shift+arrows shake (1.5 g)   Backspace forget the pokes
            A add a 90x90 sketch at the mouse   Ctrl+S save the edited sketches
-           Ctrl+Z undo the last unsaved drag or add
+           Ctrl+Z undo the last unsaved drag or add   F fit the picture
+           E export the scene's output   P write the frame as a PNG
+           F1 or ? every key, in the window
     mouse: drag a handle (a corner or center) to move it; drag inside a
-           region to poke it; click or drag the timeline to scrub
+           region to poke it; click or drag the timeline to scrub; hover a
+           tick to name it; wheel zooms; middle drag or Space+drag pans
 
     options:
 
@@ -44,6 +47,8 @@ public enum Studio {
         var quitAfter: Double?
         /// Print where the time of a frame goes (WOBBLE_STUDIO_PROFILE=1).
         var profile = false
+        /// The headless tool exports run (nil: beside the studio, else on PATH).
+        var toolPath: String?
     }
 
     /// What `edit` parses: the scene-run options a render takes too (the
@@ -119,6 +124,12 @@ public enum Studio {
         } catch {
             printError("wobble-run: edit: \(error)")
             return 2
+        }
+        // A scene that is not there: say how to start one, open no window.
+        if Posix.kind(options.session.scenePath) == nil {
+            let scene = ScenePaths.shown(options.session.scenePath)
+            printError("wobble-run: edit: '\(scene)' does not exist; start it from a photo: wobble-run new PHOTO \(scene)")
+            return 1
         }
         let env = ProcessInfo.processInfo.environment
         let hasDisplay = !(env["DISPLAY"] ?? "").isEmpty || !(env["WAYLAND_DISPLAY"] ?? "").isEmpty

@@ -17,6 +17,8 @@ final class StudioApp {
     /// Where the window comes from (the SDL window; a fake in tests).
     private let surfaces: SurfaceFactory
     private var layout = Layout(imageWidth: 640, imageHeight: 360, screen: nil)
+    /// Zoom and pan.
+    private var navigator = Navigator()
 
     // Transport.
     /// The clock every time of the studio is read from (injected: tests use a manual one).
@@ -28,6 +30,8 @@ final class StudioApp {
 
     /// Recording a take.
     private let recorder: TakeRecorder
+    /// Exports (`E`) and stills (`P`).
+    private let exporter: Exporter
 
     // Mouse.
     private var scrubbing = false
@@ -44,6 +48,10 @@ final class StudioApp {
     private var lastControllerShake = -1.0
 
     // Messages and presenting.
+    /// What the timeline's tick under the mouse is (nil: none).
+    private(set) var hovered: String?
+    /// The page of the keys' help shown (nil: none).
+    private(set) var helpPage: Int?
     private(set) var message = ""
     private(set) var messageIsError = false
     private var dirty = true
@@ -68,14 +76,18 @@ final class StudioApp {
         session = LiveSession(options: options.session)
         editor = SketchEditor(session: session, clock: clock, verbose: options.verbose)
         recorder = TakeRecorder(options: options.session, verbose: options.verbose)
+        exporter = Exporter(options: options.session, tool: options.toolPath)
         presenter = Presenter(session: session, clock: clock, profile: options.profile)
-        watch = InputWatch(scenePath: options.session.scenePath)
+        // Only what the scene reads: not the renders, stills or screenshots
+        // saved beside it.
+        watch = InputWatch(scenePath: options.session.scenePath, tree: false)
         handles = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_HANDLES"] != "0"
         let base = ScenePaths.baseName(options.session.scenePath)
         watch.ignore = { name in name.hasPrefix(base + "-take-") && name.hasSuffix(".lua") }
         if options.verbose { watch.log = { printError($0) } }
         editor.status = { [unowned self] in $1 ? fail($0) : say($0) }
         recorder.status = editor.status
+        exporter.status = editor.status
     }
 
     /// The scene's file name (a `PathBytes` string: `say`, `fail` and
@@ -154,6 +166,7 @@ final class StudioApp {
             // A wait of a millisecond or two costs more than it saves on a busy
             // machine (the process gives up its turn): poll instead.
             if session.isRunning { wait = min(wait, StudioApp.runPollInterval) }
+            if exporter.isExporting { wait = min(wait, 0.1) }
             if options.unpaced || dirty || wait < 0.002 { wait = 0 }
             let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
             var quit = false
@@ -172,6 +185,8 @@ final class StudioApp {
                 nextPoll = clock.now() + watch.pollInterval
             }
             collectRun()
+            // (The seconds are shown while no other message took the row.)
+            exporter.poll(now: clock.now(), showProgress: message.hasPrefix("exporting"))
             advance()
             present()
         }
@@ -184,6 +199,7 @@ final class StudioApp {
             if options.verbose { printError("studio: the run in flight was abandoned\(ended ? "" : " (still ending)")") }
         }
         finishRecordingOnQuit()
+        exporter.cancel()
         if session.hasUnsavedEdits {
             let n = session.sketchOverrides.count + session.addedSketches.count
             printError("wobble-run: \(sceneName): \(n) unsaved sketch edit\(n == 1 ? "" : "s") not saved (Ctrl+S saves them)")
@@ -288,7 +304,19 @@ final class StudioApp {
     /// Frames are rendered at the size they are shown: the source's at 1:1,
     /// else the image area's (what `--width W --height H` renders).
     private func applyLayout() {
-        session.outputSize = layout.scale < 1 ? (layout.imageRect.w, layout.imageRect.h) : nil
+        navigator.view = layout.view
+        session.outputSize = layout.scale != 1 ? (layout.imageRect.w, layout.imageRect.h) : nil
+    }
+
+    /// Lays the picture out again as `view` says (zoom, pan, fit): the
+    /// frames are then rendered at the size shown.
+    private func show(_ view: PictureView) {
+        layout = Layout(imageWidth: layout.sourceWidth, imageHeight: layout.sourceHeight,
+                        window: (layout.windowWidth, layout.windowHeight), view: view)
+        applyLayout()
+        window?.invalidate()
+        describeLayout()
+        dirty = true
     }
 
     private func describeLayout() {
@@ -310,6 +338,9 @@ final class StudioApp {
         messageIsError = true
         dirty = true
     }
+
+    /// An export is running (tests wait for it).
+    var isExporting: Bool { exporter.isExporting }
 
     // MARK: Time
 
@@ -349,8 +380,8 @@ final class StudioApp {
             // is laid out in the new size (fitted, never enlarged), the mouse
             // follows, and frames are rendered at the size shown.
             window?.adopt(width: w, height: h)
-            layout = Layout(imageWidth: session.image?.width ?? layout.imageRect.w,
-                            imageHeight: session.image?.height ?? layout.imageRect.h, window: (w, h))
+            layout = Layout(imageWidth: session.image?.width ?? layout.sourceWidth,
+                            imageHeight: session.image?.height ?? layout.sourceHeight, window: (w, h), view: navigator.view)
             applyLayout()
             describeLayout()
             dirty = true
@@ -359,9 +390,20 @@ final class StudioApp {
             return true
         case .key(let key, let shift, let ctrl):
             return handleKey(key, shift: shift, ctrl: ctrl)
+        case .wheel(let x, let y, let steps):
+            if layout.pictureAreaContains(x, y) { show(navigator.wheel(steps, at: x, y, layout: layout)) }
+        case .panStart(let x, let y, let space):
+            // A Space + drag pans: the press's play/pause is given back.
+            if navigator.beginPan(x, y, layout: layout, space: space) { transport.togglePlaying() }
+            dirty = true
+        case .panEnd(let x, let y):
+            if let v = navigator.panned(x, y, layout: layout) { show(v) }
+            navigator.endPan()
+        case .mouseDown where helpPage != nil:
+            closeHelp()
         case .mouseDown(let x, let y):
             mouse = (x, y)
-            if layout.imagePoint(x, y) != nil, session.clip != nil, handles, !recorder.isRecording,
+            if layout.pictureAreaContains(x, y), session.clip != nil, handles, !recorder.isRecording,
                let hit = editor.handleHit(x, y, frame: currentIndex, layout: layout) {
                 editor.beginDrag(hit.origin, handle: hit.handle, x, y)
             } else if layout.timelineContains(x, y) {
@@ -379,6 +421,8 @@ final class StudioApp {
             }
         case .mouseMove(let x, let y):
             mouse = (x, y)
+            hover(x, y)
+            if let v = navigator.panned(x, y, layout: layout) { show(v) }
             if editor.isDragging { editor.moveDrag(x, y, scale: layout.scale) }
             if scrubbing { scrub(x) }
         case .mouseUp(let x, let y):
@@ -409,6 +453,16 @@ final class StudioApp {
     }
 
     private func handleKey(_ key: StudioKey, shift: Bool, ctrl: Bool) -> Bool {
+        if key != .space { navigator.otherKey() }
+        if let page = helpPage {
+            // The help is up: Down pages on, any other key closes it.
+            if key == .down, page + 1 < helpPages { showHelp(page: page + 1) } else { closeHelp() }
+            return false
+        }
+        if key == .help {
+            showHelp(page: 0)
+            return false
+        }
         if shift {
             let g = 1.5
             switch key {
@@ -427,6 +481,19 @@ final class StudioApp {
         case .h:
             handles.toggle()
             say(handles ? "handles shown" : "handles hidden")
+        case .f:
+            show(layout.fitted)
+            say("fitted: \(Int((layout.scale * 100).rounded()))% (wheel zooms, middle or Space+drag pans)")
+        case .e:
+            exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits)
+        case .p:
+            if let state = session.frameState(currentIndex), let img = session.image {
+                exporter.writeStill(state, image: img)
+                // The file written is not a change to reload for.
+                watch.reset(extra: session.inputs)
+            } else {
+                fail("no frame to write: the scene failed")
+            }
         case _ where recorder.isRecording:
             say("recording: R stops it and writes the take")
         case .s where ctrl:
@@ -440,11 +507,13 @@ final class StudioApp {
         case .z where ctrl:
             editor.undoLast()
         case .a where !ctrl:
-            let r = layout.imageRect
+            // At the mouse, else the middle of the picture area (zoomed: the part in view).
+            let a = layout.pictureArea
             editor.add(at: mouse.flatMap { layout.imagePoint($0.x, $0.y) }
-                ?? layout.imagePointUnclamped(r.x + r.w / 2, r.y + r.h / 2))
+                ?? layout.imagePointUnclamped(a.x + a.w / 2, a.y + a.h / 2))
         case .space:
             transport.togglePlaying()
+            navigator.spacePressed()
             dirty = true
         case .left:
             transport.pause()
@@ -503,6 +572,11 @@ final class StudioApp {
     private func toggleRecording() {
         if recorder.isRecording {
             recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName)
+            // The take file has the pokes: the preview plays the scene again.
+            if !session.performed.isEmpty {
+                session.setPerformed([])
+                requestRun()
+            }
             return
         }
         guard session.clip != nil else { fail("cannot record: the scene failed"); return }
@@ -540,14 +614,52 @@ final class StudioApp {
     }
 
     private func drawChrome(index k: Int) -> RGBAImage {
-        let scripted = session.scriptedDuration
-        return Chrome(
+        chrome(index: k).image
+    }
+
+    /// The chrome as it is now (frame `k` shown).
+    private func chrome(index k: Int) -> Chrome {
+        Chrome(
             width: layout.windowWidth, frame: k, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30,
-            playhead: playhead, clipLength: clipLength, scriptedDuration: scripted,
-            marks: session.performed.map { $0.anchor == .start ? $0.time : scripted + $0.time }
-                + (recorder.take?.events.map { scripted + Double($0.milliseconds) / 1000 } ?? []),
+            playhead: playhead, clipLength: clipLength, scriptedDuration: session.scriptedDuration, ticks: ticks,
             recording: recorder.isRecording, playing: playing, unsavedEdits: session.hasUnsavedEdits,
-            message: message, messageIsError: messageIsError).image
+            message: message, messageIsError: messageIsError, hovered: hovered)
+    }
+
+    /// The timeline's ticks now.
+    private var ticks: [Tick] {
+        Tick.all(script: session.scriptKicks, performed: session.performed, take: recorder.take,
+                 scriptedDuration: session.scriptedDuration, sceneName: sceneName)
+    }
+
+    /// Names the tick under the mouse when it is over the timeline.
+    private func hover(_ x: Int, _ y: Int) {
+        var now: String?
+        if layout.timelineContains(x, y), !scrubbing {
+            let c = chrome(index: currentIndex)
+            now = Chrome.tick(near: x, in: c.ticks, width: c.width, length: c.length)?.label
+        }
+        if now != hovered {
+            hovered = now
+            dirty = true
+            if options.verbose, let now { printError("studio: tick: \(now)") }
+        }
+    }
+
+    private var helpPages = 1
+
+    private func showHelp(page: Int) {
+        let sheet = HelpSheet.image(width: layout.windowWidth, height: layout.windowHeight, page: page, message: message)
+        helpPages = sheet.pages
+        helpPage = min(page, sheet.pages - 1)
+        presenter.cover = sheet.image
+        dirty = true
+    }
+
+    private func closeHelp() {
+        helpPage = nil
+        presenter.cover = nil
+        dirty = true
     }
 }
 

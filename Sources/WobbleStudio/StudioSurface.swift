@@ -19,6 +19,9 @@ protocol StudioSurface: AnyObject {
     var preserved: Bool { get }
     /// Frames can be drawn 1:1 into the back buffer.
     var drawableMatchesWindow: Bool { get }
+    /// Solid boxes drawn over the next presents, under the chrome (the
+    /// handles that lie outside the picture).
+    var marks: [WindowMark] { get set }
     /// Makes the window's GL context current (a renderer drawing straight
     /// into the window is made in it).
     func makeCurrent() throws
@@ -53,3 +56,9 @@ struct SurfaceFactory {
 }
 
 extension StudioWindow: StudioSurface {}
+
+/// A solid box in window pixels (a handle outside the picture).
+struct WindowMark: Equatable {
+    var x: Int, y: Int, w: Int, h: Int
+    var r: UInt8, g: UInt8, b: UInt8
+}

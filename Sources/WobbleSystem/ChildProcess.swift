@@ -62,10 +62,11 @@ public final class ChildProcess: @unchecked Sendable {
         return status
     }
 
-    /// Whether the child ended within `timeout` seconds (it is reaped).
+    /// Whether the child ended within `timeout` seconds (it is reaped);
+    /// it is looked at once at least (a timeout of 0 only looks).
     public func waitExited(timeout: Double) -> Bool {
         let deadline = monotonic() + timeout
-        while monotonic() < deadline {
+        while true {
             lock.lock()
             if status != .running { lock.unlock(); return true }
             var raw: Int32 = 0
@@ -74,9 +75,9 @@ public final class ChildProcess: @unchecked Sendable {
             let ended = status != .running || (r < 0 && errno == ECHILD)
             lock.unlock()
             if ended { return true }
+            if monotonic() >= deadline { return false }
             usleep(10_000)
         }
-        return false
     }
 
     /// SIGKILL to its process group (what it started too), unless it

@@ -48,6 +48,13 @@ public final class InputWatch {
     /// keeps it open) counts as finished after this long without events.
     public static let openLimit = 1.0
 
+    /// What is watched besides the scene and the extra paths: with `true`
+    /// (the default, `--watch`) every input file of the scene's folder
+    /// tree; with `false` (the studio) nothing else: only what the scene
+    /// read (its image, traces, modules, named by the run), so that a
+    /// render or a screenshot saved beside it changes nothing.
+    public let watchesTree: Bool
+
     /// How the inputs are watched.
     public enum Mode: Sendable, Equatable {
         /// inotify where it works, else polling (`WOBBLE_WATCH=poll` forces polling).
@@ -87,7 +94,8 @@ public final class InputWatch {
     /// walks the folder tree).
     public var pollInterval: Double { events != nil ? 0.01 : 0.05 }
 
-    public init(scenePath: String, mode: Mode = .automatic) {
+    public init(scenePath: String, mode: Mode = .automatic, tree: Bool = true) {
+        watchesTree = tree
         self.scenePath = InputWatch.absolute(scenePath)
         let f = (self.scenePath as NSString).deletingLastPathComponent
         folder = f.isEmpty ? "/" : f
@@ -107,6 +115,7 @@ public final class InputWatch {
 
     /// Takes the current state of the inputs as the baseline.
     public func reset(extra: [String]) {
+        let extra = withScene(extra)
         pending = nil
         guard let ev = events else {
             baseline = scan(extra: extra)
@@ -148,6 +157,7 @@ public final class InputWatch {
     /// once a change has settled, else nil. The new state becomes the
     /// baseline.
     public func poll(extra: [String]) -> [String]? {
+        let extra = withScene(extra)
         guard let ev = events else { return pollByScanning(extra: extra) }
         let extras = Set(extra.map(InputWatch.absolute))
         if extras != ev.extras {
@@ -207,6 +217,12 @@ public final class InputWatch {
         }
         if now != baseline { pending = now }
         return nil
+    }
+
+    /// Without the tree, the scene is watched as an extra path (its
+    /// folder alone, not walked).
+    private func withScene(_ extra: [String]) -> [String] {
+        watchesTree || extra.contains(scenePath) ? extra : extra + [scenePath]
     }
 
     // MARK: inotify
@@ -305,7 +321,7 @@ public final class InputWatch {
         scans += 1
         var result: [String: FileStamp] = [:]
         if let s = FileStamp(scenePath) { result[scenePath] = s }
-        walk(folder, depth: 0, into: &result, events: ev)
+        if watchesTree { walk(folder, depth: 0, into: &result, events: ev) }
         for e in extra {
             let p = InputWatch.absolute(e)
             if let s = FileStamp(p) { result[p] = s }

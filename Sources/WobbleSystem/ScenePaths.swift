@@ -66,4 +66,25 @@ public enum ScenePaths {
     public static func shown(_ path: String) -> String {
         PathBytes.display(path, controls: true)
     }
+
+    /// The first `<scene>-<tag>-N.<ext>` beside the scene that is free
+    /// (nothing there, not even a dangling link), N from 1; absolute when
+    /// the scene's path is, else relative to the current folder. The
+    /// scene's exact bytes are kept (`PathBytes`).
+    public static func firstFree(beside scenePath: String, tag: String, ext: String) -> String {
+        firstFree(beside: scenePath) { "\(baseName(scenePath))-\(tag)-\($0).\(ext)" }
+    }
+
+    /// The first `name(N)` beside the scene that is free, N from 1.
+    public static func firstFree(beside scenePath: String, _ name: (Int) -> String) -> String {
+        let dir = folder(absolute(scenePath))
+        var n = 1
+        while true {
+            let p = join(dir, name(n))
+            if Posix.kind(p, follow: false) == nil {
+                return scenePath.hasPrefix("/") ? p : relative(p)
+            }
+            n += 1
+        }
+    }
 }

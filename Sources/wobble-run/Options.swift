@@ -123,6 +123,7 @@ enum CommandLine_ {
         usage: wobble-run SCENE.lua [options] [-- script args...]
                wobble-run --assemble DIR -o out.gif [options]
                wobble-run edit SCENE.lua [options]   (a window: wobble-run edit --help)
+               wobble-run new PHOTO [SCENE.lua]      (a starter scene for a photo)
 
         A Lua scene script marks soft regions on an image and choreographs
         touches and shakes over virtual time; the frames are written as an

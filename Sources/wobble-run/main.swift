@@ -23,6 +23,9 @@ func main() -> Int32 {
     // `wobble-run edit SCENE.lua`: the studio window, its own executable
     // (a scene file named `edit` is reached as `./edit`).
     if args.first == "edit" { return Edit.run(Array(args.dropFirst())) }
+    // `wobble-run new PHOTO [SCENE.lua]`: a starter scene (a scene file
+    // named `new` is reached as `./new`).
+    if args.first == "new" { return NewScene.run(Array(args.dropFirst())) }
     // A usage error is reported as JSON too when --json was asked for.
     let report = RunReport(json: args.prefix { $0 != "--" }.contains("--json"))
     // With the frames on stdout the object goes to stderr, usage errors too.

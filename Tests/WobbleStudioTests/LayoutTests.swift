@@ -66,4 +66,30 @@ final class LayoutTests: XCTestCase {
         SparseOverlay(layer).blend(into: &other)   // another size: nothing happens
         XCTAssertEqual(other, RGBAImage(width: 2, height: 2))
     }
+
+    /// The wheel's zoom keeps the image point under the mouse, stops at a
+    /// 4096-pixel picture and at 32 pixels; a pan keeps 32 pixels of the
+    /// picture in the area; F fits, enlarging.
+    func testZoomPanAndFitKeepThePictureReachable() {
+        let l = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950))
+        XCTAssertEqual(l.scale, 1, "a bigger window alone does not enlarge")
+        XCTAssertEqual(l.chromeY, 950 - Layout.chromeHeight)
+        let fit = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950), view: l.fitted)
+        XCTAssertEqual(fit.scale, 1300.0 / 640, accuracy: 1e-9)
+        XCTAssertEqual(fit.imageRect.w, 1300)
+        XCTAssertEqual(fit.imageRect.y, (950 - Layout.chromeHeight - 731) / 2)
+        let before = l.imagePointUnclamped(700, 400)
+        let z = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950), view: l.zoomed(by: 1.25, around: 700, 400))
+        let after = z.imagePointUnclamped(700, 400)
+        XCTAssertEqual(before.x, after.x, accuracy: 1)
+        XCTAssertEqual(before.y, after.y, accuracy: 1)
+        let huge = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950), view: l.zoomed(by: 1000, around: 700, 400))
+        XCTAssertEqual(huge.imageRect.w, 4096)
+        let tiny = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950), view: l.zoomed(by: 0.0001, around: 700, 400))
+        XCTAssertEqual(tiny.imageRect.w, 32)
+        let far = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950), view: l.panned(from: l.view, by: 5000, -5000))
+        XCTAssertEqual(far.imageRect.x, 1300 - 32)
+        XCTAssertEqual(far.imageRect.y, 32 - 360)
+        XCTAssertNil(far.imagePoint(far.imageRect.x + 5, far.chromeY + 1), "the chrome is not the picture")
+    }
 }

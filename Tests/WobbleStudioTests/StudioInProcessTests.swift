@@ -75,6 +75,12 @@ final class FakeSurface: StudioSurface {
     }
 
     func invalidate() {}
+    /// The boxes drawn outside the picture (handles there), as set last,
+    /// and every set presented.
+    var marks: [WindowMark] = []
+    private(set) var marksPresented: [[WindowMark]] = []
+    /// Where each frame was placed in the window.
+    private(set) var frameRects: [(x: Int, y: Int, w: Int, h: Int)] = []
     func adopt(width: Int, height: Int) { size = (width, height) }
     func resize(width: Int, height: Int) { size = (width, height) }
     var position: (Int, Int) { (0, 0) }
@@ -88,7 +94,9 @@ final class FakeSurface: StudioSurface {
     func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
                  frameRect: (x: Int, y: Int, w: Int, h: Int), chrome: RGBAImage, chromeY: Int) throws {
         frames.append((clock.t, frame))
+        frameRects.append(frameRect)
         chromes.append((clock.t, chrome))
+        marksPresented.append(marks)
     }
 }
 
@@ -122,7 +130,8 @@ class InProcessStudioCase: XCTestCase {
                    prepare: @escaping (FakeSurface, StudioApp) -> Void = { _, _ in }) throws -> (status: Int32, surface: FakeSurface, app: StudioApp) {
         var session = SessionOptions(scenePath: box.path(scene))
         session.backend = .cpu
-        let options = Studio.Options(session: session)
+        var options = Studio.Options(session: session)
+        options.toolPath = Tool.executable.path
         var surface: FakeSurface?
         var app: StudioApp?
         let factory = SurfaceFactory(

@@ -40,10 +40,10 @@ extension StudioTests {
         """)
         try w.key("h", "space", "Home", "Right", "Right", "Right")
         try w.waitForLine("frame 3", StudioTests.frameLine(3, paused: true))
-        // Smaller than the picture: fitted into 150 x (170 - the chrome).
+        // Smaller than the picture: fitted into 150 x (201 - the chrome, 88).
         let before = w.lineCount
-        try display.x("xdotool", ["windowsize", w.windowID, "150", "170"])
-        try w.waitForLine(after: before, "the new layout", { $0.hasPrefix("studio: window 150x170") })
+        try display.x("xdotool", ["windowsize", w.windowID, "150", "201"])
+        try w.waitForLine(after: before, "the new layout", { $0.hasPrefix("studio: window 150x201") })
         try w.waitForLine(after: before, "frame 3 again", StudioTests.frameLine(3, paused: true))
         w.updateImageArea()
         XCTAssertEqual(w.imageArea.w, 150)

@@ -1,0 +1,129 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+import WobbleScript
+import WobbleSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `wobble-run new PHOTO [SCENE.lua]`: writes a starter scene for a photo
+/// (the image, one region in the middle a third of the picture's size,
+/// `prepare()`, a poke, `untilStill()`, with comments saying what to
+/// change), never over an existing file; then opens the studio on it when
+/// there is a display and the studio is installed, else prints the next
+/// two commands.
+enum NewScene {
+    static let usage = "usage: wobble-run new PHOTO [SCENE.lua]   (SCENE.lua: the photo's name with .lua, in the current folder)"
+
+    static let helpText = """
+    \(usage)
+
+    Writes a starter scene for PHOTO: the image, one region in the middle a
+    third of the picture's size, prepare(), a poke and untilStill(), with
+    comments saying what to change. It never writes over a file (exit 1).
+    Then it opens the studio on the scene when there is a display (as
+    'wobble-run edit' does); without one it prints the next two commands.
+
+    """
+
+    /// Runs `new` with the arguments after it; the exit status.
+    static func run(_ args: [String]) -> Int32 {
+        if args.contains("--help") || args.contains("-h") {
+            print(helpText, terminator: "")
+            return 0
+        }
+        guard (1...2).contains(args.count), !args.contains(where: { $0.hasPrefix("-") && $0 != "-" && !$0.hasPrefix("./") }) else {
+            printError("wobble-run: new: \(usage)")
+            return 2
+        }
+        let photo = args[0]
+        let scene = args.count == 2 ? args[1] : ScenePaths.baseName(photo) + ".lua"
+        if Posix.kind(scene, follow: false) != nil {
+            printError("wobble-run: new: '\(ScenePaths.shown(scene))' already exists: nothing written (name another: wobble-run new \(ScenePaths.shown(photo)) OTHER.lua)")
+            return 1
+        }
+        let image: RGBAImage
+        do {
+            image = try ImageIO.load(path: photo)
+        } catch let e as MediaError {
+            printError("wobble-run: new: \(e.message)")
+            return 1
+        } catch {
+            printError("wobble-run: new: cannot read '\(ScenePaths.shown(photo))': \(error)")
+            return 1
+        }
+        let text = starter(photo: imageReference(photo: photo, scene: scene), width: image.width, height: image.height,
+                           scene: ScenePaths.name(scene), photoName: ScenePaths.name(photo))
+        do {
+            // O_EXCL: a file made meanwhile is not written over either.
+            let fd = try Posix.open(scene, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644, shown: scene)
+            defer { Glibc.close(fd) }
+            try Posix.write(fd, Array(text.utf8), shown: scene)
+        } catch let e as PosixError where e.code == EEXIST {
+            printError("wobble-run: new: '\(ScenePaths.shown(scene))' already exists: nothing written")
+            return 1
+        } catch {
+            printError("wobble-run: new: cannot write '\(ScenePaths.shown(scene))': \(error)")
+            return 1
+        }
+        let shownScene = ScenePaths.shown(scene)
+        printError("wobble-run: wrote \(shownScene) (\(image.width)x\(image.height): one region in the middle)")
+        let env = ProcessInfo.processInfo.environment
+        let hasDisplay = !(env["DISPLAY"] ?? "").isEmpty || !(env["WAYLAND_DISPLAY"] ?? "").isEmpty
+        if hasDisplay, Edit.findStudio() != nil {
+            return Edit.run([scene])
+        }
+        print("next:")
+        print("  wobble-run edit \(quoted(shownScene))    # a window: place the region, poke it, Ctrl+S saves")
+        print("  wobble-run \(quoted(shownScene))         # renders \(quoted(ScenePaths.baseName(scene) + ".gif"))")
+        return 0
+    }
+
+    /// A name as a shell word (quoted when it needs it).
+    static func quoted(_ s: String) -> String {
+        let plain = s.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._-/+,:@".unicodeScalars.contains($0) }
+        return plain && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// How the scene names the photo: its name when both are in one
+    /// folder, else its absolute path.
+    static func imageReference(photo: String, scene: String) -> String {
+        let p = ScenePaths.absolute(photo), s = ScenePaths.absolute(scene)
+        return ScenePaths.folder(p) == ScenePaths.folder(s) ? ScenePaths.name(p) : p
+    }
+
+    /// The starter scene's text.
+    static func starter(photo: String, width w: Int, height h: Int, scene: String, photoName: String) -> String {
+        let rw = max(1, w / 3), rh = max(1, h / 3)
+        let rx = (w - rw) / 2, ry = (h - rh) / 2
+        let cx = rx + rw / 2, cy = ry + rh / 2
+        let push = max(1, rw / 6)
+        return """
+        -- A starter scene made by `wobble-run new` for \(PathBytes.display(photoName, controls: true)).
+        -- Try it:  wobble-run edit \(scene)   (a window: drag the handles, poke, Ctrl+S saves)
+        --          wobble-run \(scene)        (renders the clip)
+
+        image(\(LuaLiteral.string(photo)))   -- \(w)x\(h) pixels
+
+        -- One soft region in the middle, a third of the picture's size: move
+        -- and size it over what should wobble (x, y: its top-left corner; w, h:
+        -- its size, in image pixels), or drag its handles in the studio.
+        -- Keys to add: strength = 0.15 (how far it swings), duration = 1.5
+        -- (seconds), motion = "spring". Add more regions with more addSketch lines.
+        local region = addSketch{x = \(rx), y = \(ry), w = \(rw), h = \(rh)}
+
+        -- From here on the regions are live.
+        prepare()
+
+        -- A poke: a drag from the region's middle \(push) pixels to the right
+        -- (x0, y0, x1, y1). Change the numbers for another direction, or push
+        -- the region itself: impulse(region, 0, 1) pushes it down.
+        touch(\(cx), \(cy), \(cx + push), \(cy))
+
+        -- The clip ends once everything rests.
+        untilStill()
+
+        """
+    }
+}
