@@ -62,11 +62,15 @@ final class RunReport {
         var fields = [
             "\"frames\":\(n(frames))", "\"fps\":\(d(fps))", "\"duration\":\(d(duration))",
             "\"width\":\(n(width))", "\"height\":\(n(height))",
-            "\"output\":\(output.map(RunReport.quote) ?? "null")",
+            "\"output\":\(output.map { RunReport.quote(RunReport.name($0).text, display: false) } ?? "null")",
+        ]
+        // A name that is not UTF-8: its exact bytes too.
+        if let hex = output.flatMap({ RunReport.name($0).hex }) { fields.append("\"output_hex\":\"\(hex)\"") }
+        fields += [
             "\"bytes\":\(n(bytes))",
             "\"still\":\(still.map { $0 ? "true" : "false" } ?? "null")",
             "\"loop\":\(loop.map { $0 ? "true" : "false" } ?? "null")",
-            "\"warnings\":[\(warnings.map(RunReport.quote).joined(separator: ","))]",
+            "\"warnings\":[\(warnings.map { RunReport.quote($0) }.joined(separator: ","))]",
         ]
         if let preset { fields.append("\"preset\":\(preset)") }
         if let error { fields.append("\"error\":\(RunReport.quote(error))") }
@@ -110,17 +114,31 @@ final class RunReport {
         }
     }
 
+    /// A file name as JSON gives it: its bytes as UTF-8 text, each byte
+    /// that is not UTF-8 as U+FFFD, and then (`hex`) the exact bytes in
+    /// hexadecimal (nil when the name is valid UTF-8, where the text is exact).
+    static func name(_ path: String) -> (text: String, hex: String?) {
+        let bytes = PathBytes.bytes(path)
+        let text = String(decoding: bytes, as: UTF8.self)
+        if text.utf8.elementsEqual(bytes) { return (text, nil) }
+        return (text, bytes.map { String(format: "%02x", $0) }.joined())
+    }
+
     /// A JSON string: quotes, backslashes and control characters escaped;
-    /// bytes that are not UTF-8 (file names) shown as PathBytes shows them.
-    static func quote(_ s: String) -> String {
+    /// with `display` (a message), bytes that are not UTF-8 and control
+    /// characters but newline and tab shown as on stderr (`\xFF`, `\x1B`).
+    static func quote(_ s: String, display: Bool = true) -> String {
         var out = "\""
-        for u in PathBytes.display(s).unicodeScalars {
+        for u in (display ? PathBytes.display(s) : s).unicodeScalars {
             switch u {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
-            case "\r": out += "\\r"
             case "\t": out += "\\t"
+            case _ where display && Messages.escapes(u):
+                // A message: escaped as on stderr (`Messages.terminalSafe`).
+                out += String(format: "\\\\x%02X", u.value)
+            case "\r": out += "\\r"
             case _ where u.value < 0x20 || u.value == 0x7F:
                 out += String(format: "\\u%04x", u.value)
             default: out.unicodeScalars.append(u)

@@ -88,4 +88,78 @@ final class StreamTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("sig.gif")))
         XCTAssertEqual(box.leftovers(), [])
     }
+
+    /// What a scene writes without a newline (`io.write`, with --allow-io)
+    /// cannot leave the JSON object or a message mid-line: each starts on
+    /// a line of its own, on stdout and on stderr.
+    func testTheJSONAndMessagesStartOnALineOfTheirOwn() throws {
+        try box.write("w.lua", "image('img.png')\nio.write('x')\nio.stderr:write('y')\n")
+        var r = try Tool.run(["w.lua", "--allow-io", "--check", "--json"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("x\n{\"frames\":1,"), r.stdout)
+        XCTAssertEqual(r.stdout.split(separator: "\n").count, 2)
+        XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data((r.stdout.split(separator: "\n").last ?? "").utf8)))
+        XCTAssertEqual(r.stderr, "y\nok: 1 frame, 0 s at 30 fps, 40×30\n")
+        // An error after it: its own first line.
+        try box.write("e.lua", "image('img.png')\nio.stderr:write('y')\nio.write('x')\nerror('boom')\n")
+        r = try Tool.run(["e.lua", "--allow-io", "--check", "--json"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.hasPrefix("y\ne.lua:4: boom\n"), r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("x\n{"), r.stdout)
+        // With the frames on stdout the object is stderr's last line.
+        r = try Tool.run(["w.lua", "--allow-io", "-q", "--json", "-o", "-"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.hasPrefix("y\n{\"frames\":1,"), r.stderr)
+    }
+
+    /// A name that is not UTF-8 is exact in the JSON: `output` shows each
+    /// such byte as U+FFFD and `output_hex` gives the bytes; a name that
+    /// spells `\xFF` is its own text, without `output_hex`.
+    func testANameThatIsNotUTF8IsExactInTheJSON() throws {
+        var r = try run(["s.lua", "-q", "--json", "-o"], "\"$(printf 'o\\377.gif')\"")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        var json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(json?["output"] as? String, "o\u{FFFD}.gif")
+        XCTAssertEqual(json?["output_hex"] as? String, "6fff2e676966")
+        r = try Tool.run(["s.lua", "-q", "--json", "-o", "o\\xFF.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(json?["output"] as? String, "o\\xFF.gif")
+        XCTAssertNil(json?["output_hex"])
+        // Both files are there, each under its own bytes.
+        let names = try Tool.run(["-c", "ls | od -An -tx1 | tr -d ' \\n'"], cwd: box.url, executable: "/bin/sh").stdout
+        XCTAssertTrue(names.contains("6fff2e676966"), names)
+        XCTAssertTrue(names.contains("6f5c7846462e676966"), names)
+    }
+
+    /// A newline (or any control character) in a file name cannot split an
+    /// error's first line: names show it as `\x0A`, in the scene's name,
+    /// in a path the scene gives, on the command line and in the JSON.
+    func testANewlineInAPathStaysOnTheErrorsFirstLine() throws {
+        try box.write("nl.lua", "image('a\\nb.png')\n")
+        var r = try Tool.run(["nl.lua", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, #"nl.lua:1: image: image 'a\x0Ab.png': no such file"#)
+        r = try Tool.run(["s.lua", "--check", "--image", "a\nb.png"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "wobble-run: image 'a\\x0Ab.png': no such file\n")
+        r = try Tool.run(["s.lua", "-q", "-o", "no\nsuch/o.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, #"wobble-run: output 'no\x0Asuch/o.gif': folder 'no\x0Asuch' does not exist"#)
+        try box.write("e\nx.lua", "image('img.png')\nerror('boom')\n")
+        r = try Tool.run(["e\nx.lua", "--check", "--json"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.firstError, #"e\x0Ax.lua:2: boom"#)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 4, r.stderr)  // the line, the traceback's three
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(json?["error"] as? String, #"e\x0Ax.lua:2: boom"#)
+        // A carriage return or an escape in a name is escaped too.
+        r = try Tool.run(["s.lua", "--check", "--image", "a\r\u{1B}[2Kwobble-run: ok.png"], cwd: box.url)
+        XCTAssertEqual(r.stderr, "wobble-run: image 'a\\x0D\\x1B[2Kwobble-run: ok.png': no such file\n")
+        // A render into a name with a newline writes that name, and the JSON says it exactly.
+        r = try Tool.run(["s.lua", "-q", "--json", "-o", "o\n.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["output"] as? String, "o\n.gif")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("o\n.gif")))
+    }
 }
