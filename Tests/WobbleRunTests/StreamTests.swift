@@ -161,5 +161,10 @@ final class StreamTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["output"] as? String, "o\n.gif")
         XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("o\n.gif")))
+        // The script's arguments reach it as their exact bytes (a newline, 0xFF).
+        try box.write("args.lua", "image('img.png')\nlocal a = ...\nprint(#a, a:byte(2), a:byte(4))\n")
+        r = try run(["args.lua", "--check", "-q", "--"], "\"$(printf 'a\\nb\\377')\"")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "4\t10\t255\n")
     }
 }
