@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WobbleCore
 import WobbleMedia
 import WobbleSystem
@@ -85,12 +86,49 @@ final class RunReport {
     ///   closed pipe, stdout closed at start): the run then fails.
     func printJSON() throws {
         flushWarnings()
-        guard json else { return }
+        guard json, printed.claim() else { return }
         if toStderr {
             fflush(nil)
             printError(object)
         } else {
             try Messages.writeStdout(object + "\n")
+        }
+    }
+
+    /// Whether the object was printed: at most once, by `printJSON` or by
+    /// the signal watchdog when a frame outlasts its grace (`printLastWords`).
+    private final class Printed: Sendable {
+        let done = Atomic<Bool>(false)
+        /// True for the first caller only.
+        func claim() -> Bool { !done.exchange(true, ordering: .acquiringAndReleasing) }
+    }
+    private let printed = Printed()
+    /// What the watchdog prints: the object as an interrupted run would
+    /// end it, where (stderr with the frames on stdout), and its report's flag.
+    private static let interrupted = Mutex<(object: String, toStderr: Bool, printed: Printed)?>(nil)
+
+    /// Prepares what the signal watchdog prints if it must end the run
+    /// before the run can (a frame that takes longer than its grace): the
+    /// object as known now, with `error` "interrupted" and no output
+    /// claimed. Call it when the frames are about to start.
+    func armForInterruption() {
+        guard json else { return }
+        let saved = (output, bytes, error, details)
+        fail("interrupted")
+        let text = object
+        (output, bytes, error, details) = saved
+        let stderr = toStderr, flag = printed
+        RunReport.interrupted.withLock { $0 = (text, stderr, flag) }
+    }
+
+    /// Prints the object `armForInterruption` prepared, unless the object
+    /// was printed already (called by the watchdog just before it exits).
+    static func printLastWords() {
+        guard let last = interrupted.withLock({ $0 }), last.printed.claim() else { return }
+        if last.toStderr {
+            printError(last.object)
+        } else {
+            try? Messages.writeStdout(last.object + "\n")
         }
     }
 
