@@ -105,6 +105,24 @@ public enum Messages {
         wobble_stream_note(fd, bytes, bytes.count)
     }
 
+    /// Writes `text` to `fd` (1 or 2) on a line of its own, never waiting
+    /// on a reader that does not read: each piece of at most 4096 bytes is
+    /// written only once `fd` is ready for it (within 0.1 s), else the rest
+    /// is dropped. Takes no lock of the C library. For the signal
+    /// watchdog's last words, which must not keep the process from exiting.
+    public static func writeWithoutWaiting(_ text: String, to fd: Int32) {
+        let bytes = Array(((wobble_stream_line_open(fd) != 0 ? "\n" : "") + text).utf8)
+        var at = 0
+        while at < bytes.count {
+            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            guard poll(&p, 1, 100) == 1, p.revents & Int16(POLLOUT) != 0 else { return }
+            let n = bytes[at...].prefix(4096).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            at += n
+        }
+    }
+
     /// Sends the C library's stdout and stderr (what a scene's `print` and
     /// `io.write` use) through streams that remember whether a line is
     /// left open, so that the tool's messages and the `--json` object

@@ -125,11 +125,7 @@ final class RunReport {
     /// was printed already (called by the watchdog just before it exits).
     static func printLastWords() {
         guard let last = interrupted.withLock({ $0 }), last.printed.claim() else { return }
-        if last.toStderr {
-            printError(last.object)
-        } else {
-            try? Messages.writeStdout(last.object + "\n")
-        }
+        Messages.writeWithoutWaiting(last.object + "\n", to: last.toStderr ? STDERR_FILENO : STDOUT_FILENO)
     }
 
     /// Records a failure: its first line as `error`, the rest as `details`;

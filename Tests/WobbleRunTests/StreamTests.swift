@@ -167,4 +167,34 @@ final class StreamTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, "4\t10\t255\n")
     }
+
+    /// Frames to a stdout nobody reads: the render blocks in a write; a
+    /// signal still ends it (the watchdog, a second later) and the JSON
+    /// object, on stderr with `-o -`, still says it was interrupted.
+    func testASignalEndsARunBlockedOnAStdoutNobodyReadsWithItsJSON() throws {
+        try box.write("long.lua", "image('img.png') local s = addSketch{x = 8, y = 6, w = 24, h = 18} prepare() impulse(s, 1, 0) wait(600)\n")
+        let (p, _, err) = try Tool.start(["long.lua", "--backend", "cpu", "--width", "400", "--json", "-o", "-", "--format", "apng"], cwd: box.url)
+        // The pipe's 64 KiB fill with the first frames; nothing reads them:
+        // wait until a thread of the tool is blocked writing into it.
+        func blocked() -> Bool {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/task")) ?? []
+            return tasks.contains { t in
+                ((try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(t)/wchan", encoding: .utf8)) ?? "").contains("pipe_write")
+            }
+        }
+        let started = Date()
+        while !blocked() && Date().timeIntervalSince(started) < 60 { usleep(50_000) }
+        XCTAssertTrue(blocked(), "the render never blocked on the pipe")
+        let stopped = Date()
+        kill(p.processIdentifier, SIGTERM)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 143)
+        XCTAssertLessThan(Date().timeIntervalSince(stopped), 5 * Tool.slowdown)
+        let last = String(stderr.split(separator: "\n").last ?? "")
+        let json = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        XCTAssertEqual(json?["error"] as? String, "interrupted", stderr)
+        XCTAssertTrue(json?["output"] is NSNull)
+        XCTAssertEqual(json?["frames"] as? Int, 18000)
+    }
 }
