@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
 #include "wobble_sys.h"
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -113,4 +116,95 @@ int wobble_signal_received(void) {
 
 int wobble_signal_fd(void) {
     return wobble_signal_pipe[0];
+}
+
+int wobble_thread_default_stack(size_t size) {
+    pthread_attr_t attr;
+    int e = pthread_getattr_default_np(&attr);
+    if (e != 0) return e;
+    e = pthread_attr_setstacksize(&attr, size);
+    if (e == 0) e = pthread_setattr_default_np(&attr);
+    pthread_attr_destroy(&attr);
+    return e;
+}
+
+struct wobble_stack_call {
+    int (*body)(void *);
+    void *context;
+    int result;
+};
+
+static void *wobble_stack_trampoline(void *p) {
+    struct wobble_stack_call *call = p;
+    call->result = call->body(call->context);
+    return NULL;
+}
+
+int wobble_run_on_stack(size_t size, int (*body)(void *), void *context, int *result) {
+    pthread_attr_t attr;
+    int e = pthread_attr_init(&attr);
+    if (e != 0) return e;
+    e = pthread_attr_setstacksize(&attr, size);
+    struct wobble_stack_call call = {body, context, 0};
+    pthread_t thread;
+    if (e == 0) e = pthread_create(&thread, &attr, wobble_stack_trampoline, &call);
+    pthread_attr_destroy(&attr);
+    if (e != 0) return e;
+    e = pthread_join(thread, NULL);
+    if (e == 0) *result = call.result;
+    return e;
+}
+
+/* 1 while the last byte written on fd 1 / fd 2 was not a newline. */
+static atomic_int wobble_line_open[3];
+
+void wobble_stream_note(int fd, const void *bytes, size_t n) {
+    if (fd < 1 || fd > 2 || n == 0) return;
+    atomic_store(&wobble_line_open[fd], ((const unsigned char *)bytes)[n - 1] != '\n');
+}
+
+int wobble_stream_line_open(int fd) {
+    return fd >= 1 && fd <= 2 ? atomic_load(&wobble_line_open[fd]) : 0;
+}
+
+static ssize_t wobble_stream_write(void *cookie, const char *buf, size_t n) {
+    int fd = (int)(intptr_t)cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    wobble_stream_note(fd, buf, done);
+    if (done == 0 && n > 0) return -1;
+    return (ssize_t)done;
+}
+
+static ssize_t wobble_stream_read(void *cookie, char *buf, size_t n) {
+    (void)cookie; (void)buf; (void)n;
+    errno = EBADF;
+    return -1;
+}
+
+static FILE *wobble_stream_open(int fd, int mode) {
+    cookie_io_functions_t io = {wobble_stream_read, wobble_stream_write, NULL, NULL};
+    FILE *f = fopencookie((void *)(intptr_t)fd, "w", io);
+    if (f != NULL) setvbuf(f, NULL, mode, mode == _IONBF ? 0 : BUFSIZ);
+    return f;
+}
+
+int wobble_track_standard_streams(void) {
+    FILE *out = wobble_stream_open(1, isatty(1) ? _IOLBF : _IOFBF);
+    FILE *err = wobble_stream_open(2, _IONBF);
+    if (out == NULL || err == NULL) {
+        if (out != NULL) fclose(out);
+        if (err != NULL) fclose(err);
+        return -1;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    stdout = out;
+    stderr = err;
+    return 0;
 }

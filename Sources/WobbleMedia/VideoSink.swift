@@ -134,6 +134,12 @@ public final class VideoSink: FrameSink {
         guard let ffmpeg = ChildProcess.findExecutable("ffmpeg") else {
             throw MediaError("video output needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg); write a .gif or PNG frames instead")
         }
+        // ffmpeg inherits the stack limit and crashes below it (VP9 at 64 KiB).
+        do {
+            try StackRoom.requireForChild(VideoSink.ffmpegStack, for: "ffmpeg")
+        } catch let e as MediaError {
+            throw MediaError("video '\(path)': \(e.message); write a .gif, PNG frames, .webp or .apng instead")
+        }
         signal(SIGPIPE, SIG_IGN)
         self.path = path
         self.width = width
@@ -375,6 +381,10 @@ public final class VideoSink: FrameSink {
     /// that does not answer at all must not hang the run.
     static let probeTimeout = 10.0
 
+    /// The stack limit ffmpeg needs (it crashed at 64 KiB encoding VP9,
+    /// at 48 KiB H.264): with room.
+    static let ffmpegStack = 256 << 10
+
     /// The video encoders the ffmpeg at `ffmpeg` has (`ffmpeg -encoders`).
     ///
     /// - Throws: `MediaError` starting with `what` when the probe cannot
@@ -388,10 +398,12 @@ public final class VideoSink: FrameSink {
         // Through the one spawner: its own process group, killed with us,
         // and a deadline (an ffmpeg that never answers cannot hang the run).
         let r: ChildProcess.Output
-        switch ChildProcess.output(ffmpeg, ["-hide_banner", "-loglevel", "error", "-encoders"], timeout: probeTimeout) {
+        // (--timeout shortens the wait.)
+        let limit = ChildProcess.answerTimeout(probeTimeout)
+        switch ChildProcess.output(ffmpeg, ["-hide_banner", "-loglevel", "error", "-encoders"], timeout: limit.seconds) {
         case .success(let output): r = output
         case .failure(.timedOut):
-            throw MediaError("\(what): '\(ffmpeg) -encoders' did not answer within \(Int(probeTimeout)) s; is this ffmpeg working?")
+            throw MediaError("\(what): '\(ffmpeg) -encoders' did not answer within \(limit.shown); is this ffmpeg working?")
         case .failure(.interrupted):
             throw MediaError("\(what): interrupted while asking ffmpeg for its encoders")
         case .failure(.notStarted):

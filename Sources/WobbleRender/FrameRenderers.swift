@@ -16,6 +16,9 @@ public enum FrameRenderers {
         case .cpu:
             try TaskBudget.require(1, for: "a render with --backend cpu")
             try TaskBudget.requireDescriptors(1, for: "a render")
+            try RenderMemory.require(.cpu, OutputMapping(sourceWidth: source.width, sourceHeight: source.height,
+                                                         outputWidth: outputWidth ?? source.width,
+                                                         outputHeight: outputHeight ?? source.height))
             return CPURenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight)
         case .gles:
             try TaskBudget.require(2, for: "a GLES render", hint: " (--backend cpu needs 1)")

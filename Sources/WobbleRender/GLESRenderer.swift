@@ -126,6 +126,8 @@ public final class GLESRenderer: FrameRenderer {
         self.context = context
         let m = mapping
         let (gl, full, info) = try context.withCurrent { () throws -> (Resources, Resources?, String) in
+            // Before any texture: is there memory for them (`RenderMemory`)?
+            try RenderMemory.require(.gles, m, software: GLESRenderer.isSoftware)
             let own = OutputMapping(sourceWidth: source.width, sourceHeight: source.height,
                                     outputWidth: source.width, outputHeight: source.height)
             return (try Resources(source: source, mapping: m, context: context),
@@ -148,6 +150,13 @@ public final class GLESRenderer: FrameRenderer {
         return try context.withCurrent {
             describe(context) + "; GL_MAX_TEXTURE_SIZE \(Resources.integer(GL_MAX_TEXTURE_SIZE))"
         }
+    }
+
+    /// Whether the current context draws in software (Mesa's llvmpipe or
+    /// softpipe: its textures are this process's memory).
+    private static var isSoftware: Bool {
+        let r = glString(GL_RENDERER).lowercased()
+        return r.contains("llvmpipe") || r.contains("softpipe") || r.contains("swiftshader") || r == "?"
     }
 
     /// The EGL platform, vendor and version, GL version and renderer of

@@ -136,6 +136,18 @@ struct LuaStack {
         }
     }
 
+    /// The string at `i` as a message (Lua's error text): bytes that are
+    /// not UTF-8 escaped as in `pathString`, its lines kept
+    /// (`PathBytes.text`).
+    func messageString(_ i: Int32) -> String? {
+        guard type(i) == .string else { return nil }
+        var len = 0
+        guard let p = lua_tolstring(state, i, &len) else { return nil }
+        return p.withMemoryRebound(to: UInt8.self, capacity: len) {
+            PathBytes.text(UnsafeBufferPointer(start: $0, count: len))
+        }
+    }
+
     func boolean(_ i: Int32) -> Bool { lua_toboolean(state, i) != 0 }
 
     func rawEqual(_ a: Int32, _ b: Int32) -> Bool { lua_rawequal(state, a, b) != 0 }
@@ -274,7 +286,7 @@ struct LuaStack {
     func takeTraceback() -> String? {
         wobble_take_traceback(state)
         defer { pop() }
-        return pathString(-1)
+        return messageString(-1)
     }
 }
 

@@ -109,6 +109,16 @@ final class ScriptSession {
 
     func shouldAbort() -> Bool { options.shouldAbort() }
 
+    /// `message` (Lua's text, which names the scene by its bytes, as
+    /// `scene.lua:12:`) with a scene name that holds control characters
+    /// (a newline) naming it as every other message does (`\x0A`): the
+    /// first line stays the first line.
+    func namingScene(_ message: String) -> String {
+        let raw = PathBytes.text(PathBytes.bytes(options.scriptPath))
+        guard raw != options.scriptPath, !raw.isEmpty else { return message }
+        return message.replacingOccurrences(of: raw, with: options.scriptPath)
+    }
+
     // MARK: Running
 
     func run() throws -> ScriptResult {
@@ -132,23 +142,24 @@ final class ScriptSession {
         if !loaded.ok {
             // Lua's messages name files by their bytes (`@path`): kept as
             // `PathBytes` strings, which messages show as `\xFE`.
-            let msg = lua.pathString(-1) ?? "cannot load \(options.scriptPath)"
+            let msg = namingScene(lua.messageString(-1) ?? "cannot load \(options.scriptPath)")
             throw ScriptError(message: loaded.fileError ? "wobble-run: \(msg)" : msg, kind: .load)
         }
         options.onLoaded()
-        for a in options.arguments { lua.push(a) }
+        // The arguments' exact bytes (`PathBytes`), as the script's `...`.
+        for a in options.arguments { lua.pushPath(a) }
         let ok = lua.protectedCall(arguments: Int32(options.arguments.count), results: 0)
         let stop = vm.stopReason
         if !ok || stop != .none {
             // (ok with a stop: the hook fired but the script still returned.)
             let stopped = stop == .timeout
                 ? "wobble-run: script timed out after \(options.timeout ?? 0) s (--timeout)" : "wobble-run: interrupted"
-            var message = ok ? stopped : (lua.pathString(-1) ?? "(error object is not a string)")
+            var message = ok ? stopped : namingScene(lua.messageString(-1) ?? "(error object is not a string)")
             if !ok && message == "not enough memory" {
                 // Lua's memory error carries no position: name the script and the limit.
                 message = "\(options.scriptPath): not enough memory (a script gets at most \(options.memoryLimit >> 20) MiB of Lua memory)"
             }
-            let traceback = ok ? nil : lua.takeTraceback()
+            let traceback = ok ? nil : lua.takeTraceback().map(namingScene)
             let kind: ScriptError.Kind = stop == .timeout ? .timeout : stop == .interrupted ? .interrupted : .runtime
             throw ScriptError(message: message, details: traceback, kind: kind)
         }
@@ -179,14 +190,16 @@ final class ScriptSession {
         }
         let f = functions[index]
         let args = LuaArgs(lua: lua, function: f.messageName, selfOffset: f.role == .sketchMethod ? 1 : 0)
+        // The message names files as every message does (`\xFE`, `\x0A`):
+        // as text in Lua, it stays one line and keeps its escapes.
         do {
             return try f.body(self, args)
         } catch let e as ArgumentError {
-            lua.push(e.message)
+            lua.push(PathBytes.display(e.message))
         } catch let e as SceneError {
-            lua.push(e.description)
+            lua.push(PathBytes.display(e.description))
         } catch {
-            lua.push("\(f.messageName): \(error)")
+            lua.push(PathBytes.display("\(f.messageName): \(error)"))
         }
         return -1
     }

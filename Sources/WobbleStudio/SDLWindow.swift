@@ -172,12 +172,22 @@ final class StudioWindow {
         let env = ProcessInfo.processInfo.environment
         let display = env["DISPLAY"] ?? "", wayland = env["WAYLAND_DISPLAY"] ?? ""
         let forced = !(env["SDL_VIDEODRIVER"] ?? "").isEmpty
+        // libwayland finds a relative WAYLAND_DISPLAY in XDG_RUNTIME_DIR and,
+        // when that is not set (an ssh or su session), prints its own
+        // "XDG_RUNTIME_DIR is invalid" line before ours: Wayland is not
+        // tried then, and our line says why.
+        let noRuntimeDir = !wayland.isEmpty && !wayland.hasPrefix("/") && !(env["XDG_RUNTIME_DIR"] ?? "").hasPrefix("/")
+        let waylandNote = noRuntimeDir
+            ? "WAYLAND_DISPLAY '\(wayland)' needs XDG_RUNTIME_DIR, which is not set (or not an absolute path)" : nil
         if !forced {
-            let drivers = [display.isEmpty ? nil : "x11", wayland.isEmpty ? nil : "wayland"].compactMap { $0 }
+            let drivers = [display.isEmpty ? nil : "x11", wayland.isEmpty || noRuntimeDir ? nil : "wayland"].compactMap { $0 }
+            if drivers.isEmpty, let waylandNote {
+                throw WindowError(message: "wobble-run: edit: cannot open the display: \(waylandNote)")
+            }
             SDL_SetHint(SDL_HINT_VIDEODRIVER, drivers.joined(separator: ","))
         }
         func named() -> String {
-            [display.isEmpty ? nil : "DISPLAY '\(display)'", wayland.isEmpty ? nil : "WAYLAND_DISPLAY '\(wayland)'"]
+            [display.isEmpty ? nil : "DISPLAY '\(display)'", wayland.isEmpty || noRuntimeDir && !forced ? nil : "WAYLAND_DISPLAY '\(wayland)'"]
                 .compactMap { $0 }.joined(separator: " or ")
         }
         // Xlib's default handler for a broken connection prints and exits:
@@ -203,7 +213,8 @@ final class StudioWindow {
         guard SDL_Init(UInt32(SDL_INIT_VIDEO)) == 0 else {
             let e = sdlError()
             let why = forced || e.contains("not available") ? ": \(e)" : ": no X11 or Wayland server answers there"
-            throw WindowError(message: "wobble-run: edit: cannot open the display (\(forced ? "SDL_VIDEODRIVER '\(env["SDL_VIDEODRIVER"] ?? "")'" : named()))\(why)")
+            let note = !forced ? waylandNote.map { "; \($0)" } ?? "" : ""
+            throw WindowError(message: "wobble-run: edit: cannot open the display (\(forced ? "SDL_VIDEODRIVER '\(env["SDL_VIDEODRIVER"] ?? "")'" : named()))\(why)\(note)")
         }
         // A controller is optional: without the subsystem there is no shake from it.
         _ = SDL_InitSubSystem(UInt32(SDL_INIT_GAMECONTROLLER) | UInt32(SDL_INIT_SENSOR))

@@ -133,7 +133,16 @@ final class SketchEditor {
         let names = ["lt", "rt", "rb", "lb", "center"]
         let name = names[max(0, min(4, d.handle))]
         let v = p[handle: d.handle]
-        status("\(name) moved to (\(SketchSource.format(v.x)), \(SketchSource.format(v.y))) of \(describe(d.origin)); Ctrl+S saves, Ctrl+Z undoes", false)
+        let at = "(\(SketchSource.format(v.x)), \(SketchSource.format(v.y))) of \(describe(d.origin))"
+        if !editsPending, !session.isRunning, let e = session.error {
+            // The scene ran with the shape as dragged and failed: the last
+            // good run plays (its handles where they were), and the status
+            // says so instead of "moved".
+            let first = e.message.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            status("the scene failed with \(name) at \(at): \(first); Ctrl+Z undoes", true)
+            return
+        }
+        status("\(name) moved to \(at); Ctrl+S saves, Ctrl+Z undoes", false)
         if verbose { printError("studio: dragged \(name) of \(describe(d.origin)) to \(SketchSource.format(v.x)),\(SketchSource.format(v.y))") }
     }
 

@@ -53,6 +53,8 @@ final class StudioApp {
     /// The page of the keys' help shown (nil: none).
     private(set) var helpPage: Int?
     private(set) var message = ""
+    /// The last run's error printed on stderr (nil after a good run).
+    private var lastPrintedError: String?
     private(set) var messageIsError = false
     private var dirty = true
     /// Draws the frames into the window.
@@ -255,13 +257,16 @@ final class StudioApp {
             if shown { adoptImageSize(oldSize) }
             if options.verbose { printError("studio: a run was superseded (pokes or edits came while it ran); running again") }
         case .committed(let ok):
+            if ok { lastPrintedError = nil }
             let reason = flightReasons
             flightReasons = session.isRunning ? queuedReasons : nil
             queuedReasons = nil
             if let reason {
                 showRun(ok, reason: reason, oldSize: oldSize)
-            } else if !ok, let e = session.error {
-                fail(String(e.message.split(separator: "\n").first ?? ""))
+            } else if !ok {
+                // A run for an edit, a poke or a save failed: in the window
+                // and on stderr, like a reload's.
+                showRun(false, reason: nil, oldSize: oldSize)
             }
         }
         dirty = true
@@ -282,8 +287,12 @@ final class StudioApp {
             adoptImageSize(oldSize)
         } else if let e = session.error {
             let first = String(e.message.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
-            printError(e.message)
-            if let d = e.details, !d.isEmpty, options.verbose { printError(d) }
+            // Once per error: a drag re-runs the scene at every step.
+            if e.message != lastPrintedError {
+                printError(e.message)
+                if let d = e.details, !d.isEmpty, options.verbose { printError(d) }
+                lastPrintedError = e.message
+            }
             fail(session.clip == nil ? first : "\(first) (playing the last good run)")
         }
         dirty = true
@@ -498,6 +507,9 @@ final class StudioApp {
             say("recording: R stops it and writes the take")
         case .s where ctrl:
             if editor.save(sceneName: sceneName) {
+                // The saved scene's run says how it went on stderr too,
+                // even when an edit's run said the same before.
+                lastPrintedError = nil
                 // The file written is not a change to reload for; the saved
                 // scene runs off the window thread.
                 watch.reset(extra: session.inputs)

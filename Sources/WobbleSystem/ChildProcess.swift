@@ -1,5 +1,6 @@
 internal import CWobbleSys
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -121,6 +122,23 @@ extension ChildProcess {
         case timedOut
         /// A stop signal arrived (`Signals`).
         case interrupted
+    }
+
+    /// `--timeout S`: no wait for a child's answer (a probe such as
+    /// `ffmpeg -encoders`) lasts longer than S seconds; nil: each wait's
+    /// own limit. Set once, before any child starts.
+    public static var answerLimit: Double? {
+        get { answerLimitValue.withLock { $0 } }
+        set { answerLimitValue.withLock { $0 = newValue } }
+    }
+    private static let answerLimitValue = Mutex<Double?>(nil)
+
+    /// How long to wait for an answer whose own limit is `own` seconds:
+    /// `own`, or `--timeout`'s when that is shorter, with how a message
+    /// says it (`10 s`, `2 s (--timeout)`).
+    public static func answerTimeout(_ own: Double) -> (seconds: Double, shown: String) {
+        if let t = answerLimit, t < own { return (t, "\(String(format: "%g", t)) s (--timeout)") }
+        return (own, "\(String(format: "%g", own)) s")
     }
 
     /// Runs `executable` with `arguments` to its end, stdin and stderr on

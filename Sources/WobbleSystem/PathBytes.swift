@@ -9,18 +9,34 @@
 /// a `String` can hold), and `bytes(_:)` turns them back: every name the
 /// system gives round-trips exactly, and valid UTF-8 names are unchanged.
 ///
-/// A name that really contains one of U+10FF80...U+10FFFF (the last 128
+/// Control characters (bytes 0x01...0x1F and 0x7F: a newline, a carriage
+/// return, an escape) are escaped the same way (U+10FF0A for a newline): a
+/// name is then one line in every message that names it, and cannot move
+/// a terminal's cursor, wherever the message is built.
+///
+/// A name that really contains one of U+10FF00...U+10FFFF (the last 256
 /// code points of plane 16, private use, in practice never seen) is decoded
 /// as four escaped bytes too, so that decoding is lossless for every byte
-/// string; `display(_:)` shows an escaped byte as `\xFE`.
+/// string; `display(_:)` shows an escaped byte as `\xFE` (`\x0A`).
 public enum PathBytes {
     /// The first code point used for an escaped byte (U+10FF80 is byte 0x80).
     static let escapeBase: UInt32 = 0x10FF00
-    static let escapeRange: ClosedRange<UInt32> = 0x10FF80...0x10FFFF
+    static let escapeRange: ClosedRange<UInt32> = 0x10FF00...0x10FFFF
 
     /// The string for a file name's bytes: UTF-8 decoded, each byte that is
-    /// not part of valid UTF-8 escaped.
+    /// not part of valid UTF-8, and each control character, escaped.
     public static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        decode(bytes, controls: true)
+    }
+
+    /// The string for a message's bytes (Lua's error text, which may name
+    /// files by their bytes): as `string(_:)`, but control characters are
+    /// kept (a message's lines stay lines).
+    public static func text<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        decode(bytes, controls: false)
+    }
+
+    private static func decode<C: Collection>(_ bytes: C, controls: Bool) -> String where C.Element == UInt8 {
         let b = Array(bytes)
         var scalars = String.UnicodeScalarView()
         var i = 0
@@ -28,7 +44,7 @@ public enum PathBytes {
         while i < b.count {
             let c = b[i]
             if c < 0x80 {
-                scalars.append(Unicode.Scalar(c))
+                if controls && (c >= 0x01 && c < 0x20 || c == 0x7F) { escape(c) } else { scalars.append(Unicode.Scalar(c)) }
                 i += 1
                 continue
             }
@@ -107,8 +123,8 @@ public enum PathBytes {
         return out
     }
 
-    /// `s` for a message: each escaped byte as `\xFE`; with `controls`,
-    /// control characters too (a name with a newline stays on one line).
+    /// `s` for a message: each escaped byte as `\xFE` (`\x0A`); with
+    /// `controls`, control characters not escaped in `s` too.
     public static func display(_ s: String, controls: Bool = false) -> String {
         var out = ""
         for u in s.unicodeScalars {

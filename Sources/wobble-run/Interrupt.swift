@@ -8,8 +8,9 @@ import Glibc
 /// flag (the render loop and the Lua hook poll it and unwind, removing
 /// temporary files; the exit status is 128 + the signal number); if the
 /// tool has not exited a second later, or on a second signal, the watchdog
-/// waits for a move into place in progress, removes the temporary files
-/// and exits with 128 + the signal number.
+/// waits for a move into place in progress, removes the temporary files,
+/// prints the `--json` object (an interrupted run's) and exits with 128 +
+/// the signal number.
 enum Interrupt {
     /// The signal that asked us to stop, or nil.
     static var signal: Int32? { Signals.received }
@@ -25,6 +26,8 @@ enum Interrupt {
             // ffmpeg dies with us (PDEATHSIG).
             CommitWindow.waitUntilClosed(timeout: 30)
             TemporaryPaths.removeAll()
+            // --json: the object still comes (a frame may take longer than the grace).
+            RunReport.printLastWords()
             _exit(128 + sig)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WobbleCore
 import WobbleMedia
 import WobbleSystem
@@ -62,11 +63,15 @@ final class RunReport {
         var fields = [
             "\"frames\":\(n(frames))", "\"fps\":\(d(fps))", "\"duration\":\(d(duration))",
             "\"width\":\(n(width))", "\"height\":\(n(height))",
-            "\"output\":\(output.map(RunReport.quote) ?? "null")",
+            "\"output\":\(output.map { RunReport.quote(RunReport.name($0).text, display: false) } ?? "null")",
+        ]
+        // A name that is not UTF-8: its exact bytes too.
+        if let hex = output.flatMap({ RunReport.name($0).hex }) { fields.append("\"output_hex\":\"\(hex)\"") }
+        fields += [
             "\"bytes\":\(n(bytes))",
             "\"still\":\(still.map { $0 ? "true" : "false" } ?? "null")",
             "\"loop\":\(loop.map { $0 ? "true" : "false" } ?? "null")",
-            "\"warnings\":[\(warnings.map(RunReport.quote).joined(separator: ","))]",
+            "\"warnings\":[\(warnings.map { RunReport.quote($0) }.joined(separator: ","))]",
         ]
         if let preset { fields.append("\"preset\":\(preset)") }
         if let error { fields.append("\"error\":\(RunReport.quote(error))") }
@@ -81,13 +86,46 @@ final class RunReport {
     ///   closed pipe, stdout closed at start): the run then fails.
     func printJSON() throws {
         flushWarnings()
-        guard json else { return }
+        guard json, printed.claim() else { return }
         if toStderr {
             fflush(nil)
             printError(object)
         } else {
             try Messages.writeStdout(object + "\n")
         }
+    }
+
+    /// Whether the object was printed: at most once, by `printJSON` or by
+    /// the signal watchdog when a frame outlasts its grace (`printLastWords`).
+    private final class Printed: Sendable {
+        let done = Atomic<Bool>(false)
+        /// True for the first caller only.
+        func claim() -> Bool { !done.exchange(true, ordering: .acquiringAndReleasing) }
+    }
+    private let printed = Printed()
+    /// What the watchdog prints: the object as an interrupted run would
+    /// end it, where (stderr with the frames on stdout), and its report's flag.
+    private static let interrupted = Mutex<(object: String, toStderr: Bool, printed: Printed)?>(nil)
+
+    /// Prepares what the signal watchdog prints if it must end the run
+    /// before the run can (a frame that takes longer than its grace): the
+    /// object as known now, with `error` "interrupted" and no output
+    /// claimed. Call it when the frames are about to start.
+    func armForInterruption() {
+        guard json else { return }
+        let saved = (output, bytes, error, details)
+        fail("interrupted")
+        let text = object
+        (output, bytes, error, details) = saved
+        let stderr = toStderr, flag = printed
+        RunReport.interrupted.withLock { $0 = (text, stderr, flag) }
+    }
+
+    /// Prints the object `armForInterruption` prepared, unless the object
+    /// was printed already (called by the watchdog just before it exits).
+    static func printLastWords() {
+        guard let last = interrupted.withLock({ $0 }), last.printed.claim() else { return }
+        Messages.writeWithoutWaiting(last.object + "\n", to: last.toStderr ? STDERR_FILENO : STDOUT_FILENO)
     }
 
     /// Records a failure: its first line as `error`, the rest as `details`;
@@ -110,17 +148,31 @@ final class RunReport {
         }
     }
 
+    /// A file name as JSON gives it: its bytes as UTF-8 text, each byte
+    /// that is not UTF-8 as U+FFFD, and then (`hex`) the exact bytes in
+    /// hexadecimal (nil when the name is valid UTF-8, where the text is exact).
+    static func name(_ path: String) -> (text: String, hex: String?) {
+        let bytes = PathBytes.bytes(path)
+        let text = String(decoding: bytes, as: UTF8.self)
+        if text.utf8.elementsEqual(bytes) { return (text, nil) }
+        return (text, bytes.map { String(format: "%02x", $0) }.joined())
+    }
+
     /// A JSON string: quotes, backslashes and control characters escaped;
-    /// bytes that are not UTF-8 (file names) shown as PathBytes shows them.
-    static func quote(_ s: String) -> String {
+    /// with `display` (a message), bytes that are not UTF-8 and control
+    /// characters but newline and tab shown as on stderr (`\xFF`, `\x1B`).
+    static func quote(_ s: String, display: Bool = true) -> String {
         var out = "\""
-        for u in PathBytes.display(s).unicodeScalars {
+        for u in (display ? PathBytes.display(s) : s).unicodeScalars {
             switch u {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
-            case "\r": out += "\\r"
             case "\t": out += "\\t"
+            case _ where display && Messages.escapes(u):
+                // A message: escaped as on stderr (`Messages.terminalSafe`).
+                out += String(format: "\\\\x%02X", u.value)
+            case "\r": out += "\\r"
             case _ where u.value < 0x20 || u.value == 0x7F:
                 out += String(format: "\\u%04x", u.value)
             default: out.unicodeScalars.append(u)

@@ -149,6 +149,7 @@ struct Runner {
         func stillFrame() throws -> RGBAImage { try renderer.render(FrameState(index: 0, time: 0, regions: [])) }
         let sink = try makeSink.map { try $0(frames, stillFrame) } ?? plan.makeSink(frames, still: stillFrame)
         report.output = plan.path
+        report.armForInterruption()
         try streamFrames(selection, into: sink, reporter: reporter) { k in (try renderFrame(k), k) }
         report.record(sink)
         let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: plan.path, seconds: reporter.elapsed)

@@ -17,6 +17,8 @@ func main() -> Int32 {
     let args = PathBytes.arguments()
     // No file the tool opens may become a closed stdin/stdout/stderr.
     Posix.protectStandardDescriptors()
+    // What a scene prints cannot leave our messages or the JSON mid-line.
+    Messages.trackStandardStreams()
     // Every write is checked: a reader that went away (`| head -c 10`) is
     // an error with one clear line (EPIPE), not a silent death by SIGPIPE.
     signal(SIGPIPE, SIG_IGN)
@@ -48,6 +50,8 @@ func main() -> Int32 {
             return 0
         }
         Interrupt.install()
+        // --timeout also bounds waiting for a child's answer (ffmpeg's probe).
+        ChildProcess.answerLimit = options.timeout
         if options.watch { return WatchLoop.run(options) }
         try runOnce(options, report: report)
         return 0
@@ -99,4 +103,5 @@ func runReporting(_ options: Options) -> Int32 {
     }
 }
 
-exit(main())
+// The usual stack whatever `ulimit -s` says (a tiny one crashed Lua and Mesa).
+exit(StackRoom.run(main))

@@ -14,6 +14,9 @@ import Glibc
 let arguments = PathBytes.arguments()
 // No file the studio opens may become a closed stdin/stdout/stderr.
 Posix.protectStandardDescriptors()
+// What a scene prints cannot leave our messages mid-line.
+Messages.trackStandardStreams()
 // Every write is checked: a reader that went away is an error, not SIGPIPE.
 signal(SIGPIPE, SIG_IGN)
-exit(Studio.main(arguments))
+// The usual stack whatever `ulimit -s` says (a tiny one crashed Lua and Mesa).
+exit(StackRoom.run { Studio.main(arguments) })

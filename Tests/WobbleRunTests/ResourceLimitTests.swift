@@ -155,4 +155,96 @@ final class ResourceLimitTests: XCTestCase {
         }
         XCTAssertEqual(box.leftovers(), [])
     }
+
+    /// A stack limit of 32 KiB (soft and hard, as `ulimit -s 32` sets it)
+    /// crashed a GLES render, PNG frames and a scene nesting `pcall` with
+    /// SIGSEGV: the tool now runs with its usual stack whatever the limit,
+    /// and ffmpeg, which inherits the limit, is refused in one line.
+    func testATinyStackLimitStillRendersAndRefusesFFmpegInOneLine() throws {
+        let box = try box()
+        try box.write("deep.lua", """
+        local function f(n) if n == 0 then return 0 end local ok, v = pcall(f, n - 1) return v end
+        f(180)
+        image("img.png") local s = addSketch{x = 10, y = 10, w = 40, h = 30} prepare() impulse(s, 1, 0) wait(0.3)
+        """)
+        let reference = try Tool.run(["s.lua", "-q", "--loop", "-1", "--backend", "cpu", "-o", "ref.gif"], cwd: box.url)
+        XCTAssertEqual(reference.status, 0, reference.stderr)
+        for (args, out) in [(["s.lua", "--backend", "gles"], "g.gif"), (["s.lua", "--backend", "gles"], "gf/"),
+                            (["s.lua", "--backend", "cpu"], "c.gif"), (["deep.lua", "--backend", "cpu"], "d.gif")] {
+            let r = try limited("ulimit -s 32", args + ["-q", "--loop", "-1", "-o", out], in: box)
+            XCTAssertEqual(r.status, 0, "\(args) \(out): \(r.stderr)")
+        }
+        // The frames are the usual ones.
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("c.gif"))),
+                       try Data(contentsOf: URL(fileURLWithPath: box.path("ref.gif"))))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: box.path("gf")).count, 60)
+        let v = try limited("ulimit -s 32", ["s.lua", "-q", "-o", "v.mp4"], in: box)
+        XCTAssertEqual(v.status, 1)
+        XCTAssertEqual(v.stderr, "wobble-run: video 'v.mp4': the stack limit (ulimit -s 32) is too small for ffmpeg, which needs at least 256 KiB (ulimit -s 256 or more); write a .gif, PNG frames, .webp or .apng instead\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("v.mp4")))
+        // A soft limit alone is raised for ffmpeg too: the video is written.
+        let soft = try limited("ulimit -S -s 32", ["s.lua", "-q", "-o", "v.mp4"], in: box)
+        XCTAssertEqual(soft.status, 0, soft.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("v.mp4")))
+        XCTAssertEqual(box.leftovers(), [])
+    }
+
+    /// A fake ffmpeg on PATH: it lists `libx264` for `-encoders`, and
+    /// otherwise runs `script`.
+    private func fakeFFmpeg(in box: Sandbox, _ script: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: box.path("bin"), withIntermediateDirectories: true)
+        let fake = box.path("bin/ffmpeg")
+        try box.write("bin/ffmpeg", """
+        #!/bin/sh
+        for a in "$@"; do [ "$a" = -encoders ] && { echo ' V....D libx264              libx264 H.264'; exit 0; }; done
+        \(script)
+
+        """)
+        chmod(fake, 0o755)
+        return fake
+    }
+
+    /// ffmpeg's stderr in an error's details is escaped like every message:
+    /// an ffmpeg (or a file name it quotes) cannot forge a line or move the
+    /// terminal's cursor.
+    func testFFmpegsStderrIsEscapedInTheDetails() throws {
+        let box = try box()
+        try box.write("old.mp4", "old")
+        _ = try fakeFFmpeg(in: box, #"cat > /dev/null; printf 'bad \033[31mred\rwobble-run: forged\n\033]0;title\007end\n' >&2; exit 1"#)
+        let path = "PATH=\"\(box.path("bin")):$PATH\""
+        let r = try limited(path, ["s.lua", "-q", "-o", "old.mp4"], in: box)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, """
+        wobble-run: video 'old.mp4': ffmpeg failed (ffmpeg's exit status 1)
+          ffmpeg: bad \\x1B[31mred
+          ffmpeg: wobble-run: forged
+          ffmpeg: \\x1B]0;title\\x07end
+
+        """)
+        let j = try limited(path, ["s.lua", "-q", "-o", "old.mp4", "--json"], in: box)
+        let json = try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(json?["error"] as? String, "video 'old.mp4': ffmpeg failed (ffmpeg's exit status 1)")
+        XCTAssertEqual(json?["details"] as? String, "  ffmpeg: bad \\x1B[31mred\n  ffmpeg: wobble-run: forged\n  ffmpeg: \\x1B]0;title\\x07end")
+        XCTAssertEqual(try String(contentsOfFile: box.path("old.mp4"), encoding: .utf8), "old")
+        XCTAssertEqual(box.leftovers(), [])
+    }
+
+    /// `--timeout S` bounds the wait for ffmpeg's `-encoders` probe too
+    /// (10 s without it).
+    func testTimeoutBoundsTheFFmpegProbe() throws {
+        let box = try box()
+        try FileManager.default.createDirectory(atPath: box.path("bin"), withIntermediateDirectories: true)
+        let fake = box.path("bin/ffmpeg")
+        try box.write("bin/ffmpeg", "#!/bin/sh\nexec sleep 1002\n")
+        chmod(fake, 0o755)
+        let started = Date()
+        let r = try limited("PATH=\"\(box.path("bin")):$PATH\"", ["s.lua", "-q", "--timeout", "1.5", "-o", "v.mp4"], in: box)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "wobble-run: video 'v.mp4': '\(fake) -encoders' did not answer within 1.5 s (--timeout); is this ffmpeg working?\n")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 6 * Tool.slowdown)
+        let pgrep = try Tool.run(["-f", "sleep 1002"], cwd: box.url, executable: "/usr/bin/pgrep")
+        XCTAssertEqual(pgrep.stdout, "")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("v.mp4")))
+        XCTAssertEqual(box.leftovers(), [])
+    }
 }

@@ -80,4 +80,20 @@ final class StudioSplitTests: XCTestCase {
         XCTAssertEqual(help.status, 0, help.stderr)
         XCTAssertTrue(help.stdout.hasPrefix("usage: wobble-run edit SCENE.lua"), help.stdout)
     }
+
+    /// A Wayland display named without XDG_RUNTIME_DIR (an ssh or su
+    /// session): libwayland printed its own "XDG_RUNTIME_DIR is invalid"
+    /// line before the tool's; now the tool's line is the only one.
+    func testAWaylandDisplayWithoutARuntimeFolderIsOneLineOfOurs() throws {
+        try box.write("s.lua", "image('img.png')\n")
+        var r = try sh("env -u DISPLAY -u XDG_RUNTIME_DIR WAYLAND_DISPLAY=wayland-0 \(q(Tool.executable.path)) edit s.lua")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "wobble-run: edit: cannot open the display: WAYLAND_DISPLAY 'wayland-0' needs XDG_RUNTIME_DIR, which is not set (or not an absolute path)\n")
+        // With an X display that does not answer as well: X11 is tried, Wayland is not.
+        r = try sh("env -u XDG_RUNTIME_DIR DISPLAY=:4711 WAYLAND_DISPLAY=wayland-0 \(q(Tool.executable.path)) edit s.lua")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.hasPrefix("wobble-run: edit: cannot open the display (DISPLAY ':4711'): "), r.stderr)
+        XCTAssertTrue(r.stderr.hasSuffix("; WAYLAND_DISPLAY 'wayland-0' needs XDG_RUNTIME_DIR, which is not set (or not an absolute path)\n"), r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+    }
 }

@@ -6,6 +6,8 @@
 #ifndef WOBBLE_SYS_H
 #define WOBBLE_SYS_H
 
+#include <stddef.h>
+
 /// Why: glibc declares renameat2(2) only under _GNU_SOURCE, which Swift's
 /// Glibc module does not see; RENAME_NOREPLACE and RENAME_EXCHANGE make
 /// the folder commit race-free and undoable. Returns 0, or -1 with errno.
@@ -45,5 +47,35 @@ int wobble_signal_received(void);
 /// The read end of the self-pipe (-1 before the first catch): readable
 /// once a caught signal arrived.
 int wobble_signal_fd(void);
+
+/// Why: glibc gives every thread a stack the size of the stack limit
+/// (`ulimit -s`) read at start-up, and a limit of 32 KiB crashes Lua's C
+/// calls, Mesa's shader compiler and the encoder threads (SIGSEGV);
+/// pthread_setattr_default_np is a GNU extension Swift's Glibc module does
+/// not see. Sets the stack size of threads started from now on to `size`
+/// bytes. Returns 0, or an error number.
+int wobble_thread_default_stack(size_t size);
+
+/// Why: the main thread's stack cannot grow past a hard stack limit; a
+/// thread's stack is mapped memory of any size. Runs `body(context)` on a
+/// new thread with a stack of `size` bytes and waits for it; its result is
+/// stored in `*result`. Returns 0, or an error number (no thread started).
+int wobble_run_on_stack(size_t size, int (*body)(void *), void *context, int *result);
+
+/// Why: a scene's `io.write("x")` (with --allow-io) goes through the C
+/// library's stdout, and the --json object and the tool's messages must
+/// still start on a line of their own. Replaces glibc's `stdout` and
+/// `stderr` (assignable variables in glibc) with streams on the same
+/// descriptors (fopencookie, same buffering) that remember whether the
+/// last byte written ended a line; call it before anything is written or
+/// a Lua state is opened. Returns 0, or -1.
+int wobble_track_standard_streams(void);
+
+/// Whether the last byte written on descriptor `fd` (1 or 2) through the C
+/// library or noted with `wobble_stream_note` left a line open (1) or not (0).
+int wobble_stream_line_open(int fd);
+
+/// Notes `n` bytes written on descriptor `fd` (1 or 2) directly.
+void wobble_stream_note(int fd, const void *bytes, size_t n);
 
 #endif

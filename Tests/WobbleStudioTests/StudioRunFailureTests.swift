@@ -1,0 +1,98 @@
+import Foundation
+import XCTest
+import WobbleCore
+@testable import WobbleStudio
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A run of the scene that fails after an edit says so, in the window and
+/// on stderr: a drag whose re-run fails does not say "moved", and a run
+/// after Ctrl+S that fails is on stderr as well as in the window.
+final class StudioRunFailureTests: InProcessStudioCase {
+    /// What the studio writes on stderr (descriptor 2) while `body` runs.
+    private func capturingStderr<T>(_ body: () throws -> T) throws -> (T, String) {
+        let path = box.path("stderr.txt")
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        let saved = dup(2)
+        dup2(fd, 2)
+        close(fd)
+        defer {
+            dup2(saved, 2)
+            close(saved)
+        }
+        let value = try body()
+        return (value, try String(contentsOfFile: path, encoding: .utf8))
+    }
+
+    /// A scene that fails once its sketch's `lt` is dragged right of x = 15.
+    private func failingScene() throws -> String {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        local s = addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}}
+        if s.lt.x > 15 then error("lt is too far right") end
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        return text
+    }
+
+    func testADragWhoseRunFailsSaysTheRunFailedNotMoved() throws {
+        let text = try failingScene()
+        let a = imageArea(120, 90)
+        let clock = ManualClock()
+        let t0 = clock.t
+        let ((status, _, app), stderr) = try capturingStderr {
+            try runStudio("s.lua", clock: clock, script: [
+                (t0 + 0.10, .mouseDown(x: a.x + 10, y: a.y + 10)),   // lt
+                (t0 + 0.15, .mouseMove(x: a.x + 20, y: a.y + 15)),   // the scene fails there
+                (t0 + 0.20, .mouseUp(x: a.x + 20, y: a.y + 15)),
+                (t0 + 0.40, .quit),
+            ])
+        }
+        XCTAssertEqual(status, 0)
+        let error = box.path("s.lua") + ":3: lt is too far right"
+        XCTAssertEqual(app.message, "the scene failed with lt at (20, 15) of the sketch of line 2: \(error); Ctrl+Z undoes")
+        XCTAssertTrue(app.messageIsError)
+        // On stderr once (the drag ran the scene once with lt there).
+        XCTAssertEqual(stderr.components(separatedBy: error + "\n").count - 1, 1, stderr)
+        XCTAssertEqual(try read("s.lua"), text)
+    }
+
+    func testARunThatFailsAfterCtrlSIsInTheWindowAndOnStderr() throws {
+        let text = try failingScene()
+        let a = imageArea(120, 90)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var afterDrag = ""
+        let ((status, _, app), stderr) = try capturingStderr {
+            try runStudio("s.lua", clock: clock, script: [
+                (t0 + 0.10, .mouseDown(x: a.x + 10, y: a.y + 10)),
+                (t0 + 0.15, .mouseMove(x: a.x + 20, y: a.y + 15)),
+                (t0 + 0.20, .mouseUp(x: a.x + 20, y: a.y + 15)),
+                (t0 + 0.40, .key(.s, shift: false, ctrl: true)),    // saved, then the saved scene fails
+                (t0 + 0.80, .quit),
+            ]) { surface, app in
+                surface.actions = [(t0 + 0.3, { afterDrag = self.stderrSoFar() })]
+            }
+        }
+        XCTAssertEqual(status, 0)
+        let error = box.path("s.lua") + ":3: lt is too far right"
+        XCTAssertEqual(try read("s.lua"), text.replacingOccurrences(of: "lt = {10, 10}", with: "lt = {20, 15}"))
+        XCTAssertEqual(app.message, "\(error) (playing the last good run)")
+        XCTAssertTrue(app.messageIsError)
+        // The saved scene's failure is on stderr after the save's line.
+        let saved = try XCTUnwrap(stderr.range(of: "studio: saved "), stderr)
+        XCTAssertTrue(stderr[saved.upperBound...].contains(error + "\n"), stderr)
+        XCTAssertTrue(afterDrag.contains(error + "\n"), afterDrag)
+    }
+
+    /// stderr.txt as written so far.
+    private func stderrSoFar() -> String {
+        (try? String(contentsOfFile: box.path("stderr.txt"), encoding: .utf8)) ?? ""
+    }
+}
