@@ -347,6 +347,8 @@ public struct SketchSource {
     static func parameterFields(old: WobbleParameters, new: WobbleParameters, present: (String) -> Field?)
         -> (replaced: [(Field, String)], removed: [Field], inserts: [(String, String)]) {
         var replaced: [(Field, String)] = [], removed: [Field] = [], inserts: [(String, String)] = []
+        // What the text gives for a key left out: the default model, and
+        // the defaults of the model it names.
         let implied = WobbleParameters(motion: new.motion)
         for key in parameterKeys {
             let field = present(key)
@@ -358,7 +360,7 @@ public struct SketchSource {
             if let field {
                 guard literal(key, old) != lit else { continue }
                 if let lit { replaced.append((field, lit)) } else { removed.append(field) }
-            } else if lit != literal(key, implied), let lit {
+            } else if lit != (key == "motion" ? literal(key, .original) : literal(key, implied)), let lit {
                 inserts.append((key, lit))
             }
         }
@@ -390,6 +392,7 @@ public struct SketchSource {
             return [(call.argumentSpan, "{" + fields + "}")]
         case .table(let c):
             var out = try pointReplacements(c, old: oldState.points, new: new)
+            guard oldState.parameters != newState.parameters else { return out }
             // The parameters: values replaced, keys removed, keys added after
             // the last field that stays.
             let (replaced, removed, inserts) = parameterFields(old: oldState.parameters, new: newState.parameters, present: { c.field($0) })

@@ -48,49 +48,66 @@ struct PixelBox: Equatable {
     }
 }
 
-/// Where things are in the window: the image area on top (1:1 when it
-/// fits on the screen, else scaled down uniformly; centred when the window
-/// is wider), the chrome (timeline, two status lines) below it.
+/// Where things are in the window: the image area on top left (1:1 when
+/// it fits on the screen, else scaled down uniformly; centred in its column
+/// when the window is wider), the inspector's column to its right, the
+/// chrome (timeline, two status lines) below both. Window pixels to image
+/// points and back go through `imagePointUnclamped` and `windowPoint` only.
 struct Layout {
     static let chromeHeight = 56
     static let minWidth = 480
     static let timelinePad = 8
+    /// The inspector's column, and the least height it needs.
+    static let panelWidth = 232
+    static let panelMinHeight = 300
 
     let windowWidth: Int
     let windowHeight: Int
     let imageRect: (x: Int, y: Int, w: Int, h: Int)
     let scale: Double
-    var chromeY: Int { imageRect.y + imageRect.h }
+    /// Below the picture and the inspector.
+    let chromeY: Int
+    /// The inspector's column.
+    var panelRect: (x: Int, y: Int, w: Int, h: Int) { (windowWidth - Layout.panelWidth, 0, Layout.panelWidth, chromeY) }
 
     /// The layout inside a window of a given size: the picture fitted
-    /// into it above the chrome (scaled down, never up), centred across.
+    /// into it left of the inspector, above the chrome (scaled down, never
+    /// up), centred in its column.
     init(imageWidth iw: Int, imageHeight ih: Int, window: (width: Int, height: Int)) {
         let iw = max(1, iw), ih = max(1, ih)
         let ww = max(1, window.width), wh = max(1, window.height)
-        let s = min(1, Double(ww) / Double(iw), Double(max(1, wh - Layout.chromeHeight)) / Double(ih))
+        let areaW = max(1, ww - Layout.panelWidth), areaH = max(1, wh - Layout.chromeHeight)
+        let s = min(1, Double(areaW) / Double(iw), Double(areaH) / Double(ih))
         let w = max(1, Int((Double(iw) * s).rounded(.down))), h = max(1, Int((Double(ih) * s).rounded(.down)))
         scale = s
         windowWidth = ww
         windowHeight = wh
-        imageRect = (max(0, (ww - w) / 2), 0, w, h)
+        imageRect = (max(0, (areaW - w) / 2), 0, w, h)
+        chromeY = max(h, min(areaH, Layout.panelMinHeight))
     }
 
     init(imageWidth iw: Int, imageHeight ih: Int, screen: (width: Int, height: Int)?) {
         let iw = max(1, iw), ih = max(1, ih)
         var s = 1.0
         if let screen {
-            let maxW = Double(max(64, screen.width - 16)), maxH = Double(max(64, screen.height - Layout.chromeHeight - 48))
+            let maxW = Double(max(64, screen.width - 16 - Layout.panelWidth)), maxH = Double(max(64, screen.height - Layout.chromeHeight - 48))
             s = min(1, maxW / Double(iw), maxH / Double(ih))
         }
         let w = max(1, Int((Double(iw) * s).rounded())), h = max(1, Int((Double(ih) * s).rounded()))
         scale = s
-        windowWidth = max(w, Layout.minWidth)
-        windowHeight = h + Layout.chromeHeight
-        imageRect = ((windowWidth - w) / 2, 0, w, h)
+        windowWidth = max(w + Layout.panelWidth, Layout.minWidth)
+        chromeY = max(h, Layout.panelMinHeight)
+        windowHeight = chromeY + Layout.chromeHeight
+        imageRect = ((windowWidth - Layout.panelWidth - w) / 2, 0, w, h)
     }
 
     func timelineContains(_ x: Int, _ y: Int) -> Bool {
         y >= chromeY && y < chromeY + 20
+    }
+
+    func panelContains(_ x: Int, _ y: Int) -> Bool {
+        let r = panelRect
+        return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h
     }
 
     func timelineFraction(_ x: Int) -> Double {
@@ -107,5 +124,10 @@ struct Layout {
 
     func imagePointUnclamped(_ x: Int, _ y: Int) -> Point {
         Point((Double(x - imageRect.x) + 0.5) / scale, (Double(y - imageRect.y) + 0.5) / scale)
+    }
+
+    /// Where image point `p` is in the window (the inverse of `imagePointUnclamped`).
+    func windowPoint(_ p: Point) -> Point {
+        Point(p.x * scale + Double(imageRect.x) - 0.5, p.y * scale + Double(imageRect.y) - 0.5)
     }
 }

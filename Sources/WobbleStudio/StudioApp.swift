@@ -36,6 +36,12 @@ final class StudioApp {
 
     /// Editing the sketches: drags, adds, undo, save.
     private let editor: SketchEditor
+    /// The selected region's name and parameters, in the column right of the picture.
+    private let inspector: Inspector
+    /// Asking before quitting with unsaved edits.
+    private var quitGuard = QuitGuard()
+    /// The title shown (nil: not set yet).
+    private var shownTitle: String?
     /// Milliseconds from an edit's input to its frame presented (`-v` prints them).
     private var editLatencies: [Double] = []
 
@@ -67,6 +73,7 @@ final class StudioApp {
         transport = Transport(clock: clock)
         session = LiveSession(options: options.session)
         editor = SketchEditor(session: session, clock: clock, verbose: options.verbose)
+        inspector = Inspector(session: session, editor: editor)
         recorder = TakeRecorder(options: options.session, verbose: options.verbose)
         presenter = Presenter(session: session, clock: clock, profile: options.profile)
         watch = InputWatch(scenePath: options.session.scenePath)
@@ -95,7 +102,7 @@ final class StudioApp {
                         screen: surfaces.usableBounds())
         applyLayout()
         do {
-            window = try surfaces.open("wobble-run edit: \(ScenePaths.shown(sceneName))", layout.windowWidth,
+            window = try surfaces.open(title, layout.windowWidth,
                                        layout.windowHeight, options.position)
         } catch {
             printError("\(error)")
@@ -157,8 +164,9 @@ final class StudioApp {
             if options.unpaced || dirty || wait < 0.002 { wait = 0 }
             let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
             var quit = false
-            for i in inputs where handle(i) { quit = true }
+            for i in inputs where !quit && handle(i) { quit = true }
             if quit { break }
+            updateTitle()
             if editor.editsPending {
                 editor.editsPending = false
                 // The scene runs with the edits once per batch of input.
@@ -185,7 +193,7 @@ final class StudioApp {
         }
         finishRecordingOnQuit()
         if session.hasUnsavedEdits {
-            let n = session.sketchOverrides.count + session.addedSketches.count
+            let n = session.edits.calls.count + session.edits.added.count
             printError("wobble-run: \(sceneName): \(n) unsaved sketch edit\(n == 1 ? "" : "s") not saved (Ctrl+S saves them)")
         }
         if options.verbose, !editLatencies.isEmpty {
@@ -256,7 +264,13 @@ final class StudioApp {
     private func showRun(_ ok: Bool, reason: [String]?, oldSize: (Int, Int)?) {
         if ok {
             if reason != nil, session.hasUnsavedEdits, let base = session.editBase, base != session.sceneText {
-                fail("\(sceneName) changed on disk: the unsaved edits cannot be saved into it (Ctrl+Z undoes them)")
+                // Another program saved the scene: the edits go into its text
+                // on the next save, unless it changed what they change.
+                if let conflict = session.mergeProblem() {
+                    fail(conflict)
+                } else {
+                    say("\(sceneName) changed on disk: Ctrl+S saves the unsaved edits into it")
+                }
             } else if let r = reason {
                 say(r.count == 1 ? "reloaded: \(r[0]) changed" : "reloaded: \(r[0]) and \(r.count - 1) more changed")
             } else {
@@ -340,7 +354,7 @@ final class StudioApp {
     private func handle(_ input: StudioInput) -> Bool {
         switch input {
         case .quit:
-            return true
+            return askQuit(closing: true)
         case .redraw:
             window?.invalidate()
             dirty = true
@@ -358,11 +372,36 @@ final class StudioApp {
             printError("studio: the window was destroyed by another program; quitting")
             return true
         case .key(let key, let shift, let ctrl):
+            dirty = true
+            if quitGuard.asking {
+                switch quitGuard.answer(key, ctrl: ctrl) {
+                case .quit: return true
+                case .saveAndQuit:
+                    if save() { return true }
+                    quitGuard.asking = false
+                case .back:
+                    say("back to editing")
+                }
+                return false
+            }
             return handleKey(key, shift: shift, ctrl: ctrl)
+        case .text(let t):
+            if inspector.isRenaming { inspector.type(t); dirty = true }
+        case .select(let x, let y):
+            mouse = (x, y)
+            dirty = true
+            if quitGuard.asking { quitGuard.asking = false; say("back to editing") }
+            if let m = inspector.selectRegion(at: x, y, frame: currentIndex, layout: layout) { say(m) }
         case .mouseDown(let x, let y):
             mouse = (x, y)
-            if layout.imagePoint(x, y) != nil, session.clip != nil, handles, !recorder.isRecording,
+            dirty = true
+            if quitGuard.asking { quitGuard.asking = false; say("back to editing") }
+            if layout.panelContains(x, y) {
+                let r = layout.panelRect
+                inspector.press(x - r.x, y - r.y, panel: inspector.panel(width: r.w, height: r.h))
+            } else if layout.imagePoint(x, y) != nil, session.clip != nil, handles, !recorder.isRecording,
                let hit = editor.handleHit(x, y, frame: currentIndex, layout: layout) {
+                if let kind = hit.origin?.kind, kind != inspector.selected { inspector.select(kind) }
                 editor.beginDrag(hit.origin, handle: hit.handle, x, y)
             } else if layout.timelineContains(x, y) {
                 guard !recorder.isRecording else { say("recording: R stops it first"); break }
@@ -381,8 +420,16 @@ final class StudioApp {
             mouse = (x, y)
             if editor.isDragging { editor.moveDrag(x, y, scale: layout.scale) }
             if scrubbing { scrub(x) }
+            if inspector.isScrubbing {
+                let r = layout.panelRect
+                inspector.drag(x - r.x, panel: inspector.panel(width: r.w, height: r.h))
+                dirty = true
+            }
         case .mouseUp(let x, let y):
-            if editor.isDragging {
+            if inspector.isScrubbing {
+                inspector.release()
+                dirty = true
+            } else if editor.isDragging {
                 editor.moveDrag(x, y, scale: layout.scale)
                 editor.endDrag()
             } else if scrubbing {
@@ -409,6 +456,16 @@ final class StudioApp {
     }
 
     private func handleKey(_ key: StudioKey, shift: Bool, ctrl: Bool) -> Bool {
+        if inspector.isRenaming {
+            // Typing a name: the characters come as text; these keys end it.
+            switch key {
+            case .enter: inspector.commitRenaming()
+            case .escape: inspector.cancelRenaming()
+            case .backspace: inspector.backspace()
+            default: break
+            }
+            return false
+        }
         if shift {
             let g = 1.5
             switch key {
@@ -421,7 +478,7 @@ final class StudioApp {
         }
         switch key {
         case .escape:
-            return true
+            return askQuit(closing: false)
         case .r:
             toggleRecording()
         case .h:
@@ -430,19 +487,28 @@ final class StudioApp {
         case _ where recorder.isRecording:
             say("recording: R stops it and writes the take")
         case .s where ctrl:
-            if editor.save(sceneName: sceneName) {
-                // The file written is not a change to reload for; the saved
-                // scene runs off the window thread.
-                watch.reset(extra: session.inputs)
-                requestRun()
-            }
-            dirty = true
+            save()
         case .z where ctrl:
-            editor.undoLast()
+            if shift { editor.redoNext() } else { editor.undoLast() }
+        case .y where ctrl:
+            editor.redoNext()
         case .a where !ctrl:
             let r = layout.imageRect
-            editor.add(at: mouse.flatMap { layout.imagePoint($0.x, $0.y) }
+            let added = editor.add(at: mouse.flatMap { layout.imagePoint($0.x, $0.y) }
                 ?? layout.imagePointUnclamped(r.x + r.w / 2, r.y + r.h / 2))
+            if let added { inspector.select(added, quiet: true) }
+        case .tab:
+            if let m = inspector.selectNext(shift ? -1 : 1, frame: currentIndex) { say(m) }
+        case .up where inspector.selected != nil:
+            inspector.focus(by: -1)
+        case .down where inspector.selected != nil:
+            inspector.focus(by: 1)
+        case .minus:
+            inspector.step(shift ? -10 : -1)
+        case .plus:
+            inspector.step(shift ? 10 : 1)
+        case .enter:
+            inspector.startRenaming()
         case .space:
             transport.togglePlaying()
             dirty = true
@@ -466,6 +532,43 @@ final class StudioApp {
             break
         }
         return false
+    }
+
+    /// Writes the edits into the scene; true when it wrote them.
+    @discardableResult
+    private func save() -> Bool {
+        dirty = true
+        guard editor.save(sceneName: sceneName) else { return false }
+        // The file written is not a change to reload for; the saved scene
+        // runs off the window thread.
+        watch.reset(extra: session.inputs)
+        requestRun()
+        return true
+    }
+
+    /// `Esc` or the window's close: quits at once without unsaved edits;
+    /// with them, asks first (true: quit now).
+    private func askQuit(closing: Bool) -> Bool {
+        guard session.hasUnsavedEdits else { return true }
+        if quitGuard.asking { return true }
+        quitGuard.asking = true
+        let n = session.edits.calls.count + session.edits.added.count
+        fail("\(n) unsaved edit\(n == 1 ? "" : "s"): \(closing ? "close" : "Esc") again quits without saving, Ctrl+S saves and quits, any other key goes back")
+        if options.verbose { printError("studio: asking before quitting (unsaved edits)") }
+        return false
+    }
+
+    /// The window's title: the scene's name, marked while edits are unsaved.
+    private var title: String {
+        (session.hasUnsavedEdits ? "\u{2022} " : "") + "wobble-run edit: \(ScenePaths.shown(sceneName))"
+    }
+
+    private func updateTitle() {
+        let t = title
+        guard t != shownTitle, let window else { return }
+        shownTitle = t
+        window.setTitle(t)
+        if options.verbose { printError("studio: title \(t)") }
     }
 
     private func scrub(_ x: Int) {
@@ -524,6 +627,8 @@ final class StudioApp {
     private func present() {
         guard let window else { return }
         let k = currentIndex
+        let r = layout.panelRect
+        window.setPanel(inspector.panel(width: r.w, height: r.h).image, x: r.x, y: r.y)
         guard presenter.present(into: window, frame: k, handles: handles, layout: layout, dirty: dirty, playing: playing,
                                 message: { [unowned self] in message }, isEditable: { [unowned self] in editor.isEditable($0) },
                                 chrome: { [unowned self] in drawChrome(index: $0) }, fail: { [unowned self] in fail($0) }) else { return }

@@ -19,6 +19,11 @@ protocol StudioSurface: AnyObject {
     var preserved: Bool { get }
     /// Frames can be drawn 1:1 into the back buffer.
     var drawableMatchesWindow: Bool { get }
+    /// The inspector's column, drawn at `(x, y)` at 1:1 with every present
+    /// from now on (nil: none).
+    func setPanel(_ image: RGBAImage?, x: Int, y: Int)
+    /// The window's title (the unsaved marker).
+    func setTitle(_ title: String)
     /// Makes the window's GL context current (a renderer drawing straight
     /// into the window is made in it).
     func makeCurrent() throws

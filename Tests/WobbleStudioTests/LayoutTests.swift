@@ -8,10 +8,22 @@ final class LayoutTests: XCTestCase {
     func testOneToOneWhenItFitsElseScaledDownUniformly() {
         let small = Layout(imageWidth: 451, imageHeight: 300, screen: (1920, 1080))
         XCTAssertEqual(small.scale, 1)
-        XCTAssertEqual(small.windowWidth, 480)   // the minimum width: the image is centred
-        XCTAssertEqual(small.imageRect.x, 14)
+        XCTAssertEqual(small.windowWidth, 451 + Layout.panelWidth)   // the picture, then the inspector's column
+        XCTAssertEqual(small.imageRect.x, 0)
         XCTAssertEqual(small.imageRect.w, 451)
         XCTAssertEqual(small.windowHeight, 300 + Layout.chromeHeight)
+        XCTAssertTrue(small.panelRect == (451, 0, Layout.panelWidth, 300))
+        // A small picture: the window is wide enough for the minimum, the
+        // picture centred in its column; the inspector sets the height.
+        let tiny = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080))
+        XCTAssertEqual(tiny.windowWidth, 480)
+        XCTAssertEqual(tiny.imageRect.x, (480 - Layout.panelWidth - 120) / 2)
+        XCTAssertEqual(tiny.chromeY, Layout.panelMinHeight)
+        XCTAssertEqual(tiny.windowHeight, Layout.panelMinHeight + Layout.chromeHeight)
+        XCTAssertNil(tiny.imagePoint(tiny.imageRect.x + 5, 95), "below the picture is not the picture")
+        let back = tiny.windowPoint(tiny.imagePointUnclamped(tiny.imageRect.x + 7, 9))
+        XCTAssertEqual(back.x, Double(tiny.imageRect.x + 7), accuracy: 1e-9)
+        XCTAssertEqual(back.y, 9, accuracy: 1e-9)
 
         let big = Layout(imageWidth: 4000, imageHeight: 3000, screen: (1920, 1080))
         XCTAssertLessThan(big.scale, 1)

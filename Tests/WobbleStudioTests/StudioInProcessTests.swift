@@ -74,6 +74,11 @@ final class FakeSurface: StudioSurface {
         frames.last { $0.at < t && $0.image != nil }?.image
     }
 
+    /// The inspector's column as last set, and every title set.
+    private(set) var panel: (image: RGBAImage, x: Int, y: Int)?
+    private(set) var titles: [String] = []
+    func setPanel(_ image: RGBAImage?, x: Int, y: Int) { panel = image.map { ($0, x, y) } }
+    func setTitle(_ title: String) { titles.append(title) }
     func invalidate() {}
     func adopt(width: Int, height: Int) { size = (width, height) }
     func resize(width: Int, height: Int) { size = (width, height) }
