@@ -46,7 +46,7 @@ enum InspectorRow: Equatable {
 
 /// The inspector's column as drawn (a value: what it shows is in its
 /// fields), and where its rows are, for clicks: one geometry for both.
-struct InspectorPanel {
+struct InspectorPanel: Equatable {
     var width: Int
     var height: Int
     /// The selected sketch, nil when none.

@@ -60,6 +60,8 @@ struct Layout {
     /// The inspector's column, and the least height it needs.
     static let panelWidth = 232
     static let panelMinHeight = 300
+    /// A window narrower than the column and this much picture shows the picture alone.
+    static let minPictureBesidePanel = 160
 
     let windowWidth: Int
     let windowHeight: Int
@@ -67,8 +69,10 @@ struct Layout {
     let scale: Double
     /// Below the picture and the inspector.
     let chromeY: Int
+    /// The inspector column's width (0: the window is too narrow for it).
+    let panelWidth: Int
     /// The inspector's column.
-    var panelRect: (x: Int, y: Int, w: Int, h: Int) { (windowWidth - Layout.panelWidth, 0, Layout.panelWidth, chromeY) }
+    var panelRect: (x: Int, y: Int, w: Int, h: Int) { (windowWidth - panelWidth, 0, panelWidth, panelWidth > 0 ? chromeY : 0) }
 
     /// The layout inside a window of a given size: the picture fitted
     /// into it left of the inspector, above the chrome (scaled down, never
@@ -76,14 +80,15 @@ struct Layout {
     init(imageWidth iw: Int, imageHeight ih: Int, window: (width: Int, height: Int)) {
         let iw = max(1, iw), ih = max(1, ih)
         let ww = max(1, window.width), wh = max(1, window.height)
-        let areaW = max(1, ww - Layout.panelWidth), areaH = max(1, wh - Layout.chromeHeight)
+        panelWidth = ww >= Layout.panelWidth + Layout.minPictureBesidePanel ? Layout.panelWidth : 0
+        let areaW = max(1, ww - panelWidth), areaH = max(1, wh - Layout.chromeHeight)
         let s = min(1, Double(areaW) / Double(iw), Double(areaH) / Double(ih))
         let w = max(1, Int((Double(iw) * s).rounded(.down))), h = max(1, Int((Double(ih) * s).rounded(.down)))
         scale = s
         windowWidth = ww
         windowHeight = wh
         imageRect = (max(0, (areaW - w) / 2), 0, w, h)
-        chromeY = max(h, min(areaH, Layout.panelMinHeight))
+        chromeY = panelWidth > 0 ? max(h, min(areaH, Layout.panelMinHeight)) : h
     }
 
     init(imageWidth iw: Int, imageHeight ih: Int, screen: (width: Int, height: Int)?) {
@@ -95,6 +100,7 @@ struct Layout {
         }
         let w = max(1, Int((Double(iw) * s).rounded())), h = max(1, Int((Double(ih) * s).rounded()))
         scale = s
+        panelWidth = Layout.panelWidth
         windowWidth = max(w + Layout.panelWidth, Layout.minWidth)
         chromeY = max(h, Layout.panelMinHeight)
         windowHeight = chromeY + Layout.chromeHeight

@@ -25,10 +25,17 @@ public enum Studio {
     keys:  Space play/pause   Left/Right one frame (pauses)   Home frame 0
            H handles on/off   R record a take / write it   Esc quit
            Shift+arrows shake (1.5 g)   Backspace forget the pokes
-           A add a 90x90 sketch at the mouse   Ctrl+S save the edited sketches
-           Ctrl+Z undo the last unsaved drag or add
+           A add a 90x90 region (regionN) at the mouse   Ctrl+S save the edits
+           Ctrl+Z undo, Ctrl+Shift+Z (or Ctrl+Y) redo, across saves
+           Tab / Shift+Tab select the next / previous region
+    inspector (the selected region): Up/Down a row, - / + change it
+           (Shift: ten steps), Enter rename (type, Enter keeps, Esc leaves)
     mouse: drag a handle (a corner or center) to move it; drag inside a
-           region to poke it; click or drag the timeline to scrub
+           region to poke it; Ctrl+click or right-click a region to select
+           it; drag a slider or click a choice in the inspector; click or
+           drag the timeline to scrub
+    Esc or closing with unsaved edits asks first: Esc/close again quits
+    without saving, Ctrl+S saves and quits, another key goes back.
 
     options:
 

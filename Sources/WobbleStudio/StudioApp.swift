@@ -42,6 +42,8 @@ final class StudioApp {
     private var quitGuard = QuitGuard()
     /// The title shown (nil: not set yet).
     private var shownTitle: String?
+    /// The inspector's column as last handed to the window.
+    private var shownPanel: (panel: InspectorPanel?, x: Int, y: Int)?
     /// Milliseconds from an edit's input to its frame presented (`-v` prints them).
     private var editLatencies: [Double] = []
 
@@ -627,8 +629,13 @@ final class StudioApp {
     private func present() {
         guard let window else { return }
         let k = currentIndex
+        // The inspector's column, drawn again only when what it shows changed.
         let r = layout.panelRect
-        window.setPanel(inspector.panel(width: r.w, height: r.h).image, x: r.x, y: r.y)
+        let panel = r.w > 0 ? inspector.panel(width: r.w, height: r.h) : nil
+        if shownPanel == nil || shownPanel?.panel != panel || shownPanel?.x != r.x || shownPanel?.y != r.y {
+            shownPanel = (panel, r.x, r.y)
+            window.setPanel(panel?.image, x: r.x, y: r.y)
+        }
         guard presenter.present(into: window, frame: k, handles: handles, layout: layout, dirty: dirty, playing: playing,
                                 message: { [unowned self] in message }, isEditable: { [unowned self] in editor.isEditable($0) },
                                 chrome: { [unowned self] in drawChrome(index: $0) }, fail: { [unowned self] in fail($0) }) else { return }
