@@ -629,6 +629,7 @@ final class StudioApp {
     private func present() {
         guard let window else { return }
         let k = currentIndex
+        presenter.selected = inspector.selected
         // The inspector's column, drawn again only when what it shows changed.
         let r = layout.panelRect
         let panel = r.w > 0 ? inspector.panel(width: r.w, height: r.h) : nil

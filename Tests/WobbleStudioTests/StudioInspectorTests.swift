@@ -317,4 +317,59 @@ final class StudioInspectorTests: InProcessStudioCase {
         XCTAssertEqual(files, [edited, text], "undo past the save restored the saved values on the next save")
         XCTAssertEqual(try read("s.lua"), edited, "redo re-applied")
     }
+
+    /// Tab selects the regions in turn; the selected one's handles are
+    /// drawn in cyan; a computed sketch is shown read-only with its line
+    /// and its parameters cannot be changed.
+    func testTabSelectsTheSelectionIsDrawnAndComputedSketchesAreReadOnly() throws {
+        try box.writeImage("img.png", RGBAImage(width: 160, height: 100, pixels: [UInt8](repeating: 230, count: 160 * 100 * 4)))
+        let text = """
+        image("img.png")
+        local a = addSketch{x = 10, y = 10, w = 50, h = 50}
+        local size = 50
+        addSketch{x = 90, y = 10, w = size, h = size, strength = 0.2}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var said: [String] = []
+        var panels: [InspectorPanel?] = []
+        let (status, surface, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0, key(.space)),
+            (t0 + 0.10, key(.tab)),
+            (t0 + 0.20, key(.tab)),
+            (t0 + 0.30, key(.down)), (t0 + 0.31, key(.down)), (t0 + 0.32, key(.down)),
+            (t0 + 0.33, key(.plus)),
+            (t0 + 0.40, .quit),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.15, { said.append(app.message) }),
+                (t0 + 0.25, { said.append(app.message) }),
+                (t0 + 0.35, { said.append(app.message) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        _ = panels
+        XCTAssertEqual(said, ["selected the sketch of line 2",
+                              "selected the sketch of line 4 (computed: read-only; edit line 4 of the script)",
+                              "this sketch is computed: read-only; edit line 4 of the script"])
+        XCTAssertFalse(app.session.hasUnsavedEdits)
+        func cyan(_ img: RGBAImage?, _ x0: Int, _ x1: Int) -> Int {
+            guard let img else { return 0 }
+            var n = 0
+            for y in 0..<img.height { for x in x0..<x1 { let p = img.pixel(x, y); if p.r < 80 && p.g > 180 && p.b > 220 { n += 1 } } }
+            return n
+        }
+        let first = surface.picture(before: t0 + 0.2), second = surface.picture(before: t0 + 0.3)
+        XCTAssertEqual(cyan(surface.picture(before: t0 + 0.1), 0, 160), 0, "nothing selected yet")
+        XCTAssertGreaterThan(cyan(first, 0, 75), 50, "the first region drawn selected")
+        XCTAssertEqual(cyan(first, 80, 160), 0)
+        XCTAssertGreaterThan(cyan(second, 80, 160), 50, "then the second")
+        XCTAssertEqual(cyan(second, 0, 75), 0)
+        // The column shows the strength of the computed one, 0.2.
+        XCTAssertEqual(surface.panel?.x, Layout(imageWidth: 160, imageHeight: 100, screen: (1920, 1080)).panelRect.x)
+    }
 }
