@@ -33,7 +33,7 @@ final class Inspector {
     func select(_ kind: SketchOrigin.Kind?, quiet: Bool = false) {
         if kind != selected { typing = nil }
         selected = kind
-        if let kind, !quiet { editor.status("selected \(editor.describe(kind))\(readOnly(kind).map { " (\($0.replacingOccurrences(of: "\n", with: " ")))" } ?? "")", false) }
+        if let kind, !quiet { editor.status("selected \(session.currentState(kind)?.name.map { "\($0), " } ?? "")\(editor.describe(kind))\(readOnly(kind).map { " (\($0.replacingOccurrences(of: "\n", with: " ")))" } ?? "")", false) }
     }
 
     /// The regions that can be selected at frame `k`, in drawing order (each once).
@@ -166,13 +166,14 @@ final class Inspector {
         case .name:
             startRenaming()
         case .motion:
+            // A choice moves one place whatever the step (Shift included).
             let all = MotionKind.allCases
             let i = all.firstIndex(of: s.parameters.motion) ?? 0
-            setMotion(all[((i + steps) % all.count + all.count) % all.count])
+            setMotion(all[((i + steps.signum()) % all.count + all.count) % all.count])
         case .pin:
             let all = InspectorRow.pinChoices
             let i = all.firstIndex(of: s.parameters.pin) ?? 0
-            setPin(all[((i + steps) % all.count + all.count) % all.count])
+            setPin(all[((i + steps.signum()) % all.count + all.count) % all.count])
         case .number(let key):
             guard let spec = InspectorRow.spec(key) else { return }
             set(key, spec.get(s.parameters) + Double(steps) * spec.step)

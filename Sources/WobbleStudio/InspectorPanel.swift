@@ -71,8 +71,8 @@ struct InspectorPanel: Equatable {
             let h: Int
             switch r {
             case .name: h = 20
-            case .motion, .pin: h = 36
-            case .number: h = 34
+            case .motion, .pin: h = 34
+            case .number: h = 32
             }
             out.append((r, y, h))
             y += h
@@ -128,8 +128,8 @@ struct InspectorPanel: Equatable {
                 let chosen = row == .motion ? state.parameters.motion.rawValue : (state.parameters.pin?.rawValue ?? "none")
                 for ch in choices(row) {
                     let on = ch.label == chosen
-                    c.fill(x: ch.x, y: y + 16, w: ch.w, h: StudioFont.cellHeight + 2, on ? (70, 110, 180) : (56, 56, 62))
-                    c.text(ch.label, x: ch.x + 3, y: y + 17, on ? (255, 255, 255) : ink)
+                    c.fill(x: ch.x, y: y + 15, w: ch.w, h: StudioFont.cellHeight + 2, on ? (70, 110, 180) : (56, 56, 62))
+                    c.text(ch.label, x: ch.x + 3, y: y + 16, on ? (255, 255, 255) : ink)
                 }
             case .number(let key):
                 guard let spec = InspectorRow.spec(key) else { continue }
@@ -141,17 +141,17 @@ struct InspectorPanel: Equatable {
                 let rx = width - p - range.count * StudioFont.cellWidth
                 if rx > vx + 4 { c.text(range, x: rx, y: y + 1, dim) }
                 let (sx, sw) = sliderX
-                c.fill(x: sx, y: y + 19, w: sw, h: 6, (60, 60, 68))
+                c.fill(x: sx, y: y + 18, w: sw, h: 6, (60, 60, 68))
                 let f = min(max((v - spec.slider.lowerBound) / (spec.slider.upperBound - spec.slider.lowerBound), 0), 1)
                 let fx = Int((f * Double(sw - 1)).rounded())
-                c.fill(x: sx, y: y + 19, w: fx, h: 6, readOnly == nil ? (70, 110, 180) : (90, 90, 96))
-                c.fill(x: sx + fx - 1, y: y + 16, w: 3, h: 12, ink)
+                c.fill(x: sx, y: y + 18, w: fx, h: 6, readOnly == nil ? (70, 110, 180) : (90, 90, 96))
+                c.fill(x: sx + fx - 1, y: y + 15, w: 3, h: 12, ink)
             }
         }
         var y = (rows().last.map { $0.y + $0.h } ?? 0) + 6
         let hints = readOnly.map { $0.split(separator: "\n").map(String.init) } ?? (typing != nil
             ? ["type the name; Enter keeps it,", "Esc leaves it as it was"]
-            : ["Up/Down: row  -/+: change", "(Shift: x10)  Enter: rename", "drag a slider, click a choice"])
+            : ["Up/Down row, -/+ change,", "Shift x10, Enter rename"])
         for l in hints where y + StudioFont.cellHeight <= height {
             c.text(l, x: p, y: y, dim, maxX: width - p)
             y += StudioFont.cellHeight + 1

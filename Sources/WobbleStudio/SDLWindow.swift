@@ -260,7 +260,21 @@ final class StudioWindow {
         }
     }
 
-    func setTitle(_ title: String) { SDL_SetWindowTitle(window, title) }
+    func setTitle(_ title: String) {
+        SDL_SetWindowTitle(window, title)
+        // SDL 2.26 on X11 changes only WM_NAME (and as Latin-1) after the
+        // window is made; window managers show _NET_WM_NAME (UTF-8): set it too.
+        var info = SDL_SysWMinfo()
+        SDL_GetVersion(&info.version)
+        guard SDL_GetWindowWMInfo(window, &info) == SDL_TRUE, info.subsystem == SDL_SYSWM_X11,
+              let d = info.info.x11.display else { return }
+        let bytes = Array(title.utf8)
+        bytes.withUnsafeBufferPointer { b in
+            _ = XChangeProperty(d, info.info.x11.window, XInternAtom(d, "_NET_WM_NAME", 0), XInternAtom(d, "UTF8_STRING", 0), 8,
+                                PropModeReplace, b.baseAddress, Int32(b.count))
+        }
+        XFlush(d)
+    }
 
     func resize(width: Int, height: Int) {
         guard width != self.width || height != self.height else { return }

@@ -123,4 +123,32 @@ final class StudioEditTests: XCTestCase {
         XCTAssertTrue(w.linesSnapshot().contains { $0.hasPrefix("wobble-run: \(scene): 1 unsaved sketch edit not saved") })
         XCTAssertEqual(try read(scene), added)
     }
+
+    /// The inspector in a real window: Ctrl+click the left cheek, make it a
+    /// spring, shorter and stronger with keys; the title carries the unsaved
+    /// marker; Ctrl+S writes exactly those keys (in-process:
+    /// StudioInspectorTests).
+    func testTheInspectorByKeysAndCtrlClickAndTheUnsavedTitle() throws {
+        let (scene, original) = try copyCat()
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        var before = w.lineCount
+        try w.key("space", "Home")
+        try w.waitForLine(after: before, "frame 0 paused", StudioTests.frameLine(0, paused: true))
+        let (ax, ay) = (w.imageArea.x, w.imageArea.y)
+        try display.x("xdotool", ["mousemove", "--window", w.windowID, "\(ax + 150)", "\(ay + 230)", "keydown", "ctrl", "click", "1", "keyup", "ctrl"])
+        before = w.lineCount
+        try w.key("Down", "plus", "Down", "minus", "minus", "minus", "minus", "minus", "minus", "minus", "minus", "Down", "shift+plus")
+        try w.waitForLine(after: before, "the marker", { $0 == "studio: title \u{2022} wobble-run edit: \(scene)" })
+        let title = try display.x("xdotool", ["getwindowname", w.windowID])
+        XCTAssertEqual(String(decoding: title.stdout, as: UTF8.self), "\u{2022} wobble-run edit: \(scene)\n")
+        usleep(500_000)
+        before = w.lineCount
+        try w.key("ctrl+s")
+        try w.waitForLine(after: before, "saved", { $0.hasPrefix("studio: saved ") })
+        XCTAssertEqual(try read(scene), original.replacingOccurrences(
+            of: "rb = {222, 278}, lb = {92, 286},\n}", with: "rb = {222, 278}, lb = {92, 286}, motion = \"spring\", duration = 0.8, strength = 0.18,\n}"))
+        try w.waitForLine(after: before, "no marker", { $0 == "studio: title wobble-run edit: \(scene)" })
+        XCTAssertEqual(try w.quit(), 0)
+    }
 }

@@ -353,7 +353,7 @@ final class StudioInspectorTests: InProcessStudioCase {
         }
         XCTAssertEqual(status, 0)
         _ = panels
-        XCTAssertEqual(said, ["selected the sketch of line 2",
+        XCTAssertEqual(said, ["selected a, the sketch of line 2",
                               "selected the sketch of line 4 (computed: read-only; edit line 4 of the script)",
                               "this sketch is computed: read-only; edit line 4 of the script"])
         XCTAssertFalse(app.session.hasUnsavedEdits)
