@@ -275,4 +275,54 @@ final class Inspector {
 
 extension Inspector {
     static func area(_ r: Rect) -> Double { (r.maxX - r.minX) * (r.maxY - r.minY) }
+
+    /// The keys the inspector takes: every key while renaming (Enter keeps
+    /// the name, Esc leaves it, Backspace deletes), Tab, Up/Down with a
+    /// region selected, -/+ and Enter. True when it took the key; a message
+    /// for the status line goes to `say`.
+    func handleKey(_ key: StudioKey, shift: Bool, frame k: Int, say: (String) -> Void) -> Bool {
+        if isRenaming {
+            switch key {
+            case .enter: commitRenaming()
+            case .escape: cancelRenaming()
+            case .backspace: backspace()
+            default: break
+            }
+            return true
+        }
+        switch key {
+        case .tab: if let m = selectNext(shift ? -1 : 1, frame: k) { say(m) }
+        case .up where selected != nil && !shift: focus(by: -1)
+        case .down where selected != nil && !shift: focus(by: 1)
+        case .minus: step(shift ? -10 : -1)
+        case .plus: step(shift ? 10 : 1)
+        case .enter: startRenaming()
+        default: return false
+        }
+        return true
+    }
+
+    /// A press at window pixel `(x, y)`: in the column, a row's control;
+    /// true when it was in the column.
+    func mouseDown(_ x: Int, _ y: Int, layout: Layout) -> Bool {
+        guard layout.panelContains(x, y) else { return false }
+        let r = layout.panelRect
+        press(x - r.x, y - r.y, panel: panel(width: r.w, height: r.h))
+        return true
+    }
+
+    /// The mouse moved to window x `x`: a slider being dragged follows; true when one is.
+    func mouseMoved(_ x: Int, layout: Layout) -> Bool {
+        guard isScrubbing else { return false }
+        let r = layout.panelRect
+        drag(x - r.x, panel: panel(width: r.w, height: r.h))
+        return true
+    }
+
+    /// The button was released: a slider drag ends (one undo step); true when one did.
+    func mouseUp() -> Bool {
+        guard isScrubbing else { return false }
+        release()
+        return true
+    }
 }

@@ -398,9 +398,7 @@ final class StudioApp {
             mouse = (x, y)
             dirty = true
             if quitGuard.asking { quitGuard.asking = false; say("back to editing") }
-            if layout.panelContains(x, y) {
-                let r = layout.panelRect
-                inspector.press(x - r.x, y - r.y, panel: inspector.panel(width: r.w, height: r.h))
+            if inspector.mouseDown(x, y, layout: layout) {
             } else if layout.imagePoint(x, y) != nil, session.clip != nil, handles, !recorder.isRecording,
                let hit = editor.handleHit(x, y, frame: currentIndex, layout: layout) {
                 if let kind = hit.origin?.kind, kind != inspector.selected { inspector.select(kind) }
@@ -422,15 +420,9 @@ final class StudioApp {
             mouse = (x, y)
             if editor.isDragging { editor.moveDrag(x, y, scale: layout.scale) }
             if scrubbing { scrub(x) }
-            if inspector.isScrubbing {
-                let r = layout.panelRect
-                inspector.drag(x - r.x, panel: inspector.panel(width: r.w, height: r.h))
-                dirty = true
-            }
+            if inspector.mouseMoved(x, layout: layout) { dirty = true }
         case .mouseUp(let x, let y):
-            if inspector.isScrubbing {
-                inspector.release()
-                dirty = true
+            if inspector.mouseUp() {
             } else if editor.isDragging {
                 editor.moveDrag(x, y, scale: layout.scale)
                 editor.endDrag()
@@ -458,14 +450,10 @@ final class StudioApp {
     }
 
     private func handleKey(_ key: StudioKey, shift: Bool, ctrl: Bool) -> Bool {
-        if inspector.isRenaming {
-            // Typing a name: the characters come as text; these keys end it.
-            switch key {
-            case .enter: inspector.commitRenaming()
-            case .escape: inspector.cancelRenaming()
-            case .backspace: inspector.backspace()
-            default: break
-            }
+        // The inspector's keys (all of them while a name is typed: its
+        // characters come as text).
+        if inspector.isRenaming || (!ctrl && !recorder.isRecording),
+           inspector.handleKey(key, shift: shift, frame: currentIndex, say: say) {
             return false
         }
         if shift {
@@ -499,18 +487,6 @@ final class StudioApp {
             let added = editor.add(at: mouse.flatMap { layout.imagePoint($0.x, $0.y) }
                 ?? layout.imagePointUnclamped(r.x + r.w / 2, r.y + r.h / 2))
             if let added { inspector.select(added, quiet: true) }
-        case .tab:
-            if let m = inspector.selectNext(shift ? -1 : 1, frame: currentIndex) { say(m) }
-        case .up where inspector.selected != nil:
-            inspector.focus(by: -1)
-        case .down where inspector.selected != nil:
-            inspector.focus(by: 1)
-        case .minus:
-            inspector.step(shift ? -10 : -1)
-        case .plus:
-            inspector.step(shift ? 10 : 1)
-        case .enter:
-            inspector.startRenaming()
         case .space:
             transport.togglePlaying()
             dirty = true
