@@ -106,7 +106,7 @@ final class Inspector {
         let s = state
         let rows = s.map { InspectorRow.rows($0.parameters.motion) } ?? []
         focused = min(focused, max(0, rows.count - 1))
-        return InspectorPanel(width: width, height: height, state: s, origin: selected.map(originText) ?? "",
+        return InspectorPanel(width: width, height: height, parameters: s?.parameters, name: s?.name, origin: selected.map(originText) ?? "",
                               readOnly: selected.flatMap(readOnly), focused: focused, typing: typing)
     }
 

@@ -49,8 +49,10 @@ enum InspectorRow: Equatable {
 struct InspectorPanel: Equatable {
     var width: Int
     var height: Int
-    /// The selected sketch, nil when none.
-    var state: SketchState?
+    /// The selected sketch's parameters and name (not its points: a drag
+    /// does not draw the column again), nil when none is selected.
+    var parameters: WobbleParameters?
+    var name: String?
     /// Where it is made (`line 11 of cat.lua`, `added: not saved yet`).
     var origin: String
     /// Why it cannot be changed (computed), nil when it can.
@@ -64,10 +66,10 @@ struct InspectorPanel: Equatable {
 
     /// The rows and their vertical spans.
     func rows() -> [(row: InspectorRow, y: Int, h: Int)] {
-        guard let state else { return [] }
+        guard let parameters else { return [] }
         var y = InspectorPanel.top + 22
         var out: [(InspectorRow, Int, Int)] = []
-        for r in InspectorRow.rows(state.parameters.motion) {
+        for r in InspectorRow.rows(parameters.motion) {
             let h: Int
             switch r {
             case .name: h = 20
@@ -104,7 +106,7 @@ struct InspectorPanel: Equatable {
         c.fill(x: 0, y: 0, w: 1, h: height, (70, 70, 78))
         let p = InspectorPanel.pad
         c.text("INSPECTOR", x: p, y: 6, (150, 150, 160))
-        guard let state else {
+        guard let parameters else {
             var y = InspectorPanel.top + 4
             for l in ["No region selected.", "", "Ctrl+click a region (or", "right-click), Tab for the", "next one; dragging a",
                       "handle selects it too.", "", "A adds a region."] {
@@ -120,12 +122,12 @@ struct InspectorPanel: Equatable {
             if i == focused, readOnly == nil { c.fill(x: 2, y: y, w: 3, h: h - 4, (90, 150, 230)) }
             switch row {
             case .name:
-                let shown = typing.map { $0 + "_" } ?? (state.name ?? "(no name)")
+                let shown = typing.map { $0 + "_" } ?? (name ?? "(no name)")
                 c.text("name", x: p, y: y + 2, dim)
                 c.text(shown, x: p + 8 * StudioFont.cellWidth, y: y + 2, typing == nil ? ink : (255, 230, 120), maxX: width - p)
             case .motion, .pin:
                 c.text(row == .motion ? "motion" : "pin", x: p, y: y + 1, dim)
-                let chosen = row == .motion ? state.parameters.motion.rawValue : (state.parameters.pin?.rawValue ?? "none")
+                let chosen = row == .motion ? parameters.motion.rawValue : (parameters.pin?.rawValue ?? "none")
                 for ch in choices(row) {
                     let on = ch.label == chosen
                     c.fill(x: ch.x, y: y + 15, w: ch.w, h: StudioFont.cellHeight + 2, on ? (70, 110, 180) : (56, 56, 62))
@@ -133,7 +135,7 @@ struct InspectorPanel: Equatable {
                 }
             case .number(let key):
                 guard let spec = InspectorRow.spec(key) else { continue }
-                let v = spec.get(state.parameters)
+                let v = spec.get(parameters)
                 c.text(key, x: p, y: y + 1, dim)
                 let value = SketchSource.formatParameter(v) + spec.unit
                 let vx = c.text(value, x: p + 10 * StudioFont.cellWidth, y: y + 1, ink)

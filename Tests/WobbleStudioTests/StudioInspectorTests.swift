@@ -30,7 +30,7 @@ final class StudioInspectorTests: InProcessStudioCase {
     func panel(_ w: Int, _ h: Int, motion: MotionKind = .classic) -> (x: Int, y: Int, p: InspectorPanel) {
         let l = Layout(imageWidth: w, imageHeight: h, screen: (1920, 1080))
         let p = InspectorPanel(width: l.panelRect.w, height: l.panelRect.h,
-                               state: SketchState(points: .defaultSketch, parameters: WobbleParameters(motion: motion)),
+                               parameters: WobbleParameters(motion: motion), name: nil,
                                origin: "", readOnly: nil, focused: 0, typing: nil)
         return (l.panelRect.x, l.panelRect.y, p)
     }
@@ -259,7 +259,8 @@ final class StudioInspectorTests: InProcessStudioCase {
         _ = app
     }
 
-    /// The merge's first half on its own: the file after the first save.
+    /// The merge's first half on its own, the comment appended by another
+    /// process (`sh -c 'echo ... >> s.lua'`): the file after the save has both.
     func testADragAndAnAppendedCommentAreBothSaved() throws {
         try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
         let text = "image(\"img.png\")\nlocal a = addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}}\nprepare()\nwait(0.5)\n"
@@ -274,7 +275,8 @@ final class StudioInspectorTests: InProcessStudioCase {
             (t0 + 0.60, .quit),
         ]) { surface, app in
             surface.actions = [(t0 + 0.30, {
-                try? self.box.write("s.lua", text + "-- a comment from the editor\n")
+                let r = try? Tool.exec("/bin/sh", ["-c", "echo '-- a comment from the editor' >> s.lua"], cwd: self.box.url)
+                XCTAssertEqual(r?.status, 0)
                 surface.holdWhile = { app.session.generation < 2 }
             })]
         }
