@@ -101,7 +101,7 @@ if command -v Xvfb >/dev/null && command -v xdotool >/dev/null; then
     xdotool key --delay 60 space Home
     for _ in $(seq 12); do xdotool key --delay 40 Right; done
     xdotool mousemove --window "$win" 150 230 keydown ctrl click 1 keyup ctrl
-    xdotool key --delay 80 Down plus Down minus minus minus minus minus minus minus minus Down shift+plus
+    xdotool key --delay 80 Down plus Down minus minus minus minus minus minus minus minus Down Prior
     sleep 3
     import -window "$win" "PNG24:$root/docs/studio-inspector.png"
     xdotool key --delay 200 Escape Escape

@@ -294,8 +294,11 @@ extension Inspector {
         case .tab: if let m = selectNext(shift ? -1 : 1, frame: k) { say(m) }
         case .up where selected != nil && !shift: focus(by: -1)
         case .down where selected != nil && !shift: focus(by: 1)
-        case .minus: step(shift ? -10 : -1)
-        case .plus: step(shift ? 10 : 1)
+        // (`+` is Shift+`=` on many keyboards: Shift makes no difference.)
+        case .minus: step(-1)
+        case .plus: step(1)
+        case .pageDown: step(-10)
+        case .pageUp: step(10)
         case .enter: startRenaming()
         default: return false
         }

@@ -153,7 +153,7 @@ struct InspectorPanel: Equatable {
         var y = (rows().last.map { $0.y + $0.h } ?? 0) + 6
         let hints = readOnly.map { $0.split(separator: "\n").map(String.init) } ?? (typing != nil
             ? ["type the name; Enter keeps it,", "Esc leaves it as it was"]
-            : ["Up/Down row, -/+ change,", "Shift x10, Enter rename"])
+            : ["Up/Down row, -/+ change,", "PgUp/PgDn x10, Enter rename"])
         for l in hints where y + StudioFont.cellHeight <= height {
             c.text(l, x: p, y: y, dim, maxX: width - p)
             y += StudioFont.cellHeight + 1

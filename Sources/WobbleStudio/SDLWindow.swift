@@ -15,7 +15,7 @@ import WobbleSystem
 /// Keys the studio reacts to.
 enum StudioKey: Equatable {
     case space, left, right, up, down, home, h, r, a, s, z, escape, backspace, other
-    case tab, minus, plus, enter, y
+    case tab, minus, plus, enter, y, pageUp, pageDown
 }
 
 /// One input event of the window.
@@ -350,6 +350,8 @@ final class StudioWindow {
             case Int32(SDLK_EQUALS.rawValue), Int32(SDLK_PLUS.rawValue), Int32(SDLK_KP_PLUS.rawValue): key = .plus
             case Int32(SDLK_RETURN.rawValue), Int32(SDLK_KP_ENTER.rawValue): key = .enter
             case Int32(SDLK_y.rawValue): key = .y
+            case Int32(SDLK_PAGEUP.rawValue): key = .pageUp
+            case Int32(SDLK_PAGEDOWN.rawValue): key = .pageDown
             default: key = .other
             }
             return .key(key, shift: shift, ctrl: ctrl)

@@ -29,7 +29,7 @@ public enum Studio {
            Ctrl+Z undo, Ctrl+Shift+Z (or Ctrl+Y) redo, across saves
            Tab / Shift+Tab select the next / previous region
     inspector (the selected region): Up/Down a row, - / + change it
-           (Shift: ten steps), Enter rename (type, Enter keeps, Esc leaves)
+           (PageUp/PageDown: ten steps), Enter rename (type, Enter keeps, Esc leaves)
     mouse: drag a handle (a corner or center) to move it; drag inside a
            region to poke it; Ctrl+click or right-click a region to select
            it; drag a slider or click a choice in the inspector; click or

@@ -138,7 +138,7 @@ final class StudioEditTests: XCTestCase {
         let (ax, ay) = (w.imageArea.x, w.imageArea.y)
         try display.x("xdotool", ["mousemove", "--window", w.windowID, "\(ax + 150)", "\(ay + 230)", "keydown", "ctrl", "click", "1", "keyup", "ctrl"])
         before = w.lineCount
-        try w.key("Down", "plus", "Down", "minus", "minus", "minus", "minus", "minus", "minus", "minus", "minus", "Down", "shift+plus")
+        try w.key("Down", "plus", "Down", "minus", "minus", "minus", "minus", "minus", "minus", "minus", "minus", "Down", "Prior")
         try w.waitForLine(after: before, "the marker", { $0 == "studio: title \u{2022} wobble-run edit: \(scene)" })
         let title = try display.x("xdotool", ["getwindowname", w.windowID])
         XCTAssertEqual(String(decoding: title.stdout, as: UTF8.self), "\u{2022} wobble-run edit: \(scene)\n")

@@ -63,7 +63,7 @@ final class StudioInspectorTests: InProcessStudioCase {
             (t0 + 0.30, key(.h)),                                       // the bare frame
             (t0 + 0.40, .select(x: a.x + 100, y: a.y + 75)),            // Ctrl+click inside: selects, no poke
             (t0 + 0.50, key(.down)), (t0 + 0.51, key(.down)), (t0 + 0.52, key(.down)),   // the strength row
-            (t0 + 0.55, key(.plus, shift: true)),                       // +0.10: 0.18
+            (t0 + 0.55, key(.pageUp)),                                  // +0.10: 0.18
             (t0 + 0.60, .mouseDown(x: px + spring.x + 2, y: py + motionRow.y + 20)),   // motion: spring
             (t0 + 0.61, .mouseUp(x: px + spring.x + 2, y: py + motionRow.y + 20)),
             (t0 + 0.70, .mouseDown(x: px + sx + 10, y: py + durationRow.y + 20)),      // the slider grabbed,
