@@ -256,7 +256,6 @@ final class StudioInspectorTests: InProcessStudioCase {
         XCTAssertEqual(messages, ["s.lua changed on disk: Ctrl+S saves the unsaved edits into it", conflict, conflict])
         XCTAssertEqual(try read("s.lua"), conflicted, "nothing written on a conflict")
         XCTAssertTrue(app.session.hasUnsavedEdits, "the edits stay pending")
-        _ = app
     }
 
     /// The merge's first half on its own, the comment appended by another
@@ -338,7 +337,6 @@ final class StudioInspectorTests: InProcessStudioCase {
         let clock = ManualClock()
         let t0 = clock.t
         var said: [String] = []
-        var panels: [InspectorPanel?] = []
         let (status, surface, app) = try runStudio("s.lua", clock: clock, script: [
             (t0, key(.space)),
             (t0 + 0.10, key(.tab)),
@@ -354,7 +352,6 @@ final class StudioInspectorTests: InProcessStudioCase {
             ]
         }
         XCTAssertEqual(status, 0)
-        _ = panels
         XCTAssertEqual(said, ["selected a, the sketch of line 2",
                               "selected the sketch of line 4 (computed: read-only; edit line 4 of the script)",
                               "this sketch is computed: read-only; edit line 4 of the script"])
