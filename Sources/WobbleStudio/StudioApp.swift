@@ -527,11 +527,10 @@ final class StudioApp {
     /// `Esc` or the window's close: quits at once without unsaved edits;
     /// with them, asks first (true: quit now).
     private func askQuit(closing: Bool) -> Bool {
-        guard session.hasUnsavedEdits else { return true }
-        if quitGuard.asking { return true }
-        quitGuard.asking = true
-        let n = session.edits.calls.count + session.edits.added.count
-        fail("\(n) unsaved edit\(n == 1 ? "" : "s"): \(closing ? "close" : "Esc") again quits without saving, Ctrl+S saves and quits, any other key goes back")
+        guard let question = quitGuard.ask(unsavedEdits: session.edits.calls.count + session.edits.added.count, closing: closing) else {
+            return true
+        }
+        fail(question)
         if options.verbose { printError("studio: asking before quitting (unsaved edits)") }
         return false
     }
