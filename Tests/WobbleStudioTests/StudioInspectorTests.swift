@@ -240,7 +240,8 @@ final class StudioInspectorTests: InProcessStudioCase {
             surface.actions = [
                 (t0 + 0.30, {
                     try? self.box.write("s.lua", text + "-- a comment from the editor\n")
-                    surface.holdWhile = { app.session.generation < 2 }
+                    // Until the studio has reloaded it.
+                    surface.holdWhile = { app.session.sceneText.map { String(decoding: $0, as: UTF8.self) } != text + "-- a comment from the editor\n" }
                 }),
                 (t0 + 0.40, { messages.append(app.message) }),
                 (t0 + 0.70, {
@@ -276,7 +277,7 @@ final class StudioInspectorTests: InProcessStudioCase {
             surface.actions = [(t0 + 0.30, {
                 let r = try? Tool.exec("/bin/sh", ["-c", "echo '-- a comment from the editor' >> s.lua"], cwd: self.box.url)
                 XCTAssertEqual(r?.status, 0)
-                surface.holdWhile = { app.session.generation < 2 }
+                surface.holdWhile = { app.session.sceneText.map { String(decoding: $0, as: UTF8.self) } != text + "-- a comment from the editor\n" }
             })]
         }
         XCTAssertEqual(status, 0)
