@@ -2,6 +2,8 @@
 # Makes the pictures of docs/API.md that come from renders:
 #   docs/touch.png  nested regions: a touch inside the inner one moves it alone
 #   docs/edges.png  a white disc over hidden magenta, moving: its edge stays clean
+#   docs/studio-inspector.png  the studio's inspector on the cat, under Xvfb
+#                   (when Xvfb and xdotool are installed)
 # (docs/pin.png and docs/loop.png come from Scripts/plot-pin.py and
 # Scripts/plot-loop.py.) Needs a built wobble-run (WOBBLE_RUN, default the
 # debug build), ImageMagick and python3 with PIL (python3-pil).
@@ -79,3 +81,29 @@ panel.save("edges.png")
 PY
 cp edges.png "$root/docs/edges.png"
 echo "wrote docs/touch.png docs/edges.png"
+
+# The studio's inspector (docs/studio-inspector.png), under Xvfb: the cat's
+# left cheek selected with Ctrl+click, made a spring with duration 0.8 s and
+# strength 0.18 in the inspector, paused on frame 12 (not saved).
+if command -v Xvfb >/dev/null && command -v xdotool >/dev/null; then
+    mkdir studio && cp "$root/Examples/cat/cat.lua" "$root/Examples/cat/chelsea.png" studio/
+    n=$((90 + $$ % 50))
+    Xvfb ":$n" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+    xvfb=$!
+    trap 'kill $xvfb 2>/dev/null; rm -rf "$tmp"' EXIT
+    export DISPLAY=":$n"
+    sleep 1
+    (cd studio && "$bin" edit cat.lua -v --window-position 0,0 2>../studio.log) &
+    studio=$!
+    win=$(xdotool search --sync --name "wobble-run edit: cat.lua" | head -1)
+    until grep -q " presented" studio.log; do sleep 0.2; done
+    xdotool windowfocus --sync "$win"
+    xdotool key --delay 60 space Home
+    for _ in $(seq 12); do xdotool key --delay 40 Right; done
+    xdotool mousemove --window "$win" 150 230 keydown ctrl click 1 keyup ctrl
+    xdotool key --delay 80 Down plus Down minus minus minus minus minus minus minus minus Down Prior
+    sleep 3
+    import -window "$win" "PNG24:$root/docs/studio-inspector.png"
+    xdotool key --delay 200 Escape Escape
+    wait $studio || true
+fi

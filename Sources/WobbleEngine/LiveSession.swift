@@ -63,10 +63,33 @@ public final class LiveSession {
     /// Counts successful runs (a new clip).
     public private(set) var generation = 0
 
-    /// Shapes dragged in the studio, by `addSketch` call (0-based, in run
-    /// order), and sketches added (`A`): unsaved edits, applied on every run.
-    public var sketchOverrides: [Int: SketchPoints] = [:] { didSet { noteEdit() } }
-    public var addedSketches: [SketchPoints] = [] { didSet { noteEdit() } }
+    /// The studio's unsaved edits (sketches of `addSketch` calls by call,
+    /// 0-based in run order; sketches added), applied on every run.
+    public var edits = SketchEdits() { didSet { noteEdit() } }
+    /// The points of the edited sketches, by call.
+    public var sketchOverrides: [Int: SketchPoints] {
+        get { edits.calls.mapValues(\.points) }
+        set {
+            var calls: [Int: SketchState] = [:]
+            for (n, p) in newValue {
+                var state = edits.calls[n] ?? baseState(n) ?? SketchState(points: p)
+                state.points = p
+                calls[n] = state
+            }
+            edits.calls = calls
+        }
+    }
+    /// The points of the sketches added.
+    public var addedSketches: [SketchPoints] {
+        get { edits.added.map(\.points) }
+        set {
+            edits.added = newValue.enumerated().map { i, p in
+                var state = i < edits.added.count ? edits.added[i] : SketchState(points: p)
+                state.points = p
+                return state
+            }
+        }
+    }
     /// The kicks the script gave in the last good run (the timeline's ticks).
     public private(set) var scriptKicks: [ScriptKick] = []
     /// The `addSketch` calls of the last good run.
@@ -76,14 +99,47 @@ public final class LiveSession {
     /// The scene's text as the last good run read it, and its calls.
     public private(set) var sceneText: [UInt8]?
     public private(set) var sceneSource: SketchSource?
-    /// The text the unsaved edits were made on (a save refuses to write
-    /// over a file that changed since).
+    /// The text the unsaved edits were made on (a save merges them into
+    /// the file as it is then: `SourceMerge`).
     public private(set) var editBase: [UInt8]?
 
-    public var hasUnsavedEdits: Bool { !sketchOverrides.isEmpty || !addedSketches.isEmpty }
+    public var hasUnsavedEdits: Bool { !edits.isEmpty }
 
     private func noteEdit() {
         if !hasUnsavedEdits { editBase = nil } else if editBase == nil { editBase = sceneText }
+    }
+
+    /// The sketch the n-th call of the last good run made from its own
+    /// argument (before any edit): points, parameters, the local's name.
+    public func baseState(_ ordinal: Int) -> SketchState? {
+        guard sketchCalls.indices.contains(ordinal) else { return nil }
+        let c = sketchCalls[ordinal]
+        return SketchState(points: c.points, parameters: c.parameters, name: sourceCall(ordinal)?.declaration?.name)
+    }
+
+    /// The sketches of every call of the last good run, unedited.
+    public var baseStates: [Int: SketchState] {
+        var out: [Int: SketchState] = [:]
+        for n in sketchCalls.indices { out[n] = baseState(n) }
+        return out
+    }
+
+    /// The sketch as the edits have it now (`.call` or `.added`).
+    public func currentState(_ kind: SketchOrigin.Kind) -> SketchState? {
+        switch kind {
+        case .call(let n): return edits.calls[n] ?? baseState(n)
+        case .added(let i): return edits.added.indices.contains(i) ? edits.added[i] : nil
+        }
+    }
+
+    /// Sets a sketch's state; an edit equal to the call's own sketch is dropped.
+    public func setState(_ kind: SketchOrigin.Kind, _ state: SketchState) {
+        switch kind {
+        case .call(let n):
+            edits.calls[n] = state == baseState(n) ? nil : state
+        case .added(let i):
+            if edits.added.indices.contains(i) { edits.added[i] = state }
+        }
     }
 
     private var cache: ImageCache = [:]
@@ -115,13 +171,12 @@ public final class LiveSession {
     /// these are still the session's (else it ran on a stale state).
     public struct RunInputs: Equatable, Sendable {
         public var performed: [PerformedEvent]
-        public var sketchOverrides: [Int: SketchPoints]
-        public var addedSketches: [SketchPoints]
+        public var edits: SketchEdits
     }
 
     /// The inputs a run started now would use.
     public var runInputs: RunInputs {
-        RunInputs(performed: performed, sketchOverrides: sketchOverrides, addedSketches: addedSketches)
+        RunInputs(performed: performed, edits: edits)
     }
 
     /// A run ready to compute: everything it reads copied out of the
@@ -272,20 +327,28 @@ public final class LiveSession {
             return (nil, "\(shown):\(line): this sketch is made in another file; edit it there")
         }
         let computed = "\(options.scenePath):\(line): this sketch is computed; edit the script"
-        // The k-th call made from this line is the k-th call written on it;
-        // a line that made more (or fewer) sketches than it has calls runs
-        // in a loop or a function: computed.
+        guard let call = sourceCall(ordinal), SketchSource.problem(call) == nil else { return (nil, computed) }
+        return (call, nil)
+    }
+
+    /// The call in the scene's text that made the sketch of the n-th call of
+    /// the last run: the k-th call made from a line is the k-th written on
+    /// it; nil when the line made more (or fewer) sketches than it has calls
+    /// (a loop, a function), or the call is in another file.
+    public func sourceCall(_ ordinal: Int) -> SketchSource.Call? {
+        guard sketchCalls.indices.contains(ordinal), let line = sketchCalls[ordinal].line,
+              sketchCalls[ordinal].source == "@" + options.scenePath, let src = sceneSource else { return nil }
+        let chunk = "@" + options.scenePath
         if callsByLine == nil {
             var index: [Int: [Int]] = [:]
             for (i, c) in sketchCalls.enumerated() where c.source == chunk { if let l = c.line { index[l, default: []].append(i) } }
             callsByLine = index
         }
         let fromLine = callsByLine?[line] ?? []
-        guard let k = fromLine.firstIndex(of: ordinal), let src = sceneSource else { return (nil, computed) }
+        guard let k = fromLine.firstIndex(of: ordinal) else { return nil }
         let written = src.calls(onLine: line)
-        guard written.count == fromLine.count else { return (nil, computed) }
-        if SketchSource.problem(written[k]) != nil { return (nil, computed) }
-        return (written[k], nil)
+        guard written.count == fromLine.count else { return nil }
+        return written[k]
     }
 
     /// An error of saving (one line).
@@ -294,60 +357,90 @@ public final class LiveSession {
         public var description: String { message }
     }
 
-    /// Writes the unsaved edits into the scene file (only the edited
-    /// constructors change; added sketches become their own lines), then
-    /// runs the saved scene. Refuses when the file changed on disk since the
-    /// edits were made on it. Returns what was written (for messages).
-    /// `runAfter` false: the caller runs the saved scene (`requestRun`).
+    /// Writes the unsaved edits into the scene file as it is on disk now
+    /// (only the literals, keys and names edited change; added sketches
+    /// become their own lines), then runs the saved scene. A save by another
+    /// program since the edits were made is merged (`SourceMerge`): refused,
+    /// the edits pending, when it changed a constructor they change. Returns
+    /// what was written (for messages). `runAfter` false: the caller runs the
+    /// saved scene (`requestRun`).
     @discardableResult
     public func saveEdits(runAfter: Bool = true) throws -> (edited: Int, added: Int) {
         guard hasUnsavedEdits else { return (0, 0) }
         let path = options.scenePath
-        guard let base = editBase ?? sceneText else { throw SaveError(message: "not saved: the scene's text was never read") }
-        let changedOnDisk = SaveError(message: "not saved: \(path) changed on disk since it was loaded (Ctrl+Z the edits, or copy them by hand)")
-        // Read, compare, write and rename holding the scene folder's lock
-        // (another studio saving the same scene waits its turn, then finds
-        // the file changed), and compare again just before the rename (an
+        // Read, merge, write and rename holding the scene folder's lock
+        // (another studio saving the same scene waits its turn, then merges
+        // into what it wrote), and compare again just before the rename (an
         // editor takes no lock; its save in the meantime is not overwritten).
-        let edits: [(call: SketchSource.Call, old: SketchPoints, new: SketchPoints)]
+        let counts: (Int, Int)
         do {
-            edits = try FolderLock.withLock(folderOf: path) {
-                guard (try? Posix.readFile(path)) == base else { throw changedOnDisk }
-                let src = SketchSource(text: base)
-                var edits: [(call: SketchSource.Call, old: SketchPoints, new: SketchPoints)] = []
-                for (ordinal, p) in sketchOverrides.sorted(by: { $0.key < $1.key }) {
-                    let (call, problem) = editableCall(ordinal)
-                    guard let call else { throw SaveError(message: "not saved: \(problem ?? "a sketch cannot be edited")") }
-                    // The call as found in the text the edits were made on.
-                    guard let same = src.calls.first(where: { $0.argumentSpan == call.argumentSpan && $0.line == call.line }) else {
-                        throw SaveError(message: "not saved: \(path) changed since the edit (line \(call.line))")
-                    }
-                    edits.append((same, sketchCalls[ordinal].points, p))
-                }
-                let text: [UInt8]
-                do {
-                    text = try src.rewritten(edits: edits, added: addedSketches)
-                } catch {
-                    throw SaveError(message: "not saved: \(error)")
-                }
+            counts = try FolderLock.withLock(folderOf: path) {
+                let disk: [UInt8]
+                do { disk = try Posix.readFile(path) } catch { throw SaveError(message: "not saved: \(error)") }
+                let text = try merged(into: disk)
                 if let problem = LuaSyntax.problem(text, name: path) {
                     throw SaveError(message: "not saved: the rewritten scene does not compile: \(problem)")
                 }
                 try AtomicFile.write(text, to: path, beforeRename: {
-                    guard (try? Posix.readFile(path)) == base else { throw changedOnDisk }
+                    guard (try? Posix.readFile(path)) == disk else {
+                        throw SaveError(message: "not saved: \(path) changed on disk while it was being saved (save again)")
+                    }
                 })
-                return edits
+                return (edits.calls.count, edits.added.count)
             }
         } catch let e as SaveError {
             throw e
         } catch {
             throw SaveError(message: "not saved: \(error)")
         }
-        let counts = (edits.count, addedSketches.count)
-        sketchOverrides = [:]
-        addedSketches = []
+        edits = SketchEdits()
         if runAfter { run() }
         return counts
+    }
+
+    /// Why the pending edits cannot be saved into the scene file as it is
+    /// now (a conflict with another program's save), nil when they can.
+    public func mergeProblem() -> String? {
+        guard hasUnsavedEdits else { return nil }
+        do {
+            _ = try merged(into: try Posix.readFile(options.scenePath))
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// `disk` with the pending edits carried into it.
+    private func merged(into disk: [UInt8]) throws -> [UInt8] {
+        guard let runText = sceneText, let runSource = sceneSource else {
+            throw SaveError(message: "not saved: the scene's text was never read")
+        }
+        let base = editBase ?? runText
+        let baseSource = base == runText ? runSource : SketchSource(text: base)
+        let diskSource = disk == runText ? runSource : disk == base ? baseSource : SketchSource(text: disk)
+        var rewrites: [SketchSource.Edit] = []
+        for (ordinal, state) in edits.calls.sorted(by: { $0.key < $1.key }) {
+            let (call, problem) = editableCall(ordinal)
+            guard let call, let old = baseState(ordinal) else {
+                throw SaveError(message: "not saved: \(problem ?? "a sketch cannot be edited")")
+            }
+            // The call in the text the edits were made on, then in the file now.
+            guard let onDisk = SourceMerge.counterpart(of: call, in: runSource, through: baseSource, to: diskSource) else {
+                let who = call.declaration.map { "\($0.name) (\(options.scenePath):\(call.line))" } ?? "the sketch of \(options.scenePath):\(call.line)"
+                throw SaveError(message: "not saved: \(who) was changed on disk as well; the edits stay pending (Ctrl+Z undoes them)")
+            }
+            rewrites.append(SketchSource.Edit(call: onDisk, old: old, new: state))
+        }
+        for a in edits.added {
+            if let name = a.name, let lines = diskSource.names[name] {
+                throw SaveError(message: "not saved: the added region's name \(name) is used on line \(lines[0]) of \(options.scenePath) now; rename it")
+            }
+        }
+        do {
+            return try diskSource.rewritten(rewrites, added: edits.added)
+        } catch {
+            throw SaveError(message: "not saved: \(error)")
+        }
     }
 
     /// The sketches and live models at frame `k` with the call that made

@@ -51,8 +51,7 @@ public struct RunJob: Sendable {
                 ScriptError(message: "wobble-run: scene '\($0)': no such file", kind: .load)
             }) { so in
                 so.performed = inputs.performed
-                so.sketchOverrides = inputs.sketchOverrides
-                so.addedSketches = inputs.addedSketches
+                so.sketchEdits = inputs.edits
                 so.shouldAbort = shouldAbort
             }
             guard let image = runner.image, let path = runner.imagePath else {

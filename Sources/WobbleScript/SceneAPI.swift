@@ -12,7 +12,12 @@ extension ScriptSession {
         HostFunction("edges") { s, a in try s.scene.setEdges(try a.choice(1, name: "mode")); return 0 },
         HostFunction("loop") { s, _ in try s.scene.setLoop(); return 0 },
         HostFunction("overlay") { s, a in s.scene.overlay = try a.boolean(1); return 0 },
-        HostFunction("wait") { s, a in try s.scene.wait(try a.number(1)); return 0 },
+        HostFunction("wait") { s, a in
+            let seconds = try a.number(1)
+            s.placeAddedSketches()
+            try s.scene.wait(seconds)
+            return 0
+        },
         HostFunction("time") { s, a in a.lua.push(s.scene.now); return 1 },
         HostFunction("untilStill") { s, a in try s.untilStill(a) },
     ]
@@ -78,6 +83,7 @@ extension ScriptSession {
 
     /// `untilStill([maxSeconds])` → true when still.
     func untilStill(_ a: LuaArgs) throws -> Int32 {
+        placeAddedSketches()
         let still = try scene.untilStill(maxSeconds: try a.optionalNumber(1))
         a.lua.push(still)
         return 1

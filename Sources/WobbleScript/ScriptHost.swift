@@ -44,12 +44,11 @@ public struct ScriptOptions {
     /// folder: the image, traces, modules, `output`), as it names it, even
     /// when the run fails later: what a live session watches.
     public var onPath: (String) -> Void = { _ in }
-    /// Shapes the studio dragged: the n-th `addSketch` call of the run
-    /// (0-based) makes this shape instead of its own (other keys kept).
-    public var sketchOverrides: [Int: SketchPoints] = [:]
-    /// Sketches the studio added, put on the control layer just before the
-    /// run's first `prepare()` (at the end of the script when none).
-    public var addedSketches: [SketchPoints] = []
+    /// The studio's edits: the n-th `addSketch` call of the run (0-based)
+    /// makes the sketch edited instead of its own (points and parameters);
+    /// sketches added are put on the control layer just before the run's
+    /// first `prepare()` or clock step (at the end of the script when none).
+    public var sketchEdits = SketchEdits()
     /// Where the script's `print` writes: stdout (true, the default) or
     /// stderr (false: when the frames themselves go to stdout).
     public var printToStdout: Bool = true
@@ -114,6 +113,15 @@ public struct SketchCall: Sendable, Equatable {
     public var line: Int?
     /// The points the call's own argument gives.
     public var points: SketchPoints
+    /// The parameters the call's own argument gives.
+    public var parameters: WobbleParameters = .original
+
+    public init(source: String?, line: Int?, points: SketchPoints, parameters: WobbleParameters = .original) {
+        self.source = source
+        self.line = line
+        self.points = points
+        self.parameters = parameters
+    }
 }
 
 /// A scene that failed. `message` is the one clear first line

@@ -115,8 +115,10 @@ extension ScriptSession {
         let ordinal = sketchCalls.count
         let position = lua.callerPosition()
         let own = SketchPoints(lt: corners[0], rt: corners[1], rb: corners[2], lb: corners[3], center: center)
-        sketchCalls.append(SketchCall(source: position?.source, line: position?.line, points: own))
-        let p = options.sketchOverrides[ordinal] ?? own
+        sketchCalls.append(SketchCall(source: position?.source, line: position?.line, points: own, parameters: parameters))
+        let edited = options.sketchEdits.calls[ordinal]
+        let p = edited?.points ?? own
+        if let edited { parameters = edited.parameters }
         let line = position.flatMap { $0.source == "@" + options.scriptPath ? $0.line : nil }
         if let pin = parameters.pin,
            let problem = RegionShape(lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: p.center ?? .zero).pinProblem(pin) {
@@ -128,12 +130,18 @@ extension ScriptSession {
         return 1
     }
 
-    /// Puts the studio's added sketches on the control layer (once a run).
+    /// Puts the studio's added sketches on the control layer (once a run:
+    /// at the first `prepare()`, `wait` or `untilStill`, or the script's end).
     func placeAddedSketches() {
         guard !addedPlaced else { return }
         addedPlaced = true
-        for (i, p) in options.addedSketches.enumerated() where scene.sketches.count < ScriptSession.maxSketches {
-            scene.addSketch(lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: p.center, origin: SketchOrigin(.added(i)))
+        for (i, a) in options.sketchEdits.added.enumerated() where scene.sketches.count < ScriptSession.maxSketches {
+            let p = a.points
+            // A pin the shape cannot take is left off (the inspector says why).
+            var parameters = a.parameters
+            if let pin = parameters.pin, p.shape.pinProblem(pin) != nil { parameters.pin = nil }
+            scene.addSketch(lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: p.center, parameters: parameters,
+                            origin: SketchOrigin(.added(i)))
         }
     }
 

@@ -18,6 +18,20 @@ public struct SketchSource {
         /// The argument's text: `(...)`, or the constructor `{...}`.
         public var argumentSpan: Range<Int>
         public var argument: Argument
+        /// `local NAME = addSketch...` or `NAME = addSketch...`: the name,
+        /// its span and the span of the whole statement up to the argument's end.
+        public var declaration: Declaration?
+        /// Where the name `addSketch` starts.
+        public var nameStart: Int = 0
+    }
+
+    /// The local (or variable) a call is assigned to.
+    public struct Declaration: Sendable, Equatable {
+        public var name: String
+        public var nameSpan: Range<Int>
+        /// Where the statement starts (`local`, or the name).
+        public var statementStart: Int
+        public var isLocal: Bool
     }
 
     public enum Argument: Sendable, Equatable {
@@ -42,6 +56,8 @@ public struct SketchSource {
         /// The whole field, key to the end of its value.
         public var span: Range<Int>
         public var value: Value
+        /// The value's text.
+        public var valueSpan: Range<Int>
     }
 
     public enum Value: Sendable, Equatable {
@@ -55,9 +71,12 @@ public struct SketchSource {
     public let text: [UInt8]
     public let calls: [Call]
     /// Where added sketches go: the start of the line of the first
-    /// top-level `prepare(...)`, nil when there is none (the end).
+    /// top-level `prepare(...)`, `wait(...)` or `untilStill(...)` (where a
+    /// run puts the sketches the studio added), nil when there is none (the end).
     public let insertionPoint: Int?
     private let byLine: [Int: [Int]]
+    /// Every name in the text (not after `.` or `:`) with the line of each use.
+    public let names: [String: [Int]]
 
     public init(text: [UInt8]) {
         self.text = text
@@ -66,7 +85,84 @@ public struct SketchSource {
         var index: [Int: [Int]] = [:]
         for (i, c) in calls.enumerated() { index[c.line, default: []].append(i) }
         byLine = index
-        insertionPoint = SketchSource.firstTopLevelPrepare(tokens, text)
+        insertionPoint = SketchSource.firstTopLevelStep(tokens, text)
+        var names: [String: [Int]] = [:]
+        for (i, t) in tokens.enumerated() where t.kind == .name {
+            if i > 0, tokens[i - 1].is(".", text) || tokens[i - 1].is(":", text) { continue }
+            names[t.string(text), default: []].append(t.line)
+        }
+        self.names = names
+        statementStarts = Set(tokens.indices.filter { SketchSource.startsStatement(tokens, $0, text) }.map { tokens[$0].start })
+    }
+
+    /// Token starts where a statement may begin (a call's own line start,
+    /// after a complete expression): where `local NAME = ` can go.
+    private let statementStarts: Set<Int>
+
+    static func startsStatement(_ t: [LuaToken], _ i: Int, _ text: [UInt8]) -> Bool {
+        guard i == 0 || t[i - 1].line < t[i].line else { return false }
+        guard i > 0 else { return true }
+        let p = t[i - 1]
+        switch p.kind {
+        case .number, .string: return true
+        case .name: return !["return", "and", "or", "not", "local", "in", "until", "if", "elseif", "while", "function"].contains(p.string(text))
+        case .punct: return p.is(")", text) || p.is("}", text) || p.is("]", text)
+        }
+    }
+
+    /// The call made by the index-th `addSketch` in the text (its position
+    /// among `calls`).
+    public func index(of call: Call) -> Int? { calls.firstIndex { $0.argumentSpan == call.argumentSpan } }
+
+    /// The text of a call as a save compares it: its declaration and argument.
+    public func identity(_ call: Call) -> [UInt8] {
+        Array(text[call.argumentSpan]) + Array((call.declaration?.name ?? "").utf8)
+    }
+
+    // MARK: Names
+
+    /// Why `name` cannot be the new name of `call`'s local, nil when it can
+    /// (a Lua name, not a keyword, not used anywhere in the text, and the
+    /// call's own name used nowhere else: the rename changes the declaration only).
+    public func renameProblem(_ call: Call, to name: String) -> String? {
+        if let p = SketchSource.nameProblem(name) { return p }
+        if name == call.declaration?.name { return nil }
+        if let lines = names[name] { return "\(name) is already used on line \(lines[0])" }
+        if let d = call.declaration {
+            let uses = (names[d.name] ?? []).filter { $0 != call.line }
+            if let first = uses.first {
+                return "\(d.name) is used on line \(first): rename it there too in a text editor (the studio renames the declaration only)"
+            }
+            if !d.isLocal { return "\(d.name) is not a local: rename it in a text editor" }
+        } else if !canDeclare(call) {
+            return "line \(call.line): this sketch is part of a longer statement: name it in a text editor"
+        }
+        return nil
+    }
+
+    /// Why `name` is not a Lua name for a local, nil when it is one.
+    public static func nameProblem(_ name: String) -> String? {
+        let u = Array(name.utf8)
+        guard let f = u.first, LuaTokenizer.isNameStart(f), u.allSatisfy(LuaTokenizer.isNameChar) else {
+            return "'\(name)' is not a Lua name (letters, digits and _, not starting with a digit)"
+        }
+        if LuaTokenizer.keywords.contains(name) { return "'\(name)' is a Lua keyword" }
+        if u.count > 60 { return "'\(name)' is too long (60 characters at most)" }
+        return nil
+    }
+
+    /// Whether `local NAME = ` can be put before the call (it starts its statement).
+    func canDeclare(_ call: Call) -> Bool {
+        guard call.declaration == nil else { return true }
+        return statementStarts.contains(call.nameStart)
+    }
+
+    /// `regionN`, N the first number from 1 whose name is used neither in
+    /// the text nor in `taken`.
+    public func nextFreeName(taken: Set<String> = []) -> String {
+        var n = 1
+        while names["region\(n)"] != nil || taken.contains("region\(n)") { n += 1 }
+        return "region\(n)"
     }
 
     /// The calls on `line`, in order.
@@ -109,16 +205,52 @@ public struct SketchSource {
         public var description: String { message }
     }
 
+    /// One sketch to write: the call, what its text gives, what it should give.
+    public struct Edit {
+        public var call: Call
+        public var old: SketchState
+        public var new: SketchState
+        public init(call: Call, old: SketchState, new: SketchState) {
+            self.call = call
+            self.old = old
+            self.new = new
+        }
+    }
+
     /// The text with the constructors of `edits` (call → new points, the
     /// call's own points beside) rewritten and `added` sketches inserted as
     /// their own lines; every other byte stays.
     public func rewritten(edits: [(call: Call, old: SketchPoints, new: SketchPoints)], added: [SketchPoints]) throws -> [UInt8] {
+        try rewritten(edits.map { Edit(call: $0.call, old: SketchState(points: $0.old), new: SketchState(points: $0.new)) },
+                      added: added.map { SketchState(points: $0) })
+    }
+
+    /// The text with the sketches of `edits` rewritten (only the literals,
+    /// keys and names that change) and `added` sketches inserted as their
+    /// own lines, `local NAME = addSketch{...}` (a free `regionN` when
+    /// unnamed); every other byte stays.
+    public func rewritten(_ edits: [Edit], added: [SketchState]) throws -> [UInt8] {
         var replacements: [(Range<Int>, String)] = []
         for e in edits {
             replacements += try SketchSource.replacements(e.call, old: e.old, new: e.new, text: text)
+            if e.new.name != e.old.name, let name = e.new.name {
+                if let problem = renameProblem(e.call, to: name) { throw RewriteError(message: "line \(e.call.line): \(problem)") }
+                if let d = e.call.declaration {
+                    replacements.append((d.nameSpan, name))
+                } else {
+                    let at = e.call.nameStart
+                    replacements.append((at..<at, "local \(name) = "))
+                }
+            }
         }
         if !added.isEmpty {
-            let lines = added.map { "addSketch" + SketchSource.cornerConstructor($0) + "\n" }.joined()
+            var taken = Set(added.compactMap(\.name))
+            var lines = ""
+            for a in added {
+                let name = a.name ?? nextFreeName(taken: taken)
+                taken.insert(name)
+                lines += "local \(name) = addSketch" + SketchSource.addedConstructor(a) + "\n"
+            }
             if let at = insertionPoint {
                 // The prepare line's indentation, for each added line.
                 var i = at
@@ -130,6 +262,10 @@ public struct SketchSource {
                 replacements.append((text.count..<text.count, sep + lines))
             }
         }
+        // Deletions that touch or overlap (a key removed beside a rectangle
+        // turned into corners) are one deletion.
+        let deletions = SketchSource.mergedRanges(replacements.filter { $0.1.isEmpty }.map(\.0))
+        replacements = replacements.filter { !$0.1.isEmpty || $0.0.isEmpty } + deletions.map { ($0, "") }
         replacements.sort { $0.0.lowerBound < $1.0.lowerBound || ($0.0.lowerBound == $1.0.lowerBound && $0.0.upperBound < $1.0.upperBound) }
         var out: [UInt8] = []
         out.reserveCapacity(text.count + 256)
@@ -159,6 +295,78 @@ public struct SketchSource {
 
     static func formatPoint(_ p: Point) -> String { "{\(format(p.x)), \(format(p.y))}" }
 
+    /// A parameter as written: at most four decimals, no trailing zeros.
+    public static func formatParameter(_ v: Double) -> String {
+        guard v.isFinite else { return "0" }
+        var s = String(format: "%.4f", v)
+        while s.hasSuffix("0") { s.removeLast() }
+        if s.hasSuffix(".") { s.removeLast() }
+        return s == "-0" ? "0" : s
+    }
+
+    /// The constructor of an added sketch: `{x = .., y = .., w = .., h = ..}`
+    /// while it is an axis-aligned rectangle, else the corners; then its
+    /// parameters that differ from the defaults.
+    static func addedConstructor(_ a: SketchState) -> String {
+        let p = a.points
+        let w = p.rt.x - p.lt.x, h = p.lb.y - p.lt.y
+        let rect = p.lt.y == p.rt.y && p.lb.y == p.rb.y && p.lt.x == p.lb.x && p.rt.x == p.rb.x && w >= 0 && h >= 0
+        var fields = rect ? "x = \(format(p.lt.x)), y = \(format(p.lt.y)), w = \(format(w)), h = \(format(h))" : cornerFields(p)
+        if let c = p.center { fields += ", center = \(formatPoint(c))" }
+        for (k, v) in parameterFields(old: .original, new: a.parameters, present: { _ in nil }).inserts { fields += ", \(k) = \(v)" }
+        return "{" + fields + "}"
+    }
+
+    /// The keys of the parameters in the order they are written.
+    public static let parameterKeys = ["motion", "duration", "decay", "damping", "threshold", "strength", "pin"]
+
+    /// Whether `key` may be given for a sketch of `motion` (`decay`: classic
+    /// only, `damping`: spring only).
+    public static func applies(_ key: String, to motion: MotionKind) -> Bool {
+        key == "decay" ? motion == .classic : key == "damping" ? motion == .spring : true
+    }
+
+    /// A parameter's value as a Lua literal (nil: the key is best left out).
+    static func literal(_ key: String, _ p: WobbleParameters) -> String? {
+        switch key {
+        case "motion": return "\"\(p.motion.rawValue)\""
+        case "pin": return p.pin.map { "\"\($0.rawValue)\"" }
+        case "duration": return formatParameter(p.duration)
+        case "decay": return formatParameter(p.decay)
+        case "damping": return formatParameter(p.damping)
+        case "threshold": return formatParameter(p.threshold)
+        case "strength": return formatParameter(p.strength)
+        default: return nil
+        }
+    }
+
+    /// What changes so that a constructor giving `old` gives `new`: fields
+    /// whose value is replaced, fields removed (a key that no longer applies,
+    /// `pin` back to none) and keys inserted (a value the default would not
+    /// give). `present` finds a key's field in the constructor.
+    static func parameterFields(old: WobbleParameters, new: WobbleParameters, present: (String) -> Field?)
+        -> (replaced: [(Field, String)], removed: [Field], inserts: [(String, String)]) {
+        var replaced: [(Field, String)] = [], removed: [Field] = [], inserts: [(String, String)] = []
+        // What the text gives for a key left out: the default model, and
+        // the defaults of the model it names.
+        let implied = WobbleParameters(motion: new.motion)
+        for key in parameterKeys {
+            let field = present(key)
+            guard applies(key, to: new.motion) else {
+                if let field { removed.append(field) }
+                continue
+            }
+            let lit = literal(key, new)
+            if let field {
+                guard literal(key, old) != lit else { continue }
+                if let lit { replaced.append((field, lit)) } else { removed.append(field) }
+            } else if lit != (key == "motion" ? literal(key, .original) : literal(key, implied)), let lit {
+                inserts.append((key, lit))
+            }
+        }
+        return (replaced, removed, inserts)
+    }
+
     /// `{lt = {..}, rt = {..}, rb = {..}, lb = {..}[, center = {..}]}`.
     public static func cornerConstructor(_ p: SketchPoints) -> String {
         "{" + cornerFields(p) + (p.center.map { ", center = \(formatPoint($0))" } ?? "") + "}"
@@ -172,14 +380,68 @@ public struct SketchSource {
     static func same(_ a: Double, _ b: Double) -> Bool { format(a) == format(b) && abs(a - b) < 0.05 + 1e-9 }
 
     /// The byte edits that turn `call`'s argument into `new`.
-    static func replacements(_ call: Call, old: SketchPoints, new: SketchPoints, text: [UInt8]) throws -> [(Range<Int>, String)] {
+    static func replacements(_ call: Call, old oldState: SketchState, new newState: SketchState, text: [UInt8]) throws -> [(Range<Int>, String)] {
         if let p = problem(call) { throw RewriteError(message: "line \(call.line): this sketch is \(p)") }
+        let new = newState.points
         switch call.argument {
         case .computed:
             throw RewriteError(message: "line \(call.line): this sketch is computed")
         case .absent:
-            return [(call.argumentSpan, cornerConstructor(new))]
+            var fields = cornerFields(new) + (new.center.map { ", center = \(formatPoint($0))" } ?? "")
+            for (k, v) in parameterFields(old: .original, new: newState.parameters, present: { _ in nil }).inserts { fields += ", \(k) = \(v)" }
+            return [(call.argumentSpan, "{" + fields + "}")]
         case .table(let c):
+            var out = try pointReplacements(c, old: oldState.points, new: new)
+            guard oldState.parameters != newState.parameters else { return out }
+            // The parameters: values replaced, keys removed, keys added after
+            // the last field that stays.
+            let (replaced, removed, inserts) = parameterFields(old: oldState.parameters, new: newState.parameters, present: { c.field($0) })
+            out += replaced.map { ($0.0.valueSpan, $0.1) }
+            let removedKeys = Set(removed.map(\.key))
+            let kept = c.fields.enumerated().filter { !removedKeys.contains($0.element.key) }
+            var cut: [Range<Int>] = []
+            for (i, f) in c.fields.enumerated() where removedKeys.contains(f.key) {
+                if let next = c.fields[(i + 1)...].first(where: { !removedKeys.contains($0.key) }) {
+                    cut.append(f.span.lowerBound..<next.span.lowerBound)
+                } else if let prev = kept.last(where: { $0.offset < i }) {
+                    cut.append(prev.element.span.upperBound..<f.span.upperBound)
+                } else {
+                    cut.append(f.span)
+                }
+            }
+            out += mergedRanges(cut).map { ($0, "") }
+            if !inserts.isEmpty {
+                let list = inserts.map { "\($0.0) = \($0.1)" }.joined(separator: ", ")
+                if let last = kept.last {
+                    out.append((last.element.span.upperBound..<last.element.span.upperBound, ", " + list))
+                } else {
+                    // No field stays: before the closing brace (after the
+                    // corners when those were put in).
+                    let at = c.span.upperBound - 1
+                    let cornersPut = out.contains { $0.0.isEmpty && $0.0.lowerBound == c.span.lowerBound + 1 }
+                    out.append((at..<at, (cornersPut ? ", " : "") + list))
+                }
+            }
+            return out
+        }
+    }
+
+    static func mergedRanges(_ ranges: [Range<Int>]) -> [Range<Int>] {
+        var merged: [Range<Int>] = []
+        for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = merged.last, r.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, r.upperBound)
+            } else {
+                merged.append(r)
+            }
+        }
+        return merged.filter { !$0.isEmpty }
+    }
+
+    /// The byte edits of a constructor's points.
+    static func pointReplacements(_ c: Constructor, old: SketchPoints, new: SketchPoints) throws -> [(Range<Int>, String)] {
+        guard old != new else { return [] }
+        do {
             var out: [(Range<Int>, String)] = []
             func number(_ v: Value, _ x: Double, _ y: Double?) {
                 switch v {
@@ -270,11 +532,22 @@ public struct SketchSource {
                 if p.kind == .name && (p.is("local", text) || p.is("function", text) || p.is("goto", text)) { continue }
             }
             guard i + 1 < t.count else { continue }
+            var declaration: Declaration?
+            if i >= 2, t[i - 1].is("=", text), t[i - 2].kind == .name, !LuaTokenizer.keywords.contains(t[i - 2].string(text)) {
+                let isLocal = i >= 3 && t[i - 3].is("local", text)
+                let before = isLocal ? (i >= 4 ? t[i - 4] : nil) : (i >= 3 ? t[i - 3] : nil)
+                // `a, b = ...` and `x.y = ...` are not a plain declaration.
+                let plain = before.map { !($0.is(",", text) || $0.is(".", text) || $0.is(":", text)) } ?? true
+                if plain {
+                    declaration = Declaration(name: t[i - 2].string(text), nameSpan: t[i - 2].start..<t[i - 2].end,
+                                              statementStart: isLocal ? t[i - 3].start : t[i - 2].start, isLocal: isLocal)
+                }
+            }
             let n = t[i + 1]
             if n.kind == .punct && n.is("{", text) {
                 let (c, end) = constructor(t, i + 1, text)
                 let span = n.start..<(end < t.count ? t[end].end : text.count)
-                calls.append(Call(line: t[i].line, argumentSpan: span, argument: c.map { .table($0) } ?? .computed))
+                calls.append(Call(line: t[i].line, argumentSpan: span, argument: c.map { .table($0) } ?? .computed, declaration: declaration, nameStart: t[i].start))
             } else if n.kind == .punct && n.is("(", text) {
                 let close = matching(t, i + 1, open: "(", close: ")", text)
                 let span = n.start..<(close < t.count ? t[close].end : text.count)
@@ -285,9 +558,9 @@ public struct SketchSource {
                     let (c, end) = constructor(t, i + 2, text)
                     if let c, end + 1 < t.count, t[end + 1].is(")", text) { argument = .table(c) }
                 }
-                calls.append(Call(line: t[i].line, argumentSpan: span, argument: argument))
+                calls.append(Call(line: t[i].line, argumentSpan: span, argument: argument, declaration: declaration, nameStart: t[i].start))
             } else if n.kind == .string {
-                calls.append(Call(line: t[i].line, argumentSpan: n.start..<n.end, argument: .computed))
+                calls.append(Call(line: t[i].line, argumentSpan: n.start..<n.end, argument: .computed, declaration: declaration, nameStart: t[i].start))
             }
         }
         return calls
@@ -322,7 +595,7 @@ public struct SketchSource {
             let key = t[k].string(text)
             guard let (value, next) = literal(t, k + 2, end, text) else { return (nil, end) }
             guard !fields.contains(where: { $0.key == key }) else { return (nil, end) }
-            fields.append(Field(key: key, span: t[k].start..<t[next - 1].end, value: value))
+            fields.append(Field(key: key, span: t[k].start..<t[next - 1].end, value: value, valueSpan: t[k + 2].start..<t[next - 1].end))
             k = next
             if k < end {
                 guard t[k].is(",", text) || t[k].is(";", text) else { return (nil, end) }
@@ -385,9 +658,10 @@ public struct SketchSource {
         return (x, t[k].start..<t[j].end, j + 1)
     }
 
-    /// The start of the line of the first `prepare(...)` outside every
-    /// block (function, if, do, repeat), nil when there is none.
-    static func firstTopLevelPrepare(_ t: [LuaToken], _ text: [UInt8]) -> Int? {
+    /// The start of the line of the first `prepare(...)`, `wait(...)` or
+    /// `untilStill(...)` outside every block (function, if, do, repeat), nil
+    /// when there is none.
+    static func firstTopLevelStep(_ t: [LuaToken], _ text: [UInt8]) -> Int? {
         var depth = 0
         for i in t.indices where t[i].kind == .name {
             let prevDot = i > 0 && (t[i - 1].is(".", text) || t[i - 1].is(":", text))
@@ -396,7 +670,7 @@ public struct SketchSource {
                 depth += 1
             } else if t[i].is("end", text) || t[i].is("until", text) {
                 depth = max(0, depth - 1)
-            } else if depth == 0, t[i].is("prepare", text), i + 1 < t.count,
+            } else if depth == 0, t[i].is("prepare", text) || t[i].is("wait", text) || t[i].is("untilStill", text), i + 1 < t.count,
                       t[i + 1].is("(", text) || t[i + 1].is("{", text) || t[i + 1].kind == .string,
                       !(i > 0 && (t[i - 1].is("local", text) || t[i - 1].is("function", text))) {
                 var s = t[i].start
@@ -428,6 +702,8 @@ struct LuaToken: Sendable, Equatable {
 }
 
 enum LuaTokenizer {
+    static let keywords: Set<String> = ["and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+                                        "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while"]
     static func isNameStart(_ b: UInt8) -> Bool { (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95 }
     static func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
     static func isNameChar(_ b: UInt8) -> Bool { isNameStart(b) || isDigit(b) }

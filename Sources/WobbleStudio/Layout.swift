@@ -48,19 +48,25 @@ struct PixelBox: Equatable {
     }
 }
 
-/// Where things are in the window: the picture area on top, the chrome
-/// (timeline, status lines) along the bottom. The picture sits in the
-/// picture area as its `PictureView` says: fitted (the default: 1:1 when it
-/// fits, else scaled down uniformly, never enlarged, centred), or at a zoom
-/// and offset the user chose (wheel, pan, `F`), which may leave parts of
-/// it outside the area (drawn clipped: the chrome covers the bottom). Every
-/// window-to-image mapping of the studio goes through here.
+/// Where things are in the window: the picture area on top left, the
+/// inspector's column to its right, the chrome (timeline, status lines)
+/// along the bottom. The picture sits in the picture area as its
+/// `PictureView` says: fitted (the default: 1:1 when it fits, else scaled
+/// down uniformly, never enlarged, centred), or at a zoom and offset the
+/// user chose (wheel, pan, `F`), which may leave parts of it outside the
+/// area (drawn clipped). Every window-to-image mapping of the studio goes
+/// through here (`imagePointUnclamped` and `windowPoint`).
 struct Layout {
     static let chromeHeight = 88
     static let minWidth = 480
     static let timelinePad = 8
     /// The longest side a picture is rendered at (the zoom stops there).
     static let maxRenderSide = 4096
+    /// The inspector's column, and the least height it needs.
+    static let panelWidth = 232
+    static let panelMinHeight = 300
+    /// A window narrower than the column and this much picture shows the picture alone.
+    static let minPictureBesidePanel = 160
 
     let windowWidth: Int
     let windowHeight: Int
@@ -72,12 +78,16 @@ struct Layout {
     /// Window pixels per image pixel.
     let scale: Double
     let view: PictureView
-    /// The chrome's top: the picture area is the window above it.
+    /// The inspector column's width (0: the window is too narrow for it).
+    let panelWidth: Int
+    /// The chrome's top: the picture area and the inspector are the window above it.
     var chromeY: Int { max(1, windowHeight - Layout.chromeHeight) }
-    var pictureArea: (x: Int, y: Int, w: Int, h: Int) { (0, 0, windowWidth, chromeY) }
+    var pictureArea: (x: Int, y: Int, w: Int, h: Int) { (0, 0, max(1, windowWidth - panelWidth), chromeY) }
+    /// The inspector's column, right of the picture area.
+    var panelRect: (x: Int, y: Int, w: Int, h: Int) { (windowWidth - panelWidth, 0, panelWidth, panelWidth > 0 ? chromeY : 0) }
 
     /// The layout inside a window of a given size, the picture placed as
-    /// `view` says.
+    /// `view` says in the area left of the inspector.
     init(imageWidth iw: Int, imageHeight ih: Int, window: (width: Int, height: Int), view: PictureView = PictureView()) {
         let iw = max(1, iw), ih = max(1, ih)
         let ww = max(1, window.width), wh = max(1, window.height)
@@ -85,18 +95,19 @@ struct Layout {
         sourceHeight = ih
         windowWidth = ww
         windowHeight = wh
-        let areaH = max(1, wh - Layout.chromeHeight)
+        panelWidth = ww >= Layout.panelWidth + Layout.minPictureBesidePanel ? Layout.panelWidth : 0
+        let areaW = max(1, ww - panelWidth), areaH = max(1, wh - Layout.chromeHeight)
         if let z = view.zoom, z.isFinite, z > 0 {
-            let s = Layout.clampZoom(z, iw, ih, fit: Layout.fitScale(iw, ih, ww, areaH, enlarging: true))
+            let s = Layout.clampZoom(z, iw, ih, fit: Layout.fitScale(iw, ih, areaW, areaH, enlarging: true))
             let w = max(1, Int((Double(iw) * s).rounded())), h = max(1, Int((Double(ih) * s).rounded()))
             scale = s
             imageRect = (Int(view.x.rounded()), Int(view.y.rounded()), w, h)
             self.view = PictureView(zoom: s, x: view.x, y: view.y)
         } else {
-            let s = Layout.fitScale(iw, ih, ww, areaH, enlarging: false)
+            let s = Layout.fitScale(iw, ih, areaW, areaH, enlarging: false)
             let w = max(1, Int((Double(iw) * s).rounded(.down))), h = max(1, Int((Double(ih) * s).rounded(.down)))
             scale = s
-            imageRect = (max(0, (ww - w) / 2), max(0, (areaH - h) / 2), w, h)
+            imageRect = (max(0, (areaW - w) / 2), max(0, (areaH - h) / 2), w, h)
             self.view = PictureView()
         }
     }
@@ -107,11 +118,12 @@ struct Layout {
         let iw = max(1, iw), ih = max(1, ih)
         var s = 1.0
         if let screen {
-            let maxW = Double(max(64, screen.width - 16)), maxH = Double(max(64, screen.height - Layout.chromeHeight - 48))
+            let maxW = Double(max(64, screen.width - 16 - Layout.panelWidth)), maxH = Double(max(64, screen.height - Layout.chromeHeight - 48))
             s = min(1, maxW / Double(iw), maxH / Double(ih))
         }
         let w = max(1, Int((Double(iw) * s).rounded())), h = max(1, Int((Double(ih) * s).rounded()))
-        self.init(imageWidth: iw, imageHeight: ih, window: (max(w, Layout.minWidth), h + Layout.chromeHeight))
+        self.init(imageWidth: iw, imageHeight: ih,
+                  window: (max(w + Layout.panelWidth, Layout.minWidth), max(h, Layout.panelMinHeight) + Layout.chromeHeight))
     }
 
     /// The scale that fits the picture into an area (never above 1 unless `enlarging`).
@@ -179,13 +191,14 @@ struct Layout {
         return x >= a.x && x < a.x + a.w && y >= a.y && y < a.y + a.h
     }
 
-    /// Where image point `p` is in the window.
-    func windowPoint(_ p: Point) -> (x: Double, y: Double) {
-        (p.x * scale + Double(imageRect.x) - 0.5, p.y * scale + Double(imageRect.y) - 0.5)
-    }
 
     func timelineContains(_ x: Int, _ y: Int) -> Bool {
         y >= chromeY && y < chromeY + 20
+    }
+
+    func panelContains(_ x: Int, _ y: Int) -> Bool {
+        let r = panelRect
+        return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h
     }
 
     func timelineFraction(_ x: Int) -> Double {
@@ -203,6 +216,11 @@ struct Layout {
 
     func imagePointUnclamped(_ x: Int, _ y: Int) -> Point {
         Point((Double(x - imageRect.x) + 0.5) / scale, (Double(y - imageRect.y) + 0.5) / scale)
+    }
+
+    /// Where image point `p` is in the window (the inverse of `imagePointUnclamped`).
+    func windowPoint(_ p: Point) -> Point {
+        Point(p.x * scale + Double(imageRect.x) - 0.5, p.y * scale + Double(imageRect.y) - 0.5)
     }
 }
 

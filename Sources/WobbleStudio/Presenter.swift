@@ -43,6 +43,12 @@ final class Presenter {
     let directWanted = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_DIRECT"] != "0"
     private var overlayShapes: [RegionShape]?
     private var overlayLocked: [Bool] = []
+    /// The region the inspector shows: its handles are drawn in the
+    /// selection's colours.
+    var selected: SketchOrigin.Kind?
+    private var overlaySelected: [Bool] = []
+    /// The selected region's colours: cyan.
+    static let selectedStyle = OverlayStyle(edge: (20, 20, 20), boundary: (0, 220, 255), corner: (120, 240, 255), center: (0, 160, 255))
     private var presentedShapes: [RegionShape]?
     /// The renderer the studio made in its window's context (the session
     /// owns it; kept here typed, so presenting needs no downcast).
@@ -91,6 +97,7 @@ final class Presenter {
         let handleShapes = handles ? session.handleShapes(atFrame: k) : []
         let shapes = handleShapes.map(\.shape)
         let locked = handleShapes.map { !isEditable($0.origin) }
+        let chosen = handleShapes.map { selected != nil && $0.origin?.kind == selected }
         let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
         // Handles outside the picture (reachable after zooming out or panning).
         let marks = Presenter.outsideMarks(shapes, locked: locked, layout: layout)
@@ -107,10 +114,19 @@ final class Presenter {
         }
         // The handles: a sparse layer (their pixels only), made again only
         // when the shapes change.
-        if let m = session.mapping, shapes != overlayShapes || locked != overlayLocked
+        if let m = session.mapping, shapes != overlayShapes || locked != overlayLocked || chosen != overlaySelected
             || overlayLayer.map({ $0.width != m.outputWidth || $0.height != m.outputHeight }) ?? false {
             overlayLocked = locked
-            overlayLayer = shapes.isEmpty ? nil : Compositor.layer(shapes, locked: locked, mapping: m)
+            overlaySelected = chosen
+            if shapes.isEmpty {
+                overlayLayer = nil
+            } else {
+                let others = shapes.indices.filter { !chosen[$0] }
+                var layer = Compositor.layer(others.map { shapes[$0] }, locked: others.map { locked[$0] }, mapping: m)
+                OverlayPainter.draw(shapes.indices.filter { chosen[$0] }.map { shapes[$0] }, into: &layer, mapping: m,
+                                    style: Presenter.selectedStyle)
+                overlayLayer = layer
+            }
             overlay = nil
             overlayShapes = shapes
             overlayRebuilt = true
@@ -145,7 +161,9 @@ final class Presenter {
             // Only the regions change between frames of one run: the window
             // uploads just their boxes (this frame's and the last one's).
             var changedBoxes: [PixelBox]? = nil
-            if frameChanged || presentedDirect, let state {
+            // (A new handles layer alone, the selection changed: drawn again too.)
+            let redraw = frameChanged || presentedDirect || overlayRebuilt
+            if redraw, let state {
                 do {
                     var img = try session.render(state)
                     if overlay == nil { overlay = overlayLayer.map { SparseOverlay($0) } }
@@ -177,7 +195,7 @@ final class Presenter {
             let chrome = drawChrome(k)
             t2 = clock.now()
             do {
-                try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: frameChanged || presentedDirect,
+                try window.present(frame: frame, frameOpaque: imageOpaque, frameChanged: redraw,
                                    frameDirty: changedBoxes, frameRect: layout.imageRect, chrome: chrome, chromeY: layout.chromeY)
             } catch {
                 printError("\(error)")
@@ -212,7 +230,7 @@ final class Presenter {
         let r = layout.imageRect
         for (i, shape) in shapes.enumerated() {
             for p in [shape.lt, shape.rt, shape.rb, shape.lb, shape.center] where p.isFinite {
-                let (wx, wy) = layout.windowPoint(p)
+                let at = layout.windowPoint(p), wx = at.x, wy = at.y
                 guard wx.magnitude < 1e6, wy.magnitude < 1e6 else { continue }
                 let x = Int(wx.rounded()), y = Int(wy.rounded())
                 let inside = x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h

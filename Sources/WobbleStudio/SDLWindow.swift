@@ -18,6 +18,7 @@ enum StudioKey: Equatable {
     /// `F` fits the picture, `E` exports the scene's output, `P` writes the
     /// frame shown as a PNG, `F1` or `?` shows every key.
     case f, e, p, help
+    case tab, minus, plus, enter, y, pageUp, pageDown
 }
 
 /// One input event of the window.
@@ -34,6 +35,10 @@ enum StudioInput: Equatable {
     /// `Space` held (`space`); it ends with that button's release.
     case panStart(x: Int, y: Int, space: Bool)
     case panEnd(x: Int, y: Int)
+    /// A Ctrl+click or a right click: selects the region there (no poke, no drag).
+    case select(x: Int, y: Int)
+    /// Text typed (SDL's text input: the characters, after the keyboard layout).
+    case text(String)
     /// A game controller's accelerometer, in g (SDL's axes: x right, y up).
     case accel(x: Double, y: Double, z: Double)
     /// The window needs drawing again (exposed).
@@ -263,6 +268,7 @@ final class StudioWindow {
         try? makeCurrent()
         if frameTexture != 0 { glDeleteTextures(1, &frameTexture) }
         if chromeTexture != 0 { glDeleteTextures(1, &chromeTexture) }
+        if panelTexture != 0 { glDeleteTextures(1, &panelTexture) }
         if program != 0 { glDeleteProgram(program) }
         for c in controllers { SDL_GameControllerClose(c) }
         SDL_GL_DeleteContext(context)
@@ -279,7 +285,21 @@ final class StudioWindow {
         }
     }
 
-    func setTitle(_ title: String) { SDL_SetWindowTitle(window, title) }
+    func setTitle(_ title: String) {
+        SDL_SetWindowTitle(window, title)
+        // SDL 2.26 on X11 changes only WM_NAME (and as Latin-1) after the
+        // window is made; window managers show _NET_WM_NAME (UTF-8): set it too.
+        var info = SDL_SysWMinfo()
+        SDL_GetVersion(&info.version)
+        guard SDL_GetWindowWMInfo(window, &info) == SDL_TRUE, info.subsystem == SDL_SYSWM_X11,
+              let d = info.info.x11.display else { return }
+        let bytes = Array(title.utf8)
+        bytes.withUnsafeBufferPointer { b in
+            _ = XChangeProperty(d, info.info.x11.window, XInternAtom(d, "_NET_WM_NAME", 0), XInternAtom(d, "UTF8_STRING", 0), 8,
+                                PropModeReplace, b.baseAddress, Int32(b.count))
+        }
+        XFlush(d)
+    }
 
     func resize(width: Int, height: Int) {
         guard width != self.width || height != self.height else { return }
@@ -358,6 +378,13 @@ final class StudioWindow {
             case Int32(SDLK_p.rawValue): key = .p
             case Int32(SDLK_F1.rawValue), Int32(SDLK_QUESTION.rawValue): key = .help
             case Int32(SDLK_SLASH.rawValue) where shift: key = .help
+            case Int32(SDLK_TAB.rawValue): key = .tab
+            case Int32(SDLK_MINUS.rawValue), Int32(SDLK_KP_MINUS.rawValue): key = .minus
+            case Int32(SDLK_EQUALS.rawValue), Int32(SDLK_PLUS.rawValue), Int32(SDLK_KP_PLUS.rawValue): key = .plus
+            case Int32(SDLK_RETURN.rawValue), Int32(SDLK_KP_ENTER.rawValue): key = .enter
+            case Int32(SDLK_y.rawValue): key = .y
+            case Int32(SDLK_PAGEUP.rawValue): key = .pageUp
+            case Int32(SDLK_PAGEDOWN.rawValue): key = .pageDown
             default: key = .other
             }
             return .key(key, shift: shift, ctrl: ctrl)
@@ -366,7 +393,17 @@ final class StudioWindow {
                 leftPans = true
                 return .panStart(x: Int(e.button.x), y: Int(e.button.y), space: true)
             }
+            if (UInt32(SDL_GetModState().rawValue) & UInt32(KMOD_CTRL.rawValue)) != 0 {
+                return .select(x: Int(e.button.x), y: Int(e.button.y))
+            }
             return .mouseDown(x: Int(e.button.x), y: Int(e.button.y))
+        case SDL_MOUSEBUTTONDOWN.rawValue where e.button.button == UInt8(SDL_BUTTON_RIGHT):
+            return .select(x: Int(e.button.x), y: Int(e.button.y))
+        case SDL_TEXTINPUT.rawValue:
+            let text = withUnsafeBytes(of: e.text.text) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            return text.isEmpty ? nil : .text(text)
         case SDL_MOUSEBUTTONUP.rawValue where e.button.button == UInt8(SDL_BUTTON_LEFT):
             if leftPans {
                 leftPans = false
@@ -541,7 +578,21 @@ final class StudioWindow {
         glUniform4f(rectLocation, Float(x0), Float(y0), Float(x1), Float(y1))
     }
 
-    /// Ends a frame: `chrome` at 1:1 at `(0, chromeY)`, then the swap.
+    /// The inspector's column and where it goes; uploaded again when it changed.
+    private var panel: (image: RGBAImage, x: Int, y: Int)?
+    private var panelUploaded = true
+    private var panelTexture: GLuint = 0
+    private var panelTextureSize = (0, 0)
+
+    /// The inspector's column, drawn at `(x, y)` at 1:1 with every present from now on (nil: none).
+    func setPanel(_ image: RGBAImage?, x: Int, y: Int) {
+        if let image, let p = panel, p.x == x, p.y == y, p.image == image { return }
+        panel = image.map { ($0, x, y) }
+        panelUploaded = false
+    }
+
+    /// Ends a frame: the inspector's column and `chrome` at 1:1 (the chrome
+    /// at `(0, chromeY)`), then the swap.
     private func endFrame(chrome: RGBAImage, chromeY: Int, drawable dw: Int, _ dh: Int, started tStart: Double, drawn tUp: Double) throws {
         if !marks.isEmpty {
             // Solid boxes outside the picture (handles there): scissored clears.
@@ -558,6 +609,17 @@ final class StudioWindow {
         glUseProgram(program)
         glDisable(GLenum(GL_BLEND))
         glUniform1i(blendLocation, 0)
+        if let p = panel {
+            if !panelUploaded {
+                upload(p.image, into: &panelTexture, size: &panelTextureSize, linear: false)
+                panelUploaded = true
+            } else {
+                glActiveTexture(GLenum(GL_TEXTURE0))
+                glBindTexture(GLenum(GL_TEXTURE_2D), panelTexture)
+            }
+            quad(p.x, p.y, p.image.width, p.image.height, drawable: dw, dh)
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        }
         upload(chrome, into: &chromeTexture, size: &chromeTextureSize, linear: false)
         quad(0, chromeY, chrome.width, chrome.height, drawable: dw, dh)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)

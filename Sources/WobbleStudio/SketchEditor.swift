@@ -4,9 +4,10 @@ import WobbleScript
 import WobbleSystem
 
 /// Editing the sketches in the studio: a handle dragged, a sketch added,
-/// the unsaved edits undone (Ctrl+Z) and saved into the scene (Ctrl+S),
-/// all through the live session. It says what it did through `status`;
-/// the studio runs the scene again when `editsPending` is set.
+/// a parameter or name changed (the inspector), undone and redone
+/// (`EditHistory`, across saves) and saved into the scene (Ctrl+S), all
+/// through the live session. It says what it did through `status`; the
+/// studio runs the scene again when `editsPending` is set.
 final class SketchEditor {
     private let session: LiveSession
     private let clock: StudioClock
@@ -14,21 +15,19 @@ final class SketchEditor {
     /// Shows a status line (true: an error).
     var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
 
-    private struct Edits {
-        var overrides: [Int: SketchPoints]
-        var added: [SketchPoints]
-    }
     private struct Drag {
         var origin: SketchOrigin.Kind
         var handle: Int
         var startWindow: (x: Int, y: Int)
         var start: SketchPoints
-        var before: Edits
         var moved = false
     }
     private var drag: Drag?
-    /// The unsaved edits before each drag or add.
-    private var undo: [Edits] = []
+    /// Undo and redo.
+    private(set) var history = EditHistory()
+    /// The edits and the calls' own sketches when the change under way
+    /// (a drag, a scrub) began.
+    private var changeStart: (edits: SketchEdits, base: [Int: SketchState])?
     private var editableCache: (generation: Int, kinds: [SketchOrigin.Kind: Bool]) = (-1, [:])
     /// The edits changed since the scene last ran with them (a run is due
     /// after this input).
@@ -54,7 +53,7 @@ final class SketchEditor {
         let e: Bool
         switch kind {
         case .call(let n): e = session.editableCall(n).call != nil
-        case .added(let i): e = i < session.addedSketches.count
+        case .added(let i): e = i < session.edits.added.count
         }
         editableCache.kinds[kind] = e
         return e
@@ -65,11 +64,11 @@ final class SketchEditor {
     /// rb, lb, 4 the center.
     func handleHit(_ x: Int, _ y: Int, frame k: Int, layout: Layout) -> (origin: SketchOrigin?, handle: Int)? {
         var best: (origin: SketchOrigin?, handle: Int, d: Double)?
-        let r = layout.imageRect, s = layout.scale
         for h in session.handleShapes(atFrame: k) {
             let points = [h.shape.lt, h.shape.rt, h.shape.rb, h.shape.lb, h.shape.center]
             for (i, p) in points.enumerated() where p.isFinite {
-                let wx = p.x * s + Double(r.x) - 0.5, wy = p.y * s + Double(r.y) - 0.5
+                let w = layout.windowPoint(p)
+                let wx = w.x, wy = w.y
                 let d = ((wx - Double(x)) * (wx - Double(x)) + (wy - Double(y)) * (wy - Double(y))).squareRoot()
                 if d <= 10, d < (best?.d ?? .infinity) { best = (h.origin, i, d) }
             }
@@ -78,17 +77,7 @@ final class SketchEditor {
     }
 
     /// The points of a sketch as the edits have them now.
-    private func currentPoints(_ kind: SketchOrigin.Kind) -> SketchPoints? {
-        switch kind {
-        case .call(let n):
-            guard n >= 0, n < session.sketchCalls.count else { return nil }
-            return session.sketchOverrides[n] ?? session.sketchCalls[n].points
-        case .added(let i):
-            return i >= 0 && i < session.addedSketches.count ? session.addedSketches[i] : nil
-        }
-    }
-
-    private var edits: Edits { Edits(overrides: session.sketchOverrides, added: session.addedSketches) }
+    private func currentPoints(_ kind: SketchOrigin.Kind) -> SketchPoints? { session.currentState(kind)?.points }
 
     private func fail(_ m: String) {
         status(m, true)
@@ -105,7 +94,8 @@ final class SketchEditor {
             return
         }
         guard let start = currentPoints(kind) else { return }
-        drag = Drag(origin: kind, handle: handle, startWindow: (x, y), start: start, before: edits)
+        drag = Drag(origin: kind, handle: handle, startWindow: (x, y), start: start)
+        beginChange()
     }
 
     func moveDrag(_ x: Int, _ y: Int, scale s: Double) {
@@ -128,8 +118,8 @@ final class SketchEditor {
     func endDrag() {
         guard let d = drag else { return }
         drag = nil
-        guard d.moved, let p = currentPoints(d.origin) else { return }
-        undo.append(d.before)
+        guard d.moved, let p = currentPoints(d.origin) else { changeStart = nil; return }
+        endChange()
         let names = ["lt", "rt", "rb", "lb", "center"]
         let name = names[max(0, min(4, d.handle))]
         let v = p[handle: d.handle]
@@ -146,18 +136,65 @@ final class SketchEditor {
         if verbose { printError("studio: dragged \(name) of \(describe(d.origin)) to \(SketchSource.format(v.x)),\(SketchSource.format(v.y))") }
     }
 
-    private func describe(_ kind: SketchOrigin.Kind) -> String {
+    func describe(_ kind: SketchOrigin.Kind) -> String {
         switch kind {
         case .call(let n):
             return session.sketchCalls.indices.contains(n) ? "the sketch of line \(session.sketchCalls[n].line ?? 0)" : "a sketch"
-        case .added(let i): return "added sketch \(i + 1)"
+        case .added(let i): return session.edits.added.indices.contains(i) ? (session.edits.added[i].name ?? "added sketch \(i + 1)") : "a sketch"
         }
     }
 
     private func setPoints(_ kind: SketchOrigin.Kind, _ p: SketchPoints) {
+        guard var state = session.currentState(kind) else { return }
+        state.points = p
+        session.setState(kind, state)
+    }
+
+    // MARK: Changes (a drag, a scrub, a key)
+
+    /// A change begins: what it changes is one undo step.
+    func beginChange() {
+        changeStart = (session.edits, session.baseStates)
+    }
+
+    /// Sets a sketch's state as part of the change under way (the scene runs again).
+    func change(_ kind: SketchOrigin.Kind, to state: SketchState) {
+        guard session.currentState(kind) != state else { return }
+        session.setState(kind, state)
+        edited()
+    }
+
+    /// The change under way ends: one undo step, when it changed something.
+    func endChange() {
+        guard let start = changeStart else { return }
+        changeStart = nil
+        if start.edits != session.edits { history.record(start.edits, base: start.base) }
+    }
+
+    /// A change in one go (a key).
+    func apply(_ kind: SketchOrigin.Kind, _ state: SketchState) {
+        beginChange()
+        change(kind, to: state)
+        endChange()
+    }
+
+    /// Why `name` cannot be the name of the sketch, nil when it can.
+    func renameProblem(_ kind: SketchOrigin.Kind, to name: String) -> String? {
         switch kind {
-        case .call(let n): session.sketchOverrides[n] = p
-        case .added(let i): if session.addedSketches.indices.contains(i) { session.addedSketches[i] = p }
+        case .call:
+            guard case .call(let n) = kind, let call = session.editableCall(n).call, let src = session.sceneSource else {
+                return "this sketch is computed: name it in the script"
+            }
+            if session.edits.added.contains(where: { $0.name == name }) { return "\(name) is the name of an added region" }
+            return src.renameProblem(call, to: name)
+        case .added(let i):
+            if let p = SketchSource.nameProblem(name) { return p }
+            if let lines = session.sceneSource?.names[name] { return "\(name) is already used on line \(lines[0])" }
+            if session.edits.added.enumerated().contains(where: { $0.offset != i && $0.element.name == name }) {
+                return "\(name) is the name of another added region"
+            }
+            if session.edits.calls.values.contains(where: { $0.name == name }) { return "\(name) is the new name of another region" }
+            return nil
         }
     }
 
@@ -166,25 +203,57 @@ final class SketchEditor {
         if editInputTime == nil { editInputTime = clock.now() }
     }
 
-    /// Adds a 90x90 sketch centred at `p` (rounded to a tenth of a pixel).
-    func add(at p: Point) {
-        guard session.clip != nil else { status("cannot add: the scene failed", true); return }
-        let c = Point((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10)
-        undo.append(edits)
-        session.addedSketches.append(.square(centeredAt: c))
+    /// Adds a 90x90 sketch whose corners are whole pixels, centred at `p`
+    /// (to the nearest pixel), named `regionN` (the next free name); returns it.
+    @discardableResult
+    func add(at p: Point) -> SketchOrigin.Kind? {
+        guard session.clip != nil else { status("cannot add: the scene failed", true); return nil }
+        let x = (p.x - 45).rounded(), y = (p.y - 45).rounded()
+        let c = Point(x + 45, y + 45)
+        let taken = Set(session.edits.added.compactMap(\.name) + session.edits.calls.values.compactMap(\.name))
+        let name = session.sceneSource?.nextFreeName(taken: taken) ?? "region\(session.edits.added.count + 1)"
+        beginChange()
+        session.edits.added.append(SketchState(points: .square(centeredAt: c), name: name))
         edited()
-        status("added a 90x90 sketch at (\(SketchSource.format(c.x)), \(SketchSource.format(c.y))); Ctrl+S saves, Ctrl+Z undoes", false)
+        endChange()
+        status("added \(name), 90x90 at (\(SketchSource.format(x)), \(SketchSource.format(y))); Ctrl+S saves, Ctrl+Z undoes", false)
         if verbose { printError("studio: added a sketch at \(SketchSource.format(c.x)),\(SketchSource.format(c.y))") }
+        return .added(session.edits.added.count - 1)
     }
 
     func undoLast() {
         drag = nil
-        guard let last = undo.popLast() else { status("nothing to undo", false); return }
-        session.sketchOverrides = last.overrides
-        session.addedSketches = last.added
+        changeStart = nil
+        guard let step = history.undo(current: session.edits, base: session.baseStates) else {
+            status("nothing to undo", false)
+            return
+        }
+        if let names = step.wall {
+            status("undo stops at the save that added \(names.joined(separator: ", ")): delete \(names.count == 1 ? "its line" : "their lines") in the scene to take \(names.count == 1 ? "it" : "them") out", false)
+            return
+        }
+        restore(step, what: "undone")
+    }
+
+    func redoNext() {
+        drag = nil
+        changeStart = nil
+        guard let step = history.redo(current: session.edits, base: session.baseStates) else {
+            status("nothing to redo", false)
+            return
+        }
+        restore(step, what: "redone")
+    }
+
+    private func restore(_ step: EditHistory.Step, what: String) {
+        guard let edits = EditHistory.resolve(step, now: session.baseStates) else {
+            status("cannot be \(what): the scene's sketches changed since", true)
+            return
+        }
+        session.edits = edits
         edited()
-        status(undo.isEmpty ? "undone: no unsaved edits" : "undone (\(undo.count) more)", false)
-        if verbose { printError("studio: undone (\(undo.count) left)") }
+        status("\(what)" + (edits.isEmpty ? ": no unsaved edits" : "; Ctrl+S saves"), false)
+        if verbose { printError("studio: \(what) (\(history.undoSteps.count) to undo, \(history.redoSteps.count) to redo)") }
     }
 
     /// Writes the edits into the scene file; true when it wrote them (the
@@ -193,8 +262,15 @@ final class SketchEditor {
         guard session.hasUnsavedEdits else { status("nothing to save", false); return false }
         drag = nil
         do {
+            let added = session.edits.added
+            var taken = Set<String>()
+            let names = added.map { a -> String in
+                let n = a.name ?? session.sceneSource?.nextFreeName(taken: taken) ?? "region"
+                taken.insert(n)
+                return n
+            }
             let r = try session.saveEdits(runAfter: false)
-            undo.removeAll()
+            if !added.isEmpty { history.recordWall(added: names) }
             let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
                         r.added > 0 ? "\(r.added) added" : nil].compactMap { $0 }.joined(separator: ", ")
             status("saved \(sceneName): \(what)", false)

@@ -25,13 +25,20 @@ public enum Studio {
     keys:  Space play/pause   Left/Right one frame (pauses)   Home frame 0
            H handles on/off   R record a take / write it   Esc quit
            Shift+arrows shake (1.5 g)   Backspace forget the pokes
-           A add a 90x90 sketch at the mouse   Ctrl+S save the edited sketches
-           Ctrl+Z undo the last unsaved drag or add   F fit the picture
+           A add a 90x90 region (regionN) at the mouse   Ctrl+S save the edits
+           Ctrl+Z undo, Ctrl+Shift+Z (or Ctrl+Y) redo, across saves
+           Tab / Shift+Tab select the next / previous region   F fit the picture
            E export the scene's output   P write the frame as a PNG
            F1 or ? every key, in the window
+    inspector (the selected region): Up/Down a row, - / + change it
+           (PageUp/PageDown: ten steps), Enter rename (type, Enter keeps, Esc leaves)
     mouse: drag a handle (a corner or center) to move it; drag inside a
-           region to poke it; click or drag the timeline to scrub; hover a
-           tick to name it; wheel zooms; middle drag or Space+drag pans
+           region to poke it; Ctrl+click or right-click a region to select
+           it; drag a slider or click a choice in the inspector; click or
+           drag the timeline to scrub; hover a tick to name it; wheel
+           zooms; middle drag or Space+drag pans
+    Esc or closing with unsaved edits asks first: Esc/close again quits
+    without saving, Ctrl+S saves and quits, another key goes back.
 
     options:
 

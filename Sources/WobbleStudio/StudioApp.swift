@@ -40,6 +40,14 @@ final class StudioApp {
 
     /// Editing the sketches: drags, adds, undo, save.
     private let editor: SketchEditor
+    /// The selected region's name and parameters, in the column right of the picture.
+    private let inspector: Inspector
+    /// Asking before quitting with unsaved edits.
+    private var quitGuard = QuitGuard()
+    /// The title shown (nil: not set yet).
+    private var shownTitle: String?
+    /// The inspector's column as last handed to the window.
+    private var shownPanel: (panel: InspectorPanel?, x: Int, y: Int)?
     /// Milliseconds from an edit's input to its frame presented (`-v` prints them).
     private var editLatencies: [Double] = []
 
@@ -77,6 +85,7 @@ final class StudioApp {
         transport = Transport(clock: clock)
         session = LiveSession(options: options.session)
         editor = SketchEditor(session: session, clock: clock, verbose: options.verbose)
+        inspector = Inspector(session: session, editor: editor)
         recorder = TakeRecorder(options: options.session, verbose: options.verbose)
         exporter = Exporter(options: options.session, tool: options.toolPath)
         presenter = Presenter(session: session, clock: clock, profile: options.profile)
@@ -109,7 +118,7 @@ final class StudioApp {
                         screen: surfaces.usableBounds())
         applyLayout()
         do {
-            window = try surfaces.open("wobble-run edit: \(ScenePaths.shown(sceneName))", layout.windowWidth,
+            window = try surfaces.open(title, layout.windowWidth,
                                        layout.windowHeight, options.position)
         } catch {
             printError("\(error)")
@@ -172,8 +181,9 @@ final class StudioApp {
             if options.unpaced || dirty || wait < 0.002 { wait = 0 }
             let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
             var quit = false
-            for i in inputs where handle(i) { quit = true }
+            for i in inputs where !quit && handle(i) { quit = true }
             if quit { break }
+            updateTitle()
             if editor.editsPending {
                 editor.editsPending = false
                 // The scene runs with the edits once per batch of input.
@@ -203,7 +213,7 @@ final class StudioApp {
         finishRecordingOnQuit()
         exporter.cancel()
         if session.hasUnsavedEdits {
-            let n = session.sketchOverrides.count + session.addedSketches.count
+            let n = session.edits.calls.count + session.edits.added.count
             printError("wobble-run: \(sceneName): \(n) unsaved sketch edit\(n == 1 ? "" : "s") not saved (Ctrl+S saves them)")
         }
         if options.verbose, !editLatencies.isEmpty {
@@ -277,7 +287,13 @@ final class StudioApp {
     private func showRun(_ ok: Bool, reason: [String]?, oldSize: (Int, Int)?) {
         if ok {
             if reason != nil, session.hasUnsavedEdits, let base = session.editBase, base != session.sceneText {
-                fail("\(sceneName) changed on disk: the unsaved edits cannot be saved into it (Ctrl+Z undoes them)")
+                // Another program saved the scene: the edits go into its text
+                // on the next save, unless it changed what they change.
+                if let conflict = session.mergeProblem() {
+                    fail(conflict)
+                } else {
+                    say("\(sceneName) changed on disk: Ctrl+S saves the unsaved edits into it")
+                }
             } else if let r = reason {
                 say(r.count == 1 ? "reloaded: \(r[0]) changed" : "reloaded: \(r[0]) and \(r.count - 1) more changed")
             } else {
@@ -380,7 +396,7 @@ final class StudioApp {
     private func handle(_ input: StudioInput) -> Bool {
         switch input {
         case .quit:
-            return true
+            return askQuit(closing: true)
         case .redraw:
             window?.invalidate()
             dirty = true
@@ -398,6 +414,18 @@ final class StudioApp {
             printError("studio: the window was destroyed by another program; quitting")
             return true
         case .key(let key, let shift, let ctrl):
+            dirty = true
+            if quitGuard.asking {
+                switch quitGuard.answer(key, ctrl: ctrl) {
+                case .quit: return true
+                case .saveAndQuit:
+                    if save() { return true }
+                    quitGuard.asking = false
+                case .back:
+                    say("back to editing")
+                }
+                return false
+            }
             return handleKey(key, shift: shift, ctrl: ctrl)
         case .wheel(let x, let y, let steps):
             if layout.pictureAreaContains(x, y) { show(navigator.wheel(steps, at: x, y, layout: layout)) }
@@ -408,12 +436,23 @@ final class StudioApp {
         case .panEnd(let x, let y):
             if let v = navigator.panned(x, y, layout: layout) { show(v) }
             navigator.endPan()
+        case .text(let t):
+            if inspector.isRenaming { inspector.type(t); dirty = true }
+        case .select(let x, let y):
+            mouse = (x, y)
+            dirty = true
+            if quitGuard.asking { quitGuard.asking = false; say("back to editing") }
+            if let m = inspector.selectRegion(at: x, y, frame: currentIndex, layout: layout) { say(m) }
         case .mouseDown where helpPage != nil:
             closeHelp()
         case .mouseDown(let x, let y):
             mouse = (x, y)
-            if layout.pictureAreaContains(x, y), session.clip != nil, handles, !recorder.isRecording,
+            dirty = true
+            if quitGuard.asking { quitGuard.asking = false; say("back to editing") }
+            if inspector.mouseDown(x, y, layout: layout) {
+            } else if layout.pictureAreaContains(x, y), session.clip != nil, handles, !recorder.isRecording,
                let hit = editor.handleHit(x, y, frame: currentIndex, layout: layout) {
+                if let kind = hit.origin?.kind, kind != inspector.selected { inspector.select(kind) }
                 editor.beginDrag(hit.origin, handle: hit.handle, x, y)
             } else if layout.timelineContains(x, y) {
                 guard !recorder.isRecording else { say("recording: R stops it first"); break }
@@ -434,8 +473,10 @@ final class StudioApp {
             if let v = navigator.panned(x, y, layout: layout) { show(v) }
             if editor.isDragging { editor.moveDrag(x, y, scale: layout.scale) }
             if scrubbing { scrub(x) }
+            if inspector.mouseMoved(x, layout: layout) { dirty = true }
         case .mouseUp(let x, let y):
-            if editor.isDragging {
+            if inspector.mouseUp() {
+            } else if editor.isDragging {
                 editor.moveDrag(x, y, scale: layout.scale)
                 editor.endDrag()
             } else if scrubbing {
@@ -462,6 +503,11 @@ final class StudioApp {
     }
 
     private func handleKey(_ key: StudioKey, shift: Bool, ctrl: Bool) -> Bool {
+        // While a name is typed, every key is the inspector's (its
+        // characters come as text).
+        if inspector.isRenaming, inspector.handleKey(key, shift: shift, frame: currentIndex, say: say) {
+            return false
+        }
         if key != .space { navigator.otherKey() }
         if let page = helpPage {
             // The help is up: Down pages on, any other key closes it.
@@ -470,6 +516,10 @@ final class StudioApp {
         }
         if key == .help {
             showHelp(page: 0)
+            return false
+        }
+        // The inspector's keys (the selected region's parameters).
+        if !ctrl && !recorder.isRecording, inspector.handleKey(key, shift: shift, frame: currentIndex, say: say) {
             return false
         }
         if shift {
@@ -484,7 +534,7 @@ final class StudioApp {
         }
         switch key {
         case .escape:
-            return true
+            return askQuit(closing: false)
         case .r:
             toggleRecording()
         case .h:
@@ -506,23 +556,17 @@ final class StudioApp {
         case _ where recorder.isRecording:
             say("recording: R stops it and writes the take")
         case .s where ctrl:
-            if editor.save(sceneName: sceneName) {
-                // The saved scene's run says how it went on stderr too,
-                // even when an edit's run said the same before.
-                lastPrintedError = nil
-                // The file written is not a change to reload for; the saved
-                // scene runs off the window thread.
-                watch.reset(extra: session.inputs)
-                requestRun()
-            }
-            dirty = true
+            save()
         case .z where ctrl:
-            editor.undoLast()
+            if shift { editor.redoNext() } else { editor.undoLast() }
+        case .y where ctrl:
+            editor.redoNext()
         case .a where !ctrl:
             // At the mouse, else the middle of the picture area (zoomed: the part in view).
             let a = layout.pictureArea
-            editor.add(at: mouse.flatMap { layout.imagePoint($0.x, $0.y) }
+            let added = editor.add(at: mouse.flatMap { layout.imagePoint($0.x, $0.y) }
                 ?? layout.imagePointUnclamped(a.x + a.w / 2, a.y + a.h / 2))
+            if let added { inspector.select(added, quiet: true) }
         case .space:
             transport.togglePlaying()
             navigator.spacePressed()
@@ -547,6 +591,45 @@ final class StudioApp {
             break
         }
         return false
+    }
+
+    /// Writes the edits into the scene; true when it wrote them.
+    @discardableResult
+    private func save() -> Bool {
+        dirty = true
+        guard editor.save(sceneName: sceneName) else { return false }
+        // The saved scene's run says how it went on stderr too, even when
+        // an edit's run said the same before.
+        lastPrintedError = nil
+        // The file written is not a change to reload for; the saved scene
+        // runs off the window thread.
+        watch.reset(extra: session.inputs)
+        requestRun()
+        return true
+    }
+
+    /// `Esc` or the window's close: quits at once without unsaved edits;
+    /// with them, asks first (true: quit now).
+    private func askQuit(closing: Bool) -> Bool {
+        guard let question = quitGuard.ask(unsavedEdits: session.edits.calls.count + session.edits.added.count, closing: closing) else {
+            return true
+        }
+        fail(question)
+        if options.verbose { printError("studio: asking before quitting (unsaved edits)") }
+        return false
+    }
+
+    /// The window's title: the scene's name, marked while edits are unsaved.
+    private var title: String {
+        (session.hasUnsavedEdits ? "\u{2022} " : "") + "wobble-run edit: \(ScenePaths.shown(sceneName))"
+    }
+
+    private func updateTitle() {
+        let t = title
+        guard t != shownTitle, let window else { return }
+        shownTitle = t
+        window.setTitle(t)
+        if options.verbose { printError("studio: title \(t)") }
     }
 
     private func scrub(_ x: Int) {
@@ -610,6 +693,14 @@ final class StudioApp {
     private func present() {
         guard let window else { return }
         let k = currentIndex
+        presenter.selected = inspector.selected
+        // The inspector's column, drawn again only when what it shows changed.
+        let r = layout.panelRect
+        let panel = r.w > 0 ? inspector.panel(width: r.w, height: r.h) : nil
+        if shownPanel == nil || shownPanel?.panel != panel || shownPanel?.x != r.x || shownPanel?.y != r.y {
+            shownPanel = (panel, r.x, r.y)
+            window.setPanel(panel?.image, x: r.x, y: r.y)
+        }
         guard presenter.present(into: window, frame: k, handles: handles, layout: layout, dirty: dirty, playing: playing,
                                 message: { [unowned self] in message }, isEditable: { [unowned self] in editor.isEditable($0) },
                                 chrome: { [unowned self] in drawChrome(index: $0) }, fail: { [unowned self] in fail($0) }) else { return }

@@ -22,6 +22,11 @@ protocol StudioSurface: AnyObject {
     /// Solid boxes drawn over the next presents, under the chrome (the
     /// handles that lie outside the picture).
     var marks: [WindowMark] { get set }
+    /// The inspector's column, drawn at `(x, y)` at 1:1 with every present
+    /// from now on (nil: none).
+    func setPanel(_ image: RGBAImage?, x: Int, y: Int)
+    /// The window's title (the unsaved marker).
+    func setTitle(_ title: String)
     /// Makes the window's GL context current (a renderer drawing straight
     /// into the window is made in it).
     func makeCurrent() throws

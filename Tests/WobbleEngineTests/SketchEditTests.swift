@@ -70,7 +70,7 @@ final class SketchEditTests: SessionTestCase {
                                   with: "addSketch{lt = {10, 10}, rt = {80, 25}, rb = {60, 50}, lb = {10, 50}}")
             .replacingOccurrences(of: "lt = {10, 80}, rt", with: "lt = {5, 75}, rt")
             .replacingOccurrences(of: "local m = prepare()",
-                                  with: "addSketch{lt = {105, 55}, rt = {195, 55}, rb = {195, 145}, lb = {105, 145}}\nlocal m = prepare()")
+                                  with: "local region1 = addSketch{x = 105, y = 55, w = 90, h = 90}\nlocal m = prepare()")
         XCTAssertEqual(out, expected)
         // The saved scene runs to the same shapes (the picture does not jump).
         XCTAssertEqual(s.frameState(5)?.regions.first?.shape.rt, Point(80, 25))
@@ -78,19 +78,35 @@ final class SketchEditTests: SessionTestCase {
         XCTAssertEqual(s.handleShapes(atFrame: 0)[4].shape.center, Point(30, 100), "a center that was set stays")
     }
 
-    func testSaveRefusesWhenTheFileChangedOnDisk() throws {
+    func testASaveByAnotherProgramIsMergedUnlessItChangedTheSameConstructor() throws {
         let path = try scene(SketchEditTests.text)
         let s = LiveSession(options: SessionOptions(scenePath: path))
         XCTAssertTrue(s.run())
         var p = s.sketchCalls[0].points
         p.lt = Point(0, 0)
         s.sketchOverrides[0] = p
-        let changed = SketchEditTests.text + "-- edited elsewhere\n"
+        // A comment appended elsewhere: the edit goes into the new text.
+        let commented = SketchEditTests.text + "-- edited elsewhere\n"
+        try commented.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertNil(s.mergeProblem())
+        try s.saveEdits(runAfter: false)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8),
+                       commented.replacingOccurrences(of: "addSketch{x = 10, y = 10, w = 50, h = 40}",
+                                                      with: "addSketch{lt = {0, 0}, rt = {60, 10}, rb = {60, 50}, lb = {10, 50}}"))
+        XCTAssertFalse(s.hasUnsavedEdits)
+
+        // The same constructor changed on disk too: refused, named, nothing written.
+        try SketchEditTests.text.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertTrue(s.run())
+        p = s.sketchCalls[0].points
+        p.lt = Point(1, 1)
+        s.sketchOverrides[0] = p
+        let changed = SketchEditTests.text.replacingOccurrences(of: "w = 50, h = 40}", with: "w = 55, h = 40}")
         try changed.write(toFile: path, atomically: true, encoding: .utf8)
-        XCTAssertThrowsError(try s.saveEdits()) { e in
-            XCTAssertTrue("\(e)".contains("changed on disk since it was loaded"), "\(e)")
-        }
-        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), changed)
+        let expected = "not saved: a (\(path):2) was changed on disk as well; the edits stay pending (Ctrl+Z undoes them)"
+        XCTAssertEqual(s.mergeProblem(), expected)
+        XCTAssertThrowsError(try s.saveEdits()) { e in XCTAssertEqual("\(e)", expected) }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), changed, "nothing written")
         XCTAssertTrue(s.hasUnsavedEdits)
         // Undoing the edit leaves nothing to save.
         s.sketchOverrides = [:]

@@ -162,9 +162,9 @@ final class SketchSourceTests: XCTestCase {
         """
         let out = try rewrite(text, call: -1, old: .defaultSketch, new: .defaultSketch, added: [.square(centeredAt: Point(100, 50.04))])
         XCTAssertEqual(out, text.replacingOccurrences(of: "prepare() -- here",
-                                                      with: "addSketch{lt = {55, 5}, rt = {145, 5}, rb = {145, 95}, lb = {55, 95}}\nprepare() -- here"))
+                                                      with: "local region1 = addSketch{x = 55, y = 5, w = 90, h = 90}\nprepare() -- here"))
         let end = try rewrite("image('a.png')", call: -1, old: .defaultSketch, new: .defaultSketch, added: [.square(centeredAt: Point(45, 45))])
-        XCTAssertEqual(end, "image('a.png')\naddSketch{lt = {0, 0}, rt = {90, 0}, rb = {90, 90}, lb = {0, 90}}\n")
+        XCTAssertEqual(end, "image('a.png')\nlocal region1 = addSketch{x = 0, y = 0, w = 90, h = 90}\n")
     }
 
     func testNumbersWithAtMostOneDecimal() {

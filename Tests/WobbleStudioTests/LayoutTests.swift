@@ -8,10 +8,22 @@ final class LayoutTests: XCTestCase {
     func testOneToOneWhenItFitsElseScaledDownUniformly() {
         let small = Layout(imageWidth: 451, imageHeight: 300, screen: (1920, 1080))
         XCTAssertEqual(small.scale, 1)
-        XCTAssertEqual(small.windowWidth, 480)   // the minimum width: the image is centred
-        XCTAssertEqual(small.imageRect.x, 14)
+        XCTAssertEqual(small.windowWidth, 451 + Layout.panelWidth)   // the picture, then the inspector's column
+        XCTAssertEqual(small.imageRect.x, 0)
         XCTAssertEqual(small.imageRect.w, 451)
         XCTAssertEqual(small.windowHeight, 300 + Layout.chromeHeight)
+        XCTAssertTrue(small.panelRect == (451, 0, Layout.panelWidth, 300))
+        // A small picture: the window is wide enough for the minimum, the
+        // picture centred in its column; the inspector sets the height.
+        let tiny = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080))
+        XCTAssertEqual(tiny.windowWidth, 480)
+        XCTAssertEqual(tiny.imageRect.x, (480 - Layout.panelWidth - 120) / 2)
+        XCTAssertEqual(tiny.chromeY, Layout.panelMinHeight)
+        XCTAssertEqual(tiny.windowHeight, Layout.panelMinHeight + Layout.chromeHeight)
+        XCTAssertNil(tiny.imagePoint(tiny.imageRect.x + 5, 95), "below the picture is not the picture")
+        let back = tiny.windowPoint(tiny.imagePointUnclamped(tiny.imageRect.x + 7, 9))
+        XCTAssertEqual(back.x, Double(tiny.imageRect.x + 7), accuracy: 1e-9)
+        XCTAssertEqual(back.y, 9, accuracy: 1e-9)
 
         let big = Layout(imageWidth: 4000, imageHeight: 3000, screen: (1920, 1080))
         XCTAssertLessThan(big.scale, 1)
@@ -74,10 +86,14 @@ final class LayoutTests: XCTestCase {
         let l = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950))
         XCTAssertEqual(l.scale, 1, "a bigger window alone does not enlarge")
         XCTAssertEqual(l.chromeY, 950 - Layout.chromeHeight)
+        // The picture area: left of the inspector's column, above the chrome.
+        let areaW = 1300 - Layout.panelWidth
+        XCTAssertTrue(l.pictureArea == (0, 0, areaW, 950 - Layout.chromeHeight))
         let fit = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950), view: l.fitted)
-        XCTAssertEqual(fit.scale, 1300.0 / 640, accuracy: 1e-9)
-        XCTAssertEqual(fit.imageRect.w, 1300)
-        XCTAssertEqual(fit.imageRect.y, (950 - Layout.chromeHeight - 731) / 2)
+        XCTAssertEqual(fit.scale, Double(areaW) / 640, accuracy: 1e-9)
+        XCTAssertEqual(fit.imageRect.w, areaW)
+        let fitH = Int((360 * Double(areaW) / 640).rounded())
+        XCTAssertEqual(fit.imageRect.y, (950 - Layout.chromeHeight - fitH) / 2)
         let before = l.imagePointUnclamped(700, 400)
         let z = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950), view: l.zoomed(by: 1.25, around: 700, 400))
         let after = z.imagePointUnclamped(700, 400)
@@ -88,7 +104,7 @@ final class LayoutTests: XCTestCase {
         let tiny = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950), view: l.zoomed(by: 0.0001, around: 700, 400))
         XCTAssertEqual(tiny.imageRect.w, 32)
         let far = Layout(imageWidth: 640, imageHeight: 360, window: (1300, 950), view: l.panned(from: l.view, by: 5000, -5000))
-        XCTAssertEqual(far.imageRect.x, 1300 - 32)
+        XCTAssertEqual(far.imageRect.x, areaW - 32)
         XCTAssertEqual(far.imageRect.y, 32 - 360)
         XCTAssertNil(far.imagePoint(far.imageRect.x + 5, far.chromeY + 1), "the chrome is not the picture")
     }

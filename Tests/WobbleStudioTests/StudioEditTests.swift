@@ -80,7 +80,7 @@ final class StudioEditTests: XCTestCase {
         let without = try w.screenshot()
         before = w.lineCount
         try w.key("a")
-        try w.waitForLine(after: before, "added", { $0.hasPrefix("studio: added a sketch at 400.5,60.5") })
+        try w.waitForLine(after: before, "added", { $0.hasPrefix("studio: added a sketch at 401,61") })
         try w.waitForLine(after: before, "the edit shown", { $0.hasPrefix("studio: edit shown") })
         let with = try w.screenshot()
         let square = agreement(with, without) { x, y in x >= 350 && x <= 450 && y >= 10 && y <= 110 }
@@ -89,16 +89,17 @@ final class StudioEditTests: XCTestCase {
         try w.key("ctrl+s")
         try w.waitForLine(after: before, "saved", { $0.hasPrefix("studio: saved ") })
         let added = try read(scene)
-        let line = "addSketch{lt = {355.5, 15.5}, rt = {445.5, 15.5}, rb = {445.5, 105.5}, lb = {355.5, 105.5}}\n"
-        XCTAssertEqual(added, saved.replacingOccurrences(of: "prepare()\n", with: line + "prepare()\n"))
+        // A named local, whole pixels, before the scene's first step (wait).
+        let line = "local region1 = addSketch{x = 356, y = 16, w = 90, h = 90}\n"
+        XCTAssertEqual(added, saved.replacingOccurrences(of: "wait(0.2)", with: line + "wait(0.2)"))
         XCTAssertEqual(try probe(added, "local m = wobbleModels()[4] print(string.format('%g %g %d', m.lt.x, m.rb.y, #wobbleModels()))"),
-                       "355.5 105.5 4\n")
+                       "356 106 4\n")
         // A render shows it: the overlay's live corner (yellow) at its lt.
         let r = try Tool.exec(Tool.executable.path, [scene, "--overlay", "--frames", "10", "-o", "shot.png", "-q"], cwd: dir)
         XCTAssertEqual(r.status, 0, r.stderr)
         let shot = try ImageIO.load(path: dir.appendingPathComponent("shot.png").path)
-        let px = shot.pixel(355, 15)
-        XCTAssertTrue(px.r > 200 && px.g > 180 && px.b < 100, "no live corner at (355, 15): \(px)")
+        let px = shot.pixel(356, 16)
+        XCTAssertTrue(px.r > 200 && px.g > 180 && px.b < 100, "no live corner at (356, 16): \(px)")
 
         // Ctrl+Z restores: A again, then Ctrl+Z gives back the picture.
         let clean = try w.screenshot()
@@ -117,9 +118,37 @@ final class StudioEditTests: XCTestCase {
         // A drag on a computed sketch says so; quitting with an unsaved edit says so.
         before = w.lineCount
         try w.drag(from: (ax + 355, ay + 15), to: (ax + 350, ay + 10))
-        try w.waitForLine(after: before, "the drag", { $0.hasPrefix("studio: dragged lt of the sketch of line 20") })
+        try w.waitForLine(after: before, "the drag", { $0.hasPrefix("studio: dragged lt of the sketch of line 19") })
         XCTAssertEqual(try w.quit(), 0)
         XCTAssertTrue(w.linesSnapshot().contains { $0.hasPrefix("wobble-run: \(scene): 1 unsaved sketch edit not saved") })
         XCTAssertEqual(try read(scene), added)
+    }
+
+    /// The inspector in a real window: Ctrl+click the left cheek, make it a
+    /// spring, shorter and stronger with keys; the title carries the unsaved
+    /// marker; Ctrl+S writes exactly those keys (in-process:
+    /// StudioInspectorTests).
+    func testTheInspectorByKeysAndCtrlClickAndTheUnsavedTitle() throws {
+        let (scene, original) = try copyCat()
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        var before = w.lineCount
+        try w.key("space", "Home")
+        try w.waitForLine(after: before, "frame 0 paused", StudioTests.frameLine(0, paused: true))
+        let (ax, ay) = (w.imageArea.x, w.imageArea.y)
+        try display.x("xdotool", ["mousemove", "--window", w.windowID, "\(ax + 150)", "\(ay + 230)", "keydown", "ctrl", "click", "1", "keyup", "ctrl"])
+        before = w.lineCount
+        try w.key("Down", "plus", "Down", "minus", "minus", "minus", "minus", "minus", "minus", "minus", "minus", "Down", "Prior")
+        try w.waitForLine(after: before, "the marker", { $0 == "studio: title \u{2022} wobble-run edit: \(scene)" })
+        let title = try display.x("xdotool", ["getwindowname", w.windowID])
+        XCTAssertEqual(String(decoding: title.stdout, as: UTF8.self), "\u{2022} wobble-run edit: \(scene)\n")
+        usleep(500_000)
+        before = w.lineCount
+        try w.key("ctrl+s")
+        try w.waitForLine(after: before, "saved", { $0.hasPrefix("studio: saved ") })
+        XCTAssertEqual(try read(scene), original.replacingOccurrences(
+            of: "rb = {222, 278}, lb = {92, 286},\n}", with: "rb = {222, 278}, lb = {92, 286}, motion = \"spring\", duration = 0.8, strength = 0.18,\n}"))
+        try w.waitForLine(after: before, "no marker", { $0 == "studio: title wobble-run edit: \(scene)" })
+        XCTAssertEqual(try w.quit(), 0)
     }
 }

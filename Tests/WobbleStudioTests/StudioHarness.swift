@@ -131,9 +131,17 @@ final class StudioWindowUnderTest {
         return RGBAImage(width: r.w, height: r.h, pixels: px)
     }
 
-    /// Esc, then the exit status.
+    /// Esc (twice when the studio asks first: unsaved edits are dropped), then the exit status.
     func quit() throws -> Int32 {
         if process.isRunning { try? key("Escape") }
+        let asked = Date().addingTimeInterval(2)
+        while process.isRunning && Date() < asked {
+            if linesSnapshot().contains(where: { $0 == "studio: asking before quitting (unsaved edits)" }) {
+                try? key("Escape")
+                break
+            }
+            usleep(20_000)
+        }
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { process.terminate(); process.waitUntilExit() }

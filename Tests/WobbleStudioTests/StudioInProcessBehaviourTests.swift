@@ -94,9 +94,10 @@ final class StudioInProcessEditTests: InProcessStudioCase {
         XCTAssertEqual(try read("s.lua"), text, "nothing written without Ctrl+S")
     }
 
-    /// `A` adds a 90x90 sketch at the mouse (its centre rounded to a tenth
-    /// of a pixel), its handles are drawn, Ctrl+S writes exactly its call
-    /// before `prepare()`, and the picture is then the saved scene's render.
+    /// `A` adds a 90x90 sketch at the mouse (its corners whole pixels), its
+    /// handles are drawn, Ctrl+S writes exactly its call, a named local in
+    /// the rectangle form, before `prepare()`, and the picture is then the
+    /// saved scene's render.
     func testAAddsASketchAtTheMouseAndCtrlSSavesIt() throws {
         try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
         let text = """
@@ -120,7 +121,7 @@ final class StudioInProcessEditTests: InProcessStudioCase {
             (t0 + 0.7, .quit),
         ])
         XCTAssertEqual(status, 0)
-        let line = "addSketch{lt = {55.5, 30.5}, rt = {145.5, 30.5}, rb = {145.5, 120.5}, lb = {55.5, 120.5}}\n"
+        let line = "local region1 = addSketch{x = 56, y = 31, w = 90, h = 90}\n"
         let saved = try read("s.lua")
         XCTAssertEqual(saved, text.replacingOccurrences(of: "prepare()\n", with: line + "prepare()\n"))
         XCTAssertEqual(app.message, "saved s.lua: 1 added")

@@ -31,6 +31,7 @@ final class FakeSurface: StudioSurface {
     /// The chrome presented with each frame.
     private(set) var chromes: [(at: Double, image: RGBAImage)] = []
     private(set) var size: (Int, Int)
+    private var lastScripted: Double?
 
     init(clock: ManualClock, width: Int, height: Int, script: [(at: Double, input: StudioInput)]) {
         self.clock = clock
@@ -58,7 +59,14 @@ final class FakeSurface: StudioSurface {
         }
         if let next = script.first, next.at <= clock.t {
             script.removeFirst()
+            lastScripted = next.at
             return [next.input]
+        }
+        // A studio still open long after the last input (it asks before
+        // quitting, say): closed, twice, and the test fails.
+        if script.isEmpty, let last = lastScripted, clock.t > last + 60 {
+            XCTFail("the studio did not quit after the last scripted input")
+            return [.quit, .quit]
         }
         // The wait passes on the manual clock (at least a millisecond, so
         // that time goes on), but never past the next scripted input or
@@ -74,6 +82,11 @@ final class FakeSurface: StudioSurface {
         frames.last { $0.at < t && $0.image != nil }?.image
     }
 
+    /// The inspector's column as last set, and every title set.
+    private(set) var panel: (image: RGBAImage, x: Int, y: Int)?
+    private(set) var titles: [String] = []
+    func setPanel(_ image: RGBAImage?, x: Int, y: Int) { panel = image.map { ($0, x, y) } }
+    func setTitle(_ title: String) { titles.append(title) }
     func invalidate() {}
     /// The boxes drawn outside the picture (handles there), as set last,
     /// and every set presented.

@@ -43,6 +43,7 @@ final class StudioRunFailureTests: InProcessStudioCase {
 
     func testADragWhoseRunFailsSaysTheRunFailedNotMoved() throws {
         let text = try failingScene()
+        nonisolated(unsafe) var said: (message: String, isError: Bool)?
         let a = imageArea(120, 90)
         let clock = ManualClock()
         let t0 = clock.t
@@ -51,13 +52,18 @@ final class StudioRunFailureTests: InProcessStudioCase {
                 (t0 + 0.10, .mouseDown(x: a.x + 10, y: a.y + 10)),   // lt
                 (t0 + 0.15, .mouseMove(x: a.x + 20, y: a.y + 15)),   // the scene fails there
                 (t0 + 0.20, .mouseUp(x: a.x + 20, y: a.y + 15)),
+                // The drag is an unsaved edit: the first close asks, the second quits.
                 (t0 + 0.40, .quit),
-            ])
+                (t0 + 0.45, .quit),
+            ]) { surface, app in
+                surface.actions = [(t0 + 0.35, { said = (app.message, app.messageIsError) })]
+            }
         }
         XCTAssertEqual(status, 0)
         let error = box.path("s.lua") + ":3: lt is too far right"
-        XCTAssertEqual(app.message, "the scene failed with lt at (20, 15) of the sketch of line 2: \(error); Ctrl+Z undoes")
-        XCTAssertTrue(app.messageIsError)
+        XCTAssertEqual(said?.message, "the scene failed with lt at (20, 15) of the sketch of line 2: \(error); Ctrl+Z undoes")
+        XCTAssertEqual(said?.isError, true)
+        XCTAssertTrue(app.message.hasPrefix("1 unsaved edit: close again quits without saving"), app.message)
         // On stderr once (the drag ran the scene once with lt there).
         XCTAssertEqual(stderr.components(separatedBy: error + "\n").count - 1, 1, stderr)
         XCTAssertEqual(try read("s.lua"), text)

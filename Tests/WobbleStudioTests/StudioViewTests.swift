@@ -56,10 +56,12 @@ final class StudioViewTests: InProcessStudioCase {
             XCTAssertNotNil(expected.firstIndex(of: img), "a zoomed picture is a headless frame at \(w)x\(h)")
         }
         XCTAssertGreaterThan(Set(zoomedShown.compactMap { expected.firstIndex(of: $0) }).count, 2, "it plays on while zoomed")
-        // F: the whole picture as large as the area allows (90 px high).
+        // F: the whole picture as large as the area left of the inspector
+        // allows (248 of its 480 px wide, 300 high: 248x186).
+        XCTAssertTrue(start.pictureArea == (0, 0, 480 - Layout.panelWidth, 300))
         let fitted = try XCTUnwrap(surface.frames.last { $0.image != nil }?.image)
-        XCTAssertEqual(fitted.height, 90)
-        XCTAssertEqual(fitted.width, 120)
+        XCTAssertEqual(fitted.width, 248)
+        XCTAssertEqual(fitted.height, 186)
     }
 
     /// A handle outside the picture: drawn beside it once zoomed, grabbed
@@ -71,7 +73,7 @@ final class StudioViewTests: InProcessStudioCase {
         let start = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080))
         let view = start.zoomed(by: 1.25 * 1.25 * 1.25, around: start.imageRect.x, 45)
         let zoomed = Layout(imageWidth: 120, imageHeight: 90, window: (start.windowWidth, start.windowHeight), view: view)
-        let (hx, hy) = zoomed.windowPoint(Point(-15, 40))
+        let handle = zoomed.windowPoint(Point(-15, 40)), hx = handle.x, hy = handle.y
         let grab = (Int(hx.rounded()), Int(hy.rounded()))
         XCTAssertLessThan(grab.0, zoomed.imageRect.x, "the handle is left of the picture")
         XCTAssertTrue(zoomed.pictureAreaContains(grab.0, grab.1))
@@ -258,8 +260,8 @@ final class StudioViewTests: InProcessStudioCase {
         let t0 = clock.t
         let (status, surface, app) = try runStudio("s.lua", clock: clock, script: [
             (t0, key(.space)),
-            (t0 + 0.05, .mouseDown(x: layout.imageRect.x + 90, y: 60)),   // a poke at the playhead
-            (t0 + 0.06, .mouseUp(x: layout.imageRect.x + 100, y: 65)),
+            (t0 + 0.05, .mouseDown(x: layout.imageRect.x + 90, y: layout.imageRect.y + 60)),   // a poke at the playhead
+            (t0 + 0.06, .mouseUp(x: layout.imageRect.x + 100, y: layout.imageRect.y + 65)),
             (t0 + 0.3, .mouseMove(x: Chrome.x(0, width: layout.windowWidth, length: 1.2), y: y)),
             (t0 + 0.4, .mouseMove(x: layout.windowWidth / 2, y: 20)),
             (t0 + 0.5, .quit),

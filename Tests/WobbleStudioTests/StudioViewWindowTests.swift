@@ -30,19 +30,21 @@ extension StudioTests {
         try w.waitForLine(after: before, "fitted", { $0.hasPrefix("studio: window 640x500") && !$0.hasSuffix("scale 1") })
         try w.waitForLine(after: before, "frame 3 again", StudioTests.frameLine(3, paused: true))
         w.updateImageArea()
-        // 412 px high (500 - the chrome), 549 wide, centred.
-        XCTAssertEqual(w.imageArea.w, 549)
-        XCTAssertEqual(w.imageArea.h, 412)
-        XCTAssertEqual(w.imageArea.x, 45)
+        // The area left of the inspector: 408 (640 - its column) by 412
+        // (500 - the chrome); the picture 408 wide, 306 high, centred.
+        XCTAssertEqual(w.imageArea.w, 408)
+        XCTAssertEqual(w.imageArea.h, 306)
+        XCTAssertEqual(w.imageArea.x, 0)
+        XCTAssertEqual(w.imageArea.y, (412 - 306) / 2)
         // (The swap reaches the X server a moment later on a busy machine.)
         usleep(1_000_000)
-        try assertShowsTheRenderedFrame(w, scene: scene, frame: 3, extra: ["--width", "549", "--height", "412"])
+        try assertShowsTheRenderedFrame(w, scene: scene, frame: 3, extra: ["--width", "408", "--height", "306"])
         // The wheel zooms around the mouse: the image point under it stays.
         before = w.lineCount
         try display.x("xdotool", ["mousemove", "--window", w.windowID, "320", "200", "click", "4"])
-        try w.waitForLine(after: before, "zoomed", { $0.hasPrefix("studio: window 640x500") && $0.contains("687x515") })
+        try w.waitForLine(after: before, "zoomed", { $0.hasPrefix("studio: window 640x500") && $0.contains("510x383") })
         w.updateImageArea()
-        XCTAssertEqual(Double(320 - w.imageArea.x) / 687, Double(320 - 45) / 549, accuracy: 0.003)
+        XCTAssertEqual(Double(320 - w.imageArea.x) / 510, Double(320 - 0) / 408, accuracy: 0.003)
         // A middle drag pans by the mouse's way.
         let zoomed = w.imageArea
         before = w.lineCount

@@ -1,0 +1,34 @@
+import WobbleCore
+
+/// What one sketch is, as far as the studio edits it: its points, its
+/// model's parameters and the name of the local it is assigned to.
+public struct SketchState: Sendable, Equatable, Hashable {
+    public var points: SketchPoints
+    public var parameters: WobbleParameters
+    /// The local the sketch is assigned to (`local body = addSketch{...}`), nil: none.
+    public var name: String?
+
+    public init(points: SketchPoints, parameters: WobbleParameters = .original, name: String? = nil) {
+        self.points = points
+        self.parameters = parameters
+        self.name = name
+    }
+}
+
+/// The studio's unsaved edits: the sketches of `addSketch` calls as they
+/// should be (by call, 0-based in run order) and the sketches added.
+/// A run applies them (`ScriptOptions.sketchEdits`); a save writes them.
+public struct SketchEdits: Sendable, Equatable {
+    /// The n-th `addSketch` call of a run makes this sketch instead of its own.
+    public var calls: [Int: SketchState] = [:]
+    /// Sketches added, put on the control layer before the script's first
+    /// `prepare()` or clock step (`wait`, `untilStill`), whichever comes first.
+    public var added: [SketchState] = []
+
+    public init(calls: [Int: SketchState] = [:], added: [SketchState] = []) {
+        self.calls = calls
+        self.added = added
+    }
+
+    public var isEmpty: Bool { calls.isEmpty && added.isEmpty }
+}

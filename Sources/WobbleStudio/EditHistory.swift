@@ -1,0 +1,65 @@
+import WobbleScript
+
+/// Undo and redo of the studio's sketch edits, across saves. Each step is
+/// kept as the edits then and the sketches of the text they were made on
+/// (by call): a step restored after a save (the file now holds other
+/// values) becomes edits that give those sketches again, so the next save
+/// writes them back. A save that added regions is a wall: stepping back
+/// past it would need the added lines taken out of the file.
+struct EditHistory {
+    struct Step: Equatable {
+        var edits: SketchEdits
+        /// The sketch each call's own text made when the step was taken.
+        var base: [Int: SketchState]
+        /// A save that wrote added regions (their names): undo stops here.
+        var wall: [String]?
+    }
+    private(set) var undoSteps: [Step] = []
+    private(set) var redoSteps: [Step] = []
+
+    /// Records the state before a change (drops what could be redone).
+    mutating func record(_ edits: SketchEdits, base: [Int: SketchState]) {
+        undoSteps.append(Step(edits: edits, base: base))
+        redoSteps.removeAll()
+    }
+
+    /// Records a save that wrote added regions.
+    mutating func recordWall(added names: [String]) {
+        undoSteps.append(Step(edits: SketchEdits(), base: [:], wall: names))
+        redoSteps.removeAll()
+    }
+
+    var canUndo: Bool { !undoSteps.isEmpty }
+    var canRedo: Bool { !redoSteps.isEmpty }
+
+    /// The step before now (the current state is kept for redo); a wall
+    /// stays and is returned as it is.
+    mutating func undo(current: SketchEdits, base: [Int: SketchState]) -> Step? {
+        guard let last = undoSteps.last else { return nil }
+        if last.wall != nil { return last }
+        undoSteps.removeLast()
+        redoSteps.append(Step(edits: current, base: base))
+        return last
+    }
+
+    mutating func redo(current: SketchEdits, base: [Int: SketchState]) -> Step? {
+        guard let next = redoSteps.popLast() else { return nil }
+        undoSteps.append(Step(edits: current, base: base))
+        return next
+    }
+
+    /// The edits that give `step`'s sketches on a text whose calls make
+    /// `now`: its own edits, plus each call whose text changed since (a
+    /// save, a merge) set back to what the step's text made. nil when the
+    /// calls are not the same ones (another number of them).
+    static func resolve(_ step: Step, now: [Int: SketchState]) -> SketchEdits? {
+        guard step.base.count == now.count || step.base.isEmpty else { return nil }
+        var edits = step.edits
+        for (n, was) in step.base where edits.calls[n] == nil && now[n] != was {
+            edits.calls[n] = was
+        }
+        // An edit equal to what the text makes now is no edit.
+        for (n, s) in edits.calls where now[n] == s { edits.calls[n] = nil }
+        return edits
+    }
+}

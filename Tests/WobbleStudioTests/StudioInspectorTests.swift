@@ -1,0 +1,375 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleEngine
+import WobbleMedia
+import WobbleRender
+import WobbleScript
+@testable import WobbleStudio
+
+private func key(_ k: StudioKey, shift: Bool = false, ctrl: Bool = false) -> StudioInput {
+    .key(k, shift: shift, ctrl: ctrl)
+}
+
+/// The studio as an editor, in-process: the inspector (select, change
+/// parameters by keys and mouse, rename), `A` with a named local, asking
+/// before quitting with unsaved edits, saves merged with another program's,
+/// undo and redo across saves. Pictures are checked against headless
+/// renders, saves against the bytes on disk.
+final class StudioInspectorTests: InProcessStudioCase {
+    static let body = """
+    image("img.png")
+    local body = addSketch{x = 40, y = 30, w = 120, h = 90}
+    prepare()
+    impulse(body, 1, 0.5)
+    wait(1)
+
+    """
+
+    /// Where the inspector's column is, and its rows for a sketch of `motion`.
+    func panel(_ w: Int, _ h: Int, motion: MotionKind = .classic) -> (x: Int, y: Int, p: InspectorPanel) {
+        let l = Layout(imageWidth: w, imageHeight: h, screen: (1920, 1080))
+        let p = InspectorPanel(width: l.panelRect.w, height: l.panelRect.h,
+                               parameters: WobbleParameters(motion: motion), name: nil,
+                               origin: "", readOnly: nil, focused: 0, typing: nil)
+        return (l.panelRect.x, l.panelRect.y, p)
+    }
+
+    /// The lines `--check` of `scene` plus `probe` prints.
+    func probe(_ scene: String, _ probe: String) throws -> String {
+        try box.write("probe.lua", try read(scene) + "\n" + probe + "\n")
+        let r = try Tool.run(["probe.lua", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return (r.stdout + r.stderr).split(separator: "\n").filter { !$0.hasPrefix("ok: ") && !$0.hasPrefix("wobble-run: warning") }.map { $0 + "\n" }.joined()
+    }
+
+    func testTheInspectorChangesStrengthMotionAndDurationAndCtrlSWritesExactlyThoseKeys() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
+        try box.write("s.lua", StudioInspectorTests.body)
+        let a = imageArea(200, 150)
+        let (px, py, p) = panel(200, 150)
+        let rows = p.rows()
+        let spring = try XCTUnwrap(p.choices(.motion).first { $0.label == "spring" })
+        let motionRow = try XCTUnwrap(rows.first { $0.row == .motion })
+        let durationRow = try XCTUnwrap(rows.first { $0.row == .number("duration") })
+        // The duration slider spans 0.1 to 5 s: 2.55 s is half way.
+        let (sx, sw) = p.sliderX
+        let half = px + sx + (sw - 1) / 2
+        let clock = ManualClock()
+        let t0 = clock.t
+        var selectedAfterClick: Bool?
+        let (status, surface, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.25, key(.space)),                                   // paused on frame 7
+            (t0 + 0.30, key(.h)),                                       // the bare frame
+            (t0 + 0.40, .select(x: a.x + 100, y: a.y + 75)),            // Ctrl+click inside: selects, no poke
+            (t0 + 0.50, key(.down)), (t0 + 0.51, key(.down)), (t0 + 0.52, key(.down)),   // the strength row
+            (t0 + 0.55, key(.pageUp)),                                  // +0.10: 0.18
+            (t0 + 0.60, .mouseDown(x: px + spring.x + 2, y: py + motionRow.y + 20)),   // motion: spring
+            (t0 + 0.61, .mouseUp(x: px + spring.x + 2, y: py + motionRow.y + 20)),
+            (t0 + 0.70, .mouseDown(x: px + sx + 10, y: py + durationRow.y + 20)),      // the slider grabbed,
+            (t0 + 0.72, .mouseMove(x: half, y: py + durationRow.y + 22)),              // dragged half way
+            (t0 + 0.74, .mouseUp(x: half, y: py + durationRow.y + 22)),
+            (t0 + 0.90, key(.s, ctrl: true)),
+            (t0 + 1.10, .quit),
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.45, { selectedAfterClick = app.session.performed.isEmpty })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(selectedAfterClick, true, "a Ctrl+click does not poke")
+        XCTAssertEqual(app.message, "saved s.lua: 1 sketch edited")
+        let saved = try read("s.lua")
+        XCTAssertEqual(saved, StudioInspectorTests.body.replacingOccurrences(
+            of: "w = 120, h = 90}", with: "w = 120, h = 90, motion = \"spring\", duration = 2.55, strength = 0.18}"),
+                       "only those keys are written")
+        XCTAssertEqual(try probe("s.lua", "print(string.format('%s %g %g %g', body.motion, body.duration, body.strength, body.threshold))"),
+                       "spring 2.55 0.18 0.02\n")
+        // The preview changed and is the saved scene's frame 7.
+        let before = try XCTUnwrap(surface.picture(before: t0 + 0.4))
+        let after = try XCTUnwrap(surface.picture(before: t0 + 0.9))
+        XCTAssertGreaterThan(agreement(before, after).differing, 100, "the preview follows the parameters")
+        let expected = try headlessFrames("s.lua", count: 8)
+        XCTAssertEqual(before.width, expected[7].width)
+        XCTAssertTrue(after == expected[7], "the preview is the saved scene's frame")
+        XCTAssertTrue(before != expected[7])
+        // The column showed the selection.
+        XCTAssertNotNil(surface.panel)
+    }
+
+    func testAAddsANamedRegionPresentFromFrameZeroRenamedInTheInspector() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
+        let text = """
+        image("img.png")
+        local body = addSketch{x = 10, y = 10, w = 60, h = 60}
+        wait(0.3)
+        prepare()
+        impulse(body, 1, 0.5)
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let a = imageArea(200, 150)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0, key(.space)), (t0 + 0.01, key(.home)),                 // paused at frame 0 (before the wait)
+            (t0 + 0.10, .mouseMove(x: a.x + 120, y: a.y + 60)),
+            (t0 + 0.20, key(.a)),                                       // region1, selected
+            (t0 + 0.30, .mouseMove(x: a.x + 150, y: a.y + 100)),
+            (t0 + 0.40, key(.a)),                                       // region2, selected
+            (t0 + 0.50, key(.enter)),                                   // renamed:
+            (t0 + 0.51, key(.backspace)), (t0 + 0.52, key(.backspace)), (t0 + 0.53, key(.backspace)),
+            (t0 + 0.54, key(.backspace)), (t0 + 0.55, key(.backspace)), (t0 + 0.56, key(.backspace)),
+            (t0 + 0.57, key(.backspace)),
+            (t0 + 0.58, .text("cloud")),
+            (t0 + 0.60, key(.enter)),
+            (t0 + 0.70, .select(x: a.x + 40, y: a.y + 40)),             // body: used on line 5
+            (t0 + 0.71, key(.enter)), (t0 + 0.72, .text("2")), (t0 + 0.73, key(.enter)),
+            (t0 + 0.75, key(.escape)),                                  // (leaves the name as it was)
+            (t0 + 0.80, key(.s, ctrl: true)),
+            (t0 + 1.00, .quit),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.25, { messages.append(app.message) }),
+                (t0 + 0.74, { messages.append(app.message) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(messages, ["added region1, 90x90 at (76, 16); Ctrl+S saves, Ctrl+Z undoes",
+                                  "not renamed: body is used on line 5: rename it there too in a text editor (the studio renames the declaration only)"])
+        let saved = try read("s.lua")
+        let lines = "local region1 = addSketch{x = 76, y = 16, w = 90, h = 90}\nlocal cloud = addSketch{x = 106, y = 56, w = 90, h = 90}\n"
+        XCTAssertEqual(saved, text.replacingOccurrences(of: "wait(0.3)", with: lines + "wait(0.3)"),
+                       "named locals, rectangles of whole pixels, before the first wait")
+        // Present from frame 0: the saved scene's sketches at time 0, and
+        // a headless render's frame 0 with the overlay shows them.
+        XCTAssertEqual(app.session.handleShapes(atFrame: 0).count, 3)
+        XCTAssertEqual(try probe("s.lua", "print(string.format('%g %g %d', cloud.lt.x, cloud.rb.y, #wobbleModels()))"), "106 146 3\n")
+        try box.write("orig.lua", text)
+        for (scene, folder) in [("orig.lua", "o"), ("s.lua", "n")] {
+            let r = try Tool.run([scene, "--backend", "cpu", "--overlay", "--frames", "0", "-q", "-o", folder + "/"], cwd: box.url)
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let o = try ImageIO.load(path: box.path("o/frame_00000.png")), n = try ImageIO.load(path: box.path("n/frame_00000.png"))
+        XCTAssertGreaterThan(agreement(o, n) { x, y in x >= 70 && x <= 200 && y >= 10 && y <= 150 }.differing, 100,
+                             "frame 0 of the headless render shows the added regions")
+    }
+
+    /// Esc with unsaved edits asks in the window; another key goes back;
+    /// Esc twice quits with 0 and the file untouched. Closing, then Ctrl+S,
+    /// saves and quits. The title carries the unsaved marker meanwhile.
+    func testQuittingWithUnsavedEditsAsksFirst() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let a = imageArea(120, 90)
+        let drag: [(Double, StudioInput)] = [
+            (0.10, .mouseDown(x: a.x + 110, y: a.y + 80)),
+            (0.15, .mouseMove(x: a.x + 105, y: a.y + 75)),
+            (0.20, .mouseUp(x: a.x + 100, y: a.y + 70)),
+        ]
+        var clock = ManualClock()
+        var t0 = clock.t
+        var asked: [String] = []
+        var running: [Bool] = []
+        let first = try runStudio("s.lua", clock: clock, script: drag.map { (t0 + $0.0, $0.1) } + [
+            (t0 + 0.30, key(.escape)),
+            (t0 + 0.40, key(.space)),             // back to editing
+            (t0 + 0.50, key(.escape)),
+            (t0 + 0.60, key(.escape)),            // quits without saving
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.35, { asked.append(app.message); running.append(true) }),
+                (t0 + 0.45, { asked.append(app.message) }),
+            ]
+        }
+        XCTAssertEqual(first.status, 0)
+        XCTAssertEqual(asked, ["1 unsaved edit: Esc again quits without saving, Ctrl+S saves and quits, any other key goes back",
+                               "back to editing"])
+        XCTAssertEqual(running, [true], "the window stays open after the first Esc")
+        XCTAssertTrue(first.surface.frames.contains { $0.at > t0 + 0.5 }, "still presenting after Space")
+        XCTAssertEqual(try read("s.lua"), text, "the file untouched")
+        XCTAssertEqual(first.surface.titles, ["wobble-run edit: s.lua", "\u{2022} wobble-run edit: s.lua"])
+
+        clock = ManualClock()
+        t0 = clock.t
+        let second = try runStudio("s.lua", clock: clock, script: drag.map { (t0 + $0.0, $0.1) } + [
+            (t0 + 0.30, .quit),                    // the window's close
+            (t0 + 0.40, key(.s, ctrl: true)),      // saves and quits
+            (t0 + 5.00, .quit),
+        ])
+        XCTAssertEqual(second.status, 0)
+        XCTAssertLessThan(second.surface.frames.last?.at ?? 99, t0 + 1, "it quit after saving")
+        XCTAssertEqual(try read("s.lua"), text.replacingOccurrences(of: "rb = {110, 80}", with: "rb = {100, 70}"))
+    }
+
+    /// A drag, a comment appended by another program (the scene reloads),
+    /// Ctrl+S: the file has both. Then the same constructor changed outside:
+    /// Ctrl+S names the sketch and its line and writes nothing.
+    func testAnotherProgramsSaveIsMergedOrNamedAsAConflict() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        local a = addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let a = imageArea(120, 90)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        let conflicted = text.replacingOccurrences(of: "lt = {10, 10}", with: "lt = {12, 10}") + "-- again\n"
+        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: a.x + 110, y: a.y + 80)),
+            (t0 + 0.15, .mouseMove(x: a.x + 105, y: a.y + 75)),
+            (t0 + 0.20, .mouseUp(x: a.x + 100, y: a.y + 70)),
+            (t0 + 0.50, key(.s, ctrl: true)),
+            (t0 + 0.60, .mouseDown(x: a.x + 10, y: a.y + 10)),
+            (t0 + 0.65, .mouseUp(x: a.x + 20, y: a.y + 15)),
+            (t0 + 0.90, key(.s, ctrl: true)),
+            (t0 + 1.00, key(.escape)), (t0 + 1.05, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.30, {
+                    try? self.box.write("s.lua", text + "-- a comment from the editor\n")
+                    // Until the studio has reloaded it.
+                    surface.holdWhile = { app.session.sceneText.map { String(decoding: $0, as: UTF8.self) } != text + "-- a comment from the editor\n" }
+                }),
+                (t0 + 0.40, { messages.append(app.message) }),
+                (t0 + 0.70, {
+                    try? self.box.write("s.lua", conflicted)
+                    surface.holdWhile = { app.session.sceneText.map { String(decoding: $0, as: UTF8.self) } != conflicted }
+                }),
+                (t0 + 0.80, { messages.append(app.message) }),
+                (t0 + 0.95, { messages.append(app.message) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        let conflict = "not saved: a (\(box.path("s.lua")):2) was changed on disk as well; the edits stay pending (Ctrl+Z undoes them)"
+        XCTAssertEqual(messages, ["s.lua changed on disk: Ctrl+S saves the unsaved edits into it", conflict, conflict])
+        XCTAssertEqual(try read("s.lua"), conflicted, "nothing written on a conflict")
+        XCTAssertTrue(app.session.hasUnsavedEdits, "the edits stay pending")
+    }
+
+    /// The merge's first half on its own, the comment appended by another
+    /// process (`sh -c 'echo ... >> s.lua'`): the file after the save has both.
+    func testADragAndAnAppendedCommentAreBothSaved() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = "image(\"img.png\")\nlocal a = addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}}\nprepare()\nwait(0.5)\n"
+        try box.write("s.lua", text)
+        let a = imageArea(120, 90)
+        let clock = ManualClock()
+        let t0 = clock.t
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: a.x + 110, y: a.y + 80)),
+            (t0 + 0.20, .mouseUp(x: a.x + 100, y: a.y + 70)),
+            (t0 + 0.50, key(.s, ctrl: true)),
+            (t0 + 0.60, .quit),
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.30, {
+                let r = try? Tool.exec("/bin/sh", ["-c", "echo '-- a comment from the editor' >> s.lua"], cwd: self.box.url)
+                XCTAssertEqual(r?.status, 0)
+                surface.holdWhile = { app.session.sceneText.map { String(decoding: $0, as: UTF8.self) } != text + "-- a comment from the editor\n" }
+            })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(try read("s.lua"), text.replacingOccurrences(of: "rb = {110, 80}", with: "rb = {100, 70}")
+                       + "-- a comment from the editor\n")
+    }
+
+    /// Undo past a save: the next save writes the values the file had
+    /// before; redo, and the save after writes the edit again.
+    func testUndoAndRedoAcrossSaves() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        local a = addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}, strength = 0.1}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let a = imageArea(120, 90)
+        let edited = text.replacingOccurrences(of: "rb = {110, 80}", with: "rb = {100, 70}")
+        let clock = ManualClock()
+        let t0 = clock.t
+        var files: [String] = []
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: a.x + 110, y: a.y + 80)),
+            (t0 + 0.20, .mouseUp(x: a.x + 100, y: a.y + 70)),
+            (t0 + 0.30, key(.s, ctrl: true)),
+            (t0 + 0.40, key(.z, ctrl: true)),               // past the save
+            (t0 + 0.50, key(.s, ctrl: true)),
+            (t0 + 0.60, key(.z, shift: true, ctrl: true)),  // redo
+            (t0 + 0.70, key(.s, ctrl: true)),
+            (t0 + 0.80, .quit),
+        ]) { surface, _ in
+            surface.actions = [(t0 + 0.35, { files.append((try? self.read("s.lua")) ?? "") }),
+                               (t0 + 0.55, { files.append((try? self.read("s.lua")) ?? "") })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(files, [edited, text], "undo past the save restored the saved values on the next save")
+        XCTAssertEqual(try read("s.lua"), edited, "redo re-applied")
+    }
+
+    /// Tab selects the regions in turn; the selected one's handles are
+    /// drawn in cyan; a computed sketch is shown read-only with its line
+    /// and its parameters cannot be changed.
+    func testTabSelectsTheSelectionIsDrawnAndComputedSketchesAreReadOnly() throws {
+        try box.writeImage("img.png", RGBAImage(width: 160, height: 100, pixels: [UInt8](repeating: 230, count: 160 * 100 * 4)))
+        let text = """
+        image("img.png")
+        local a = addSketch{x = 10, y = 10, w = 50, h = 50}
+        local size = 50
+        addSketch{x = 90, y = 10, w = size, h = size, strength = 0.2}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var said: [String] = []
+        let (status, surface, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0, key(.space)),
+            (t0 + 0.10, key(.tab)),
+            (t0 + 0.20, key(.tab)),
+            (t0 + 0.30, key(.down)), (t0 + 0.31, key(.down)), (t0 + 0.32, key(.down)),
+            (t0 + 0.33, key(.plus)),
+            (t0 + 0.40, .quit),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.15, { said.append(app.message) }),
+                (t0 + 0.25, { said.append(app.message) }),
+                (t0 + 0.35, { said.append(app.message) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(said, ["selected a, the sketch of line 2",
+                              "selected the sketch of line 4 (computed: read-only; edit line 4 of the script)",
+                              "this sketch is computed: read-only; edit line 4 of the script"])
+        XCTAssertFalse(app.session.hasUnsavedEdits)
+        func cyan(_ img: RGBAImage?, _ x0: Int, _ x1: Int) -> Int {
+            guard let img else { return 0 }
+            var n = 0
+            for y in 0..<img.height { for x in x0..<x1 { let p = img.pixel(x, y); if p.r < 80 && p.g > 180 && p.b > 220 { n += 1 } } }
+            return n
+        }
+        let first = surface.picture(before: t0 + 0.2), second = surface.picture(before: t0 + 0.3)
+        XCTAssertEqual(cyan(surface.picture(before: t0 + 0.1), 0, 160), 0, "nothing selected yet")
+        XCTAssertGreaterThan(cyan(first, 0, 75), 50, "the first region drawn selected")
+        XCTAssertEqual(cyan(first, 80, 160), 0)
+        XCTAssertGreaterThan(cyan(second, 80, 160), 50, "then the second")
+        XCTAssertEqual(cyan(second, 0, 75), 0)
+        // The column shows the strength of the computed one, 0.2.
+        XCTAssertEqual(surface.panel?.x, Layout(imageWidth: 160, imageHeight: 100, screen: (1920, 1080)).panelRect.x)
+    }
+}
