@@ -3,7 +3,9 @@
 #   docs/touch.png  nested regions: a touch inside the inner one moves it alone
 #   docs/edges.png  a white disc over hidden magenta, moving: its edge stays clean
 #   docs/studio-inspector.png  the studio's inspector on the cat, under Xvfb
-#                   (when Xvfb and xdotool are installed)
+#   docs/studio.png the studio playing the cat just poked, under Xvfb
+#   docs/studio-zoom.jpg  the cat zoomed with the wheel, a tick named
+#                   (the studio's pictures when Xvfb and xdotool are installed)
 # (docs/pin.png and docs/loop.png come from Scripts/plot-pin.py and
 # Scripts/plot-loop.py.) Needs a built wobble-run (WOBBLE_RUN, default the
 # debug build), ImageMagick and python3 with PIL (python3-pil).
@@ -104,6 +106,33 @@ if command -v Xvfb >/dev/null && command -v xdotool >/dev/null; then
     xdotool key --delay 80 Down plus Down minus minus minus minus minus minus minus minus Down Prior
     sleep 3
     import -window "$win" "PNG24:$root/docs/studio-inspector.png"
+    xdotool key --delay 200 Escape Escape
+    wait $studio || true
+
+    # Playing, the left cheek just poked (a drag inside it, handles shown).
+    (cd studio && "$bin" edit cat.lua -v --window-position 0,0 2>../studio2.log) &
+    studio=$!
+    win=$(xdotool search --sync --name "wobble-run edit: cat.lua" | head -1)
+    until grep -q " presented" studio2.log; do sleep 0.2; done
+    xdotool windowfocus --sync "$win"
+    sleep 1
+    xdotool mousemove --window "$win" 150 230 mousedown 1 mousemove --window "$win" 175 225 mouseup 1
+    sleep 0.25
+    import -window "$win" "PNG24:$root/docs/studio.png"
+    # Paused on frame 12, zoomed three wheel notches on the nose, the mouse
+    # on the timeline's tick of the touch at 0.6 s.
+    xdotool key --delay 60 space Home
+    for _ in $(seq 12); do xdotool key --delay 40 Right; done
+    xdotool mousemove --window "$win" 250 200 click --delay 120 --repeat 3 4
+    sleep 1
+    grep -o 'tick .*' studio2.log | tail -1 || true
+    for x in $(seq 40 60); do
+        xdotool mousemove --window "$win" "$x" 310
+        sleep 0.1
+        if grep -q "studio: tick: touch at 0.600" studio2.log; then break; fi
+    done
+    sleep 1
+    import -window "$win" -quality 90 "JPEG:$root/docs/studio-zoom.jpg"
     xdotool key --delay 200 Escape Escape
     wait $studio || true
 fi
