@@ -78,6 +78,9 @@ struct Runner {
         // The scene file is read (by Lua) inside ScriptHost.run (after an
         // --image): its clock starts there and stops once the chunk is loaded.
         var sceneRead: ReadDeadline.Token?
+        // The GLES context and shaders start on a thread of their own while
+        // the script runs.
+        if !o.check { FrameRenderers.prepare(o.backend) }
         defer { if let sceneRead { deadline?.end(sceneRead) } }
         let result: ScriptResult
         do {
@@ -151,6 +154,9 @@ struct Runner {
         report.output = plan.path
         try streamFrames(selection, into: sink, reporter: reporter) { k in (try renderFrame(k), k) }
         report.record(sink)
+        if o.verbose, let cost = (sink as? GIFSink)?.paletteCost {
+            printError("wobble-run: GIF palette: \(cost.colors) colours from \(cost.histogramEntries) histogram entries in \(Int((cost.cpuSeconds * 1000).rounded())) ms of CPU")
+        }
         let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: plan.path, seconds: reporter.elapsed)
         if o.verbose && !reporter.isTerminal {
             printError(Runner.describe(summary))
