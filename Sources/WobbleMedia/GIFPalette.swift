@@ -287,36 +287,49 @@ struct GIFPalette {
 }
 
 /// Exact nearest palette colour (squared RGB distance, lowest index on a
-/// tie) through a lazily filled grid of cells (32×32×32 unless
-/// `cellBits` says otherwise), each holding the palette entries that can
-/// be nearest to some colour inside the cell (locally sorted search,
-/// Heckbert 1982). Deterministic and fast: a few candidates per lookup.
-/// A coarser grid (`cellBits` 4: 16×16×16) builds fewer cells, for a
-/// palette used for one pass only.
+/// tie) through a lazily filled 32×32×32 grid of cells, each holding the
+/// palette entries that can be nearest to some colour inside the cell
+/// (locally sorted search, Heckbert 1982). Deterministic and fast: a few
+/// candidates per lookup. Its tables are plain memory it owns (no array
+/// checks in the lookup, which runs for every changed pixel of every frame).
 final class GIFNearestColor {
-    private let pr: [Int32], pg: [Int32], pb: [Int32]
-    private let bits: Int, shift: UInt8
+    private let n: Int
+    private let pr: UnsafeMutablePointer<Int32>, pg: UnsafeMutablePointer<Int32>, pb: UnsafeMutablePointer<Int32>
     /// Per cell: start of its list in `candidates`, or -1 (not built yet).
-    private var cellStart: [Int32]
-    private var cellCount: [UInt16]
-    private var candidates: [UInt8] = []
+    private let cellStart: UnsafeMutablePointer<Int32>
+    private let cellCount: UnsafeMutablePointer<UInt16>
+    /// The cells' lists, back to back: room for every cell to list every
+    /// colour (only the pages used are touched).
+    private let candidates: UnsafeMutablePointer<UInt8>
+    private var used = 0
+    /// Scratch of `build`: each colour's least distance to the cell.
+    private let minD: UnsafeMutablePointer<Int32>
 
-    init(rgb: [UInt8], cellBits: Int = 5) {
-        let n = rgb.count / 3
-        pr = (0..<n).map { Int32(rgb[$0 * 3]) }
-        pg = (0..<n).map { Int32(rgb[$0 * 3 + 1]) }
-        pb = (0..<n).map { Int32(rgb[$0 * 3 + 2]) }
-        bits = cellBits
-        shift = UInt8(8 - cellBits)
-        cellStart = [Int32](repeating: -1, count: 1 << (3 * cellBits))
-        cellCount = [UInt16](repeating: 0, count: 1 << (3 * cellBits))
-        candidates.reserveCapacity(32768)
+    init(rgb: [UInt8]) {
+        n = max(1, rgb.count / 3)
+        pr = .allocate(capacity: n); pg = .allocate(capacity: n); pb = .allocate(capacity: n)
+        for i in 0..<n {
+            pr[i] = i * 3 + 2 < rgb.count ? Int32(rgb[i * 3]) : 0
+            pg[i] = i * 3 + 2 < rgb.count ? Int32(rgb[i * 3 + 1]) : 0
+            pb[i] = i * 3 + 2 < rgb.count ? Int32(rgb[i * 3 + 2]) : 0
+        }
+        cellStart = .allocate(capacity: 32768)
+        cellStart.initialize(repeating: -1, count: 32768)
+        cellCount = .allocate(capacity: 32768)
+        cellCount.initialize(repeating: 0, count: 32768)
+        candidates = .allocate(capacity: 32768 * n)
+        minD = .allocate(capacity: n)
+    }
+
+    deinit {
+        pr.deallocate(); pg.deallocate(); pb.deallocate()
+        cellStart.deallocate(); cellCount.deallocate(); candidates.deallocate(); minD.deallocate()
     }
 
     /// The palette index nearest to `(r, g, b)`.
     @inline(__always)
     func index(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
-        let cell = Int(r >> shift) << (2 * bits) | Int(g >> shift) << bits | Int(b >> shift)
+        let cell = Int(r >> 3) << 10 | Int(g >> 3) << 5 | Int(b >> 3)
         var start = Int(cellStart[cell])
         if start < 0 { start = build(cell) }
         let count = Int(cellCount[cell])
@@ -324,45 +337,36 @@ final class GIFNearestColor {
         let r = Int32(r), g = Int32(g), b = Int32(b)
         var best: UInt8 = 0
         var bestD = Int32.max
-        candidates.withUnsafeBufferPointer { c in
-            pr.withUnsafeBufferPointer { pr in
-                pg.withUnsafeBufferPointer { pg in
-                    pb.withUnsafeBufferPointer { pb in
-                        for k in start..<(start + count) {
-                            let i = Int(c[k])
-                            let dr = pr[i] &- r, dg = pg[i] &- g, db = pb[i] &- b
-                            let d = dr &* dr &+ dg &* dg &+ db &* db
-                            if d < bestD { bestD = d; best = c[k] }
-                        }
-                    }
-                }
-            }
+        for k in start..<(start + count) {
+            let i = Int(candidates[k])
+            let dr = pr[i] &- r, dg = pg[i] &- g, db = pb[i] &- b
+            let d = dr &* dr &+ dg &* dg &+ db &* db
+            if d < bestD { bestD = d; best = candidates[k] }
         }
         return best
     }
 
     private func build(_ cell: Int) -> Int {
-        let mask = (1 << bits) - 1, s = Int32(shift)
-        let lo = (Int32(cell >> (2 * bits)) << s, Int32((cell >> bits) & mask) << s, Int32(cell & mask) << s)
-        let side = (Int32(1) << s) - 1
-        let hi = (lo.0 + side, lo.1 + side, lo.2 + side)
-        func axis(_ p: Int32, _ l: Int32, _ h: Int32) -> (min: Int32, max: Int32) {
+        let lo = (Int32(cell >> 10) << 3, Int32((cell >> 5) & 31) << 3, Int32(cell & 31) << 3)
+        let hi = (lo.0 + 7, lo.1 + 7, lo.2 + 7)
+        @inline(__always) func axis(_ p: Int32, _ l: Int32, _ h: Int32) -> (min: Int32, max: Int32) {
             let dmin: Int32 = p < l ? l - p : (p > h ? p - h : 0)
             let dmax = max(abs(p - l), abs(p - h))
             return (dmin * dmin, dmax * dmax)
         }
-        let n = pr.count
-        var minD = [Int32](repeating: 0, count: n)
         var bound = Int32.max
         for i in 0..<n {
             let a = axis(pr[i], lo.0, hi.0), b = axis(pg[i], lo.1, hi.1), c = axis(pb[i], lo.2, hi.2)
             minD[i] = a.min + b.min + c.min
             bound = min(bound, a.max + b.max + c.max)
         }
-        let start = candidates.count
-        for i in 0..<n where minD[i] <= bound { candidates.append(UInt8(i)) }
+        let start = used
+        for i in 0..<n where minD[i] <= bound {
+            candidates[used] = UInt8(i)
+            used += 1
+        }
         cellStart[cell] = Int32(start)
-        cellCount[cell] = UInt16(candidates.count - start)
+        cellCount[cell] = UInt16(used - start)
         return start
     }
 }
