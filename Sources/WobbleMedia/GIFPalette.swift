@@ -168,7 +168,7 @@ struct GIFPalette {
         guard !opaque.isEmpty else { return }
         var sums = [Int](repeating: 0, count: opaque.count * 4)
         for _ in 0..<rounds {
-            let nearest = GIFNearestColor(rgb: opaque.flatMap { [colors[$0].r, colors[$0].g, colors[$0].b] })
+            let nearest = GIFNearestColor(rgb: opaque.flatMap { [colors[$0].r, colors[$0].g, colors[$0].b] }, cellBits: 4)
             for i in sums.indices { sums[i] = 0 }
             pixels.withUnsafeBufferPointer { p in
                 sums.withUnsafeMutableBufferPointer { s in
@@ -287,13 +287,16 @@ struct GIFPalette {
 }
 
 /// Exact nearest palette colour (squared RGB distance, lowest index on a
-/// tie) through a lazily filled 32×32×32 grid of cells, each holding the
-/// palette entries that can be nearest to some colour inside the cell
-/// (locally sorted search, Heckbert 1982). Deterministic and fast: a few
-/// candidates per lookup. Its tables are plain memory it owns (no array
-/// checks in the lookup, which runs for every changed pixel of every frame).
+/// tie) through a lazily filled grid of cells (32×32×32, or 16×16×16 with
+/// `cellBits` 4: fewer cells to build, for a palette used for one pass),
+/// each holding the palette entries that can be nearest to some colour
+/// inside the cell (locally sorted search, Heckbert 1982). Deterministic
+/// and fast: a few candidates per lookup. Its tables are plain memory it
+/// owns (no array checks in the lookup, which runs for every changed pixel
+/// of every frame).
 final class GIFNearestColor {
     private let n: Int
+    private let bits: Int, shift: UInt8, cells: Int
     private let pr: UnsafeMutablePointer<Int32>, pg: UnsafeMutablePointer<Int32>, pb: UnsafeMutablePointer<Int32>
     /// Per cell: start of its list in `candidates`, or -1 (not built yet).
     private let cellStart: UnsafeMutablePointer<Int32>
@@ -305,19 +308,22 @@ final class GIFNearestColor {
     /// Scratch of `build`: each colour's least distance to the cell.
     private let minD: UnsafeMutablePointer<Int32>
 
-    init(rgb: [UInt8]) {
+    init(rgb: [UInt8], cellBits: Int = 5) {
         n = max(1, rgb.count / 3)
+        bits = cellBits
+        shift = UInt8(8 - cellBits)
+        cells = 1 << (3 * cellBits)
         pr = .allocate(capacity: n); pg = .allocate(capacity: n); pb = .allocate(capacity: n)
         for i in 0..<n {
             pr[i] = i * 3 + 2 < rgb.count ? Int32(rgb[i * 3]) : 0
             pg[i] = i * 3 + 2 < rgb.count ? Int32(rgb[i * 3 + 1]) : 0
             pb[i] = i * 3 + 2 < rgb.count ? Int32(rgb[i * 3 + 2]) : 0
         }
-        cellStart = .allocate(capacity: 32768)
-        cellStart.initialize(repeating: -1, count: 32768)
-        cellCount = .allocate(capacity: 32768)
-        cellCount.initialize(repeating: 0, count: 32768)
-        candidates = .allocate(capacity: 32768 * n)
+        cellStart = .allocate(capacity: cells)
+        cellStart.initialize(repeating: -1, count: cells)
+        cellCount = .allocate(capacity: cells)
+        cellCount.initialize(repeating: 0, count: cells)
+        candidates = .allocate(capacity: cells * n)
         minD = .allocate(capacity: n)
     }
 
@@ -329,7 +335,7 @@ final class GIFNearestColor {
     /// The palette index nearest to `(r, g, b)`.
     @inline(__always)
     func index(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
-        let cell = Int(r >> 3) << 10 | Int(g >> 3) << 5 | Int(b >> 3)
+        let cell = Int(r >> shift) << (2 * bits) | Int(g >> shift) << bits | Int(b >> shift)
         var start = Int(cellStart[cell])
         if start < 0 { start = build(cell) }
         let count = Int(cellCount[cell])
@@ -347,8 +353,10 @@ final class GIFNearestColor {
     }
 
     private func build(_ cell: Int) -> Int {
-        let lo = (Int32(cell >> 10) << 3, Int32((cell >> 5) & 31) << 3, Int32(cell & 31) << 3)
-        let hi = (lo.0 + 7, lo.1 + 7, lo.2 + 7)
+        let mask = (1 << bits) - 1, s = Int32(shift)
+        let lo = (Int32(cell >> (2 * bits)) << s, Int32((cell >> bits) & mask) << s, Int32(cell & mask) << s)
+        let side = (Int32(1) << s) - 1
+        let hi = (lo.0 + side, lo.1 + side, lo.2 + side)
         @inline(__always) func axis(_ p: Int32, _ l: Int32, _ h: Int32) -> (min: Int32, max: Int32) {
             let dmin: Int32 = p < l ? l - p : (p > h ? p - h : 0)
             let dmax = max(abs(p - l), abs(p - h))
