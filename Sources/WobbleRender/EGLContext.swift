@@ -31,42 +31,6 @@ private let sharedDisplay = NSLock()
 /// Read and written only with `sharedDisplay` held.
 nonisolated(unsafe) private var chosenDisplay: DisplayHandle?
 
-/// A context handed from the thread that made it to the one that uses it
-/// (released on the first before the second makes it current).
-private struct Handoff: @unchecked Sendable {
-    var context: GLContext
-}
-
-/// A context being started ahead (`GLContext.startPrewarm`): ready once
-/// `finish` is called, with the context or nil when it failed.
-private final class Prewarm: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var finished = false
-    private var result: Handoff?
-
-    func finish(_ r: Handoff?) {
-        condition.lock()
-        result = r
-        finished = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    @discardableResult
-    func wait() -> Handoff? {
-        condition.lock()
-        defer { condition.unlock() }
-        while !finished { condition.wait() }
-        return result
-    }
-}
-
-private let prewarmLock = NSLock()
-/// The context started ahead and not yet taken; read and written with
-/// `prewarmLock` held.
-nonisolated(unsafe) private var prewarm: Prewarm?
-nonisolated(unsafe) private var exitWaitRegistered = false
-
 /// Name of an EGL error code.
 func eglErrorName(_ code: EGLint) -> String {
     switch code {
@@ -178,85 +142,6 @@ final class GLContext {
         try eglCheck("eglMakeCurrent", eglMakeCurrent(display, nil, nil, context))
         defer { eglMakeCurrent(display, nil, nil, nil) }
         return try body()
-    }
-
-    /// Programs compiled ahead by `startPrewarm`, by fragment shader name,
-    /// each handed out once (`takeWarmProgram`). Touched by the thread that
-    /// owns the context: the prewarm thread, then the renderer's.
-    private var warmPrograms: [String: GLProgram] = [:]
-
-    /// The program of `fragment` (with `quad.vert`) compiled ahead in this
-    /// context, if any; handed out once.
-    func takeWarmProgram(_ fragment: String) -> GLProgram? { warmPrograms.removeValue(forKey: fragment) }
-
-    /// Drops the programs compiled ahead that nobody took (they hold the context).
-    func dropWarmPrograms() { warmPrograms.removeAll() }
-
-    // MARK: Starting ahead
-
-    /// Starts opening the shared display and a headless context, and
-    /// compiling `fragments` (each with `quad.vert`) in it, on a thread of
-    /// its own: loading Mesa and LLVM and initialising the display cost
-    /// about 30 ms of CPU, the shader compiler's first use 10–20 ms, which
-    /// then overlap the script (the script runs first anyway). The next
-    /// `headless()` takes that context. Does nothing when one is already
-    /// started or waiting. A failure is silent: `headless()` then opens a
-    /// context itself and reports the error.
-    static func startPrewarm(fragments: [String]) {
-        prewarmLock.lock()
-        defer { prewarmLock.unlock() }
-        guard prewarm == nil else { return }
-        let state = Prewarm()
-        prewarm = state
-        if !exitWaitRegistered {
-            exitWaitRegistered = true
-            // A process that exits while the thread is inside Mesa's start-up
-            // would tear Mesa down under it: exit waits for the thread.
-            atexit { _ = GLContext.waitForPrewarm() }
-        }
-        let thread = Thread {
-            var made: GLContext?
-            do {
-                let context = try GLContext()
-                try context.withCurrent {
-                    for f in fragments {
-                        context.warmPrograms[f] = try GLProgram(vertex: "quad.vert", fragment: f, in: context)
-                    }
-                }
-                made = context
-            } catch {
-                made = nil
-            }
-            state.finish(made.map(Handoff.init))
-        }
-        thread.name = "wobble-run.gl-start"
-        thread.start()
-    }
-
-    /// Waits until a context started ahead is ready (or failed); returns at
-    /// once when none was started. True when one is ready to be taken.
-    @discardableResult
-    static func waitForPrewarm() -> Bool {
-        prewarmLock.lock()
-        let state = prewarm
-        prewarmLock.unlock()
-        return state?.wait() != nil
-    }
-
-    /// A headless context: the one started ahead (`startPrewarm`) when there
-    /// is one, after it is ready, else a new one.
-    static func headless() throws -> GLContext {
-        prewarmLock.lock()
-        let state = prewarm
-        prewarmLock.unlock()
-        if let state {
-            let made = state.wait()
-            prewarmLock.lock()
-            if prewarm === state { prewarm = nil }
-            prewarmLock.unlock()
-            if let made { return made.context }
-        }
-        return try GLContext()
     }
 
     // MARK: Choosing the display

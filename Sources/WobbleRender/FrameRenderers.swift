@@ -18,44 +18,26 @@ public enum FrameRenderers {
             try TaskBudget.requireDescriptors(1, for: "a render")
             return CPURenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight)
         case .gles:
-            // A context started ahead (`prepare`) passed these checks before
-            // Mesa started; else they are made now.
-            if !GLContext.waitForPrewarm() { try glesPreflight() }
+            try TaskBudget.require(2, for: "a GLES render", hint: " (--backend cpu needs 1)")
+            try TaskBudget.requireDescriptors(3, for: "a GLES render")
+            // Under an address-space limit (`ulimit -v`) llvmpipe's threads
+            // (a stack and an LLVM arena each) fail to start and Mesa crashes
+            // or hangs: below 1.5 GiB left it draws on the calling thread,
+            // below 256 MiB the render stops with one line.
+            let space = TaskBudget.addressSpaceLeft()
+            if let a = space, a.left < 256 << 20 {
+                throw MediaError("only \(a.left >> 20) MiB of address space are left (ulimit -v \(a.limit >> 10)); a GLES render needs about 256 MiB more (--backend cpu needs less)")
+            }
+            let tightSpace = space.map { $0.left < 3 << 29 } ?? false
+            let tightTasks = TaskBudget.remaining().map { $0.left < ProcessInfo.processInfo.activeProcessorCount + 8 } ?? false
+            if tightSpace || tightTasks {
+                // Too few for llvmpipe's thread per processor and Mesa's
+                // shader-cache thread: draw on the calling thread (unless the
+                // user chose otherwise).
+                setenv("LP_NUM_THREADS", "0", 0)
+                setenv("MESA_SHADER_CACHE_DISABLE", "true", 0)
+            }
             return try GLESRenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight, verbose: verbose)
-        }
-    }
-
-    /// Starts what a `backend` renderer needs before its image is known, on
-    /// a thread of its own, while the caller goes on (runs the script): for
-    /// GLES the EGL display, a context and the shader programs (about
-    /// 50 ms of CPU with llvmpipe). The next `make` takes them. Nothing for
-    /// the CPU backend, or when `make` would refuse a GLES render (it then
-    /// says why).
-    public static func prepare(_ backend: Backend) {
-        guard backend == .gles, (try? glesPreflight()) != nil else { return }
-        GLESRenderer.prewarm()
-    }
-
-    /// The limits a GLES render needs, and Mesa's settings under tight ones.
-    private static func glesPreflight() throws {
-        try TaskBudget.require(2, for: "a GLES render", hint: " (--backend cpu needs 1)")
-        try TaskBudget.requireDescriptors(3, for: "a GLES render")
-        // Under an address-space limit (`ulimit -v`) llvmpipe's threads
-        // (a stack and an LLVM arena each) fail to start and Mesa crashes
-        // or hangs: below 1.5 GiB left it draws on the calling thread,
-        // below 256 MiB the render stops with one line.
-        let space = TaskBudget.addressSpaceLeft()
-        if let a = space, a.left < 256 << 20 {
-            throw MediaError("only \(a.left >> 20) MiB of address space are left (ulimit -v \(a.limit >> 10)); a GLES render needs about 256 MiB more (--backend cpu needs less)")
-        }
-        let tightSpace = space.map { $0.left < 3 << 29 } ?? false
-        let tightTasks = TaskBudget.remaining().map { $0.left < ProcessInfo.processInfo.activeProcessorCount + 8 } ?? false
-        if tightSpace || tightTasks {
-            // Too few for llvmpipe's thread per processor and Mesa's
-            // shader-cache thread: draw on the calling thread (unless the
-            // user chose otherwise).
-            setenv("LP_NUM_THREADS", "0", 0)
-            setenv("MESA_SHADER_CACHE_DISABLE", "true", 0)
         }
     }
 }

@@ -122,9 +122,8 @@ public final class GLESRenderer: FrameRenderer {
         guard ow > 0, oh > 0 else { throw GLESError.emptyImage(width: ow, height: oh) }
         self.source = source
         mapping = OutputMapping(sourceWidth: source.width, sourceHeight: source.height, outputWidth: ow, outputHeight: oh)
-        let context = try given ?? GLContext.headless()
+        let context = try given ?? GLContext()
         self.context = context
-        defer { context.dropWarmPrograms() }
         let m = mapping
         let (gl, full, info) = try context.withCurrent { () throws -> (Resources, Resources?, String) in
             let own = OutputMapping(sourceWidth: source.width, sourceHeight: source.height,
@@ -139,14 +138,6 @@ public final class GLESRenderer: FrameRenderer {
         if verbose {
             FileHandle.standardError.write(Data("wobble-run: GLES backend: \(info)\n".utf8))
         }
-    }
-
-    /// Starts opening the EGL display and a headless context, and compiling
-    /// the programs every renderer uses, on a thread of its own (see
-    /// `GLContext.startPrewarm`); the next renderer made without a context
-    /// of its own takes them.
-    static func prewarm() {
-        GLContext.startPrewarm(fragments: ["copy.frag", "wobble.frag", "resolve.frag"])
     }
 
     /// Opens a context without rendering anything and describes it: the EGL
@@ -504,9 +495,9 @@ final class Resources {
         vertexArray = try GLObject(.vertexArray, in: context)
         (offsetTexture, offsetFramebuffer, offsetUnsupported) = try Resources.makeOffsetTarget(m, in: context)
 
-        copy = try context.takeWarmProgram("copy.frag") ?? GLProgram(vertex: "quad.vert", fragment: "copy.frag", in: context)
-        wobble = try context.takeWarmProgram("wobble.frag") ?? GLProgram(vertex: "quad.vert", fragment: "wobble.frag", in: context)
-        resolve = try context.takeWarmProgram("resolve.frag") ?? GLProgram(vertex: "quad.vert", fragment: "resolve.frag", in: context)
+        copy = try GLProgram(vertex: "quad.vert", fragment: "copy.frag", in: context)
+        wobble = try GLProgram(vertex: "quad.vert", fragment: "wobble.frag", in: context)
+        resolve = try GLProgram(vertex: "quad.vert", fragment: "resolve.frag", in: context)
         overlayTexture = try GLObject(.texture, in: context)
         glActiveTexture(GLenum(GL_TEXTURE3))
         glBindTexture(GLenum(GL_TEXTURE_2D), overlayTexture.name)

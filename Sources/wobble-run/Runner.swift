@@ -78,9 +78,6 @@ struct Runner {
         // The scene file is read (by Lua) inside ScriptHost.run (after an
         // --image): its clock starts there and stops once the chunk is loaded.
         var sceneRead: ReadDeadline.Token?
-        // The GLES context and shaders start on a thread of their own while
-        // the script runs.
-        if !o.check { FrameRenderers.prepare(o.backend) }
         defer { if let sceneRead { deadline?.end(sceneRead) } }
         let result: ScriptResult
         do {
