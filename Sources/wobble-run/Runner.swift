@@ -152,6 +152,9 @@ struct Runner {
         report.armForInterruption()
         try streamFrames(selection, into: sink, reporter: reporter) { k in (try renderFrame(k), k) }
         report.record(sink)
+        if o.verbose, let cost = (sink as? GIFSink)?.paletteCost {
+            printError("wobble-run: GIF palette: \(cost.colors) colours from \(cost.histogramEntries) histogram entries in \(Int((cost.cpuSeconds * 1000).rounded())) ms of CPU")
+        }
         let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: plan.path, seconds: reporter.elapsed)
         if o.verbose && !reporter.isTerminal {
             printError(Runner.describe(summary))

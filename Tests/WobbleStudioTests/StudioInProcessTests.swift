@@ -26,6 +26,8 @@ final class FakeSurface: StudioSurface {
     private var holdingSince: Date?
     /// Lets the scene's run in flight finish (set by `runStudio`).
     var settle: () -> Void = {}
+    /// Manual seconds each present takes (a machine slower than the clip).
+    var presentCost = 0.0
     /// Every frame presented and the clock time it was presented at.
     private(set) var frames: [(at: Double, image: RGBAImage?)] = []
     /// The chrome presented with each frame.
@@ -110,6 +112,7 @@ final class FakeSurface: StudioSurface {
         frameRects.append(frameRect)
         chromes.append((clock.t, chrome))
         marksPresented.append(marks)
+        clock.t += presentCost
     }
 }
 

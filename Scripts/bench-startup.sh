@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Start-up benchmark: what a run costs before its first frame. A one-frame
+# still (600x400 photo, one region, --frames 0-0, --format null: no encoding)
+# on the GLES backend against the same on the CPU backend, whole process
+# (exec to exit), interleaved runs, medians of wall and CPU (user + system)
+# time. The GLES run opens the EGL display (Mesa, llvmpipe's LLVM), a
+# context and compiles its shaders; the goal is GLES <= 2x CPU.
+#
+# Mesa keeps compiled shaders in its on-disk cache (~/.cache/mesa_shader_cache
+# or $XDG_CACHE_HOME, MESA_SHADER_CACHE_DIR): one untimed run fills it, and
+# one more row shows a run without it (MESA_SHADER_CACHE_DISABLE=true: a
+# first run, or a read-only home).
+#
+# Usage: Scripts/bench-startup.sh
+# Env: RUNS (default 15), SCRATCH (build folder, default .build-bench),
+#      WOBBLE_RUN (a built binary: no build), BEFORE (another build's
+#      wobble-run, measured in the same interleaved runs: before/after).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${RUNS:-15}
+scratch=${SCRATCH:-.build-bench}
+if [[ -n "${WOBBLE_RUN:-}" ]]; then
+  bin=$WOBBLE_RUN
+else
+  swift build -c release --scratch-path "$scratch" --product wobble-run >&2
+  bin="$PWD/$scratch/release/wobble-run"
+fi
+before=${BEFORE:-}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp Examples/latte/coffee.png "$tmp/coffee.png"
+cat > "$tmp/still.lua" <<'LUA'
+image("coffee.png")
+addSketch{ x = 205, y = 95, w = 167, h = 98 }
+prepare()
+impulse(1, 1, 0.3)
+wait(1)
+LUA
+
+# One timed run: appends "wall cpu" (seconds) to the file $1; the rest is the command.
+timed() {
+  local out=$1; shift
+  /usr/bin/time -f '%e %U %S' -o "$tmp/t" "$@" >/dev/null 2>&1
+  awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/t" >> "$out"
+}
+median() { sort -g | awk '{a[NR] = $1} END {printf "%.3f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+col() { awk -v c="$2" '{print $c}' "$1" | median; }
+
+declare -A cmd
+cmd[gles]="$bin still.lua --frames 0-0 -q --format null"
+cmd[cpu]="$bin still.lua --frames 0-0 -q --format null --backend cpu"
+cmd[gles-nocache]="env MESA_SHADER_CACHE_DISABLE=true $bin still.lua --frames 0-0 -q --format null"
+rows=(gles cpu gles-nocache)
+if [[ -n $before ]]; then
+  cmd[gles-before]="$before still.lua --frames 0-0 -q --format null"
+  cmd[cpu-before]="$before still.lua --frames 0-0 -q --format null --backend cpu"
+  rows+=(gles-before cpu-before)
+fi
+cd "$tmp"
+for r in "${rows[@]}"; do ${cmd[$r]} >/dev/null 2>&1 || { echo "bench-startup: '${cmd[$r]}' failed" >&2; exit 1; }; done   # fills the shader cache
+for ((i = 0; i < runs; i++)); do
+  for r in "${rows[@]}"; do timed "$tmp/$r.times" ${cmd[$r]}; done
+done
+echo "one-frame still, --format null, 600x400, median of $runs interleaved runs, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in "${rows[@]}"; do
+  printf '  %-14s wall %s s   CPU %s s\n' "$r" "$(col "$tmp/$r.times" 1)" "$(col "$tmp/$r.times" 2)"
+done
+ratio() { awk -v a="$(col "$tmp/$1.times" 1)" -v b="$(col "$tmp/$2.times" 1)" 'BEGIN { printf "%.2f", a / b }'; }
+echo "  GLES / CPU backend (wall): $(ratio gles cpu)x$([[ -n $before ]] && echo "   before: $(ratio gles-before cpu-before)x")"
+awk -v r="$(ratio gles cpu)" 'BEGIN { exit !(r <= 2) }' && echo "PASS GLES <= 2x CPU" || { echo "FAIL GLES <= 2x CPU"; exit 1; }
