@@ -128,7 +128,7 @@ final class RegionFramesTests: XCTestCase {
     func testDamageBoxes() {
         let m = OutputMapping(sourceWidth: 64, sourceHeight: 48, outputWidth: 64, outputHeight: 48)
         let s = frameState([RegionFrame(shape: rect(8, 10, 22, 18), direction: Point(1, 0), peak: 3, progress: 0.5),
-                            RegionFrame(shape: rect(20, 20, 10, 10), direction: Point(1, 0), peak: 3, progress: 0.5)])
+                            RegionFrame(shape: rect(20, 14, 8, 10), direction: Point(1, 0), peak: 3, progress: 0.5)])
         // The bbox [8, 30] x [10, 28], bounded as both renderers bound it
         // (a pixel more on each side than the centres inside): columns
         // 7...30, rows 9...28; the second region lies inside.
