@@ -48,6 +48,9 @@ public final class APNGSink: FrameSink {
     private var base: RGBAImage?
     private var pending: RGBAImage?
     private var pendingRect: Rect?
+    /// A box holding every pixel where the pending frame differs from
+    /// `base` (from the boxes frames come with; the whole frame when not known).
+    private var pendingSinceBase = PixelRect(x0: 0, y0: 0, x1: 0, y1: 0)
     private var sequence: UInt32 = 0
     private var written = 0
     private var lastIndex: Int?
@@ -87,6 +90,13 @@ public final class APNGSink: FrameSink {
     public var bytesWritten: Int? { file.committedSize }
 
     public func write(_ frame: RGBAImage, index: Int) throws {
+        try write(frame, index: index, changed: nil)
+    }
+
+    /// As `write(_:index:)`; the changed rectangles are looked for only in
+    /// `changed` (the boxes outside which the frame equals the one before;
+    /// nil: all) and where earlier frames changed since the canvas.
+    public func write(_ frame: RGBAImage, index: Int, changed: [PixelRect]?) throws {
         guard !closed else { throw MediaError("output '\(path)': the APNG is already finished or aborted") }
         guard frame.width == width, frame.height == height else {
             throw MediaError("output '\(path)': frame \(index) is \(frame.width)x\(frame.height), the APNG \(width)x\(height)")
@@ -99,7 +109,9 @@ public final class APNGSink: FrameSink {
         }
         lastIndex = index
         do {
-            try add(frame)
+            let whole = PixelRect(width: width, height: height)
+            try add(frame, changed: changed.map { $0.reduce(PixelRect(x0: 0, y0: 0, x1: 0, y1: 0)) { $0.union($1) }
+                .clipped(width: width, height: height) } ?? whole)
             written += 1
         } catch {
             abort()
@@ -142,7 +154,8 @@ public final class APNGSink: FrameSink {
         var area: Int { (maxX - minX + 1) * (maxY - minY + 1) }
     }
 
-    private func changed(_ frame: RGBAImage, from canvas: RGBAImage) -> Rect? {
+    /// Looked for in `box` only, which must hold every pixel that differs.
+    private func changed(_ frame: RGBAImage, from canvas: RGBAImage, within box: PixelRect) -> Rect? {
         let w = width
         var minX = w, minY = height, maxX = -1, maxY = -1
         var allOpaque = true
@@ -150,10 +163,10 @@ public final class APNGSink: FrameSink {
             canvas.pixels.withUnsafeBytes { cb in
                 let f = fb.bindMemory(to: UInt32.self), c = cb.bindMemory(to: UInt32.self)
                 let fp = fb.bindMemory(to: UInt8.self)
-                for y in 0..<height {
+                for y in box.y0..<box.y1 {
                     let row = y * w
-                    if memcmp(fb.baseAddress! + row * 4, cb.baseAddress! + row * 4, w * 4) == 0 { continue }
-                    for x in 0..<w where f[row + x] != c[row + x] {
+                    if memcmp(fb.baseAddress! + (row + box.x0) * 4, cb.baseAddress! + (row + box.x0) * 4, box.width * 4) == 0 { continue }
+                    for x in box.x0..<box.x1 where f[row + x] != c[row + x] {
                         minX = min(minX, x); maxX = max(maxX, x)
                         minY = min(minY, y); maxY = max(maxY, y)
                         if fp[(row + x) * 4 + 3] != 255 { allOpaque = false }
@@ -168,7 +181,9 @@ public final class APNGSink: FrameSink {
     /// dispose op that makes this one's rectangle smaller: none (the
     /// canvas keeps it) or previous (the canvas goes back to what it was
     /// before it, often the still picture a wobble swings around).
-    private func add(_ frame: RGBAImage) throws {
+    /// `changed`: a box holding every pixel where `frame` differs from the
+    /// frame before it.
+    private func add(_ frame: RGBAImage, changed: PixelRect) throws {
         guard let base else {
             // The first frame: the whole canvas (IDAT), never disposed.
             let png = APNGChunks.split(PNGCodec.encode(frame, level: Self.firstFrameLevel))
@@ -183,15 +198,19 @@ public final class APNGSink: FrameSink {
         }
         guard let pending else {
             self.pending = frame
-            pendingRect = changed(frame, from: base)
+            pendingSinceBase = changed
+            pendingRect = self.changed(frame, from: base, within: changed)
             return
         }
-        let keep = changed(frame, from: pending), revert = changed(frame, from: base)
+        let sinceBase = pendingSinceBase.union(changed)
+        let keep = self.changed(frame, from: pending, within: changed)
+        let revert = self.changed(frame, from: base, within: sinceBase)
         let previous = (revert?.area ?? 0) < (keep?.area ?? 0)
         try emit(pending, rect: pendingRect, over: base, dispose: previous ? 2 : 0)
         if !previous { self.base = pending }
         self.pending = frame
         pendingRect = previous ? revert : keep
+        pendingSinceBase = previous ? sinceBase : changed
     }
 
     /// Writes `frame` as its rectangle `rect` against `canvas` (nil: no

@@ -8,8 +8,14 @@ import WobbleCore
 /// unchanged too (`keepTolerance`).
 ///
 /// Memory is flat: the still (RGBA and indices), the displayed canvas, the
-/// pending frame (RGBA and indices) and the current one (indices), whatever
-/// the frame count.
+/// pending frame (RGBA and indices), the current one and its palette mapping
+/// (indices), whatever the frame count.
+///
+/// A frame that comes with the boxes where it differs from the frame before
+/// (`add(_:index:changed:)`) is mapped to the palette only there, and the
+/// changed rectangle is looked for only there and where the canvas differs
+/// from the mapped frame (`canvasOff`): the same bytes as diffing whole
+/// frames, which is what a frame without boxes gets.
 ///
 /// A frame is written only when the next one is known (one frame of
 /// lookahead), because its disposal depends on it: when the next frame
@@ -35,6 +41,18 @@ final class GIFEncoder {
     private let keepTolerance: Int32
     /// Scratch: the newest frame's indices, and the rectangle's pixels.
     private var current: [UInt8]
+    /// The newest frame's palette mapping, as `map` made it (`pending` may
+    /// differ where `keepCloseColors` kept the screen's colour), and how many
+    /// of its pixels are transparent.
+    private var mapped: [UInt8]
+    private var mappedTransparent = 0
+    /// Where the pending frame differs from the frame before it (nil: it
+    /// may differ anywhere).
+    private var pendingChanged: PixelRect?
+    /// A box holding every pixel where the canvas differs from the pending
+    /// frame's mapping (`mapped` of its time): pixels whose screen colour was
+    /// kept, and a rectangle disposed to background.
+    private var canvasOff = PixelRect(x0: 0, y0: 0, x1: 0, y1: 0)
     private var rectPixels: [UInt8] = []
     private var framesWritten = 0
     /// Per row of the still: how many of its pixels are transparent.
@@ -59,23 +77,48 @@ final class GIFEncoder {
         canvas = [UInt8](repeating: palette.transparent, count: still.width * still.height)
         pending = canvas
         current = canvas
+        mapped = canvas
     }
 
-    /// Adds frame `index` (timeline index) of the clip.
-    func add(_ frame: RGBAImage, index: Int) throws {
-        let anyTransparent = map(frame, into: &current)
+    /// Adds frame `index` (timeline index) of the clip; `changed`: the boxes
+    /// outside which it equals the frame added before (nil: not known).
+    func add(_ frame: RGBAImage, index: Int, changed: [PixelRect]? = nil) throws {
+        let whole = PixelRect(width: width, height: height)
+        let boxes = changed.map { PixelRect.merged($0.map { $0.clipped(width: width, height: height) }) }
+        if let boxes, pendingIndex != nil {
+            for b in boxes {
+                mappedTransparent -= count(t, in: mapped, box: b)
+                mappedTransparent += map(frame, into: &mapped, box: b)
+            }
+        } else {
+            mappedTransparent = map(frame, into: &mapped, box: whole)
+        }
+        let changedBox = boxes.map { $0.reduce(PixelRect(x0: 0, y0: 0, x1: 0, y1: 0)) { $0.union($1) } }
+        current.withUnsafeMutableBufferPointer { c in
+            mapped.withUnsafeBufferPointer { m in c.baseAddress!.update(from: m.baseAddress!, count: m.count) }
+        }
         if let pi = pendingIndex {
-            try emit(index: pi, clearForNext: anyTransparent)
+            try emit(index: pi, clearForNext: mappedTransparent > 0, nextChanged: changedBox ?? whole)
         }
         swap(&pending, &current)
         pendingIndex = index
         pendingFrame = frame
+        pendingChanged = changedBox
+    }
+
+    /// How many of `indices`' pixels in `box` are `value`.
+    private func count(_ value: UInt8, in indices: [UInt8], box: PixelRect) -> Int {
+        var n = 0
+        for y in box.y0 ..< box.y1 {
+            for x in box.x0 ..< box.x1 where indices[y * width + x] == value { n += 1 }
+        }
+        return n
     }
 
     /// Writes the last frame and the trailer.
     func finish() throws {
         if let pi = pendingIndex {
-            try emit(index: pi, clearForNext: false)
+            try emit(index: pi, clearForNext: false, nextChanged: PixelRect(width: width, height: height))
             pendingIndex = nil
         }
         try writer.close()
@@ -89,9 +132,11 @@ final class GIFEncoder {
     /// Maps `frame` to palette indices: a pixel equal to the still's keeps
     /// the still's dithered index (stable: no flicker where nothing moves),
     /// alpha < 128 is the transparent index, any other pixel gets its
-    /// nearest palette colour. Returns whether any pixel is transparent.
-    private func map(_ frame: RGBAImage, into out: inout [UInt8]) -> Bool {
-        let w = width, h = height, t = self.t
+    /// nearest palette colour. Only the pixels of `box` are mapped; returns
+    /// how many of them are transparent.
+    private func map(_ frame: RGBAImage, into out: inout [UInt8], box: PixelRect) -> Int {
+        let w = width, t = self.t, whole = box.x0 == 0 && box.x1 == w
+        let bw = box.width
         var transparentCount = 0
         frame.pixels.withUnsafeBytes { fb in
             still.pixels.withUnsafeBytes { sb in
@@ -100,15 +145,19 @@ final class GIFEncoder {
                         let f32 = fb.bindMemory(to: UInt32.self)
                         let s32 = sb.bindMemory(to: UInt32.self)
                         let fp = fb.bindMemory(to: UInt8.self)
-                        for y in 0..<h {
-                            let row = y * w
-                            if memcmp(fb.baseAddress! + row * 4, sb.baseAddress! + row * 4, w * 4) == 0 {
-                                // Whole row unchanged.
-                                (o.baseAddress! + row).update(from: si.baseAddress! + row, count: w)
-                                transparentCount += stillRowTransparent[y]
+                        for y in box.y0..<box.y1 {
+                            let row = y * w + box.x0
+                            if memcmp(fb.baseAddress! + row * 4, sb.baseAddress! + row * 4, bw * 4) == 0 {
+                                // The row's part unchanged from the still.
+                                (o.baseAddress! + row).update(from: si.baseAddress! + row, count: bw)
+                                if whole {
+                                    transparentCount += stillRowTransparent[y]
+                                } else {
+                                    for i in row..<(row + bw) where si[i] == t { transparentCount += 1 }
+                                }
                                 continue
                             }
-                            for i in row..<(row + w) {
+                            for i in row..<(row + bw) {
                                 if f32[i] == s32[i] {
                                     let v = si[i]
                                     o[i] = v
@@ -125,7 +174,7 @@ final class GIFEncoder {
                 }
             }
         }
-        return transparentCount > 0
+        return transparentCount
     }
 
     // MARK: - Frame output
@@ -141,20 +190,23 @@ final class GIFEncoder {
             guard !r.isEmpty else { return }
             add(r.minX, r.minY); add(r.maxX, r.maxY)
         }
+        var box: PixelRect { isEmpty ? PixelRect(x0: 0, y0: 0, x1: 0, y1: 0) : PixelRect(x0: minX, y0: minY, x1: maxX + 1, y1: maxY + 1) }
     }
 
     /// Bounding box of the pixels where `a` and `b` differ (with
-    /// `becomingTransparent`: where `b` is transparent and `a` is not).
-    private func diffBox(_ a: [UInt8], _ b: [UInt8], becomingTransparent: Bool) -> Rect {
+    /// `becomingTransparent`: where `b` is transparent and `a` is not),
+    /// looked for in `within` only (which must hold all of them).
+    private func diffBox(_ a: [UInt8], _ b: [UInt8], becomingTransparent: Bool, within box: PixelRect) -> Rect {
         var r = Rect()
         let w = width, t = self.t
+        guard !box.isEmpty else { return r }
         a.withUnsafeBufferPointer { a in
             b.withUnsafeBufferPointer { b in
-                for y in 0..<height {
+                for y in box.y0..<box.y1 {
                     let row = y * w
-                    if !becomingTransparent && memcmp(a.baseAddress! + row, b.baseAddress! + row, w) == 0 { continue }
+                    if !becomingTransparent && memcmp(a.baseAddress! + row + box.x0, b.baseAddress! + row + box.x0, box.width) == 0 { continue }
                     var first = -1, last = -1
-                    for x in 0..<w {
+                    for x in box.x0..<box.x1 {
                         let differs = becomingTransparent ? (b[row + x] == t && a[row + x] != t) : (a[row + x] != b[row + x])
                         if differs {
                             if first < 0 { first = x }
@@ -172,49 +224,63 @@ final class GIFEncoder {
     /// colour, keeps the screen's colour when it is within `keepTolerance`
     /// of as good as the new one, for the pending frame's true colour. The
     /// error stays bounded: it is always measured against the true colour,
-    /// never against what was kept before.
-    private func keepCloseColors() {
+    /// never against what was kept before. Looks in `within` only (which
+    /// must hold every pixel where the canvas and the pending frame differ);
+    /// returns a box of the pixels kept.
+    private func keepCloseColors(within box: PixelRect) -> PixelRect {
         let w = width, t = self.t, beta = keepTolerance
-        guard let frame = pendingFrame else { return }
+        var kept = Rect()
+        guard let frame = pendingFrame, !box.isEmpty else { return kept.box }
         frame.pixels.withUnsafeBufferPointer { f in
             palette.rgb.withUnsafeBufferPointer { pal in
                 canvas.withUnsafeBufferPointer { c in
                     pending.withUnsafeMutableBufferPointer { p in
-                        for y in 0..<height {
+                        for y in box.y0..<box.y1 {
                             let row = y * w
-                            if memcmp(c.baseAddress! + row, p.baseAddress! + row, w) == 0 { continue }
-                            for i in row..<(row + w) {
+                            if memcmp(c.baseAddress! + row + box.x0, p.baseAddress! + row + box.x0, box.width) == 0 { continue }
+                            for i in (row + box.x0)..<(row + box.x1) {
                                 let cv = c[i], pv = p[i]
                                 if cv == pv || cv == t || pv == t { continue }
                                 let r = Int32(f[i * 4]), g = Int32(f[i * 4 + 1]), b = Int32(f[i * 4 + 2])
                                 let ci = Int(cv) * 3, pi = Int(pv) * 3
                                 let dr = Int32(pal[ci]) &- r, dg = Int32(pal[ci + 1]) &- g, db = Int32(pal[ci + 2]) &- b
                                 let er = Int32(pal[pi]) &- r, eg = Int32(pal[pi + 1]) &- g, eb = Int32(pal[pi + 2]) &- b
-                                if dr &* dr &+ dg &* dg &+ db &* db <= er &* er &+ eg &* eg &+ eb &* eb &+ beta { p[i] = cv }
+                                if dr &* dr &+ dg &* dg &+ db &* db <= er &* er &+ eg &* eg &+ eb &* eb &+ beta {
+                                    p[i] = cv
+                                    kept.add(i - row, y)
+                                }
                             }
                         }
                     }
                 }
             }
         }
+        return kept.box
     }
 
     /// Writes the pending frame. With `clearForNext`, the next frame (in
     /// `current`) may turn opaque pixels transparent: the pending frame then
-    /// covers them and is disposed to background.
-    private func emit(index: Int, clearForNext: Bool) throws {
+    /// covers them and is disposed to background. `nextChanged` holds
+    /// every pixel where the next frame differs from the pending one.
+    private func emit(index: Int, clearForNext: Bool, nextChanged: PixelRect) throws {
         let w = width
         var rect: Rect
         let first = framesWritten == 0
+        // The canvas can differ from the pending frame only where it differed
+        // from the frame before's mapping, or where the frame changed.
+        let suspect = canvasOff.union(pendingChanged ?? PixelRect(width: width, height: height))
+        var kept = PixelRect(x0: 0, y0: 0, x1: 0, y1: 0)
         if first {
             rect = Rect(minX: 0, minY: 0, maxX: width - 1, maxY: height - 1)
         } else {
-            if keepTolerance > 0 { keepCloseColors() }
-            rect = diffBox(canvas, pending, becomingTransparent: false)
+            if keepTolerance > 0 { kept = keepCloseColors(within: suspect) }
+            rect = diffBox(canvas, pending, becomingTransparent: false, within: suspect)
         }
         var disposal = 1
         if clearForNext {
-            let clear = diffBox(pending, current, becomingTransparent: true)
+            // A kept pixel is opaque in both frames: only the next frame's
+            // changes can turn pixels transparent.
+            let clear = diffBox(pending, current, becomingTransparent: true, within: nextChanged)
             if !clear.isEmpty {
                 disposal = 2
                 rect.add(clear)
@@ -248,5 +314,6 @@ final class GIFEncoder {
                             delay: GIFSink.delay(index: index, fps: fps), disposal: disposal,
                             transparent: t, pixels: &rectPixels)
         framesWritten += 1
+        canvasOff = disposal == 2 ? kept.union(PixelRect(x0: rect.minX, y0: rect.minY, x1: rect.maxX + 1, y1: rect.maxY + 1)) : kept
     }
 }

@@ -119,6 +119,12 @@ public final class GIFSink: FrameSink {
     ///   after the previous one, use after `finish`/`abort`, or an error the
     ///   encoder met on an earlier frame.
     public func write(_ frame: RGBAImage, index: Int) throws {
+        try write(frame, index: index, changed: nil)
+    }
+
+    /// As `write(_:index:)`; the encoder maps and diffs only `changed` (the
+    /// boxes outside which the frame equals the one before; nil: all).
+    public func write(_ frame: RGBAImage, index: Int, changed: [PixelRect]?) throws {
         guard !closed else { throw MediaError("output '\(path)': the GIF is already finished or aborted") }
         try work.rethrow()
         guard frame.width == width, frame.height == height else {
@@ -131,7 +137,7 @@ public final class GIFSink: FrameSink {
         slots.wait()
         let work = self.work, slots = self.slots
         queue.async {
-            work.run { try work.encoder?.add(frame, index: index) }
+            work.run { try work.encoder?.add(frame, index: index, changed: changed) }
             slots.signal()
         }
     }

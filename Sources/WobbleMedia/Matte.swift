@@ -72,6 +72,10 @@ public final class MatteSink: FrameSink {
     }
 
     public func write(_ frame: RGBAImage, index: Int) throws { try inner.write(matte.apply(frame), index: index) }
+    /// The matte works pixel by pixel: the boxes stay true.
+    public func write(_ frame: RGBAImage, index: Int, changed: [PixelRect]?) throws {
+        try inner.write(matte.apply(frame), index: index, changed: changed)
+    }
     public func finish() throws { try inner.finish() }
     public func abort() { inner.abort() }
     public var bytesWritten: Int? { inner.bytesWritten }

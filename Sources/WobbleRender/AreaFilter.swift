@@ -125,9 +125,15 @@ enum AreaFilter {
     /// not bleed), written as 4 bytes at `dst[o]`. A downscaled frame where
     /// regions move is made this way from the wobbled full-size frame, in
     /// both backends (`Shaders/downscale.frag` is the same loop).
+    /// `frame` may hold only part of the image: its pixel `(x, y)` at
+    /// `((y − origin.y) · stride + x − origin.x) · 4` (default: the whole
+    /// image, `stride` its width); it must cover the footprint
+    /// (`FrameDamage.footprint`).
     @inline(__always)
     static func averagePixel(_ frame: UnsafeBufferPointer<UInt8>, width: Int, height: Int, _ m: OutputMapping,
-                             _ i: Int, _ j: Int, into dst: UnsafeMutableBufferPointer<UInt8>, at o: Int) {
+                             _ i: Int, _ j: Int, origin: (x: Int, y: Int) = (0, 0), stride: Int? = nil,
+                             into dst: UnsafeMutableBufferPointer<UInt8>, at o: Int) {
+        let stride = stride ?? width
         let ax = Double(i) * m.scaleX, bx = ax + m.scaleX, ay = Double(j) * m.scaleY, by = ay + m.scaleY
         let x0 = Int(ax.rounded(.down)), y0 = Int(ay.rounded(.down))
         let x1 = min(width - 1, Int(bx.rounded(.up)) - 1), y1 = min(height - 1, Int(by.rounded(.up)) - 1)
@@ -137,7 +143,7 @@ enum AreaFilter {
                 let wy = max(0, min(by, Double(y + 1)) - max(ay, Double(y)))
                 for x in x0 ... x1 {
                     let w = max(0, min(bx, Double(x + 1)) - max(ax, Double(x))) * wy
-                    let k = (y * width + x) * 4
+                    let k = ((y - origin.y) * stride + x - origin.x) * 4
                     let r = Double(frame[k]), g = Double(frame[k + 1]), b = Double(frame[k + 2]), a = Double(frame[k + 3])
                     pm.0 += w * r * a; pm.1 += w * g * a; pm.2 += w * b * a; pm.3 += w * a
                     straight.0 += w * r; straight.1 += w * g; straight.2 += w * b

@@ -52,85 +52,92 @@ public final class CPURenderer: FrameRenderer {
     }
 
     /// Renders `frame`: straight-alpha RGBA, rows top to bottom. Only the
-    /// output pixels inside some moving region's box are evaluated; the rest
-    /// are the still image. Never throws.
+    /// output pixels of the boxes `FrameDamage` gives are evaluated; the
+    /// rest are the still image. Never throws.
     public func render(_ frame: FrameState) throws -> RGBAImage {
         guard !frame.regions.isEmpty else { return still }
-        guard mapping.filtersWobbledFrame else { return wobble(frame, mapping: mapping, source: sampled, factor: factor, into: still) }
-        // Smaller output: the wobbled frame at the image's size, area-averaged
-        // over each output pixel's footprint where it moved.
-        let fullMapping = OutputMapping(sourceWidth: source.width, sourceHeight: source.height,
-                                        outputWidth: source.width, outputHeight: source.height)
-        let full = wobble(frame, mapping: fullMapping, source: source, factor: (1, 1), into: source)
         var out = still
-        let m = mapping
-        var minI = m.outputWidth, maxI = -1, minJ = m.outputHeight, maxJ = -1
-        for r in frame.regions {
-            let b = fullMapping.pixelBounds(covering: r.shape.bbox)
-            guard b.i0 <= b.i1, b.j0 <= b.j1 else { continue }
-            minI = min(minI, Int(Double(b.i0) / m.scaleX))
-            maxI = max(maxI, Int((Double(b.i1 + 1) / m.scaleX).rounded(.up)) - 1)
-            minJ = min(minJ, Int(Double(b.j0) / m.scaleY))
-            maxJ = max(maxJ, Int((Double(b.j1 + 1) / m.scaleY).rounded(.up)) - 1)
-        }
-        minI = max(minI, 0); minJ = max(minJ, 0)
-        maxI = min(maxI, m.outputWidth - 1); maxJ = min(maxJ, m.outputHeight - 1)
-        guard minI <= maxI, minJ <= maxJ else { return out }
-        out.pixels.withUnsafeMutableBufferPointer { dst in
-            full.pixels.withUnsafeBufferPointer { src in
-                for j in minJ ... maxJ {
-                    for i in minI ... maxI {
-                        AreaFilter.averagePixel(src, width: full.width, height: full.height, m, i, j,
-                                                into: dst, at: (j * m.outputWidth + i) * 4)
-                    }
-                }
-            }
-        }
+        render(frame, boxes: FrameDamage.boxes(frame, mapping: mapping), into: &out)
         return out
     }
 
-    /// `base` with the output pixels of `m` that `frame`'s regions move
-    /// sampled from `source` (`factor`: its pixels per source-image pixel).
-    private func wobble(_ frame: FrameState, mapping m: OutputMapping, source sampled: RGBAImage,
-                        factor: (x: Double, y: Double), into base: RGBAImage) -> RGBAImage {
-        var out = base
-        // Only output pixels whose source point lies in some region's bbox can move.
-        var minI = m.outputWidth, maxI = -1, minJ = m.outputHeight, maxJ = -1
-        for r in frame.regions {
-            let b = m.pixelBounds(covering: r.shape.bbox)
-            minI = min(minI, b.i0)
-            maxI = max(maxI, b.i1)
-            minJ = min(minJ, b.j0)
-            maxJ = max(maxJ, b.j1)
-        }
-        guard minI <= maxI, minJ <= maxJ else { return out }
-        let regions = frame.regions
-        let sum = frame.overlap == .sum, edges = frame.edges, f = factor
-        let sw = sampled.width, sh = sampled.height
-        out.pixels.withUnsafeMutableBufferPointer { dst in
-            sampled.pixels.withUnsafeBufferPointer { src in
-                for j in minJ...maxJ {
-                    for i in minI...maxI {
-                        let p = m.sourcePoint(i, j)
-                        var total: Point?
-                        for r in regions {
-                            let b = r.shape.bbox
-                            guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY else { continue }
-                            if let off = r.offset(at: p) {
-                                total = total.map { $0 + off } ?? off
-                                if !sum { break }
-                            }
-                        }
-                        if let off = total {
-                            let q = p + off
-                            CPURenderer.sample(src, sw, sh, Point(q.x * f.x, q.y * f.y), edges,
-                                               into: dst, at: (j * m.outputWidth + i) * 4)
+    /// Sets the pixels of `boxes` in `image` to `render(frame)`'s; the
+    /// others stay as they are.
+    public func render(_ frame: FrameState, boxes: [PixelRect], into image: inout RGBAImage) {
+        let m = mapping
+        guard image.width == m.outputWidth, image.height == m.outputHeight else { return }
+        for b in boxes {
+            let box = b.clipped(width: m.outputWidth, height: m.outputHeight)
+            guard !box.isEmpty else { continue }
+            image.copy(box, from: still)
+            guard m.filtersWobbledFrame else {
+                image.pixels.withUnsafeMutableBufferPointer { dst in
+                    CPURenderer.wobble(frame, mapping: m, box: box, source: sampled, factor: factor, into: dst, origin: (0, 0),
+                                       stride: m.outputWidth)
+                }
+                continue
+            }
+            // Smaller output: the wobbled frame at the image's size over the
+            // box's footprint, area-averaged over each output pixel's.
+            let fp = FrameDamage.footprint(of: box, mapping: m)
+            var full = [UInt8](repeating: 0, count: fp.area * 4)
+            let sw = source.width
+            full.withUnsafeMutableBufferPointer { dst in
+                source.pixels.withUnsafeBufferPointer { src in
+                    for y in fp.y0 ..< fp.y1 {
+                        (dst.baseAddress! + (y - fp.y0) * fp.width * 4)
+                            .update(from: src.baseAddress! + (y * sw + fp.x0) * 4, count: fp.width * 4)
+                    }
+                }
+                CPURenderer.wobble(frame, mapping: FrameDamage.fullSize(m), box: fp, source: source, factor: (1, 1), into: dst,
+                                   origin: (fp.x0, fp.y0), stride: fp.width)
+            }
+            image.pixels.withUnsafeMutableBufferPointer { dst in
+                full.withUnsafeBufferPointer { src in
+                    for j in box.y0 ..< box.y1 {
+                        for i in box.x0 ..< box.x1 {
+                            AreaFilter.averagePixel(src, width: source.width, height: source.height, m, i, j,
+                                                    origin: (fp.x0, fp.y0), stride: fp.width,
+                                                    into: dst, at: (j * m.outputWidth + i) * 4)
                         }
                     }
                 }
             }
         }
-        return out
+    }
+
+    /// The output pixels of `box` under `m` that `frame`'s regions move,
+    /// sampled from `sampled` (`factor`: its pixels per source-image pixel)
+    /// into `dst`, whose pixel `(i, j)` is at `((j − origin.y) · stride + i − origin.x) · 4`;
+    /// the pixels no region moves are left as they are.
+    private static func wobble(_ frame: FrameState, mapping m: OutputMapping, box: PixelRect, source sampled: RGBAImage,
+                               factor f: (x: Double, y: Double), into dst: UnsafeMutableBufferPointer<UInt8>,
+                               origin: (x: Int, y: Int), stride: Int) {
+        guard !box.isEmpty else { return }
+        let regions = frame.regions
+        let sum = frame.overlap == .sum, edges = frame.edges
+        let sw = sampled.width, sh = sampled.height
+        sampled.pixels.withUnsafeBufferPointer { src in
+            for j in box.y0 ..< box.y1 {
+                for i in box.x0 ..< box.x1 {
+                    let p = m.sourcePoint(i, j)
+                    var total: Point?
+                    for r in regions {
+                        let b = r.shape.bbox
+                        guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY else { continue }
+                        if let off = r.offset(at: p) {
+                            total = total.map { $0 + off } ?? off
+                            if !sum { break }
+                        }
+                    }
+                    if let off = total {
+                        let q = p + off
+                        CPURenderer.sample(src, sw, sh, Point(q.x * f.x, q.y * f.y), edges,
+                                           into: dst, at: ((j - origin.y) * stride + i - origin.x) * 4)
+                    }
+                }
+            }
+        }
     }
 
     /// `x` reflected into `[0, size]` at the borders (period `2·size`), as

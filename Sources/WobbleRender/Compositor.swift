@@ -8,17 +8,21 @@ import WobbleCore
 public enum Compositor {
     public static func frame(_ state: FrameState, renderer: FrameRenderer, extra: [RegionShape] = []) throws -> RGBAImage {
         var img = try renderer.render(state)
-        if state.overlayOn {
-            // A light grid with coordinates, the control layer's sketches,
-            // then the live models (another colour, labelled).
-            OverlayPainter.drawGrid(into: &img, mapping: renderer.mapping)
-            OverlayPainter.draw(state.overlay, into: &img, mapping: renderer.mapping)
-            OverlayPainter.drawModels(state.overlayModels, into: &img, mapping: renderer.mapping)
-        }
+        overlay(state, into: &img, mapping: renderer.mapping)
         if !extra.isEmpty {
             OverlayPainter.draw(extra, into: &img, mapping: renderer.mapping)
         }
         return img
+    }
+
+    /// The frame's overlay, when it is on, painted over `img`: a light grid
+    /// with coordinates, the control layer's sketches, then the live models
+    /// (another colour, labelled).
+    public static func overlay(_ state: FrameState, into img: inout RGBAImage, mapping: OutputMapping) {
+        guard state.overlayOn else { return }
+        OverlayPainter.drawGrid(into: &img, mapping: mapping)
+        OverlayPainter.draw(state.overlay, into: &img, mapping: mapping)
+        OverlayPainter.drawModels(state.overlayModels, into: &img, mapping: mapping)
     }
 
     /// `shapes` drawn on a transparent layer, those `locked` (index for

@@ -205,9 +205,36 @@ public final class GLESRenderer: FrameRenderer {
             try drawMoving(draws, frame: frame, into: target)
             return try gl.readBack()
         }
+        bytesReadBack += image.pixels.count
         evictGeometries(keeping: now)
         return image
     }
+
+    /// Sets the pixels of `boxes` in `image` to `render(frame)`'s, drawing
+    /// and reading back only those boxes (the still image copied into them,
+    /// the regions drawn over it, `glReadPixels` of each box straight into
+    /// `image`); the other pixels stay as they are.
+    public func render(_ frame: FrameState, boxes: [PixelRect], into image: inout RGBAImage) throws {
+        let m = mapping
+        let boxes = boxes.map { $0.clipped(width: m.outputWidth, height: m.outputHeight) }.filter { !$0.isEmpty }
+        guard !boxes.isEmpty, image.width == m.outputWidth, image.height == m.outputHeight else { return }
+        frameNumber += 1
+        let now = frameNumber
+        try context.withCurrent {
+            let target = gl.ownPlacement
+            let draws = try moving(frame, now: now)
+            gl.beginFrame(target)
+            gl.setEdges(frame.edges)
+            for b in boxes { gl.blitStill(b) }
+            try drawMoving(draws, frame: frame, into: target, boxes: boxes)
+            try gl.readBack(boxes, into: &image)
+        }
+        bytesReadBack += boxes.reduce(0) { $0 + $1.area * 4 }
+        evictGeometries(keeping: now)
+    }
+
+    /// The bytes `glReadPixels` has handed back so far (both `render`s).
+    public private(set) var bytesReadBack = 0
 
     /// The regions of `frame` that move a pixel, with their geometry.
     func moving(_ frame: FrameState, now: Int) throws -> [(geometry: GeometryTexture, region: RegionFrame)] {
@@ -225,16 +252,22 @@ public final class GLESRenderer: FrameRenderer {
     /// Draws the moving regions over the still image in `target`: directly,
     /// or, for a smaller output, into `full`'s frame at the image's size and
     /// from there area-averaged over each region's box (`target`'s
-    /// framebuffer is bound again afterwards).
+    /// framebuffer is bound again afterwards). With `boxes` (output pixels,
+    /// `FrameDamage`), the frame at the image's size is made afresh only
+    /// over their footprints, all the area filter reads there.
     func drawMoving(_ draws: [(geometry: GeometryTexture, region: RegionFrame)], frame: FrameState,
-                    into target: Placement) throws {
+                    into target: Placement, boxes: [PixelRect]? = nil) throws {
         guard let full, !draws.isEmpty else {
             try drawRegions(draws, overlap: frame.overlap, into: target, using: gl)
             return
         }
         full.beginFrame(full.ownPlacement)
         full.setEdges(frame.edges)
-        full.blitStill()
+        if let boxes {
+            for b in boxes { full.blitStill(FrameDamage.footprint(of: b, mapping: mapping)) }
+        } else {
+            full.blitStill()
+        }
         try drawRegions(draws, overlap: frame.overlap, into: full.ownPlacement, using: full)
         gl.beginFrame(target)
         try gl.downscale(from: full.targetTexture, boxes: draws.map { outputBox($0.geometry) }, into: target)
@@ -621,9 +654,16 @@ final class Resources {
 
     /// The still image over the whole output, copied from the still texture.
     func blitStill() {
-        let w = GLint(mapping.outputWidth), h = GLint(mapping.outputHeight)
+        blitStill(PixelRect(width: mapping.outputWidth, height: mapping.outputHeight))
+    }
+
+    /// The still image over the output pixels of `b`, copied from the still
+    /// texture (a memory copy: the same bytes as the whole-frame copy).
+    func blitStill(_ b: PixelRect) {
+        guard !b.isEmpty else { return }
+        let x0 = GLint(b.x0), y0 = GLint(b.y0), x1 = GLint(b.x1), y1 = GLint(b.y1)
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), stillFramebuffer.name)
-        glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+        glBlitFramebuffer(x0, y0, x1, y1, x0, y0, x1, y1, GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), framebuffer.name)
     }
 
@@ -737,6 +777,21 @@ final class Resources {
         }
         glActiveTexture(GLenum(GL_TEXTURE0))
         try glCheck("glDrawArrays(downscale)")
+    }
+
+    /// The pixels of `boxes` (inside the output) read from the framebuffer
+    /// straight into their places in `image` (of the output size).
+    func readBack(_ boxes: [PixelRect], into image: inout RGBAImage) throws {
+        let w = mapping.outputWidth
+        glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), GLint(w))
+        image.pixels.withUnsafeMutableBufferPointer { px in
+            for b in boxes where !b.isEmpty {
+                glReadPixels(GLint(b.x0), GLint(b.y0), GLsizei(b.width), GLsizei(b.height), GLenum(GL_RGBA),
+                             GLenum(GL_UNSIGNED_BYTE), px.baseAddress! + (b.y0 * w + b.x0) * 4)
+            }
+        }
+        glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), 0)
+        try glCheck("glReadPixels(boxes)")
     }
 
     /// The framebuffer as RGBA rows, top to bottom.

@@ -16,6 +16,11 @@ public protocol FrameRenderer: AnyObject {
     var mapping: OutputMapping { get }
     /// Renders one frame as straight-alpha RGBA, rows top to bottom.
     func render(_ frame: FrameState) throws -> RGBAImage
+    /// Sets the output pixels of `boxes` (`FrameDamage.boxes(frame, …)`, or
+    /// boxes holding them) in `image`, a frame of the output size, to
+    /// `render(frame)`'s, byte for byte, working on those boxes only; the
+    /// other pixels stay as they are (`RegionFrames`).
+    func render(_ frame: FrameState, boxes: [PixelRect], into image: inout RGBAImage) throws
 }
 
 extension FrameRenderer {

@@ -5,7 +5,12 @@
 // scene, against a plain full-image copy through the same FBO and
 // read-back, plus the CPU reference on the same scene.
 //
-// Usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR]
+// With --clip: instead, a 90-frame clip of the four regions (a spring
+// scene, 30 fps) streamed through `RegionFrames` region-only and with whole
+// frames, against the same clip with no region: ms per frame (medians of
+// interleaved rounds) and bytes read back per frame.
+//
+// Usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR] [--clip]
 import Foundation
 import WobbleCore
 import WobbleRender
@@ -13,6 +18,7 @@ import WobbleRender
 var frames = 60
 var width = 1280, height = 720
 var dumpDir: String?
+var clipMode = false
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
@@ -20,8 +26,9 @@ while let a = args.popFirst() {
     case "--width": width = Int(args.popFirst() ?? "") ?? width
     case "--height": height = Int(args.popFirst() ?? "") ?? height
     case "--dump": dumpDir = args.popFirst()
+    case "--clip": clipMode = true
     default:
-        FileHandle.standardError.write(Data("usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR]\n".utf8))
+        FileHandle.standardError.write(Data("usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR] [--clip]\n".utf8))
         exit(2)
     }
 }
@@ -157,6 +164,38 @@ do {
 }
 print("GLES: \(gles.platformDescription)")
 print("scene: \(width)x\(height), 4 regions, bbox each \(String(format: "%.1f", 100 * regionShapes[0].bbox.width * regionShapes[0].bbox.height / Double(width * height)))% of the image; \(frames) frames per measurement")
+if clipMode {
+    // 90 frames at 30 fps of the spring scene (the four regions kicked
+    // twice, staggered), and the same clip with nothing moving.
+    let clip = (0 ..< 90).map { k in springFrame(regionShapes, t: 0.05 + Double(k) / 30) }
+    let still = (0 ..< 90).map { k in FrameState(index: k, time: Double(k) / 30, regions: []) }
+    func stream(_ states: [FrameState], whole: Bool) throws -> (ms: Double, bytes: Double) {
+        let frames = RegionFrames(renderer: gles, wholeFrames: whole)
+        _ = try frames.still()
+        let before = gles.bytesReadBack
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        for s in states { _ = try frames.next(s) }
+        let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+        return (ms / Double(states.count), Double(gles.bytesReadBack - before) / Double(states.count))
+    }
+    _ = try stream(clip, whole: false)   // geometry textures, shaders
+    var region: [Double] = [], whole: [Double] = [], none: [Double] = []
+    var bytes = (region: 0.0, whole: 0.0, none: 0.0)
+    for _ in 0 ..< 5 {
+        let r = try stream(clip, whole: false), w = try stream(clip, whole: true), n = try stream(still, whole: false)
+        region.append(r.ms); whole.append(w.ms); none.append(n.ms)
+        bytes = (r.bytes, w.bytes, n.bytes)
+    }
+    let moving = clip.filter { !$0.regions.isEmpty }.count
+    print("clip: 90 frames (\(moving) with regions moving), medians of 5 interleaved rounds")
+    print(String(format: "  region-only   %7.2f ms/frame  %9.0f bytes read back/frame", median(region), bytes.region))
+    print(String(format: "  whole frames  %7.2f ms/frame  %9.0f bytes read back/frame", median(whole), bytes.whole))
+    print(String(format: "  no region     %7.2f ms/frame  %9.0f bytes read back/frame", median(none), bytes.none))
+    print(String(format: "  region-only / whole %.2f, region-only - no region %.2f ms/frame", median(region) / median(whole),
+                 median(region) - median(none)))
+    exit(0)
+}
+
 let times = (0 ..< frames).map { 0.35 + 0.1 * Double($0) / Double(max(frames - 1, 1)) }
 precondition(frame(regionShapes, t: times[0]).regions.count == 4)
 

@@ -11,11 +11,21 @@ import WobbleSystem
 /// on any error the sink is aborted, so nothing half-written remains.
 func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: ProgressReporter,
                                  produce: (C.Element) throws -> (image: RGBAImage, index: Int)) throws {
+    try streamFrames(items, into: sink, reporter: reporter, produceChanged: { item in
+        let (image, index) = try produce(item)
+        return (image, index, nil)
+    })
+}
+
+/// As `streamFrames(_:into:reporter:produce:)`, for frames that come with
+/// the boxes where they differ from the frame before (`RegionFrames`).
+func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: ProgressReporter,
+                                 produceChanged produce: (C.Element) throws -> (image: RGBAImage, index: Int, changed: [PixelRect]?)) throws {
     do {
         for item in items {
             try Interrupt.check()
-            let (image, index) = try produce(item)
-            try sink?.write(image, index: index)
+            let (image, index, changed) = try produce(item)
+            try sink?.write(image, index: index, changed: changed)
             reporter.frameDone()
         }
         try Interrupt.check()
@@ -140,17 +150,18 @@ struct Runner {
 
         let renderer = try FrameRenderers.make(o.backend, source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
 
-        func renderFrame(_ k: Int) throws -> RGBAImage {
-            // The overlay is painted by the one compositor every front end uses.
-            try Compositor.frame(clip.frame(k, overlay: o.overlay), renderer: renderer)
-        }
+        // Each frame is the one before plus the boxes of what moves
+        // (the overlay painted as the one compositor paints it).
+        let stream = RegionFrames(renderer: renderer)
 
         if isatty(2) == 1 { report.flushWarnings() }
-        func stillFrame() throws -> RGBAImage { try renderer.render(FrameState(index: 0, time: 0, regions: [])) }
-        let sink = try makeSink.map { try $0(frames, stillFrame) } ?? plan.makeSink(frames, still: stillFrame)
+        let sink = try makeSink.map { try $0(frames, stream.still) } ?? plan.makeSink(frames, still: stream.still)
         report.output = plan.path
         report.armForInterruption()
-        try streamFrames(selection, into: sink, reporter: reporter) { k in (try renderFrame(k), k) }
+        try streamFrames(selection, into: sink, reporter: reporter, produceChanged: { k in
+            let f = try stream.next(clip.frame(k, overlay: o.overlay))
+            return (f.image, k, f.changed)
+        })
         report.record(sink)
         if o.verbose, let cost = (sink as? GIFSink)?.paletteCost {
             printError("wobble-run: GIF palette: \(cost.colors) colours from \(cost.histogramEntries) histogram entries in \(Int((cost.cpuSeconds * 1000).rounded())) ms of CPU")
