@@ -148,8 +148,22 @@ public struct SketchSource {
         }
         if LuaTokenizer.keywords.contains(name) { return "'\(name)' is a Lua keyword" }
         if u.count > 60 { return "'\(name)' is too long (60 characters at most)" }
+        // A local named like a global the scene calls would hide it from
+        // there on (`_ENV` would hide every one).
+        if name.hasPrefix("_"), name.dropFirst().first?.isUppercase == true {
+            return "'\(name)' is reserved by Lua (_ and capitals)"
+        }
+        if SketchSource.globalNames.contains(name) {
+            return "'\(name)' is a function or library the scene can call: a local of that name would hide it"
+        }
         return nil
     }
+
+    /// The globals a scene sees: Lua's standard library and the API.
+    static let globalNames: Set<String> = Set(["assert", "collectgarbage", "dofile", "error", "getmetatable", "ipairs",
+        "load", "loadfile", "next", "pairs", "pcall", "print", "rawequal", "rawget", "rawlen", "rawset", "require",
+        "select", "setmetatable", "tonumber", "tostring", "type", "xpcall", "coroutine", "debug", "io", "math", "os",
+        "package", "string", "table", "utf8"] + LuaAPIDoc.registeredGlobals + LuaAPIDoc.readGlobals)
 
     /// Whether `local NAME = ` can be put before the call (it starts its statement).
     func canDeclare(_ call: Call) -> Bool {

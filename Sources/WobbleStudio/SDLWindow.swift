@@ -64,6 +64,10 @@ private func sdlError() -> String {
 
 /// The studio's window.
 final class StudioWindow {
+    /// Ctrl, Shift, Alt, the system key and Caps Lock (the keys that only modify others).
+    static let modifierKeys: Set<Int32> = Set([SDLK_LCTRL, SDLK_RCTRL, SDLK_LSHIFT, SDLK_RSHIFT, SDLK_LALT, SDLK_RALT,
+                                              SDLK_LGUI, SDLK_RGUI, SDLK_CAPSLOCK, SDLK_MODE].map { Int32($0.rawValue) })
+
     private let window: OpaquePointer
     private let context: SDL_GLContext
     private var program: GLuint = 0
@@ -354,6 +358,10 @@ final class StudioWindow {
             return nil
         case SDL_KEYDOWN.rawValue where e.key.repeat != 0 && e.key.keysym.sym == Int32(SDLK_SPACE.rawValue):
             // Space held (to pan) repeats: one press is one toggle.
+            return nil
+        case SDL_KEYDOWN.rawValue where StudioWindow.modifierKeys.contains(e.key.keysym.sym):
+            // A modifier pressed alone is not a key (Ctrl comes before the
+            // S of Ctrl+S: answering the quit question with it would be wrong).
             return nil
         case SDL_KEYDOWN.rawValue:
             let shift = (UInt32(e.key.keysym.mod) & UInt32(KMOD_SHIFT.rawValue)) != 0

@@ -71,6 +71,15 @@ final class SketchParameterSourceTests: XCTestCase {
         XCTAssertEqual(s.renameProblem(s.calls[0], to: "cloud"), "cloud is already used on line 2")
         XCTAssertEqual(s.renameProblem(s.calls[0], to: "2x"), "'2x' is not a Lua name (letters, digits and _, not starting with a digit)")
         XCTAssertEqual(s.renameProblem(s.calls[0], to: "end"), "'end' is a Lua keyword")
+        // A name that would hide what the scene calls: saved, it would not run.
+        XCTAssertEqual(s.renameProblem(s.calls[0], to: "_ENV"), "'_ENV' is reserved by Lua (_ and capitals)")
+        XCTAssertEqual(s.renameProblem(s.calls[0], to: "print"),
+                       "'print' is a function or library the scene can call: a local of that name would hide it")
+        XCTAssertEqual(s.renameProblem(s.calls[0], to: "addSketch"),
+                       "'addSketch' is a function or library the scene can call: a local of that name would hide it")
+        XCTAssertEqual(s.renameProblem(s.calls[0], to: "math"),
+                       "'math' is a function or library the scene can call: a local of that name would hide it")
+        XCTAssertNil(s.renameProblem(s.calls[0], to: "_foam"))
         XCTAssertEqual(s.renameProblem(s.calls[1], to: "puff"),
                        "cloud is used on line 5: rename it there too in a text editor (the studio renames the declaration only)")
         XCTAssertNil(s.renameProblem(s.calls[2], to: "plain"), "a statement of its own gets a local")

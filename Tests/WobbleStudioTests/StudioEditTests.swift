@@ -149,6 +149,21 @@ final class StudioEditTests: XCTestCase {
         XCTAssertEqual(try read(scene), original.replacingOccurrences(
             of: "rb = {222, 278}, lb = {92, 286},\n}", with: "rb = {222, 278}, lb = {92, 286}, motion = \"spring\", duration = 0.8, strength = 0.18,\n}"))
         try w.waitForLine(after: before, "no marker", { $0 == "studio: title wobble-run edit: \(scene)" })
-        XCTAssertEqual(try w.quit(), 0)
+        // One more change; Esc asks; Ctrl+S as a keyboard sends it (Ctrl
+        // pressed first, alone) saves and quits.
+        let saved = try read(scene)
+        before = w.lineCount
+        try w.key("plus")
+        try w.waitForLine(after: before, "the marker again", { $0 == "studio: title \u{2022} wobble-run edit: \(scene)" })
+        try w.key("Escape")
+        try w.waitForLine(after: before, "asked", { $0 == "studio: asking before quitting (unsaved edits)" })
+        try display.x("xdotool", ["keydown", "--window", w.windowID, "ctrl"])
+        usleep(200_000)
+        try display.x("xdotool", ["key", "--window", w.windowID, "s", "keyup", "--window", w.windowID, "ctrl"])
+        let deadline = Date().addingTimeInterval(10 * Tool.slowdown)
+        while w.process.isRunning && Date() < deadline { usleep(20_000) }
+        XCTAssertFalse(w.process.isRunning, "Ctrl+S saves and quits: \(w.linesSnapshot().suffix(3))")
+        XCTAssertEqual(w.process.terminationStatus, 0)
+        XCTAssertNotEqual(try read(scene), saved, "the change was saved")
     }
 }
