@@ -22,7 +22,7 @@ final class Exporter {
     private let tool: String?
     /// Shows a status line (true: an error).
     var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
-    private var job: (child: ChildProcess, log: String, started: Double, shown: Int)?
+    private var job: (child: ChildProcess, log: String, started: Double, shown: Int, note: String)?
 
     init(options: SessionOptions, tool: String?) {
         self.options = options
@@ -66,8 +66,10 @@ final class Exporter {
             // `cd FOLDER && wobble-run SCENE.lua` puts it.
             let folder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
             let shell = ["-c", "cd -- \"$0\" && exec \"$@\"", folder, tool] + arguments
-            job = (try ChildProcess("/bin/sh", shell, stdin: null, stdout: null, stderr: err), log, now, -1)
-            status("exporting \(ScenePaths.name(options.scenePath))\(unsavedEdits ? " as saved (the unsaved edits are not in it)" : "")...", false)
+            // Said with every line of the export: the file is the scene as saved.
+            let note = unsavedEdits ? " as saved (the unsaved edits are not in it)" : ""
+            job = (try ChildProcess("/bin/sh", shell, stdin: null, stdout: null, stderr: err), log, now, -1, note)
+            status("exporting \(ScenePaths.name(options.scenePath))\(note)...", false)
         } catch {
             try? Posix.unlink(AT_FDCWD, log, shown: log)
             status("cannot export: \(error)", true)
@@ -83,7 +85,7 @@ final class Exporter {
             if s != j.shown, showProgress {
                 j.shown = s
                 job = j
-                status("exporting \(ScenePaths.name(options.scenePath)): \(s) s (the window goes on answering)", false)
+                status("exporting \(ScenePaths.name(options.scenePath))\(j.note): \(s) s (the window goes on answering)", false)
             }
             return
         }
@@ -93,7 +95,7 @@ final class Exporter {
         try? Posix.unlink(AT_FDCWD, j.log, shown: j.log)
         let lines = text.split(separator: "\n").map(String.init).filter { !$0.contains("\r") }
         if result == .exited(0) {
-            status("exported in \(fmt1(now - j.started)) s" + (lines.last.map { ": \($0)" } ?? ""), false)
+            status("exported\(j.note) in \(fmt1(now - j.started)) s" + (lines.last.map { ": \($0)" } ?? ""), false)
         } else {
             status("export failed: \(lines.first { $0.hasPrefix("wobble-run") } ?? lines.last ?? "\(result)")", true)
         }

@@ -16,9 +16,15 @@ enum HelpSheet {
         ("F", "fit the picture into the window (enlarging it too)"),
         ("H", "hide / show the handles"),
         ("drag a handle", "move that corner or center (also beside the picture)"),
-        ("A", "add a 90x90 sketch at the mouse"),
-        ("Ctrl+S", "save the edited sketches into the scene"),
-        ("Ctrl+Z", "undo the last unsaved drag or add"),
+        ("A", "add a 90x90 region (regionN) at the mouse"),
+        ("Ctrl+click, right click", "select a region for the inspector"),
+        ("Tab / Shift+Tab", "select the next / previous region"),
+        ("Up / Down", "the inspector's row"),
+        ("- / +", "change it one step (PageUp / PageDown: ten)"),
+        ("Enter", "rename the selected region (type, Enter keeps, Esc leaves)"),
+        ("Ctrl+S", "save the edits into the scene"),
+        ("Ctrl+Z", "undo, across saves"),
+        ("Ctrl+Shift+Z, Ctrl+Y", "redo"),
         ("drag inside a region", "poke it (touch)"),
         ("Shift+arrows", "shake (1.5 g)"),
         ("Backspace", "forget the pokes"),
@@ -26,7 +32,7 @@ enum HelpSheet {
         ("E", "export: render the saved scene's output in the background"),
         ("P", "write the frame shown as <scene>-still-N.png"),
         ("F1 or ?", "this help"),
-        ("Esc", "quit"),
+        ("Esc", "quit (with unsaved edits it asks first)"),
     ]
 
     /// The sheet's lines at `columns` characters (entries, then the last message).
