@@ -30,7 +30,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=${RUNS:-3}
-scratch=${SCRATCH:-.build-bench}
 qualities=${QUALITIES:-50 70 82 90 95}
 scene=Scripts/bench/gif-bench.lua
 compare=Scripts/anim-compare.py
@@ -41,12 +40,8 @@ if ! command -v ffmpeg >/dev/null || ! "$py" -c 'import PIL' 2>/dev/null; then
   Scripts/install-deps.sh --bench
 fi
 
-if [[ -n "${WOBBLE_RUN:-}" ]]; then
-  bin=$WOBBLE_RUN
-else
-  swift build -c release --scratch-path "$scratch" --product wobble-run >&2
-  bin="$scratch/release/wobble-run"
-fi
+source Scripts/bench/common.sh
+bin=$(wobble_binary)
 
 if [[ -n "${KEEP:-}" ]]; then
   tmp=$KEEP

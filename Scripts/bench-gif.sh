@@ -23,7 +23,6 @@ cd "$(dirname "$0")/.."
 
 runs=${RUNS:-3}
 backend=${BACKEND:-gles}
-scratch=${SCRATCH:-.build-bench}
 scene=Scripts/bench/gif-bench.lua
 size=(--width 640 --height 480)
 
@@ -34,12 +33,8 @@ if ! python3 -c 'import numpy' 2>/dev/null; then
   python3 -m pip install --quiet numpy
 fi
 
-if [[ -n "${WOBBLE_RUN:-}" ]]; then
-  bin=$WOBBLE_RUN
-else
-  swift build -c release --scratch-path "$scratch" --product wobble-run >&2
-  bin="$scratch/release/wobble-run"
-fi
+source Scripts/bench/common.sh
+bin=$(wobble_binary)
 
 if [[ -n "${KEEP:-}" ]]; then
   tmp=$KEEP

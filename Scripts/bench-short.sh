@@ -18,13 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-11}
-scratch=${SCRATCH:-.build-bench}
-if [[ -n "${WOBBLE_RUN:-}" ]]; then
-  bin=$WOBBLE_RUN
-else
-  swift build -c release --scratch-path "$scratch" --product wobble-run >&2
-  bin="$PWD/$scratch/release/wobble-run"
-fi
+source Scripts/bench/common.sh
+bin=$(wobble_binary)
 before=${BEFORE:-}
 if ! python3 -c 'import numpy' 2>/dev/null; then python3 -m pip install --quiet numpy; fi
 psnr="$PWD/Scripts/psnr.py"

@@ -325,15 +325,7 @@ final class StudioInProcessPokeTests: InProcessStudioCase {
     /// Shift+arrows shake (1.5 g that way; up is +y) during a take: the
     /// take enables motion and has each shake at its millisecond.
     func testShiftArrowsShakeAndATakeRecordsThem() throws {
-        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
-        let sceneText = """
-        image("img.png")
-        addSketch{x = 10, y = 10, w = 100, h = 70}
-        prepare()
-        wait(0.5)
-
-        """
-        try box.write("s.lua", sceneText)
+        let sceneText = try writeShakeScene()
         let clock = ManualClock()
         let t0 = clock.t
         let (status, _, app) = try runStudio("s.lua", clock: clock, script: [

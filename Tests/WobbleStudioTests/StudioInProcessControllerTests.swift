@@ -9,15 +9,7 @@ import WobbleMedia
 /// a take records each at its millisecond.
 final class StudioInProcessControllerTests: InProcessStudioCase {
     func testAJoltIsAShakeGravityIsNotAndShakesAreSpacedOut() throws {
-        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
-        let sceneText = """
-        image("img.png")
-        addSketch{x = 10, y = 10, w = 100, h = 70}
-        prepare()
-        wait(0.5)
-
-        """
-        try box.write("s.lua", sceneText)
+        let sceneText = try writeShakeScene()
         let clock = ManualClock()
         let t0 = clock.t
         var script: [(at: Double, input: StudioInput)] = [(t0 + 0.1, .key(.r, shift: false, ctrl: false))]

@@ -135,6 +135,21 @@ class InProcessStudioCase: XCTestCase {
 
     func read(_ name: String) throws -> String { try String(contentsOfFile: box.path(name), encoding: .utf8) }
 
+    /// `s.lua` on a 120x90 `img.png`: one region, a 0.5 s clip, no kick
+    /// (what shakes move in a take). Returns the scene's text.
+    func writeShakeScene() throws -> String {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        addSketch{x = 10, y = 10, w = 100, h = 70}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        return text
+    }
+
     /// The window-pixel image area of a picture this size on a 1920x1080 screen.
     func imageArea(_ w: Int, _ h: Int) -> (x: Int, y: Int, w: Int, h: Int) {
         Layout(imageWidth: w, imageHeight: h, screen: (1920, 1080)).imageRect
