@@ -99,14 +99,25 @@ public final class LiveSession {
     /// The scene's text as the last good run read it, and its calls.
     public private(set) var sceneText: [UInt8]?
     public private(set) var sceneSource: SketchSource?
-    /// The text the unsaved edits were made on (a save merges them into
-    /// the file as it is then: `SourceMerge`).
+    /// The text the first unsaved edit was made on (a save merges the edits
+    /// into the file as it is then: `SourceMerge`).
     public private(set) var editBase: [UInt8]?
+    /// The text each edited call was first edited on, by call: a call edited
+    /// only after a reload was edited on the reloaded text, so another
+    /// program's change to it before then is no conflict.
+    private var callBases: [Int: [UInt8]] = [:]
 
     public var hasUnsavedEdits: Bool { !edits.isEmpty }
 
     private func noteEdit() {
-        if !hasUnsavedEdits { editBase = nil } else if editBase == nil { editBase = sceneText }
+        guard hasUnsavedEdits else {
+            editBase = nil
+            callBases = [:]
+            return
+        }
+        if editBase == nil { editBase = sceneText }
+        for n in edits.calls.keys where callBases[n] == nil { callBases[n] = sceneText }
+        for n in callBases.keys where edits.calls[n] == nil { callBases[n] = nil }
     }
 
     /// The sketch the n-th call of the last good run made from its own
@@ -415,11 +426,14 @@ public final class LiveSession {
         guard let runText = sceneText, let runSource = sceneSource else {
             throw SaveError(message: "not saved: the scene's text was never read")
         }
-        let base = editBase ?? runText
-        let baseSource = base == runText ? runSource : SketchSource(text: base)
-        let diskSource = disk == runText ? runSource : disk == base ? baseSource : SketchSource(text: disk)
+        let diskSource = disk == runText ? runSource : SketchSource(text: disk)
+        var sources: [[UInt8]: SketchSource] = [runText: runSource]
+        sources[disk] = diskSource
         var rewrites: [SketchSource.Edit] = []
         for (ordinal, state) in edits.calls.sorted(by: { $0.key < $1.key }) {
+            let base = callBases[ordinal] ?? editBase ?? runText
+            let baseSource = sources[base] ?? SketchSource(text: base)
+            sources[base] = baseSource
             let (call, problem) = editableCall(ordinal)
             guard let call, let old = baseState(ordinal) else {
                 throw SaveError(message: "not saved: \(problem ?? "a sketch cannot be edited")")

@@ -113,6 +113,34 @@ final class SketchEditTests: SessionTestCase {
         XCTAssertNil(s.editBase)
     }
 
+    /// A call edited only after another program changed it (and the scene
+    /// ran again) was edited on the new text: no conflict, though another
+    /// call's edit is older than that change.
+    func testACallEditedAfterTheReloadOfItsChangeIsNoConflict() throws {
+        let path = try scene(SketchEditTests.text)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        // A pending edit of the last sketch (the corner form, call 4).
+        var p = s.sketchCalls[4].points
+        p.lt = Point(5, 75)
+        s.sketchOverrides[4] = p
+        // Another program changes `a`; the scene runs again (the studio reloads).
+        let changed = SketchEditTests.text.replacingOccurrences(of: "w = 50, h = 40}", with: "w = 55, h = 40}")
+        try changed.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertTrue(s.run())
+        // Now `a` is edited, on the text with w = 55.
+        var q = s.sketchCalls[0].points
+        XCTAssertEqual(q.rt, Point(65, 10))
+        q.lt = Point(0, 0)
+        s.sketchOverrides[0] = q
+        XCTAssertNil(s.mergeProblem())
+        try s.saveEdits(runAfter: false)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8),
+                       changed.replacingOccurrences(of: "addSketch{x = 10, y = 10, w = 55, h = 40}",
+                                                    with: "addSketch{lt = {0, 0}, rt = {65, 10}, rb = {65, 50}, lb = {10, 50}}")
+                           .replacingOccurrences(of: "lt = {10, 80}", with: "lt = {5, 75}"))
+    }
+
     func testSketchesFromAnotherFileOrPcallAreLocked() throws {
         try "return function() addSketch{x = 1, y = 1, w = 9, h = 9} end\n"
             .write(toFile: dir.appendingPathComponent("mod.lua").path, atomically: true, encoding: .utf8)
