@@ -3,7 +3,7 @@
 # build), else a release build in $SCRATCH (default .build-bench), built now.
 wobble_binary() {
   if [[ -n "${WOBBLE_RUN:-}" ]]; then
-    echo "$WOBBLE_RUN"
+    realpath "$WOBBLE_RUN"   # the scripts may run it from another folder
     return
   fi
   local scratch=${SCRATCH:-.build-bench}

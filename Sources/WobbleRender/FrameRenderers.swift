@@ -40,7 +40,8 @@ public enum FrameRenderers {
                 setenv("LP_NUM_THREADS", "0", 0)
                 setenv("MESA_SHADER_CACHE_DISABLE", "true", 0)
             }
-            return try GLESRenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight, verbose: verbose)
+            // EGL and Mesa start at the first frame that moves.
+            return try DeferredGLESRenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight, verbose: verbose)
         }
     }
 }

@@ -1,6 +1,7 @@
 internal import CGLES
 import Foundation
 import WobbleCore
+import WobbleSystem
 
 /// The GLES renderer (`--backend gles`, the default): OpenGL ES 3 through
 /// EGL, headless (EGL_KHR_surfaceless_context, an FBO, `glReadPixels`).
@@ -94,8 +95,12 @@ public final class GLESRenderer: FrameRenderer {
     /// - Throws: `GLESError`: no EGL display (the message suggests
     ///   `--backend cpu`), an image larger than `GL_MAX_TEXTURE_SIZE`, or any
     ///   failed EGL/GL call, named.
-    public convenience init(source: RGBAImage, outputWidth: Int? = nil, outputHeight: Int? = nil, verbose: Bool = false) throws {
-        try self.init(source: source, outputWidth: outputWidth, outputHeight: outputHeight, verbose: verbose, context: nil)
+    ///   - filtered: the source area-averaged to the output size
+    ///     (`AreaFilter.downscale`), when the caller has it already.
+    public convenience init(source: RGBAImage, outputWidth: Int? = nil, outputHeight: Int? = nil, verbose: Bool = false,
+                            filtered: RGBAImage? = nil) throws {
+        try self.init(source: source, outputWidth: outputWidth, outputHeight: outputHeight, verbose: verbose, context: nil,
+                      filtered: filtered)
     }
 
     /// A renderer in the GLES 3 context current on this thread (the studio's
@@ -116,7 +121,8 @@ public final class GLESRenderer: FrameRenderer {
     /// Runs `body` with the renderer's context current.
     func withContext<T>(_ body: () throws -> T) throws -> T { try context.withCurrent(body) }
 
-    private init(source: RGBAImage, outputWidth: Int?, outputHeight: Int?, verbose: Bool, context given: GLContext?) throws {
+    private init(source: RGBAImage, outputWidth: Int?, outputHeight: Int?, verbose: Bool, context given: GLContext?,
+                 filtered: RGBAImage? = nil) throws {
         let ow = outputWidth ?? source.width, oh = outputHeight ?? source.height
         guard source.width > 0, source.height > 0 else { throw GLESError.emptyImage(width: source.width, height: source.height) }
         guard ow > 0, oh > 0 else { throw GLESError.emptyImage(width: ow, height: oh) }
@@ -130,7 +136,7 @@ public final class GLESRenderer: FrameRenderer {
             try RenderMemory.require(.gles, m, software: GLESRenderer.isSoftware)
             let own = OutputMapping(sourceWidth: source.width, sourceHeight: source.height,
                                     outputWidth: source.width, outputHeight: source.height)
-            return (try Resources(source: source, mapping: m, context: context),
+            return (try Resources(source: source, mapping: m, context: context, filtered: filtered),
                     m.filtersWobbledFrame ? try Resources(source: source, mapping: own, context: context) : nil,
                     GLESRenderer.describe(context))
         }
@@ -138,7 +144,7 @@ public final class GLESRenderer: FrameRenderer {
         self.full = full
         platformDescription = info
         if verbose {
-            FileHandle.standardError.write(Data("wobble-run: GLES backend: \(info)\n".utf8))
+            printError("wobble-run: GLES backend: \(info)")
         }
     }
 
@@ -487,7 +493,9 @@ final class Resources {
         return Int(v)
     }
 
-    init(source: RGBAImage, mapping m: OutputMapping, context: GLContext) throws {
+    /// `filtered`: the source area-averaged to the mapping's `AreaFilter`
+    /// size, when the caller has it (else it is made here).
+    init(source: RGBAImage, mapping m: OutputMapping, context: GLContext, filtered: RGBAImage? = nil) throws {
         mapping = m
         let maxTexture = Resources.integer(GL_MAX_TEXTURE_SIZE)
         var viewport: [GLint] = [0, 0]
@@ -523,7 +531,8 @@ final class Resources {
         // Downscaled output samples the area-averaged source (as the CPU
         // reference does); texture coordinates stay normalised to the image.
         let size = AreaFilter.size(m)
-        let sampled = AreaFilter.downscale(source, width: size.width, height: size.height)
+        let sampled = filtered.flatMap { $0.width == size.width && $0.height == size.height ? $0 : nil }
+            ?? AreaFilter.downscale(source, width: size.width, height: size.height)
         sampled.pixels.withUnsafeBufferPointer { px in
             glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(sampled.width), GLsizei(sampled.height), 0,
                          GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress)

@@ -163,6 +163,9 @@ struct Runner {
             return (f.image, k, f.changed)
         })
         report.record(sink)
+        if o.verbose, let deferred = renderer as? DeferredGLESRenderer, deferred.started == nil {
+            printError("wobble-run: \(deferred.startedDescription)")
+        }
         if o.verbose, let cost = (sink as? GIFSink)?.paletteCost {
             printError("wobble-run: GIF palette: \(cost.colors) colours from \(cost.histogramEntries) histogram entries in \(Int((cost.cpuSeconds * 1000).rounded())) ms of CPU")
         }

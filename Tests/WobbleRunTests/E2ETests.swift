@@ -390,6 +390,26 @@ extension E2ETests {
         XCTAssertTrue(box.leftovers().isEmpty)
     }
 
+    /// EGL starts at the first frame that moves: a still (frame 0, before
+    /// the kick shows) renders without any EGL display, the same bytes as
+    /// the CPU backend, and -v says the GLES backend was not started; a
+    /// frame that moves needs the display (above).
+    func testAStillNeedsNoEGL() throws {
+        try box.write("s.lua", poke)
+        let r = try Tool.runShell("WOBBLE_EGL_PLATFORM=default '\(Tool.executable.path)' s.lua --frames 0-0 -v -o still.png", cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stdout)
+        XCTAssertTrue(r.stdout.contains("wobble-run: GLES backend: not started (no frame moved: the still image needs no shader)\n"), r.stdout)
+        let cpu = try Tool.run(["s.lua", "--frames", "0-0", "--backend", "cpu", "-o", "cpu.png"], cwd: box.url)
+        XCTAssertEqual(cpu.status, 0, cpu.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("still.png"))),
+                       try Data(contentsOf: URL(fileURLWithPath: box.path("cpu.png"))))
+        let moving = try Tool.runShell("WOBBLE_EGL_PLATFORM=default '\(Tool.executable.path)' s.lua --frames 2-2 -o moving.png", cwd: box.url)
+        XCTAssertEqual(moving.status, 1)
+        XCTAssertTrue(moving.stdout.hasPrefix("wobble-run: no EGL display available ("), moving.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("moving.png")))
+        XCTAssertTrue(box.leftovers().isEmpty)
+    }
+
     /// The default backend is GLES: -v names the EGL platform and renderer.
     func testVerboseNamesTheRenderer() throws {
         try box.write("s.lua", poke)
