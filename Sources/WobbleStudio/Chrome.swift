@@ -110,8 +110,9 @@ struct Chrome {
     /// the rows ends with a pointer to the help sheet, which shows it whole.
     var messageLines: [String] { messageRowsShown.map(\.text) }
 
-    /// The message rows and how each is coloured: the scene's error first
-    /// (two rows when another message follows it, on the last row).
+    /// The message rows and how each is coloured: the scene's error first,
+    /// then another message on the rows left (one, or two when it needs
+    /// them: a question; the error keeps at least one).
     var messageRowsShown: [(text: String, kind: RowKind)] {
         let room = max(8, Canvas.fits(from: Layout.timelinePad, to: width - Layout.timelinePad))
         func fit(_ text: String, rows: Int) -> [String] {
@@ -126,7 +127,8 @@ struct Chrome {
         let kind: RowKind = hovered != nil ? .hovered : messageIsError ? .error : .message
         guard let error = sceneError, !error.isEmpty else { return fit(other, rows: Chrome.messageRows).map { ($0, kind) } }
         guard !other.isEmpty, other != error else { return fit(error, rows: Chrome.messageRows).map { ($0, .error) } }
-        return fit(error, rows: Chrome.messageRows - 1).map { ($0, .error) } + fit(other, rows: 1).map { ($0, kind) }
+        let otherRows = min(Chrome.messageRows - 1, Chrome.wrap(other, width: room).count)
+        return fit(error, rows: Chrome.messageRows - otherRows).map { ($0, .error) } + fit(other, rows: otherRows).map { ($0, kind) }
     }
 
     enum RowKind { case message, error, hovered }

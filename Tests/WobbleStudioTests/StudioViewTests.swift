@@ -348,7 +348,7 @@ final class StudioViewTests: InProcessStudioCase {
 
     /// A scene's error and a later message: the error keeps the first
     /// rows (red), the message the last.
-    func testASceneErrorKeepsItsRowsAndTheMessageComesAfter() {
+    func testASceneErrorKeepsItsRowsAndTheMessageComesAfter() throws {
         let error = "scene.lua:12: " + String(repeating: "this is long ", count: 12)
         let c = Chrome(width: 480, frame: 0, frameCount: 10, fps: 30, playhead: 0, clipLength: 1, scriptedDuration: 1, ticks: [],
                        recording: false, playing: true, unsavedEdits: false, message: "no region to select", messageIsError: false,
@@ -360,6 +360,14 @@ final class StudioViewTests: InProcessStudioCase {
         var same = c
         same.message = error
         XCTAssertEqual(same.messageRowsShown.map(\.kind), [.error, .error, .error])
+        // A longer message (the quit question) takes two rows; the error keeps one.
+        var question = c
+        var guardian = QuitGuard()
+        question.message = try XCTUnwrap(guardian.ask(unsavedEdits: 1, closing: false))
+        question.messageIsError = true
+        XCTAssertEqual(question.messageRowsShown.map(\.kind), [.error, .error, .error])
+        XCTAssertEqual(question.messageRowsShown.dropFirst().map(\.text).joined(separator: " "), question.message)
+        XCTAssertTrue(question.messageRowsShown[0].text.hasSuffix("... (F1 shows it all)"))
     }
 
     /// After `F`, a wheel zoom says the new zoom (not the fit's old figure).
