@@ -249,7 +249,9 @@ public final class LiveSession {
                 sceneText = text
                 sceneSource = text.map { SketchSource(text: $0) }
             }
-            savedText = nil
+            // (A run that started before the save read the old text: the
+            // saved one is still to come.)
+            if text == savedText { savedText = nil }
             error = nil
             generation += 1
             if let before { followCalls(from: before.identities, base: before.base) }
