@@ -457,11 +457,15 @@ public final class Scene {
                 let why = models.first { !$0.restTime(now: now).isFinite }?.parameters.model.neverRests ?? "threshold = 0"
                 throw SceneError("untilStill", "a model never comes to rest (\(why)): give maxSeconds")
             }
-            try advance(to: target, function: "untilStill")
+            // Too long a rest (a duration of an hour): say what shortens it.
+            let rest = "the models come to rest at \(NumberText.plain((stillAt * 1000).rounded() / 1000)) s: "
+                + "give untilStill(maxSeconds), a shorter duration, or a larger --max-frames"
+            try advance(to: target, function: "untilStill", tooLong: maxSeconds == nil ? rest : nil)
         }
     }
 
-    private func advance(to target: Double, function: String) throws {
+    /// `tooLong`: what to do when the clip would be longer than the limit.
+    private func advance(to target: Double, function: String, tooLong: String? = nil) throws {
         if target > timeEpsilon && !hasRecordedFrame {
             // Frame 0 becomes fixed now.
             guard imageSize != nil else {
@@ -470,7 +474,8 @@ public final class Scene {
         }
         let frames = Scene.frameCount(end: target, fps: fps)
         if frames > Double(maxFrames) {
-            throw SceneError(function, "the clip would have \(NumberText.plain(frames)) frames, more than the limit of \(maxFrames) (--max-frames)")
+            throw SceneError(function, "the clip would have \(NumberText.plain(frames)) frames, more than the limit of \(maxFrames) (--max-frames)"
+                             + (tooLong.map { "; " + $0 } ?? ""))
         }
         try record(function)
         while true {

@@ -63,6 +63,24 @@ public final class LiveSession {
     /// Counts successful runs (a new clip).
     public private(set) var generation = 0
 
+    /// The text the last save wrote (its run is no change by another program).
+    private var savedText: [UInt8]?
+    /// A run after another program saved the scene found its calls again
+    /// by their text: their old ordinals and new ones, what each call's own
+    /// text made before and now (the studio moves its undo steps with them).
+    public struct CallsMoved {
+        /// Old ordinal to new, for every call found again (by its text, else
+        /// at its place when that call is not found elsewhere).
+        public var ordinals: [Int: Int]
+        public var oldBase: [Int: SketchState]
+        public var newBase: [Int: SketchState]
+    }
+    /// Told when another program's save was run (see `CallsMoved`).
+    public var callsMoved: ((CallsMoved) -> Void)?
+    /// Set when a committed run ran the edits on the wrong calls (another
+    /// program's save moved them): the scene runs again.
+    private var rerunForMovedEdits = false
+
     /// The studio's unsaved edits (sketches of `addSketch` calls by call,
     /// 0-based in run order; sketches added), applied on every run.
     public var edits = SketchEdits() { didSet { noteEdit() } }
@@ -174,6 +192,9 @@ public final class LiveSession {
     @discardableResult
     public func run() -> Bool {
         abandonRun(waitingUpTo: 0)
+        let ok = commit(prepareRun().compute()) ?? false
+        guard rerunForMovedEdits else { return ok }
+        rerunForMovedEdits = false
         return commit(prepareRun().compute()) ?? false
     }
 
@@ -217,15 +238,23 @@ public final class LiveSession {
             image = r.image
             imagePathInUse = r.imagePath
             imageStamp = r.imageStamp
+            let text = outcome.sceneText
+            // The calls as they were (their text), to find them again in a
+            // text another program saved.
+            let before = text != sceneText && sceneText != nil && text != savedText
+                ? (identities: callIdentities(), base: baseStates) : nil
             sketchCalls = r.sketchCalls
             scriptKicks = r.kicks
-            let text = outcome.sceneText
             if text != sceneText || sceneSource == nil {
                 sceneText = text
                 sceneSource = text.map { SketchSource(text: $0) }
             }
+            // (A run that started before the save read the old text: the
+            // saved one is still to come.)
+            if text == savedText { savedText = nil }
             error = nil
             generation += 1
+            if let before { followCalls(from: before.identities, base: before.base) }
             return true
         case .failure(let f):
             error = ScriptError(message: f.message, details: f.details, kind: f.kind)
@@ -288,8 +317,16 @@ public final class LiveSession {
         inFlight = nil
         guard let ok = commit(outcome) else {
             let shown = outcome.succeeded && commit(outcome, evenIfStale: true) == true
+            rerunForMovedEdits = false
             startRun()
             return .superseded(shown: shown)
+        }
+        if rerunForMovedEdits {
+            // The edits follow their calls to new places: the run had them
+            // on the old ones.
+            rerunForMovedEdits = false
+            startRun()
+            return .superseded(shown: ok)
         }
         if runAgain { startRun() }
         return .committed(ok)
@@ -323,6 +360,55 @@ public final class LiveSession {
     }
 
     // MARK: Sketches
+
+    /// Each call's text (argument and name) by ordinal, for the calls made
+    /// from the scene file's text.
+    private func callIdentities() -> [Int: [UInt8]] {
+        guard let src = sceneSource else { return [:] }
+        var out: [Int: [UInt8]] = [:]
+        for n in sketchCalls.indices { if let c = sourceCall(n) { out[n] = src.identity(c) } }
+        return out
+    }
+
+    /// Another program saved the scene and it ran: the pending edits (and
+    /// the texts they were made on) follow their calls by the calls' text, so
+    /// an `addSketch` inserted before an edited one does not hand its edit to
+    /// another sketch. A call whose own text changed stays at its place (its
+    /// save is then a conflict). Edits equal to what the new text makes are
+    /// no edits any more.
+    private func followCalls(from old: [Int: [UInt8]], base oldBase: [Int: SketchState]) {
+        let new = callIdentities()
+        func unique(_ d: [Int: [UInt8]]) -> [[UInt8]: Int] {
+            var count: [[UInt8]: Int] = [:], at: [[UInt8]: Int] = [:]
+            for (n, id) in d { count[id, default: 0] += 1; at[id] = n }
+            return at.filter { count[$0.key] == 1 }
+        }
+        let oldAt = unique(old), newAt = unique(new)
+        var map: [Int: Int] = [:]
+        for (id, n) in oldAt { if let m = newAt[id] { map[n] = m } }
+        // A call not found by its text (changed there) keeps its place when
+        // no other call moved there.
+        let taken = Set(map.values)
+        for n in oldBase.keys where map[n] == nil && sketchCalls.indices.contains(n) && !taken.contains(n)
+            && !(new[n].map { id in oldAt[id] != nil } ?? false) {
+            map[n] = n
+        }
+        let moved = CallsMoved(ordinals: map, oldBase: oldBase, newBase: baseStates)
+        var calls: [Int: SketchState] = [:], bases: [Int: [UInt8]] = [:]
+        for (n, state) in edits.calls {
+            // An edit with nowhere to go: left where it was (saving it is refused).
+            guard let m = map[n] else { calls = edits.calls; bases = callBases; break }
+            calls[m] = state
+            bases[m] = callBases[n]
+        }
+        for (m, state) in calls where state == baseState(m) { calls[m] = nil; bases[m] = nil }
+        if calls != edits.calls {
+            callBases = bases
+            edits.calls = calls
+            rerunForMovedEdits = true
+        }
+        callsMoved?(moved)
+    }
 
     /// Which call made a sketch, and whether the studio may edit it: the
     /// source call in the scene's text (nil and the message when it may not).
@@ -397,6 +483,7 @@ public final class LiveSession {
                         throw SaveError(message: "not saved: \(path) changed on disk while it was being saved (save again)")
                     }
                 })
+                savedText = text
                 return (edits.calls.count, edits.added.count)
             }
         } catch let e as SaveError {
@@ -419,6 +506,14 @@ public final class LiveSession {
         } catch {
             return "\(error)"
         }
+    }
+
+    /// The scene file as a save would write it now (the pending edits
+    /// carried into it; the file itself when there are none), or why not.
+    public func editedText() throws -> [UInt8] {
+        let disk: [UInt8]
+        do { disk = try Posix.readFile(options.scenePath) } catch { throw SaveError(message: "\(error)") }
+        return hasUnsavedEdits ? try merged(into: disk) : disk
     }
 
     /// `disk` with the pending edits carried into it.

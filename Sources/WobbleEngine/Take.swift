@@ -79,13 +79,14 @@ public struct Take {
     }
 
     /// Writes the take beside the scene, atomically: the scene's text as it
-    /// is on disk now, then the block. The take is run once (on the virtual
+    /// is on disk now (or `sceneText`: the scene with the studio's unsaved
+    /// edits), then the block. The take is run once (on the virtual
     /// clock) before it is written; a model that never rests gets
     /// `untilStill(maxSeconds)` with the recorded length. Returns the path.
-    public func write(scenePath: String, recordedSeconds: Double, options: SessionOptions) throws -> String {
+    public func write(scenePath: String, sceneText: [UInt8]? = nil, recordedSeconds: Double, options: SessionOptions) throws -> String {
         let text: [UInt8]
         do {
-            text = try Posix.readFile(scenePath)
+            text = try sceneText ?? Posix.readFile(scenePath)
         } catch let e as PosixError {
             throw SessionError("cannot read the scene '\(scenePath)' for the take: \(String(cString: strerror(e.code)))")
         }

@@ -672,6 +672,25 @@ public struct SketchSource {
         return (x, t[k].start..<t[j].end, j + 1)
     }
 
+    /// The start of the `--` comment lines right above the line starting
+    /// at `s` (no blank line between), else `s`: what is added goes above
+    /// the comment, which stays with the line it describes.
+    static func commentAbove(_ s: Int, _ t: [LuaToken], _ text: [UInt8]) -> Int {
+        var at = s
+        while at > 0 {
+            var ls = at - 1
+            while ls > 0, text[ls - 1] != 10 { ls -= 1 }
+            var i = ls
+            while i < at, text[i] == 32 || text[i] == 9 { i += 1 }
+            // A line that is only a comment: `--`, and no token on it (not
+            // the inside of a long string).
+            guard i + 1 < at, text[i] == 45, text[i + 1] == 45,
+                  !t.contains(where: { $0.start < at && $0.end > ls }) else { break }
+            at = ls
+        }
+        return at
+    }
+
     /// The start of the line of the first `prepare(...)`, `wait(...)` or
     /// `untilStill(...)` outside every block (function, if, do, repeat), nil
     /// when there is none.
@@ -689,7 +708,7 @@ public struct SketchSource {
                       !(i > 0 && (t[i - 1].is("local", text) || t[i - 1].is("function", text))) {
                 var s = t[i].start
                 while s > 0, text[s - 1] != 10 { s -= 1 }
-                return s
+                return commentAbove(s, t, text)
             }
         }
         return nil

@@ -67,6 +67,9 @@ struct Chrome {
     var messageIsError: Bool
     /// What the tick under the mouse is (shown instead of the message).
     var hovered: String? = nil
+    /// The error of the scene's last run, shown until it runs again: the
+    /// other messages come after it, never over it.
+    var sceneError: String? = nil
 
     /// Rows of text under the status line.
     static let messageRows = 3
@@ -105,15 +108,30 @@ struct Chrome {
 
     /// The message rows: the text wrapped at the width; a text longer than
     /// the rows ends with a pointer to the help sheet, which shows it whole.
-    var messageLines: [String] {
+    var messageLines: [String] { messageRowsShown.map(\.text) }
+
+    /// The message rows and how each is coloured: the scene's error first,
+    /// then another message on the rows left (one, or two when it needs
+    /// them: a question; the error keeps at least one).
+    var messageRowsShown: [(text: String, kind: RowKind)] {
         let room = max(8, Canvas.fits(from: Layout.timelinePad, to: width - Layout.timelinePad))
-        let lines = Chrome.wrap(hovered ?? message, width: room)
-        guard lines.count > Chrome.messageRows else { return lines }
-        let more = "... (F1 shows it all)"
-        var last = lines[Chrome.messageRows - 1]
-        if last.count + more.count > room { last = String(last.prefix(max(0, room - more.count))) }
-        return Array(lines.prefix(Chrome.messageRows - 1)) + [last + more]
+        func fit(_ text: String, rows: Int) -> [String] {
+            let lines = Chrome.wrap(text, width: room)
+            guard lines.count > rows else { return lines }
+            let more = "... (F1 shows it all)"
+            var last = lines[rows - 1]
+            if last.count + more.count > room { last = String(last.prefix(max(0, room - more.count))) }
+            return Array(lines.prefix(rows - 1)) + [last + more]
+        }
+        let other = hovered ?? message
+        let kind: RowKind = hovered != nil ? .hovered : messageIsError ? .error : .message
+        guard let error = sceneError, !error.isEmpty else { return fit(other, rows: Chrome.messageRows).map { ($0, kind) } }
+        guard !other.isEmpty, other != error else { return fit(error, rows: Chrome.messageRows).map { ($0, .error) } }
+        let otherRows = min(Chrome.messageRows - 1, Chrome.wrap(other, width: room).count)
+        return fit(error, rows: Chrome.messageRows - otherRows).map { ($0, .error) } + fit(other, rows: otherRows).map { ($0, kind) }
     }
+
+    enum RowKind { case message, error, hovered }
 
     /// `text` wrapped into lines of at most `width` characters, at spaces
     /// where it can (a longer word is cut where the line ends).
@@ -155,7 +173,10 @@ struct Chrome {
         let length = self.length
         if length > 0 {
             func x(_ t: Double) -> Int { Chrome.x(t, width: w, length: length) }
-            c.fill(x: tx, y: 4, w: x(playhead) - tx, h: 12, recording ? (170, 50, 50) : (70, 110, 180))
+            // The frame shown, as the counter says it (`frame k/N` is k/N of
+            // the way); a take's live clock while recording.
+            let shown = recording || fps <= 0 ? playhead : Double(frame) / fps
+            c.fill(x: tx, y: 4, w: x(shown) - tx, h: 12, recording ? (170, 50, 50) : (70, 110, 180))
             if scriptedDuration < length - 1e-9 {
                 c.fill(x: x(scriptedDuration), y: 2, w: 1, h: 16, (220, 220, 220))
             }
@@ -166,7 +187,7 @@ struct Chrome {
                     c.fill(x: x(t.time), y: 10, w: 1, h: 6, (150, 230, 255))
                 }
             }
-            c.fill(x: x(playhead) - 1, y: 1, w: 3, h: 18, (255, 255, 255))
+            c.fill(x: x(shown) - 1, y: 1, w: 3, h: 18, (255, 255, 255))
         }
         // Status.
         let rowHeight = StudioFont.cellHeight + 2
@@ -175,9 +196,14 @@ struct Chrome {
         let hint = "F1: keys"
         let hx = w - Layout.timelinePad - hint.count * StudioFont.cellWidth
         if hx > end + 14 { c.text(hint, x: hx, y: y1, (130, 130, 140)) }
-        let color: (UInt8, UInt8, UInt8) = hovered != nil ? (150, 230, 255) : messageIsError ? (255, 110, 110) : (170, 200, 170)
-        for (i, line) in messageLines.enumerated() {
-            c.text(line, x: Layout.timelinePad, y: y1 + (i + 1) * rowHeight, color)
+        for (i, row) in messageRowsShown.enumerated() {
+            let color: (UInt8, UInt8, UInt8)
+            switch row.kind {
+            case .hovered: color = (150, 230, 255)
+            case .error: color = (255, 110, 110)
+            case .message: color = (170, 200, 170)
+            }
+            c.text(row.text, x: Layout.timelinePad, y: y1 + (i + 1) * rowHeight, color)
         }
         return c.image
     }

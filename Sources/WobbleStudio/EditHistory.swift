@@ -1,3 +1,4 @@
+import WobbleEngine
 import WobbleScript
 
 /// Undo and redo of the studio's sketch edits, across saves. Each step is
@@ -46,6 +47,32 @@ struct EditHistory {
         guard let next = redoSteps.popLast() else { return nil }
         undoSteps.append(Step(edits: current, base: base))
         return next
+    }
+
+    /// Another program saved the scene: every step follows its calls to
+    /// their new places, and a call that step had as the text made it
+    /// before that save is taken as the new text makes it (stepping back
+    /// undoes the studio's edits, not the other program's change).
+    mutating func follow(_ moved: LiveSession.CallsMoved) {
+        func follow(_ step: Step) -> Step {
+            guard step.wall == nil else { return step }
+            var out = step
+            out.edits.calls = [:]
+            for (n, s) in step.edits.calls { out.edits.calls[moved.ordinals[n] ?? n] = s }
+            var back: [Int: Int] = [:]
+            for (n, m) in moved.ordinals { back[m] = n }
+            out.base = [:]
+            for (m, now) in moved.newBase {
+                if let n = back[m], let was = step.base[n], was != moved.oldBase[n] {
+                    out.base[m] = was
+                } else {
+                    out.base[m] = now
+                }
+            }
+            return out
+        }
+        undoSteps = undoSteps.map(follow)
+        redoSteps = redoSteps.map(follow)
     }
 
     /// The edits that give `step`'s sketches on a text whose calls make

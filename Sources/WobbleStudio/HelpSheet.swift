@@ -8,7 +8,7 @@ enum HelpSheet {
     static let entries: [(keys: String, what: String)] = [
         ("Space", "play / pause"),
         ("Left / Right", "one frame back / forward (pauses)"),
-        ("Home", "frame 0"),
+        ("Home", "frame 0 (pauses)"),
         ("click / drag timeline", "scrub"),
         ("hover a tick", "what kick it is and its line (script ticks below, performed above)"),
         ("wheel", "zoom around the mouse"),

@@ -33,7 +33,11 @@ final class Inspector {
     func select(_ kind: SketchOrigin.Kind?, quiet: Bool = false) {
         if kind != selected { typing = nil }
         selected = kind
-        if let kind, !quiet { editor.status("selected \(session.currentState(kind)?.name.map { "\($0), " } ?? "")\(editor.describe(kind))\(readOnly(kind).map { " (\($0.replacingOccurrences(of: "\n", with: " ")))" } ?? "")", false) }
+        guard let kind, !quiet else { return }
+        // An added region is described by its name: said once.
+        let what = editor.describe(kind)
+        let named = session.currentState(kind)?.name.map { $0 == what ? what : "\($0), \(what)" } ?? what
+        editor.status("selected \(named)\(readOnly(kind).map { " (\($0.replacingOccurrences(of: "\n", with: " ")))" } ?? "")", false)
     }
 
     /// The regions that can be selected at frame `k`, in drawing order (each once).
@@ -197,13 +201,22 @@ final class Inspector {
         editor.status("type the name; Enter keeps it, Esc leaves it", false)
     }
 
-    /// Typed text while renaming (name characters only).
+    /// Typed text while renaming: name characters (letters, digits, `_`);
+    /// any other is refused with the reason.
     func type(_ text: String) {
         guard var t = typing else { return }
-        for ch in text.unicodeScalars where ch.isASCII && (ch.properties.isAlphabetic || ch == "_" || (ch.value >= 48 && ch.value <= 57)) {
+        var refused: [String] = []
+        for ch in text.unicodeScalars {
+            guard ch.isASCII && (ch.properties.isAlphabetic || ch == "_" || (ch.value >= 48 && ch.value <= 57)) else {
+                refused.append(ch == " " ? "a space" : ch.value < 32 || ch.value == 127 ? "a control character" : "'\(ch)'")
+                continue
+            }
             if t.count < 60 { t.unicodeScalars.append(ch) }
         }
         typing = t
+        if let first = refused.first {
+            editor.status("\(first) cannot be in a name: a name is a Lua name (letters, digits and _, not starting with a digit)", true)
+        }
     }
 
     func backspace() {
@@ -263,7 +276,7 @@ final class Inspector {
         guard let key = scrubbing, let spec = InspectorRow.spec(key) else { return }
         let (sx, sw) = panel.sliderX
         let f = min(max(Double(x - sx) / Double(max(1, sw - 1)), 0), 1)
-        set(key, spec.slider.lowerBound + f * (spec.slider.upperBound - spec.slider.lowerBound))
+        set(key, spec.value(atFraction: f))
     }
 
     func release() {

@@ -39,6 +39,8 @@ final class SketchEditor {
         self.session = session
         self.clock = clock
         self.verbose = verbose
+        // Undo steps follow the calls when another program saves the scene.
+        session.callsMoved = { [unowned self] in history.follow($0) }
     }
 
     var isDragging: Bool { drag != nil }
@@ -98,11 +100,18 @@ final class SketchEditor {
         beginChange()
     }
 
-    func moveDrag(_ x: Int, _ y: Int, scale s: Double) {
+    /// The dragged handle follows the mouse, kept inside the picture area
+    /// (never under the inspector's column or the timeline, where it could
+    /// not be grabbed again).
+    func moveDrag(_ x: Int, _ y: Int, layout: Layout) {
         guard var d = drag, x != d.startWindow.x || y != d.startWindow.y || d.moved else { return }
+        let s = layout.scale
         let p0 = d.start[handle: d.handle]
-        let p = Point(((p0.x + Double(x - d.startWindow.x) / s) * 10).rounded() / 10,
-                      ((p0.y + Double(y - d.startWindow.y) / s) * 10).rounded() / 10)
+        var w = layout.windowPoint(Point(p0.x + Double(x - d.startWindow.x) / s, p0.y + Double(y - d.startWindow.y) / s))
+        let a = layout.pictureArea
+        w = Point(min(max(w.x, Double(a.x)), Double(a.x + a.w - 1)), min(max(w.y, Double(a.y)), Double(a.y + a.h - 1)))
+        let q = layout.imagePointUnclamped(0, 0)
+        let p = Point(((q.x + w.x / s) * 10).rounded() / 10, ((q.y + w.y / s) * 10).rounded() / 10)
         guard p.isFinite else { return }
         var pts = d.start
         // A center never set stays unset (it follows the corners); one

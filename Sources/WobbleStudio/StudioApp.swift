@@ -61,6 +61,9 @@ final class StudioApp {
     /// The page of the keys' help shown (nil: none).
     private(set) var helpPage: Int?
     private(set) var message = ""
+    /// The error of the scene's last run, shown until the scene runs again
+    /// (nil after a good run): other messages do not hide it.
+    private(set) var sceneError: String?
     /// The last run's error printed on stderr (nil after a good run).
     private var lastPrintedError: String?
     private(set) var messageIsError = false
@@ -264,10 +267,16 @@ final class StudioApp {
             // session runs again with them (its clip plays meanwhile).
             flightReasons = StudioApp.merged(flightReasons, queuedReasons)
             queuedReasons = nil
-            if shown { adoptImageSize(oldSize) }
+            if shown {
+                sceneError = nil
+                adoptImageSize(oldSize)
+            }
             if options.verbose { printError("studio: a run was superseded (pokes or edits came while it ran); running again") }
         case .committed(let ok):
-            if ok { lastPrintedError = nil }
+            if ok {
+                lastPrintedError = nil
+                sceneError = nil
+            }
             let reason = flightReasons
             flightReasons = session.isRunning ? queuedReasons : nil
             queuedReasons = nil
@@ -286,6 +295,7 @@ final class StudioApp {
     /// clip stays.
     private func showRun(_ ok: Bool, reason: [String]?, oldSize: (Int, Int)?) {
         if ok {
+            sceneError = nil
             if reason != nil, session.hasUnsavedEdits, let base = session.editBase, base != session.sceneText {
                 // Another program saved the scene: the edits go into its text
                 // on the next save, unless it changed what they change.
@@ -309,7 +319,9 @@ final class StudioApp {
                 if let d = e.details, !d.isEmpty, options.verbose { printError(d) }
                 lastPrintedError = e.message
             }
-            fail(session.clip == nil ? first : "\(first) (playing the last good run)")
+            let shown = session.clip == nil ? first : "\(first) (playing the last good run)"
+            sceneError = PathBytes.display(shown)
+            fail(shown)
         }
         dirty = true
     }
@@ -428,7 +440,11 @@ final class StudioApp {
             }
             return handleKey(key, shift: shift, ctrl: ctrl)
         case .wheel(let x, let y, let steps):
-            if layout.pictureAreaContains(x, y) { show(navigator.wheel(steps, at: x, y, layout: layout)) }
+            if layout.pictureAreaContains(x, y) {
+                show(navigator.wheel(steps, at: x, y, layout: layout))
+                // (What `F` said of the fit is no longer so.)
+                say("zoom \(Int((layout.scale * 100).rounded()))% (F fits)")
+            }
         case .panStart(let x, let y, let space):
             // A Space + drag pans: the press's play/pause is given back.
             if navigator.beginPan(x, y, layout: layout, space: space) { transport.togglePlaying() }
@@ -471,13 +487,13 @@ final class StudioApp {
             mouse = (x, y)
             hover(x, y)
             if let v = navigator.panned(x, y, layout: layout) { show(v) }
-            if editor.isDragging { editor.moveDrag(x, y, scale: layout.scale) }
+            if editor.isDragging { editor.moveDrag(x, y, layout: layout) }
             if scrubbing { scrub(x) }
             if inspector.mouseMoved(x, layout: layout) { dirty = true }
         case .mouseUp(let x, let y):
             if inspector.mouseUp() {
             } else if editor.isDragging {
-                editor.moveDrag(x, y, scale: layout.scale)
+                editor.moveDrag(x, y, layout: layout)
                 editor.endDrag()
             } else if scrubbing {
                 scrub(x)
@@ -578,6 +594,7 @@ final class StudioApp {
             transport.pause()
             seek(frame: currentIndex + 1)
         case .home:
+            transport.pause()
             seek(frame: 0)
         case .backspace:
             if session.performed.isEmpty {
@@ -664,9 +681,22 @@ final class StudioApp {
         dirty = true
     }
 
+    /// The scene a take is of, and its text: with the unsaved edits when
+    /// there are some and they go into the file (what plays in the window).
+    private func takeScene() -> (scene: TakeRecorder.Scene, text: [UInt8]?) {
+        guard session.hasUnsavedEdits else { return (.saved, nil) }
+        guard let text = try? session.editedText() else { return (.savedNotEdited, nil) }
+        return (.edited, text)
+    }
+
+    private func stopRecording() {
+        let (scene, text) = takeScene()
+        recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName, sceneText: text, scene: scene)
+    }
+
     private func toggleRecording() {
         if recorder.isRecording {
-            recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName)
+            stopRecording()
             // The take file has the pokes: the preview plays the scene again.
             if !session.performed.isEmpty {
                 session.setPerformed([])
@@ -679,13 +709,13 @@ final class StudioApp {
             session.setPerformed([])
             requestRun()
         }
-        recorder.start(scriptedEnd: session.scriptedDuration)
+        recorder.start(scriptedEnd: session.scriptedDuration, scene: takeScene().scene)
         transport.startRecording(from: session.scriptedDuration)
     }
 
     private func finishRecordingOnQuit() {
         guard recorder.isRecording else { return }
-        recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName)
+        stopRecording()
     }
 
     // MARK: Presenting
@@ -726,8 +756,11 @@ final class StudioApp {
             width: layout.windowWidth, frame: k, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30,
             playhead: playhead, clipLength: clipLength, scriptedDuration: session.scriptedDuration, ticks: ticks,
             recording: recorder.isRecording, playing: playing, unsavedEdits: session.hasUnsavedEdits,
-            message: message, messageIsError: messageIsError, hovered: hovered)
+            message: message, messageIsError: messageIsError, hovered: hovered, sceneError: sceneError)
     }
+
+    /// The status rows under the status line as they are drawn now.
+    var statusRows: [String] { chrome(index: currentIndex).messageLines }
 
     /// The timeline's ticks now.
     private var ticks: [Tick] {
@@ -751,8 +784,14 @@ final class StudioApp {
 
     private var helpPages = 1
 
+    /// What the help sheet shows under the keys: the scene's error whole,
+    /// then the last message when it is another.
+    var helpMessage: String {
+        [sceneError, message == sceneError ? nil : message].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+
     private func showHelp(page: Int) {
-        let sheet = HelpSheet.image(width: layout.windowWidth, height: layout.windowHeight, page: page, message: message)
+        let sheet = HelpSheet.image(width: layout.windowWidth, height: layout.windowHeight, page: page, message: helpMessage)
         helpPages = sheet.pages
         helpPage = min(page, sheet.pages - 1)
         presenter.cover = sheet.image

@@ -21,10 +21,25 @@ final class TakeRecorder {
 
     var isRecording: Bool { take != nil }
 
-    /// Starts a take (the scripted clip ends at `scriptedEnd` seconds).
-    func start(scriptedEnd: Double) {
+    /// What a take is of: the scene as saved, or with the unsaved edits.
+    enum Scene: Equatable {
+        case saved
+        case edited
+        /// There are unsaved edits, but they cannot go into the file (a conflict).
+        case savedNotEdited
+        var said: String {
+            switch self {
+            case .saved: return ""
+            case .edited: return "; with the unsaved edits (the scene file has them once saved)"
+            case .savedNotEdited: return "; as saved (the unsaved edits conflict with the file and are not in it)"
+            }
+        }
+    }
+
+    /// Starts a take (the scripted clip ends at `scriptedEnd` seconds) of `scene`.
+    func start(scriptedEnd: Double, scene: Scene) {
         take = Take()
-        status("recording from the end of the clip: poke and shake; R writes the take", false)
+        status("recording from the end of the clip: poke and shake; R writes the take" + scene.said, false)
         if verbose { printError("studio: recording from \(fmt3(scriptedEnd)) s") }
     }
 
@@ -43,9 +58,10 @@ final class TakeRecorder {
         return (PerformedEvent(time: s, action: action), "\(fmt3(s)) s")
     }
 
-    /// Ends the take being recorded (`seconds` long) and writes it; a take
-    /// that cannot be written goes to stderr, nothing performed is lost.
-    func stop(seconds: Double, sceneName: String) {
+    /// Ends the take being recorded (`seconds` long) and writes it after
+    /// `sceneText` (nil: the scene file as it is); a take that cannot be
+    /// written goes to stderr, nothing performed is lost.
+    func stop(seconds: Double, sceneName: String, sceneText: [UInt8]?, scene: Scene) {
         guard let take else { return }
         self.take = nil
         guard !take.events.isEmpty else {
@@ -53,8 +69,8 @@ final class TakeRecorder {
             return
         }
         do {
-            let path = try take.write(scenePath: options.scenePath, recordedSeconds: seconds, options: options)
-            status("wrote \(path) (\(take.events.count) event\(take.events.count == 1 ? "" : "s"))", false)
+            let path = try take.write(scenePath: options.scenePath, sceneText: sceneText, recordedSeconds: seconds, options: options)
+            status("wrote \(path) (\(take.events.count) event\(take.events.count == 1 ? "" : "s"))" + scene.said, false)
             printError("studio: wrote \(path)")
         } catch {
             status("take not written (the performance is on stderr): \(error)", true)

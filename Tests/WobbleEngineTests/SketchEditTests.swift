@@ -141,6 +141,47 @@ final class SketchEditTests: SessionTestCase {
                            .replacingOccurrences(of: "lt = {10, 80}", with: "lt = {5, 75}"))
     }
 
+    /// Another program inserts an `addSketch` before an edited one: the
+    /// edit follows its call (the preview and the save have it on `a`, not
+    /// on the new sketch); an edit the new text makes itself is no edit.
+    func testAnEditFollowsItsCallWhenAnotherProgramInsertsOneBeforeIt() throws {
+        let path = try scene(SketchEditTests.text)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        var p = s.sketchCalls[0].points
+        p.lt = Point(0, 0)
+        s.sketchOverrides[0] = p
+        var q = s.sketchCalls[4].points
+        q.lt = Point(5, 75)
+        s.sketchOverrides[4] = q
+        let inserted = SketchEditTests.text.replacingOccurrences(
+            of: "local a = ", with: "addSketch{x = 150, y = 100, w = 30, h = 30}\nlocal a = ")
+        try inserted.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertTrue(s.run())
+        XCTAssertEqual(s.sketchCalls.count, 6)
+        XCTAssertEqual(s.edits.calls.keys.sorted(), [1, 5], "the edits moved with their calls")
+        let shapes = s.handleShapes(atFrame: 0)
+        XCTAssertEqual(shapes.first { $0.origin?.kind == .call(0) }?.shape.lt, Point(150, 100), "the new sketch is as written")
+        XCTAssertEqual(shapes.first { $0.origin?.kind == .call(1) }?.shape.lt, Point(0, 0), "a has its edit")
+        XCTAssertNil(s.mergeProblem())
+        try s.saveEdits(runAfter: false)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8),
+                       inserted.replacingOccurrences(of: "addSketch{x = 10, y = 10, w = 50, h = 40}",
+                                                     with: "addSketch{lt = {0, 0}, rt = {60, 10}, rb = {60, 50}, lb = {10, 50}}")
+                           .replacingOccurrences(of: "lt = {10, 80}", with: "lt = {5, 75}"))
+
+        // Another program writes what the edit is: nothing is left to save.
+        XCTAssertTrue(s.run())
+        var r = s.sketchCalls[1].points
+        r.lt = Point(2, 2)
+        s.sketchOverrides[1] = r
+        let same = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "lt = {0, 0}", with: "lt = {2, 2}")
+        try same.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertTrue(s.run())
+        XCTAssertFalse(s.hasUnsavedEdits)
+        XCTAssertNil(s.editBase)
+    }
+
     func testSketchesFromAnotherFileOrPcallAreLocked() throws {
         try "return function() addSketch{x = 1, y = 1, w = 9, h = 9} end\n"
             .write(toFile: dir.appendingPathComponent("mod.lua").path, atomically: true, encoding: .utf8)

@@ -97,6 +97,19 @@ final class SceneAPITests: XCTestCase {
         try f.run(withImage + "assert(#arg == 0 and select('#', ...) == 0)")
     }
 
+    /// A model whose rest is further than the frame limit (a duration of
+    /// an hour): `untilStill()` says when it rests and what to do.
+    func testUntilStillPastTheFrameLimitSaysWhatToDo() {
+        let f = SceneFixture()
+        let e = f.failure(withImage + "local r = addSketch{x = 1, y = 1, w = 5, h = 5, duration = 3600}\nprepare()\nimpulse(r, 1, 0)\nuntilStill()")
+        let message = e?.message.replacingOccurrences(of: f.dir + "/", with: "") ?? ""
+        XCTAssertTrue(message.hasPrefix("scene.lua:5: untilStill: the clip would have "), message)
+        XCTAssertTrue(message.contains(" frames, more than the limit of 100000 (--max-frames); the models come to rest at "), message)
+        XCTAssertTrue(message.hasSuffix(" s: give untilStill(maxSeconds), a shorter duration, or a larger --max-frames"), message)
+        // With maxSeconds it ends there: no error.
+        XCTAssertNoThrow(try f.run(withImage + "local r = addSketch{x = 1, y = 1, w = 5, h = 5, duration = 3600}\nprepare()\nimpulse(r, 1, 0)\nuntilStill(2)"))
+    }
+
     func testErrorFormatsAndKinds() {
         let f = SceneFixture()
         // Lua's own runtime error, with the traceback in the details.

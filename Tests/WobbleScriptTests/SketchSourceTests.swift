@@ -167,6 +167,26 @@ final class SketchSourceTests: XCTestCase {
         XCTAssertEqual(end, "image('a.png')\nlocal region1 = addSketch{x = 0, y = 0, w = 90, h = 90}\n")
     }
 
+    /// The comment lines right above `prepare()` stay with it: an added
+    /// region goes above them (a blank line or code ends the comment; a
+    /// `--` line inside a long string is no comment).
+    func testAnAddedRegionGoesAboveTheCommentOfPrepare() throws {
+        let text = """
+        image('a.png')
+
+          -- set the regions up
+          -- (all of them)
+          prepare()
+        wait(1)
+        """
+        let out = try rewrite(text, call: -1, old: .defaultSketch, new: .defaultSketch, added: [.square(centeredAt: Point(45, 45))])
+        XCTAssertEqual(out, text.replacingOccurrences(of: "  -- set the regions up",
+                                                      with: "  local region1 = addSketch{x = 0, y = 0, w = 90, h = 90}\n  -- set the regions up"))
+        let inString = "local s = [[\n-- not a comment\n]]\nprepare()\n"
+        let out2 = try rewrite(inString, call: -1, old: .defaultSketch, new: .defaultSketch, added: [.square(centeredAt: Point(45, 45))])
+        XCTAssertEqual(out2, "local s = [[\n-- not a comment\n]]\nlocal region1 = addSketch{x = 0, y = 0, w = 90, h = 90}\nprepare()\n")
+    }
+
     func testNumbersWithAtMostOneDecimal() {
         XCTAssertEqual(SketchSource.format(12), "12")
         XCTAssertEqual(SketchSource.format(12.04), "12")

@@ -231,6 +231,37 @@ final class StudioInProcessTests: InProcessStudioCase {
         XCTAssertFalse(shown.contains { $0.at > 0.34 && $0.at < 0.79 && $0.k != 3 }, "\(shown.map { ($0.at, $0.k ?? -1) })")
     }
 
+    /// `Home` while playing goes to frame 0 and pauses there (as the arrows
+    /// do): `Right` then shows frame 1.
+    func testHomePausesAtFrameZero() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 40, height: 30))
+        try box.write("s.lua", """
+        image("img.png")
+        fps(10)
+        addSketch{x = 6, y = 5, w = 28, h = 20, duration = 5}
+        prepare()
+        impulse(1, 1, 0.3)
+        wait(1.2)
+        """)
+        let expected = try headlessFrames("s.lua", count: 12)
+        let clock = ManualClock()
+        let t0 = clock.t
+        let (status, surface, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0, .key(.h, shift: false, ctrl: false)),
+            (t0 + 0.55, .key(.home, shift: false, ctrl: false)),   // playing: frame 0, paused
+            (t0 + 1.0, .key(.right, shift: false, ctrl: false)),   // 1
+            (t0 + 1.3, .quit),
+        ])
+        XCTAssertEqual(status, 0)
+        var sequence: [Int] = []
+        for f in surface.frames where f.at >= t0 + 0.55 {
+            guard let img = f.image else { continue }
+            let k = expected.firstIndex(of: img) ?? -1
+            if k != sequence.last { sequence.append(k) }
+        }
+        XCTAssertEqual(sequence, [0, 1])
+    }
+
     /// A take recorded in-process: `R`, a poke, `R`; the take's times are
     /// the manual clock's, to the millisecond (a window pixel is its centre
     /// in image pixels: 35 → 35.5 at scale 1).
@@ -266,6 +297,91 @@ final class StudioInProcessTests: InProcessStudioCase {
         untilStill()
 
         """)
+    }
+
+    /// A take recorded with unsaved edits is of the scene as it plays (the
+    /// edits in its text, the scene file untouched), and the window says so
+    /// when recording starts and ends: its poke inside the dragged-out part
+    /// of the region hits it when the take runs.
+    func testATakeWithUnsavedEditsHasThemAndSaysSo() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let sceneText = """
+        image("img.png")
+        addSketch{x = 10, y = 10, w = 50, h = 50}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", sceneText)
+        let area = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080)).imageRect
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: area.x + 60, y: area.y + 60)),   // rb
+            (t0 + 0.15, .mouseUp(x: area.x + 110, y: area.y + 80)),
+            (t0 + 0.30, .key(.r, shift: false, ctrl: false)),
+            (t0 + 0.50, .mouseDown(x: area.x + 80, y: area.y + 55)),   // only in the edited region
+            (t0 + 0.55, .mouseUp(x: area.x + 85, y: area.y + 57)),
+            (t0 + 0.90, .key(.r, shift: false, ctrl: false)),
+            (t0 + 1.00, .key(.escape, shift: false, ctrl: false)), (t0 + 1.05, .key(.escape, shift: false, ctrl: false)),
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.40, { messages.append(app.message) }), (t0 + 0.95, { messages.append(app.message) })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(messages, [
+            "recording from the end of the clip: poke and shake; R writes the take; with the unsaved edits (the scene file has them once saved)",
+            "wrote \(box.path("s-take-1.lua")) (1 event); with the unsaved edits (the scene file has them once saved)"])
+        XCTAssertEqual(try read("s.lua"), sceneText, "the scene is not saved")
+        let take = try read("s-take-1.lua")
+        XCTAssertTrue(take.hasPrefix(sceneText.replacingOccurrences(of: "addSketch{x = 10, y = 10, w = 50, h = 50}",
+                                                                     with: "addSketch{lt = {10, 10}, rt = {60, 10}, rb = {110, 80}, lb = {10, 60}}")), take)
+        XCTAssertTrue(take.contains("touch(80.5, 55.5, 85.5, 57.5)"), take)
+        let check = try Tool.run(["s-take-1.lua", "--check"], cwd: box.url)
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertFalse(check.stderr.contains("hits nothing"), check.stderr)
+    }
+
+    /// At 1:1 a handle dragged over the timeline (or the inspector's
+    /// column) stays at the picture area's edge, where it can be grabbed
+    /// again and dragged back.
+    func testAHandleDraggedUnderTheChromeStaysWhereItCanBeGrabbed() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let sceneText = """
+        image("img.png")
+        addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", sceneText)
+        let layout = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080))
+        let a = layout.imageRect, area = layout.pictureArea
+        XCTAssertEqual(layout.scale, 1)
+        // The picture area's last pixels: the handle is kept there.
+        let edge = (x: area.x + area.w - 1, y: area.y + area.h - 1)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var held: Point?
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: a.x + 110, y: a.y + 80)),              // rb
+            (t0 + 0.15, .mouseMove(x: layout.panelRect.x + 40, y: layout.chromeY + 10)),
+            (t0 + 0.20, .mouseUp(x: layout.panelRect.x + 40, y: layout.chromeY + 10)),   // over the column and the timeline
+            (t0 + 0.40, .mouseDown(x: edge.x, y: edge.y)),                    // grabbed again there
+            (t0 + 0.45, .mouseMove(x: a.x + 105, y: a.y + 75)),
+            (t0 + 0.50, .mouseUp(x: a.x + 100, y: a.y + 70)),
+            (t0 + 0.70, .key(.s, shift: false, ctrl: true)),
+            (t0 + 0.80, .quit),
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.30, { held = app.session.currentState(.call(0))?.points.rb })]
+        }
+        XCTAssertEqual(status, 0)
+        let p = try XCTUnwrap(held)
+        let w = layout.windowPoint(p)
+        XCTAssertEqual(w.x, Double(edge.x), accuracy: 0.06)
+        XCTAssertEqual(w.y, Double(edge.y), accuracy: 0.06)
+        // (The handle is at the edge pixel's centre: the second drag moves it from there.)
+        XCTAssertEqual(try read("s.lua"), sceneText.replacingOccurrences(of: "rb = {110, 80}", with: "rb = {100.5, 70.5}"))
     }
 
     /// Dragging a handle, undoing it, dragging another and saving,

@@ -52,9 +52,14 @@ final class StudioInspectorTests: InProcessStudioCase {
         let spring = try XCTUnwrap(p.choices(.motion).first { $0.label == "spring" })
         let motionRow = try XCTUnwrap(rows.first { $0.row == .motion })
         let durationRow = try XCTUnwrap(rows.first { $0.row == .number("duration") })
-        // The duration slider spans 0.1 to 5 s: 2.55 s is half way.
+        // The duration slider is logarithmic over all of (0, 3600]: half
+        // way is about 19 s (to the key step of 0.05 s).
         let (sx, sw) = p.sliderX
         let half = px + sx + (sw - 1) / 2
+        let spec = try XCTUnwrap(InspectorRow.spec("duration"))
+        let halfValue = ((spec.value(atFraction: Double((sw - 1) / 2) / Double(sw - 1)) / 0.05).rounded() * 0.05 * 1e6).rounded() / 1e6
+        XCTAssertTrue((15...25).contains(halfValue), "\(halfValue)")
+        let halfText = SketchSource.formatParameter(halfValue)
         let clock = ManualClock()
         let t0 = clock.t
         var selectedAfterClick: Bool?
@@ -79,10 +84,10 @@ final class StudioInspectorTests: InProcessStudioCase {
         XCTAssertEqual(app.message, "saved s.lua: 1 sketch edited")
         let saved = try read("s.lua")
         XCTAssertEqual(saved, StudioInspectorTests.body.replacingOccurrences(
-            of: "w = 120, h = 90}", with: "w = 120, h = 90, motion = \"spring\", duration = 2.55, strength = 0.18}"),
+            of: "w = 120, h = 90}", with: "w = 120, h = 90, motion = \"spring\", duration = \(halfText), strength = 0.18}"),
                        "only those keys are written")
         XCTAssertEqual(try probe("s.lua", "print(string.format('%s %g %g %g', body.motion, body.duration, body.strength, body.threshold))"),
-                       "spring 2.55 0.18 0.02\n")
+                       "spring \(String(format: "%g", halfValue)) 0.18 0.02\n")
         // The preview changed and is the saved scene's frame 7.
         let before = try XCTUnwrap(surface.picture(before: t0 + 0.4))
         let after = try XCTUnwrap(surface.picture(before: t0 + 0.9))
@@ -93,6 +98,60 @@ final class StudioInspectorTests: InProcessStudioCase {
         XCTAssertTrue(before != expected[7])
         // The column showed the selection.
         XCTAssertNotNil(surface.panel)
+    }
+
+    /// Each slider spans every value `addSketch` accepts (the range the row
+    /// shows): its ends are the smallest and largest, duration and threshold
+    /// on a logarithmic scale (the values used most keep room), the others
+    /// linear; the knob is where the value is.
+    func testEverySliderSpansTheWholeRangeItShows() throws {
+        for spec in InspectorRow.specs {
+            XCTAssertEqual(spec.value(atFraction: 0), spec.valid.lowerBound, spec.key)
+            XCTAssertEqual(spec.value(atFraction: 1), spec.valid.upperBound, accuracy: 1e-9, spec.key)
+            XCTAssertEqual(spec.fraction(spec.valid.upperBound), 1, accuracy: 1e-12, spec.key)
+            for f in [0.1, 0.25, 0.5, 0.9] {
+                XCTAssertEqual(spec.fraction(spec.value(atFraction: f)), f, accuracy: 1e-9, spec.key)
+            }
+        }
+        let duration = try XCTUnwrap(InspectorRow.spec("duration"))
+        XCTAssertEqual(duration.validText, "(0, 3600]")
+        // The default 1.2 s and 5 s are in the first half, 3600 s at the end.
+        XCTAssertTrue((0.15...0.35).contains(duration.fraction(1.2)), "\(duration.fraction(1.2))")
+        XCTAssertLessThan(duration.fraction(5), 0.5)
+        let threshold = try XCTUnwrap(InspectorRow.spec("threshold"))
+        XCTAssertLessThan(threshold.fraction(3.1), 0.6, "3.1 is not the slider's end")
+        XCTAssertEqual(threshold.value(atFraction: 1), 1000)
+        XCTAssertEqual(try XCTUnwrap(InspectorRow.spec("strength")).fraction(0.5), 0.5)
+    }
+
+    /// A space typed in a name is refused with the reason (the rest is
+    /// typed); an added region selected again is named once.
+    func testASpaceInANameIsRefusedAndAnAddedRegionIsNamedOnce() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
+        try box.write("s.lua", "image(\"img.png\")\nprepare()\nwait(0.5)\n")
+        let a = imageArea(200, 150)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseMove(x: a.x + 100, y: a.y + 75)),
+            (t0 + 0.15, key(.a)),
+            (t0 + 0.20, key(.tab)),                 // the only region: selected again
+            (t0 + 0.30, key(.enter)),
+            (t0 + 0.35, .text("my body")),
+            (t0 + 0.45, key(.enter)),
+            (t0 + 0.60, key(.escape)), (t0 + 0.65, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.25, { messages.append(app.message) }),
+                               (t0 + 0.40, { messages.append(app.message) }),
+                               (t0 + 0.50, { messages.append(app.message) })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(messages, [
+            "selected region1",
+            "a space cannot be in a name: a name is a Lua name (letters, digits and _, not starting with a digit)",
+            "renamed to region1mybody; Ctrl+S saves",
+        ])
     }
 
     func testAAddsANamedRegionPresentFromFrameZeroRenamedInTheInspector() throws {
@@ -257,6 +316,96 @@ final class StudioInspectorTests: InProcessStudioCase {
         XCTAssertEqual(messages, ["s.lua changed on disk: Ctrl+S saves the unsaved edits into it", conflict, conflict])
         XCTAssertEqual(try read("s.lua"), conflicted, "nothing written on a conflict")
         XCTAssertTrue(app.session.hasUnsavedEdits, "the edits stay pending")
+    }
+
+    /// A real conflict, then every edit undone: the file is in sync again
+    /// (no unsaved marker in the title, nothing to save, nothing asked on
+    /// quitting), and the other program's change is what plays.
+    func testUndoingEveryEditAfterAConflictLeavesNothingUnsaved() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        local a = addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let a = imageArea(120, 90)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        var titles: [String] = []
+        let conflicted = text.replacingOccurrences(of: "lt = {10, 10}", with: "lt = {12, 10}")
+        let (status, surface, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: a.x + 10, y: a.y + 10)),
+            (t0 + 0.15, .mouseMove(x: a.x + 15, y: a.y + 12)),
+            (t0 + 0.20, .mouseUp(x: a.x + 20, y: a.y + 15)),
+            (t0 + 0.30, .mouseDown(x: a.x + 110, y: a.y + 80)),
+            (t0 + 0.35, .mouseUp(x: a.x + 100, y: a.y + 70)),
+            (t0 + 0.60, key(.s, ctrl: true)),                   // the conflict
+            (t0 + 0.70, key(.z, ctrl: true)),
+            (t0 + 0.80, key(.z, ctrl: true)),                   // every edit undone
+            (t0 + 0.90, key(.s, ctrl: true)),
+            (t0 + 1.00, key(.escape)),                          // quits at once
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.40, {
+                    try? self.box.write("s.lua", conflicted)
+                    surface.holdWhile = { app.session.sceneText.map { String(decoding: $0, as: UTF8.self) } != conflicted }
+                }),
+                (t0 + 0.65, { messages.append(app.message) }),
+                (t0 + 0.85, { messages.append(app.message); titles = surface.titles }),
+                (t0 + 0.95, { messages.append(app.message) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(messages, [
+            "not saved: a (\(box.path("s.lua")):2) was changed on disk as well; the edits stay pending (Ctrl+Z undoes them)",
+            "undone: no unsaved edits", "nothing to save"])
+        XCTAssertEqual(titles.last, "wobble-run edit: s.lua", "no unsaved marker")
+        XCTAssertFalse(app.session.hasUnsavedEdits)
+        XCTAssertEqual(try read("s.lua"), conflicted)
+        XCTAssertEqual(app.session.handleShapes(atFrame: 0).first?.shape.lt, Point(12, 10), "the other program's change plays")
+        XCTAssertTrue(surface.script.isEmpty)
+    }
+
+    /// Another program inserts an `addSketch` before the one dragged: the
+    /// save writes the drag into that one (it followed its call) and leaves
+    /// the new line as written.
+    func testAnEditFollowsItsSketchWhenAnotherProgramInsertsOneBeforeIt() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        local a = addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let a = imageArea(120, 90)
+        let clock = ManualClock()
+        let t0 = clock.t
+        let inserted = text.replacingOccurrences(of: "local a", with: "local b = addSketch{x = 40, y = 30, w = 20, h = 20}\nlocal a")
+        var messages: [String] = []
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: a.x + 110, y: a.y + 80)),
+            (t0 + 0.20, .mouseUp(x: a.x + 100, y: a.y + 70)),
+            (t0 + 0.50, key(.s, ctrl: true)),
+            (t0 + 0.60, .quit),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.30, {
+                    try? self.box.write("s.lua", inserted)
+                    surface.holdWhile = { app.session.sceneText.map { String(decoding: $0, as: UTF8.self) } != inserted || app.session.isRunning }
+                }),
+                (t0 + 0.40, { messages.append(app.message) }),
+                (t0 + 0.55, { messages.append(app.message) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(messages, ["s.lua changed on disk: Ctrl+S saves the unsaved edits into it", "saved s.lua: 1 sketch edited"])
+        XCTAssertEqual(try read("s.lua"), inserted.replacingOccurrences(of: "rb = {110, 80}", with: "rb = {100, 70}"))
     }
 
     /// The merge's first half on its own, the comment appended by another

@@ -97,6 +97,51 @@ final class StudioRunFailureTests: InProcessStudioCase {
         XCTAssertTrue(afterDrag.contains(error + "\n"), afterDrag)
     }
 
+    /// A scene that fails on disk: its error stays in the status rows,
+    /// wrapped, while other messages come after it (H's), until the scene
+    /// runs again; the help sheet has it whole.
+    func testASceneErrorStaysShownUntilTheSceneRunsAgain() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let good = "image('img.png')\naddSketch{x = 10, y = 10, w = 100, h = 70}\nprepare()\nwait(0.5)\n"
+        let long = String(repeating: "a long reason ", count: 6) + "at the end"
+        try box.write("s.lua", good)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var during: [String] = [], after: [String] = []
+        var errorDuring: String?, helpDuring = ""
+        let ((status, _, app), _) = try capturingStderr {
+            try runStudio("s.lua", clock: clock, script: [
+                (t0 + 0.30, .key(.h, shift: false, ctrl: false)),
+                (t0 + 0.60, .quit),
+            ]) { surface, app in
+                surface.actions = [
+                    (t0 + 0.10, {
+                        try? self.box.write("s.lua", good + "error('\(long)')\n")
+                        surface.holdWhile = { !app.messageIsError }
+                    }),
+                    (t0 + 0.35, { during = app.statusRows; errorDuring = app.sceneError; helpDuring = app.helpMessage }),
+                    (t0 + 0.40, {
+                        try? self.box.write("s.lua", good)
+                        surface.holdWhile = { app.sceneError != nil }
+                    }),
+                    (t0 + 0.50, { after = app.statusRows }),
+                ]
+            }
+        }
+        XCTAssertEqual(status, 0)
+        let error = try XCTUnwrap(errorDuring)
+        XCTAssertTrue(error.hasSuffix("s.lua:5: \(long) (playing the last good run)"), error)
+        XCTAssertEqual(during.count, 3, "\(during)")
+        XCTAssertEqual(during.last, "handles hidden", "the other message comes after the error")
+        XCTAssertTrue(during[0].hasPrefix(String(error.prefix(20))), "\(during)")
+        XCTAssertTrue(during[1].hasSuffix("... (F1 shows it all)"), "\(during)")
+        let columns = (Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080)).windowWidth - 16) / 7
+        XCTAssertTrue(during.allSatisfy { $0.count <= columns }, "\(during)")
+        XCTAssertEqual(helpDuring, error + "\nhandles hidden", "the help sheet has the error whole")
+        XCTAssertEqual(after, ["reloaded: s.lua changed"], "the error goes when the scene runs again")
+        XCTAssertNil(app.sceneError)
+    }
+
     /// stderr.txt as written so far.
     private func stderrSoFar() -> String {
         (try? String(contentsOfFile: box.path("stderr.txt"), encoding: .utf8)) ?? ""

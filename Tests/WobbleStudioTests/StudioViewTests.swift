@@ -327,6 +327,71 @@ final class StudioViewTests: InProcessStudioCase {
         XCTAssertEqual(Chrome.wrap("abcdefghij", width: 4), ["abcd", "efgh", "ij"])
     }
 
+    /// The timeline's bar shows the frame the counter names: `frame 0/1`
+    /// of a one-frame clip is an empty bar, whatever the playhead's time
+    /// inside that frame.
+    func testTheBarAgreesWithTheFrameCounter() {
+        let c = Chrome(width: 480, frame: 0, frameCount: 1, fps: 30, playhead: 0.8 / 30, clipLength: 1.0 / 30, scriptedDuration: 1.0 / 30,
+                       ticks: [], recording: false, playing: true, unsavedEdits: false, message: "", messageIsError: false)
+        XCTAssertTrue(c.statusLine.hasPrefix("frame 0/1 "), c.statusLine)
+        let img = c.image
+        // Half way along the bar (y 10): the bar's empty colour, not the fill.
+        let p = img.pixel(240, 10)
+        XCTAssertEqual([p.r, p.g, p.b], [64, 64, 70])
+        var d = c
+        d.frame = 5; d.frameCount = 10; d.playhead = 5.9 / 30; d.clipLength = 10.0 / 30
+        let half = Chrome.x(0.5, width: 480, length: 1)
+        let q = d.image.pixel(half - 4, 10), r = d.image.pixel(half + 8, 10)
+        XCTAssertEqual([q.r, q.g, q.b], [70, 110, 180], "frame 5/10: filled to half")
+        XCTAssertEqual([r.r, r.g, r.b], [64, 64, 70], "and no further")
+    }
+
+    /// A scene's error and a later message: the error keeps the first
+    /// rows (red), the message the last.
+    func testASceneErrorKeepsItsRowsAndTheMessageComesAfter() throws {
+        let error = "scene.lua:12: " + String(repeating: "this is long ", count: 12)
+        let c = Chrome(width: 480, frame: 0, frameCount: 10, fps: 30, playhead: 0, clipLength: 1, scriptedDuration: 1, ticks: [],
+                       recording: false, playing: true, unsavedEdits: false, message: "no region to select", messageIsError: false,
+                       sceneError: error)
+        let rows = c.messageRowsShown
+        XCTAssertEqual(rows.map(\.kind), [.error, .error, .message])
+        XCTAssertEqual(rows.last?.text, "no region to select")
+        XCTAssertTrue(rows[1].text.hasSuffix("... (F1 shows it all)"))
+        var same = c
+        same.message = error
+        XCTAssertEqual(same.messageRowsShown.map(\.kind), [.error, .error, .error])
+        // A longer message (the quit question) takes two rows; the error keeps one.
+        var question = c
+        var guardian = QuitGuard()
+        question.message = try XCTUnwrap(guardian.ask(unsavedEdits: 1, closing: false))
+        question.messageIsError = true
+        XCTAssertEqual(question.messageRowsShown.map(\.kind), [.error, .error, .error])
+        XCTAssertEqual(question.messageRowsShown.dropFirst().map(\.text).joined(separator: " "), question.message)
+        XCTAssertTrue(question.messageRowsShown[0].text.hasSuffix("... (F1 shows it all)"))
+    }
+
+    /// After `F`, a wheel zoom says the new zoom (not the fit's old figure).
+    func testAWheelZoomReplacesTheFitMessage() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        try box.write("s.lua", sceneText)
+        let a = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080)).imageRect
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .key(.f, shift: false, ctrl: false)),
+            (t0 + 0.20, .wheel(x: a.x + 60, y: a.y + 45, steps: -2)),
+            (t0 + 0.40, .quit),
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.15, { messages.append(app.message) }), (t0 + 0.30, { messages.append(app.message) })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(messages.count, 2)
+        XCTAssertTrue(messages[0].hasPrefix("fitted: "), messages[0])
+        XCTAssertTrue(messages[1].hasPrefix("zoom ") && messages[1].hasSuffix("% (F fits)"), messages[1])
+        XCTAssertNotEqual(messages[1].dropFirst(5).prefix(while: { $0 != "%" }), messages[0].dropFirst(8).prefix(while: { $0 != "%" }))
+    }
+
     /// A drag with Space held pans and gives back the play/pause of that
     /// Space press; a middle drag pans and toggles nothing.
     func testSpaceDragPansAndGivesThePressBack() throws {
