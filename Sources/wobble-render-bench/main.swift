@@ -7,8 +7,9 @@
 //
 // With --clip: instead, a 90-frame clip of the four regions (a spring
 // scene, 30 fps) streamed through `RegionFrames` region-only and with whole
-// frames, against the same clip with no region: ms per frame (medians of
-// interleaved rounds) and bytes read back per frame.
+// frames, against the same clip with no region, and against the floor (the
+// same boxes drawn by a plain copy pass and read back): ms per frame
+// (medians of interleaved rounds) and bytes read back per frame.
 //
 // Usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR] [--clip]
 import Foundation
@@ -178,12 +179,23 @@ if clipMode {
         let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
         return (ms / Double(states.count), Double(gles.bytesReadBack - before) / Double(states.count))
     }
+    // The floor: the same boxes each frame, drawn by a plain copy pass and
+    // read back (what any pass over the moving pixels costs on this GL).
+    let clipBoxes = clip.map { FrameDamage.boxes($0, mapping: gles.mapping) }
+    var floorImage = try gles.render(still[0])
+    func floorPass() throws -> Double {
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        for b in clipBoxes { try gles.renderCopy(boxes: b, into: &floorImage) }
+        return Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6 / Double(clipBoxes.count)
+    }
     _ = try stream(clip, whole: false)   // geometry textures, shaders
-    var region: [Double] = [], whole: [Double] = [], none: [Double] = []
+    _ = try floorPass()
+    var region: [Double] = [], whole: [Double] = [], none: [Double] = [], floor: [Double] = []
     var bytes = (region: 0.0, whole: 0.0, none: 0.0)
     for _ in 0 ..< 5 {
         let r = try stream(clip, whole: false), w = try stream(clip, whole: true), n = try stream(still, whole: false)
         region.append(r.ms); whole.append(w.ms); none.append(n.ms)
+        floor.append(try floorPass())
         bytes = (r.bytes, w.bytes, n.bytes)
     }
     let moving = clip.filter { !$0.regions.isEmpty }.count
@@ -191,8 +203,12 @@ if clipMode {
     print(String(format: "  region-only   %7.2f ms/frame  %9.0f bytes read back/frame", median(region), bytes.region))
     print(String(format: "  whole frames  %7.2f ms/frame  %9.0f bytes read back/frame", median(whole), bytes.whole))
     print(String(format: "  no region     %7.2f ms/frame  %9.0f bytes read back/frame", median(none), bytes.none))
+    print(String(format: "  floor         %7.2f ms/frame  (the same boxes: a plain copy pass and read-back, no wobble)",
+                 median(floor)))
     print(String(format: "  region-only / whole %.2f, region-only - no region %.2f ms/frame", median(region) / median(whole),
                  median(region) - median(none)))
+    print(String(format: "  region-only / floor %.2f, region-only - floor %.2f ms/frame (the wobble's own cost)",
+                 median(region) / median(floor), median(region) - median(floor)))
     exit(0)
 }
 
