@@ -249,6 +249,13 @@ public final class GLESRenderer: FrameRenderer {
         evictGeometries(keeping: now)
     }
 
+    /// Whether the wobble.frag programs have their switches compiled in
+    /// (`Resources.fixedSwitches`; for the tests).
+    var fixedSwitches: Bool {
+        get { gl.fixedSwitches }
+        set { gl.fixedSwitches = newValue; full?.fixedSwitches = newValue }
+    }
+
     /// The bytes `glReadPixels` has handed back so far (both `render`s).
     public private(set) var bytesReadBack = 0
 
@@ -468,10 +475,14 @@ struct WobbleVariant: Hashable {
     var overlay: Bool
     var mirror: Bool
     var interior: Bool
+    /// Overlay and mirror left to their uniforms (`Resources.fixedSwitches`
+    /// off).
+    var uniforms = false
 
     var defines: [(name: String, value: Int)] {
-        [("PINNED", pinned), ("OFFSET_ONLY", offsetOnly), ("OVERLAY", overlay), ("MIRROR", mirror), ("INTERIOR", interior)]
-            .map { ($0.0, $0.1 ? 1 : 0) }
+        let switches = [("PINNED", pinned), ("OFFSET_ONLY", offsetOnly), ("INTERIOR", interior)]
+            + (uniforms ? [] : [("OVERLAY", overlay), ("MIRROR", mirror)])
+        return switches.map { ($0.0, $0.1 ? 1 : 0) }
     }
 }
 
@@ -503,6 +514,13 @@ final class Resources {
     /// `Shaders/wobble.frag` compiled per set of switches, as draws need
     /// them (`WobbleVariant`).
     private var wobbles: [WobbleVariant: GLProgram] = [:]
+    /// The wobble.frag variants compiled so far.
+    var compiledVariants: Set<WobbleVariant> { Set(wobbles.keys) }
+    /// Whether the overlay, mirror and interior switches are compiled into
+    /// the wobble.frag programs (the default); false leaves the first two
+    /// uniforms tested per fragment and the interior off, as the shader was
+    /// before its variants (the tests compare the two).
+    var fixedSwitches = true
     /// `Shaders/resolve.frag` (overlap("sum") of boxes that meet), compiled
     /// when first needed.
     private var resolveProgram: GLProgram?
@@ -777,7 +795,7 @@ final class Resources {
     func setEdges(_ mode: EdgeMode) {
         guard mode != edges else { return }
         edges = mode
-        for program in [copy] + (resolveProgram.map { [$0] } ?? []) {
+        for program in [copy] + (resolveProgram.map { [$0] } ?? []) + wobbles.values {
             glUseProgram(program.name)
             glUniform1i(program.optionalLocation("u_mirror"), mode == .mirror ? 1 : 0)
         }
@@ -827,10 +845,11 @@ final class Resources {
     /// writing its offset (`offsetOnly`, for the sum), with the wobble.frag
     /// variant that fits it.
     func drawRegion(_ geometry: GeometryTexture, region: RegionFrame, into p: Placement, offsetOnly only: Bool = false) throws {
-        let samples = !only
+        let samples = !only && fixedSwitches
         let wobble = try wobble(WobbleVariant(pinned: geometry.pin != nil, offsetOnly: only, overlay: samples && p.overlay,
                                               mirror: samples && edges == .mirror,
-                                              interior: samples && samplesInside(geometry, region: region)))
+                                              interior: samples && samplesInside(geometry, region: region),
+                                              uniforms: !fixedSwitches))
         use(wobble, p)
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), geometry.texture.name)
@@ -854,20 +873,28 @@ final class Resources {
     /// where it is M) or M / 0.32768 (the pinned profile); the bound here adds
     /// 0.1% and a texel for float rounding, and the margin is 2 texels.
     func samplesInside(_ geometry: GeometryTexture, region: RegionFrame) -> Bool {
-        let profile = geometry.pin == nil ? 1 : 1 / 0.32768
-        let reach = region.peak * abs(region.swing) * profile * 1.001 + 1
-        guard reach.isFinite else { return false }
-        let m = mapping
+        Resources.samplesInside(PixelRect(x0: geometry.x0, y0: geometry.y0, x1: geometry.x0 + geometry.width,
+                                          y1: geometry.y0 + geometry.height),
+                                peak: region.peak, swing: region.swing, pinned: geometry.pin != nil, mapping: mapping,
+                                texels: (sampledWidth, sampledHeight))
+    }
+
+    /// `samplesInside` for the pixels of `box` (of `mapping`'s output) and
+    /// a source texture of `texels`.
+    static func samplesInside(_ box: PixelRect, peak: Double, swing: Double, pinned: Bool, mapping m: OutputMapping,
+                              texels: (width: Int, height: Int)) -> Bool {
+        let reach = peak * abs(swing) * (pinned ? 1 / 0.32768 : 1) * 1.001 + 1
+        guard reach.isFinite, !box.isEmpty else { return false }
         // Source points of the first and last pixel centres, ± the reach,
         // in texels of the source texture.
-        func inside(_ first: Int, _ count: Int, scale: Double, texels: Int, image: Int) -> Bool {
+        func inside(_ first: Int, _ end: Int, scale: Double, texels: Int, image: Int) -> Bool {
             let toTexels = Double(texels) / Double(image)
             let low = ((Double(first) + 0.5) * scale - reach) * toTexels
-            let high = ((Double(first + count) - 0.5) * scale + reach) * toTexels
+            let high = ((Double(end) - 0.5) * scale + reach) * toTexels
             return low >= 2 && high <= Double(texels) - 2
         }
-        return inside(geometry.x0, geometry.width, scale: m.scaleX, texels: sampledWidth, image: m.sourceWidth)
-            && inside(geometry.y0, geometry.height, scale: m.scaleY, texels: sampledHeight, image: m.sourceHeight)
+        return inside(box.x0, box.x1, scale: m.scaleX, texels: texels.width, image: m.sourceWidth)
+            && inside(box.y0, box.y1, scale: m.scaleY, texels: texels.height, image: m.sourceHeight)
     }
 
     /// Output pixels `boxes` (x0, y0, x1, y1) of `p` as `frame` (a texture
