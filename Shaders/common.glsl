@@ -7,7 +7,8 @@
 // variants); INTERIOR (default 0) is 1 only in a program drawing regions
 // whose every sample position the renderer has checked, per draw, to lie
 // at least 1.5 texels inside the sampled texture, where mirroring and
-// clamping cannot change it.
+// clamping cannot change it; OPAQUE (default 0) is 1 only when every texel
+// of the sampled texture has alpha 1.
 #ifndef OVERLAY
 uniform int u_withOverlay;
 #define OVERLAY u_withOverlay
@@ -18,6 +19,9 @@ uniform int u_mirror;
 #endif
 #ifndef INTERIOR
 #define INTERIOR 0
+#endif
+#ifndef OPAQUE
+#define OPAQUE 0
 #endif
 
 // Framebuffer pixels to output pixels: output = (ax·x + bx, ay·y + by) with
@@ -86,8 +90,14 @@ vec4 sampleSource(vec2 p) {
     vec4 c11 = texelFetch(u_source, i1, 0);
     vec4 pm = mix(mix(vec4(c00.rgb * c00.a, c00.a), vec4(c10.rgb * c10.a, c10.a), a.x),
                   mix(vec4(c01.rgb * c01.a, c01.a), vec4(c11.rgb * c11.a, c11.a), a.x), a.y);
+#if OPAQUE
+    // Every alpha is 1, so pm.a is 1 to within rounding, never under
+    // 0.5/255: the straight colour below would never be used.
+    return vec4(pm.rgb / pm.a, pm.a);
+#else
     if (pm.a >= 0.5 / 255.0) {
         return vec4(pm.rgb / pm.a, pm.a);
     }
     return vec4(mix(mix(c00.rgb, c10.rgb, a.x), mix(c01.rgb, c11.rgb, a.x), a.y), 0.0);
+#endif
 }

@@ -4,8 +4,8 @@
 //
 // Compiled once per combination of switches that a frame needs (GLProgram
 // puts `#define NAME 0|1` lines after #version; GLESRenderer keeps the
-// programs): PINNED, OFFSET_ONLY, and common.glsl's OVERLAY, MIRROR and
-// INTERIOR. A switch fixed at compile time takes the branch a uniform would
+// programs): PINNED, OFFSET_ONLY, and common.glsl's OVERLAY, MIRROR,
+// INTERIOR and OPAQUE. A switch fixed at compile time takes the branch a uniform would
 // have taken, so every value computed is the same; the fragments just skip
 // the tests and the code of the other branch.
 //

@@ -46,13 +46,15 @@ import WobbleSystem
 /// bilinear sample (four texel fetches) over the plain copy.
 ///
 /// `Shaders/wobble.frag` is compiled per set of switches a draw needs
-/// (`WobbleVariant`: pinned, offsets only, overlay, mirror, interior), each
-/// on first use, rather than branching per fragment on uniforms: the same
-/// values, computed with fewer instructions (llvmpipe runs the shader on
-/// the CPU, where each fragment pays for every test). The interior variant
-/// (every sample of the draw at least 1.5 texels inside the texture, decided
-/// per draw from the box and the largest offset) skips the mirroring and
-/// clamping that cannot change its positions there.
+/// (`WobbleVariant`: pinned, offsets only, overlay, mirror, interior,
+/// opaque), each on first use, rather than branching per fragment on
+/// uniforms: the same values, computed with fewer instructions (llvmpipe
+/// runs the shader on the CPU, where each fragment pays for every test).
+/// The interior variant (every sample of the draw at least 1.5 texels
+/// inside the texture, decided per draw from the box and the largest
+/// offset) skips the mirroring and clamping that cannot change its
+/// positions there; the opaque one (a source without transparency) skips
+/// the branch for a filtered alpha under half a level, which it never takes.
 ///
 /// The EGL platform is chosen at run time (a hardware device through
 /// EGL_PLATFORM_DEVICE_EXT, else Mesa's surfaceless platform, else the
@@ -465,8 +467,10 @@ final class GeometryTexture {
 
 /// The compile-time switches of one `Shaders/wobble.frag` program: a
 /// pinned profile, offsets only (the sum's first pass), the overlay blended
-/// in, mirror sampling (else clamped), and sampling known to stay inside the
-/// source texture (`Resources.samplesInside`). A switch fixed when compiling
+/// in, mirror sampling (else clamped), sampling known to stay inside the
+/// source texture (`Resources.samplesInside`), and an opaque source texture
+/// (the filtered alpha is then 1 within rounding: the branch for a filtered
+/// alpha under half a level is dead). A switch fixed when compiling
 /// takes the branch its uniform would, so the values are the same; the
 /// fragments skip the tests and the other branch's code.
 struct WobbleVariant: Hashable {
@@ -475,12 +479,13 @@ struct WobbleVariant: Hashable {
     var overlay: Bool
     var mirror: Bool
     var interior: Bool
+    var opaque: Bool
     /// Overlay and mirror left to their uniforms (`Resources.fixedSwitches`
     /// off).
     var uniforms = false
 
     var defines: [(name: String, value: Int)] {
-        let switches = [("PINNED", pinned), ("OFFSET_ONLY", offsetOnly), ("INTERIOR", interior)]
+        let switches = [("PINNED", pinned), ("OFFSET_ONLY", offsetOnly), ("INTERIOR", interior), ("OPAQUE", opaque)]
             + (uniforms ? [] : [("OVERLAY", overlay), ("MIRROR", mirror)])
         return switches.map { ($0.0, $0.1 ? 1 : 0) }
     }
@@ -516,10 +521,10 @@ final class Resources {
     private var wobbles: [WobbleVariant: GLProgram] = [:]
     /// The wobble.frag variants compiled so far.
     var compiledVariants: Set<WobbleVariant> { Set(wobbles.keys) }
-    /// Whether the overlay, mirror and interior switches are compiled into
-    /// the wobble.frag programs (the default); false leaves the first two
-    /// uniforms tested per fragment and the interior off, as the shader was
-    /// before its variants (the tests compare the two).
+    /// Whether the overlay, mirror, interior and opaque switches are
+    /// compiled into the wobble.frag programs (the default); false leaves
+    /// the first two uniforms tested per fragment and the others off, as the
+    /// shader was before its variants (the tests compare the two).
     var fixedSwitches = true
     /// `Shaders/resolve.frag` (overlap("sum") of boxes that meet), compiled
     /// when first needed.
@@ -527,6 +532,9 @@ final class Resources {
     /// The size of the source texture (the image, or the image
     /// area-averaged to a smaller output).
     let sampledWidth: Int, sampledHeight: Int
+    /// Whether every texel of the source texture has alpha 255 (the OPAQUE
+    /// switch of the wobble.frag variants).
+    let opaqueSource: Bool
     /// A straight-alpha layer of the output size that the passes blend
     /// over what they draw (texture unit 3) in placements with `overlay`.
     let overlayTexture: GLObject
@@ -604,6 +612,9 @@ final class Resources {
         }
         try glCheck("glTexImage2D(source \(sampled.width)x\(sampled.height))")
         (sampledWidth, sampledHeight) = (sampled.width, sampled.height)
+        opaqueSource = sampled.pixels.withUnsafeBufferPointer { px in
+            stride(from: 3, to: px.count, by: 4).allSatisfy { px[$0] == 255 }
+        }
 
         // The render target: framebuffer row 0 is output row 0 (the top), so
         // glReadPixels hands back rows top to bottom.
@@ -849,7 +860,7 @@ final class Resources {
         let wobble = try wobble(WobbleVariant(pinned: geometry.pin != nil, offsetOnly: only, overlay: samples && p.overlay,
                                               mirror: samples && edges == .mirror,
                                               interior: samples && samplesInside(geometry, region: region),
-                                              uniforms: !fixedSwitches))
+                                              opaque: samples && opaqueSource, uniforms: !fixedSwitches))
         use(wobble, p)
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), geometry.texture.name)

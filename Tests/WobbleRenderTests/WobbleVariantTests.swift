@@ -8,11 +8,14 @@ import XCTest
 /// that tests the overlay and mirror switches per fragment and never skips
 /// the mirroring and clamping (`fixedSwitches` off), over regions inside the
 /// image (the interior variant) and at its edges, pinned, overlapping
-/// (summed and first-wins), clamped and mirrored, and downscaled.
+/// (summed and first-wins), clamped and mirrored, downscaled, on a source
+/// with transparency and on an opaque one (the opaque variant).
 final class WobbleVariantTests: XCTestCase {
     func testVariantsDrawTheSameBytesAsTheUniformSwitches() throws {
         // Transparent and partly transparent pixels (testImage has both).
-        let source = testImage(width: 96, height: 64, seed: 7)
+        let transparent = testImage(width: 96, height: 64, seed: 7)
+        var opaque = transparent
+        for i in stride(from: 3, to: opaque.pixels.count, by: 4) { opaque.pixels[i] = 255 }
         let inside = rect(30, 20, 28, 22), edge = RegionShape(lt: Point(-8, -6), rt: Point(40, -4), rb: Point(44, 36),
                                                              lb: Point(-4, 34), center: Point(18, 14))
         let right = rect(60, 24, 30, 34), meets = rect(48, 30, 24, 20)
@@ -34,7 +37,8 @@ final class WobbleVariantTests: XCTestCase {
             }
         }
         XCTAssertEqual(frames.filter { !$0.regions.isEmpty }.count, frames.count)
-        for (w, h) in [(96, 64), (41, 29)] {
+        for (source, (w, h)) in [transparent, opaque].flatMap({ s in [(96, 64), (41, 29)].map { (s, $0) } }) {
+            let isOpaque = source == opaque
             let fixed = try makeGLES(source, outputWidth: w, outputHeight: h)
             let uniform = try makeGLES(source, outputWidth: w, outputHeight: h)
             uniform.fixedSwitches = false
@@ -53,7 +57,8 @@ final class WobbleVariantTests: XCTestCase {
             XCTAssertTrue(drawn.contains { !$0.interior && !$0.offsetOnly && $0.mirror }, "\(w)x\(h): \(drawn)")
             XCTAssertTrue(drawn.contains { !$0.interior && !$0.offsetOnly && !$0.mirror }, "\(w)x\(h): \(drawn)")
             XCTAssertTrue(drawn.contains { $0.offsetOnly }, "\(w)x\(h): \(drawn)")
-            XCTAssertTrue((uniform.full ?? uniform.gl).compiledVariants.allSatisfy { $0.uniforms && !$0.interior })
+            XCTAssertTrue(drawn.allSatisfy { $0.opaque == (isOpaque && !$0.offsetOnly) }, "\(w)x\(h): \(drawn)")
+            XCTAssertTrue((uniform.full ?? uniform.gl).compiledVariants.allSatisfy { $0.uniforms && !$0.interior && !$0.opaque })
         }
     }
 
