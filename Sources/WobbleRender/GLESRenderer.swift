@@ -252,8 +252,10 @@ public final class GLESRenderer: FrameRenderer {
     }
 
     /// Whether the wobble.frag programs have their switches compiled in
-    /// (`Resources.fixedSwitches`; for the tests).
-    var fixedSwitches: Bool {
+    /// (the default; `Resources.fixedSwitches`): false draws with the
+    /// shader as it was before its variants, for the tests and
+    /// `wobble-render-bench --clip` to compare.
+    public var fixedSwitches: Bool {
         get { gl.fixedSwitches }
         set { gl.fixedSwitches = newValue; full?.fixedSwitches = newValue }
     }
@@ -354,18 +356,26 @@ public final class GLESRenderer: FrameRenderer {
         }
     }
 
-    /// The floor of a region-only frame: the still image drawn by a plain
-    /// texture-sampling pass (`Shaders/copy.frag`) over each of `boxes`
-    /// (output pixels), read back into `image` the way
-    /// `render(_:boxes:into:)` reads them (`Scripts/bench-clip.sh`: the
-    /// cheapest pass over the pixels that move).
-    public func renderCopy(boxes: [PixelRect], into image: inout RGBAImage) throws {
+    /// The floor of a region-only frame (`Scripts/bench-clip.sh`): each of
+    /// `boxes` (output pixels) filled without any region, and read back into
+    /// `image` as `render(_:boxes:into:)` reads them. `shaded` false: the
+    /// still image copied in (glBlitFramebuffer, as every frame starts: no
+    /// shading at all); true: drawn by the still pass (`Shaders/copy.frag`,
+    /// the source's filtered sample per pixel, the cheapest pass that shades
+    /// every pixel of the boxes the way the regions' pass does).
+    public func renderFloor(boxes: [PixelRect], into image: inout RGBAImage, shaded: Bool) throws {
         let m = mapping
         let boxes = boxes.map { $0.clipped(width: m.outputWidth, height: m.outputHeight) }.filter { !$0.isEmpty }
         guard !boxes.isEmpty, image.width == m.outputWidth, image.height == m.outputHeight else { return }
         try context.withCurrent {
             gl.beginFrame(gl.ownPlacement)
-            for b in boxes { gl.drawStill(x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1, into: gl.ownPlacement) }
+            for b in boxes {
+                if shaded {
+                    gl.drawStill(x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1, into: gl.ownPlacement)
+                } else {
+                    gl.blitStill(b)
+                }
+            }
             try gl.readBack(boxes, into: &image)
         }
     }
