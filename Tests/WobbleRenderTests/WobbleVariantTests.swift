@@ -8,7 +8,7 @@ import XCTest
 /// that tests the overlay and mirror switches per fragment and never skips
 /// the mirroring and clamping (`fixedSwitches` off), over regions inside the
 /// image (the interior variant) and at its edges, pinned, overlapping
-/// (summed and first-wins), clamped and mirrored, downscaled, on a source
+/// (summed and first-wins), clamped and mirrored, downscaled and upscaled, on a source
 /// with transparency and on an opaque one (the opaque variant).
 final class WobbleVariantTests: XCTestCase {
     func testVariantsDrawTheSameBytesAsTheUniformSwitches() throws {
@@ -37,7 +37,7 @@ final class WobbleVariantTests: XCTestCase {
             }
         }
         XCTAssertEqual(frames.filter { !$0.regions.isEmpty }.count, frames.count)
-        for (source, (w, h)) in [transparent, opaque].flatMap({ s in [(96, 64), (41, 29)].map { (s, $0) } }) {
+        for (source, (w, h)) in [transparent, opaque].flatMap({ s in [(96, 64), (41, 29), (130, 87)].map { (s, $0) } }) {
             let isOpaque = source == opaque
             let fixed = try makeGLES(source, outputWidth: w, outputHeight: h)
             let uniform = try makeGLES(source, outputWidth: w, outputHeight: h)
