@@ -11,9 +11,11 @@
 # each and the ratios (goal: region-only / no region <= 1.5), then the
 # in-process per-frame costs and bytes read back per frame
 # (wobble-render-bench --clip: the same four regions on a synthetic picture),
-# with the floor: the same boxes drawn by a plain copy pass and read back,
-# what any pass over the moving pixels costs on this GL, and how far the
-# wobble is from it.
+# with the shader as it was before its variants (switches tested per
+# fragment: the same bytes) and two floors, the same boxes with no region
+# read back: the still copied in (glBlitFramebuffer: no shading at all), and
+# drawn by the still pass (the same bilinear sample per pixel, no wobble),
+# so the report can say how far the wobble is from them.
 #
 # With BEFORE (another build's wobble-run), its region and no-region clips
 # join the interleaved runs (before-region, before-none) and the per moving
