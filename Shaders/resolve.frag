@@ -1,6 +1,6 @@
 #version 300 es
 // overlap("sum"), second step: over a region's box, sample the source at
-// p + the offset summed by wobble.frag (u_offsetOnly = 1) into u_offset. A
+// p + the offset summed by wobble.frag (OFFSET_ONLY 1) into u_offset. A
 // pixel no region moves has offset 0 there and gets the still image's value.
 precision highp float;
 

@@ -2,7 +2,14 @@
 // One moving region, drawn over the region's box after the still
 // image. A fragment outside this region is discarded.
 //
-// Two uses (u_offsetOnly):
+// Compiled once per combination of switches that a frame needs (GLProgram
+// puts `#define NAME 0|1` lines after #version; GLESRenderer keeps the
+// programs): PINNED, OFFSET_ONLY, and common.glsl's OVERLAY, MIRROR,
+// INTERIOR and OPAQUE. A switch fixed at compile time takes the branch a uniform would
+// have taken, so every value computed is the same; the fragments just skip
+// the tests and the code of the other branch.
+//
+// Two uses (OFFSET_ONLY):
 // - direct (0): the fragment samples the source at p + m·swing·direction.
 //   Regions are drawn last to first, so where they overlap the first one
 //   (in prepare order) wins: overlap("first"), and overlap("sum") when no two
@@ -40,10 +47,12 @@ uniform float u_peak;
 uniform vec2 u_direction;
 // The signed fraction of m the pixel is offset by (RegionFrame.swing).
 uniform float u_swing;
-// 1: the region is pinned (the pinned profile replaces the hemisphere).
-uniform int u_pinned;
-// 1: write the offset (for the sum), 0: sample the source.
-uniform int u_offsetOnly;
+// PINNED 1: the region is pinned (the pinned profile replaces the
+// hemisphere). OFFSET_ONLY 1: write the offset (for the sum), 0: sample the
+// source.
+#if !defined(PINNED) || !defined(OFFSET_ONLY)
+#error "wobble.frag is compiled with PINNED and OFFSET_ONLY defined"
+#endif
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
 #include "common.glsl"
@@ -81,12 +90,16 @@ void main() {
     if (!(g.y > 0.0)) {
         discard;
     }
-    float m = u_pinned != 0 ? pinnedDisplacement(g.x, g.y, g.w, u_peak) : displacement(g.x, g.y, g.z, u_peak);
+#if PINNED
+    float m = pinnedDisplacement(g.x, g.y, g.w, u_peak);
+#else
+    float m = displacement(g.x, g.y, g.z, u_peak);
+#endif
     vec2 offset = (m * u_swing) * u_direction;
-    if (u_offsetOnly != 0) {
-        o_color = vec4(offset, 0.0, 0.0);
-    } else {
-        vec2 p = pixel * u_scale + offset;
-        o_color = overlaid(sampleSource(p), pixel);
-    }
+#if OFFSET_ONLY
+    o_color = vec4(offset, 0.0, 0.0);
+#else
+    vec2 p = pixel * u_scale + offset;
+    o_color = overlaid(sampleSource(p), pixel);
+#endif
 }

@@ -40,9 +40,21 @@ import WobbleSystem
 /// shape is in use). The hemisphere model `m(p)` (from the peak `M`) is
 /// evaluated per fragment; the motion (the peak and the signed swing) comes
 /// from WobbleCore's motion model as uniforms, so a frame where a cycle
-/// starts (a new amplitude) costs the same as any other: a texel fetch, two
-/// `acos`, a `cos` and a bilinear sample per region pixel over the plain
-/// copy.
+/// starts (a new amplitude) costs the same as any other: per pixel of a
+/// region's box a texel fetch of the geometry (a discard outside the
+/// region), and inside it an `acos`, a `cos`, a few divisions and a
+/// bilinear sample (four texel fetches) over the plain copy.
+///
+/// `Shaders/wobble.frag` is compiled per set of switches a draw needs
+/// (`WobbleVariant`: pinned, offsets only, overlay, mirror, interior,
+/// opaque), each on first use, rather than branching per fragment on
+/// uniforms: the same values, computed with fewer instructions (llvmpipe
+/// runs the shader on the CPU, where each fragment pays for every test).
+/// The interior variant (every sample of the draw at least 1.5 texels
+/// inside the texture, decided per draw from the box and the largest
+/// offset) skips the mirroring and clamping that cannot change its
+/// positions there; the opaque one (a source without transparency) skips
+/// the branch for a filtered alpha under half a level, which it never takes.
 ///
 /// The EGL platform is chosen at run time (a hardware device through
 /// EGL_PLATFORM_DEVICE_EXT, else Mesa's surfaceless platform, else the
@@ -239,6 +251,15 @@ public final class GLESRenderer: FrameRenderer {
         evictGeometries(keeping: now)
     }
 
+    /// Whether the wobble.frag programs have their switches compiled in
+    /// (the default; `Resources.fixedSwitches`): false draws with the
+    /// shader as it was before its variants, for the tests and
+    /// `wobble-render-bench --clip` to compare.
+    public var fixedSwitches: Bool {
+        get { gl.fixedSwitches }
+        set { gl.fixedSwitches = newValue; full?.fixedSwitches = newValue }
+    }
+
     /// The bytes `glReadPixels` has handed back so far (both `render`s).
     public private(set) var bytesReadBack = 0
 
@@ -303,7 +324,7 @@ public final class GLESRenderer: FrameRenderer {
             if !summed.isEmpty { try gl.drawSummed(summed, into: target) }
         }
         // First wins: drawn last to first.
-        for d in direct.reversed() { gl.drawRegion(d.geometry, region: d.region, into: target) }
+        for d in direct.reversed() { try gl.drawRegion(d.geometry, region: d.region, into: target) }
     }
 
     /// For each box, whether it meets another one (then summing needs the
@@ -332,6 +353,30 @@ public final class GLESRenderer: FrameRenderer {
             gl.beginFrame(gl.ownPlacement)
             gl.drawStill(into: gl.ownPlacement)
             return try gl.readBack()
+        }
+    }
+
+    /// The floor of a region-only frame (`Scripts/bench-clip.sh`): each of
+    /// `boxes` (output pixels) filled without any region, and read back into
+    /// `image` as `render(_:boxes:into:)` reads them. `shaded` false: the
+    /// still image copied in (glBlitFramebuffer, as every frame starts: no
+    /// shading at all); true: drawn by the still pass (`Shaders/copy.frag`,
+    /// the source's filtered sample per pixel, the cheapest pass that shades
+    /// every pixel of the boxes the way the regions' pass does).
+    public func renderFloor(boxes: [PixelRect], into image: inout RGBAImage, shaded: Bool) throws {
+        let m = mapping
+        let boxes = boxes.map { $0.clipped(width: m.outputWidth, height: m.outputHeight) }.filter { !$0.isEmpty }
+        guard !boxes.isEmpty, image.width == m.outputWidth, image.height == m.outputHeight else { return }
+        try context.withCurrent {
+            gl.beginFrame(gl.ownPlacement)
+            for b in boxes {
+                if shaded {
+                    gl.drawStill(x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1, into: gl.ownPlacement)
+                } else {
+                    gl.blitStill(b)
+                }
+            }
+            try gl.readBack(boxes, into: &image)
         }
     }
 
@@ -430,6 +475,32 @@ final class GeometryTexture {
     }
 }
 
+/// The compile-time switches of one `Shaders/wobble.frag` program: a
+/// pinned profile, offsets only (the sum's first pass), the overlay blended
+/// in, mirror sampling (else clamped), sampling known to stay inside the
+/// source texture (`Resources.samplesInside`), and an opaque source texture
+/// (the filtered alpha is then 1 within rounding: the branch for a filtered
+/// alpha under half a level is dead). A switch fixed when compiling
+/// takes the branch its uniform would, so the values are the same; the
+/// fragments skip the tests and the other branch's code.
+struct WobbleVariant: Hashable {
+    var pinned: Bool
+    var offsetOnly: Bool
+    var overlay: Bool
+    var mirror: Bool
+    var interior: Bool
+    var opaque: Bool
+    /// Overlay and mirror left to their uniforms (`Resources.fixedSwitches`
+    /// off).
+    var uniforms = false
+
+    var defines: [(name: String, value: Int)] {
+        let switches = [("PINNED", pinned), ("OFFSET_ONLY", offsetOnly), ("INTERIOR", interior), ("OPAQUE", opaque)]
+            + (uniforms ? [] : [("OVERLAY", overlay), ("MIRROR", mirror)])
+        return switches.map { ($0.0, $0.1 ? 1 : 0) }
+    }
+}
+
 /// Where a pass draws: a framebuffer, its viewport, and how its pixels map
 /// to output pixels (`u_place` of the shaders: output = (ax·x + bx, ay·y + by)).
 struct Placement: Equatable {
@@ -453,8 +524,27 @@ final class Resources {
     let stillFramebuffer: GLObject
     let vertexArray: GLObject
     let copy: GLProgram
-    let wobble: GLProgram
-    let resolve: GLProgram
+    /// The context the programs below are compiled in, when first needed.
+    private let context: GLContext
+    /// `Shaders/wobble.frag` compiled per set of switches, as draws need
+    /// them (`WobbleVariant`).
+    private var wobbles: [WobbleVariant: GLProgram] = [:]
+    /// The wobble.frag variants compiled so far.
+    var compiledVariants: Set<WobbleVariant> { Set(wobbles.keys) }
+    /// Whether the overlay, mirror, interior and opaque switches are
+    /// compiled into the wobble.frag programs (the default); false leaves
+    /// the first two uniforms tested per fragment and the others off, as the
+    /// shader was before its variants (the tests compare the two).
+    var fixedSwitches = true
+    /// `Shaders/resolve.frag` (overlap("sum") of boxes that meet), compiled
+    /// when first needed.
+    private var resolveProgram: GLProgram?
+    /// The size of the source texture (the image, or the image
+    /// area-averaged to a smaller output).
+    let sampledWidth: Int, sampledHeight: Int
+    /// Whether every texel of the source texture has alpha 255 (the OPAQUE
+    /// switch of the wobble.frag variants).
+    let opaqueSource: Bool
     /// A straight-alpha layer of the output size that the passes blend
     /// over what they draw (texture unit 3) in placements with `overlay`.
     let overlayTexture: GLObject
@@ -469,9 +559,6 @@ final class Resources {
     let downscaleProgram: GLProgram?
     let rectDownscale: GLint
     let rectCopy: GLint
-    let rectWobble: GLint
-    let rectResolve: GLint
-    let offsetOnly: GLint
     /// The summed offsets of overlapping regions (RG float, output size),
     /// nil where the GL has no blendable float render target (then
     /// `overlap("sum")` of overlapping regions is an error naming what is
@@ -481,11 +568,6 @@ final class Resources {
     let offsetUnsupported: String?
     /// The source's wrap mode now.
     var edges: EdgeMode = .clamp
-    let geometryOrigin: GLint
-    let peak: GLint
-    let direction: GLint
-    let swing: GLint
-    let pinned: GLint
 
     static func integer(_ name: Int32) -> Int {
         var v: GLint = 0
@@ -497,6 +579,7 @@ final class Resources {
     /// size, when the caller has it (else it is made here).
     init(source: RGBAImage, mapping m: OutputMapping, context: GLContext, filtered: RGBAImage? = nil) throws {
         mapping = m
+        self.context = context
         let maxTexture = Resources.integer(GL_MAX_TEXTURE_SIZE)
         var viewport: [GLint] = [0, 0]
         glGetIntegerv(GLenum(GL_MAX_VIEWPORT_DIMS), &viewport)
@@ -538,6 +621,10 @@ final class Resources {
                          GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress)
         }
         try glCheck("glTexImage2D(source \(sampled.width)x\(sampled.height))")
+        (sampledWidth, sampledHeight) = (sampled.width, sampled.height)
+        opaqueSource = sampled.pixels.withUnsafeBufferPointer { px in
+            stride(from: 3, to: px.count, by: 4).allSatisfy { px[$0] == 255 }
+        }
 
         // The render target: framebuffer row 0 is output row 0 (the top), so
         // glReadPixels hands back rows top to bottom.
@@ -547,28 +634,14 @@ final class Resources {
         (offsetTexture, offsetFramebuffer, offsetUnsupported) = try Resources.makeOffsetTarget(m, in: context)
 
         copy = try GLProgram(vertex: "quad.vert", fragment: "copy.frag", in: context)
-        wobble = try GLProgram(vertex: "quad.vert", fragment: "wobble.frag", in: context)
-        resolve = try GLProgram(vertex: "quad.vert", fragment: "resolve.frag", in: context)
         overlayTexture = try GLObject(.texture, in: context)
         glActiveTexture(GLenum(GL_TEXTURE3))
         glBindTexture(GLenum(GL_TEXTURE_2D), overlayTexture.name)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
         glActiveTexture(GLenum(GL_TEXTURE1))
-        // Uniforms that never change.
-        let invSource = (1 / Float(source.width), 1 / Float(source.height))
-        for (program, usesField) in [(copy, false), (wobble, true), (resolve, false)] {
-            glUseProgram(program.name)
-            glUniform1i(try program.location("u_source"), 0)
-            glUniform1i(try program.location("u_overlay"), 3)
-            // Set by `use` for each placement (looked up here: a missing one is an error now).
-            for name in ["u_viewport", "u_place", "u_withOverlay"] { _ = try program.location(name) }
-            if usesField { glUniform1i(try program.location("u_geometry"), 1) }
-            glUniform1i(try program.location("u_mirror"), 0)
-            if program === resolve { glUniform1i(try program.location("u_offset"), 2) }
-            glUniform2f(try program.location("u_scale"), Float(m.scaleX), Float(m.scaleY))
-            glUniform2f(try program.location("u_invSourceSize"), invSource.0, invSource.1)
-        }
+        // Set by `use` for each placement (looked up here: a missing one is an error now).
+        for name in ["u_viewport", "u_place", "u_withOverlay", "u_mirror"] { _ = try copy.location(name) }
         if m.filtersWobbledFrame {
             let program = try GLProgram(vertex: "quad.vert", fragment: "downscale.frag", in: context)
             glUseProgram(program.name)
@@ -582,14 +655,7 @@ final class Resources {
             rectDownscale = -1
         }
         rectCopy = try copy.location("u_rect")
-        rectWobble = try wobble.location("u_rect")
-        rectResolve = try resolve.location("u_rect")
-        offsetOnly = try wobble.location("u_offsetOnly")
-        geometryOrigin = try wobble.location("u_geometryOrigin")
-        peak = try wobble.location("u_peak")
-        direction = try wobble.location("u_direction")
-        swing = try wobble.location("u_swing")
-        pinned = try wobble.location("u_pinned")
+        setFixedUniforms(copy)
         // Draw the still image once.
         let still = Placement(framebuffer: stillFramebuffer.name, viewportWidth: m.outputWidth, viewportHeight: m.outputHeight)
         beginFrame(still)
@@ -597,15 +663,53 @@ final class Resources {
         try glCheck("glDrawArrays(still)")
     }
 
+    /// Sets the uniforms of `program` that never change (the texture units,
+    /// the scale, the source size) and its `u_mirror` for `edges`; those it
+    /// does not use (a switch compiled in) are skipped. Leaves it current.
+    private func setFixedUniforms(_ program: GLProgram) {
+        glUseProgram(program.name)
+        for (name, unit) in [("u_source", 0), ("u_geometry", 1), ("u_offset", 2), ("u_overlay", 3)] {
+            glUniform1i(program.optionalLocation(name), GLint(unit))
+        }
+        glUniform1i(program.optionalLocation("u_mirror"), edges == .mirror ? 1 : 0)
+        glUniform2f(program.optionalLocation("u_scale"), Float(mapping.scaleX), Float(mapping.scaleY))
+        glUniform2f(program.optionalLocation("u_invSourceSize"), 1 / Float(mapping.sourceWidth), 1 / Float(mapping.sourceHeight))
+    }
+
+    /// `Shaders/wobble.frag` with the switches of `variant`, compiled on
+    /// first use (the context must be current).
+    func wobble(_ variant: WobbleVariant) throws -> GLProgram {
+        if let program = wobbles[variant] { return program }
+        let program = try GLProgram(vertex: "quad.vert", fragment: "wobble.frag", defines: variant.defines, in: context)
+        for name in ["u_viewport", "u_place", "u_rect", "u_geometryOrigin", "u_peak", "u_direction", "u_swing"] {
+            _ = try program.location(name)
+        }
+        setFixedUniforms(program)
+        wobbles[variant] = program
+        return program
+    }
+
+    /// `Shaders/resolve.frag`, compiled on first use (the context must be
+    /// current).
+    func resolve() throws -> GLProgram {
+        if let resolveProgram { return resolveProgram }
+        let program = try GLProgram(vertex: "quad.vert", fragment: "resolve.frag", in: context)
+        for name in ["u_viewport", "u_place", "u_withOverlay", "u_rect"] { _ = try program.location(name) }
+        setFixedUniforms(program)
+        resolveProgram = program
+        return program
+    }
+
     /// Makes `program` current with its placement uniforms set for `p`.
     func use(_ program: GLProgram, _ p: Placement) {
         glUseProgram(program.name)
         guard placed[program.name] != p else { return }
         placed[program.name] = p
-        // (Looked up at init: every program has these three.)
-        glUniform2f((try? program.location("u_viewport")) ?? -1, Float(p.viewportWidth), Float(p.viewportHeight))
-        glUniform4f((try? program.location("u_place")) ?? -1, p.ax, p.bx, p.ay, p.by)
-        glUniform1i((try? program.location("u_withOverlay")) ?? -1, p.overlay ? 1 : 0)
+        // (Checked when the program was made; a wobble.frag variant has
+        // its overlay switch compiled in, no u_withOverlay.)
+        glUniform2f(program.optionalLocation("u_viewport"), Float(p.viewportWidth), Float(p.viewportHeight))
+        glUniform4f(program.optionalLocation("u_place"), p.ax, p.bx, p.ay, p.by)
+        glUniform1i(program.optionalLocation("u_withOverlay"), p.overlay ? 1 : 0)
     }
 
     /// Uploads `layer` (of the output size) as the overlay texture.
@@ -706,14 +810,15 @@ final class Resources {
     }
 
     /// Sets how the shaders read a sample position outside the image for
-    /// `edges` (`u_mirror`: they fetch and weight the texels themselves, see
+    /// `edges` (`u_mirror`, or the MIRROR switch of the wobble.frag variant
+    /// drawn: they fetch and weight the texels themselves, see
     /// `sampleSource` in `Shaders/common.glsl`).
     func setEdges(_ mode: EdgeMode) {
         guard mode != edges else { return }
         edges = mode
-        for program in [copy, wobble, resolve] {
+        for program in [copy] + (resolveProgram.map { [$0] } ?? []) + wobbles.values {
             glUseProgram(program.name)
-            glUniform1i((try? program.location("u_mirror")) ?? -1, mode == .mirror ? 1 : 0)
+            glUniform1i(program.optionalLocation("u_mirror"), mode == .mirror ? 1 : 0)
         }
     }
 
@@ -741,12 +846,14 @@ final class Resources {
         glEnable(GLenum(GL_BLEND))
         glBlendEquation(GLenum(GL_FUNC_ADD))
         glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE))
-        for d in draws { drawRegion(d.geometry, region: d.region, into: offsets, offsetOnly: true) }
+        for d in draws { try drawRegion(d.geometry, region: d.region, into: offsets, offsetOnly: true) }
         glDisable(GLenum(GL_BLEND))
         self.target(target)
+        let resolve = try resolve()
         use(resolve, target)
         glActiveTexture(GLenum(GL_TEXTURE2))
         glBindTexture(GLenum(GL_TEXTURE_2D), offsetTexture.name)
+        let rectResolve = try resolve.location("u_rect")
         for d in draws {
             let g = d.geometry
             glUniform4f(rectResolve, Float(g.x0), Float(g.y0), Float(g.x0 + g.width), Float(g.y0 + g.height))
@@ -756,21 +863,59 @@ final class Resources {
     }
 
     /// One region over its geometry's box: sampling the source (direct), or
-    /// writing its offset (`offsetOnly`, for the sum).
-    func drawRegion(_ geometry: GeometryTexture, region: RegionFrame, into p: Placement, offsetOnly only: Bool = false) {
+    /// writing its offset (`offsetOnly`, for the sum), with the wobble.frag
+    /// variant that fits it.
+    func drawRegion(_ geometry: GeometryTexture, region: RegionFrame, into p: Placement, offsetOnly only: Bool = false) throws {
+        let samples = !only && fixedSwitches
+        let wobble = try wobble(WobbleVariant(pinned: geometry.pin != nil, offsetOnly: only, overlay: samples && p.overlay,
+                                              mirror: samples && edges == .mirror,
+                                              interior: samples && samplesInside(geometry, region: region),
+                                              opaque: samples && opaqueSource, uniforms: !fixedSwitches))
         use(wobble, p)
-        glUniform1i(offsetOnly, only ? 1 : 0)
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), geometry.texture.name)
         geometry.settle(peak: region.peak)
-        glUniform4f(rectWobble, Float(geometry.x0), Float(geometry.y0),
+        glUniform4f(wobble.optionalLocation("u_rect"), Float(geometry.x0), Float(geometry.y0),
                     Float(geometry.x0 + geometry.width), Float(geometry.y0 + geometry.height))
-        glUniform2i(geometryOrigin, GLint(geometry.x0), GLint(geometry.y0))
-        glUniform1f(peak, Float(region.peak))
-        glUniform2f(direction, Float(region.direction.x), Float(region.direction.y))
-        glUniform1f(swing, Float(region.swing))
-        glUniform1i(pinned, geometry.pin == nil ? 0 : 1)
+        glUniform2i(wobble.optionalLocation("u_geometryOrigin"), GLint(geometry.x0), GLint(geometry.y0))
+        glUniform1f(wobble.optionalLocation("u_peak"), Float(region.peak))
+        glUniform2f(wobble.optionalLocation("u_direction"), Float(region.direction.x), Float(region.direction.y))
+        glUniform1f(wobble.optionalLocation("u_swing"), Float(region.swing))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+    }
+
+    /// Whether every position at which wobble.frag samples the source for
+    /// `region` over `geometry`'s box lies at least 1.5 texels inside the
+    /// source texture (the INTERIOR switch: there mirroring and clamping,
+    /// and the limit of the next texel to the last one, leave the position
+    /// and texels as they are). A fragment samples at its pixel's source
+    /// point plus an offset of length m·|swing| (a unit direction), and m is
+    /// at most the peak M (the hemisphere, whose m grows towards the centre,
+    /// where it is M) or M / 0.32768 (the pinned profile); the bound here adds
+    /// 0.1% and a texel for float rounding, and the margin is 2 texels.
+    func samplesInside(_ geometry: GeometryTexture, region: RegionFrame) -> Bool {
+        Resources.samplesInside(PixelRect(x0: geometry.x0, y0: geometry.y0, x1: geometry.x0 + geometry.width,
+                                          y1: geometry.y0 + geometry.height),
+                                peak: region.peak, swing: region.swing, pinned: geometry.pin != nil, mapping: mapping,
+                                texels: (sampledWidth, sampledHeight))
+    }
+
+    /// `samplesInside` for the pixels of `box` (of `mapping`'s output) and
+    /// a source texture of `texels`.
+    static func samplesInside(_ box: PixelRect, peak: Double, swing: Double, pinned: Bool, mapping m: OutputMapping,
+                              texels: (width: Int, height: Int)) -> Bool {
+        let reach = peak * abs(swing) * (pinned ? 1 / 0.32768 : 1) * 1.001 + 1
+        guard reach.isFinite, !box.isEmpty else { return false }
+        // Source points of the first and last pixel centres, ± the reach,
+        // in texels of the source texture.
+        func inside(_ first: Int, _ end: Int, scale: Double, texels: Int, image: Int) -> Bool {
+            let toTexels = Double(texels) / Double(image)
+            let low = ((Double(first) + 0.5) * scale - reach) * toTexels
+            let high = ((Double(end) - 0.5) * scale + reach) * toTexels
+            return low >= 2 && high <= Double(texels) - 2
+        }
+        return inside(box.x0, box.x1, scale: m.scaleX, texels: texels.width, image: m.sourceWidth)
+            && inside(box.y0, box.y1, scale: m.scaleY, texels: texels.height, image: m.sourceHeight)
     }
 
     /// Output pixels `boxes` (x0, y0, x1, y1) of `p` as `frame` (a texture

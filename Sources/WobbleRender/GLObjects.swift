@@ -86,12 +86,14 @@ final class GLProgram {
     private var locations: [String: GLint] = [:]
 
     /// Compiles and links `vertex` and `fragment` (file names in `Shaders/`,
-    /// sources from `EmbeddedShaders`); the context must be current.
-    init(vertex: String, fragment: String, in context: GLContext) throws {
+    /// sources from `EmbeddedShaders`), the fragment shader with a
+    /// `#define NAME VALUE` line per entry of `defines` after its `#version`
+    /// line; the context must be current.
+    init(vertex: String, fragment: String, defines: [(name: String, value: Int)] = [], in context: GLContext) throws {
         object = try GLObject(.program, in: context)
         let vs = try GLProgram.compile(vertex, type: GLenum(GL_VERTEX_SHADER))
         defer { glDeleteShader(vs) }
-        let fs = try GLProgram.compile(fragment, type: GLenum(GL_FRAGMENT_SHADER))
+        let fs = try GLProgram.compile(fragment, type: GLenum(GL_FRAGMENT_SHADER), defines: defines)
         defer { glDeleteShader(fs) }
         let p = object.name
         glAttachShader(p, vs)
@@ -111,11 +113,28 @@ final class GLProgram {
 
     /// The location of uniform `uniform` (which must be used by the shaders).
     func location(_ uniform: String) throws -> GLint {
+        let l = optionalLocation(uniform)
+        guard l >= 0 else { throw GLESError.gl(call: "glGetUniformLocation(\(uniform))", error: "no such active uniform") }
+        return l
+    }
+
+    /// The location of uniform `uniform`, or -1 (which `glUniform*` ignore)
+    /// where this program does not use it (a switch compiled in, a branch
+    /// compiled out).
+    func optionalLocation(_ uniform: String) -> GLint {
         if let l = locations[uniform] { return l }
         let l = glGetUniformLocation(object.name, uniform)
-        guard l >= 0 else { throw GLESError.gl(call: "glGetUniformLocation(\(uniform))", error: "no such active uniform") }
         locations[uniform] = l
         return l
+    }
+
+    /// `text` with a `#define NAME VALUE` line per entry of `defines` after
+    /// its first line (the `#version` line, which must come first).
+    static func defining(_ defines: [(name: String, value: Int)], in text: String) -> String {
+        guard !defines.isEmpty else { return text }
+        let lines = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        return ([String(lines[0])] + defines.map { "#define \($0.name) \($0.value)" } + lines.dropFirst().map(String.init))
+            .joined(separator: "\n")
     }
 
     /// `text` with each line `#include "NAME"` replaced by the embedded
@@ -136,11 +155,11 @@ final class GLProgram {
         return out.joined(separator: "\n")
     }
 
-    private static func compile(_ file: String, type: GLenum) throws -> GLuint {
+    private static func compile(_ file: String, type: GLenum, defines: [(name: String, value: Int)] = []) throws -> GLuint {
         guard let text = EmbeddedShaders.all[file] else {
             throw GLESError.shaderCompile(shader: file, log: "not among the embedded shaders", lines: "")
         }
-        let source = try GLProgram.expandIncludes(text, in: file)
+        let source = GLProgram.defining(defines, in: try GLProgram.expandIncludes(text, in: file))
         let shader = glCreateShader(type)
         guard shader != 0 else { throw GLESError.gl(call: "glCreateShader(\(file))", error: glErrorName(glGetError())) }
         source.withCString { cs in

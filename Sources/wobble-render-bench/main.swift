@@ -7,7 +7,10 @@
 //
 // With --clip: instead, a 90-frame clip of the four regions (a spring
 // scene, 30 fps) streamed through `RegionFrames` region-only and with whole
-// frames, against the same clip with no region: ms per frame (medians of
+// frames, against the same clip with no region, with wobble.frag's switches
+// tested per fragment (the shader before its variants), and against the
+// floor (the same boxes with no region: the still copied in, or drawn by
+// the still pass, and read back): wall and CPU ms per frame (medians of
 // interleaved rounds) and bytes read back per frame.
 //
 // Usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR] [--clip]
@@ -169,30 +172,78 @@ if clipMode {
     // twice, staggered), and the same clip with nothing moving.
     let clip = (0 ..< 90).map { k in springFrame(regionShapes, t: 0.05 + Double(k) / 30) }
     let still = (0 ..< 90).map { k in FrameState(index: k, time: Double(k) / 30, regions: []) }
-    func stream(_ states: [FrameState], whole: Bool) throws -> (ms: Double, bytes: Double) {
-        let frames = RegionFrames(renderer: gles, wholeFrames: whole)
+    // The same renderer's shader as it was before its variants (the
+    // overlay and mirror switches tested per fragment, no interior or
+    // opaque variant): the same bytes, for the before/after figure.
+    let uniformSwitches = try GLESRenderer(source: source)
+    uniformSwitches.fixedSwitches = false
+    /// Wall and CPU (the process's, llvmpipe's threads included) ms per
+    /// state of `body` over `states`.
+    func timed<T>(_ states: [T], _ body: (T) throws -> Void) rethrows -> (wall: Double, cpu: Double) {
+        func cpuNow() -> Double {
+            var t = timespec()
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+            return Double(t.tv_sec) * 1e3 + Double(t.tv_nsec) / 1e6
+        }
+        let t0 = DispatchTime.now().uptimeNanoseconds, c0 = cpuNow()
+        for s in states { try body(s) }
+        let n = Double(states.count)
+        return (Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6 / n, (cpuNow() - c0) / n)
+    }
+    func stream(_ states: [FrameState], whole: Bool, renderer: GLESRenderer = gles) throws
+        -> (wall: Double, cpu: Double, bytes: Double) {
+        let frames = RegionFrames(renderer: renderer, wholeFrames: whole)
         _ = try frames.still()
-        let before = gles.bytesReadBack
-        let t0 = DispatchTime.now().uptimeNanoseconds
-        for s in states { _ = try frames.next(s) }
-        let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
-        return (ms / Double(states.count), Double(gles.bytesReadBack - before) / Double(states.count))
+        let before = renderer.bytesReadBack
+        let t = try timed(states) { _ = try frames.next($0) }
+        return (t.wall, t.cpu, Double(renderer.bytesReadBack - before) / Double(states.count))
+    }
+    // The floor: the same boxes each frame with no region drawn, read back
+    // (what a frame of these boxes costs before any wobble): the still
+    // copied in, or drawn by the still pass.
+    let clipBoxes = clip.map { FrameDamage.boxes($0, mapping: gles.mapping) }
+    var floorImage = try gles.render(still[0])
+    func floor(shaded: Bool) throws -> (wall: Double, cpu: Double) {
+        try timed(clipBoxes) { try gles.renderFloor(boxes: $0, into: &floorImage, shaded: shaded) }
     }
     _ = try stream(clip, whole: false)   // geometry textures, shaders
-    var region: [Double] = [], whole: [Double] = [], none: [Double] = []
-    var bytes = (region: 0.0, whole: 0.0, none: 0.0)
-    for _ in 0 ..< 5 {
-        let r = try stream(clip, whole: false), w = try stream(clip, whole: true), n = try stream(still, whole: false)
-        region.append(r.ms); whole.append(w.ms); none.append(n.ms)
-        bytes = (r.bytes, w.bytes, n.bytes)
+    _ = try stream(clip, whole: false, renderer: uniformSwitches)
+    _ = try floor(shaded: true)
+    let rows = ["region-only", "region-only, switches per fragment (before the variants)", "whole frames", "no region",
+                "floor: the boxes copied (blit), read back", "floor: the boxes drawn by the still pass, read back"]
+    var wall = [[Double]](repeating: [], count: rows.count), cpu = wall
+    var bytes = [Double](repeating: 0, count: rows.count)
+    let rounds = 7
+    for _ in 0 ..< rounds {
+        let runs: [() throws -> (wall: Double, cpu: Double, bytes: Double)] = [
+            { try stream(clip, whole: false) },
+            { try stream(clip, whole: false, renderer: uniformSwitches) },
+            { try stream(clip, whole: true) },
+            { try stream(still, whole: false) },
+            { let t = try floor(shaded: false); return (t.wall, t.cpu, 0) },
+            { let t = try floor(shaded: true); return (t.wall, t.cpu, 0) },
+        ]
+        for (k, run) in runs.enumerated() {
+            let r = try run()
+            wall[k].append(r.wall)
+            cpu[k].append(r.cpu)
+            bytes[k] = r.bytes
+        }
     }
     let moving = clip.filter { !$0.regions.isEmpty }.count
-    print("clip: 90 frames (\(moving) with regions moving), medians of 5 interleaved rounds")
-    print(String(format: "  region-only   %7.2f ms/frame  %9.0f bytes read back/frame", median(region), bytes.region))
-    print(String(format: "  whole frames  %7.2f ms/frame  %9.0f bytes read back/frame", median(whole), bytes.whole))
-    print(String(format: "  no region     %7.2f ms/frame  %9.0f bytes read back/frame", median(none), bytes.none))
-    print(String(format: "  region-only / whole %.2f, region-only - no region %.2f ms/frame", median(region) / median(whole),
-                 median(region) - median(none)))
+    print("clip: 90 frames (\(moving) with regions moving), medians of \(rounds) interleaved rounds")
+    func padded(_ s: String) -> String { s.padding(toLength: 58, withPad: " ", startingAt: 0) }
+    print("  " + padded("per frame") + "  wall ms   cpu ms  bytes read back")
+    for (k, row) in rows.enumerated() {
+        print("  " + padded(row) + String(format: " %8.2f %8.2f %12.0f", median(wall[k]), median(cpu[k]),
+                                              k >= 4 ? bytes[0] : bytes[k]))
+    }
+    let (r, u, w, blit, pass) = (median(wall[0]), median(wall[1]), median(wall[2]), median(wall[4]), median(wall[5]))
+    print(String(format: "  region-only / whole %.2f; region-only / switches per fragment %.2f wall, %.2f cpu",
+                 r / w, r / u, median(cpu[0]) / median(cpu[1])))
+    print(String(format: "  the wobble's own cost (region-only - blit floor): %.2f ms wall, %.2f ms cpu (before the variants %.2f, %.2f)",
+                 r - blit, median(cpu[0]) - median(cpu[4]), u - blit, median(cpu[1]) - median(cpu[4])))
+    print(String(format: "  region-only / still-pass floor %.2f wall, %.2f cpu", r / pass, median(cpu[0]) / median(cpu[5])))
     exit(0)
 }
 

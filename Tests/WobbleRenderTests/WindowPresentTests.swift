@@ -103,6 +103,10 @@ final class WindowPresentTests: XCTestCase {
         let place = DrawTarget(drawableWidth: 120, drawableHeight: 90, x: 13, y: 7)
         let renderer = try GLESRenderer(inCurrentContext: source)
         XCTAssertTrue(renderer.drawsInCurrentContext)
+        // The same frames drawn with the overlay and mirror switches tested
+        // per fragment (no wobble.frag variants) leave the same pixels.
+        let plain = try GLESRenderer(inCurrentContext: source)
+        plain.fixedSwitches = false
         let a = rect(6.5, 5.5, 30, 24), b = rect(40.5, 20.5, 30, 30), c = rect(25.5, 12.5, 30, 26)
         func region(_ s: RegionShape, _ swing: Double, _ dx: Double = 1, _ dy: Double = 0.4) -> RegionFrame {
             RegionFrame(shape: s, peak: 3, direction: Point(dx, dy), swing: swing)
@@ -131,6 +135,8 @@ final class WindowPresentTests: XCTestCase {
             if withOverlay { over(layer, &expected) }
             let shown = window.read(x: place.x, y: place.y, w: 80, h: 60)
             XCTAssertLessThanOrEqual(maxDifference(shown, expected, label), withOverlay ? 1 : 0, label)
+            try plain.draw(frame, into: place, overlay: withOverlay ? layer : nil, full: full)
+            XCTAssertEqual(window.read(x: place.x, y: place.y, w: 80, h: 60), shown, "\(label), switches per fragment")
         }
         // The rest of the window is left alone (nothing drawn outside the image area).
         let corner = window.read(x: 0, y: 0, w: 120, h: 7)
