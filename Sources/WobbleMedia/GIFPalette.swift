@@ -307,17 +307,19 @@ struct GIFPalette {
     /// Rounds of k-means (`refine`) after the quantiser.
     static let refineRounds = 3
 
-    /// Lloyd's k-means in RGB over the opaque pixels of `pixels` (RGBA,
-    /// alpha binary): each opaque colour of `colors` moves to the mean of
-    /// the pixels whose nearest colour it is, `rounds` times; a colour no
-    /// pixel is nearest to stays. Transparent entries stay as they are.
+    /// Lloyd's k-means in RGB over the opaque pixels `distinct` counts:
+    /// each opaque colour of `colors` moves to the mean of the pixels whose
+    /// nearest colour it is (squared RGB distance, lowest index on a tie),
+    /// `rounds` times; a colour no pixel is nearest to stays. Transparent
+    /// entries stay as they are.
     ///
-    /// It works on the distinct colours with their counts (`Distinct`),
-    /// searches again only those that may have changed nearest colour,
-    /// split in `chunks` runs summed on as many threads: the sums are
-    /// integers, so the result is the same whatever the chunks and the
-    /// cores (a 480×360 photo has 68,323 distinct colours in 172,800 pixels).
-    /// Returns the CPU seconds spent on threads other than the caller's.
+    /// It works on the distinct colours with their counts, not the pixels
+    /// (a 480×360 photo has 68,323 distinct colours in 172,800 pixels),
+    /// searches again only those whose nearest colour may have changed,
+    /// and sums in `chunks` runs on as many threads: the sums are
+    /// integers, so the result is exactly that of the plain version over
+    /// every pixel, whatever the chunks and the cores. Returns the CPU
+    /// seconds spent on threads other than the caller's.
     @discardableResult
     static func refine(_ colors: inout [liq_color], distinct: Distinct, rounds: Int, chunks: Int = 2) -> Double {
         let opaque = colors.indices.filter { colors[$0].a >= 128 }
