@@ -134,4 +134,39 @@ final class GIFPaletteTests: XCTestCase {
         let used: Set<UInt8> = Set(remaps[0].indices)
         XCTAssertGreaterThan(used.count, 8, "the gradient is dithered over many colours")
     }
+
+    /// A still of few colours comes back exactly, in two bands or one,
+    /// whatever its shape; pixels with alpha < 128 get the reserved index.
+    func testFewColoursMapExactlyInEveryShape() throws {
+        let quadrant: [[UInt8]] = [[200, 30, 30], [30, 200, 30], [30, 30, 200], [240, 240, 10]]
+        for (w, h) in [(40, 100), (3, 200), (200, 1), (1, 1), (64, 64), (9, 63)] {
+            var pixels = [UInt8](repeating: 0, count: w * h * 4)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = (y * w + x) * 4
+                    let q = quadrant[(y * 2 / h) * 2 + x * 2 / w]
+                    pixels[i] = q[0]; pixels[i + 1] = q[1]; pixels[i + 2] = q[2]
+                    pixels[i + 3] = (x + y) % 7 == 3 ? 100 : 255   // alpha 100: transparent in a GIF
+                }
+            }
+            let still = RGBAImage(width: w, height: h, pixels: pixels)
+            let palette = try GIFPalette(still: still, speed: 2, dithering: 1, what: "test")
+            XCTAssertEqual(palette.stillIndices.count, w * h)
+            for i in 0..<(w * h) {
+                let k = Int(palette.stillIndices[i])
+                if pixels[i * 4 + 3] < 128 {
+                    XCTAssertEqual(k, Int(palette.transparent), "\(w)x\(h) pixel \(i)")
+                } else {
+                    XCTAssertLessThan(k, palette.colorCount, "\(w)x\(h) pixel \(i)")
+                    if k < palette.colorCount {
+                        XCTAssertEqual(Array(palette.rgb[(k * 3)..<(k * 3 + 3)]), Array(pixels[(i * 4)..<(i * 4 + 3)]), "\(w)x\(h) pixel \(i)")
+                    }
+                }
+            }
+        }
+        let clear = RGBAImage(width: 30, height: 70, pixels: [UInt8](repeating: 0, count: 30 * 70 * 4))
+        let none = try GIFPalette(still: clear, speed: 2, dithering: 1, what: "test")
+        XCTAssertEqual(none.colorCount, 1)
+        XCTAssertEqual(Set(none.stillIndices), [none.transparent])
+    }
 }
