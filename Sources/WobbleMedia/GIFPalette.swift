@@ -474,54 +474,68 @@ struct GIFPalette {
         /// Gathers `pixels` (RGBA) and makes their alpha binary on the way:
         /// alpha < 128 becomes a transparent black pixel, any other 255.
         init(binarizing pixels: inout [UInt8]) {
-            // Per coarse cube: its slot in the sums (-1: empty).
+            // Per coarse cube: its slot in the sums (-1: empty), slots in
+            // the order the cubes first appear; per pixel its slot (-1:
+            // transparent), so the sums and the dense cubes' pass need not
+            // find it again.
             var slot = [Int32](repeating: -1, count: 1 << 18)
-            var sums: [Int] = []   // r, g, b, count per slot
+            var pixelSlot = [Int32](repeating: -1, count: pixels.count / 4)
+            var slots = 0
             var transparent = 0
             pixels.withUnsafeMutableBufferPointer { p in
-                var i = 0
-                while i < p.count {
-                    if p[i + 3] < 128 {
-                        p[i] = 0; p[i + 1] = 0; p[i + 2] = 0; p[i + 3] = 0
-                        transparent += 1
-                    } else {
-                        p[i + 3] = 255
-                        let k = Int(p[i] >> 2) << 12 | Int(p[i + 1] >> 2) << 6 | Int(p[i + 2] >> 2)
-                        var s = Int(slot[k])
-                        if s < 0 {
-                            s = sums.count / 4
-                            slot[k] = Int32(s)
-                            sums += [0, 0, 0, 0]
+                slot.withUnsafeMutableBufferPointer { slot in
+                    pixelSlot.withUnsafeMutableBufferPointer { ps in
+                        for j in 0..<ps.count {
+                            let i = j * 4
+                            if p[i + 3] < 128 {
+                                p[i] = 0; p[i + 1] = 0; p[i + 2] = 0; p[i + 3] = 0
+                                transparent += 1
+                            } else {
+                                p[i + 3] = 255
+                                let k = Int(p[i] >> 2) << 12 | Int(p[i + 1] >> 2) << 6 | Int(p[i + 2] >> 2)
+                                if slot[k] < 0 { slot[k] = Int32(slots); slots += 1 }
+                                ps[j] = slot[k]
+                            }
                         }
-                        sums[s * 4] += Int(p[i]); sums[s * 4 + 1] += Int(p[i + 1])
-                        sums[s * 4 + 2] += Int(p[i + 2]); sums[s * 4 + 3] += 1
                     }
-                    i += 4
+                }
+            }
+            var sums = [Int](repeating: 0, count: slots * 4)   // r, g, b, count per slot
+            pixels.withUnsafeBufferPointer { p in
+                pixelSlot.withUnsafeBufferPointer { ps in
+                    sums.withUnsafeMutableBufferPointer { sums in
+                        for j in 0..<ps.count where ps[j] >= 0 {
+                            let i = j * 4, s = Int(ps[j]) * 4
+                            sums[s] += Int(p[i]); sums[s + 1] += Int(p[i + 1]); sums[s + 2] += Int(p[i + 2]); sums[s + 3] += 1
+                        }
+                    }
                 }
             }
             let opaque = pixels.count / 4 - transparent
             let dense = max(16, Int(Double(opaque) * Histogram.denseShare))
             // The dense cubes' eight sub-cubes: per dense slot, 8 × (r, g, b, count).
-            var fineBase = [Int32](repeating: -1, count: sums.count / 4)
-            var fine: [Int] = []
-            for s in 0..<(sums.count / 4) where sums[s * 4 + 3] >= dense {
-                fineBase[s] = Int32(fine.count)
-                fine += [Int](repeating: 0, count: 32)
+            var fineBase = [Int32](repeating: -1, count: slots)
+            var fineCount = 0
+            for s in 0..<slots where sums[s * 4 + 3] >= dense {
+                fineBase[s] = Int32(fineCount)
+                fineCount += 32
             }
-            if !fine.isEmpty {
+            var fine = [Int](repeating: 0, count: fineCount)
+            if fineCount > 0 {
                 pixels.withUnsafeBufferPointer { p in
-                    var i = 0
-                    while i < p.count {
-                        if p[i + 3] != 0 {
-                            let k = Int(p[i] >> 2) << 12 | Int(p[i + 1] >> 2) << 6 | Int(p[i + 2] >> 2)
-                            let base = Int(fineBase[Int(slot[k])])
-                            if base >= 0 {
-                                let sub = base + (Int(p[i] >> 1 & 1) << 2 | Int(p[i + 1] >> 1 & 1) << 1 | Int(p[i + 2] >> 1 & 1)) * 4
-                                fine[sub] += Int(p[i]); fine[sub + 1] += Int(p[i + 1])
-                                fine[sub + 2] += Int(p[i + 2]); fine[sub + 3] += 1
+                    pixelSlot.withUnsafeBufferPointer { ps in
+                        fineBase.withUnsafeBufferPointer { fineBase in
+                            fine.withUnsafeMutableBufferPointer { fine in
+                                for j in 0..<ps.count where ps[j] >= 0 {
+                                    let base = Int(fineBase[Int(ps[j])])
+                                    guard base >= 0 else { continue }
+                                    let i = j * 4
+                                    let sub = base + (Int(p[i] >> 1 & 1) << 2 | Int(p[i + 1] >> 1 & 1) << 1 | Int(p[i + 2] >> 1 & 1)) * 4
+                                    fine[sub] += Int(p[i]); fine[sub + 1] += Int(p[i + 1])
+                                    fine[sub + 2] += Int(p[i + 2]); fine[sub + 3] += 1
+                                }
                             }
                         }
-                        i += 4
                     }
                 }
             }
