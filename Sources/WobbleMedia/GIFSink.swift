@@ -82,11 +82,12 @@ public final class GIFSink: FrameSink {
         let work = self.work
         queue.async {
             work.run {
-                let cpu0 = threadCPUTime()
+                let cpu0 = threadCPUTime(), wall0 = monotonic()
                 let palette = try GIFPalette(still: still, speed: GIFSink.quantizerSpeed, dithering: 1,
                                              maxColors: colors, what: what)
                 work.palette = PaletteCost(colors: palette.colorCount, histogramEntries: palette.histogramEntries,
-                                           cpuSeconds: threadCPUTime() - cpu0 + palette.helperCPUSeconds)
+                                           cpuSeconds: threadCPUTime() - cpu0 + palette.helperCPUSeconds,
+                                           wallSeconds: monotonic() - wall0)
                 let writer = try GIFWriter(file: work.file, what: what, width: width, height: height,
                                            palette: palette.rgb, tableSize: palette.tableSize,
                                            background: Int(palette.transparent), loop: loop == -1 ? nil : loop)
@@ -103,11 +104,13 @@ public final class GIFSink: FrameSink {
     /// What building the palette cost, once it is built (read it after
     /// `finish`): its colours, the entries the quantiser was given and the
     /// CPU seconds of the whole step (histogram, quantiser, refinement, the
-    /// still's dithered remap), its helper threads' included.
+    /// still's dithered remap), its helper threads' included, and its wall
+    /// seconds (less than the CPU where a second core helps).
     public struct PaletteCost: Sendable {
         public var colors: Int
         public var histogramEntries: Int
         public var cpuSeconds: Double
+        public var wallSeconds: Double
     }
 
     /// See `PaletteCost`; nil until the palette is built.
