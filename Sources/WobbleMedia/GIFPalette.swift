@@ -66,12 +66,13 @@ struct GIFPalette {
     /// with their contrast maps, and the distinct colours `refine` needs;
     /// `refine` then sums in two chunks and the two bands are remapped at
     /// once. Measured on the 480×360 latte still (libimagequant 2.17, speed
-    /// 2, release build, 2 cores; CPU time): histogram 10 ms, quantiser
+    /// 2, release build, 2 cores; CPU time): histogram 4 ms, quantiser
     /// 85–90 ms, contrast maps and distinct colours about 20 ms beside it,
-    /// `refine` 30 ms (15–19 ms of wall time; on every pixel on one thread
-    /// it took 55–63 ms), the remap 56 ms in two bands (29 ms of wall time;
-    /// 55–60 ms in one, plus the contrast maps): the palette about 140 ms
-    /// of wall time instead of 200 ms.
+    /// `refine` 25–35 ms on two threads (on every pixel on one thread it
+    /// took 55–63 ms), the remap 50–60 ms in two bands at once (29 ms of
+    /// wall time; in one band, its contrast maps included, 55–60 ms): the
+    /// palette about 140 ms of wall time on two free cores instead of
+    /// 200 ms, and 205–215 ms of CPU instead of 235.
     init(still: RGBAImage, speed: Int32, dithering: Float, maxColors: Int = 255, what: String) throws {
         let maxColors = Int32(min(255, max(2, maxColors)))
         let w = still.width, h = still.height
