@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "WobbleCoreTests", dependencies: ["WobbleCore"]),
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
-        .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF"]),
+        .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "CGIF"]),

@@ -250,7 +250,7 @@ public final class APNGSink: FrameSink {
             let level = self.level
             let tries = r.allOpaque ? [false, true] : [false]
             let images = tries.map { pixels(blank: $0) }
-            let results = ResultSlots(tries.count)
+            let results = ResultSlots(tries.count, initial: [UInt8]())
             DispatchQueue.concurrentPerform(iterations: tries.count) { i in
                 results.set(i, APNGChunks.split(PNGCodec.encode(images[i], level: level)).data)
             }
@@ -279,15 +279,6 @@ public final class APNGSink: FrameSink {
         sequence += 1
         return APNGChunks.chunk("fcTL", body)
     }
-}
-
-/// Results filled in by concurrent workers, one slot each.
-private final class ResultSlots: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [[UInt8]]
-    init(_ n: Int) { slots = Array(repeating: [], count: n) }
-    func set(_ i: Int, _ v: [UInt8]) { lock.lock(); slots[i] = v; lock.unlock() }
-    func get(_ i: Int) -> [UInt8] { lock.lock(); defer { lock.unlock() }; return slots[i] }
 }
 
 /// PNG chunk plumbing for `APNGSink`.

@@ -82,11 +82,12 @@ public final class GIFSink: FrameSink {
         let work = self.work
         queue.async {
             work.run {
-                let cpu0 = threadCPUTime()
+                let cpu0 = threadCPUTime(), wall0 = monotonic()
                 let palette = try GIFPalette(still: still, speed: GIFSink.quantizerSpeed, dithering: 1,
                                              maxColors: colors, what: what)
                 work.palette = PaletteCost(colors: palette.colorCount, histogramEntries: palette.histogramEntries,
-                                           cpuSeconds: threadCPUTime() - cpu0)
+                                           cpuSeconds: threadCPUTime() - cpu0 + palette.helperCPUSeconds,
+                                           wallSeconds: monotonic() - wall0)
                 let writer = try GIFWriter(file: work.file, what: what, width: width, height: height,
                                            palette: palette.rgb, tableSize: palette.tableSize,
                                            background: Int(palette.transparent), loop: loop == -1 ? nil : loop)
@@ -102,12 +103,14 @@ public final class GIFSink: FrameSink {
 
     /// What building the palette cost, once it is built (read it after
     /// `finish`): its colours, the entries the quantiser was given and the
-    /// CPU seconds of the whole step (histogram, quantiser, the still's
-    /// dithered remap).
+    /// CPU seconds of the whole step (histogram, quantiser, refinement, the
+    /// still's dithered remap), its helper threads' included, and its wall
+    /// seconds (less than the CPU where a second core helps).
     public struct PaletteCost: Sendable {
         public var colors: Int
         public var histogramEntries: Int
         public var cpuSeconds: Double
+        public var wallSeconds: Double
     }
 
     /// See `PaletteCost`; nil until the palette is built.
@@ -179,8 +182,13 @@ public final class GIFSink: FrameSink {
     /// libimagequant's speed for the palette (1 best ... 10 fastest). With
     /// every distinct colour of a 640×480 photo, speed 2 took 0.25 s,
     /// speed 1 0.30 s for +0.03 dB, speed 4 0.17 s for -0.1 dB. On the
-    /// cubes' histogram (`GIFPalette.Histogram`) the quantiser is a third
-    /// of the palette's cost.
+    /// cubes' histogram (`GIFPalette.Histogram`) the quantiser takes
+    /// 85–90 ms of the 480×360 latte still's 140 ms (wall); speed 3 saves
+    /// a quarter of it but loses 0.03 dB on `Scripts/bench-gif.sh`, even
+    /// with five rounds of refinement instead of three. The still's
+    /// remap uses it too: at speed 1 or 2 libimagequant dithers less on
+    /// edges and noise (speed 6, without that: 38.94 dB against 40.52,
+    /// 4% larger, for the one-frame still).
     static let quantizerSpeed: Int32 = 2
 
     /// How much worse (squared RGB distance) the colour already on screen

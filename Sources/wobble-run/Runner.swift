@@ -167,7 +167,7 @@ struct Runner {
             printError("wobble-run: \(deferred.startedDescription)")
         }
         if o.verbose, let cost = (sink as? GIFSink)?.paletteCost {
-            printError("wobble-run: GIF palette: \(cost.colors) colours from \(cost.histogramEntries) histogram entries in \(Int((cost.cpuSeconds * 1000).rounded())) ms of CPU")
+            printError("wobble-run: GIF palette: \(cost.colors) colours from \(cost.histogramEntries) histogram entries in \(Int((cost.cpuSeconds * 1000).rounded())) ms of CPU, \(Int((cost.wallSeconds * 1000).rounded())) ms of wall time")
         }
         let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: plan.path, seconds: reporter.elapsed)
         if o.verbose && !reporter.isTerminal {

@@ -1,0 +1,172 @@
+import CImageQuant
+import WobbleCore
+@testable import WobbleMedia
+import XCTest
+
+/// The palette's mechanisms against plain reference versions: the k-means
+/// refinement on distinct colours split over threads, and the still's
+/// remap with its contrast maps made ahead.
+final class GIFPaletteTests: XCTestCase {
+    /// A 160×120 picture of mostly distinct colours (a linear congruential
+    /// sequence), every 5th pixel repeating an earlier one, every 37th
+    /// transparent; alpha binary as `refine` expects.
+    private func noisyPixels() -> [UInt8] {
+        var state: UInt32 = 12345
+        func next() -> UInt8 {
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16)
+        }
+        let n = 160 * 120
+        var p = [UInt8](repeating: 0, count: n * 4)
+        for i in 0..<n {
+            if i % 37 == 36 { continue }   // transparent black
+            if i % 5 == 4 {
+                let j = i / 2
+                p[i * 4] = p[j * 4]; p[i * 4 + 1] = p[j * 4 + 1]; p[i * 4 + 2] = p[j * 4 + 2]; p[i * 4 + 3] = p[j * 4 + 3]
+                if p[i * 4 + 3] == 0 { p[i * 4 + 3] = 255 }
+                continue
+            }
+            p[i * 4] = next(); p[i * 4 + 1] = next() / 2 &+ 64; p[i * 4 + 2] = next(); p[i * 4 + 3] = 255
+        }
+        return p
+    }
+
+    /// Lloyd's k-means over every opaque pixel with a brute-force nearest
+    /// colour (lowest index on a tie): what `refine` must equal.
+    private func referenceRefine(_ colors: [liq_color], pixels: [UInt8], rounds: Int) -> [liq_color] {
+        var colors = colors
+        let opaque = colors.indices.filter { colors[$0].a >= 128 }
+        for _ in 0..<rounds {
+            var sums = [Int](repeating: 0, count: opaque.count * 4)
+            for i in stride(from: 0, to: pixels.count, by: 4) where pixels[i + 3] != 0 {
+                var best = 0, bestD = Int.max
+                for (j, c) in opaque.enumerated() {
+                    let dr = Int(colors[c].r) - Int(pixels[i]), dg = Int(colors[c].g) - Int(pixels[i + 1])
+                    let db = Int(colors[c].b) - Int(pixels[i + 2])
+                    let d = dr * dr + dg * dg + db * db
+                    if d < bestD { bestD = d; best = j }
+                }
+                sums[best * 4] += Int(pixels[i]); sums[best * 4 + 1] += Int(pixels[i + 1])
+                sums[best * 4 + 2] += Int(pixels[i + 2]); sums[best * 4 + 3] += 1
+            }
+            for (j, c) in opaque.enumerated() {
+                let n = sums[j * 4 + 3]
+                guard n > 0 else { continue }
+                func mean(_ v: Int) -> UInt8 { UInt8((v + n / 2) / n) }
+                colors[c] = liq_color(r: mean(sums[j * 4]), g: mean(sums[j * 4 + 1]), b: mean(sums[j * 4 + 2]), a: 255)
+            }
+        }
+        return colors
+    }
+
+    private func startColors() -> [liq_color] {
+        var colors: [liq_color] = []
+        for k in 0..<24 {
+            let r = UInt8(k * 10), g = UInt8(255 - k * 9), b = UInt8((k * 77) % 256)
+            colors.append(liq_color(r: r, g: g, b: b, a: 255))
+        }
+        colors.insert(liq_color(r: 0, g: 0, b: 0, a: 0), at: 5)   // a transparent entry stays
+        colors.append(liq_color(r: 250, g: 0, b: 250, a: 255))     // duplicates: ties go to the lower index
+        colors.append(liq_color(r: 250, g: 0, b: 250, a: 255))
+        return colors
+    }
+
+    func testDistinctColoursCountEveryOpaquePixelOnce() {
+        let pixels = noisyPixels()
+        let distinct = pixels.withUnsafeBytes { GIFPalette.Distinct($0) }
+        var expected: [UInt32: UInt32] = [:]
+        for i in stride(from: 0, to: pixels.count, by: 4) where pixels[i + 3] != 0 {
+            expected[UInt32(pixels[i]) << 16 | UInt32(pixels[i + 1]) << 8 | UInt32(pixels[i + 2]), default: 0] += 1
+        }
+        XCTAssertEqual(distinct.keys, expected.keys.sorted())
+        XCTAssertEqual(distinct.counts, distinct.keys.map { expected[$0] ?? 0 })
+        XCTAssertGreaterThan(distinct.keys.count, 3 * 4096, "enough colours for three chunks")
+        XCTAssertTrue([UInt8](repeating: 0, count: 64).withUnsafeBytes { GIFPalette.Distinct($0) }.keys.isEmpty)
+    }
+
+    /// The sums are integers: one chunk, two, three on as many threads all
+    /// give the reference's palette exactly.
+    func testRefineOnDistinctColoursInChunksEqualsPixelKMeans() {
+        let pixels = noisyPixels()
+        let start = startColors()
+        let expected = referenceRefine(start, pixels: pixels, rounds: 3)
+        let distinct = pixels.withUnsafeBytes { GIFPalette.Distinct($0) }
+        func bytes(_ c: [liq_color]) -> [UInt8] { c.flatMap { [$0.r, $0.g, $0.b, $0.a] } }
+        XCTAssertNotEqual(bytes(expected), bytes(start), "the colours move")
+        for chunks in [1, 2, 3] {
+            var colors = start
+            GIFPalette.refine(&colors, distinct: distinct, rounds: 3, chunks: chunks)
+            XCTAssertEqual(bytes(colors), bytes(expected), "\(chunks) chunks")
+        }
+    }
+
+    /// Making a band's contrast maps ahead (while the quantiser runs) only
+    /// saves time: the dithered remap is the same bytes.
+    func testContrastMapsMadeAheadGiveTheSameRemap() throws {
+        let w = 160, h = 120
+        var pixels = [UInt8](repeating: 255, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = (y * w + x) * 4
+                // A smooth gradient (dithered) beside noise and an edge (dithered less).
+                pixels[i] = UInt8(x * 255 / (w - 1))
+                pixels[i + 1] = x < w / 2 ? UInt8(y * 2) : UInt8(truncatingIfNeeded: (x * 7919 + y * 104_729) >> 3)
+                pixels[i + 2] = y < h / 2 ? 40 : 200
+            }
+        }
+        var colors: [liq_color] = []
+        for k in 0..<16 {
+            let v = UInt8(k * 17), b: UInt8 = k % 2 == 0 ? 40 : 200
+            colors.append(liq_color(r: v, g: 255 - v, b: b, a: 255))
+        }
+        let remaps = try pixels.withUnsafeBytes { buf in
+            try [false, true].map { ahead in
+                let image = try GIFPalette.BandImage(buf.baseAddress!, width: w, height: h, maxColors: 255, speed: 2, what: "test")
+                if ahead { image.makeContrastMaps() }
+                return try image.remap(to: colors, dithering: 1, what: "test")
+            }
+        }
+        XCTAssertEqual(remaps[0].indices, remaps[1].indices)
+        XCTAssertEqual(remaps[0].colors.count, 16)
+        let given = Set(colors.map { [$0.r, $0.g, $0.b, $0.a] })
+        let kept = Set(remaps[0].colors.map { [$0.0, $0.1, $0.2, $0.3] })
+        XCTAssertEqual(kept, given, "the fixed colours are kept as given")
+        let used: Set<UInt8> = Set(remaps[0].indices)
+        XCTAssertGreaterThan(used.count, 8, "the gradient is dithered over many colours")
+    }
+
+    /// A still of few colours comes back exactly, in two bands or one,
+    /// whatever its shape; pixels with alpha < 128 get the reserved index.
+    func testFewColoursMapExactlyInEveryShape() throws {
+        let quadrant: [[UInt8]] = [[200, 30, 30], [30, 200, 30], [30, 30, 200], [240, 240, 10]]
+        for (w, h) in [(40, 100), (3, 200), (200, 1), (1, 1), (64, 64), (9, 63)] {
+            var pixels = [UInt8](repeating: 0, count: w * h * 4)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = (y * w + x) * 4
+                    let q = quadrant[(y * 2 / h) * 2 + x * 2 / w]
+                    pixels[i] = q[0]; pixels[i + 1] = q[1]; pixels[i + 2] = q[2]
+                    pixels[i + 3] = (x + y) % 7 == 3 ? 100 : 255   // alpha 100: transparent in a GIF
+                }
+            }
+            let still = RGBAImage(width: w, height: h, pixels: pixels)
+            let palette = try GIFPalette(still: still, speed: 2, dithering: 1, what: "test")
+            XCTAssertEqual(palette.stillIndices.count, w * h)
+            for i in 0..<(w * h) {
+                let k = Int(palette.stillIndices[i])
+                if pixels[i * 4 + 3] < 128 {
+                    XCTAssertEqual(k, Int(palette.transparent), "\(w)x\(h) pixel \(i)")
+                } else {
+                    XCTAssertLessThan(k, palette.colorCount, "\(w)x\(h) pixel \(i)")
+                    if k < palette.colorCount {
+                        XCTAssertEqual(Array(palette.rgb[(k * 3)..<(k * 3 + 3)]), Array(pixels[(i * 4)..<(i * 4 + 3)]), "\(w)x\(h) pixel \(i)")
+                    }
+                }
+            }
+        }
+        let clear = RGBAImage(width: 30, height: 70, pixels: [UInt8](repeating: 0, count: 30 * 70 * 4))
+        let none = try GIFPalette(still: clear, speed: 2, dithering: 1, what: "test")
+        XCTAssertEqual(none.colorCount, 1)
+        XCTAssertEqual(Set(none.stillIndices), [none.transparent])
+    }
+}
