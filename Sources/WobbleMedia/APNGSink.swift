@@ -251,7 +251,7 @@ public final class APNGSink: FrameSink {
             let tries = r.allOpaque ? [false, true] : [false]
             let images = tries.map { pixels(blank: $0) }
             let results = ResultSlots(tries.count, initial: [UInt8]())
-            DispatchQueue.concurrentPerform(iterations: tries.count) { i in
+            Parallel.run(tries.count) { i in
                 results.set(i, APNGChunks.split(PNGCodec.encode(images[i], level: level)).data)
             }
             png = results.get(0)

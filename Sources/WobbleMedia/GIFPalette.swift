@@ -1,5 +1,4 @@
 internal import CImageQuant
-import Dispatch
 import WobbleCore
 import WobbleSystem
 #if canImport(Glibc)
@@ -291,13 +290,14 @@ struct GIFPalette {
         }
     }
 
-    /// Runs `body(0) ... body(chunks - 1)` on as many threads as the cores
-    /// allow and returns the CPU seconds the threads other than the
-    /// caller's spent in it (the caller's own are in its thread CPU time).
+    /// Runs `body(0) ... body(chunks - 1)` at once where threads can be
+    /// started (`Parallel`) and returns the CPU seconds the threads other
+    /// than the caller's spent in it (the caller's own are in its thread CPU
+    /// time).
     static func parallel(_ chunks: Int, _ body: @Sendable (Int) -> Void) -> Double {
         let me = pthread_self()
         let cpu = ResultSlots(chunks, initial: 0.0)
-        DispatchQueue.concurrentPerform(iterations: chunks) { c in
+        Parallel.run(chunks) { c in
             let t0 = threadCPUTime()
             body(c)
             cpu.set(c, pthread_equal(pthread_self(), me) != 0 ? 0 : threadCPUTime() - t0)
@@ -350,7 +350,7 @@ struct GIFPalette {
                 }
             }
             // Each chunk writes only its own sums and assignments, and
-            // concurrentPerform returns after every chunk: the buffers are
+            // `parallel` returns after every chunk: the buffers are
             // shared unsynchronised.
             helperCPU += sums.withUnsafeMutableBufferPointer { all in
                 nonisolated(unsafe) let base = all.baseAddress!

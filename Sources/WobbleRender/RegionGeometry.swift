@@ -1,6 +1,6 @@
-import Dispatch
 import Foundation
 import WobbleCore
+import WobbleSystem
 
 /// The shape-only geometry of one region at the centre of every
 /// output pixel of the region's bounding box: `d/R`, `R` and `θ = acos(d/R)`
@@ -92,26 +92,30 @@ struct RegionGeometry {
         // Borderline pixels per chunk (few: pixel centres on the boundary).
         var edges = [[(i: Int, j: Int, d: Double, r: Double)]](repeating: [], count: chunks)
         // Each chunk writes only its own rows of `full` and its own element
-        // of `edges`, and concurrentPerform returns after every chunk: the
-        // buffers may be shared with the workers unsynchronised.
+        // of `edges`, and `Parallel.run` returns after every chunk: the
+        // buffers may be shared with the workers unsynchronised. A worker
+        // per core takes every `workers`-th chunk.
+        let workers = max(1, min(chunks, ProcessInfo.processInfo.activeProcessorCount))
         full.withUnsafeMutableBufferPointer { buffer in
             nonisolated(unsafe) let out = buffer
             edges.withUnsafeMutableBufferPointer { e in
                 nonisolated(unsafe) let edgesOut = e
-                DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                    for j in (h * c / chunks) ..< (h * (c + 1) / chunks) {
-                        for i in 0 ..< w {
-                            let p = m.sourcePoint(i0 + i, j0 + j)
-                            // As CPURenderer: only source points in the bbox move.
-                            guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY,
-                                  let (d, r) = shape.polar(at: p), let e = RegionGeometry.encode(d: d, r: r) else { continue }
-                            out[(j * w + i) * n] = e.ratio
-                            out[(j * w + i) * n + 1] = e.r
-                            out[(j * w + i) * n + 2] = e.theta
-                            if let axis {
-                                out[(j * w + i) * n + 3] = Float(RegionShape.pinCoordinate(p, center: shape.center, axis: axis, r: r))
+                Parallel.run(workers) { worker in
+                    for c in stride(from: worker, to: chunks, by: workers) {
+                        for j in (h * c / chunks) ..< (h * (c + 1) / chunks) {
+                            for i in 0 ..< w {
+                                let p = m.sourcePoint(i0 + i, j0 + j)
+                                // As CPURenderer: only source points in the bbox move.
+                                guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY,
+                                      let (d, r) = shape.polar(at: p), let e = RegionGeometry.encode(d: d, r: r) else { continue }
+                                out[(j * w + i) * n] = e.ratio
+                                out[(j * w + i) * n + 1] = e.r
+                                out[(j * w + i) * n + 2] = e.theta
+                                if let axis {
+                                    out[(j * w + i) * n + 3] = Float(RegionShape.pinCoordinate(p, center: shape.center, axis: axis, r: r))
+                                }
+                                if d > 0, r - d <= RegionGeometry.borderlineBand * r { edgesOut[c].append((i, j, d, r)) }
                             }
-                            if d > 0, r - d <= RegionGeometry.borderlineBand * r { edgesOut[c].append((i, j, d, r)) }
                         }
                     }
                 }

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Work split into a fixed number of chunks, run at once where threads can
+/// be started: the one way the tool spreads a computation over cores.
+///
+/// Chunk 0 runs on the calling thread, each other chunk on a thread of its
+/// own. A thread that cannot be started (a cgroup's `pids.max`, `ulimit -u`,
+/// no memory for its stack) leaves its chunk to the calling thread, which
+/// runs it after its own: the work is done either way, and never waits for
+/// a thread that will not come (libdispatch's pool retries a refused thread
+/// forever, which hung a render under a small `pids.max`). What a chunk
+/// computes must not depend on which thread runs it.
+public enum Parallel {
+    /// Runs `body(0) ... body(chunks - 1)` and returns when all have run.
+    public static func run(_ chunks: Int, _ body: (Int) -> Void) {
+        guard chunks > 1 else {
+            if chunks == 1 { body(0) }
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            let job = Job(body)
+            var started: [pthread_t] = []
+            var leftOver: [Int] = []
+            for c in 1 ..< chunks {
+                let context = Unmanaged.passRetained(Chunk(job: job, index: c))
+                var thread = pthread_t()
+                var attributes = pthread_attr_t()
+                pthread_attr_init(&attributes)
+                pthread_attr_setstacksize(&attributes, 8 << 20)
+                let r = pthread_create(&thread, &attributes, { raw in
+                    guard let raw else { return nil }
+                    let chunk = Unmanaged<Chunk>.fromOpaque(raw).takeRetainedValue()
+                    chunk.job.body(chunk.index)
+                    return nil
+                }, context.toOpaque())
+                pthread_attr_destroy(&attributes)
+                if r == 0 {
+                    started.append(thread)
+                } else {
+                    context.release()
+                    leftOver.append(c)
+                }
+            }
+            body(0)
+            for c in leftOver { body(c) }
+            for t in started { pthread_join(t, nil) }
+        }
+    }
+
+    private final class Job: @unchecked Sendable {
+        let body: (Int) -> Void
+        init(_ body: @escaping (Int) -> Void) { self.body = body }
+    }
+
+    private final class Chunk {
+        let job: Job
+        let index: Int
+        init(job: Job, index: Int) {
+            self.job = job
+            self.index = index
+        }
+    }
+}
