@@ -22,4 +22,16 @@ public struct RGBAImage: Sendable, Equatable {
         let i = (y * width + x) * 4
         return (pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
     }
+
+    /// Whether any pixel is not fully opaque.
+    public var hasTransparentPixels: Bool {
+        pixels.withUnsafeBufferPointer { p in
+            var i = 3
+            while i < p.count {
+                if p[i] != 255 { return true }
+                i += 4
+            }
+            return false
+        }
+    }
 }

@@ -124,6 +124,11 @@ public struct RegionFrame: Sendable, Equatable {
     /// The sampling offset at the center (`M · swing · direction`).
     public var centerOffset: Point { direction * (peak * swing) }
 
+    /// Whether the region moves any pixel at all: it has a peak and a swing.
+    /// A region without either moves nothing, and where regions overlap its
+    /// pixels go to the next one (both renderers decide it so).
+    public var movesPixels: Bool { peak > 0 && swing != 0 }
+
     /// The sampling offset at `p` (image pixels), or nil where this region
     /// does not displace `p`.
     @inlinable

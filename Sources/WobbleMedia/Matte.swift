@@ -80,17 +80,3 @@ public final class MatteSink: FrameSink {
     public func abort() { inner.abort() }
     public var bytesWritten: Int? { inner.bytesWritten }
 }
-
-extension RGBAImage {
-    /// Whether any pixel is not fully opaque.
-    public var hasTransparentPixels: Bool {
-        pixels.withUnsafeBufferPointer { p in
-            var i = 3
-            while i < p.count {
-                if p[i] != 255 { return true }
-                i += 4
-            }
-            return false
-        }
-    }
-}

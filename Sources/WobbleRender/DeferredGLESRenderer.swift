@@ -53,10 +53,10 @@ public final class DeferredGLESRenderer: FrameRenderer {
         return s.width == m.outputWidth && s.height == m.outputHeight
     }
 
-    /// Whether a region of `frame` moves pixels (a peak and a swing), the
-    /// test `GLESRenderer` draws regions by.
+    /// Whether a region of `frame` moves pixels (`RegionFrame.movesPixels`,
+    /// the test `GLESRenderer` draws regions by).
     static func moves(_ frame: FrameState) -> Bool {
-        frame.regions.contains { $0.peak > 0 && $0.swing != 0 }
+        frame.regions.contains(where: \.movesPixels)
     }
 
     /// The GLES renderer, started now if it is not yet.

@@ -269,8 +269,7 @@ public final class GLESRenderer: FrameRenderer {
         for region in frame.regions {
             // As the reference: no peak or no swing, no offset, and the
             // pixel goes to the next region (decided here, exactly).
-            guard region.peak > 0, region.swing != 0,
-                  let geometry = try geometry(for: region.shape, pin: region.pin, frame: now) else { continue }
+            guard region.movesPixels, let geometry = try geometry(for: region.shape, pin: region.pin, frame: now) else { continue }
             draws.append((geometry, region))
         }
         return draws
@@ -622,9 +621,7 @@ final class Resources {
         }
         try glCheck("glTexImage2D(source \(sampled.width)x\(sampled.height))")
         (sampledWidth, sampledHeight) = (sampled.width, sampled.height)
-        opaqueSource = sampled.pixels.withUnsafeBufferPointer { px in
-            stride(from: 3, to: px.count, by: 4).allSatisfy { px[$0] == 255 }
-        }
+        opaqueSource = !sampled.hasTransparentPixels
 
         // The render target: framebuffer row 0 is output row 0 (the top), so
         // glReadPixels hands back rows top to bottom.

@@ -110,7 +110,7 @@ final class Presenter {
         let t0 = clock.now()
         if opaqueChecked != session.generation, let img = session.image {
             opaqueChecked = session.generation
-            imageOpaque = !stride(from: 3, to: img.pixels.count, by: 4).contains { img.pixels[$0] != 255 }
+            imageOpaque = !img.hasTransparentPixels
         }
         // The handles: a sparse layer (their pixels only), made again only
         // when the shapes change.
