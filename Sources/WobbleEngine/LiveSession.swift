@@ -125,10 +125,12 @@ public final class LiveSession {
     /// program's change to it before then is no conflict.
     private var callBases: [Int: [UInt8]] = [:]
 
-    public var hasUnsavedEdits: Bool { !edits.isEmpty }
+    /// Whether there are edits not in the file: pending (`edits`) or
+    /// detached from their calls (`detached`).
+    public var hasUnsavedEdits: Bool { !edits.isEmpty || !detached.isEmpty }
 
     private func noteEdit() {
-        guard hasUnsavedEdits else {
+        guard !edits.isEmpty else {
             editBase = nil
             callBases = [:]
             return
@@ -241,8 +243,8 @@ public final class LiveSession {
             let text = outcome.sceneText
             // The calls as they were (their text), to find them again in a
             // text another program saved.
-            let before = text != sceneText && sceneText != nil && text != savedText
-                ? (identities: callIdentities(), base: baseStates) : nil
+            let before = text != sceneText && text != savedText
+                ? sceneSource.map { (source: $0, calls: sourceCalls(), base: baseStates) } : nil
             sketchCalls = r.sketchCalls
             scriptKicks = r.kicks
             if text != sceneText || sceneSource == nil {
@@ -254,7 +256,7 @@ public final class LiveSession {
             if text == savedText { savedText = nil }
             error = nil
             generation += 1
-            if let before { followCalls(from: before.identities, base: before.base) }
+            if let before { followCalls(from: before.source, calls: before.calls, base: before.base) }
             return true
         case .failure(let f):
             error = ScriptError(message: f.message, details: f.details, kind: f.kind)
@@ -361,43 +363,79 @@ public final class LiveSession {
 
     // MARK: Sketches
 
-    /// Each call's text (argument and name) by ordinal, for the calls made
-    /// from the scene file's text.
-    private func callIdentities() -> [Int: [UInt8]] {
-        guard let src = sceneSource else { return [:] }
-        var out: [Int: [UInt8]] = [:]
-        for n in sketchCalls.indices { if let c = sourceCall(n) { out[n] = src.identity(c) } }
+    /// The scene file's call that made each sketch of the last run, by
+    /// ordinal (the calls made from the scene file's text).
+    private func sourceCalls() -> [Int: SketchSource.Call] {
+        var out: [Int: SketchSource.Call] = [:]
+        for n in sketchCalls.indices { if let c = sourceCall(n) { out[n] = c } }
         return out
     }
 
-    /// Another program saved the scene and it ran: the pending edits (and
-    /// the texts they were made on) follow their calls by the calls' text, so
-    /// an `addSketch` inserted before an edited one does not hand its edit to
-    /// another sketch. A call whose own text changed stays at its place (its
-    /// save is then a conflict). Edits equal to what the new text makes are
-    /// no edits any more.
-    private func followCalls(from old: [Int: [UInt8]], base oldBase: [Int: SketchState]) {
-        let new = callIdentities()
-        func unique(_ d: [Int: [UInt8]]) -> [[UInt8]: Int] {
-            var count: [[UInt8]: Int] = [:], at: [[UInt8]: Int] = [:]
-            for (n, id) in d { count[id, default: 0] += 1; at[id] = n }
-            return at.filter { count[$0.key] == 1 }
+    /// An unsaved edit whose call another program's save took away (deleted,
+    /// or copied so that which copy is the edited one cannot be told). It
+    /// is applied to no sketch and written nowhere; a save is refused while
+    /// one is pending (`dropDetached` lets it go).
+    public struct DetachedEdit: Sendable, Equatable {
+        /// The sketch as the edit had it.
+        public var state: SketchState
+        /// The call as it was: `body (scene.lua:3)`.
+        public var label: String
+        public var problem: SourceMerge.Problem
+        /// The save's refusal: `body (scene.lua:3) was deleted on disk; ...`.
+        public var message: String {
+            "\(label) \(problem.phrase); the edit stays pending — Ctrl+Z drops it"
         }
-        let oldAt = unique(old), newAt = unique(new)
+    }
+    /// Edits whose calls are gone from the scene file (newest last).
+    public private(set) var detached: [DetachedEdit] = []
+
+    /// Lets the newest detached edit go (all of them: `all`); returns what was dropped.
+    @discardableResult
+    public func dropDetached(all: Bool = false) -> [DetachedEdit] {
+        guard !detached.isEmpty else { return [] }
+        let dropped = all ? detached : [detached.removeLast()]
+        if all { detached = [] }
+        return dropped
+    }
+
+    /// How a call is named in messages: `body (scene.lua:3)`, or `the
+    /// sketch of scene.lua:3` when it is assigned to no name.
+    private func label(_ call: SketchSource.Call, name: String? = nil) -> String {
+        if let n = name ?? call.declaration?.name { return "\(n) (\(options.scenePath):\(call.line))" }
+        return "the sketch of \(options.scenePath):\(call.line)"
+    }
+
+    /// Another program saved the scene and it ran: the pending edits (and
+    /// the texts they were made on) follow their calls by the calls'
+    /// identity (`SourceMerge.match`), never by position: an `addSketch`
+    /// inserted, deleted or moved before an edited one does not hand its
+    /// edit to another sketch. A call whose own argument changed stays
+    /// matched (by its name, or by its place when unnamed; its save is
+    /// then a conflict); an edit whose call is gone or copied is detached.
+    /// Edits equal to what the new text makes are no edits any more.
+    private func followCalls(from oldSource: SketchSource, calls oldCalls: [Int: SketchSource.Call], base oldBase: [Int: SketchState]) {
+        guard let newSource = sceneSource else { return }
+        let found = SourceMerge.match(oldSource, newSource)
+        var ordinalOfText: [Int: Int] = [:]
+        for (m, c) in sourceCalls() { if let j = newSource.index(of: c) { ordinalOfText[j] = m } }
         var map: [Int: Int] = [:]
-        for (id, n) in oldAt { if let m = newAt[id] { map[n] = m } }
-        // A call not found by its text (changed there) keeps its place when
-        // no other call moved there.
-        let taken = Set(map.values)
-        for n in oldBase.keys where map[n] == nil && sketchCalls.indices.contains(n) && !taken.contains(n)
-            && !(new[n].map { id in oldAt[id] != nil } ?? false) {
-            map[n] = n
+        var how: [Int: SourceMerge.Found] = [:]
+        for (n, c) in oldCalls {
+            guard let i = oldSource.index(of: c) else { continue }
+            how[n] = found[i]
+            if let j = found[i].index, let m = ordinalOfText[j] { map[n] = m }
         }
         let moved = CallsMoved(ordinals: map, oldBase: oldBase, newBase: baseStates)
         var calls: [Int: SketchState] = [:], bases: [Int: [UInt8]] = [:]
-        for (n, state) in edits.calls {
-            // An edit with nowhere to go: left where it was (saving it is refused).
-            guard let m = map[n] else { calls = edits.calls; bases = callBases; break }
+        for (n, var state) in edits.calls.sorted(by: { $0.key < $1.key }) {
+            guard let m = map[n] else {
+                let problem: SourceMerge.Problem = how[n] == .duplicated ? .duplicated : .deleted
+                let name = oldCalls[n].map { label($0) } ?? "a sketch"
+                detached.append(DetachedEdit(state: state, label: name, problem: problem))
+                continue
+            }
+            // Renamed on disk and not in the studio: the edit takes the new name.
+            if case .renamed = how[n], state.name == oldBase[n]?.name { state.name = baseState(m)?.name }
             calls[m] = state
             bases[m] = callBases[n]
         }
@@ -451,7 +489,24 @@ public final class LiveSession {
     /// An error of saving (one line).
     public struct SaveError: Error, CustomStringConvertible {
         public var message: String
+        /// The scene file is gone from its path (`sceneFileIsGone`): the
+        /// edits can be kept with `writeUnsaved`.
+        public var fileGone = false
         public var description: String { message }
+    }
+
+    /// The refusal of a save into a scene file that is gone, nil while it is there.
+    private func goneProblem() -> SaveError? {
+        let path = options.scenePath
+        switch Posix.kind(path) {
+        case .regular: return nil
+        case nil:
+            return SaveError(message: "not saved: \(ScenePaths.shown(path)) is gone from disk (deleted or renamed); the edits stay pending", fileGone: true)
+        case .directory:
+            return SaveError(message: "not saved: \(ScenePaths.shown(path)) is a folder now; the edits stay pending", fileGone: true)
+        default:
+            return SaveError(message: "not saved: \(ScenePaths.shown(path)) is not a regular file now; the edits stay pending", fileGone: true)
+        }
     }
 
     /// Writes the unsaved edits into the scene file as it is on disk now
@@ -464,6 +519,7 @@ public final class LiveSession {
     @discardableResult
     public func saveEdits(runAfter: Bool = true) throws -> (edited: Int, added: Int) {
         guard hasUnsavedEdits else { return (0, 0) }
+        if let gone = goneProblem() { throw gone }
         let path = options.scenePath
         // Read, merge, write and rename holding the scene folder's lock
         // (another studio saving the same scene waits its turn, then merges
@@ -496,10 +552,50 @@ public final class LiveSession {
         return counts
     }
 
+    /// Whether the scene file is gone from its path: deleted, renamed away,
+    /// or something else than a file there now (a folder). A save cannot
+    /// go there; `writeUnsaved` keeps the edits.
+    public var sceneFileIsGone: Bool { Posix.kind(options.scenePath) != .regular }
+
+    /// Where `writeUnsaved` writes: `<scene>.unsaved.lua` beside the scene,
+    /// else `<scene>.unsaved-N.lua` (N from 2), the first name free.
+    public var unsavedPath: String {
+        ScenePaths.firstFree(beside: options.scenePath) { n in
+            "\(ScenePaths.baseName(options.scenePath)).unsaved\(n == 1 ? "" : "-\(n)").lua"
+        }
+    }
+
+    /// Writes the scene as the last good run read it, with the pending
+    /// edits carried into it, to `unsavedPath` (atomically, never over
+    /// another file), for a scene file that is gone. The edits stay pending
+    /// (the scene file, if it comes back, still lacks them). Returns the
+    /// path written; detached edits are not in it (their calls are gone).
+    public func writeUnsaved() throws -> String {
+        guard let text = sceneText else { throw SaveError(message: "not written: the scene's text was never read") }
+        let saved = detached
+        detached = []
+        defer { detached = saved }
+        let out = try merged(into: text)
+        let path = unsavedPath
+        do {
+            try AtomicFile.write(out, to: path, beforeRename: {
+                guard Posix.kind(path, follow: false) == nil else {
+                    throw SaveError(message: "not written: \(ScenePaths.shown(path)) appeared meanwhile (save again)")
+                }
+            })
+        } catch let e as SaveError {
+            throw e
+        } catch {
+            throw SaveError(message: "not written: \(error)")
+        }
+        return path
+    }
+
     /// Why the pending edits cannot be saved into the scene file as it is
     /// now (a conflict with another program's save), nil when they can.
     public func mergeProblem() -> String? {
         guard hasUnsavedEdits else { return nil }
+        if let gone = goneProblem() { return gone.message }
         do {
             _ = try merged(into: try Posix.readFile(options.scenePath))
             return nil
@@ -521,6 +617,7 @@ public final class LiveSession {
         guard let runText = sceneText, let runSource = sceneSource else {
             throw SaveError(message: "not saved: the scene's text was never read")
         }
+        if let d = detached.first { throw SaveError(message: "not saved: \(d.message)") }
         let diskSource = disk == runText ? runSource : SketchSource(text: disk)
         var sources: [[UInt8]: SketchSource] = [runText: runSource]
         sources[disk] = diskSource
@@ -533,10 +630,17 @@ public final class LiveSession {
             guard let call, let old = baseState(ordinal) else {
                 throw SaveError(message: "not saved: \(problem ?? "a sketch cannot be edited")")
             }
-            // The call in the text the edits were made on, then in the file now.
-            guard let onDisk = SourceMerge.counterpart(of: call, in: runSource, through: baseSource, to: diskSource) else {
-                let who = call.declaration.map { "\($0.name) (\(options.scenePath):\(call.line))" } ?? "the sketch of \(options.scenePath):\(call.line)"
-                throw SaveError(message: "not saved: \(who) was changed on disk as well; the edits stay pending (Ctrl+Z undoes them)")
+            // The call in the text the edits were made on, then in the file
+            // now, by its identity; a rename on disk goes in unless the
+            // studio renamed the call too.
+            let renames = state.name != old.name
+            let onDisk: SketchSource.Call
+            switch SourceMerge.counterpart(of: call, in: runSource, through: baseSource, to: diskSource, allowRename: !renames) {
+            case .success(let c): onDisk = c
+            case .failure(let problem):
+                let tail = problem == .changed || problem == .renamed
+                    ? "the edits stay pending (Ctrl+Z undoes them)" : "the edit stays pending — Ctrl+Z drops it"
+                throw SaveError(message: "not saved: \(label(call)) \(problem.phrase); \(tail)")
             }
             rewrites.append(SketchSource.Edit(call: onDisk, old: old, new: state))
         }

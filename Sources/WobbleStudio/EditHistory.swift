@@ -58,7 +58,9 @@ struct EditHistory {
             guard step.wall == nil else { return step }
             var out = step
             out.edits.calls = [:]
-            for (n, s) in step.edits.calls { out.edits.calls[moved.ordinals[n] ?? n] = s }
+            // An edit of a call that is gone (or copied) goes with it: never
+            // onto the call that has its number now.
+            for (n, s) in step.edits.calls { if let m = moved.ordinals[n] { out.edits.calls[m] = s } }
             var back: [Int: Int] = [:]
             for (n, m) in moved.ordinals { back[m] = n }
             out.base = [:]

@@ -24,6 +24,13 @@ final class Inspector {
     init(session: LiveSession, editor: SketchEditor) {
         self.session = session
         self.editor = editor
+        // The selection follows its call when another program's save moves
+        // it, and goes when the call is gone (never onto the call that has
+        // its number now).
+        editor.callsMoved = { [unowned self] moved in
+            guard case .call(let n) = selected else { return }
+            if let m = moved.ordinals[n] { selected = .call(m) } else { select(nil) }
+        }
     }
 
     var isRenaming: Bool { typing != nil }

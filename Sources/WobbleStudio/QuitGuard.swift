@@ -7,12 +7,15 @@ struct QuitGuard {
 
     enum Answer { case quit, saveAndQuit, back }
 
-    /// `Esc` or close with `n` unsaved edits: nil to quit now (none, or the
-    /// second time), else the question to show (asked from now on).
-    mutating func ask(unsavedEdits n: Int, closing: Bool) -> String? {
+    /// `Esc` or close with unsaved edits of the sketches `names`: nil to
+    /// quit now (none, or the second time), else the question to show
+    /// (asked from now on), naming them (three at most, then a count).
+    mutating func ask(unsavedEdits names: [String], closing: Bool) -> String? {
+        let n = names.count
         guard n > 0, !asking else { return nil }
         asking = true
-        return "\(n) unsaved edit\(n == 1 ? "" : "s"): \(closing ? "close" : "Esc") again quits without saving, "
+        let shown = names.prefix(3).joined(separator: ", ") + (n > 3 ? " and \(n - 3) more" : "")
+        return "\(n) unsaved edit\(n == 1 ? "" : "s") (\(shown)): \(closing ? "close" : "Esc") again quits without saving, "
             + "Ctrl+S saves and quits, any other key goes back"
     }
 

@@ -40,10 +40,17 @@ final class SketchEditor {
         self.clock = clock
         self.verbose = verbose
         // Undo steps follow the calls when another program saves the scene.
-        session.callsMoved = { [unowned self] in history.follow($0) }
+        session.callsMoved = { [unowned self] in
+            history.follow($0)
+            callsMoved?($0)
+        }
     }
 
     var isDragging: Bool { drag != nil }
+
+    /// Told after the undo steps followed another program's save (the
+    /// inspector's selection follows too).
+    var callsMoved: ((LiveSession.CallsMoved) -> Void)?
 
     private var scenePath: String { session.options.scenePath }
 
@@ -233,6 +240,14 @@ final class SketchEditor {
     func undoLast() {
         drag = nil
         changeStart = nil
+        // An edit whose call another program deleted goes first (the
+        // refused save said Ctrl+Z drops it).
+        if let d = session.dropDetached().first {
+            offerUnsaved = false
+            status("dropped the edit of \(d.label) (\(d.problem.phrase.replacingOccurrences(of: " (copied on disk)", with: "")))"
+                   + (session.hasUnsavedEdits ? "; Ctrl+S saves the rest" : ": no unsaved edits"), false)
+            return
+        }
         guard let step = history.undo(current: session.edits, base: session.baseStates) else {
             status("nothing to undo", false)
             return
@@ -270,6 +285,12 @@ final class SketchEditor {
     func save(sceneName: String) -> Bool {
         guard session.hasUnsavedEdits else { status("nothing to save", false); return false }
         drag = nil
+        if offerUnsaved, session.sceneFileIsGone {
+            offerUnsaved = false
+            _ = keepUnsaved(sceneName: sceneName)
+            return false
+        }
+        offerUnsaved = false
         do {
             let added = session.edits.added
             var taken = Set<String>()
@@ -285,10 +306,47 @@ final class SketchEditor {
             status("saved \(sceneName): \(what)", false)
             printError("studio: saved \(scenePath) (\(what))")
             return true
+        } catch let e as LiveSession.SaveError where e.fileGone {
+            offerUnsaved = true
+            let text = "\(e) — Ctrl+S again writes them to \(ScenePaths.shown(ScenePaths.name(session.unsavedPath)))"
+            status(text, true)
+            printError("wobble-run: \(text)")
+            return false
         } catch {
             status("\(error)", true)
             printError("wobble-run: \(error)")
             return false
         }
+    }
+
+    /// The last `save` found the scene file gone and offered to keep the
+    /// edits in `<scene>.unsaved.lua`: the next `Ctrl+S` does.
+    private(set) var offerUnsaved = false
+
+    /// Writes the pending edits into `<scene>.unsaved.lua` beside the
+    /// scene (its file is gone) and says where; the path, nil on failure.
+    func keepUnsaved(sceneName: String) -> String? {
+        do {
+            let path = try session.writeUnsaved()
+            let shown = ScenePaths.shown(path)
+            status("\(ScenePaths.shown(sceneName)) is gone: the unsaved edits are in \(shown)", false)
+            printError("studio: \(ScenePaths.shown(scenePath)) is gone: the unsaved edits are in \(shown)")
+            return path
+        } catch {
+            status("\(error)", true)
+            printError("wobble-run: \(error)")
+            return nil
+        }
+    }
+
+    /// The sketches with unsaved edits, by name (for the quit question).
+    var editedNames: [String] {
+        var out: [String] = []
+        for (n, s) in session.edits.calls.sorted(by: { $0.key < $1.key }) {
+            out.append(s.name ?? session.baseState(n)?.name ?? "the sketch of line \(session.sketchCalls[n].line.map(String.init) ?? "?")")
+        }
+        for (i, a) in session.edits.added.enumerated() { out.append(a.name ?? "added region \(i + 1)") }
+        for d in session.detached { out.append(d.state.name ?? d.label) }
+        return out
     }
 }

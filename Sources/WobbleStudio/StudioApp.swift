@@ -628,7 +628,11 @@ final class StudioApp {
     /// `Esc` or the window's close: quits at once without unsaved edits;
     /// with them, asks first (true: quit now).
     private func askQuit(closing: Bool) -> Bool {
-        guard let question = quitGuard.ask(unsavedEdits: session.edits.calls.count + session.edits.added.count, closing: closing) else {
+        // The scene file is gone: the edits go beside it, and the studio quits.
+        if session.hasUnsavedEdits, session.sceneFileIsGone, !quitGuard.asking {
+            if editor.keepUnsaved(sceneName: sceneName) != nil { return true }
+        }
+        guard let question = quitGuard.ask(unsavedEdits: editor.editedNames, closing: closing) else {
             return true
         }
         fail(question)

@@ -124,6 +124,40 @@ final class StudioEditTests: XCTestCase {
         XCTAssertEqual(try read(scene), added)
     }
 
+    /// The reported data loss, end to end: a drag pending on `body`, an
+    /// editor deletes body's line with an atomic save, the window reloads,
+    /// Ctrl+S is refused naming body, and ear's line survives byte for byte.
+    func testADeletedEditedLineIsNeverOverwrittenWithAnotherSketchsEdit() throws {
+        let pattern = RGBAImage(width: 240, height: 160, pixels: (0..<(240 * 160 * 4)).map { UInt8(truncatingIfNeeded: $0 * 7 / 3) })
+        try ImageIO.writePNG(pattern, to: dir.appendingPathComponent("img.png").path)
+        let scene = "md-\(id).lua"
+        let bodyLine = "local body = addSketch{lt = {20, 20}, rt = {100, 20}, rb = {100, 120}, lb = {20, 120}}\n"
+        let earLine = "local ear = addSketch{x = 140, y = 30, w = 60, h = 60, strength = 0.2}\n"
+        let text = "image(\"img.png\")\n" + bodyLine + earLine + "prepare()\nimpulse(ear, 1, 0)\nwait(0.5)\n"
+        try text.write(to: dir.appendingPathComponent(scene), atomically: true, encoding: .utf8)
+        let w = try StudioWindowUnderTest(scene: scene, cwd: dir, display: display)
+        try w.waitForLine("a frame", { $0.contains(" presented") })
+        let (ax, ay) = (w.imageArea.x, w.imageArea.y)
+        var before = w.lineCount
+        try w.drag(from: (ax + 100, ay + 120), to: (ax + 90, ay + 110))
+        try w.waitForLine(after: before, "the drag", { $0.hasPrefix("studio: dragged rb of the sketch of line 2") })
+        // An editor's atomic save without body's line.
+        let deleted = text.replacingOccurrences(of: bodyLine, with: "")
+        let tmp = dir.appendingPathComponent(".\(scene).swp")
+        try deleted.write(to: tmp, atomically: false, encoding: .utf8)
+        before = w.lineCount
+        XCTAssertEqual(rename(tmp.path, dir.appendingPathComponent(scene).path), 0)
+        try w.waitForLine(after: before, "the reload", { $0.hasPrefix("studio: reloaded") })
+        before = w.lineCount
+        try w.key("ctrl+s")
+        let refused = try w.waitForLine(after: before, "the refusal", { $0.hasPrefix("wobble-run: not saved") })
+        XCTAssertEqual(refused, "wobble-run: not saved: body (\(scene):2) was deleted on disk; the edit stays pending — Ctrl+Z drops it")
+        XCTAssertEqual(try read(scene), deleted, "ear's line byte for byte")
+        XCTAssertTrue(try read(scene).contains(earLine))
+        XCTAssertEqual(try w.quit(), 0)
+        XCTAssertEqual(try read(scene), deleted)
+    }
+
     /// The inspector in a real window: Ctrl+click the left cheek, make it a
     /// spring, shorter and stronger with keys; the title carries the unsaved
     /// marker; Ctrl+S writes exactly those keys (in-process:

@@ -249,7 +249,7 @@ final class StudioInspectorTests: InProcessStudioCase {
             ]
         }
         XCTAssertEqual(first.status, 0)
-        XCTAssertEqual(asked, ["1 unsaved edit: Esc again quits without saving, Ctrl+S saves and quits, any other key goes back",
+        XCTAssertEqual(asked, ["1 unsaved edit (the sketch of line 2): Esc again quits without saving, Ctrl+S saves and quits, any other key goes back",
                                "back to editing"])
         XCTAssertEqual(running, [true], "the window stays open after the first Esc")
         XCTAssertTrue(first.surface.frames.contains { $0.at > t0 + 0.5 }, "still presenting after Space")
@@ -316,6 +316,103 @@ final class StudioInspectorTests: InProcessStudioCase {
         XCTAssertEqual(messages, ["s.lua changed on disk: Ctrl+S saves the unsaved edits into it", conflict, conflict])
         XCTAssertEqual(try read("s.lua"), conflicted, "nothing written on a conflict")
         XCTAssertTrue(app.session.hasUnsavedEdits, "the edits stay pending")
+    }
+
+    /// The reported data loss, in the window: a drag pending on `body`, an
+    /// editor deletes body's line, Ctrl+S. The save is refused naming body
+    /// and ear's line survives byte for byte; Ctrl+Z drops the edit and the
+    /// next Ctrl+S has nothing to save.
+    func testADeletedEditedLineIsRefusedInTheWindowAndCtrlZDropsTheEdit() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        local body = addSketch{lt = {10, 10}, rt = {60, 10}, rb = {60, 80}, lb = {10, 80}}
+        local ear = addSketch{x = 70, y = 10, w = 40, h = 40, strength = 0.2}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let deleted = text.replacingOccurrences(of: "local body = addSketch{lt = {10, 10}, rt = {60, 10}, rb = {60, 80}, lb = {10, 80}}\n", with: "")
+        let a = imageArea(120, 90)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: a.x + 60, y: a.y + 80)),
+            (t0 + 0.15, .mouseMove(x: a.x + 55, y: a.y + 75)),
+            (t0 + 0.20, .mouseUp(x: a.x + 50, y: a.y + 70)),
+            (t0 + 0.50, key(.s, ctrl: true)),
+            (t0 + 0.60, key(.z, ctrl: true)),
+            (t0 + 0.70, key(.s, ctrl: true)),
+            (t0 + 0.80, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.30, {
+                    try? self.box.write("s.lua", deleted)
+                    surface.holdWhile = { app.session.sceneText.map { String(decoding: $0, as: UTF8.self) } != deleted }
+                }),
+                (t0 + 0.55, { messages.append(app.message) }),
+                (t0 + 0.65, { messages.append(app.message) }),
+                (t0 + 0.75, { messages.append(app.message) }),
+            ]
+        }
+        XCTAssertEqual(status, 0, "Esc quits at once: nothing unsaved")
+        XCTAssertEqual(messages, [
+            "not saved: body (\(box.path("s.lua")):2) was deleted on disk; the edit stays pending — Ctrl+Z drops it",
+            "dropped the edit of body (\(box.path("s.lua")):2) (was deleted on disk): no unsaved edits",
+            "nothing to save"])
+        XCTAssertEqual(try read("s.lua"), deleted, "ear's line byte for byte")
+        XCTAssertFalse(app.session.hasUnsavedEdits)
+    }
+
+    /// The scene file deleted while an edit is pending: Ctrl+S says so and
+    /// offers `s.unsaved.lua`, Ctrl+S again writes it; quitting with edits
+    /// and the file gone writes the edits there at once and says so.
+    func testASceneFileGoneOffersAndWritesTheUnsavedFile() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        local body = addSketch{lt = {10, 10}, rt = {110, 10}, rb = {110, 80}, lb = {10, 80}}
+        prepare()
+        wait(0.5)
+
+        """
+        let edited = text.replacingOccurrences(of: "rb = {110, 80}", with: "rb = {100, 70}")
+        let a = imageArea(120, 90)
+        let drag: [(Double, StudioInput)] = [
+            (0.10, .mouseDown(x: a.x + 110, y: a.y + 80)),
+            (0.15, .mouseMove(x: a.x + 105, y: a.y + 75)),
+            (0.20, .mouseUp(x: a.x + 100, y: a.y + 70)),
+        ]
+        for quitting in [false, true] {
+            try box.write("s.lua", text)
+            let clock = ManualClock()
+            let t0 = clock.t
+            var messages: [String] = []
+            let keys: [(Double, StudioInput)] = quitting
+                ? [(t0 + 0.50, key(.escape)), (t0 + 5, key(.escape)), (t0 + 5.1, key(.escape))]
+                : [(t0 + 0.50, key(.s, ctrl: true)), (t0 + 0.60, key(.s, ctrl: true)),
+                   (t0 + 0.80, key(.escape)), (t0 + 0.90, key(.escape))]
+            let (status, surface, _) = try runStudio("s.lua", clock: clock, script: drag.map { (t0 + $0.0, $0.1) } + keys) { surface, app in
+                surface.actions = [
+                    (t0 + 0.30, { try? FileManager.default.removeItem(atPath: self.box.path("s.lua")) }),
+                    (t0 + 0.55, { messages.append(app.message) }),
+                    (t0 + 0.65, { messages.append(app.message) }),
+                ]
+            }
+            XCTAssertEqual(status, 0)
+            XCTAssertEqual(try read("s.unsaved.lua"), edited, "quitting: \(quitting)")
+            if quitting {
+                XCTAssertLessThan(surface.frames.last?.at ?? 99, t0 + 1, "it quit at the first Esc")
+            } else {
+                XCTAssertEqual(messages, [
+                    "not saved: \(box.path("s.lua")) is gone from disk (deleted or renamed); the edits stay pending — Ctrl+S again writes them to s.unsaved.lua",
+                    "s.lua is gone: the unsaved edits are in \(box.path("s.unsaved.lua"))"])
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("s.lua")), "nothing written at the scene's path")
+            try FileManager.default.removeItem(atPath: box.path("s.unsaved.lua"))
+        }
     }
 
     /// A real conflict, then every edit undone: the file is in sync again

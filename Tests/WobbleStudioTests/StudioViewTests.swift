@@ -363,7 +363,7 @@ final class StudioViewTests: InProcessStudioCase {
         // A longer message (the quit question) takes two rows; the error keeps one.
         var question = c
         var guardian = QuitGuard()
-        question.message = try XCTUnwrap(guardian.ask(unsavedEdits: 1, closing: false))
+        question.message = try XCTUnwrap(guardian.ask(unsavedEdits: ["body"], closing: false))
         question.messageIsError = true
         XCTAssertEqual(question.messageRowsShown.map(\.kind), [.error, .error, .error])
         XCTAssertEqual(question.messageRowsShown.dropFirst().map(\.text).joined(separator: " "), question.message)
