@@ -328,6 +328,7 @@ final class SketchEditor {
     func keepUnsaved(sceneName: String) -> String? {
         do {
             let path = try session.writeUnsaved()
+            keptUnsaved = true
             let shown = ScenePaths.shown(path)
             status("\(ScenePaths.shown(sceneName)) is gone: the unsaved edits are in \(shown)", false)
             printError("studio: \(ScenePaths.shown(scenePath)) is gone: the unsaved edits are in \(shown)")
@@ -338,6 +339,9 @@ final class SketchEditor {
             return nil
         }
     }
+
+    /// The edits were written to `<scene>.unsaved.lua` (the scene file gone).
+    private(set) var keptUnsaved = false
 
     /// The sketches with unsaved edits, by name (for the quit question).
     var editedNames: [String] {

@@ -215,9 +215,10 @@ final class StudioApp {
         }
         finishRecordingOnQuit()
         exporter.cancel()
-        if session.hasUnsavedEdits {
-            let n = session.edits.calls.count + session.edits.added.count
-            printError("wobble-run: \(sceneName): \(n) unsaved sketch edit\(n == 1 ? "" : "s") not saved (Ctrl+S saves them)")
+        if session.hasUnsavedEdits, !(editor.keptUnsaved && session.sceneFileIsGone) {
+            let names = editor.editedNames
+            let n = names.count
+            printError("wobble-run: \(sceneName): \(n) unsaved sketch edit\(n == 1 ? "" : "s") not saved (\(names.joined(separator: ", ")); Ctrl+S saves them)")
         }
         if options.verbose, !editLatencies.isEmpty {
             let sorted = editLatencies.sorted()
