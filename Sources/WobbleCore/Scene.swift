@@ -255,6 +255,11 @@ public final class Scene {
         overlapMode = mode
     }
 
+    /// `untilStill()` in a looping scene waits until the models would rest
+    /// without the loop (the studio's `L` on a scene that ends that way:
+    /// the loop's period is then the clip as it was).
+    public var untilStillInLoop = false
+
     /// `loop()`: before the first frame only. The clip becomes one period
     /// of an endless loop (`LoopedMotion`).
     public func setLoop() throws {
@@ -273,6 +278,8 @@ public final class Scene {
             return SceneError("loop", "prepare() at \(NumberText.plain(now)) s: a looping scene prepares its models at time 0, so that they play for the whole loop")
         case "reset":
             return SceneError("loop", "reset() would end the models a loop plays: a looping scene cannot reset")
+        case "untilStill" where untilStillInLoop:
+            return nil
         case "untilStill":
             return SceneError("loop", "untilStill() never returns in a looping scene (its models keep moving): use wait(seconds)")
         default:

@@ -110,6 +110,10 @@ public final class LiveSession {
     }
     /// The kicks the script gave in the last good run (the timeline's ticks).
     public private(set) var scriptKicks: [ScriptKick] = []
+    /// The `untilStill` calls of the last good run and how long each waited.
+    public private(set) var stillWaits: [StillWait] = []
+    /// Whether the scene's own text calls `loop()` (as the last good run read it).
+    public var sceneLoops: Bool { sceneText.map(LoopSource.callsLoop) ?? false }
     /// The `addSketch` calls of the last good run.
     public private(set) var sketchCalls: [SketchCall] = [] { didSet { callsByLine = nil } }
     /// The calls made from each line of the scene file (built when first asked).
@@ -235,6 +239,7 @@ public final class LiveSession {
         if let named = outcome.named { inputs = named }
         switch outcome.result {
         case .success(let r):
+            isProvisional = false
             clip = r.clip
             scriptedDuration = r.scriptedDuration
             image = r.image
@@ -247,6 +252,7 @@ public final class LiveSession {
                 ? sceneSource.map { (source: $0, calls: sourceCalls(), base: baseStates) } : nil
             sketchCalls = r.sketchCalls
             scriptKicks = r.kicks
+            stillWaits = r.stillWaits
             if text != sceneText || sceneSource == nil {
                 sceneText = text
                 sceneSource = text.map { SketchSource(text: $0) }
@@ -257,11 +263,45 @@ public final class LiveSession {
             error = nil
             generation += 1
             if let before { followCalls(from: before.source, calls: before.calls, base: before.base) }
+            // The text says now what the loop edit says: no edit any more.
+            if let loop = edits.loop, loop == sceneLoops { edits.loop = nil }
             return true
         case .failure(let f):
             error = ScriptError(message: f.message, details: f.details, kind: f.kind)
             return false
         }
+    }
+
+    // MARK: Before the first run
+
+    /// The clip is a still of the image the scene names, shown while its
+    /// first run goes on (`showProvisionalStill`): no sketches, one frame.
+    public private(set) var isProvisional = false
+
+    /// Shows the picture the scene will load before its first run ends:
+    /// `--image`, else the scene's first `image("...")` with a literal
+    /// path (relative to the scene's folder), as a one-frame clip without
+    /// regions. False (nothing shown) when there is none, it cannot be
+    /// read, or a run already committed. The first good run replaces it.
+    @discardableResult
+    public func showProvisionalStill() -> Bool {
+        guard clip == nil else { return false }
+        let path: String
+        if let given = options.imagePath {
+            path = given
+        } else {
+            guard let text = try? Posix.readFile(options.scenePath), let lit = SketchSource.imageLiteral(text) else { return false }
+            path = lit.hasPrefix("/") ? lit : ScenePaths.join(ScenePaths.folder(options.scenePath), lit)
+        }
+        guard Posix.kind(path) == .regular, let img = try? ImageIO.load(path: path) else { return false }
+        let fps = options.fps ?? 30
+        let still = Timeline(entries: [(time: 0, state: SceneSnapshot(models: [], sketches: [], overlay: false))])
+        clip = Clip(fps: fps, frameCount: 1, duration: 0, imageWidth: img.width, imageHeight: img.height, timeline: still)
+        image = img
+        imagePathInUse = path
+        imageStamp = nil
+        isProvisional = true
+        return true
     }
 
     // MARK: Runs in the background
@@ -618,6 +658,16 @@ public final class LiveSession {
             throw SaveError(message: "not saved: the scene's text was never read")
         }
         if let d = detached.first { throw SaveError(message: "not saved: \(d.message)") }
+        // `loop()` switched first: the sketches are then found in that
+        // text by their identity (a line more or less changes none).
+        var disk = disk
+        if let loop = edits.loop {
+            do {
+                disk = try LoopSource.switched(disk, on: loop, waits: stillWaits, name: options.scenePath)
+            } catch {
+                throw SaveError(message: "not saved: \(error)")
+            }
+        }
         let diskSource = disk == runText ? runSource : SketchSource(text: disk)
         var sources: [[UInt8]: SketchSource] = [runText: runSource]
         sources[disk] = diskSource

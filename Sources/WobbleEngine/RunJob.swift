@@ -59,7 +59,7 @@ public struct RunJob: Sendable {
             }
             let success = RunOutcome.Success(clip: result.clip, scriptedDuration: result.scriptEnd, image: image,
                                              imagePath: path, imageStamp: stamps[path] ?? nil, sketchCalls: result.sketchCalls,
-                                             kicks: result.kicks)
+                                             kicks: result.kicks, stillWaits: result.stillWaits)
             return outcome(.success(success), named: runner.named.filter { $0 != result.outputPath } + [path])
         } catch let e as ScriptError {
             return outcome(.failure(.init(e)), named: runner.named + (runner.imagePath.map { [$0] } ?? []))
@@ -82,6 +82,7 @@ public struct RunOutcome: Sendable {
         var imageStamp: FileStamp?
         var sketchCalls: [SketchCall]
         var kicks: [ScriptKick]
+        var stillWaits: [StillWait]
     }
     /// A `ScriptError`'s parts (values only).
     struct Failure: Error, Sendable {

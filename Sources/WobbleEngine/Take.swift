@@ -30,19 +30,37 @@ public struct Take {
         }
     }
 
-    static func number(_ v: Double, decimals: Int) -> String {
-        var s = String(format: "%.\(decimals)f", v)
-        if s.contains(".") {
-            while s.hasSuffix("0") { s.removeLast() }
-            if s.hasSuffix(".") { s.removeLast() }
+    static func number(_ v: Double, decimals: Int) -> String { LuaLiteral.number(v, decimals: decimals) }
+
+    /// A looping scene's clip as the take sees it: the time its script
+    /// ends and the loop's period (whole frames: `frames / fps`).
+    public struct Loop: Sendable {
+        public var scriptEnd: Double
+        public var period: Double
+        public var fps: Double
+        public init(scriptEnd: Double, period: Double, fps: Double) {
+            self.scriptEnd = scriptEnd
+            self.period = period
+            self.fps = fps
         }
-        return s == "-0" ? "0" : s
+
+        /// The seconds after the script's end at which a take `recorded`
+        /// seconds long ends: the clip is then a whole number of periods
+        /// (two at least), the end placed a quarter frame before the last
+        /// period's end so that its frame count is exact.
+        public func end(recorded: Double, lastEvent: Double) -> Double {
+            let covered = scriptEnd + max(recorded, lastEvent)
+            let k = max(2, (covered / period - 1e-9).rounded(.up))
+            return k * period - 0.25 / fps - scriptEnd
+        }
     }
 
     /// The Lua block appended to the scene: `wait`, `touch`, `shake` at the
     /// performed times and a final `untilStill` (with `maxSeconds` when
-    /// given: a model that never rests).
-    public func block(maxSeconds: Double? = nil, sceneName: String, output: String? = nil) -> String {
+    /// given: a model that never rests), or for a looping scene the `wait`
+    /// that ends the take on a whole number of periods (`loopEnd` seconds
+    /// after the script's end).
+    public func block(maxSeconds: Double? = nil, loopEnd: Double? = nil, sceneName: String, output: String? = nil) -> String {
         // The name as messages show it: valid UTF-8, and no newline that
         // would end the comment.
         var out = "\n-- Take recorded with `wobble-run edit \(ScenePaths.shown(sceneName))`: what was performed\n"
@@ -67,7 +85,12 @@ public struct Take {
                 out += "shake(\(Take.number(ax, decimals: 3)), \(Take.number(ay, decimals: 3)))\n"
             }
         }
-        out += maxSeconds.map { "untilStill(\(Take.number($0, decimals: 3)))\n" } ?? "untilStill()\n"
+        if let loopEnd {
+            out += "-- The scene loops: the take ends on a whole number of its periods.\n"
+            out += "wait(\(Take.number(max(0, loopEnd - Double(at) / 1000), decimals: 6)))\n"
+        } else {
+            out += maxSeconds.map { "untilStill(\(Take.number($0, decimals: 3)))\n" } ?? "untilStill()\n"
+        }
         return out
     }
 
@@ -83,7 +106,8 @@ public struct Take {
     /// edits), then the block. The take is run once (on the virtual
     /// clock) before it is written; a model that never rests gets
     /// `untilStill(maxSeconds)` with the recorded length. Returns the path.
-    public func write(scenePath: String, sceneText: [UInt8]? = nil, recordedSeconds: Double, options: SessionOptions) throws -> String {
+    public func write(scenePath: String, sceneText: [UInt8]? = nil, recordedSeconds: Double, loop: Loop? = nil,
+                      options: SessionOptions) throws -> String {
         let text: [UInt8]
         do {
             text = try sceneText ?? Posix.readFile(scenePath)
@@ -93,24 +117,27 @@ public struct Take {
         let name = ScenePaths.name(scenePath)
         let separator: [UInt8] = text.last == UInt8(ascii: "\n") || text.isEmpty ? [] : [UInt8(ascii: "\n")]
         let path = Take.freePath(scenePath: scenePath)
-        var block = self.block(sceneName: name)
+        let loopEnd = loop?.end(recorded: recordedSeconds, lastEvent: Double(events.last?.milliseconds ?? 0) / 1000)
+        var block = self.block(loopEnd: loopEnd, sceneName: name)
         var maxSeconds: Double?
         // Run the take once before writing it (from a hidden file beside
         // the scene, so its relative paths resolve as the take's will).
         var run = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options)
         if let problem = run.problem {
-            guard problem.contains("never comes to rest") else { throw SessionError("the take does not run: \(problem)") }
+            guard problem.contains("never comes to rest"), loopEnd == nil else {
+                throw SessionError("the take does not run: \(Take.naming(problem, hidden: run.hidden, as: path))")
+            }
             let last = Double(events.last?.milliseconds ?? 0) / 1000
             maxSeconds = max(1, recordedSeconds - last)
             block = self.block(maxSeconds: maxSeconds, sceneName: name)
             run = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options)
             if let again = run.problem {
-                throw SessionError("the take does not run: \(again)")
+                throw SessionError("the take does not run: \(Take.naming(again, hidden: run.hidden, as: path))")
             }
         }
         // A scene that names its output: the take names its own.
         if let output = run.output {
-            block = self.block(maxSeconds: maxSeconds, sceneName: name, output: Take.outputName(take: path, sceneOutput: output))
+            block = self.block(maxSeconds: maxSeconds, loopEnd: loopEnd, sceneName: name, output: Take.outputName(take: path, sceneOutput: output))
         }
         try AtomicFile.write(text + separator + Array(block.utf8), to: path)
         return path
@@ -132,7 +159,7 @@ public struct Take {
     /// Throws when the file to check cannot be written beside the scene
     /// (then the take could not be written either), naming the system's
     /// reason (a read-only folder, a name too long).
-    static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions) throws -> (problem: String?, output: String?) {
+    static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions) throws -> (problem: String?, output: String?, hidden: String) {
         // (A short name: never longer than the take's own.)
         let hidden = ScenePaths.join(ScenePaths.folder(scenePath), ".\(ScenePaths.baseName(scenePath).prefix(64))-take-check-\(getpid()).lua")
         do {
@@ -144,7 +171,15 @@ public struct Take {
             throw SessionError("cannot write beside \(ScenePaths.shown(scenePath)): \(error)")
         }
         defer { try? Posix.unlink(AT_FDCWD, hidden, shown: hidden) }
-        return check(hidden, options: options)
+        let r = check(hidden, options: options)
+        return (r.problem, r.output, hidden)
+    }
+
+    /// A problem found running the hidden copy, naming the take's own file
+    /// instead (the user never sees the hidden one).
+    static func naming(_ problem: String, hidden: String, as take: String) -> String {
+        problem.replacingOccurrences(of: hidden, with: take)
+            .replacingOccurrences(of: ScenePaths.name(hidden), with: ScenePaths.name(take))
     }
 
     /// Runs the take at `path` on the virtual clock; the first error line

@@ -17,4 +17,15 @@ public enum LuaLiteral {
         }
         return out + "\""
     }
+
+    /// A number with at most `decimals` decimals, no trailing zeros (`0.25`, `3`).
+    public static func number(_ v: Double, decimals: Int) -> String {
+        guard v.isFinite else { return "0" }
+        var s = String(format: "%.\(decimals)f", v)
+        if s.contains(".") {
+            while s.hasSuffix("0") { s.removeLast() }
+            if s.hasSuffix(".") { s.removeLast() }
+        }
+        return s == "-0" ? "0" : s
+    }
 }

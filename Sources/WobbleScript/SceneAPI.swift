@@ -10,7 +10,12 @@ extension ScriptSession {
         HostFunction("output") { s, a in try s.output(a) },
         HostFunction("overlap") { s, a in try s.scene.setOverlap(try a.choice(1, name: "mode")); return 0 },
         HostFunction("edges") { s, a in try s.scene.setEdges(try a.choice(1, name: "mode")); return 0 },
-        HostFunction("loop") { s, _ in try s.scene.setLoop(); return 0 },
+        HostFunction("loop") { s, _ in
+            // The studio switched the loop off (`SketchEdits.loop`), or on
+            // before the script ran.
+            if s.options.sketchEdits.loop == nil { try s.scene.setLoop() }
+            return 0
+        },
         HostFunction("overlay") { s, a in s.scene.overlay = try a.boolean(1); return 0 },
         HostFunction("wait") { s, a in
             let seconds = try a.number(1)
@@ -84,7 +89,10 @@ extension ScriptSession {
     /// `untilStill([maxSeconds])` → true when still.
     func untilStill(_ a: LuaArgs) throws -> Int32 {
         placeAddedSketches()
+        let start = scene.now
         let still = try scene.untilStill(maxSeconds: try a.optionalNumber(1))
+        let (line, file) = caller(a.lua)
+        stillWaits.append(StillWait(line: line, file: file, start: start, end: scene.now))
         a.lua.push(still)
         return 1
     }

@@ -81,6 +81,8 @@ public struct ScriptResult {
     /// The kicks the script gave (impulses, touches, shakes, trace
     /// samples), in the order given, with their lines (the studio's ticks).
     public var kicks: [ScriptKick] = []
+    /// The `untilStill` calls, in order, with how long each waited.
+    public var stillWaits: [StillWait] = []
     /// What the script did that is probably a mistake (a `touch` that hit
     /// no live region, with its line), one line each.
     public var warnings: [String] = []

@@ -73,13 +73,21 @@ final class ScriptSession {
     /// The kicks given so far (at most `maxKicks`: ticks on a timeline).
     var kicks: [ScriptKick] = []
     static let maxKicks = 20_000
+    /// The `untilStill` calls so far (the studio's loop turns them into waits).
+    var stillWaits: [StillWait] = []
 
     /// Notes a kick of `kind` at `time` (now when nil), called from the line running.
     func noteKick(_ kind: String, _ lua: LuaStack, at time: Double? = nil) {
         guard kicks.count < ScriptSession.maxKicks else { return }
+        let (line, file) = caller(lua)
+        kicks.append(ScriptKick(time: time ?? scene.now, kind: kind, line: line, file: file))
+    }
+
+    /// The line running and, when it is in a module, the module's file name.
+    func caller(_ lua: LuaStack) -> (line: Int?, file: String?) {
         let at = lua.callerPosition()
         let file = at.flatMap { $0.source == "@" + options.scriptPath ? nil : ScenePaths.name(String($0.source.dropFirst())) }
-        kicks.append(ScriptKick(time: time ?? scene.now, kind: kind, line: at?.line ?? lua.callerLine, file: file))
+        return (at?.line ?? lua.callerLine, file)
     }
     /// Whether the studio's added sketches are on the control layer yet.
     var addedPlaced = false
@@ -137,6 +145,12 @@ final class ScriptSession {
             throw ScriptError(message: "wobble-run: cannot set up Lua: \(problem)", kind: .load)
         }
 
+        if options.sketchEdits.loop == true {
+            // The studio's `L`: a loop from the start; `untilStill()` waits
+            // as it would without it (the loop's period is the clip as it was).
+            try? scene.setLoop()
+            scene.untilStillInLoop = true
+        }
         recordInput(.scene, options.scriptPath)
         let loaded = lua.loadFile(options.scriptPath)
         if !loaded.ok {
@@ -177,6 +191,7 @@ final class ScriptSession {
         result.scriptEnd = scene.scriptEnd
         result.sketchCalls = sketchCalls
         result.kicks = kicks
+        result.stillWaits = stillWaits
         result.warnings = warnings
         return result
     }

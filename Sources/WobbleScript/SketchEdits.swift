@@ -24,11 +24,33 @@ public struct SketchEdits: Sendable, Equatable {
     /// Sketches added, put on the control layer before the script's first
     /// `prepare()` or clock step (`wait`, `untilStill`), whichever comes first.
     public var added: [SketchState] = []
+    /// `loop()` switched on (true) or off (false) for the scene, nil: as
+    /// the scene says. A run applies it; a save writes or removes the
+    /// `loop()` line (and turns the scene's `untilStill()` into the wait
+    /// it made, since a loop never comes to rest).
+    public var loop: Bool?
 
-    public init(calls: [Int: SketchState] = [:], added: [SketchState] = []) {
+    public init(calls: [Int: SketchState] = [:], added: [SketchState] = [], loop: Bool? = nil) {
         self.calls = calls
         self.added = added
+        self.loop = loop
     }
 
-    public var isEmpty: Bool { calls.isEmpty && added.isEmpty }
+    public var isEmpty: Bool { calls.isEmpty && added.isEmpty && loop == nil }
+}
+
+/// A clock step the script took with `untilStill`: its line and how long
+/// it waited (what `wait(seconds)` gives in its place).
+public struct StillWait: Sendable, Equatable {
+    public var line: Int?
+    /// The module's file name when the call was made in one (nil: the scene).
+    public var file: String?
+    public var start: Double
+    public var end: Double
+    public init(line: Int?, file: String?, start: Double, end: Double) {
+        self.line = line
+        self.file = file
+        self.start = start
+        self.end = end
+    }
 }

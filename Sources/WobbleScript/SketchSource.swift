@@ -119,6 +119,25 @@ public struct SketchSource {
         Array(text[call.argumentSpan]) + Array((call.declaration?.name ?? "").utf8)
     }
 
+    /// The path of the first `image("...")` call of the text whose
+    /// argument is a plain string literal (no escapes), nil when there is
+    /// none: what the scene will show, known before it runs (the studio
+    /// shows it while the scene's first run goes on).
+    public static func imageLiteral(_ text: [UInt8]) -> String? {
+        let t = LuaTokenizer.tokens(text)
+        guard t.count >= 4 else { return nil }
+        for i in 0..<(t.count - 3) where t[i].kind == .name && t[i].is("image", text) {
+            if i > 0, t[i - 1].is(".", text) || t[i - 1].is(":", text) { continue }
+            guard t[i + 1].is("(", text), t[i + 2].kind == .string, t[i + 3].is(")", text) else { continue }
+            let lit = t[i + 2]
+            guard lit.end - lit.start >= 2, text[lit.start] == 34 || text[lit.start] == 39 else { continue }
+            let body = Array(text[(lit.start + 1)..<(lit.end - 1)])
+            guard !body.contains(92), !body.isEmpty else { continue }
+            return String(decoding: body, as: UTF8.self)
+        }
+        return nil
+    }
+
     // MARK: Names
 
     /// Why `name` cannot be the new name of `call`'s local, nil when it can
@@ -310,13 +329,7 @@ public struct SketchSource {
     static func formatPoint(_ p: Point) -> String { "{\(format(p.x)), \(format(p.y))}" }
 
     /// A parameter as written: at most four decimals, no trailing zeros.
-    public static func formatParameter(_ v: Double) -> String {
-        guard v.isFinite else { return "0" }
-        var s = String(format: "%.4f", v)
-        while s.hasSuffix("0") { s.removeLast() }
-        if s.hasSuffix(".") { s.removeLast() }
-        return s == "-0" ? "0" : s
-    }
+    public static func formatParameter(_ v: Double) -> String { LuaLiteral.number(v, decimals: 4) }
 
     /// The constructor of an added sketch: `{x = .., y = .., w = .., h = ..}`
     /// while it is an axis-aligned rectangle, else the corners; then its

@@ -19,6 +19,9 @@ enum StudioKey: Equatable {
     /// frame shown as a PNG, `F1` or `?` shows every key.
     case f, e, p, help
     case tab, minus, plus, enter, y, pageUp, pageDown
+    /// `L` switches `loop()`, `B` bakes the take's pokes into the scene,
+    /// `Delete` deletes the selected tick (else forgets pokes, as Backspace).
+    case l, b, delete
 }
 
 /// One input event of the window.
@@ -380,7 +383,10 @@ final class StudioWindow {
             case Int32(SDLK_s.rawValue): key = .s
             case Int32(SDLK_z.rawValue): key = .z
             case Int32(SDLK_ESCAPE.rawValue): key = .escape
-            case Int32(SDLK_BACKSPACE.rawValue), Int32(SDLK_DELETE.rawValue): key = .backspace
+            case Int32(SDLK_BACKSPACE.rawValue): key = .backspace
+            case Int32(SDLK_DELETE.rawValue): key = .delete
+            case Int32(SDLK_l.rawValue): key = .l
+            case Int32(SDLK_b.rawValue): key = .b
             case Int32(SDLK_f.rawValue): key = .f
             case Int32(SDLK_e.rawValue): key = .e
             case Int32(SDLK_p.rawValue): key = .p

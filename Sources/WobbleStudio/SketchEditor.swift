@@ -237,6 +237,15 @@ final class SketchEditor {
         return .added(session.edits.added.count - 1)
     }
 
+    /// Sets the loop edit (nil: as the scene says) as one undo step.
+    func setLoop(_ loop: Bool?) {
+        guard session.edits.loop != loop else { return }
+        drag = nil
+        history.record(session.edits, base: session.baseStates)
+        session.edits.loop = loop
+        edited()
+    }
+
     func undoLast() {
         drag = nil
         changeStart = nil
@@ -299,10 +308,12 @@ final class SketchEditor {
                 taken.insert(n)
                 return n
             }
+            let loop = session.edits.loop
             let r = try session.saveEdits(runAfter: false)
             if !added.isEmpty { history.recordWall(added: names) }
             let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
-                        r.added > 0 ? "\(r.added) added" : nil].compactMap { $0 }.joined(separator: ", ")
+                        r.added > 0 ? "\(r.added) added" : nil,
+                        loop.map { $0 ? "loop() written" : "loop() taken out" }].compactMap { $0 }.joined(separator: ", ")
             status("saved \(sceneName): \(what)", false)
             printError("studio: saved \(scenePath) (\(what))")
             return true

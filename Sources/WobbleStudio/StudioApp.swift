@@ -80,6 +80,22 @@ final class StudioApp {
     /// How long the window waits for input while a run is in flight before
     /// it looks whether the run has finished.
     static let runPollInterval = 0.004
+    /// How long the window waits for the scene's first run before it opens
+    /// without its clip (real seconds).
+    static let firstRunWait = 0.25
+    /// When the first run began, while it goes on (nil after it ended).
+    private var firstRunStarted: Double?
+    /// The whole seconds of the first run last shown.
+    private var firstRunShown = -1
+
+    /// `running… N s` while the first run goes on.
+    private func showFirstRunProgress() {
+        guard let t0 = firstRunStarted else { return }
+        let n = Int(max(0, clock.now() - t0))
+        guard n != firstRunShown else { return }
+        firstRunShown = n
+        say("\(sceneName): running… \(n) s (Esc quits)")
+    }
 
     init(options: Studio.Options, clock: StudioClock = MonotonicClock(), surfaces: SurfaceFactory = .sdl) throws {
         self.options = options
@@ -112,10 +128,20 @@ final class StudioApp {
 
     func run() -> Int32 {
         let started = clock.now()
-        // The first run, before the window opens, on this thread (its
-        // image sizes the window).
-        let ok = session.run()
-        showRun(ok, reason: nil, oldSize: nil)
+        // The first run goes on off the window thread: a quick scene has
+        // ended before the window opens (its image sizes the window); a
+        // slow one opens the window at once on the picture the scene names,
+        // saying `running… N s` until its clip comes (Esc, zoom and the
+        // timeline answer meanwhile).
+        session.requestRun()
+        if session.waitForRun(upTo: StudioApp.firstRunWait), let collected = session.collectRun() {
+            if case .committed(let ok) = collected { showRun(ok, reason: nil, oldSize: nil) }
+        } else {
+            session.showProvisionalStill()
+            firstRunStarted = started
+            showFirstRunProgress()
+            if options.verbose { printError("studio: the window opens while the scene's first run goes on") }
+        }
         watch.reset(extra: session.inputs)
         layout = Layout(imageWidth: session.image?.width ?? 640, imageHeight: session.image?.height ?? 360,
                         screen: surfaces.usableBounds())
@@ -261,7 +287,19 @@ final class StudioApp {
     /// keeps its time), or shows its error.
     private func collectRun() {
         let oldSize = session.image.map { ($0.width, $0.height) }
-        guard let collected = session.collectRun() else { return }
+        guard let collected = session.collectRun() else {
+            showFirstRunProgress()
+            return
+        }
+        if firstRunStarted != nil, case .committed(let ok) = collected {
+            // The first run ended: its clip (or its error) replaces the still.
+            firstRunStarted = nil
+            flightReasons = nil
+            showRun(ok, reason: nil, oldSize: oldSize)
+            watch.reset(extra: session.inputs)
+            dirty = true
+            return
+        }
         switch collected {
         case .superseded(let shown):
             // Pokes or edits came while it ran: it ran without them, so the
@@ -320,7 +358,7 @@ final class StudioApp {
                 if let d = e.details, !d.isEmpty, options.verbose { printError(d) }
                 lastPrintedError = e.message
             }
-            let shown = session.clip == nil ? first : "\(first) (playing the last good run)"
+            let shown = session.clip == nil || session.isProvisional ? first : "\(first) (playing the last good run)"
             sceneError = PathBytes.display(shown)
             fail(shown)
         }
@@ -549,6 +587,12 @@ final class StudioApp {
             default: break
             }
         }
+        // Before the first run ends there is only the picture: quitting,
+        // zoom, handles and the transport answer; the rest waits for the clip.
+        if firstRunStarted != nil, ![.escape, .f, .h, .space, .left, .right, .home].contains(key) {
+            say("\(sceneName): the scene's first run is still going (\(Int(max(0, clock.now() - (firstRunStarted ?? 0)))) s); Esc quits")
+            return false
+        }
         switch key {
         case .escape:
             return askQuit(closing: false)
@@ -597,7 +641,9 @@ final class StudioApp {
         case .home:
             transport.pause()
             seek(frame: 0)
-        case .backspace:
+        case .l where !ctrl:
+            toggleLoop()
+        case .backspace, .delete:
             if session.performed.isEmpty {
                 say("no pokes to forget")
             } else {
@@ -609,6 +655,17 @@ final class StudioApp {
             break
         }
         return false
+    }
+
+    /// `L`: `loop()` on or off for the scene, as an unsaved edit (the
+    /// preview plays the loop at once; `Ctrl+S` writes or removes the line).
+    private func toggleLoop() {
+        let looping = session.clip?.loop != nil
+        let want = !looping
+        editor.setLoop(want == session.sceneLoops ? nil : want)
+        say(want ? "loop on: the clip plays as an endless loop (Ctrl+S writes loop() into the scene)"
+                 : "loop off" + (session.sceneLoops ? " (Ctrl+S takes loop() out of the scene)" : ""))
+        if options.verbose { printError("studio: loop \(want ? "on" : "off")") }
     }
 
     /// Writes the edits into the scene; true when it wrote them.
@@ -696,7 +753,16 @@ final class StudioApp {
 
     private func stopRecording() {
         let (scene, text) = takeScene()
-        recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName, sceneText: text, scene: scene)
+        // A looping scene's take ends on a whole number of its periods.
+        // (The period is the scripted clip's: the clip playing now has the
+        // take's events after it.)
+        let loop = session.clip.flatMap { c in
+            c.loop.map { _ in
+                Take.Loop(scriptEnd: session.scriptedDuration,
+                          period: Scene.frameCount(end: session.scriptedDuration, fps: c.fps) / c.fps, fps: c.fps)
+            }
+        }
+        recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName, sceneText: text, loop: loop, scene: scene)
     }
 
     private func toggleRecording() {

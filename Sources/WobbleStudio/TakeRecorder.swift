@@ -61,7 +61,7 @@ final class TakeRecorder {
     /// Ends the take being recorded (`seconds` long) and writes it after
     /// `sceneText` (nil: the scene file as it is); a take that cannot be
     /// written goes to stderr, nothing performed is lost.
-    func stop(seconds: Double, sceneName: String, sceneText: [UInt8]?, scene: Scene) {
+    func stop(seconds: Double, sceneName: String, sceneText: [UInt8]?, loop: Take.Loop? = nil, scene: Scene) {
         guard let take else { return }
         self.take = nil
         guard !take.events.isEmpty else {
@@ -69,7 +69,7 @@ final class TakeRecorder {
             return
         }
         do {
-            let path = try take.write(scenePath: options.scenePath, sceneText: sceneText, recordedSeconds: seconds, options: options)
+            let path = try take.write(scenePath: options.scenePath, sceneText: sceneText, recordedSeconds: seconds, loop: loop, options: options)
             status("wrote \(path) (\(take.events.count) event\(take.events.count == 1 ? "" : "s"))" + scene.said, false)
             printError("studio: wrote \(path)")
         } catch {

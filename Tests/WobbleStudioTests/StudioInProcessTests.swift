@@ -415,3 +415,61 @@ final class StudioInProcessTests: InProcessStudioCase {
                        sceneText.replacingOccurrences(of: "rb = {110, 80}", with: "rb = {100, 70}"))
     }
 }
+
+/// The window opens at once on a slow scene: the picture the scene names,
+/// `running… N s`, and `Esc` quits before the first run ends.
+final class StudioFirstRunTests: InProcessStudioCase {
+    func testASlowFirstRunOpensTheWindowOnThePictureAndEscQuits() throws {
+        let picture = Sandbox.pattern(width: 40, height: 30)
+        try box.writeImage("img.png", picture)
+        // Seconds of Lua before the scene has a clip.
+        try box.write("s.lua", """
+        image("img.png")
+        local n = 0
+        for i = 1, 2e9 do n = n + i end
+        addSketch{x = 6, y = 5, w = 28, h = 20}
+        prepare()
+        wait(0.5)
+        """)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var seen: [String] = []
+        var generation = -1
+        let began = Date()
+        let (status, surface, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .key(.r, shift: false, ctrl: false)),
+            (t0 + 0.30, .key(.escape, shift: false, ctrl: false)),
+        ]) { surface, app in
+            // The run is not waited for (a real slow scene).
+            surface.settle = {}
+            surface.actions = [
+                (t0 + 0.05, { seen.append(app.message) }),
+                (t0 + 0.20, { seen.append(app.message); generation = app.session.generation }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertLessThan(Date().timeIntervalSince(began), 8, "Esc quit without waiting for the run")
+        XCTAssertEqual(generation, 0, "the first run had not ended when Esc came")
+        XCTAssertEqual(seen.first, "s.lua: running… 0 s (Esc quits)")
+        XCTAssertEqual(seen.last, "s.lua: the scene's first run is still going (0 s); Esc quits", "R waits for the clip")
+        let shown = surface.frames.compactMap(\.image)
+        XCTAssertFalse(shown.isEmpty, "the picture is presented while the scene runs")
+        XCTAssertEqual(shown.first, picture, "the scene's own picture, untouched")
+        XCTAssertTrue(app.session.isProvisional)
+    }
+
+    /// A quick scene: the window opens on its clip, as before.
+    func testAQuickFirstRunOpensOnItsClip() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 40, height: 30))
+        try box.write("s.lua", "image(\"img.png\")\nfps(10)\naddSketch{x = 6, y = 5, w = 28, h = 20}\nprepare()\nwait(0.5)\n")
+        let clock = ManualClock()
+        let t0 = clock.t
+        var seen = ""
+        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [(t0 + 0.2, .key(.escape, shift: false, ctrl: false))]) { surface, app in
+            surface.actions = [(t0 + 0.1, { seen = app.message })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(seen, "s.lua: 5 frames at 10 fps")
+        XCTAssertFalse(app.session.isProvisional)
+    }
+}
