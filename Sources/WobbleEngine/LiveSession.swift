@@ -110,6 +110,10 @@ public final class LiveSession {
     }
     /// The kicks the script gave in the last good run (the timeline's ticks).
     public private(set) var scriptKicks: [ScriptKick] = []
+    /// What a headless render of the last good run would warn about (a
+    /// touch that hits nothing with its line, nothing moving, a GIF that
+    /// ends while moving, sketches never prepared...), one line each.
+    public private(set) var warnings: [String] = []
     /// The `untilStill` calls of the last good run and how long each waited.
     public private(set) var stillWaits: [StillWait] = []
     /// Whether the scene's own text calls `loop()` (as the last good run read it).
@@ -253,6 +257,7 @@ public final class LiveSession {
             sketchCalls = r.sketchCalls
             scriptKicks = r.kicks
             stillWaits = r.stillWaits
+            warnings = r.warnings
             if text != sceneText || sceneSource == nil {
                 sceneText = text
                 sceneSource = text.map { SketchSource(text: $0) }

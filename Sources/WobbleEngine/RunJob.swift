@@ -59,7 +59,8 @@ public struct RunJob: Sendable {
             }
             let success = RunOutcome.Success(clip: result.clip, scriptedDuration: result.scriptEnd, image: image,
                                              imagePath: path, imageStamp: stamps[path] ?? nil, sketchCalls: result.sketchCalls,
-                                             kicks: result.kicks, stillWaits: result.stillWaits)
+                                             kicks: result.kicks, stillWaits: result.stillWaits,
+                                             warnings: RunJob.warnings(result))
             return outcome(.success(success), named: runner.named.filter { $0 != result.outputPath } + [path])
         } catch let e as ScriptError {
             return outcome(.failure(.init(e)), named: runner.named + (runner.imagePath.map { [$0] } ?? []))
@@ -69,6 +70,19 @@ public struct RunJob: Sendable {
         } catch {
             return outcome(.failure(.init(message: "wobble-run: \(error)", details: nil, kind: .load)), named: nil)
         }
+    }
+}
+
+extension RunJob {
+    /// The warnings a headless render of the scene prints: the scene's and,
+    /// when its output is a looping GIF (the default), one that ends while
+    /// regions still move.
+    static func warnings(_ result: ScriptResult) -> [String] {
+        let clip = result.clip
+        var out = ClipWarnings.scene(result.warnings, clip: clip)
+        let gif = result.outputPath.map { $0.lowercased().hasSuffix(".gif") } ?? true
+        if gif && clip.loop == nil && !ClipWarnings.isStill(clip) { out.append(ClipWarnings.loopJump(clip)) }
+        return out
     }
 }
 
@@ -83,6 +97,7 @@ public struct RunOutcome: Sendable {
         var sketchCalls: [SketchCall]
         var kicks: [ScriptKick]
         var stillWaits: [StillWait]
+        var warnings: [String]
     }
     /// A `ScriptError`'s parts (values only).
     struct Failure: Error, Sendable {

@@ -70,6 +70,9 @@ struct Chrome {
     /// The error of the scene's last run, shown until it runs again: the
     /// other messages come after it, never over it.
     var sceneError: String? = nil
+    /// What a headless render of the clip playing would warn about, while
+    /// it holds: one row in the warning colour under the error, if any.
+    var warnings: [String] = []
 
     /// Rows of text under the status line.
     static let messageRows = 3
@@ -125,13 +128,24 @@ struct Chrome {
         }
         let other = hovered ?? message
         let kind: RowKind = hovered != nil ? .hovered : messageIsError ? .error : .message
-        guard let error = sceneError, !error.isEmpty else { return fit(other, rows: Chrome.messageRows).map { ($0, kind) } }
-        guard !other.isEmpty, other != error else { return fit(error, rows: Chrome.messageRows).map { ($0, .error) } }
-        let otherRows = min(Chrome.messageRows - 1, Chrome.wrap(other, width: room).count)
-        return fit(error, rows: Chrome.messageRows - otherRows).map { ($0, .error) } + fit(other, rows: otherRows).map { ($0, kind) }
+        // The warnings take one row (the rest on F1), under the error.
+        let warningRows: [(text: String, kind: RowKind)] = warningLine.map { fit($0, rows: 1).map { ($0, .warning) } } ?? []
+        let rows = Chrome.messageRows - warningRows.count
+        guard let error = sceneError, !error.isEmpty else {
+            return warningRows + (other.isEmpty ? [] : fit(other, rows: rows).map { ($0, kind) })
+        }
+        guard !other.isEmpty, other != error else { return fit(error, rows: rows).map { ($0, .error) } + warningRows }
+        let otherRows = min(rows - 1, Chrome.wrap(other, width: room).count)
+        return fit(error, rows: rows - otherRows).map { ($0, .error) } + warningRows + fit(other, rows: otherRows).map { ($0, kind) }
     }
 
-    enum RowKind { case message, error, hovered }
+    /// The warnings' row: the first, and how many more (F1 shows them all).
+    var warningLine: String? {
+        guard let first = warnings.first else { return nil }
+        return "warning: \(first)" + (warnings.count > 1 ? " (+\(warnings.count - 1) more: F1)" : "")
+    }
+
+    enum RowKind { case message, error, hovered, warning }
 
     /// `text` wrapped into lines of at most `width` characters, at spaces
     /// where it can (a longer word is cut where the line ends).
@@ -202,6 +216,7 @@ struct Chrome {
             case .hovered: color = (150, 230, 255)
             case .error: color = (255, 110, 110)
             case .message: color = (170, 200, 170)
+            case .warning: color = (255, 190, 70)
             }
             c.text(row.text, x: Layout.timelinePad, y: y1 + (i + 1) * rowHeight, color)
         }

@@ -94,21 +94,29 @@ final class Exporter {
         let text = (try? Posix.readFile(j.log)).map { String(decoding: $0, as: UTF8.self) } ?? ""
         try? Posix.unlink(AT_FDCWD, j.log, shown: j.log)
         let lines = text.split(separator: "\n").map(String.init).filter { !$0.contains("\r") }
-        if result == .exited(0) {
+        // A warning is never shown as a success.
+        let warnings = lines.filter { $0.hasPrefix("wobble-run: warning: ") }.map { String($0.dropFirst("wobble-run: ".count)) }
+        if result == .exited(0), let first = warnings.first {
+            status("exported\(j.note) in \(fmt1(now - j.started)) s, but \(first)" + (warnings.count > 1 ? " (+\(warnings.count - 1) more)" : ""), true)
+        } else if result == .exited(0) {
             status("exported\(j.note) in \(fmt1(now - j.started)) s" + (lines.last.map { ": \($0)" } ?? ""), false)
         } else {
             status("export failed: \(lines.first { $0.hasPrefix("wobble-run") } ?? lines.last ?? "\(result)")", true)
         }
     }
 
-    /// Stops an export in flight (the studio quits).
+    /// How long an export stopped by quitting has to clean up after SIGTERM.
+    static let stopGrace = 5.0
+
+    /// Stops an export in flight (the studio quits): SIGTERM, so that the
+    /// tool removes the file it was writing, SIGKILL only past a deadline.
     func cancel() {
         guard let j = job else { return }
         job = nil
-        j.child.kill()
-        j.child.wait()
+        let ended = j.child.terminate(grace: Exporter.stopGrace)
         try? Posix.unlink(AT_FDCWD, j.log, shown: j.log)
-        printError("studio: the export in flight was stopped")
+        let killed = ended == .signalled(SIGKILL)
+        printError("studio: the export in flight was stopped" + (killed ? " (killed: it did not end within \(Int(Exporter.stopGrace)) s of SIGTERM)" : ""))
     }
 
     /// Writes `state` (the frame shown) as a PNG beside the scene: the

@@ -315,6 +315,7 @@ final class StudioApp {
             if ok {
                 lastPrintedError = nil
                 sceneError = nil
+                printWarningsIfChanged()
             }
             let reason = flightReasons
             flightReasons = session.isRunning ? queuedReasons : nil
@@ -349,6 +350,7 @@ final class StudioApp {
                 say("\(sceneName): \(session.clip?.frameCount ?? 0) frames at \(fmt(session.clip?.fps ?? 30)) fps")
             }
             if options.verbose { printError("studio: reloaded (run \(session.generation))") }
+            printWarningsIfChanged()
             adoptImageSize(oldSize)
         } else if let e = session.error {
             let first = String(e.message.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
@@ -363,6 +365,19 @@ final class StudioApp {
             fail(shown)
         }
         dirty = true
+    }
+
+    /// The warnings last printed on stderr.
+    private var printedWarnings: [String] = []
+
+    /// Prints the run's warnings on stderr as a headless render does, once
+    /// each time they change (a drag re-runs the scene at every step).
+    private func printWarningsIfChanged() {
+        let now = session.warnings
+        guard now != printedWarnings else { return }
+        printedWarnings = now
+        for w in now { printError("wobble-run: warning: \(w)") }
+        if now.isEmpty && options.verbose { printError("studio: no warnings") }
     }
 
     /// The window is sized again when a run brought an image of another
@@ -827,8 +842,12 @@ final class StudioApp {
             width: layout.windowWidth, frame: k, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30,
             playhead: playhead, clipLength: clipLength, scriptedDuration: session.scriptedDuration, ticks: ticks,
             recording: recorder.isRecording, playing: playing, unsavedEdits: session.hasUnsavedEdits,
-            message: message, messageIsError: messageIsError, hovered: hovered, sceneError: sceneError)
+            message: message, messageIsError: messageIsError, hovered: hovered, sceneError: sceneError,
+            warnings: session.isProvisional ? [] : session.warnings)
     }
+
+    /// The rows under the status line with their kinds, as drawn now.
+    var chromeRows: [(text: String, kind: Chrome.RowKind)] { chrome(index: currentIndex).messageRowsShown }
 
     /// The status rows under the status line as they are drawn now.
     var statusRows: [String] { chrome(index: currentIndex).messageLines }
@@ -856,9 +875,10 @@ final class StudioApp {
     private var helpPages = 1
 
     /// What the help sheet shows under the keys: the scene's error whole,
-    /// then the last message when it is another.
+    /// every warning, then the last message when it is another.
     var helpMessage: String {
-        [sceneError, message == sceneError ? nil : message].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n")
+        ([sceneError] + (session.isProvisional ? [] : session.warnings.map { "warning: " + $0 }) + [message == sceneError ? nil : message])
+            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n")
     }
 
     private func showHelp(page: Int) {

@@ -81,6 +81,18 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Stops the child cleanly: SIGTERM (its own handler removes what it
+    /// was writing), then SIGKILL to its process group when it has not
+    /// ended within `grace` seconds. Returns how it ended.
+    @discardableResult
+    public func terminate(grace: Double) -> Status {
+        lock.lock()
+        if status == .running { _ = Glibc.kill(pid, SIGTERM) }
+        lock.unlock()
+        if !waitExited(timeout: grace) { kill() }
+        return wait()
+    }
+
     /// SIGKILL to its process group (what it started too), unless it
     /// already ended.
     public func kill() {

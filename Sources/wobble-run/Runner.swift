@@ -115,7 +115,7 @@ struct Runner {
         let still = ClipWarnings.isStill(clip)
         report.still = still
         report.loop = clip.loop != nil
-        for w in result.warnings + ClipWarnings.of(clip) + (clip.loop?.warnings ?? []) { report.warn(w) }
+        for w in ClipWarnings.scene(result.warnings, clip: clip) { report.warn(w) }
         guard selection.count <= o.maxFrames else {
             throw RunError("\(Runner.describe(frames: o.frames ?? selection)) selects \(selection.count) frames, more than --max-frames \(o.maxFrames)")
         }

@@ -152,4 +152,96 @@ final class StudioFinishTests: InProcessStudioCase {
         XCTAssertEqual(loop.end(recorded: 1.2, lastEvent: 0), 2 * 1.2 - 0.025 - 1.2, accuracy: 1e-12, "exactly two periods")
         XCTAssertEqual(loop.end(recorded: 1.2001, lastEvent: 0), 3 * 1.2 - 0.025 - 1.2, accuracy: 1e-12)
     }
+
+    /// The scene's warnings show in the window while they hold: a region
+    /// dragged away from the scene's touch says the touch hits nothing and
+    /// nothing moves, in the warning colour; dragged back, they go.
+    func testWarningsShowWhileTheyHoldAndGo() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = StudioFinishTests.starter.replacingOccurrences(of: "x = 10, y = 10, w = 100, h = 70", with: "x = 40, y = 30, w = 50, h = 40")
+        try box.write("s.lua", text)
+        let a = imageArea(120, 90)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var rows: [[(text: String, kind: Chrome.RowKind)]] = []
+        var help = ""
+        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+            // The center handle (65, 50) dragged far from the touch at (60, 45)..
+            (t0 + 0.10, .mouseDown(x: a.x + 65, y: a.y + 50)),
+            (t0 + 0.15, .mouseMove(x: a.x + 90, y: a.y + 75)),
+            (t0 + 0.20, .mouseUp(x: a.x + 110, y: a.y + 85)),
+            (t0 + 0.50, key(.z, ctrl: true)),
+            (t0 + 0.80, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.05, { rows.append(app.chromeRows) }),
+                (t0 + 0.40, { rows.append(app.chromeRows); help = app.helpMessage }),
+                (t0 + 0.70, { rows.append(app.chromeRows) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(rows.count, 3)
+        XCTAssertFalse(rows[0].contains { $0.kind == .warning }, "\(rows[0])")
+        let warned = rows[1].filter { $0.kind == .warning }.map(\.text)
+        XCTAssertEqual(warned.count, 1, "one row: \(rows[1])")
+        XCTAssertTrue(warned[0].hasPrefix("warning:"), warned[0])
+        // F1 shows each whole, with its line.
+        XCTAssertTrue(help.contains("warning: \(box.path("s.lua")):5: touch at (60, 45) hits nothing"), help)
+        XCTAssertTrue(help.contains("warning: nothing moves in the clip's 1 frame"), help)
+        XCTAssertFalse(rows[2].contains { $0.kind == .warning }, "undone: the warnings went: \(rows[2])")
+    }
+
+    /// Quitting during an export stops it cleanly (SIGTERM: the tool
+    /// removes what it was writing): nothing is left beside the scene.
+    func testQuittingDuringAnExportLeavesNoFile() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 600, height: 400))
+        try box.write("s.lua", """
+        image("img.png")
+        fps(30)
+        local r = addSketch{x = 50, y = 50, w = 500, h = 300, duration = 30, motion = "spring", damping = 0.01}
+        prepare()
+        impulse(r, 1, 0.5)
+        wait(20)
+
+        """)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var exporting = false
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.05, key(.e)),
+            (t0 + 0.2, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.1, {
+                // Until the tool has started writing beside the scene.
+                surface.holdWhile = {
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: self.box.url.path)) ?? []
+                    return app.isExporting && !names.contains { $0.hasPrefix(".") }
+                }
+                exporting = true
+            })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(exporting)
+        let left = try FileManager.default.contentsOfDirectory(atPath: box.url.path).sorted()
+        XCTAssertEqual(left, ["img.png", "s.lua"], "nothing left beside the scene")
+    }
+
+    /// An export whose render warned is not shown as a success.
+    func testAnExportThatWarnedIsNotShownAsASuccess() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        try box.write("s.lua", StudioFinishTests.starter.replacingOccurrences(of: "touch(60, 45, 80, 45)", with: "touch(115, 85, 118, 88)"))
+        let clock = ManualClock()
+        let t0 = clock.t
+        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.05, key(.e)),
+            (t0 + 0.5, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.06, { surface.holdWhile = { app.isExporting } })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(app.message.hasPrefix("exported in "), app.message)
+        XCTAssertTrue(app.message.contains(", but warning: "), app.message)
+        XCTAssertTrue(app.messageIsError, "a warning is not a success")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("s.gif")))
+    }
 }

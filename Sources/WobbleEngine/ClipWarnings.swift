@@ -2,9 +2,9 @@ import WobbleCore
 
 /// The warnings a clip earns before it is rendered: each is
 /// probably a mistake that would waste a render. One line each.
-enum ClipWarnings {
+public enum ClipWarnings {
     /// True when every model rests at the end of the clip.
-    static func isStill(_ clip: Clip) -> Bool {
+    public static func isStill(_ clip: Clip) -> Bool {
         // A loop rests only when nothing in it ever moves.
         if clip.loop != nil { return (0 ..< clip.frameCount).allSatisfy { clip.frame($0).regions.isEmpty } }
         let end = clip.timeline.snapshot(at: clip.duration)
@@ -14,7 +14,7 @@ enum ClipWarnings {
     }
 
     /// Sketches never prepared, regions outside the image, nothing moving.
-    static func of(_ clip: Clip) -> [String] {
+    public static func of(_ clip: Clip) -> [String] {
         var out: [String] = []
         let entries = clip.timeline.entries
         let everPrepared = entries.contains { !$0.state.models.isEmpty }
@@ -50,8 +50,14 @@ enum ClipWarnings {
     }
 
     /// The looping GIF that ends while models still move.
-    static func loopJump(_ clip: Clip) -> String {
+    public static func loopJump(_ clip: Clip) -> String {
         "the GIF loops but ends while regions still move (it jumps when it starts over); end the scene with untilStill(), or pass --loop -1"
+    }
+
+    /// Every warning of a scene's run that does not depend on the output:
+    /// the script's own (with their lines), the clip's, the loop's.
+    public static func scene(_ scriptWarnings: [String], clip: Clip) -> [String] {
+        scriptWarnings + of(clip) + (clip.loop?.warnings ?? [])
     }
 
     private static func p(_ q: Point) -> String { "(\(NumberText.plain(q.x)), \(NumberText.plain(q.y)))" }
