@@ -223,6 +223,29 @@ public final class Scene {
         hasPerformed = !valid.isEmpty
     }
 
+    /// `perform{...}`: touches and shakes at scene times (seconds from the
+    /// clip's start), applied when the clock reaches each like an event
+    /// performed live; the clip goes on past the script's end for those it
+    /// did not reach. A time before now is an error: the events are given
+    /// before the clock passes them (a baked take sits before the first
+    /// clock step).
+    public func schedule(_ events: [PerformedEvent]) throws {
+        for e in events {
+            guard e.time.isFinite, e.time >= 0 else {
+                throw SceneError("perform", "event times must be finite numbers >= 0 (got \(NumberText.plain(e.time)))")
+            }
+            guard e.time >= now - timeEpsilon else {
+                throw SceneError("perform", "an event at \(NumberText.plain(e.time)) s is before now (\(NumberText.plain(now)) s): call perform{...} before the clock passes its events")
+            }
+        }
+        guard !events.isEmpty else { return }
+        let all = performedPending + events.map { PerformedEvent(time: $0.time, anchor: .start, action: $0.action) }
+        performedPending = all.enumerated().sorted { l, r in
+            l.element.time != r.element.time ? l.element.time < r.element.time : l.offset < r.offset
+        }.map(\.element)
+        hasPerformed = true
+    }
+
     private func apply(_ action: PerformedEvent.Action) {
         switch action {
         case .touch(let a, let b): _ = try? touch(from: a, to: b)

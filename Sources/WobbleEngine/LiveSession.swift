@@ -114,6 +114,11 @@ public final class LiveSession {
     /// touch that hits nothing with its line, nothing moving, a GIF that
     /// ends while moving, sketches never prepared...), one line each.
     public private(set) var warnings: [String] = []
+    /// The events of the scene's own `perform{...}` block (a baked take), as
+    /// the last good run read them.
+    public private(set) var sceneBaked: [PerformedEvent] = []
+    /// The baked events as the edits have them now.
+    public var baked: [PerformedEvent] { edits.baked ?? sceneBaked }
     /// The `untilStill` calls of the last good run and how long each waited.
     public private(set) var stillWaits: [StillWait] = []
     /// Whether the scene's own text calls `loop()` (as the last good run read it).
@@ -258,6 +263,7 @@ public final class LiveSession {
             scriptKicks = r.kicks
             stillWaits = r.stillWaits
             warnings = r.warnings
+            sceneBaked = r.scenePerformed
             if text != sceneText || sceneSource == nil {
                 sceneText = text
                 sceneSource = text.map { SketchSource(text: $0) }
@@ -270,6 +276,7 @@ public final class LiveSession {
             if let before { followCalls(from: before.source, calls: before.calls, base: before.base) }
             // The text says now what the loop edit says: no edit any more.
             if let loop = edits.loop, loop == sceneLoops { edits.loop = nil }
+            if let baked = edits.baked, baked == sceneBaked { edits.baked = nil }
             return true
         case .failure(let f):
             error = ScriptError(message: f.message, details: f.details, kind: f.kind)
@@ -666,12 +673,32 @@ public final class LiveSession {
         // `loop()` switched first: the sketches are then found in that
         // text by their identity (a line more or less changes none).
         var disk = disk
-        if let loop = edits.loop {
-            do {
-                disk = try LoopSource.switched(disk, on: loop, waits: stillWaits, name: options.scenePath)
-            } catch {
-                throw SaveError(message: "not saved: \(error)")
+        do {
+            // The timeline's deletions first (by line, as the run read them;
+            // refused when such a line changed), then the baked block.
+            if !edits.removedKicks.isEmpty {
+                if disk != runText {
+                    let runLines = LoopSource.lineTexts(runText), diskLines = LoopSource.lineTexts(disk)
+                    for l in edits.removedKicks where runLines[l] != diskLines[l] {
+                        throw SaveError(message: "not saved: \(options.scenePath):\(l) changed on disk; the deleted kick stays pending (Ctrl+Z undoes it)")
+                    }
+                }
+                disk = try TimelineSource.removingKicks(disk, lines: edits.removedKicks, name: options.scenePath)
             }
+            if let loop = edits.loop {
+                // (Lines after a deleted kick moved up.)
+                let waits = stillWaits.map { w -> StillWait in
+                    var w = w
+                    w.line = w.line.map { l in l - edits.removedKicks.filter { $0 < l }.count }
+                    return w
+                }
+                disk = try LoopSource.switched(disk, on: loop, waits: waits, name: options.scenePath)
+            }
+            if let baked = edits.baked { disk = try TimelineSource.withPerform(disk, baked, name: options.scenePath) }
+        } catch let e as SaveError {
+            throw e
+        } catch {
+            throw SaveError(message: "not saved: \(error)")
         }
         let diskSource = disk == runText ? runSource : SketchSource(text: disk)
         var sources: [[UInt8]: SketchSource] = [runText: runSource]

@@ -70,19 +70,20 @@ public enum LoopSource {
             }
             for line in own {
                 guard let r = lines(t).first(where: { $0.line == line })?.tokens else { continue }
-                // The whole line, from its start to after its newline.
-                var s = t[r.lowerBound].start
-                while s > 0, text[s - 1] != 10 { s -= 1 }
-                var e = t[r.upperBound - 1].end
-                while e < text.count, text[e] != 10 { e += 1 }
-                if e < text.count { e += 1 }
-                replacements.append((s..<e, ""))
+                replacements.append((TimelineSource.wholeLine(t, r, text), ""))
             }
         }
         var out = text
         for (r, s) in replacements.sorted(by: { $0.0.lowerBound > $1.0.lowerBound }) {
             out.replaceSubrange(r, with: Array(s.utf8))
         }
+        return out
+    }
+
+    /// Each line's text by 1-based line number.
+    public static func lineTexts(_ text: [UInt8]) -> [Int: [UInt8]] {
+        var out: [Int: [UInt8]] = [:]
+        for (i, l) in text.split(separator: 10, omittingEmptySubsequences: false).enumerated() { out[i + 1] = Array(l) }
         return out
     }
 

@@ -21,6 +21,7 @@ extension ScriptSession {
 
     /// `shake(ax, ay)`.
     func shake(_ a: LuaArgs) throws -> Int32 {
+        if isRemovedKick(a.lua) { return 0 }
         let ax = try a.number(1), ay = try a.number(2)
         try scene.shake(ax: ax, ay: ay)
         noteKick("shake", a.lua)

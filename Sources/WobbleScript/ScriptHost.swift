@@ -83,6 +83,8 @@ public struct ScriptResult {
     public var kicks: [ScriptKick] = []
     /// The `untilStill` calls, in order, with how long each waited.
     public var stillWaits: [StillWait] = []
+    /// The events the scene file's own `perform{...}` gave (a baked take).
+    public var scenePerformed: [PerformedEvent] = []
     /// What the script did that is probably a mistake (a `touch` that hit
     /// no live region, with its line), one line each.
     public var warnings: [String] = []

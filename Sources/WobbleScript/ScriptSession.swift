@@ -75,12 +75,22 @@ final class ScriptSession {
     static let maxKicks = 20_000
     /// The `untilStill` calls so far (the studio's loop turns them into waits).
     var stillWaits: [StillWait] = []
+    /// The events the scene file's own `perform{...}` gave.
+    var scenePerformed: [PerformedEvent] = []
 
     /// Notes a kick of `kind` at `time` (now when nil), called from the line running.
     func noteKick(_ kind: String, _ lua: LuaStack, at time: Double? = nil) {
         guard kicks.count < ScriptSession.maxKicks else { return }
         let (line, file) = caller(lua)
         kicks.append(ScriptKick(time: time ?? scene.now, kind: kind, line: line, file: file))
+    }
+
+    /// Whether the call running was deleted on the studio's timeline (its
+    /// line of the scene file is in `SketchEdits.removedKicks`): it does nothing.
+    func isRemovedKick(_ lua: LuaStack) -> Bool {
+        guard !options.sketchEdits.removedKicks.isEmpty else { return false }
+        let (line, file) = caller(lua)
+        return file == nil && line.map { options.sketchEdits.removedKicks.contains($0) } ?? false
     }
 
     /// The line running and, when it is in a module, the module's file name.
@@ -151,6 +161,13 @@ final class ScriptSession {
             try? scene.setLoop()
             scene.untilStillInLoop = true
         }
+        if let baked = options.sketchEdits.baked {
+            // The studio's bake, in place of the scene's own `perform{...}`
+            // (which sits before the first clock step: time 0).
+            do { try scene.schedule(baked) } catch let e as SceneError {
+                throw ScriptError(message: "wobble-run: \(e.description)", kind: .finish)
+            }
+        }
         recordInput(.scene, options.scriptPath)
         let loaded = lua.loadFile(options.scriptPath)
         if !loaded.ok {
@@ -192,6 +209,7 @@ final class ScriptSession {
         result.sketchCalls = sketchCalls
         result.kicks = kicks
         result.stillWaits = stillWaits
+        result.scenePerformed = scenePerformed
         result.warnings = warnings
         return result
     }

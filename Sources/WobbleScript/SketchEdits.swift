@@ -29,14 +29,26 @@ public struct SketchEdits: Sendable, Equatable {
     /// `loop()` line (and turns the scene's `untilStill()` into the wait
     /// it made, since a loop never comes to rest).
     public var loop: Bool?
+    /// The scene's `perform{...}` list as it should be (the studio's `B`
+    /// baked a take into it; a baked event deleted or moved on the
+    /// timeline), nil: as the scene says. A run schedules it instead of the
+    /// scene's own; a save writes it as the scene's `perform{...}` block.
+    public var baked: [PerformedEvent]?
+    /// Lines of the scene whose `touch`/`impulse`/`shake` statement was
+    /// deleted on the timeline: a run skips the calls made from them; a
+    /// save takes the statements out.
+    public var removedKicks: Set<Int> = []
 
-    public init(calls: [Int: SketchState] = [:], added: [SketchState] = [], loop: Bool? = nil) {
+    public init(calls: [Int: SketchState] = [:], added: [SketchState] = [], loop: Bool? = nil,
+                baked: [PerformedEvent]? = nil, removedKicks: Set<Int> = []) {
         self.calls = calls
         self.added = added
         self.loop = loop
+        self.baked = baked
+        self.removedKicks = removedKicks
     }
 
-    public var isEmpty: Bool { calls.isEmpty && added.isEmpty && loop == nil }
+    public var isEmpty: Bool { calls.isEmpty && added.isEmpty && loop == nil && baked == nil && removedKicks.isEmpty }
 }
 
 /// A clock step the script took with `untilStill`: its line and how long

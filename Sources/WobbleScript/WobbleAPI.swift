@@ -19,6 +19,7 @@ extension ScriptSession {
         HostFunction("wobbleModels") { s, a in s.wobbleModels(a) },
         HostFunction("impulse") { s, a in try s.impulse(a) },
         HostFunction("touch") { s, a in try s.touch(a) },
+        HostFunction("perform") { s, a in try s.perform(a) },
         HostFunction("reset") { s, _ in
             if let e = s.scene.loopProblem("reset") { throw e }
             s.scene.reset()
@@ -120,6 +121,7 @@ extension ScriptSession {
 
     /// `impulse(target, dx, dy [, amplitude = 1])`.
     func impulse(_ a: LuaArgs) throws -> Int32 {
+        if isRemovedKick(a.lua) { return 0 }
         let t = try target(a, 1)
         let dx = try a.number(2), dy = try a.number(3)
         let amplitude = try a.optionalNumber(4) ?? 1
@@ -128,8 +130,21 @@ extension ScriptSession {
         return 0
     }
 
+    /// `perform{ {t, touch = {x0, y0, x1, y1}}, {t, shake = {ax, ay}}, ... }`:
+    /// pokes and shakes at clip times `t` (seconds), applied as the clock
+    /// reaches each (what the studio's `B` writes from a take).
+    func perform(_ a: LuaArgs) throws -> Int32 {
+        let events = try PerformTable.read(a, 1)
+        if caller(a.lua).file == nil { scenePerformed += events }
+        // The studio's pending bake replaces the scene's own list.
+        if options.sketchEdits.baked != nil { return 0 }
+        try scene.schedule(events)
+        return 0
+    }
+
     /// `touch(x0, y0, x1, y1)` → the model hit, or nil.
     func touch(_ a: LuaArgs) throws -> Int32 {
+        if isRemovedKick(a.lua) { a.lua.pushNil(); return 1 }
         let x0 = try a.number(1), y0 = try a.number(2), x1 = try a.number(3), y1 = try a.number(4)
         noteKick("touch", a.lua)
         if let hit = try scene.touch(from: Point(x0, y0), to: Point(x1, y1)) {

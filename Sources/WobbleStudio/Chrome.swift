@@ -195,7 +195,11 @@ struct Chrome {
                 c.fill(x: x(scriptedDuration), y: 2, w: 1, h: 16, (220, 220, 220))
             }
             for t in ticks {
-                if t.performed {
+                if t.selected {
+                    c.fill(x: x(t.time) - 1, y: 2, w: 3, h: 16, (255, 255, 255))
+                } else if case .baked = t.ref {
+                    c.fill(x: x(t.time) - 1, y: 9, w: 3, h: 7, (120, 230, 120))
+                } else if t.performed {
                     c.fill(x: x(t.time) - 1, y: 4, w: 3, h: 4, (250, 200, 60))
                 } else {
                     c.fill(x: x(t.time), y: 10, w: 1, h: 6, (150, 230, 255))

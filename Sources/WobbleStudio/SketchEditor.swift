@@ -239,10 +239,18 @@ final class SketchEditor {
 
     /// Sets the loop edit (nil: as the scene says) as one undo step.
     func setLoop(_ loop: Bool?) {
-        guard session.edits.loop != loop else { return }
+        change { $0.loop = loop }
+    }
+
+    /// Changes the edits with `body` as one undo step (`record`: false
+    /// while a gesture goes on whose start was recorded); the scene runs again.
+    func change(record: Bool = true, _ body: (inout SketchEdits) -> Void) {
+        var e = session.edits
+        body(&e)
+        guard e != session.edits else { return }
         drag = nil
-        history.record(session.edits, base: session.baseStates)
-        session.edits.loop = loop
+        if record { history.record(session.edits, base: session.baseStates) }
+        session.edits = e
         edited()
     }
 
@@ -308,12 +316,14 @@ final class SketchEditor {
                 taken.insert(n)
                 return n
             }
-            let loop = session.edits.loop
+            let loop = session.edits.loop, baked = session.edits.baked, removed = session.edits.removedKicks.count
             let r = try session.saveEdits(runAfter: false)
             if !added.isEmpty { history.recordWall(added: names) }
             let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
                         r.added > 0 ? "\(r.added) added" : nil,
-                        loop.map { $0 ? "loop() written" : "loop() taken out" }].compactMap { $0 }.joined(separator: ", ")
+                        loop.map { $0 ? "loop() written" : "loop() taken out" },
+                        baked.map { "\($0.count) baked event\($0.count == 1 ? "" : "s")" },
+                        removed > 0 ? "\(removed) kick\(removed == 1 ? "" : "s") deleted" : nil].compactMap { $0 }.joined(separator: ", ")
             status("saved \(sceneName): \(what)", false)
             printError("studio: saved \(scenePath) (\(what))")
             return true

@@ -42,6 +42,8 @@ final class StudioApp {
     private let editor: SketchEditor
     /// The selected region's name and parameters, in the column right of the picture.
     private let inspector: Inspector
+    /// Bakes takes, selects, deletes and moves ticks.
+    private let timelineEditor: TimelineEditor
     /// Asking before quitting with unsaved edits.
     private var quitGuard = QuitGuard()
     /// The title shown (nil: not set yet).
@@ -105,6 +107,7 @@ final class StudioApp {
         session = LiveSession(options: options.session)
         editor = SketchEditor(session: session, clock: clock, verbose: options.verbose)
         inspector = Inspector(session: session, editor: editor)
+        timelineEditor = TimelineEditor(session: session, editor: editor)
         recorder = TakeRecorder(options: options.session, verbose: options.verbose)
         exporter = Exporter(options: options.session, tool: options.toolPath)
         presenter = Presenter(session: session, clock: clock, profile: options.profile)
@@ -526,6 +529,8 @@ final class StudioApp {
                 editor.beginDrag(hit.origin, handle: hit.handle, x, y)
             } else if layout.timelineContains(x, y) {
                 guard !recorder.isRecording else { say("recording: R stops it first"); break }
+                let c = chrome(index: currentIndex)
+                if timelineEditor.press(Chrome.tick(near: x, in: c.ticks, width: c.width, length: c.length)) { break }
                 scrubbing = true
                 transport.pause()
                 scrub(x)
@@ -543,9 +548,13 @@ final class StudioApp {
             if let v = navigator.panned(x, y, layout: layout) { show(v) }
             if editor.isDragging { editor.moveDrag(x, y, layout: layout) }
             if scrubbing { scrub(x) }
+            if timelineEditor.isDragging { timelineEditor.drag(to: layout.timelineFraction(x) * chrome(index: currentIndex).length, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod) }
             if inspector.mouseMoved(x, layout: layout) { dirty = true }
         case .mouseUp(let x, let y):
             if inspector.mouseUp() {
+            } else if timelineEditor.isDragging {
+                timelineEditor.drag(to: layout.timelineFraction(x) * chrome(index: currentIndex).length, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod)
+                timelineEditor.endDrag()
             } else if editor.isDragging {
                 editor.moveDrag(x, y, layout: layout)
                 editor.endDrag()
@@ -658,6 +667,10 @@ final class StudioApp {
             seek(frame: 0)
         case .l where !ctrl:
             toggleLoop()
+        case .b where !ctrl:
+            timelineEditor.bake(take: recorder.lastTake, loopPeriod: loopPeriod)
+        case .delete where timelineEditor.deleteSelected():
+            break
         case .backspace, .delete:
             if session.performed.isEmpty {
                 say("no pokes to forget")
@@ -769,15 +782,17 @@ final class StudioApp {
     private func stopRecording() {
         let (scene, text) = takeScene()
         // A looping scene's take ends on a whole number of its periods.
-        // (The period is the scripted clip's: the clip playing now has the
-        // take's events after it.)
         let loop = session.clip.flatMap { c in
-            c.loop.map { _ in
-                Take.Loop(scriptEnd: session.scriptedDuration,
-                          period: Scene.frameCount(end: session.scriptedDuration, fps: c.fps) / c.fps, fps: c.fps)
-            }
+            loopPeriod.map { Take.Loop(scriptEnd: session.scriptedDuration, period: $0, fps: c.fps) }
         }
         recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName, sceneText: text, loop: loop, scene: scene)
+    }
+
+    /// A looping scene's period: its scripted clip, whole frames (the clip
+    /// playing may have a take's events after it); nil when it does not loop.
+    private var loopPeriod: Double? {
+        guard let c = session.clip, c.loop != nil else { return nil }
+        return Scene.frameCount(end: session.scriptedDuration, fps: c.fps) / c.fps
     }
 
     private func toggleRecording() {
@@ -855,7 +870,8 @@ final class StudioApp {
     /// The timeline's ticks now.
     private var ticks: [Tick] {
         Tick.all(script: session.scriptKicks, performed: session.performed, take: recorder.take,
-                 scriptedDuration: session.scriptedDuration, sceneName: sceneName)
+                 scriptedDuration: session.scriptedDuration, sceneName: sceneName, baked: session.baked,
+                 deletable: { [unowned self] in timelineEditor.isDeletable(line: $0) }, selected: timelineEditor.selected)
     }
 
     /// Names the tick under the mouse when it is over the timeline.

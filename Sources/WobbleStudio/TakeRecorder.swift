@@ -13,6 +13,8 @@ final class TakeRecorder {
     var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
     /// The take being recorded, nil when none is.
     private(set) var take: Take?
+    /// The last take recorded (what `B` bakes), kept after it was written.
+    var lastTake: Take?
 
     init(options: SessionOptions, verbose: Bool) {
         self.options = options
@@ -64,6 +66,7 @@ final class TakeRecorder {
     func stop(seconds: Double, sceneName: String, sceneText: [UInt8]?, loop: Take.Loop? = nil, scene: Scene) {
         guard let take else { return }
         self.take = nil
+        if !take.events.isEmpty { lastTake = take }
         guard !take.events.isEmpty else {
             status("take: nothing performed, nothing written", false)
             return

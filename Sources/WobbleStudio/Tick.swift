@@ -8,16 +8,28 @@ struct Tick: Equatable {
     var time: Double
     var label: String
     var performed: Bool
+    /// What selecting the tick selects (nil: it cannot be selected).
+    var ref: TickRef? = nil
+    /// Selected (drawn white and taller).
+    var selected = false
 
     /// Every tick: the script's kicks with their lines, the pokes and
     /// shakes performed in the preview, and those of the take being recorded.
     static func all(script: [ScriptKick], performed: [PerformedEvent], take: Take?, scriptedDuration scripted: Double,
-                    sceneName: String) -> [Tick] {
+                    sceneName: String, baked: [PerformedEvent] = [], deletable: (Int) -> Bool = { _ in false },
+                    selected: TickRef? = nil) -> [Tick] {
         func what(_ a: PerformedEvent.Action) -> String {
             if case .touch = a { return "touch" } else { return "shake" }
         }
         let own = script.map { k in
-            Tick(time: k.time, label: "\(k.kind) at \(fmt3(k.time)) s, \(k.file ?? sceneName)\(k.line.map { " line \($0)" } ?? "")", performed: false)
+            let ref = k.file == nil ? k.line.flatMap { deletable($0) ? TickRef.script(line: $0) : nil } : nil
+            return Tick(time: k.time, label: "\(k.kind) at \(fmt3(k.time)) s, \(k.file ?? sceneName)\(k.line.map { " line \($0)" } ?? "")"
+                            + (ref != nil ? " (click selects, Delete deletes)" : ""),
+                        performed: false, ref: ref, selected: ref != nil && ref == selected)
+        }
+        let bakedTicks = baked.enumerated().map { i, e in
+            Tick(time: e.time, label: "\(what(e.action)) baked at \(fmt3(e.time)) s (click selects, drag moves, Delete deletes)",
+                 performed: false, ref: .baked(index: i), selected: selected == .baked(index: i))
         }
         let poked = performed.map { e in
             let t = e.anchor == .start ? e.time : scripted + e.time
@@ -28,6 +40,14 @@ struct Tick: Equatable {
             Tick(time: scripted + Double(e.milliseconds) / 1000,
                  label: "\(what(e.action)) of the take at +\(fmt3(Double(e.milliseconds) / 1000)) s", performed: true)
         } ?? []
-        return own + poked + recorded
+        return own + bakedTicks + poked + recorded
     }
+}
+
+/// A tick that can be selected: a scripted kick by its line in the scene
+/// (deleted with the whole statement), or an event of the scene's baked
+/// `perform{...}` list by its index (deleted or moved in time).
+enum TickRef: Equatable {
+    case script(line: Int)
+    case baked(index: Int)
 }

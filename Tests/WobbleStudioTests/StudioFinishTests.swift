@@ -244,4 +244,115 @@ final class StudioFinishTests: InProcessStudioCase {
         XCTAssertTrue(app.messageIsError, "a warning is not a success")
         XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("s.gif")))
     }
+
+    /// Where time `t` is on the timeline of a 120×90 scene's window.
+    func timelineX(_ t: Double, length: Double) -> (x: Int, y: Int) {
+        let l = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080))
+        return (Chrome.x(t, width: l.windowWidth, length: length), l.chromeY + 10)
+    }
+
+    /// `R`, a poke, `R`, `B`, `Ctrl+S`: the poke is in the scene at its time
+    /// in the clip, and the saved scene renders frame for frame what the
+    /// take performed after its scripted part.
+    func testBBakesTheTakeIntoTheSceneAndItRendersThePerformance() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        fps(10)
+        local region = addSketch{x = 10, y = 10, w = 100, h = 70, duration = 0.6}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let area = imageArea(120, 90)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.1, key(.r)),
+            (t0 + 0.35, .mouseDown(x: area.x + 35, y: area.y + 30)),
+            (t0 + 0.4, .mouseUp(x: area.x + 45, y: area.y + 40)),
+            (t0 + 0.9, key(.r)),
+            (t0 + 1.0, key(.b)),
+            (t0 + 1.2, key(.s, ctrl: true)),
+            (t0 + 1.4, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 1.1, { messages.append(app.message) }),
+                (t0 + 1.3, { messages.append(app.message) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        let take = try read("s-take-1.lua")
+        let block = try XCTUnwrap(take.components(separatedBy: "after the scripted clip, to the millisecond.\n").last)
+        let ms = try XCTUnwrap(block.split(separator: "\n").first { $0.hasPrefix("wait(") }.map { String($0.dropFirst(5).dropLast()) })
+        XCTAssertEqual(messages.first, "baked 1 poke and shake into the clip at \(String(format: "%.3f", Double(ms) ?? -1))–\(String(format: "%.3f", Double(ms) ?? -1)) s (Ctrl+S writes them into the scene)")
+        XCTAssertEqual(messages.last, "saved s.lua: 1 baked event")
+        let saved = try read("s.lua")
+        XCTAssertEqual(saved, text.replacingOccurrences(of: "prepare()\n", with: """
+        -- Pokes and shakes baked from a take in `wobble-run edit` (B), at their
+        -- times in the clip (seconds): edit, move or delete them freely.
+        perform{
+          {\(ms), touch = {35.5, 30.5, 45.5, 40.5}},
+        }
+        prepare()
+
+        """))
+        XCTAssertFalse(app.session.hasUnsavedEdits)
+        // The take's performed part (from its scripted end, frame 5) is the
+        // baked scene's clip, frame for frame.
+        let takeJSON = try checkJSON("s-take-1.lua"), bakedJSON = try checkJSON("s.lua")
+        let takeFrames = try XCTUnwrap(takeJSON["frames"] as? Int), bakedFrames = try XCTUnwrap(bakedJSON["frames"] as? Int)
+        XCTAssertEqual(takeFrames - 5, bakedFrames)
+        let performed = try headlessFrames("s-take-1.lua", count: takeFrames, folder: "take")
+        let baked = try headlessFrames("s.lua", count: bakedFrames, folder: "baked")
+        XCTAssertEqual(Array(performed[5...]), baked)
+        XCTAssertNotEqual(baked[0], baked[Int((Double(ms) ?? 0) * 10) + 2], "the poke moves the region")
+    }
+
+    /// A scripted touch is selected by its tick and deleted (`Delete`),
+    /// then `Ctrl+S` takes its line out; a baked event is dragged along the
+    /// timeline to another time, and `Delete` on it empties the list.
+    func testTicksAreSelectedDeletedAndMoved() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = """
+        image("img.png")
+        fps(10)
+        local region = addSketch{x = 10, y = 10, w = 100, h = 70, duration = 0.6}
+        perform{
+          {0.2, touch = {60, 45, 80, 45}},
+        }
+        prepare()
+        wait(0.5)
+        touch(60, 45, 40, 45)
+        wait(1)
+
+        """
+        try box.write("s.lua", text)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var lengths: [Double] = []
+        // The clip goes on until the baked poke's wobble rests.
+        let length = Double(try XCTUnwrap(try checkJSON("s.lua")["frames"] as? Int)) / 10
+        let scripted = timelineX(0.5, length: length), baked = timelineX(0.2, length: length), to = timelineX(0.7, length: length)
+        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: scripted.x, y: scripted.y)),
+            (t0 + 0.12, .mouseUp(x: scripted.x, y: scripted.y)),
+            (t0 + 0.15, key(.delete)),
+            (t0 + 0.30, .mouseDown(x: baked.x, y: baked.y)),
+            (t0 + 0.35, .mouseMove(x: (baked.x + to.x) / 2, y: baked.y)),
+            (t0 + 0.40, .mouseUp(x: to.x, y: to.y)),
+            (t0 + 0.60, key(.s, ctrl: true)),
+            (t0 + 0.80, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.05, { lengths.append(Double(app.session.clip?.frameCount ?? 0) / 10) })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(lengths, [length])
+        XCTAssertFalse(app.session.hasUnsavedEdits)
+        let saved = try read("s.lua")
+        XCTAssertEqual(saved, text.replacingOccurrences(of: "touch(60, 45, 40, 45)\n", with: "")
+            .replacingOccurrences(of: "{0.2, touch", with: "{0.7, touch"))
+    }
 }
