@@ -57,6 +57,8 @@ public enum LuaAPIDoc {
         Function("touch", [Parameter("x0", "number"), Parameter("y0", "number"), Parameter("x1", "number"), Parameter("y1", "number")],
                  returns: ["wobble.Wobble?"],
                  "A drag from (x0, y0) to (x1, y1): the innermost live model containing the start point (smallest corner area, first on a tie) wobbles along it."),
+        Function("perform", [Parameter("events", "table")],
+                 "Pokes and shakes at clip times: {{t, touch = {x0, y0, x1, y1}}, {t, shake = {ax, ay}}, ...} (what the studio's B bakes from a take); call it before the clock passes them."),
         Function("enableMotion", [Parameter("trace", "string", optional: true)],
                  "Switches the accelerometer on; a CSV trace (t, ax, ay) plays on the virtual clock."),
         Function("shake", [Parameter("ax", "number"), Parameter("ay", "number")],

@@ -63,7 +63,7 @@ final class StudioRunFailureTests: InProcessStudioCase {
         let error = box.path("s.lua") + ":3: lt is too far right"
         XCTAssertEqual(said?.message, "the scene failed with lt at (20, 15) of the sketch of line 2: \(error); Ctrl+Z undoes")
         XCTAssertEqual(said?.isError, true)
-        XCTAssertTrue(app.message.hasPrefix("1 unsaved edit: close again quits without saving"), app.message)
+        XCTAssertTrue(app.message.hasPrefix("1 unsaved edit (s): close again quits without saving"), app.message)
         // On stderr once (the drag ran the scene once with lt there).
         XCTAssertEqual(stderr.components(separatedBy: error + "\n").count - 1, 1, stderr)
         XCTAssertEqual(try read("s.lua"), text)
@@ -102,7 +102,8 @@ final class StudioRunFailureTests: InProcessStudioCase {
     /// runs again; the help sheet has it whole.
     func testASceneErrorStaysShownUntilTheSceneRunsAgain() throws {
         try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
-        let good = "image('img.png')\naddSketch{x = 10, y = 10, w = 100, h = 70}\nprepare()\nwait(0.5)\n"
+        // (A clip that moves and rests: no warning shares the rows.)
+        let good = "image('img.png')\nlocal r = addSketch{x = 10, y = 10, w = 100, h = 70}\nprepare() impulse(r, 1, 0)\nuntilStill()\n"
         let long = String(repeating: "a long reason ", count: 6) + "at the end"
         try box.write("s.lua", good)
         let clock = ManualClock()

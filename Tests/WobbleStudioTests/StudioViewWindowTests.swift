@@ -55,7 +55,7 @@ extension StudioTests {
         // A tick: the impulse at 0 s, line 4.
         before = w.lineCount
         try display.x("xdotool", ["mousemove", "--window", w.windowID, "8", "\(500 - 88 + 10)"])
-        try w.waitForLine(after: before, "the tick", { $0 == "studio: tick: impulse at 0.000 s, \(scene) line 4" })
+        try w.waitForLine(after: before, "the tick", { $0 == "studio: tick: impulse at 0.000 s, \(scene) line 4 (click selects, Delete deletes)" })
         XCTAssertEqual(try w.quit(), 0)
     }
 
