@@ -668,7 +668,9 @@ final class StudioApp {
         case .l where !ctrl:
             toggleLoop()
         case .b where !ctrl:
-            timelineEditor.bake(take: recorder.lastTake, loopPeriod: loopPeriod)
+            if timelineEditor.bake(take: recorder.lastTake, loopPeriod: loopPeriod), options.verbose {
+                printError("studio: baked \(session.baked.count) event\(session.baked.count == 1 ? "" : "s") into the clip")
+            }
         case .delete where timelineEditor.deleteSelected():
             break
         case .backspace, .delete:
