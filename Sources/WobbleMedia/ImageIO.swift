@@ -66,12 +66,12 @@ public enum ImageIO {
             }
         }
         /// `image` converted to sRGB as `tag` says; a tag that cannot be used: one warning.
-        func managed(_ image: RGBAImage, _ layout: ColourProfile.Layout, _ tag: ColourTag) -> RGBAImage {
-            var pixels = image.pixels
-            if let why = ColourProfile.convert(&pixels, width: image.width, height: image.height, layout: layout, tag: tag) {
+        /// In place: a 12-megapixel picture is 48 MB not to copy.
+        func manage(_ image: inout RGBAImage, _ layout: ColourProfile.Layout, _ tag: ColourTag) {
+            let (width, height) = (image.width, image.height)
+            if let why = ColourProfile.convert(&image.pixels, width: width, height: height, layout: layout, tag: tag) {
                 warn(prefix + why + "; the pixels are used as they are")
             }
-            return RGBAImage(width: image.width, height: image.height, pixels: pixels)
         }
         return try data.withUnsafeBytes { raw in
             switch Format(magic: raw) {
@@ -81,12 +81,13 @@ public enum ImageIO {
                 let (tag, present) = ColourTag.png(raw)
                 guard present else { return try PNGCodec.decode(raw, corrupt: corrupt, checkSize: checkSize) }
                 // libpng would apply gAMA itself: it sees the stored values only.
-                let image = try ColourTag.withoutColourChunks(raw).withUnsafeBytes {
+                var image = try ColourTag.withoutColourChunks(raw).withUnsafeBytes {
                     try PNGCodec.decode($0, corrupt: corrupt, checkSize: checkSize)
                 }
                 // IHDR's colour type: 0 and 4 are grey (a grey profile).
                 let grey = raw.count > 25 && (raw[25] == 0 || raw[25] == 4)
-                return managed(image, grey ? .grey : .rgba, tag)
+                manage(&image, grey ? .grey : .rgba, tag)
+                return image
             case .jpeg:
                 var (image, colours) = try JPEGCodec.decode(raw, corrupt: { MediaError(prefix + "truncated or corrupt JPEG (\($0))") }, checkSize: checkSize)
                 let (tag, adobe) = ColourTag.jpeg(raw)
@@ -99,7 +100,7 @@ public enum ImageIO {
                     // convention, which libjpeg, ImageMagick and Pillow follow).
                     case .cmyk: layout = .cmyk(inverted: adobe)
                     }
-                    image = managed(image, layout, tag)
+                    manage(&image, layout, tag)
                 }
                 return ExifOrientation.apply(ExifOrientation.of(jpeg: raw), to: image)
             case nil:
