@@ -11,8 +11,9 @@ published primaries, white points and curves (Adobe RGB (1998), Display
 P3, ProPhoto (ROMM) RGB), and a small table-based CMYK profile, so that the
 tests need no profile package. Prints the case names, one a line.
 
-With --big, writes only big.jpg (an Adobe RGB photo-like JPEG of that size)
-and big-untagged.jpg (the same without its profile), for timing.
+With --big, writes only photo-sized JPEGs for timing (Scripts/bench-colour.sh):
+big-untagged.jpg, big-srgb.jpg, big-adobe-rgb.jpg, big-cmyk-untagged.jpg and
+big-cmyk.jpg, the same picture each.
 
 Needs python3-pil and python3-numpy.
 """
@@ -167,13 +168,27 @@ def with_chunks(png, chunks):
     return png[:33] + b"".join(chunks) + png[33:]
 
 
+def big(out, w, h):
+    """Photo-sized JPEGs (noise as a camera's, so that they decode like one):
+    untagged, sRGB-tagged, Adobe RGB; CMYK with and without a profile."""
+    rng = np.random.default_rng(1)
+    pixels = np.clip(photo(w, h) + rng.normal(0, 6, (h, w, 3)), 0, 255).astype(np.uint8)
+    im = Image.fromarray(pixels)
+    im.save(f"{out}/big-untagged.jpg", quality=90)
+    im.save(f"{out}/big-srgb.jpg", quality=90, icc_profile=ImageCms.ImageCmsProfile(SRGB).tobytes())
+    im.save(f"{out}/big-adobe-rgb.jpg", quality=90, icc_profile=ADOBE_RGB)
+    rgb = pixels / 255.0
+    k = (1 - rgb.max(axis=-1)) * 0.7
+    cmy = (1 - rgb - k[..., None]) / (1 - k[..., None])
+    cmyk = Image.fromarray(np.round(np.dstack([cmy, k]) * 255).astype(np.uint8), "CMYK")
+    cmyk.save(f"{out}/big-cmyk-untagged.jpg", quality=90)
+    cmyk.save(f"{out}/big-cmyk.jpg", quality=90, icc_profile=cmyk_profile())
+
+
 def main():
     out = sys.argv[1]
     if len(sys.argv) > 3 and sys.argv[2] == "--big":
-        w, h = (int(v) for v in sys.argv[3].split("x"))
-        im = Image.fromarray(photo(w, h))
-        im.save(f"{out}/big.jpg", quality=90, icc_profile=ADOBE_RGB)
-        im.save(f"{out}/big-untagged.jpg", quality=90)
+        big(out, *(int(v) for v in sys.argv[3].split("x")))
         return
     cases = []
 
