@@ -206,6 +206,20 @@ enum ColourProfile {
         return curves.withUnsafeMutableBufferPointer { cmsCreateRGBProfileTHR(context, &white, &primaries, $0.baseAddress) }
     }
 
+    /// The ICC bytes of the profile `convert` builds for PNG `gAMA`/`cHRM`
+    /// (tests and the image fuzzer embed it in their files), or nil.
+    static func iccBytes(gamma: Double?, chromaticities: Chromaticities?) -> [UInt8]? {
+        guard let context = cmsCreateContext(nil, nil) else { return nil }
+        defer { cmsDeleteContext(context) }
+        guard let profile = pngProfile(context, gamma: gamma, chromaticities: chromaticities) else { return nil }
+        defer { cmsCloseProfile(profile) }
+        var size: cmsUInt32Number = 0
+        guard cmsSaveProfileToMem(profile, nil, &size) != 0, size > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        guard bytes.withUnsafeMutableBytes({ cmsSaveProfileToMem(profile, $0.baseAddress, &size) }) != 0 else { return nil }
+        return bytes
+    }
+
     /// CMYK to RGB without a profile, as most viewers show an untagged
     /// CMYK JPEG: R = (1 - C)(1 - K), and so on; alpha 255.
     private static func plainCMYK(_ pixels: inout [UInt8], inverted: Bool) {

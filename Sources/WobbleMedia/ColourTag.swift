@@ -112,10 +112,11 @@ enum ColourTag: Equatable {
                   nul + 1 < iccp.endIndex, iccp[nul + 1] == 0 else {
                 return (.broken("its ICC profile (iCCP) is damaged"), present)
             }
-            guard let profile = Inflate.zlib(iccp[(nul + 2)...], limit: maxProfileSize) else {
-                return (.broken("its ICC profile (iCCP) is damaged"), present)
+            switch Inflate.zlib(iccp[(nul + 2)...], limit: maxProfileSize) {
+            case .bytes(let profile): return (.icc(profile), present)
+            case .damaged: return (.broken("its ICC profile (iCCP) is damaged"), present)
+            case .tooLarge: return (.broken("its ICC profile (iCCP) is larger than \(maxProfileSize >> 20) MiB"), present)
             }
-            return (.icc(profile), present)
         }
         if srgb { return (.sRGB, present) }
         if gamma == nil && chrm == nil { return (.none, present) }
