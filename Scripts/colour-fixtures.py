@@ -248,6 +248,13 @@ def main():
     Image.fromarray(photo()).save(f"{out}/broken.jpg", quality=95, subsampling=0, icc_profile=b"not a profile " * 40)
     Image.fromarray(photo()).save(f"{out}/srgb.jpg", quality=95, subsampling=0,
                                   icc_profile=ImageCms.ImageCmsProfile(SRGB).tobytes())
+    # Opens, but cannot convert: colorants without curves.
+    m = rgb_to_xyz_d50(D65, (0.64, 0.33), (0.21, 0.71), (0.15, 0.06))
+    no_curves = profile(b"mntr", b"RGB ", b"XYZ ", [
+        (b"desc", tag_desc("no curves (test)")), (b"wtpt", tag_xyz(D50)),
+        (b"rXYZ", tag_xyz(m[:, 0])), (b"gXYZ", tag_xyz(m[:, 1])), (b"bXYZ", tag_xyz(m[:, 2])),
+    ])
+    Image.fromarray(photo()).save(f"{out}/no-curves.jpg", quality=95, subsampling=0, icc_profile=no_curves)
     broken_png = with_chunks(plain.getvalue(), [png_chunk(b"iCCP", b"icc\0\0" + b"not zlib data")])
     with open(f"{out}/broken.png", "wb") as f:
         f.write(broken_png)

@@ -148,6 +148,16 @@ final class ColourTests: XCTestCase {
         XCTAssertEqual(warnings, ["image '\(dir.path("broken.png"))': its ICC profile (iCCP) is damaged; the pixels are used as they are"])
     }
 
+    func testProfileThatCannotConvertWarns() throws {
+        var warnings: [String] = []
+        let image = try ImageIO.load(path: dir.path("no-curves.jpg"), warn: { warnings.append($0) })
+        XCTAssertEqual(image, try ImageIO.load(path: dir.path("untagged.jpg")))
+        XCTAssertEqual(warnings.count, 1)
+        let prefix = "image '\(dir.path("no-curves.jpg"))': its colour profile cannot convert to sRGB (cmsCreateTransformTHR: "
+        XCTAssertTrue(warnings.first?.hasPrefix(prefix) ?? false, "\(warnings)")
+        XCTAssertTrue(warnings.first?.hasSuffix("); the pixels are used as they are") ?? false, "\(warnings)")
+    }
+
     func testSplitProfileWithAPartMissingWarns() throws {
         let bytes = try readBytes(dir.path("split-app2.jpg"))
         var warnings: [String] = []
