@@ -63,6 +63,21 @@ final class ColourE2ETests: XCTestCase {
         XCTAssertGreaterThanOrEqual(quality, 40, "\(quality) dB against ImageCms")
     }
 
+    /// Every kind of tagged input, rendered by the executable, against ImageCms.
+    func testEveryKindOfProfileThroughTheExecutable() throws {
+        let kinds = ["adobe-rgb.jpg", "display-p3.jpg", "prophoto.jpg", "split-app2.jpg", "iccp.png", "gama-chrm.png",
+                     "cmyk-adobe.jpg", "cmyk-plain.jpg"]
+        for file in kinds {
+            let name = String(file.prefix { $0 != "." })
+            try box.write("\(name).lua", "image(\"\(file)\")\n")
+            let r = try Tool.run(["\(name).lua", "--backend", "cpu", "-q", "-o", "\(name).out.png"], cwd: box.url)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.stderr, "", file)
+            let quality = psnr(try ImageIO.load(path: box.path("\(name).out.png")), try ImageIO.load(path: box.path("\(name).ref.png")))
+            XCTAssertGreaterThanOrEqual(quality, 40, "\(file): \(quality) dB against ImageCms")
+        }
+    }
+
     func testBrokenProfileIsOneWarningLine() throws {
         try box.write("s.lua", "image(\"broken.jpg\")\n")
         let r = try Tool.run(["s.lua", "--backend", "cpu", "-q", "-o", "out.png", "--json"], cwd: box.url)
