@@ -218,6 +218,18 @@ def main():
     save_ref(converted(Image.fromarray(photo()), equivalent), out, "gama-chrm")
     cases.append("gama-chrm")
 
+    # A grey PNG with gAMA 1.0 (linear light): the same as a grey profile with that curve.
+    grey = Image.fromarray(photo()[..., 1])
+    plain_grey = io.BytesIO()
+    grey.save(plain_grey, "PNG")
+    with open(f"{out}/grey-gama.png", "wb") as f:
+        f.write(with_chunks(plain_grey.getvalue(), [png_chunk(b"gAMA", struct.pack(">I", 100000))]))
+    linear_grey = profile(b"mntr", b"GRAY", b"XYZ ", [
+        (b"desc", tag_desc("linear grey (test)")), (b"wtpt", tag_xyz(D50)), (b"kTRC", tag_curve(gamma=1.0)),
+    ])
+    save_ref(converted(grey, linear_grey), out, "grey-gama")
+    cases.append("grey-gama")
+
     # CMYK JPEGs through a CMYK profile. Pillow writes Adobe's inverted CMYK
     # with an APP14 marker, and reads every CMYK JPEG as inverted.
     rgb = photo() / 255.0

@@ -52,7 +52,8 @@ enum ColourProfile {
             }
         case .chunks(let gamma, let chromaticities):
             reason = convert(&pixels, width: width, height: height, layout: layout) { context, log in
-                try check(pngProfile(context, gamma: gamma, chromaticities: chromaticities), "cmsCreateRGBProfileTHR", log)
+                try check(pngProfile(context, gamma: gamma, chromaticities: chromaticities, grey: layout == .grey),
+                          "cmsCreateRGBProfileTHR", log)
             }
         }
         if case .cmyk(let inverted) = layout, reason != nil || !tag.hasProfile {
@@ -212,8 +213,9 @@ enum ColourProfile {
 
     /// A profile from PNG's `gAMA` (the file's encoding exponent, e.g.
     /// 0.45455) and `cHRM`; without `gAMA` the sRGB curve, without `cHRM`
-    /// sRGB's primaries and D65 white.
-    private static func pngProfile(_ context: cmsContext, gamma: Double?, chromaticities: Chromaticities?) -> cmsHPROFILE? {
+    /// sRGB's primaries and D65 white. `grey`: a grey profile (the curve
+    /// and the white point only), for a grey PNG.
+    private static func pngProfile(_ context: cmsContext, gamma: Double?, chromaticities: Chromaticities?, grey: Bool = false) -> cmsHPROFILE? {
         let c = chromaticities ?? .sRGB
         var white = cmsCIExyY(x: c.white.x, y: c.white.y, Y: 1)
         var primaries = cmsCIExyYTRIPLE(
@@ -230,6 +232,7 @@ enum ColourProfile {
         }
         guard let curve else { return nil }
         defer { cmsFreeToneCurve(curve) }
+        if grey { return cmsCreateGrayProfileTHR(context, &white, curve) }
         var curves: [OpaquePointer?] = [curve, curve, curve]
         return curves.withUnsafeMutableBufferPointer { cmsCreateRGBProfileTHR(context, &white, &primaries, $0.baseAddress) }
     }

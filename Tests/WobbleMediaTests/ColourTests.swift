@@ -117,6 +117,8 @@ final class ColourTests: XCTestCase {
 
     func testPNGgAMAcHRM() throws { _ = try assertMatchesImageCms("gama-chrm") }
 
+    func testGreyPNGgAMA() throws { _ = try assertMatchesImageCms("grey-gama") }
+
     func testAdobeInvertedCMYKJPEG() throws {
         let ours = try assertMatchesImageCms("cmyk-adobe")
         XCTAssertTrue(stride(from: 3, to: ours.pixels.count, by: 4).allSatisfy { ours.pixels[$0] == 255 })
