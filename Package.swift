@@ -29,6 +29,10 @@ let package = Package(
         systemLibrary("CImageQuant", pkgConfig: "imagequant", apt: "libimagequant-dev"),
         // Animated WebP out (WebPAnimEncoder; libwebpmux pulls in libwebp).
         systemLibrary("CWebP", pkgConfig: "libwebpmux", apt: "libwebp-dev"),
+        // Colour: input images converted to sRGB through their ICC profile
+        // (Little CMS), and zlib for PNG's compressed iCCP profile.
+        systemLibrary("CLCMS2", pkgConfig: "lcms2", apt: "liblcms2-dev"),
+        systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         // The studio window only (the `wobble-studio` executable): SDL2.
         systemLibrary("CSDL2", pkgConfig: "sdl2", apt: "libsdl2-dev"),
 
@@ -50,8 +54,8 @@ let package = Package(
         .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "CLua", "CWobbleLuaShim"]),
         // Renderers: CPU reference and GLES through EGL.
         .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"]),
-        // Images in and out: PNG, JPEG, GIF, frame sinks.
-        .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP"]),
+        // Images in and out: PNG, JPEG, GIF, frame sinks; colour to sRGB.
+        .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP", "CLCMS2", "CZlib"]),
         // A live session: the scene re-run with performed events, its
         // inputs watched, frames rendered and composited (no window code).
         .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),

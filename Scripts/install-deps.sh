@@ -16,6 +16,8 @@ packages=(
   libgif-dev                  # GIF out
   libimagequant-dev           # GIF palettes
   libwebp-dev                 # animated WebP out (WebPAnimEncoder, libwebpmux)
+  liblcms2-dev                # colour: ICC profiles to sRGB on load (Little CMS)
+  zlib1g-dev                  # PNG iCCP profiles (zlib-compressed)
   libsdl2-dev                 # the studio window (wobble-run edit)
 )
 if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then

@@ -26,6 +26,8 @@ import Glibc
 ///   before it) when that makes the next frame's rectangle smaller than
 ///   keeping it: a wobble that swings around the still picture is then
 ///   drawn against the still.
+/// - The file is tagged sRGB (an `sRGB` chunk, perceptual), as every
+///   input image is converted to sRGB on load.
 /// - Each frame's delay is exactly 1/fps (`delay_num/delay_den`, the best
 ///   fraction with 16-bit terms where 1/fps has none).
 /// - Streaming: a frame is compressed and written when the next one comes;
@@ -189,6 +191,8 @@ public final class APNGSink: FrameSink {
             let png = APNGChunks.split(PNGCodec.encode(frame, level: Self.firstFrameLevel))
             var out = APNGChunks.signature
             out += APNGChunks.chunk("IHDR", png.header)
+            // The colours are sRGB (inputs are converted on load); intent 0, perceptual.
+            out += APNGChunks.chunk("sRGB", [0])
             out += APNGChunks.chunk("acTL", APNGChunks.be32(UInt32(frameCount)) + APNGChunks.be32(UInt32(plays)))
             out += frameControl(x: 0, y: 0, width: width, height: height, blendOver: false, dispose: 0)
             for part in APNGChunks.parts(png.data) { out += APNGChunks.chunk("IDAT", part) }

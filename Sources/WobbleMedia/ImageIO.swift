@@ -32,17 +32,27 @@ public enum ImageIO {
     /// more than `maxDimension` pixels on a side, or more than `maxPixels`
     /// in all, is refused.
     ///
+    /// Colours come out sRGB: an image with an ICC profile (JPEG `APP2`,
+    /// PNG `iCCP`), PNG `gAMA`/`cHRM`, or a CMYK JPEG with a profile is
+    /// converted through it (`ColourProfile`, Little CMS); an untagged
+    /// image or one tagged sRGB is used as stored, at no cost. Alpha is
+    /// never changed. A profile that cannot be used leaves the pixels as
+    /// stored and calls `warn` once with a line such as
+    /// `image 'x.jpg': its ICC profile is damaged; the pixels are used as they are`.
+    ///
     /// - Throws: `MediaError`, e.g. `image 'x.png': no such file`,
     ///   `image 'x.png': truncated or corrupt PNG (<libpng message>)`.
-    public static func load(path: String, maxDimension: Int = Limits.maxImageSide, maxPixels: Int = Limits.maxImagePixels) throws -> RGBAImage {
+    public static func load(path: String, maxDimension: Int = Limits.maxImageSide, maxPixels: Int = Limits.maxImagePixels,
+                            warn: (String) -> Void = { _ in }) throws -> RGBAImage {
         let data = try readFile(path: path)
-        return try decode(data, name: path, maxDimension: maxDimension, maxPixels: maxPixels)
+        return try decode(data, name: path, maxDimension: maxDimension, maxPixels: maxPixels, warn: warn)
     }
 
     /// Decodes PNG or JPEG bytes already in memory, as `load` does.
     ///
     /// `name` is the file name the error messages show.
-    public static func decode(_ data: [UInt8], name: String, maxDimension: Int = Limits.maxImageSide, maxPixels: Int = Limits.maxImagePixels) throws -> RGBAImage {
+    public static func decode(_ data: [UInt8], name: String, maxDimension: Int = Limits.maxImageSide, maxPixels: Int = Limits.maxImagePixels,
+                              warn: (String) -> Void = { _ in }) throws -> RGBAImage {
         let prefix = "image '\(name)': "
         let checkSize = { (width: Int, height: Int) throws in
             guard width > 0, height > 0 else {
@@ -55,12 +65,43 @@ public enum ImageIO {
                 throw MediaError(prefix + "\(width)×\(height) is larger than the renderer's limit of \(maxPixels) pixels")
             }
         }
+        /// `image` converted to sRGB as `tag` says; a tag that cannot be used: one warning.
+        /// In place: a 12-megapixel picture is 48 MB not to copy.
+        func manage(_ image: inout RGBAImage, _ layout: ColourProfile.Layout, _ tag: ColourTag) {
+            let (width, height) = (image.width, image.height)
+            if let why = ColourProfile.convert(&image.pixels, width: width, height: height, layout: layout, tag: tag) {
+                warn(prefix + why + "; the pixels are used as they are")
+            }
+        }
         return try data.withUnsafeBytes { raw in
             switch Format(magic: raw) {
             case .png:
-                return try PNGCodec.decode(raw, corrupt: { MediaError(prefix + "truncated or corrupt PNG (\($0))") }, checkSize: checkSize)
+                let corrupt = { (why: String) in MediaError(prefix + "truncated or corrupt PNG (\(why))") }
+                if let lie = PNGCodec.oversizedAncillaryChunk(raw) { throw corrupt(lie) }
+                let (tag, present) = ColourTag.png(raw)
+                guard present else { return try PNGCodec.decode(raw, corrupt: corrupt, checkSize: checkSize) }
+                // libpng would apply gAMA itself: it sees the stored values only.
+                var image = try ColourTag.withoutColourChunks(raw).withUnsafeBytes {
+                    try PNGCodec.decode($0, corrupt: corrupt, checkSize: checkSize)
+                }
+                // IHDR's colour type: 0 and 4 are grey (a grey profile).
+                let grey = raw.count > 25 && (raw[25] == 0 || raw[25] == 4)
+                manage(&image, grey ? .grey : .rgba, tag)
+                return image
             case .jpeg:
-                let image = try JPEGCodec.decode(raw, corrupt: { MediaError(prefix + "truncated or corrupt JPEG (\($0))") }, checkSize: checkSize)
+                var (image, colours) = try JPEGCodec.decode(raw, corrupt: { MediaError(prefix + "truncated or corrupt JPEG (\($0))") }, checkSize: checkSize)
+                let (tag, adobe) = ColourTag.jpeg(raw)
+                if tag != .none || colours == .cmyk {
+                    let layout: ColourProfile.Layout
+                    switch colours {
+                    case .rgb: layout = .rgba
+                    case .grey: layout = .grey
+                    // Adobe's APP14 marker: CMYK stored inverted (Photoshop's
+                    // convention, which libjpeg, ImageMagick and Pillow follow).
+                    case .cmyk: layout = .cmyk(inverted: adobe)
+                    }
+                    manage(&image, layout, tag)
+                }
                 return ExifOrientation.apply(ExifOrientation.of(jpeg: raw), to: image)
             case nil:
                 throw MediaError(prefix + "not a PNG or JPEG file")

@@ -9,18 +9,29 @@ import WobbleSystem
 /// then returns -1; `tjGetErrorStr2` / `tjGetErrorCode` tell what happened.
 /// No `longjmp` crosses a Swift frame.
 enum JPEGCodec {
-    /// Decodes a JPEG held in memory to RGBA8 (alpha 255).
+    /// The colours a JPEG stores, as `decode` hands them out.
+    enum Colours {
+        /// RGBA8, alpha 255.
+        case rgb
+        /// RGBA8 with R = G = B, alpha 255.
+        case grey
+        /// Four bytes C, M, Y, K a pixel, as stored (YCCK made CMYK):
+        /// `ColourProfile` turns them into RGBA.
+        case cmyk
+    }
+
+    /// Decodes a JPEG held in memory to four bytes a pixel: RGBA8 (alpha
+    /// 255), or the stored CMYK for a CMYK or YCCK file.
     ///
     /// `checkSize` sees the header's width and height before any pixel
     /// memory is allocated and throws to refuse them. Every libjpeg warning
     /// (a truncated file, corrupt entropy data) is an error, except the
     /// harmless "extraneous bytes before marker" that some cameras write.
-    /// CMYK and YCCK files (Adobe's inverted CMYK) are converted to RGB.
     static func decode(
         _ data: UnsafeRawBufferPointer,
         corrupt: (String) -> MediaError,
         checkSize: (Int, Int) throws -> Void
-    ) throws -> RGBAImage {
+    ) throws -> (image: RGBAImage, colours: Colours) {
         guard let handle = tjInitDecompress() else {
             throw corrupt("tjInitDecompress failed")
         }
@@ -50,7 +61,7 @@ enum JPEGCodec {
         // absurd number of scans (a cheap denial of service).
         let strict = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
         var failure: String?
-        var pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             // Not zero-filled (see PNGCodec): on failure the array is dropped.
             initialized = count
             func run(_ flags: Int32) -> Int32 {
@@ -71,20 +82,7 @@ enum JPEGCodec {
             failure = error
         }
         if let failure { throw corrupt(failure) }
-        if cmyk {
-            // Adobe CMYK JPEGs store inverted values: R = C·K / 255.
-            pixels.withUnsafeMutableBufferPointer { p in
-                var i = 0
-                while i < count {
-                    let k = UInt32(p[i + 3])
-                    p[i] = UInt8((UInt32(p[i]) * k + 127) / 255)
-                    p[i + 1] = UInt8((UInt32(p[i + 1]) * k + 127) / 255)
-                    p[i + 2] = UInt8((UInt32(p[i + 2]) * k + 127) / 255)
-                    p[i + 3] = 255
-                    i += 4
-                }
-            }
-        }
-        return RGBAImage(width: w, height: h, pixels: pixels)
+        let colours: Colours = cmyk ? .cmyk : colorspace == Int32(TJCS_GRAY.rawValue) ? .grey : .rgb
+        return (RGBAImage(width: w, height: h, pixels: pixels), colours)
     }
 }

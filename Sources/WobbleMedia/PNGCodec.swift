@@ -109,7 +109,9 @@ enum PNGCodec {
         var bytes: [UInt8] = []
     }
 
-    /// Encodes RGBA8 as a truecolor-with-alpha PNG.
+    /// Encodes RGBA8 as a truecolor-with-alpha PNG, tagged sRGB (an
+    /// `sRGB` chunk, rendering intent perceptual: what every input was
+    /// converted to on load).
     ///
     /// `level` is the zlib level (0 to 9). Levels 1 to 3 use only the cheap
     /// Sub and Up filters, higher levels let libpng try all five per row.
@@ -151,6 +153,7 @@ enum PNGCodec {
             png, info, UInt32(image.width), UInt32(image.height), 8,
             Int32(PNG_COLOR_TYPE_RGB_ALPHA), Int32(PNG_INTERLACE_NONE),
             Int32(PNG_COMPRESSION_TYPE_DEFAULT), Int32(PNG_FILTER_TYPE_DEFAULT))
+        png_set_sRGB(png, info, Int32(PNG_sRGB_INTENT_PERCEPTUAL))
         png_write_info(png, info)
         image.pixels.withUnsafeBufferPointer { pixels in
             let stride = image.width * 4

@@ -66,8 +66,10 @@ struct Runner {
         let scenePath = o.scene!
         let deadline = ReadDeadline(seconds: o.timeout)
         // Images are read under --timeout (a FIFO or a stalled mount cannot hang the run).
+        // A colour profile that cannot be used is a warning of the run's.
+        let imageWarnings = ImageWarnings()
         let runner = SceneRunner(options: o.sceneRun) { path in
-            try deadline.reading("image '\(path)'") { try Runner.loadImage(path) }
+            try deadline.reading("image '\(path)'") { try Runner.loadImage(path, warn: imageWarnings.add) }
         }
         defer { Runner.lastInputs = runner.named + (runner.imagePath.map { [$0] } ?? []) }
         // The count hook cannot fire inside one long C call of Lua's own
@@ -115,7 +117,7 @@ struct Runner {
         let still = ClipWarnings.isStill(clip)
         report.still = still
         report.loop = clip.loop != nil
-        for w in ClipWarnings.scene(result.warnings, clip: clip) { report.warn(w) }
+        for w in imageWarnings.lines + ClipWarnings.scene(result.warnings, clip: clip) { report.warn(w) }
         guard selection.count <= o.maxFrames else {
             throw RunError("\(Runner.describe(frames: o.frames ?? selection)) selects \(selection.count) frames, more than --max-frames \(o.maxFrames)")
         }
@@ -178,6 +180,12 @@ struct Runner {
         return summary
     }
 
+    /// The warnings the images of one run earned, each once.
+    final class ImageWarnings {
+        private(set) var lines: [String] = []
+        func add(_ line: String) { if !lines.contains(line) { lines.append(line) } }
+    }
+
     static func describe(_ s: Summary) -> String {
         let what = s.output.map { "wrote \($0)" } ?? "rendered"
         return String(format: "%@: %d frames, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.width, s.height,
@@ -185,9 +193,10 @@ struct Runner {
     }
 
     /// Loads a PNG or JPEG; a bad file is a `RunError` naming it.
-    static func loadImage(_ path: String) throws -> RGBAImage {
+    /// `warn` hears of a colour profile that cannot be used.
+    static func loadImage(_ path: String, warn: (String) -> Void = { _ in }) throws -> RGBAImage {
         do {
-            return try ImageIO.load(path: path)
+            return try ImageIO.load(path: path, warn: warn)
         } catch let e as MediaError {
             throw RunError(e.message)
         }

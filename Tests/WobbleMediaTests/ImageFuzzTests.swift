@@ -30,6 +30,33 @@ extension RGBAImage {
 /// runs a long campaign.
 final class ImageFuzzTests: XCTestCase {
     /// Where the chunks of a PNG are: (offset of the length field, data length).
+    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+
+    /// `png` with `chunks` (type, data) right after IHDR.
+    static func insertChunks(_ chunks: [(String, [UInt8])], into png: [UInt8]) -> [UInt8] {
+        var out = Array(png[..<33])
+        for (type, data) in chunks {
+            let typed = Array(type.utf8) + data
+            out += be32(UInt32(data.count)) + typed + be32(crc32(typed[...]))
+        }
+        return out + png[33...]
+    }
+
+    /// `data` as a zlib stream of stored (uncompressed) deflate blocks.
+    static func storedZlib(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01]
+        var at = 0
+        repeat {
+            let n = min(65535, data.count - at)
+            let final: UInt8 = at + n == data.count ? 1 : 0
+            out += [final, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)] + data[at..<(at + n)]
+            at += n
+        } while at < data.count
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in data { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
+        return out + be32(b << 16 | a)
+    }
+
     static func pngChunks(_ bytes: [UInt8]) -> [(offset: Int, length: Int)] {
         var chunks: [(Int, Int)] = []
         var at = 8
@@ -168,6 +195,7 @@ final class ImageFuzzTests: XCTestCase {
             ("progressive.jpg", [small, "-alpha", "off", "-interlace", "JPEG", "-quality", "80"]),
             ("gray.jpg", [small, "-alpha", "off", "-colorspace", "Gray"]),
             ("s444.jpg", [small, "-alpha", "off", "-sampling-factor", "1x1", "-quality", "95"]),
+            ("cmyk.jpg", [small, "-alpha", "off", "-colorspace", "CMYK", "-quality", "90"]),
         ]
         var seeds: [(String, [UInt8])] = []
         for (name, args) in variants {
@@ -187,6 +215,26 @@ final class ImageFuzzTests: XCTestCase {
         let stored = try ImageIO.encodePNG(try ImageIO.decode(seeds[0].1, name: "rgba8.png").scaled(3), compressionLevel: 0)
         XCTAssertGreaterThan(Self.pngChunks(stored).count, 3)  // IHDR, 2+ IDAT, IEND
         seeds.append(("multi-idat.png", stored))
+        // Colour-managed seeds: the mutations reach the profile's bytes.
+        let p3 = Chromaticities(white: (0.3127, 0.329), red: (0.68, 0.32), green: (0.265, 0.69), blue: (0.15, 0.06))
+        let profile = try XCTUnwrap(ColourProfile.iccBytes(gamma: 1 / 1.8, chromaticities: p3))
+        let png = seeds[0].1, jpeg = seeds.first { $0.0 == "s444.jpg" }!.1
+        seeds.append(("iccp.png", Self.insertChunks([("iCCP", Array("p3".utf8) + [0, 0] + Self.storedZlib(profile))], into: png)))
+        seeds.append(("gama-chrm.png", Self.insertChunks([
+            ("gAMA", Self.be32(55556)), ("cHRM", [3127, 3290, 68000, 32000, 26500, 69000, 15000, 6000].flatMap { Self.be32($0) }),
+        ], into: png)))
+        // The profile in two APP2 parts (count 2), right after SOI.
+        let half = profile.count / 2
+        let parts = [profile[..<half], profile[half...]].enumerated().flatMap { i, part -> [UInt8] in
+            let body = Array("ICC_PROFILE".utf8) + [0, UInt8(i + 1), 2] + part
+            return [0xFF, 0xE2, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }
+        seeds.append(("icc.jpg", Array(jpeg[..<2]) + parts + jpeg[2...]))
+        for (name, bytes) in seeds.suffix(3) {
+            var warnings: [String] = []
+            _ = try ImageIO.decode(bytes, name: name, warn: { warnings.append($0) })
+            XCTAssertEqual(warnings, [], name)  // every seed is valid, its profile too
+        }
         return seeds
     }
 
