@@ -16,6 +16,7 @@ packages=(
   libgif-dev                  # GIF out
   libimagequant-dev           # GIF palettes
   libwebp-dev                 # animated WebP out (WebPAnimEncoder, libwebpmux)
+  libopencv-dev               # cutouts: GrabCut and inpainting (opencv_core, imgproc, photo)
   libsdl2-dev                 # the studio window (wobble-run edit)
 )
 if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then

@@ -118,32 +118,32 @@ public final class CPURenderer: FrameRenderer {
         let sum = frame.overlap == .sum, edges = frame.edges
         let sw = sampled.width, sh = sampled.height
         let hasCutouts = regions.contains { $0.cutout != nil }
-        sampled.pixels.withUnsafeBufferPointer { src in
-            for j in box.y0 ..< box.y1 {
-                for i in box.x0 ..< box.x1 {
-                    let p = m.sourcePoint(i, j)
-                    // A cutout region (the first, in prepare order, that
-                    // moves p) draws its object displaced over its plate.
-                    if hasCutouts, let c = firstCutout(regions, at: p) {
-                        image.pixels.withUnsafeBufferPointer { full in
+        image.pixels.withUnsafeBufferPointer { full in
+            sampled.pixels.withUnsafeBufferPointer { src in
+                for j in box.y0 ..< box.y1 {
+                    for i in box.x0 ..< box.x1 {
+                        let p = m.sourcePoint(i, j)
+                        // A cutout region (the first, in prepare order, that
+                        // moves p) draws its object displaced over its plate.
+                        if hasCutouts, let c = firstCutout(regions, at: p) {
                             CPURenderer.composite(c.layer, image: full, p: p, q: p + c.offset, edges: edges,
                                                   into: dst, at: ((j - origin.y) * stride + i - origin.x) * 4)
+                            continue
                         }
-                        continue
-                    }
-                    var total: Point?
-                    for r in regions where r.cutout == nil {
-                        let b = r.shape.bbox
-                        guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY else { continue }
-                        if let off = r.offset(at: p) {
-                            total = total.map { $0 + off } ?? off
-                            if !sum { break }
+                        var total: Point?
+                        for r in regions where r.cutout == nil {
+                            let b = r.shape.bbox
+                            guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY else { continue }
+                            if let off = r.offset(at: p) {
+                                total = total.map { $0 + off } ?? off
+                                if !sum { break }
+                            }
                         }
-                    }
-                    if let off = total {
-                        let q = p + off
-                        CPURenderer.sample(src, sw, sh, Point(q.x * f.x, q.y * f.y), edges,
-                                           into: dst, at: ((j - origin.y) * stride + i - origin.x) * 4)
+                        if let off = total {
+                            let q = p + off
+                            CPURenderer.sample(src, sw, sh, Point(q.x * f.x, q.y * f.y), edges,
+                                               into: dst, at: ((j - origin.y) * stride + i - origin.x) * 4)
+                        }
                     }
                 }
             }
@@ -185,28 +185,26 @@ public final class CPURenderer: FrameRenderer {
         var plate = (0.0, 0.0, 0.0, 0.0), straight = (0.0, 0.0, 0.0)
         layer.object.withUnsafeBufferPointer { ob in
             let (x0, y0, x1, y1, ax, ay) = footprint(q, mirrored: edges == .mirror)
-            for (x, y, wt) in [(x0, y0, (1 - ax) * (1 - ay)), (x1, y0, ax * (1 - ay)), (x0, y1, (1 - ax) * ay), (x1, y1, ax * ay)] {
-                guard x >= box.x0, x < box.x1, y >= box.y0, y < box.y1 else { continue }
+            @inline(__always) func tap(_ x: Int, _ y: Int, _ wt: Double) {
+                guard wt != 0, x >= box.x0, x < box.x1, y >= box.y0, y < box.y1 else { return }
                 let k = ((y - box.y0) * box.width + x - box.x0) * 4
                 object.0 += wt * Double(ob[k]); object.1 += wt * Double(ob[k + 1])
                 object.2 += wt * Double(ob[k + 2]); object.3 += wt * Double(ob[k + 3])
             }
+            tap(x0, y0, (1 - ax) * (1 - ay)); tap(x1, y0, ax * (1 - ay)); tap(x0, y1, (1 - ax) * ay); tap(x1, y1, ax * ay)
         }
         layer.plate.withUnsafeBufferPointer { pl in
             let (x0, y0, x1, y1, ax, ay) = footprint(p, mirrored: false)
-            for (x, y, wt) in [(x0, y0, (1 - ax) * (1 - ay)), (x1, y0, ax * (1 - ay)), (x0, y1, (1 - ax) * ay), (x1, y1, ax * ay)] {
+            @inline(__always) func tap(_ x: Int, _ y: Int, _ wt: Double) {
+                guard wt != 0 else { return }
                 let inBox = x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1
-                let r: Double, g: Double, b: Double, a: Double
-                if inBox {
-                    let k = ((y - box.y0) * box.width + x - box.x0) * 4
-                    (r, g, b, a) = (Double(pl[k]), Double(pl[k + 1]), Double(pl[k + 2]), Double(pl[k + 3]))
-                } else {
-                    let k = (y * w + x) * 4
-                    (r, g, b, a) = (Double(image[k]), Double(image[k + 1]), Double(image[k + 2]), Double(image[k + 3]))
-                }
+                let src = inBox ? pl : image
+                let k = inBox ? ((y - box.y0) * box.width + x - box.x0) * 4 : (y * w + x) * 4
+                let r = Double(src[k]), g = Double(src[k + 1]), b = Double(src[k + 2]), a = Double(src[k + 3])
                 plate.0 += wt * r * a / 255; plate.1 += wt * g * a / 255; plate.2 += wt * b * a / 255; plate.3 += wt * a
                 straight.0 += wt * r; straight.1 += wt * g; straight.2 += wt * b
             }
+            tap(x0, y0, (1 - ax) * (1 - ay)); tap(x1, y0, ax * (1 - ay)); tap(x0, y1, (1 - ax) * ay); tap(x1, y1, ax * ay)
         }
         let keep = 1 - object.3 / 255
         let alpha = object.3 + keep * plate.3
