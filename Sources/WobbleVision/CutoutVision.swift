@@ -27,7 +27,8 @@ public enum CutoutProblem: Error, Equatable, CustomStringConvertible {
 /// (through `OpenCV`, the C shim's one caller). What `addSketch{cutout =
 /// "auto"}`, `wobble-run cutout` and the studio call:
 /// - `objectMask`: the object in a box (GrabCut), started from a region
-///   and refined by strokes that mark object and background;
+///   and refined by strokes that mark object and background; or the
+///   object under a click;
 /// - `plate`: the image with the object's area filled from around it;
 /// - `layer`: both, ready for the renderers (`CutoutLayer`);
 /// - `fitRegion`: a region whose boundary holds a mask (a new sketch
@@ -141,6 +142,47 @@ public enum CutoutVision {
             }
         }
         guard any else { throw CutoutProblem.noObject }
+        return mask
+    }
+
+    /// The object under `point` (image pixels), for a click: GrabCut in a
+    /// square around it (`side`, default half the picture's shorter side,
+    /// moved inside the picture), the clicked pixel and a few around it
+    /// marked as object, the square's outer tenth as probably background;
+    /// only the part connected to the click is kept. For `Shift`+click in
+    /// the studio, with `fitRegion(around:)` to place a region around it.
+    public static func objectMask(image: RGBAImage, at point: Point, side: Int? = nil) throws -> GreyMask {
+        let w = image.width, h = image.height
+        let s = min(side ?? min(w, h) / 2, w, h)
+        guard s >= 8, point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h) else {
+            throw CutoutProblem.outsideImage(box: PixelRect(x0: Int(point.x), y0: Int(point.y), x1: Int(point.x) + 1,
+                                                            y1: Int(point.y) + 1), width: w, height: h)
+        }
+        let cx = Int(point.x), cy = Int(point.y)
+        let x0 = min(max(0, cx - s / 2), w - s), y0 = min(max(0, cy - s / 2), h - s)
+        let box = PixelRect(x0: x0, y0: y0, x1: x0 + s, y1: y0 + s)
+        let inset = Double(s) / 10
+        let region = SketchPoints(lt: Point(Double(x0) + inset, Double(y0) + inset), rt: Point(Double(box.x1) - inset, Double(y0) + inset),
+                                  rb: Point(Double(box.x1) - inset, Double(box.y1) - inset),
+                                  lb: Point(Double(x0) + inset, Double(box.y1) - inset)).shape
+        var seed = GreyMask(width: w, height: h)
+        for y in max(0, cy - 3)...min(h - 1, cy + 3) {
+            for x in max(0, cx - 3)...min(w - 1, cx + 3) { seed.pixels[y * w + x] = 255 }
+        }
+        var mask = try objectMask(image: image, box: box, region: region, object: seed)
+        // Only the part connected to the click.
+        var keep = [Bool](repeating: false, count: w * h)
+        var stack = [cy * w + cx]
+        keep[cy * w + cx] = mask.pixels[cy * w + cx] > 0
+        guard keep[cy * w + cx] else { throw CutoutProblem.noObject }
+        while let k = stack.popLast() {
+            let x = k % w, y = k / w
+            for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < w && ny < h {
+                let n = ny * w + nx
+                if !keep[n] && mask.pixels[n] > 0 { keep[n] = true; stack.append(n) }
+            }
+        }
+        for k in 0 ..< w * h where !keep[k] { mask.pixels[k] = 0 }
         return mask
     }
 

@@ -73,6 +73,27 @@ final class CutoutMaskTests: XCTestCase {
         }
     }
 
+    /// The studio's calls: strokes refine a mask (a background stroke
+    /// across part of the object takes it out), a click finds the object
+    /// under it.
+    func testStrokesAndAClick() throws {
+        let c = try Self.cases()[0]
+        let o = c.truth.objectBox
+        let box = PixelRect(x0: o.x0 - 14, y0: o.y0 - 14, x1: min(c.image.width, o.x1 + 14), y1: min(c.image.height, o.y1 + 14))
+        // Mark the object's left third as background: it goes.
+        var background = GreyMask(width: c.image.width, height: c.image.height)
+        let cut = o.x0 + o.width / 3
+        for y in o.y0 ..< o.y1 { for x in o.x0 ..< cut { background.pixels[y * c.image.width + x] = 255 } }
+        let refined = try CutoutVision.objectMask(image: c.image, box: box, background: background)
+        for y in o.y0 ..< o.y1 { for x in o.x0 ..< cut { XCTAssertEqual(refined.pixels[y * c.image.width + x], 0) } }
+        XCTAssertGreaterThan(refined.pixels.filter { $0 > 127 }.count, c.truth.pixels.filter { $0 > 127 }.count / 3)
+        // A click in the middle of the pasted face.
+        let click = try CutoutVision.objectMask(image: c.image, at: Point(510, 300), side: 200)
+        let iou = Self.iou(click, c.truth)
+        print("cutout click: cat face on coffee.png: IoU \(String(format: "%.3f", iou))")
+        XCTAssertGreaterThanOrEqual(iou, 0.8)
+    }
+
     func testUniformAndOutsideBoxesAreRefused() throws {
         let flat = RGBAImage(width: 64, height: 64, pixels: [UInt8](repeating: 200, count: 64 * 64 * 4))
         XCTAssertThrowsError(try CutoutVision.objectMask(image: flat, box: PixelRect(x0: 10, y0: 10, x1: 40, y1: 40))) {
