@@ -123,13 +123,10 @@ public final class CutoutLayer: Sendable, Equatable, CustomStringConvertible {
             for x in b.x0 ..< b.x1 {
                 let i = (y * w + x) * 4, o = ((y - b.y0) * b.width + (x - b.x0)) * 4
                 let a = mask.pixels[y * w + x]
-                let platePixel: ArraySlice<UInt8>
-                if a == 0 || full == nil {
-                    platePixel = source.pixels[i ..< i + 4]
-                } else {
-                    platePixel = full!.pixels[i ..< i + 4]
-                }
-                for c in 0..<4 { plate[o + c] = platePixel[platePixel.startIndex + c] }
+                // The plate is the source wherever the mask is 0; its alpha
+                // is always the source's.
+                let from = a != 0 ? (full?.pixels ?? source.pixels) : source.pixels
+                for c in 0..<3 { plate[o + c] = from[i + c] }
                 plate[o + 3] = source.pixels[i + 3]
                 guard a != 0 else { continue }
                 let coverage = Double(a) / 255
