@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cutout benchmark (SPEC §11), ratios side by side:
+# Cutout benchmark (docs/API.md, "Cutouts"), ratios side by side:
 #   1. cutout = "auto" for a 512 px box: `wobble-run cutout` on coffee.png
 #      scaled to 1200×800 (decode, GrabCut, PNG out), best of 3;
 #   2. a moving cutout frame against the same region without a cutout
