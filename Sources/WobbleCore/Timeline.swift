@@ -114,7 +114,7 @@ public struct RegionFrame: Sendable, Equatable {
     public var pin: PinSide?
     /// The cutout (`addSketch{cutout = ...}`), resolved: on the pixels this
     /// region moves, its object displaced by the offset is drawn over its
-    /// plate (SPEC §11) instead of the source displaced; nil: no cutout.
+    /// plate instead of the source displaced; nil: no cutout.
     public var cutout: CutoutLayer?
 
     public init(shape: RegionShape, peak: Double, direction: Point, swing: Double, pin: PinSide? = nil,

@@ -21,7 +21,7 @@ public struct WobbleParameters: Sendable, Hashable {
     /// replaces the hemisphere bulge; nil (the default): the bulge.
     public var pin: PinSide?
     /// `addSketch{cutout = "auto" | "PATH"}`: the object moves over a plate
-    /// instead of the whole region deforming (SPEC §11); nil: no cutout.
+    /// instead of the whole region deforming; nil: no cutout.
     public var cutout: CutoutRequest? = nil
 
     public init(motion: MotionKind = .classic, duration: Double = 1.2, decay: Double = 0.7, damping: Double = 0.1,

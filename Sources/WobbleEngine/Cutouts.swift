@@ -4,7 +4,7 @@ import WobbleScript
 import WobbleSystem
 import WobbleVision
 
-/// Makes a clip's cutouts (`addSketch{cutout = ...}`, SPEC §11) once per
+/// Makes a clip's cutouts (`addSketch{cutout = ...}`) once per
 /// run, after the script and before any frame: each mask read (a PNG the
 /// image's size: grey, or its alpha when it has one) or found by GrabCut
 /// (`"auto"`), checked, and turned into a `CutoutLayer` (object and plate).

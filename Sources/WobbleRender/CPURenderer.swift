@@ -163,7 +163,7 @@ public final class CPURenderer: FrameRenderer {
         return nil
     }
 
-    /// A cutout's pixel (SPEC §11): its object layer (premultiplied, 0
+    /// A cutout's pixel: its object layer (premultiplied, 0
     /// outside its box) sampled bilinearly at `q` (mirrored or clamped into
     /// the image as the source is), over its plate (the image outside the
     /// box) sampled at `p`: `object + (1 − object alpha) · plate` on

@@ -201,7 +201,7 @@ uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
 #include "common.glsl"
 
-// CUTOUT 1: the region is a cutout (SPEC §11): instead of the source
+// CUTOUT 1: the region is a cutout: instead of the source
 // displaced, its object layer displaced (premultiplied, the object's box
 // only, transparent outside it) over its plate (straight, the box only;
 // the source outside it), as CPURenderer.composite.

@@ -23,7 +23,7 @@ public enum CutoutProblem: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Cutout masks and plates (SPEC §11): the only code that reaches OpenCV
+/// Cutout masks and plates: the only code that reaches OpenCV
 /// (through `OpenCV`, the C shim's one caller). What `addSketch{cutout =
 /// "auto"}`, `wobble-run cutout` and the studio call:
 /// - `objectMask`: the object in a box (GrabCut), started from a region

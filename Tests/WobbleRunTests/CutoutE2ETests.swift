@@ -3,7 +3,7 @@ import XCTest
 import WobbleCore
 import WobbleMedia
 
-/// `addSketch{cutout = ...}` and `wobble-run cutout` end to end (SPEC §11):
+/// `addSketch{cutout = ...}` and `wobble-run cutout` end to end:
 /// bad masks are one line naming the scene's line with nothing written; the
 /// mask the command writes is the one "auto" uses (the same frames); the
 /// first frame is the source.

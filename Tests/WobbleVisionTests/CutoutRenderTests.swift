@@ -4,7 +4,7 @@ import WobbleCore
 import WobbleVision
 import XCTest
 
-/// Cutout frames (SPEC §11) on a synthetic picture whose background and
+/// Cutout frames on a synthetic picture whose background and
 /// object are known: a textured background, a textured disc with a soft
 /// (anti-aliased) edge composited over it, the disc's true coverage as the
 /// mask.
