@@ -41,6 +41,15 @@ let package = Package(
         // System calls Swift's Glibc lacks: renameat2, spawning a child that
         // dies with us, the async-signal-safe signal handler.
         .target(name: "CWobbleSys"),
+        // OpenCV (imgproc's grabCut, photo's inpaint) behind a small C
+        // interface, C++ inside; the only code that calls OpenCV. Only the
+        // three libraries it uses are linked (opencv4's pkg-config names
+        // every module, which would pull dozens of them into the binary).
+        .target(
+            name: "CWobbleVision",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            linkerSettings: [.linkedLibrary("opencv_photo"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]
+        ),
 
         // The system layer under everything: checked POSIX calls, atomic
         // files and folder commits, the one child-process spawner, the one
@@ -54,18 +63,21 @@ let package = Package(
         .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "CLua", "CWobbleLuaShim"]),
         // Renderers: CPU reference and GLES through EGL.
         .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"]),
+        // Cutouts: masks (GrabCut) and plates (inpainting) for regions whose
+        // object moves over a still background; the only OpenCV user.
+        .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"]),
         // Images in and out: PNG, JPEG, GIF, frame sinks; colour to sRGB.
         .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP", "CLCMS2", "CZlib"]),
         // A live session: the scene re-run with performed events, its
         // inputs watched, frames rendered and composited (no window code).
-        .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia"]),
+        .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"]),
         // The studio (`wobble-run edit`): an SDL2 window over a live session.
         .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
         // The headless command-line tool: links no window system; `wobble-run
         // edit` runs the `wobble-studio` executable when it is installed.
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleEngine"]
+            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleEngine", "WobbleVision"]
         ),
         // The studio executable (`wobble-run edit` runs it): SDL2 + X11/Wayland.
         .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"]),
@@ -84,6 +96,7 @@ let package = Package(
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
+        .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "CGIF"]),
     ],
     swiftLanguageModes: [.v6]

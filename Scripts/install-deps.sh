@@ -18,6 +18,7 @@ packages=(
   libwebp-dev                 # animated WebP out (WebPAnimEncoder, libwebpmux)
   liblcms2-dev                # colour: ICC profiles to sRGB on load (Little CMS)
   zlib1g-dev                  # PNG iCCP profiles (zlib-compressed)
+  libopencv-dev               # cutouts: GrabCut and inpainting (opencv_core, imgproc, photo)
   libsdl2-dev                 # the studio window (wobble-run edit)
 )
 if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then

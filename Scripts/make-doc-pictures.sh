@@ -2,6 +2,7 @@
 # Makes the pictures of docs/API.md that come from renders:
 #   docs/touch.png  nested regions: a touch inside the inner one moves it alone
 #   docs/edges.png  a white disc over hidden magenta, moving: its edge stays clean
+#   docs/cutout.png the same sway as a patch and as a cutout (Examples/cutout)
 #   docs/studio-inspector.png  the studio's inspector on the cat, under Xvfb
 #   docs/studio.png the studio playing the cat just poked, under Xvfb
 #   docs/studio-zoom.jpg  the cat zoomed with the wheel, a tick named
@@ -83,6 +84,27 @@ panel.save("edges.png")
 PY
 cp edges.png "$root/docs/edges.png"
 echo "wrote docs/touch.png docs/edges.png"
+
+# The same sway as a patch and as a cutout (Examples/cutout, frame 12),
+# each above what changed against the still picture.
+cp "$root/Examples/latte/coffee.png" coffee.png
+sed 's|"../latte/coffee.png"|"coffee.png"|' "$root/Examples/cutout/cutout.lua" > cutout.lua
+sed 's|, cutout = "auto"||' cutout.lua > patch.lua
+"$bin" patch.lua -q --backend cpu --frames 12 -o patch/
+"$bin" cutout.lua -q --backend cpu --frames 12 -o cut/
+python3 - <<'PY'
+from PIL import Image, ImageChops
+still = Image.open("coffee.png").convert("RGB")
+panel = Image.new("RGB", (608, 408), (255, 255, 255))
+for k, name in enumerate(["patch", "cut"]):
+    frame = Image.open(f"{name}/frame_00012.png").convert("RGB")
+    moved = ImageChops.difference(frame, still).convert("L").point(lambda v: 255 if v > 0 else 0)
+    panel.paste(frame.resize((300, 200), Image.LANCZOS), (k * 308, 0))
+    panel.paste(moved.resize((300, 200), Image.LANCZOS).convert("RGB"), (k * 308, 208))
+panel.save("cutout.png")
+PY
+cp cutout.png "$root/docs/cutout.png"
+echo "wrote docs/cutout.png"
 
 # The studio's inspector (docs/studio-inspector.png), under Xvfb: the cat's
 # left cheek selected with Ctrl+click, made a spring with duration 0.8 s and

@@ -69,6 +69,8 @@ runtime_depends() {
       dpkg -S "$(realpath "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
     done | cut -d: -f1 | sort -u | grep -v -- '-dev$' | paste -sd, | sed 's/,/, /g'
 }
+# (OpenCV comes in this way: libopencv-core406, -imgproc406, -photo406, the
+# three libraries the cutouts link; see docs/DECISIONS.md, "Cutouts".)
 # The GLES backend loads Mesa's drivers at run time (not linked: add them).
 depends="$(runtime_depends "$binary"), libegl-mesa0, libgl1-mesa-dri"
 # The studio: wobble-run of this version, and what the studio links beyond it.

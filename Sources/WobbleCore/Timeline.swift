@@ -112,13 +112,19 @@ public struct RegionFrame: Sendable, Equatable {
     /// The pinned side (`addSketch{pin = ...}`): the pinned profile
     /// replaces the hemisphere; nil: the hemisphere.
     public var pin: PinSide?
+    /// The cutout (`addSketch{cutout = ...}`), resolved: on the pixels this
+    /// region moves, its object displaced by the offset is drawn over its
+    /// plate instead of the source displaced; nil: no cutout.
+    public var cutout: CutoutLayer?
 
-    public init(shape: RegionShape, peak: Double, direction: Point, swing: Double, pin: PinSide? = nil) {
+    public init(shape: RegionShape, peak: Double, direction: Point, swing: Double, pin: PinSide? = nil,
+                cutout: CutoutLayer? = nil) {
         self.shape = shape
         self.peak = peak
         self.direction = direction
         self.swing = swing
         self.pin = pin
+        self.cutout = cutout
     }
 
     /// The sampling offset at the center (`M · swing · direction`).
@@ -201,6 +207,23 @@ public struct Clip: Sendable {
     public let edges: EdgeMode
     /// `loop()`: the steady state the frames show (nil: no loop).
     public var loop: LoopPlan?
+    /// The cutouts of the clip's models, made once per run after the script
+    /// (the engine's scene runner, WobbleVision); a model whose request has
+    /// none here moves as a plain region.
+    public var cutouts: [CutoutRequest: CutoutLayer] = [:]
+
+    /// Every cutout the clip's models ask for, each once, in the order first
+    /// met.
+    public var cutoutRequests: [CutoutRequest] {
+        var seen = Set<CutoutRequest>(), list: [CutoutRequest] = []
+        func add(_ p: WobbleParameters) {
+            guard let r = p.cutout, seen.insert(r).inserted else { return }
+            list.append(r)
+        }
+        for e in timeline.entries { for m in e.state.models { add(m.parameters) } }
+        for m in loop?.models ?? [] { add(m.parameters) }
+        return list
+    }
 
     public init(fps: Double, frameCount: Int, duration: Double, imageWidth: Int, imageHeight: Int, timeline: Timeline,
                 overlap: OverlapMode = .sum, edges: EdgeMode = .mirror) {
@@ -223,7 +246,7 @@ public struct Clip: Sendable {
             let peak = shape.maxDisplacement(amplitude: r.level, strength: parameters.strength)
             guard peak > 0, r.swing != 0, peak.isFinite else { return }
             regions.append(RegionFrame(shape: shape, peak: peak, direction: r.offsetDirection, swing: r.swing,
-                                       pin: parameters.pin))
+                                       pin: parameters.pin, cutout: parameters.cutout.flatMap { cutouts[$0] }))
         }
         if let loop {
             for m in loop.models where m.shape.canMove { add(m.shape, m.parameters, m.motion.reading(at: t)) }

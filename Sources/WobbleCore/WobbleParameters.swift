@@ -1,7 +1,7 @@
 /// The constants of one wobble model. The defaults are MFWobbleView's
 /// (the classic model); `.spring` holds the spring model's.
 ///
-/// Lua: `addSketch{..., motion=, duration=, decay=, damping=, threshold=, strength=, pin=}`.
+/// Lua: `addSketch{..., motion=, duration=, decay=, damping=, threshold=, strength=, pin=, cutout=}`.
 public struct WobbleParameters: Sendable, Hashable {
     /// Which motion model moves the region (default: the original's cycles).
     public var motion: MotionKind
@@ -20,6 +20,9 @@ public struct WobbleParameters: Sendable, Hashable {
     /// The side fixed as a root (`pin = "bottom"`, …): the pinned profile
     /// replaces the hemisphere bulge; nil (the default): the bulge.
     public var pin: PinSide?
+    /// `addSketch{cutout = "auto" | "PATH"}`: the object moves over a plate
+    /// instead of the whole region deforming; nil: no cutout.
+    public var cutout: CutoutRequest? = nil
 
     public init(motion: MotionKind = .classic, duration: Double = 1.2, decay: Double = 0.7, damping: Double = 0.1,
                 threshold: Double? = nil, strength: Double = 0.08, pin: PinSide? = nil) {

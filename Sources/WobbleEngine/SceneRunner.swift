@@ -1,6 +1,7 @@
 import WobbleCore
 import WobbleScript
 import WobbleSystem
+import WobbleVision
 
 /// The one scene runner: a render, `--check`, `--watch`, the studio's
 /// background runs and the check of a take all run their scene here. The
@@ -53,6 +54,11 @@ public final class SceneRunner {
         so.imageOverride = override
         so.onPath = { [unowned self] in self.named.append($0) }
         configure(&so)
-        return try ScriptHost(options: so).run()
+        var result = try ScriptHost(options: so).run()
+        // Cutouts: masks and plates, once per run, before any frame.
+        if let image, !result.clip.cutoutRequests.isEmpty {
+            result.clip.cutouts = try Cutouts.make(for: result.clip, image: image)
+        }
+        return result
     }
 }

@@ -72,7 +72,7 @@ public final class CPURenderer: FrameRenderer {
             image.copy(box, from: still)
             guard m.filtersWobbledFrame else {
                 image.pixels.withUnsafeMutableBufferPointer { dst in
-                    CPURenderer.wobble(frame, mapping: m, box: box, source: sampled, factor: factor, into: dst, origin: (0, 0),
+                    CPURenderer.wobble(frame, mapping: m, box: box, source: sampled, image: source, factor: factor, into: dst, origin: (0, 0),
                                        stride: m.outputWidth)
                 }
                 continue
@@ -89,7 +89,7 @@ public final class CPURenderer: FrameRenderer {
                             .update(from: src.baseAddress! + (y * sw + fp.x0) * 4, count: fp.width * 4)
                     }
                 }
-                CPURenderer.wobble(frame, mapping: FrameDamage.fullSize(m), box: fp, source: source, factor: (1, 1), into: dst,
+                CPURenderer.wobble(frame, mapping: FrameDamage.fullSize(m), box: fp, source: source, image: source, factor: (1, 1), into: dst,
                                    origin: (fp.x0, fp.y0), stride: fp.width)
             }
             image.pixels.withUnsafeMutableBufferPointer { dst in
@@ -111,33 +111,112 @@ public final class CPURenderer: FrameRenderer {
     /// into `dst`, whose pixel `(i, j)` is at `((j − origin.y) · stride + i − origin.x) · 4`;
     /// the pixels no region moves are left as they are.
     private static func wobble(_ frame: FrameState, mapping m: OutputMapping, box: PixelRect, source sampled: RGBAImage,
-                               factor f: (x: Double, y: Double), into dst: UnsafeMutableBufferPointer<UInt8>,
+                               image: RGBAImage, factor f: (x: Double, y: Double), into dst: UnsafeMutableBufferPointer<UInt8>,
                                origin: (x: Int, y: Int), stride: Int) {
         guard !box.isEmpty else { return }
         let regions = frame.regions
         let sum = frame.overlap == .sum, edges = frame.edges
         let sw = sampled.width, sh = sampled.height
-        sampled.pixels.withUnsafeBufferPointer { src in
-            for j in box.y0 ..< box.y1 {
-                for i in box.x0 ..< box.x1 {
-                    let p = m.sourcePoint(i, j)
-                    var total: Point?
-                    for r in regions {
-                        let b = r.shape.bbox
-                        guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY else { continue }
-                        if let off = r.offset(at: p) {
-                            total = total.map { $0 + off } ?? off
-                            if !sum { break }
+        let hasCutouts = regions.contains { $0.cutout != nil }
+        image.pixels.withUnsafeBufferPointer { full in
+            sampled.pixels.withUnsafeBufferPointer { src in
+                for j in box.y0 ..< box.y1 {
+                    for i in box.x0 ..< box.x1 {
+                        let p = m.sourcePoint(i, j)
+                        // A cutout region (the first, in prepare order, that
+                        // moves p) draws its object displaced over its plate.
+                        if hasCutouts, let c = firstCutout(regions, at: p) {
+                            CPURenderer.composite(c.layer, image: full, p: p, q: p + c.offset, edges: edges,
+                                                  into: dst, at: ((j - origin.y) * stride + i - origin.x) * 4)
+                            continue
                         }
-                    }
-                    if let off = total {
-                        let q = p + off
-                        CPURenderer.sample(src, sw, sh, Point(q.x * f.x, q.y * f.y), edges,
-                                           into: dst, at: ((j - origin.y) * stride + i - origin.x) * 4)
+                        var total: Point?
+                        for r in regions where r.cutout == nil {
+                            let b = r.shape.bbox
+                            guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY else { continue }
+                            if let off = r.offset(at: p) {
+                                total = total.map { $0 + off } ?? off
+                                if !sum { break }
+                            }
+                        }
+                        if let off = total {
+                            let q = p + off
+                            CPURenderer.sample(src, sw, sh, Point(q.x * f.x, q.y * f.y), edges,
+                                               into: dst, at: ((j - origin.y) * stride + i - origin.x) * 4)
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// The first region of `regions` with a cutout that moves `p`, with its
+    /// layer and its offset there.
+    @inline(__always)
+    static func firstCutout(_ regions: [RegionFrame], at p: Point) -> (layer: CutoutLayer, offset: Point)? {
+        for r in regions {
+            guard let layer = r.cutout else { continue }
+            let b = r.shape.bbox
+            guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY else { continue }
+            if let off = r.offset(at: p) { return (layer, off) }
+        }
+        return nil
+    }
+
+    /// A cutout's pixel: its object layer (premultiplied, 0
+    /// outside its box) sampled bilinearly at `q` (mirrored or clamped into
+    /// the image as the source is), over its plate (the image outside the
+    /// box) sampled at `p`: `object + (1 − object alpha) · plate` on
+    /// premultiplied values, divided by the alpha again; where that rounds
+    /// to 0, the plate's straight colour. `image` is the source image's
+    /// RGBA, the size the layer was made for.
+    @inline(__always)
+    static func composite(_ layer: CutoutLayer, image: UnsafeBufferPointer<UInt8>, p: Point, q: Point, edges: EdgeMode,
+                          into dst: UnsafeMutableBufferPointer<UInt8>, at o: Int) {
+        let w = layer.imageWidth, h = layer.imageHeight, box = layer.box
+        func footprint(_ p: Point, mirrored: Bool) -> (Int, Int, Int, Int, Double, Double) {
+            let px = mirrored ? mirror(p.x, Double(w)) : p.x
+            let py = mirrored ? mirror(p.y, Double(h)) : p.y
+            let fx = min(max(px - 0.5, 0), Double(w - 1)), fy = min(max(py - 0.5, 0), Double(h - 1))
+            let x0 = Int(fx), y0 = Int(fy)
+            return (x0, y0, min(x0 + 1, w - 1), min(y0 + 1, h - 1), fx - Double(x0), fy - Double(y0))
+        }
+        var object = (0.0, 0.0, 0.0, 0.0)
+        var plate = (0.0, 0.0, 0.0, 0.0), straight = (0.0, 0.0, 0.0)
+        layer.object.withUnsafeBufferPointer { ob in
+            let (x0, y0, x1, y1, ax, ay) = footprint(q, mirrored: edges == .mirror)
+            @inline(__always) func tap(_ x: Int, _ y: Int, _ wt: Double) {
+                guard wt != 0, x >= box.x0, x < box.x1, y >= box.y0, y < box.y1 else { return }
+                let k = ((y - box.y0) * box.width + x - box.x0) * 4
+                object.0 += wt * Double(ob[k]); object.1 += wt * Double(ob[k + 1])
+                object.2 += wt * Double(ob[k + 2]); object.3 += wt * Double(ob[k + 3])
+            }
+            tap(x0, y0, (1 - ax) * (1 - ay)); tap(x1, y0, ax * (1 - ay)); tap(x0, y1, (1 - ax) * ay); tap(x1, y1, ax * ay)
+        }
+        layer.plate.withUnsafeBufferPointer { pl in
+            let (x0, y0, x1, y1, ax, ay) = footprint(p, mirrored: false)
+            @inline(__always) func tap(_ x: Int, _ y: Int, _ wt: Double) {
+                guard wt != 0 else { return }
+                let inBox = x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1
+                let src = inBox ? pl : image
+                let k = inBox ? ((y - box.y0) * box.width + x - box.x0) * 4 : (y * w + x) * 4
+                let r = Double(src[k]), g = Double(src[k + 1]), b = Double(src[k + 2]), a = Double(src[k + 3])
+                plate.0 += wt * r * a / 255; plate.1 += wt * g * a / 255; plate.2 += wt * b * a / 255; plate.3 += wt * a
+                straight.0 += wt * r; straight.1 += wt * g; straight.2 += wt * b
+            }
+            tap(x0, y0, (1 - ax) * (1 - ay)); tap(x1, y0, ax * (1 - ay)); tap(x0, y1, (1 - ax) * ay); tap(x1, y1, ax * ay)
+        }
+        let keep = 1 - object.3 / 255
+        let alpha = object.3 + keep * plate.3
+        let premultiplied = (object.0 + keep * plate.0, object.1 + keep * plate.1, object.2 + keep * plate.2)
+        func channel(_ v: Double, _ s: Double) -> UInt8 {
+            let c = alpha >= 0.5 ? v / alpha * 255 : s
+            return UInt8(min(max(c.rounded(), 0), 255))
+        }
+        dst[o] = channel(premultiplied.0, straight.0)
+        dst[o + 1] = channel(premultiplied.1, straight.1)
+        dst[o + 2] = channel(premultiplied.2, straight.2)
+        dst[o + 3] = UInt8(min(max(alpha.rounded(), 0), 255))
     }
 
     /// `x` reflected into `[0, size]` at the borders (period `2·size`), as

@@ -313,17 +313,22 @@ public final class GLESRenderer: FrameRenderer {
     /// passes of `gl`.
     func drawRegions(_ draws: [(geometry: GeometryTexture, region: RegionFrame)], overlap: OverlapMode,
                      into target: Placement, using gl: Resources) throws {
-        var direct = draws
+        // Cutouts are drawn over the other regions, each with its own
+        // offset (as CPURenderer: the first cutout that moves a pixel
+        // draws it); the other regions sum or win among themselves.
+        let plain = draws.filter { $0.region.cutout == nil }
+        var direct = plain
         if overlap == .sum {
             // Regions whose box meets another's are summed; the others
             // are drawn directly (alone on their pixels, that is the sum).
-            let meets = GLESRenderer.meetingOthers(draws.map(\.geometry))
-            let summed = draws.indices.filter { meets[$0] }.map { draws[$0] }
-            direct = draws.indices.filter { !meets[$0] }.map { draws[$0] }
+            let meets = GLESRenderer.meetingOthers(plain.map(\.geometry))
+            let summed = plain.indices.filter { meets[$0] }.map { plain[$0] }
+            direct = plain.indices.filter { !meets[$0] }.map { plain[$0] }
             if !summed.isEmpty { try gl.drawSummed(summed, into: target) }
         }
         // First wins: drawn last to first.
         for d in direct.reversed() { try gl.drawRegion(d.geometry, region: d.region, into: target) }
+        for d in draws.reversed() where d.region.cutout != nil { try gl.drawRegion(d.geometry, region: d.region, into: target) }
     }
 
     /// For each box, whether it meets another one (then summing needs the
@@ -492,10 +497,13 @@ struct WobbleVariant: Hashable {
     /// Overlay and mirror left to their uniforms (`Resources.fixedSwitches`
     /// off).
     var uniforms = false
+    /// A cutout region: its object over its plate (`CUTOUT`; defined only
+    /// when on).
+    var cutout = false
 
     var defines: [(name: String, value: Int)] {
         let switches = [("PINNED", pinned), ("OFFSET_ONLY", offsetOnly), ("INTERIOR", interior), ("OPAQUE", opaque)]
-            + (uniforms ? [] : [("OVERLAY", overlay), ("MIRROR", mirror)])
+            + (uniforms ? [] : [("OVERLAY", overlay), ("MIRROR", mirror)]) + (cutout ? [("CUTOUT", true)] : [])
         return switches.map { ($0.0, $0.1 ? 1 : 0) }
     }
 }
@@ -509,6 +517,38 @@ struct Placement: Equatable {
     var ax: Float = 1, bx: Float = 0, ay: Float = 1, by: Float = 0
     /// Whether the overlay texture is blended over what the passes draw.
     var overlay = false
+}
+
+/// A `CutoutLayer`'s object and plate as RGBA8 textures of its box
+/// (texelFetch only: nearest filtering).
+final class CutoutTextures {
+    let layer: CutoutLayer
+    let object: GLObject
+    let plate: GLObject
+
+    /// Uploads `layer`; the context must be current.
+    init(_ layer: CutoutLayer, context: GLContext) throws {
+        self.layer = layer
+        let b = layer.box
+        let w = max(1, b.width), h = max(1, b.height)
+        func upload(_ bytes: [UInt8], _ label: String) throws -> GLObject {
+            let t = try GLObject(.texture, in: context)
+            glActiveTexture(GLenum(GL_TEXTURE5))
+            glBindTexture(GLenum(GL_TEXTURE_2D), t.name)
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
+            let data = bytes.isEmpty ? [UInt8](repeating: 0, count: 4) : bytes
+            data.withUnsafeBufferPointer { px in
+                glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(w), GLsizei(h), 0,
+                             GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress)
+            }
+            try glCheck("glTexImage2D(cutout \(label) \(w)x\(h))")
+            return t
+        }
+        object = try upload(layer.object, "object")
+        plate = try upload(layer.plate, "plate")
+        glActiveTexture(GLenum(GL_TEXTURE1))
+    }
 }
 
 /// The GL objects of one renderer, created while its context is current.
@@ -535,6 +575,8 @@ final class Resources {
     /// the first two uniforms tested per fragment and the others off, as the
     /// shader was before its variants (the tests compare the two).
     var fixedSwitches = true
+    /// Cutout layers' textures, by layer (`bind`).
+    private var cutoutTextures: [ObjectIdentifier: CutoutTextures] = [:]
     /// `Shaders/resolve.frag` (overlap("sum") of boxes that meet), compiled
     /// when first needed.
     private var resolveProgram: GLProgram?
@@ -864,11 +906,13 @@ final class Resources {
     /// variant that fits it.
     func drawRegion(_ geometry: GeometryTexture, region: RegionFrame, into p: Placement, offsetOnly only: Bool = false) throws {
         let samples = !only && fixedSwitches
+        let cutout = only ? nil : region.cutout
         let wobble = try wobble(WobbleVariant(pinned: geometry.pin != nil, offsetOnly: only, overlay: samples && p.overlay,
                                               mirror: samples && edges == .mirror,
-                                              interior: samples && samplesInside(geometry, region: region),
-                                              opaque: samples && opaqueSource, uniforms: !fixedSwitches))
+                                              interior: samples && cutout == nil && samplesInside(geometry, region: region),
+                                              opaque: samples && opaqueSource, uniforms: !fixedSwitches, cutout: cutout != nil))
         use(wobble, p)
+        if let cutout { try bind(cutout, for: wobble) }
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), geometry.texture.name)
         geometry.settle(peak: region.peak)
@@ -879,6 +923,30 @@ final class Resources {
         glUniform2f(wobble.optionalLocation("u_direction"), Float(region.direction.x), Float(region.direction.y))
         glUniform1f(wobble.optionalLocation("u_swing"), Float(region.swing))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+    }
+
+    /// Binds `layer`'s object and plate (texture units 5 and 6, uploaded on
+    /// first use and kept while the layer lives) and sets `program`'s
+    /// cutout uniforms.
+    func bind(_ layer: CutoutLayer, for program: GLProgram) throws {
+        let key = ObjectIdentifier(layer)
+        let textures: CutoutTextures
+        if let t = cutoutTextures[key], t.layer === layer {
+            textures = t
+        } else {
+            textures = try CutoutTextures(layer, context: context)
+            cutoutTextures[key] = textures
+        }
+        glActiveTexture(GLenum(GL_TEXTURE5))
+        glBindTexture(GLenum(GL_TEXTURE_2D), textures.object.name)
+        glActiveTexture(GLenum(GL_TEXTURE6))
+        glBindTexture(GLenum(GL_TEXTURE_2D), textures.plate.name)
+        glActiveTexture(GLenum(GL_TEXTURE1))
+        let b = layer.box
+        glUniform1i(program.optionalLocation("u_object"), 5)
+        glUniform1i(program.optionalLocation("u_plate"), 6)
+        glUniform4i(program.optionalLocation("u_cutoutBox"), GLint(b.x0), GLint(b.y0), GLint(b.width), GLint(b.height))
+        glUniform2f(program.optionalLocation("u_imageSize"), Float(layer.imageWidth), Float(layer.imageHeight))
     }
 
     /// Whether every position at which wobble.frag samples the source for

@@ -121,6 +121,7 @@ public enum LuaAPIDoc {
         ---@field threshold? number
         ---@field strength? number
         ---@field pin? "bottom"|"top"|"left"|"right"
+        ---@field cutout? "auto"|string
 
         ---@class wobble.Sketch
         ---@field lt wobble.Point

@@ -165,6 +165,19 @@ struct TableReader {
         return v
     }
 
+    /// The string at `t[key]`, nil when absent: `addSketch: cutout must be
+    /// "auto" or a mask image's path (got number)`.
+    func string(_ t: Int32, _ key: String, expected: String) throws -> String? {
+        lua.rawGet(t, key)
+        defer { lua.pop() }
+        if lua.type(-1) == .nil { return nil }
+        guard lua.type(-1) == .string, let s = lua.pathString(-1), !s.isEmpty else {
+            throw SceneError(function, "\(key) must be \(expected) (got \(lua.type(-1) == .string ? "an empty string" : describe(lua, -1)))")
+        }
+        guard !s.utf8.contains(0) else { throw SceneError(function, "\(key): path contains a NUL byte") }
+        return s
+    }
+
     /// The name at `t[key]` as one of `E`'s values, nil when absent:
     /// `addSketch: motion must be "classic" or "spring" (got "jelly")`.
     func choice<E: CaseIterable & RawRepresentable>(_ t: Int32, _ key: String, of: E.Type = E.self) throws -> E?

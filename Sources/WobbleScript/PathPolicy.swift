@@ -14,6 +14,7 @@ public struct InputFile: Sendable, Equatable {
     public enum Role: String, Sendable {
         case scene = "scene"
         case image = "image"
+        case mask = "cutout mask"
         case trace = "motion trace"
         case module = "module"
         case code = "script file"

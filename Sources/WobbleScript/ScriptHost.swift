@@ -62,8 +62,9 @@ public struct ScriptOptions {
 
 /// A script that ran to its end: the clip to render.
 public struct ScriptResult {
-    /// Frames as a pure function of time.
-    public let clip: Clip
+    /// Frames as a pure function of time (its cutouts are made after the
+    /// script, by the engine's scene runner).
+    public var clip: Clip
     /// `output(...)` resolved against the script's folder, if called.
     public let outputPath: String?
     /// The image in effect (resolved against the script's folder), if the

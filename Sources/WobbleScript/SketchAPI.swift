@@ -52,7 +52,7 @@ extension ScriptSession {
     /// The rectangle shorthand of `addSketch{x =, y =, w =, h =}`.
     static let rectKeys = ["x", "y", "w", "h"]
     /// Keys of `addSketch{...}`.
-    static let sketchKeys = sketchCorners.map(\.name) + ["center"] + rectKeys + ["motion"] + sketchParameters.map(\.name) + ["pin"]
+    static let sketchKeys = sketchCorners.map(\.name) + ["center"] + rectKeys + ["motion"] + sketchParameters.map(\.name) + ["pin", "cutout"]
     /// Fields of sketch handles.
     static let sketchFields = sketchCorners.map(\.name) + ["center", "motion"] + sketchParameters.map(\.name) + ["pin"]
     /// Methods of sketch handles, for messages.
@@ -67,6 +67,7 @@ extension ScriptSession {
         var corners = [Point(10, 10), Point(100, 10), Point(100, 100), Point(10, 100)]
         var center: Point?
         var parameters = WobbleParameters.original
+        var cutout: String?
         if !a.isNil(1) {
             guard lua.type(1) == .table else { throw a.typeError(1, "table") }
             let r = TableReader(lua: lua, function: "addSketch")
@@ -111,6 +112,7 @@ extension ScriptSession {
             }
             if let problem = parameters.validationError() { throw SceneError("addSketch", problem) }
             parameters.pin = try r.choice(1, "pin", of: PinSide.self)
+            cutout = try r.string(1, "cutout", expected: "\"auto\" or a mask image's path")
         }
         let ordinal = sketchCalls.count
         let position = lua.callerPosition()
@@ -120,6 +122,7 @@ extension ScriptSession {
         let p = edited?.points ?? own
         if let edited { parameters = edited.parameters }
         let line = position.flatMap { $0.source == "@" + options.scriptPath ? $0.line : nil }
+        parameters.cutout = try cutout.map { try cutoutRequest($0, shape: p.shape, position: position) }
         if let pin = parameters.pin,
            let problem = RegionShape(lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: p.center ?? .zero).pinProblem(pin) {
             throw SceneError("addSketch", problem)
@@ -128,6 +131,23 @@ extension ScriptSession {
                                 origin: SketchOrigin(.call(ordinal), line: line))
         pushSketch(lua, s)
         return 1
+    }
+
+    /// `addSketch{cutout = "auto" | "PATH"}` as a request for the engine,
+    /// which makes the mask and plate once the script has run: a path is
+    /// resolved and sandboxed like `image()`'s and recorded as an input (no
+    /// output may replace it; a watcher watches it).
+    func cutoutRequest(_ text: String, shape: RegionShape, position: (source: String, line: Int)?) throws -> CutoutRequest {
+        let source: CutoutSource
+        if text == "auto" {
+            source = .auto
+        } else {
+            let full = try checkedDataPath(text, function: "addSketch")
+            recordInput(.mask, full)
+            source = .file(path: full, written: text)
+        }
+        let place = position.map { p in (p.source.hasPrefix("@") ? String(p.source.dropFirst()) : p.source) + ":\(p.line)" }
+        return CutoutRequest(source: source, shape: shape, place: place)
     }
 
     /// Puts the studio's added sketches on the control layer (once a run:

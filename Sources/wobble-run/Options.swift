@@ -124,6 +124,7 @@ enum CommandLine_ {
                wobble-run --assemble DIR -o out.gif [options]
                wobble-run edit SCENE.lua [options]   (a window: wobble-run edit --help)
                wobble-run new PHOTO [SCENE.lua]      (a starter scene for a photo)
+               wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]   (the mask cutout = "auto" finds)
 
         A Lua scene script marks soft regions on an image and choreographs
         touches and shakes over virtual time; the frames are written as an

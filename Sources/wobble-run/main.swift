@@ -28,6 +28,9 @@ func main() -> Int32 {
     // `wobble-run new PHOTO [SCENE.lua]`: a starter scene (a scene file
     // named `new` is reached as `./new`).
     if args.first == "new" { return NewScene.run(Array(args.dropFirst())) }
+    // `wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]`: the mask a
+    // cutout = "auto" finds (a scene file named `cutout` is `./cutout`).
+    if args.first == "cutout" { return CutoutCommand.run(Array(args.dropFirst())) }
     // A usage error is reported as JSON too when --json was asked for.
     let report = RunReport(json: args.prefix { $0 != "--" }.contains("--json"))
     // With the frames on stdout the object goes to stderr, usage errors too.

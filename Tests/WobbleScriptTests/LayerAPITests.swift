@@ -27,7 +27,7 @@ final class LayerAPITests: XCTestCase {
 
     func testAddSketchErrors() {
         let f = SceneFixture()
-        let valid = "lt, rt, rb, lb, center, x, y, w, h, motion, duration, decay, damping, threshold, strength, pin"
+        let valid = "lt, rt, rb, lb, center, x, y, w, h, motion, duration, decay, damping, threshold, strength, pin, cutout"
         let cases: [(String, String)] = [
             ("addSketch(5)", "bad argument #1 to 'addSketch' (table expected, got number)"),
             ("addSketch{widht = 3}", "addSketch: unknown key 'widht' (valid: \(valid))"),

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Cutout benchmark (docs/API.md, "Cutouts"), ratios side by side:
+#   1. cutout = "auto" for a 512 px box: `wobble-run cutout` on coffee.png
+#      scaled to 1200×800 (decode, GrabCut, PNG out), best of 3;
+#   2. a moving cutout frame against the same region without a cutout
+#      (Examples/cutout with and without `cutout = "auto"`, to a GIF): the
+#      CPU time (user + system, less disturbed than wall time by other work
+#      on the machine) per frame of 61 moving frames beyond one (setup,
+#      GrabCut and plate subtracted), best of 3, per backend;
+#   3. memory: the peak RSS of both renders.
+# Usage: Scripts/bench-cutout.sh          Env: SCRATCH (build folder, default .build-bench)
+# Needs ImageMagick (convert) and GNU time (/usr/bin/time).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scratch=${SCRATCH:-.build-bench}
+swift build -c release --product wobble-run --scratch-path "$scratch" >&2
+bin="$PWD/$scratch/release/wobble-run"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# 1. "auto" on a 512 px box.
+convert Examples/latte/coffee.png -resize 1200x800 "$out/big.png"
+best=""
+for _ in 1 2 3; do
+  /usr/bin/time -f "%e %M" -o "$out/t" "$bin" cutout "$out/big.png" --box 340,20,512,512 -o "$out/mask.png"
+  t=$(cut -d' ' -f1 "$out/t")
+  if [[ -z "$best" ]] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+done
+echo "cutout = \"auto\", 512×512 box of a 1200×800 photo: ${best} s (best of 3; one thread)"
+
+# 2 and 3. Moving frames with and without the cutout.
+cp Examples/latte/coffee.png "$out/coffee.png"
+sed 's|"../latte/coffee.png"|"coffee.png"|' Examples/cutout/cutout.lua > "$out/cutout.lua"
+sed 's|, cutout = "auto"||' "$out/cutout.lua" > "$out/patch.lua"
+run() { # scene backend frames -> "cpu_s peak_kB" (best of 3)
+  local best="" peak=""
+  for _ in 1 2 3; do
+    /usr/bin/time -f "%U %S %M" -o "$out/t" "$bin" "$out/$1" -q --backend "$2" --frames "$3" -o "$out/clip.gif"
+    read -r u s m < "$out/t"
+    local t
+    t=$(awk "BEGIN{print $u + $s}")
+    if [[ -z "$best" ]] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+    peak=$m
+  done
+  echo "$best $peak"
+}
+printf "%-8s %-8s %14s %10s %12s\n" backend scene "ms per frame" ratio "peak RSS"
+for backend in gles cpu; do
+  base=""
+  for scene in patch.lua cutout.lua; do
+    read -r one _ < <(run "$scene" "$backend" 8-8)
+    read -r many peak < <(run "$scene" "$backend" 8-68)
+    ms=$(awk "BEGIN{printf \"%.1f\", ($many - $one) * 1000 / 60}")
+    [[ -n "$base" ]] || base=$ms
+    ratio=$(awk "BEGIN{printf \"%.2f×\", $ms / $base}")
+    printf "%-8s %-8s %14s %10s %9s MB\n" "$backend" "${scene%.lua}" "$ms" "$ratio" "$((peak / 1024))"
+  done
+done

@@ -1,0 +1,44 @@
+// OpenCV behind a tiny C interface: the only code in the tree that calls
+// OpenCV (imgproc's grabCut, photo's inpaint). C stays at this edge:
+// Swift calls these only through WobbleVision (Vision.swift), which checks
+// every result. No OpenCV type crosses it: plain byte buffers only.
+#ifndef WOBBLE_VISION_H
+#define WOBBLE_VISION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// GrabCut labels, as OpenCV's GC_BGD, GC_FGD, GC_PR_BGD, GC_PR_FGD.
+enum { WOBBLE_GC_BACKGROUND = 0, WOBBLE_GC_OBJECT = 1, WOBBLE_GC_PROBABLY_BACKGROUND = 2, WOBBLE_GC_PROBABLY_OBJECT = 3 };
+
+/// Why: GrabCut (cv::grabCut) is the segmentation `addSketch{cutout =
+/// "auto"}` and `wobble-run cutout` use; it is C++ and takes cv::Mat.
+///
+/// Segments the `width × height` RGB image `rgb` (3 bytes a pixel, rows
+/// `stride` bytes apart) starting from `labels` (one WOBBLE_GC_* byte a
+/// pixel, `width` bytes a row), which it refines in place over
+/// `iterations` rounds. Deterministic: OpenCV's random generator is
+/// seeded with a fixed value and its worker threads are turned off for
+/// the call. Returns 0, or -1 with a one-line reason in `error`.
+int wobble_grabcut(const uint8_t *rgb, int width, int height, size_t stride, uint8_t *labels, int iterations,
+                   char *error, size_t errorSize);
+
+/// Why: the plate behind a cutout is the picture with the object's area
+/// filled from around it: cv::inpaint (Telea's method), C++ only.
+///
+/// Fills, in place, the pixels of the `width × height` RGB image `rgb`
+/// (3 bytes a pixel, rows `stride` bytes apart) where `mask` (one byte a
+/// pixel, `width` bytes a row) is not 0, from the pixels around them,
+/// looking `radius` pixels around each. Returns 0, or -1 with a reason.
+int wobble_inpaint(uint8_t *rgb, int width, int height, size_t stride, const uint8_t *mask, double radius,
+                   char *error, size_t errorSize);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

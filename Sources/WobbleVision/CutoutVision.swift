@@ -1,0 +1,295 @@
+import WobbleCore
+
+/// Why a cutout cannot be made; `message` reads after `cutout = "auto": `
+/// or the mask's name.
+public enum CutoutProblem: Error, Equatable, CustomStringConvertible {
+    /// The box or region reaches outside the image.
+    case outsideImage(box: PixelRect, width: Int, height: Int)
+    /// Every pixel of the box and around it has one colour.
+    case uniform
+    /// GrabCut found no object in the box.
+    case noObject
+    /// OpenCV failed.
+    case vision(String)
+
+    public var description: String {
+        switch self {
+        case .outsideImage(let b, let w, let h):
+            return "the region (box \(b.x0),\(b.y0) to \(b.x1),\(b.y1)) reaches outside the \(w)×\(h) image"
+        case .uniform: return "the region is one uniform colour: there is no object to cut out"
+        case .noObject: return "found no object in the region"
+        case .vision(let m): return m
+        }
+    }
+}
+
+/// Cutout masks and plates: the only code that reaches OpenCV
+/// (through `OpenCV`, the C shim's one caller). What `addSketch{cutout =
+/// "auto"}`, `wobble-run cutout` and the studio call:
+/// - `objectMask`: the object in a box (GrabCut), started from a region
+///   and refined by strokes that mark object and background; or the
+///   object under a click;
+/// - `plate`: the image with the object's area filled from around it;
+/// - `layer`: both, ready for the renderers (`CutoutLayer`);
+/// - `fitRegion`: a region whose boundary holds a mask (a new sketch
+///   around the object under the mouse).
+///
+/// Deterministic: the same bytes in, the same mask out (OpenCV's random
+/// generator seeded, one thread, no CPU-dependent code paths; the scaling
+/// around it is integer arithmetic here).
+public enum CutoutVision {
+    /// GrabCut works on the box (and a ring around it) scaled so that its
+    /// longer side is at most this many pixels; the mask is scaled back up.
+    public static let workingSide = 256
+    /// GrabCut's rounds.
+    public static let iterations = 5
+
+    /// The object inside `box` (image pixels) of `image`, as a mask of the
+    /// image's size (255 object, 0 background, a soft edge about a pixel
+    /// wide). GrabCut starts with everything outside `box` as background,
+    /// the pixels inside `region` (nil: the whole box) as probably object
+    /// and the rest of the box as probably background; `object` and
+    /// `background` (masks of the image's size: pixels above 127) are
+    /// strokes that mark pixels for sure.
+    ///
+    /// Throws `CutoutProblem`: the box outside the image, a uniform box,
+    /// no object found, OpenCV's failure.
+    public static func objectMask(image: RGBAImage, box: PixelRect, region: RegionShape? = nil,
+                                  object: GreyMask? = nil, background: GreyMask? = nil) throws -> GreyMask {
+        let w = image.width, h = image.height
+        guard !box.isEmpty, box.x0 >= 0, box.y0 >= 0, box.x1 <= w, box.y1 <= h else {
+            throw CutoutProblem.outsideImage(box: box, width: w, height: h)
+        }
+        // The box and a ring of background around it (GrabCut's colour
+        // model of the background needs some).
+        let ring = max(8, max(box.width, box.height) / 6)
+        let crop = PixelRect(x0: max(0, box.x0 - ring), y0: max(0, box.y0 - ring),
+                             x1: min(w, box.x1 + ring), y1: min(h, box.y1 + ring))
+        if isUniform(image, crop) { throw CutoutProblem.uniform }
+        // Working size: the crop scaled by an integer-friendly factor.
+        let longer = max(crop.width, crop.height)
+        let factor = max(1, (longer + workingSide - 1) / workingSide)   // crop pixels per working pixel
+        let lw = (crop.width + factor - 1) / factor, lh = (crop.height + factor - 1) / factor
+        var rgb = [UInt8](repeating: 0, count: lw * lh * 3)
+        var labels = [UInt8](repeating: OpenCV.Label.background.rawValue, count: lw * lh)
+        image.pixels.withUnsafeBufferPointer { src in
+            for j in 0..<lh {
+                for i in 0..<lw {
+                    // The working pixel's footprint in the image.
+                    let fx0 = crop.x0 + i * factor, fy0 = crop.y0 + j * factor
+                    let fx1 = min(crop.x1, fx0 + factor), fy1 = min(crop.y1, fy0 + factor)
+                    var sum = (0, 0, 0), n = 0
+                    var marked: OpenCV.Label?
+                    for y in fy0 ..< fy1 {
+                        for x in fx0 ..< fx1 {
+                            let k = (y * w + x) * 4
+                            sum.0 += Int(src[k]); sum.1 += Int(src[k + 1]); sum.2 += Int(src[k + 2])
+                            n += 1
+                            if let background, background.pixels[y * w + x] > 127 { marked = .background }
+                            if marked == nil, let object, object.pixels[y * w + x] > 127 { marked = .object }
+                        }
+                    }
+                    let o = (j * lw + i) * 3
+                    rgb[o] = UInt8((sum.0 + n / 2) / n)
+                    rgb[o + 1] = UInt8((sum.1 + n / 2) / n)
+                    rgb[o + 2] = UInt8((sum.2 + n / 2) / n)
+                    // Labelled by the footprint's centre.
+                    let c = Point(Double(fx0 + fx1) / 2, Double(fy0 + fy1) / 2)
+                    let label: OpenCV.Label
+                    if let marked {
+                        label = marked
+                    } else if c.x < Double(box.x0) || c.x > Double(box.x1) || c.y < Double(box.y0) || c.y > Double(box.y1) {
+                        label = .background
+                    } else if region.map({ $0.contains(c) }) ?? true {
+                        label = .probablyObject
+                    } else {
+                        label = .probablyBackground
+                    }
+                    labels[j * lw + i] = label.rawValue
+                }
+            }
+        }
+        guard labels.contains(where: { $0 == OpenCV.Label.probablyObject.rawValue || $0 == OpenCV.Label.object.rawValue }),
+              labels.contains(where: { $0 == OpenCV.Label.background.rawValue || $0 == OpenCV.Label.probablyBackground.rawValue })
+        else { throw CutoutProblem.noObject }
+        do {
+            try OpenCV.grabCut(rgb: rgb, width: lw, height: lh, labels: &labels, iterations: iterations)
+        } catch let e as VisionError {
+            throw CutoutProblem.vision(e.message)
+        }
+        // Back to the image's size: the working mask (0/255) sampled
+        // bilinearly at each pixel centre of the box, its ramp steepened to
+        // about a pixel (doubles: the same results on every machine).
+        let fg = labels.map { $0 == OpenCV.Label.object.rawValue || $0 == OpenCV.Label.probablyObject.rawValue ? 255.0 : 0.0 }
+        var mask = GreyMask(width: w, height: h)
+        let steep = Double(factor)
+        var any = false
+        func axis(_ v: Int, _ origin: Int, _ n: Int) -> (Int, Int, Double) {
+            let f = min(max((Double(v - origin) + 0.5) / Double(factor) - 0.5, 0), Double(n - 1))
+            let i = Int(f)
+            return (i, min(i + 1, n - 1), f - Double(i))
+        }
+        for y in box.y0 ..< box.y1 {
+            let (y0, y1, ay) = axis(y, crop.y0, lh)
+            for x in box.x0 ..< box.x1 {
+                let (x0, x1, ax) = axis(x, crop.x0, lw)
+                let top = fg[y0 * lw + x0] * (1 - ax) + fg[y0 * lw + x1] * ax
+                let bottom = fg[y1 * lw + x0] * (1 - ax) + fg[y1 * lw + x1] * ax
+                let v = top * (1 - ay) + bottom * ay
+                let s = min(255, max(0, ((v - 127.5) * steep + 127.5).rounded()))
+                mask.pixels[y * w + x] = UInt8(s)
+                if s != 0 { any = true }
+            }
+        }
+        guard any else { throw CutoutProblem.noObject }
+        return mask
+    }
+
+    /// The object under `point` (image pixels), for a click: GrabCut in a
+    /// square around it (`side`, default half the picture's shorter side,
+    /// moved inside the picture), the clicked pixel and a few around it
+    /// marked as object, the square's outer tenth as probably background;
+    /// only the part connected to the click is kept. For `Shift`+click in
+    /// the studio, with `fitRegion(around:)` to place a region around it.
+    public static func objectMask(image: RGBAImage, at point: Point, side: Int? = nil) throws -> GreyMask {
+        let w = image.width, h = image.height
+        let s = min(side ?? min(w, h) / 2, w, h)
+        guard s >= 8, point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h) else {
+            throw CutoutProblem.outsideImage(box: PixelRect(x0: Int(point.x), y0: Int(point.y), x1: Int(point.x) + 1,
+                                                            y1: Int(point.y) + 1), width: w, height: h)
+        }
+        let cx = Int(point.x), cy = Int(point.y)
+        let x0 = min(max(0, cx - s / 2), w - s), y0 = min(max(0, cy - s / 2), h - s)
+        let box = PixelRect(x0: x0, y0: y0, x1: x0 + s, y1: y0 + s)
+        let inset = Double(s) / 10
+        let region = SketchPoints(lt: Point(Double(x0) + inset, Double(y0) + inset), rt: Point(Double(box.x1) - inset, Double(y0) + inset),
+                                  rb: Point(Double(box.x1) - inset, Double(box.y1) - inset),
+                                  lb: Point(Double(x0) + inset, Double(box.y1) - inset)).shape
+        var seed = GreyMask(width: w, height: h)
+        for y in max(0, cy - 3)...min(h - 1, cy + 3) {
+            for x in max(0, cx - 3)...min(w - 1, cx + 3) { seed.pixels[y * w + x] = 255 }
+        }
+        var mask = try objectMask(image: image, box: box, region: region, object: seed)
+        // Only the part connected to the click.
+        var keep = [Bool](repeating: false, count: w * h)
+        var stack = [cy * w + cx]
+        keep[cy * w + cx] = mask.pixels[cy * w + cx] > 0
+        guard keep[cy * w + cx] else { throw CutoutProblem.noObject }
+        while let k = stack.popLast() {
+            let x = k % w, y = k / w
+            for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < w && ny < h {
+                let n = ny * w + nx
+                if !keep[n] && mask.pixels[n] > 0 { keep[n] = true; stack.append(n) }
+            }
+        }
+        for k in 0 ..< w * h where !keep[k] { mask.pixels[k] = 0 }
+        return mask
+    }
+
+    /// Whether every pixel of `box` in `image` is within 2 levels of the
+    /// first, per channel.
+    static func isUniform(_ image: RGBAImage, _ box: PixelRect) -> Bool {
+        guard !box.isEmpty else { return true }
+        let w = image.width
+        return image.pixels.withUnsafeBufferPointer { p in
+            let f = (box.y0 * w + box.x0) * 4
+            for y in box.y0 ..< box.y1 {
+                for x in box.x0 ..< box.x1 {
+                    let k = (y * w + x) * 4
+                    for c in 0..<3 where abs(Int(p[k + c]) - Int(p[f + c])) > 2 { return false }
+                }
+            }
+            return true
+        }
+    }
+
+    /// The plate behind `mask`'s object: `image` with the object's area
+    /// (the mask above 0, grown by 2 pixels so that no fringe of the object
+    /// is copied into it) filled from the pixels around it (OpenCV's
+    /// inpainting, Telea's method); every pixel where the mask is 0 is the
+    /// image's own. Alpha is the image's.
+    public static func plate(image: RGBAImage, mask: GreyMask) throws -> RGBAImage {
+        precondition(mask.width == image.width && mask.height == image.height)
+        let w = image.width, h = image.height
+        let ob = mask.objectBox
+        guard !ob.isEmpty else { return image }
+        let grow = 2, radius = 5, margin = 16
+        let crop = PixelRect(x0: max(0, ob.x0 - margin), y0: max(0, ob.y0 - margin),
+                             x1: min(w, ob.x1 + margin), y1: min(h, ob.y1 + margin))
+        let cw = crop.width, ch = crop.height
+        var rgb = [UInt8](repeating: 0, count: cw * ch * 3)
+        var holes = [UInt8](repeating: 0, count: cw * ch)
+        for y in crop.y0 ..< crop.y1 {
+            for x in crop.x0 ..< crop.x1 {
+                let k = (y * w + x) * 4, o = (y - crop.y0) * cw + (x - crop.x0)
+                rgb[o * 3] = image.pixels[k]; rgb[o * 3 + 1] = image.pixels[k + 1]; rgb[o * 3 + 2] = image.pixels[k + 2]
+                guard mask.pixels[y * w + x] != 0 else { continue }
+                for yy in max(crop.y0, y - grow) ... min(crop.y1 - 1, y + grow) {
+                    for xx in max(crop.x0, x - grow) ... min(crop.x1 - 1, x + grow) {
+                        holes[(yy - crop.y0) * cw + (xx - crop.x0)] = 255
+                    }
+                }
+            }
+        }
+        do {
+            try OpenCV.inpaint(rgb: &rgb, width: cw, height: ch, holes: holes, radius: Double(radius))
+        } catch let e as VisionError {
+            throw CutoutProblem.vision(e.message)
+        }
+        var out = image
+        for y in crop.y0 ..< crop.y1 {
+            for x in crop.x0 ..< crop.x1 where mask.pixels[y * w + x] != 0 {
+                let k = (y * w + x) * 4, o = ((y - crop.y0) * cw + (x - crop.x0)) * 3
+                out.pixels[k] = rgb[o]; out.pixels[k + 1] = rgb[o + 1]; out.pixels[k + 2] = rgb[o + 2]
+            }
+        }
+        return out
+    }
+
+    /// What the renderers draw for a cutout: the object layer and the plate
+    /// over the object's box (`CutoutLayer`), from `image` and its `mask`.
+    public static func layer(image: RGBAImage, mask: GreyMask) throws -> CutoutLayer {
+        CutoutLayer(source: image, mask: mask, plate: try plate(image: image, mask: mask))
+    }
+
+    /// A region whose boundary holds every pixel of `mask` above 127 with a
+    /// margin (`margin` of the object's longer side, at least 2 pixels): a
+    /// rectangle of corners around the object, grown until its four curves
+    /// hold it, the center at the object's centroid. Nil for an empty mask.
+    public static func fitRegion(around mask: GreyMask, margin: Double = 0.06) -> SketchPoints? {
+        var sx = 0.0, sy = 0.0, n = 0.0
+        var outline: [Point] = []
+        let w = mask.width, h = mask.height
+        func solid(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < w && y < h && mask.pixels[y * w + x] > 127 }
+        for y in 0..<h {
+            for x in 0..<w where solid(x, y) {
+                sx += Double(x) + 0.5; sy += Double(y) + 0.5; n += 1
+                if !solid(x - 1, y) || !solid(x + 1, y) || !solid(x, y - 1) || !solid(x, y + 1) {
+                    // The pixel's outer corners.
+                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] { outline.append(Point(Double(x + dx), Double(y + dy))) }
+                }
+            }
+        }
+        guard n > 0 else { return nil }
+        let c = Point(sx / n, sy / n)
+        let b = Rect(bounding: outline)
+        let m = max(2, margin * max(b.width, b.height))
+        // Grow the rectangle about the centroid until the curves hold the
+        // outline pushed out by the margin.
+        let left = c.x - b.minX + m, right = b.maxX - c.x + m, top = c.y - b.minY + m, bottom = b.maxY - c.y + m
+        var scale = 1.0
+        for _ in 0..<60 {
+            let p = SketchPoints(lt: Point(c.x - left * scale, c.y - top * scale), rt: Point(c.x + right * scale, c.y - top * scale),
+                                 rb: Point(c.x + right * scale, c.y + bottom * scale), lb: Point(c.x - left * scale, c.y + bottom * scale),
+                                 center: c)
+            let shape = p.shape
+            let holds = outline.allSatisfy { q in
+                let d = q - c, len = d.length
+                return len == 0 || shape.contains(c + d * ((len + m) / len))
+            }
+            if holds { return p }
+            scale *= 1.05
+        }
+        return nil
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+import WobbleScript
+import WobbleSystem
+import WobbleVision
+
+/// `wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]`: writes the mask
+/// `addSketch{cutout = "auto"}` would find for a rectangular region with
+/// that box (for pipelines, and to edit by hand in a paint program):
+/// grey, 255 object, 0 background, the photo's size. One clear line and
+/// nothing written on any failure.
+enum CutoutCommand {
+    static let usage = "usage: wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]   (MASK.png: the photo's name with -mask.png)"
+
+    static let helpText = """
+    \(usage)
+
+    Finds the object inside the box (pixels of PHOTO, origin top-left) as
+    addSketch{x = X, y = Y, w = W, h = H, cutout = "auto"} does, and writes
+    it as a grey PNG the size of PHOTO: 255 object, 0 background, a soft
+    edge between. The same photo and box give the same bytes on every run.
+    Use it as addSketch{..., cutout = "MASK.png"}, after touching it up in
+    any paint program if you like.
+
+      --box X,Y,W,H  the region's box (whole pixels; inside the photo)
+      -o MASK.png    where to write the mask (replaced atomically)
+
+    """
+
+    struct Failure: Error { let message: String; let code: Int32 }
+
+    static func run(_ args: [String]) -> Int32 {
+        if args.contains("--help") || args.contains("-h") {
+            print(helpText, terminator: "")
+            return 0
+        }
+        do {
+            try perform(args)
+            return 0
+        } catch let f as Failure {
+            printError("wobble-run: cutout: \(f.message)")
+            return f.code
+        } catch {
+            printError("wobble-run: cutout: \(error)")
+            return 1
+        }
+    }
+
+    static func perform(_ args: [String]) throws {
+        var photo: String?, boxText: String?, output: String?
+        var i = 0
+        func value(_ name: String) throws -> String {
+            i += 1
+            guard i < args.count else { throw Failure(message: "\(name) needs a value (\(usage))", code: 2) }
+            return args[i]
+        }
+        while i < args.count {
+            let a = args[i]
+            switch a {
+            case "--box": boxText = try value(a)
+            case "-o", "--output": output = try value(a)
+            default:
+                if a.hasPrefix("--box=") { boxText = String(a.dropFirst(6)) }
+                else if a.hasPrefix("--output=") { output = String(a.dropFirst(9)) }
+                else if a.hasPrefix("-") && a != "-" { throw Failure(message: "unknown option '\(PathBytes.display(a))' (\(usage))", code: 2) }
+                else if photo == nil { photo = a }
+                else { throw Failure(message: "one photo only (\(usage))", code: 2) }
+            }
+            i += 1
+        }
+        guard let photo else { throw Failure(message: usage, code: 2) }
+        guard let boxText else { throw Failure(message: "--box X,Y,W,H is required (\(usage))", code: 2) }
+        let parts = boxText.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3], w > 0, h > 0 else {
+            throw Failure(message: "--box must be X,Y,W,H in whole pixels with W and H above 0 (got '\(PathBytes.display(boxText))')", code: 2)
+        }
+        let target = output ?? ScenePaths.baseName(photo) + "-mask.png"
+        let image: RGBAImage
+        do {
+            image = try ImageIO.load(path: photo)
+        } catch let e as MediaError {
+            throw Failure(message: e.message, code: 1)
+        }
+        let box = PixelRect(x0: x, y0: y, x1: x + w, y1: y + h)
+        // The same region `addSketch{x =, y =, w =, h =}` makes.
+        let region = SketchPoints(lt: Point(Double(x), Double(y)), rt: Point(Double(x + w), Double(y)),
+                                  rb: Point(Double(x + w), Double(y + h)), lb: Point(Double(x), Double(y + h))).shape
+        let mask: GreyMask
+        do {
+            mask = try CutoutVision.objectMask(image: image, box: box, region: region)
+        } catch let e as CutoutProblem {
+            throw Failure(message: "--box \(boxText): \(e)", code: 1)
+        }
+        if let a = PathPolicy.identity(photo), let b = PathPolicy.identity(target), a.device == b.device, a.inode == b.inode {
+            throw Failure(message: "-o '\(PathBytes.display(target))' is the photo itself: nothing written", code: 1)
+        }
+        var grey = RGBAImage(width: image.width, height: image.height)
+        for (k, v) in mask.pixels.enumerated() {
+            grey.pixels[k * 4] = v; grey.pixels[k * 4 + 1] = v; grey.pixels[k * 4 + 2] = v; grey.pixels[k * 4 + 3] = 255
+        }
+        do {
+            try ImageIO.writePNG(grey, to: target)
+        } catch let e as MediaError {
+            throw Failure(message: e.message, code: 1)
+        }
+    }
+}
