@@ -15,6 +15,7 @@ public struct InputFile: Sendable, Equatable {
         case scene = "scene"
         case image = "image"
         case trace = "motion trace"
+        case sound = "sound"
         case module = "module"
         case code = "script file"
     }
