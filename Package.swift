@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
-        .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "CGIF"]),
+        .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -113,20 +113,6 @@ public struct Soundtrack: Sendable, Equatable {
         self.offset = offset
         self.duration = duration
     }
-
-    /// The samples of the clip's `[start, end)` seconds at `rate`: where the
-    /// sound starts in them (`delay`, samples of silence first), where in
-    /// the sound they start (`skip`, samples) and how many samples in all.
-    /// Every bound is rounded on the same grid, so slices of consecutive
-    /// frames tile the whole clip's samples exactly.
-    public func span(start: Double, end: Double, rate: Int) -> (delay: Int, skip: Int, count: Int) {
-        let r = Double(rate)
-        let first = Int((start * r).rounded()), last = Int((end * r).rounded())
-        let origin = Int((offset * r).rounded())   // clip sample of the sound's sample 0
-        let delay = max(0, origin - first)
-        let skip = max(0, first - origin)
-        return (delay, skip, max(0, last - first))
-    }
 }
 
 /// A kick the script gave: when (scene seconds), what (`impulse`,

@@ -42,6 +42,9 @@ struct Runner {
     /// Where the frames go instead of the output table's sink (`--preset`
     /// collects them); nil: `OutputPlan.makeSink`.
     var makeSink: ((OutputPlan.Frames, () throws -> RGBAImage) throws -> FrameSink?)?
+    /// What the frames become when it is not the output table's (a
+    /// `--preset`'s platform, which takes no sound): the soundtrack warning names it.
+    var soundless: String?
 
     init(options: Options) { self.options = options }
 
@@ -131,9 +134,21 @@ struct Runner {
         // The same output checks for a render and --check (a bad -o fails both alike).
         let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
         if plan.isStdout { report.toStderr = true }
-        let frames = OutputPlan.Frames(width: w, height: h, fps: clip.fps, count: selection.count,
+        var frames = OutputPlan.Frames(width: w, height: h, fps: clip.fps, count: selection.count,
                                        fullRender: o.frames == nil, loop: o.loop, quality: o.quality,
                                        alpha: source.hasTransparentPixels, matte: o.matte)
+        if let track = result.soundtrack {
+            if let soundless {
+                let message = "\(soundless) have no sound: the soundtrack is left out"
+                if !report.warnings.contains(message) { report.warn(message) }
+            } else if plan.format.video != nil {
+                frames.audio = VideoSink.Audio(path: track.path, offset: track.offset,
+                                               start: Double(selection.lowerBound) / clip.fps,
+                                               end: Double(selection.upperBound + 1) / clip.fps)
+            } else if plan.format != .null {
+                report.warn(Runner.soundless(plan))
+            }
+        }
         try plan.checkFits(frames, pathGiven: o.output != nil)
         try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
         if plan.format == .gif {
@@ -176,6 +191,18 @@ struct Runner {
             reporter.finish(Runner.describe(summary))
         }
         return summary
+    }
+
+    /// The warning for a soundtrack an output cannot carry.
+    static func soundless(_ plan: OutputPlan) -> String {
+        let what: String
+        switch plan.format {
+        case .gif: what = "a GIF"
+        case .webp: what = "an animated WebP"
+        case .apng: what = "an APNG"
+        default: what = "PNG frames"
+        }
+        return "'\(plan.path ?? "-")' is \(what), which has no sound: the soundtrack is left out (write .mp4, .webm or .mov to keep it)"
     }
 
     static func describe(_ s: Summary) -> String {
