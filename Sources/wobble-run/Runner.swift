@@ -137,14 +137,20 @@ struct Runner {
         var frames = OutputPlan.Frames(width: w, height: h, fps: clip.fps, count: selection.count,
                                        fullRender: o.frames == nil, loop: o.loop, quality: o.quality,
                                        alpha: source.hasTransparentPixels, matte: o.matte)
+        var pngSound: (audio: VideoSink.Audio, dir: String)?
         if let track = result.soundtrack {
+            let audio = VideoSink.Audio(path: track.path, offset: track.offset,
+                                        start: Double(selection.lowerBound) / clip.fps,
+                                        end: Double(selection.upperBound + 1) / clip.fps)
             if let soundless {
                 let message = "\(soundless) have no sound: the soundtrack is left out"
                 if !report.warnings.contains(message) { report.warn(message) }
             } else if plan.format.video != nil {
-                frames.audio = VideoSink.Audio(path: track.path, offset: track.offset,
-                                               start: Double(selection.lowerBound) / clip.fps,
-                                               end: Double(selection.upperBound + 1) / clip.fps)
+                frames.audio = audio
+            } else if plan.format == .png, case .directory(let dir)? = plan.png {
+                // PNG frames in a folder (a --frames slice): the slice's
+                // sound beside them, for --assemble.
+                pngSound = (audio, dir)
             } else if plan.format != .null {
                 report.warn(Runner.soundless(plan))
             }
@@ -178,6 +184,9 @@ struct Runner {
             return (f.image, k, f.changed)
         })
         report.record(sink)
+        if let pngSound {
+            try Runner.writeSoundSlice(pngSound.audio, dir: pngSound.dir, first: selection.lowerBound, fullRender: o.frames == nil)
+        }
         if o.verbose, let deferred = renderer as? DeferredGLESRenderer, deferred.started == nil {
             printError("wobble-run: \(deferred.startedDescription)")
         }
@@ -191,6 +200,25 @@ struct Runner {
             reporter.finish(Runner.describe(summary))
         }
         return summary
+    }
+
+    /// Writes the sound of frames `first`… into `dir` as `sound_NNNNN.wav`;
+    /// a full render removes the other slices there (they belong to an
+    /// older clip, as stale frames do).
+    static func writeSoundSlice(_ audio: VideoSink.Audio, dir: String, first: Int, fullRender: Bool) throws {
+        let name = AudioSlice.name(first)
+        do {
+            try AudioSlice.write(audio, to: (dir as NSString).appendingPathComponent(name))
+            if fullRender {
+                let fd = try Posix.open(dir, O_RDONLY | O_DIRECTORY)
+                defer { close(fd) }
+                for other in try Posix.list(fd, shown: dir) where other != name && AudioSlice.index(ofName: other) != nil {
+                    try Posix.unlink(fd, other, shown: (dir as NSString).appendingPathComponent(other))
+                }
+            }
+        } catch let e as MediaError {
+            throw RunError(e.message)
+        }
     }
 
     /// The warning for a soundtrack an output cannot carry.
