@@ -38,3 +38,4 @@ for _, t in ipairs(drums:onsets()) do
   end
 end
 wait(drums.duration - time())   -- to the end of the loop
+untilStill()                    -- and until every region rests (silence after the loop)
