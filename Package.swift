@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "WobbleSystemTests", dependencies: ["WobbleTestSupport", "WobbleSystem"]),
         .testTarget(name: "WobbleCoreTests", dependencies: ["WobbleCore"]),
         .testTarget(name: "WobbleAudioTests", dependencies: ["WobbleAudio"]),
-        .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore"]),
+        .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore", "WobbleAudio"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
