@@ -143,3 +143,18 @@ final class AnalysisTests: XCTestCase {
         for (f, truth) in zip(o, t.onsets) { XCTAssertEqual(f, truth, accuracy: 0.015) }
     }
 }
+
+final class ThreadingTests: XCTestCase {
+    /// The detection functions are the same bits in one pass and in slices.
+    func testSlicesGiveTheSameBitsAsOnePass() {
+        let t = DrumSynth.drums(tempo: [(120, 8), (96, 8)])
+        var results: [[UInt64]] = []
+        for threads in [1, 2, 3] {
+            let s = Spectra(samples: t.samples, sampleRate: t.sampleRate)
+            s.threads = threads
+            results.append(OnsetOptions.Method.allCases.flatMap { s.detection($0).map(\.bitPattern) })
+        }
+        XCTAssertEqual(results[0], results[1])
+        XCTAssertEqual(results[0], results[2])
+    }
+}
