@@ -59,8 +59,11 @@ let package = Package(
 
         // Pure Swift: geometry, wobble math, models, clock, timeline.
         .target(name: "WobbleCore"),
+        // Pure Swift: sound analysis (our FFT, onsets, beats that follow
+        // tempo changes, level) and synthetic test tracks.
+        .target(name: "WobbleAudio"),
         // The Lua host: VM, sandbox, API bindings.
-        .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "CLua", "CWobbleLuaShim"]),
+        .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "CLua", "CWobbleLuaShim"]),
         // Renderers: CPU reference and GLES through EGL.
         .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"]),
         // Cutouts: masks (GrabCut) and plates (inpainting) for regions whose
@@ -82,6 +85,9 @@ let package = Package(
         // The studio executable (`wobble-run edit` runs it): SDL2 + X11/Wayland.
         .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"]),
 
+        // Sound analysis benchmark and the drum synthesiser (Scripts/bench-sound.sh, Scripts/make-drums.sh).
+        .executableTarget(name: "wobble-sound-bench", dependencies: ["WobbleAudio"]),
+
         // Renderer benchmark (Scripts/bench-render.sh).
         .executableTarget(name: "wobble-render-bench", dependencies: ["WobbleCore", "WobbleRender"]),
 
@@ -91,13 +97,14 @@ let package = Package(
 
         .testTarget(name: "WobbleSystemTests", dependencies: ["WobbleTestSupport", "WobbleSystem"]),
         .testTarget(name: "WobbleCoreTests", dependencies: ["WobbleCore"]),
-        .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore"]),
+        .testTarget(name: "WobbleAudioTests", dependencies: ["WobbleAudio"]),
+        .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore", "WobbleAudio"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
-        .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "CGIF"]),
+        .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),
     ],
     swiftLanguageModes: [.v6]
 )

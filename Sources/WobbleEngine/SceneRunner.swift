@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleMedia
 import WobbleScript
 import WobbleSystem
 import WobbleVision
@@ -53,6 +54,7 @@ public final class SceneRunner {
         so.fixedFPS = options.fps
         so.imageOverride = override
         so.onPath = { [unowned self] in self.named.append($0) }
+        so.soundLoader = { path, maxSeconds in try AudioDecoder.decode(path: path, maxSeconds: maxSeconds) }
         configure(&so)
         var result = try ScriptHost(options: so).run()
         // Cutouts: masks and plates, once per run, before any frame.

@@ -35,6 +35,22 @@ public enum VideoFormat: String, Sendable, CaseIterable {
     /// True for the 4:2:0 H.264 family, which needs even dimensions.
     var needsEvenSize: Bool { self != .webm }
 
+    /// The audio codec for a soundtrack (`-c:a`) among the installed
+    /// `encoders`, with its settings: AAC in MP4 and Matroska, Opus (else
+    /// Vorbis) in WebM, 16-bit PCM in QuickTime; nil when none is there.
+    func audioCodec(_ encoders: Set<String>) -> (name: String, args: [String])? {
+        switch self {
+        case .mp4, .mkv:
+            return encoders.contains("aac") ? ("aac", ["-c:a", "aac", "-b:a", "192k"]) : nil
+        case .webm:
+            if encoders.contains("libopus") { return ("libopus", ["-c:a", "libopus", "-b:a", "128k", "-vbr", "off"]) }
+            if encoders.contains("libvorbis") { return ("libvorbis", ["-c:a", "libvorbis", "-q:a", "5"]) }
+            return nil
+        case .mov:
+            return encoders.contains("pcm_s16le") ? ("pcm_s16le", ["-c:a", "pcm_s16le"]) : nil
+        }
+    }
+
     /// True when the video keeps the alpha channel (WebM, yuva420p; a MOV
     /// of frames with alpha is ProRes 4444 and keeps it too).
     public func keepsAlpha(sourceHasAlpha: Bool) -> Bool { self == .webm || (self == .mov && sourceHasAlpha) }
@@ -70,7 +86,62 @@ public enum VideoFormat: String, Sendable, CaseIterable {
 /// main thread). When ffmpeg fails, the error ends with the last lines of
 /// its stderr. SIGPIPE is ignored process-wide (a dying ffmpeg must be an
 /// error, not a crash).
+///
+/// With `audio`, ffmpeg also reads the sound file and muxes the samples of
+/// the frames' time span as the video's audio stream (48 kHz stereo:
+/// AAC, Opus or PCM, `VideoFormat.audioCodec`): silence where the sound
+/// has not started or has ended, exactly the video's length, with
+/// bit-exact flags so the same inputs give the same bytes. The encoder's
+/// delay (AAC priming) is the container's business: ffmpeg writes the
+/// edit list (MP4/MOV) or the codec delay (WebM) that players honour.
 public final class VideoSink: FrameSink {
+    /// The sound a video carries: the file, where its time 0 falls on the
+    /// clip, and the clip's time span the frames cover (`--frames`).
+    public struct Audio: Sendable, Equatable {
+        public var path: String
+        /// Clip time of the sound's time 0 (seconds; negative cuts its start).
+        public var offset: Double
+        /// Clip time of the first frame written.
+        public var start: Double
+        /// Clip time just after the last frame written.
+        public var end: Double
+
+        public init(path: String, offset: Double, start: Double, end: Double) {
+            self.path = path
+            self.offset = offset
+            self.start = start
+            self.end = end
+        }
+
+        /// Sample rate of the muxed audio.
+        public static let rate = 48_000
+
+        /// The samples of `[start, end)` at `rate`: silence first
+        /// (`delay`), where the sound starts in them (`skip`), how many in
+        /// all. Bounds are rounded on one grid, so consecutive slices tile
+        /// the clip's samples exactly.
+        public func span(rate: Int = Audio.rate) -> (delay: Int, skip: Int, count: Int) {
+            let r = Double(rate)
+            let first = Int((start * r).rounded()), last = Int((end * r).rounded())
+            let origin = Int((offset * r).rounded())
+            return (max(0, origin - first), max(0, first - origin), max(0, last - first))
+        }
+
+        /// ffmpeg's audio filter: resample, stereo, cut, delay, pad and
+        /// trim to exactly `count` samples, timestamps from 0.
+        var filter: String {
+            let (delay, skip, count) = span()
+            var f = "aresample=\(Audio.rate),aformat=sample_fmts=fltp:channel_layouts=stereo"
+            if skip > 0 { f += ",atrim=start_sample=\(skip)" }
+            f += ",asetpts=N/SR/TB"
+            if delay > 0 { f += ",adelay=delays=\(delay)S:all=1" }
+            f += ",apad=whole_len=\(count),atrim=end_sample=\(count),asetpts=N/SR/TB"
+            return f
+        }
+    }
+
+    /// The soundtrack muxed, if any.
+    public let audio: Audio?
     /// The target path.
     public let path: String
     /// Frame size the caller writes.
@@ -115,7 +186,7 @@ public final class VideoSink: FrameSink {
     /// 4444 with alpha instead of H.264; `quality` then sets `-qscale:v`
     /// 31 ... 1 (nil: prores_ks's own rate control).
     public init(path: String, width: Int, height: Int, fps: Double, format: VideoFormat? = nil,
-                quality: Int? = nil, alpha: Bool = false) throws {
+                quality: Int? = nil, alpha: Bool = false, audio: Audio? = nil) throws {
         if let quality, !(1...100).contains(quality) {
             throw MediaError("video '\(path)': quality must be 1 to 100, not \(quality)")
         }
@@ -183,10 +254,27 @@ public final class VideoSink: FrameSink {
                 throw MediaError("video '\(path)': the installed ffmpeg has no H.264 (libx264) or MPEG-4 encoder; write .webm, a .gif or PNG frames instead")
             }
         }
+        var audioArgs: [String] = []
+        if let audio {
+            guard let a = format.audioCodec(try VideoSink.encoders(ffmpeg: ffmpeg, what: "video '\(path)'", kind: "A")) else {
+                throw MediaError("video '\(path)': the installed ffmpeg has no audio encoder for \(format.rawValue.uppercased()) (AAC, Opus or PCM) for the soundtrack")
+            }
+            guard Posix.kind(audio.path) != nil else {
+                throw MediaError("video '\(path)': the soundtrack '\(PathBytes.display(audio.path))' is gone")
+            }
+            audioArgs = ["-map", "0:v", "-map", "1:a:0", "-af", audio.filter] + a.args
+                + ["-ar", String(Audio.rate), "-ac", "2", "-flags:a", "+bitexact", "-fflags", "+bitexact", "-map_metadata", "-1"]
+        }
+        self.audio = audio
         file = try AtomicFile(target: path)
         var args = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "error",
                     "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(paddedWidth)x\(paddedHeight)",
-                    "-framerate", VideoSink.rate(fps), "-i", "pipe:0", "-an"]
+                    "-framerate", VideoSink.rate(fps), "-i", "pipe:0"]
+        if let audio {
+            args += ["-i", "file:" + audio.path] + audioArgs
+        } else {
+            args += ["-an"]
+        }
         args += codec
         // RGB to YUV with the BT.709 matrix, limited range, and the tags
         // that say so (ffmpeg's default matrix would be BT.601, untagged).
@@ -392,8 +480,8 @@ public final class VideoSink: FrameSink {
     ///   descriptors), did not answer within `probeTimeout`, was stopped by
     ///   a signal, or failed; a list without the needed encoder is the
     ///   caller's error.
-    static func encoders(ffmpeg: String, what: String) throws -> Set<String> {
-        if let known = encoderCache.get(ffmpeg) { return known }
+    static func encoders(ffmpeg: String, what: String, kind: Character = "V") throws -> Set<String> {
+        if let known = encoderCache.get("\(kind) \(ffmpeg)") { return known }
         var names = Set<String>()
         // Through the one spawner: its own process group, killed with us,
         // and a deadline (an ffmpeg that never answers cannot hang the run).
@@ -421,9 +509,9 @@ public final class VideoSink: FrameSink {
         for line in String(decoding: r.stdout, as: UTF8.self).split(separator: "\n") {
             // " V....D libx264   libx264 H.264 / AVC ..."
             let f = line.split(separator: " ", omittingEmptySubsequences: true)
-            if f.count >= 2, f[0].hasPrefix("V") { names.insert(String(f[1])) }
+            if f.count >= 2, f[0].hasPrefix(String(kind)) { names.insert(String(f[1])) }
         }
-        encoderCache.set(ffmpeg, names)
+        encoderCache.set("\(kind) \(ffmpeg)", names)
         return names
     }
 

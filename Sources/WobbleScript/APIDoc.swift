@@ -75,6 +75,10 @@ public enum LuaAPIDoc {
         Function("time", [], returns: ["number"], "The virtual time in seconds."),
         Function("untilStill", [Parameter("maxSeconds", "number", optional: true)], returns: ["boolean"],
                  "Waits until every live model rests (true), or maxSeconds ran out first (false)."),
+        Function("sound", [Parameter("path", "string")], returns: ["wobble.Sound"],
+                 "Loads a sound (WAV, FLAC, MP3, Ogg, Opus, AAC/M4A; decoded by ffmpeg; relative to the scene's folder): its duration, onsets, beats, tempo and level."),
+        Function("soundtrack", [Parameter("sound", "wobble.Sound"), Parameter("offset", "number", optional: true)],
+                 "Muxes the sound into video outputs (MP4, WebM, MOV, MKV), its time 0 at clip time offset (default 0), trimmed to the clip."),
     ]
 
     /// Read-only globals that are not functions.
@@ -158,6 +162,34 @@ public enum LuaAPIDoc {
         ---@field lastAnimationBeginTime number
 
         ---@class wobble.ModelState: wobble.Wobble
+
+        ---@class wobble.OnsetOptions
+        ---@field method? "flux"|"energy"|"hfc"
+        ---@field threshold? number
+        ---@field minGap? number
+
+        ---@class wobble.Sound
+        ---@field duration number
+        local Sound = {}
+
+        --- Onset times in seconds (spectral flux by default).
+        ---@param opts? wobble.OnsetOptions
+        ---@return number[]
+        function Sound:onsets(opts) end
+
+        --- Beat times in seconds; the tracker follows tempo changes.
+        ---@return number[]
+        function Sound:beats() end
+
+        --- Beats per minute (the median beat period).
+        ---@return number
+        function Sound:tempo() end
+
+        --- RMS level of [t0, t1) seconds, in [0, 1].
+        ---@param t0 number
+        ---@param t1 number
+        ---@return number
+        function Sound:level(t0, t1) end
 
         --- The strings after `--` on the command line (arg[0]: the scene).
         ---@type string[]

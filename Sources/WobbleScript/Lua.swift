@@ -26,6 +26,7 @@ enum LuaType: Int32 {
 enum HandleKind: Int32 {
     case sketch = 1     // WOBBLE_HANDLE_SKETCH
     case wobble = 2     // WOBBLE_HANDLE_WOBBLE
+    case sound = 3      // WOBBLE_HANDLE_SOUND
 }
 
 /// A standard library opener (`luaopen_*`).
@@ -94,7 +95,11 @@ struct LuaStack {
     /// or the handle kind (`sketch`, `wobble`) for handles.
     func typeName(_ i: Int32) -> String {
         if let h = wobble_tohandle(state, i, 0) {
-            return h.pointee.kind == HandleKind.sketch.rawValue ? "sketch" : "wobble"
+            switch HandleKind(rawValue: h.pointee.kind) {
+            case .sketch: return "sketch"
+            case .wobble: return "wobble"
+            case .sound, nil: return "sound"
+            }
         }
         return String(cString: lua_typename(state, lua_type(state, i)))
     }

@@ -16,6 +16,7 @@ public struct InputFile: Sendable, Equatable {
         case image = "image"
         case mask = "cutout mask"
         case trace = "motion trace"
+        case sound = "sound"
         case module = "module"
         case code = "script file"
     }

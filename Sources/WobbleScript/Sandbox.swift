@@ -239,8 +239,16 @@ extension ScriptSession {
         }
         lua.rawSet(LuaStack.registry, RegistryKey.sketchMethods)
 
+        lua.newTable()
+        for (i, f) in functions.enumerated() where f.role == .soundMethod {
+            lua.pushHostFunction(i)
+            lua.rawSet(-2, f.name)
+        }
+        lua.rawSet(LuaStack.registry, RegistryKey.soundMethods)
+
         for (role, key, name) in [(HostFunction.Role.sketchMeta, RegistryKey.sketchMeta, "sketch"),
-                                  (.wobbleMeta, RegistryKey.wobbleMeta, "wobble")] {
+                                  (.wobbleMeta, RegistryKey.wobbleMeta, "wobble"),
+                                  (.soundMeta, RegistryKey.soundMeta, "sound")] {
             lua.newTable()
             for (i, f) in functions.enumerated() where f.role == role {
                 lua.pushHostFunction(i)

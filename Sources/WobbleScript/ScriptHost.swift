@@ -52,6 +52,12 @@ public struct ScriptOptions {
     /// Where the script's `print` writes: stdout (true, the default) or
     /// stderr (false: when the frames themselves go to stdout).
     public var printToStdout: Bool = true
+    /// Decodes a sound file (path resolved against the script's folder) to
+    /// mono samples at 44 100 Hz, refusing one longer than the given
+    /// seconds; a thrown error's description becomes the message
+    /// (`sound: <description>`). Nil: `sound()` is an error (the engine
+    /// sets ffmpeg's decoder, `AudioDecoder`).
+    public var soundLoader: ((_ path: String, _ maxSeconds: Double) throws -> [Float])? = nil
 
     /// Options for `scriptPath`, loading images with `imageLoader`.
     public init(scriptPath: String, imageLoader: @escaping (String) throws -> (width: Int, height: Int)) {
@@ -89,6 +95,29 @@ public struct ScriptResult {
     /// What the script did that is probably a mistake (a `touch` that hit
     /// no live region, with its line), one line each.
     public var warnings: [String] = []
+    /// The sound `soundtrack()` chose for the video, if any.
+    public var soundtrack: Soundtrack?
+}
+
+/// The sound a video carries (`soundtrack(handle [, offset])`): the file
+/// as the script named it and resolved, where its time 0 falls on the
+/// clip (`offset` seconds, may be negative: the sound's start is cut).
+public struct Soundtrack: Sendable, Equatable {
+    /// The file, resolved against the script's folder.
+    public var path: String
+    /// As the script wrote it, for messages.
+    public var shown: String
+    /// Clip time of the sound's time 0, in seconds.
+    public var offset: Double
+    /// The sound's length in seconds.
+    public var duration: Double
+
+    public init(path: String, shown: String, offset: Double, duration: Double) {
+        self.path = path
+        self.shown = shown
+        self.offset = offset
+        self.duration = duration
+    }
 }
 
 /// A kick the script gave: when (scene seconds), what (`impulse`,

@@ -1,3 +1,4 @@
+import WobbleAudio
 import WobbleCore
 import WobbleSystem
 #if canImport(Glibc)
@@ -19,6 +20,10 @@ struct HostFunction: Sendable {
         case sketchMeta
         /// A metamethod of wobble handles.
         case wobbleMeta
+        /// A method of sound handles (`s:beats()`).
+        case soundMethod
+        /// A metamethod of sound handles.
+        case soundMeta
         /// Used by the sandbox's Lua prelude only.
         case sandbox
     }
@@ -44,6 +49,8 @@ enum RegistryKey {
     static let sketchMeta = "wobble.sketch.meta"
     static let wobbleMeta = "wobble.wobble.meta"
     static let sketchMethods = "wobble.sketch.methods"
+    static let soundMeta = "wobble.sound.meta"
+    static let soundMethods = "wobble.sound.methods"
 }
 
 /// One run of a script: the VM, the scene and the script's folder.
@@ -99,6 +106,12 @@ final class ScriptSession {
         let file = at.flatMap { $0.source == "@" + options.scriptPath ? nil : ScenePaths.name(String($0.source.dropFirst())) }
         return (at?.line ?? lua.callerLine, file)
     }
+    /// `reset()`s so far: a sound handle from before the last one is refused.
+    var soundGeneration = 0
+    /// Sounds decoded so far, by resolved path (`sound()` of a file again is free).
+    var sounds: [String: Sound] = [:]
+    /// `soundtrack(handle [, offset])`, once called.
+    var soundtrack: Soundtrack?
     /// Whether the studio's added sketches are on the control layer yet.
     var addedPlaced = false
 
@@ -211,6 +224,7 @@ final class ScriptSession {
         result.stillWaits = stillWaits
         result.scenePerformed = scenePerformed
         result.warnings = warnings
+        result.soundtrack = soundtrack
         return result
     }
 
@@ -222,7 +236,7 @@ final class ScriptSession {
             return -1
         }
         let f = functions[index]
-        let args = LuaArgs(lua: lua, function: f.messageName, selfOffset: f.role == .sketchMethod ? 1 : 0)
+        let args = LuaArgs(lua: lua, function: f.messageName, selfOffset: f.role == .sketchMethod || f.role == .soundMethod ? 1 : 0)
         // The message names files as every message does (`\xFE`, `\x0A`):
         // as text in Lua, it stays one line and keeps its escapes.
         do {
@@ -249,7 +263,7 @@ final class ScriptSession {
         }
         lua.pop()
         lua.pushNewHandle(object, kind: kind)
-        lua.rawGet(LuaStack.registry, kind == .sketch ? RegistryKey.sketchMeta : RegistryKey.wobbleMeta)
+        lua.rawGet(LuaStack.registry, kind == .sketch ? RegistryKey.sketchMeta : kind == .wobble ? RegistryKey.wobbleMeta : RegistryKey.soundMeta)
         lua.setMetatable(-2)
         lua.pushValue(-1)
         lua.rawSet(-3, id)

@@ -23,6 +23,8 @@ extension ScriptSession {
         HostFunction("reset") { s, _ in
             if let e = s.scene.loopProblem("reset") { throw e }
             s.scene.reset()
+            // Sound handles loaded so far stop working (`sound()` again).
+            s.soundGeneration += 1
             return 0
         },
         HostFunction("__index", .wobbleMeta, messageName: "wobble") { s, a in try s.wobbleIndex(a) },

@@ -91,8 +91,20 @@ struct Assembler {
 
         report.width = w
         report.height = h
-        let spec = OutputPlan.Frames(width: w, height: h, fps: fps, count: frames.count, fullRender: true,
+        var spec = OutputPlan.Frames(width: w, height: h, fps: fps, count: frames.count, fullRender: true,
                                      loop: o.loop, quality: o.quality, alpha: first.hasTransparentPixels, matte: o.matte)
+        // The slices' sound, joined (a temporary WAV beside the output).
+        let joined = try joinSound(frames, fps: fps)
+        defer { if let joined { _ = unlink(joined) } }
+        if let joined {
+            if plan.format.video != nil {
+                let start = Double(frames[0].index) / fps
+                spec.audio = VideoSink.Audio(path: joined, offset: start, start: start,
+                                             end: Double(frames[frames.count - 1].index + 1) / fps)
+            } else if plan.format != .null {
+                report.warn(Runner.soundless(plan))
+            }
+        }
         try plan.checkFits(spec, pathGiven: true)
         let sink = try plan.makeSink(spec) { firstOut }
         let outputName = plan.path
@@ -104,6 +116,52 @@ struct Assembler {
         let what = outputName.map { "wrote \($0)" } ?? "read"
         reporter.finish(String(format: "%@: %d frames (%d-%d), %d×%d at %@ fps, in %.2f s", what, frames.count,
                                frames[0].index, frames[frames.count - 1].index, w, h, NumberText.plain(fps), reporter.elapsed))
+    }
+
+    /// The sound slices of the folder (`sound_NNNNN.wav`, `AudioSlice`)
+    /// for `frames`, joined end to end into a temporary WAV; nil when the
+    /// folder has none. Each slice must hold exactly the samples of the
+    /// frames from its first to the next slice's (or the last frame).
+    func joinSound(_ frames: [Frame], fps: Double) throws -> String? {
+        let fd = try Posix.open(directory, O_RDONLY | O_DIRECTORY)
+        let names: [String]
+        do {
+            defer { close(fd) }
+            names = try Posix.list(fd, shown: directory)
+        }
+        let first = frames[0].index, last = frames[frames.count - 1].index
+        var slices = names.compactMap { n in AudioSlice.index(ofName: n).map { ($0, n) } }.sorted { $0.0 < $1.0 }
+        guard !slices.isEmpty else { return nil }
+        // Slices that start before the frames chosen (--frames) are cut; those after them are left out.
+        if let i = slices.lastIndex(where: { $0.0 <= first }) { slices.removeFirst(i) }
+        slices.removeAll { $0.0 > last }
+        guard let head = slices.first, head.0 <= first else {
+            throw RunError("--assemble '\(directory)': the sound slices start at frame \(slices.first?.0 ?? 0), after the first frame \(first) (render that slice again)")
+        }
+        let rate = Double(VideoSink.Audio.rate)
+        func sample(_ frame: Int) -> Int { Int((Double(frame) / fps * rate).rounded()) }
+        var pcm: [UInt8] = []
+        for (i, (index, name)) in slices.enumerated() {
+            let end = i + 1 < slices.count ? slices[i + 1].0 : last + 1
+            let path = (directory as NSString).appendingPathComponent(name)
+            let bytes: [UInt8]
+            do { bytes = try AudioSlice.readPCM(path) } catch let e as MediaError { throw RunError(e.message) }
+            let expected = (sample(end) - sample(index)) * AudioSlice.frameBytes
+            let from = (sample(max(index, first)) - sample(index)) * AudioSlice.frameBytes
+            // Every slice but the last holds its frames' samples exactly.
+            guard i + 1 < slices.count ? bytes.count == expected : bytes.count >= expected else {
+                throw RunError("--assemble '\(directory)': '\(name)' holds \(bytes.count / AudioSlice.frameBytes) samples, not the \(expected / AudioSlice.frameBytes) of frames \(index)-\(end - 1) at \(NumberText.plain(fps)) fps (render that slice again, at this frame rate)")
+            }
+            pcm += bytes[from..<expected]
+        }
+        // (In the temporary folder: the frames' folder may be read-only.)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-sound-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).wav").path
+        do {
+            try AtomicFile.write(AudioSlice.wav(pcm: pcm), to: path)
+        } catch {
+            throw RunError("--assemble '\(directory)': cannot write the joined sound (\(error))")
+        }
+        return path
     }
 
     func load(_ f: Frame) throws -> RGBAImage {

@@ -80,7 +80,7 @@ enum CommandLine_ {
             o.loop = try integer(v, "--loop", min: -1, max: 65535)
         },
         OptionSpec(names: ["--watch"], value: nil, help: "render, then render again whenever the scene, a module it requires or its image changes (Ctrl-C ends)") { o, _ in o.watch = true },
-        OptionSpec(names: ["--assemble"], value: "DIR", help: "no scene: assemble the PNG frames in DIR (frame_NNNNN.png, e.g. from --frames slices) into -o (GIF or video)") { o, v in o.assemble = v },
+        OptionSpec(names: ["--assemble"], value: "DIR", help: "no scene: assemble the PNG frames in DIR (frame_NNNNN.png, e.g. from --frames slices) into -o (GIF or video), with their sound (sound_NNNNN.wav) in a video") { o, v in o.assemble = v },
         OptionSpec(names: ["--json"], value: nil, help: "print one JSON object on stdout at the end (on stderr, as its last line, with -o -): frames, fps, duration, width, height, output, bytes, still, warnings, and error on failure") { o, _ in o.json = true },
         OptionSpec(names: ["--quality"], value: "Q", help: "1..100: GIF palette size and how far a changed pixel may stay as it was; WebP: lossy quality, lossless at 100; video: the CRF. Default: 255 colours (as 75), WebP 82, CRF 18") { o, v in
             o.quality = try integer(v, "--quality", min: 1, max: 100)

@@ -118,6 +118,8 @@ struct OutputPlan: Equatable {
         var alpha = false
         /// `--matte`: GIF pixels that are partly transparent are blended onto it.
         var matte: Matte? = nil
+        /// The soundtrack, for the video formats (`soundtrack()`).
+        var audio: VideoSink.Audio? = nil
     }
 
     /// Checks that the output can hold the clip (a single PNG file holds
@@ -176,7 +178,7 @@ struct OutputPlan: Equatable {
             return try PNGSequenceSink(output: png, fullRender: f.fullRender, frameCount: f.count, fps: f.fps)
         case .mp4, .webm, .mov, .mkv:
             return try VideoSink(path: path, width: f.width, height: f.height, fps: f.fps,
-                                 format: format.video, quality: f.quality, alpha: f.alpha)
+                                 format: format.video, quality: f.quality, alpha: f.alpha, audio: f.audio)
         }
     }
 }

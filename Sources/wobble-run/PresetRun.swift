@@ -102,6 +102,7 @@ struct PresetRun {
             let collector = FrameCollector(canvas: canvas)
             var runner = Runner(options: chosen)
             runner.makeSink = { f, still in try collector.start(f, still: still) }
+            runner.soundless = "\(p.what) (--preset \(p.name))"
             summary = try runner.run(report: report)
             let frames = collector.frames
             choice.fps = rate

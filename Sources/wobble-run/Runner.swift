@@ -42,6 +42,9 @@ struct Runner {
     /// Where the frames go instead of the output table's sink (`--preset`
     /// collects them); nil: `OutputPlan.makeSink`.
     var makeSink: ((OutputPlan.Frames, () throws -> RGBAImage) throws -> FrameSink?)?
+    /// What the frames become when it is not the output table's (a
+    /// `--preset`'s platform, which takes no sound): the soundtrack warning names it.
+    var soundless: String?
 
     init(options: Options) { self.options = options }
 
@@ -133,9 +136,27 @@ struct Runner {
         // The same output checks for a render and --check (a bad -o fails both alike).
         let plan = try outputPlan(scriptOutput: result.outputPath, scenePath: scenePath)
         if plan.isStdout { report.toStderr = true }
-        let frames = OutputPlan.Frames(width: w, height: h, fps: clip.fps, count: selection.count,
+        var frames = OutputPlan.Frames(width: w, height: h, fps: clip.fps, count: selection.count,
                                        fullRender: o.frames == nil, loop: o.loop, quality: o.quality,
                                        alpha: source.hasTransparentPixels, matte: o.matte)
+        var pngSound: (audio: VideoSink.Audio, dir: String)?
+        if let track = result.soundtrack {
+            let audio = VideoSink.Audio(path: track.path, offset: track.offset,
+                                        start: Double(selection.lowerBound) / clip.fps,
+                                        end: Double(selection.upperBound + 1) / clip.fps)
+            if let soundless {
+                let message = "\(soundless) have no sound: the soundtrack is left out"
+                if !report.warnings.contains(message) { report.warn(message) }
+            } else if plan.format.video != nil {
+                frames.audio = audio
+            } else if plan.format == .png, case .directory(let dir)? = plan.png {
+                // PNG frames in a folder (a --frames slice): the slice's
+                // sound beside them, for --assemble.
+                pngSound = (audio, dir)
+            } else if plan.format != .null {
+                report.warn(Runner.soundless(plan))
+            }
+        }
         try plan.checkFits(frames, pathGiven: o.output != nil)
         try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
         if plan.format == .gif {
@@ -165,6 +186,9 @@ struct Runner {
             return (f.image, k, f.changed)
         })
         report.record(sink)
+        if let pngSound {
+            try Runner.writeSoundSlice(pngSound.audio, dir: pngSound.dir, first: selection.lowerBound, fullRender: o.frames == nil)
+        }
         if o.verbose, let deferred = renderer as? DeferredGLESRenderer, deferred.started == nil {
             printError("wobble-run: \(deferred.startedDescription)")
         }
@@ -184,6 +208,37 @@ struct Runner {
     final class ImageWarnings {
         private(set) var lines: [String] = []
         func add(_ line: String) { if !lines.contains(line) { lines.append(line) } }
+    }
+
+    /// Writes the sound of frames `first`… into `dir` as `sound_NNNNN.wav`;
+    /// a full render removes the other slices there (they belong to an
+    /// older clip, as stale frames do).
+    static func writeSoundSlice(_ audio: VideoSink.Audio, dir: String, first: Int, fullRender: Bool) throws {
+        let name = AudioSlice.name(first)
+        do {
+            try AudioSlice.write(audio, to: (dir as NSString).appendingPathComponent(name))
+            if fullRender {
+                let fd = try Posix.open(dir, O_RDONLY | O_DIRECTORY)
+                defer { close(fd) }
+                for other in try Posix.list(fd, shown: dir) where other != name && AudioSlice.index(ofName: other) != nil {
+                    try Posix.unlink(fd, other, shown: (dir as NSString).appendingPathComponent(other))
+                }
+            }
+        } catch let e as MediaError {
+            throw RunError(e.message)
+        }
+    }
+
+    /// The warning for a soundtrack an output cannot carry.
+    static func soundless(_ plan: OutputPlan) -> String {
+        let what: String
+        switch plan.format {
+        case .gif: what = "a GIF"
+        case .webp: what = "an animated WebP"
+        case .apng: what = "an APNG"
+        default: what = "PNG frames"
+        }
+        return "'\(plan.path ?? "-")' is \(what), which has no sound: the soundtrack is left out (write .mp4, .webm or .mov to keep it)"
     }
 
     static func describe(_ s: Summary) -> String {

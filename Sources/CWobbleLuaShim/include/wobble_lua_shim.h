@@ -26,6 +26,7 @@
 /// Kinds of handle userdata (wobble_handle.kind).
 #define WOBBLE_HANDLE_SKETCH 1
 #define WOBBLE_HANDLE_WOBBLE 2
+#define WOBBLE_HANDLE_SOUND 3
 
 /// Checked by wobble_tohandle so that no other userdata is read as a handle.
 #define WOBBLE_HANDLE_MAGIC UINT64_C(0x776f62626c652121)
@@ -44,7 +45,7 @@ typedef int (*wobble_abort_fn)(void *ctx);
 typedef struct wobble_handle {
     uint64_t magic;     ///< WOBBLE_HANDLE_MAGIC
     void *object;       ///< Unmanaged, retained Swift object
-    int32_t kind;       ///< WOBBLE_HANDLE_SKETCH or WOBBLE_HANDLE_WOBBLE
+    int32_t kind;       ///< WOBBLE_HANDLE_SKETCH, _WOBBLE or _SOUND
     int32_t released;   ///< set once `__gc` released `object`
 } wobble_handle;
 

@@ -1,0 +1,202 @@
+/// A beat tracker that follows tempo changes: dynamic programming over an
+/// onset envelope (Ellis 2007, "Beat tracking by dynamic programming")
+/// with a beat period that varies in time.
+///
+/// 1. The local tempo: the envelope's autocorrelation in windows of 6 s
+///    every 0.5 s, weighted by a log-Gaussian preference around 120 BPM
+///    (one octave wide); a Viterbi path through the windows picks one
+///    period per window, paying `jumpPenalty · log2(p/p′)²` for a change,
+///    so a tempo change is followed and a jump to half or double tempo
+///    costs as much as four windows of evidence. Periods are refined by a
+///    parabola and interpolated between window centres.
+/// 2. The beats: each frame's score is the envelope smoothed at the local
+///    period's scale plus the best earlier beat between ½ and 2 local
+///    periods back, less `tightness · log(gap / period)²`; the best chain
+///    is traced back from the last strong frame; weak beats at either end
+///    are dropped.
+enum BeatTracker {
+    static let tightness = 100.0
+    static let jumpPenalty = 4.0
+    static let preferredBPM = 120.0
+    static let preferenceOctaves = 1.0
+
+    /// Beat frames of the detection function `d` (frames at `framesPerSecond`).
+    static func track(_ d: [Double], framesPerSecond fps: Double) -> [Int] {
+        let n = d.count
+        guard n >= Int(fps) else { return [] }
+        var mean = 0.0
+        for v in d { mean += v }
+        mean /= Double(n)
+        var variance = 0.0
+        for v in d { variance += (v - mean) * (v - mean) }
+        let std = (variance / Double(n)).squareRoot()
+        guard std > 0 else { return [] }
+        let o = d.map { $0 / std }
+        let period = localPeriods(o, fps: fps)
+
+        // Local score: the envelope smoothed by a Gaussian of period/32.
+        var local = [Double](repeating: 0, count: n)
+        for t in 0..<n {
+            let sigma = period[t] / 32
+            let reach = Int((4 * sigma).rounded(.up))
+            var s = 0.0
+            for k in -reach...reach {
+                let j = t + k
+                guard j >= 0, j < n else { continue }
+                let z = Double(k) / sigma
+                s += o[j] * ExactMath.exp(-0.5 * z * z)
+            }
+            local[t] = s
+        }
+
+        // Dynamic programming.
+        var cumulative = [Double](repeating: 0, count: n)
+        var back = [Int](repeating: -1, count: n)
+        for t in 0..<n {
+            let p = period[t]
+            let lo = t - Int((2 * p).rounded()), hi = t - Int((p / 2).rounded())
+            var best = -Double.infinity, bestIndex = -1
+            if hi >= 0 {
+                for tau in max(0, lo)...hi {
+                    let r = ExactMath.log(Double(t - tau) / p)
+                    let score = cumulative[tau] - tightness * r * r
+                    if score > best { best = score; bestIndex = tau }
+                }
+            }
+            if bestIndex >= 0, best > 0 {
+                cumulative[t] = local[t] + best
+                back[t] = bestIndex
+            } else {
+                cumulative[t] = local[t]
+            }
+        }
+
+        // The last beat: the last local maximum of the cumulative score
+        // that reaches half their median.
+        var maxima: [Double] = []
+        for t in 1..<(n - 1) where cumulative[t] > cumulative[t - 1] && cumulative[t] >= cumulative[t + 1] {
+            maxima.append(cumulative[t])
+        }
+        guard !maxima.isEmpty else { return [] }
+        maxima.sort()
+        let threshold = 0.5 * maxima[maxima.count / 2]
+        var last = -1
+        for t in stride(from: n - 2, through: 1, by: -1)
+        where cumulative[t] > cumulative[t - 1] && cumulative[t] >= cumulative[t + 1] && cumulative[t] >= threshold {
+            last = t
+            break
+        }
+        guard last >= 0 else { return [] }
+        var beats: [Int] = []
+        var t = last
+        while t >= 0 {
+            beats.append(t)
+            t = back[t]
+        }
+        beats.reverse()
+
+        // Trim weak beats at the ends (before the music starts, after it stops).
+        var energy = 0.0
+        for b in beats { energy += local[b] * local[b] }
+        let cut = 0.5 * (energy / Double(beats.count)).squareRoot()
+        var first = 0, end = beats.count
+        while first < end, local[beats[first]] < cut { first += 1 }
+        while end > first, local[beats[end - 1]] < cut { end -= 1 }
+        return Array(beats[first..<end])
+    }
+
+    /// The beat period (in frames) at every frame.
+    static func localPeriods(_ o: [Double], fps: Double) -> [Double] {
+        let n = o.count
+        let width = min(n, Int(6 * fps)), step = max(1, Int(0.5 * fps))
+        var starts = Array(stride(from: 0, through: n - width, by: step))
+        if let lastStart = starts.last, lastStart + width < n { starts.append(n - width) }
+        let minLag = max(2, Int((fps * 60 / 240).rounded()))
+        let maxLag = min(width - 2, Int((fps * 60 / 40).rounded()))
+        guard maxLag > minLag else { return [Double](repeating: fps * 60 / preferredBPM, count: n) }
+        let lags = Array(minLag...maxLag)
+        let logLag = lags.map { ExactMath.log(Double($0)) / ExactMath.ln2 }
+        let logPreferred = ExactMath.log(fps * 60 / preferredBPM) / ExactMath.ln2
+        let prior = logLag.map { l -> Double in
+            let z = (l - logPreferred) / preferenceOctaves
+            return ExactMath.exp(-0.5 * z * z)
+        }
+        // Weighted autocorrelation per window, normalised to its largest value.
+        var evidence: [[Double]] = []
+        var x = [Double](repeating: 0, count: width)
+        for s in starts {
+            var m = 0.0
+            for i in 0..<width { m += o[s + i] }
+            m /= Double(width)
+            for i in 0..<width { x[i] = o[s + i] - m }
+            var w = [Double](repeating: 0, count: lags.count)
+            var top = 0.0
+            for (li, lag) in lags.enumerated() {
+                var r = 0.0
+                for i in 0..<(width - lag) { r += x[i] * x[i + lag] }
+                let v = max(0, r) * prior[li]
+                w[li] = v
+                top = max(top, v)
+            }
+            evidence.append(top > 0 ? w.map { $0 / top } : w)
+        }
+        // Viterbi through the windows.
+        let L = lags.count
+        var penalty = [Double](repeating: 0, count: L * L)
+        for i in 0..<L {
+            for j in 0..<L {
+                let dl = logLag[i] - logLag[j]
+                penalty[i * L + j] = jumpPenalty * dl * dl
+            }
+        }
+        var score = evidence[0]
+        var from = [[Int]](repeating: [Int](repeating: 0, count: L), count: starts.count)
+        for w in 1..<starts.count {
+            var next = [Double](repeating: 0, count: L)
+            for i in 0..<L {
+                var best = -Double.infinity, arg = 0
+                for j in 0..<L {
+                    let v = score[j] - penalty[i * L + j]
+                    if v > best { best = v; arg = j }
+                }
+                next[i] = best + evidence[w][i]
+                from[w][i] = arg
+            }
+            score = next
+        }
+        var state = 0
+        for i in 1..<L where score[i] > score[state] { state = i }
+        var chosen = [Int](repeating: 0, count: starts.count)
+        for w in stride(from: starts.count - 1, through: 0, by: -1) {
+            chosen[w] = state
+            state = from[w][state]
+        }
+        // Refine each window's period with a parabola through its neighbours.
+        let refined: [Double] = chosen.enumerated().map { w, i in
+            let e = evidence[w]
+            guard i > 0, i < L - 1 else { return Double(lags[i]) }
+            let a = e[i - 1], b = e[i], c = e[i + 1]
+            let denominator = a - 2 * b + c
+            guard denominator < 0 else { return Double(lags[i]) }
+            let shift = 0.5 * (a - c) / denominator
+            return Double(lags[i]) + min(0.5, max(-0.5, shift))
+        }
+        // Interpolate between window centres.
+        let centres = starts.map { Double($0) + Double(width) / 2 }
+        var out = [Double](repeating: refined[0], count: n)
+        var w = 0
+        for t in 0..<n {
+            let x = Double(t)
+            while w + 1 < centres.count && centres[w + 1] <= x { w += 1 }
+            if x <= centres[0] {
+                out[t] = refined[0]
+            } else if w + 1 >= centres.count {
+                out[t] = refined[centres.count - 1]
+            } else {
+                let f = (x - centres[w]) / (centres[w + 1] - centres[w])
+                out[t] = refined[w] + (refined[w + 1] - refined[w]) * f
+            }
+        }
+        return out
+    }
+}
