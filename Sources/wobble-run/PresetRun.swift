@@ -50,7 +50,9 @@ struct PresetRun {
         var look = base
         look.check = true
         look.quiet = true
-        let first = try Runner(options: look).run(report: RunReport(json: false))
+        var lookRunner = Runner(options: look)
+        lookRunner.announces = false
+        let first = try lookRunner.run(report: RunReport(json: false))
         let clipFPS = first.clip.fps
         report.frames = first.frames
         report.fps = clipFPS
@@ -77,7 +79,9 @@ struct PresetRun {
         var choice = Choice(preset: p, fps: fps, canvas: canvas, picture: picture, loop: loop)
         if o.check {
             choice.frames = window.count(fps: fps)
-            let s = try Runner(options: chosen).run(report: report)
+            var runner = Runner(options: chosen)
+            runner.announces = false
+            let s = try runner.run(report: report)
             report.preset = choice.json
             return s
         }
@@ -101,6 +105,7 @@ struct PresetRun {
             }
             let collector = FrameCollector(canvas: canvas)
             var runner = Runner(options: chosen)
+            runner.announces = false
             runner.makeSink = { f, still in try collector.start(f, still: still) }
             summary = try runner.run(report: report)
             let frames = collector.frames
@@ -323,14 +328,25 @@ final class TrialFolder {
     let path: String
 
     init() throws {
-        let tmp = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        parent = try Posix.open(tmp, O_RDONLY | O_DIRECTORY, shown: tmp)
+        let given = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
+        let tmp = given ?? "/tmp"
+        /// The folder named, and why it cannot hold the tries, in one line.
+        func unusable(_ error: Error) -> RunError {
+            let reason = (error as? PosixError).map { String(cString: strerror($0.code)) } ?? "\(error)"
+            let named = given != nil ? "TMPDIR '\(PathBytes.display(tmp, controls: true))'" : "'/tmp' (TMPDIR is not set)"
+            return RunError("--preset keeps its tries in a temporary folder, and \(named) cannot hold one: \(reason); set TMPDIR to a writable folder (nothing written)")
+        }
+        do {
+            parent = try Posix.open(tmp, O_RDONLY | O_DIRECTORY, shown: tmp)
+        } catch {
+            throw unusable(error)
+        }
         name = TemporaryName.make()
         do {
             try Posix.mkdir(parent, name, 0o700, shown: tmp)
         } catch {
             close(parent)
-            throw error
+            throw unusable(error)
         }
         token = TemporaryPaths.add(dir: parent, name: name)
         path = tmp + "/" + name

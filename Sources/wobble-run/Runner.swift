@@ -43,6 +43,10 @@ struct Runner {
     /// collects them); nil: `OutputPlan.makeSink`.
     var makeSink: ((OutputPlan.Frames, () throws -> RGBAImage) throws -> FrameSink?)?
 
+    /// Whether the run ends with its own summary line (`wrote …`); a
+    /// preset's inner runs leave that to the preset.
+    var announces = true
+
     init(options: Options) { self.options = options }
 
     /// The files the latest run named (resolved: the image, traces, modules)
@@ -170,7 +174,9 @@ struct Runner {
             printError("wobble-run: GIF palette: \(cost.colors) colours from \(cost.histogramEntries) histogram entries in \(Int((cost.cpuSeconds * 1000).rounded())) ms of CPU, \(Int((cost.wallSeconds * 1000).rounded())) ms of wall time")
         }
         let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: plan.path, seconds: reporter.elapsed)
-        if o.verbose && !reporter.isTerminal {
+        if !announces {
+            // (the preset says what it wrote)
+        } else if o.verbose && !reporter.isTerminal {
             printError(Runner.describe(summary))
         } else {
             reporter.finish(Runner.describe(summary))
