@@ -366,6 +366,13 @@ public final class VideoSink: FrameSink {
         if stderrCollector.text.contains("No space left on device") {
             cause = "ffmpeg could not write: No space left on device; is the disk full? The old output is kept"
         }
+        // A file over the size limit (`ulimit -f`) stops ffmpeg with
+        // SIGXFSZ (it leaves the signal at its default): the reason a
+        // write of our own gives for it (EFBIG).
+        if case .signalled(let s) = status, s == SIGXFSZ {
+            cause = "ffmpeg could not write: \(String(cString: strerror(EFBIG))) (the file size limit, ulimit -f); the old output is kept"
+            detail = ""
+        }
         let lines = stderrCollector.text.split(whereSeparator: \.isNewline).suffix(6)
         var message = "video '\(path)': \(cause)\(detail)"
         // One clear line first, then what ffmpeg said.
