@@ -28,6 +28,9 @@ public final class WebPSink: FrameSink {
         if let quality, !(1...100).contains(quality) {
             throw MediaError("\(what): quality must be 1 to 100, not \(quality)")
         }
+        guard loop <= AnimationTiming.maxWebPLoop else {
+            throw MediaError("\(what): a WebP plays at most \(AnimationTiming.maxWebPLoop + 1) times, not \(loop + 1)")
+        }
         self.path = path
         self.width = width
         self.height = height
