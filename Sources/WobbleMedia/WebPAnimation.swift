@@ -132,13 +132,15 @@ final class WebPAnimation {
         return Array(UnsafeBufferPointer(start: bytes, count: data.size))
     }
 
-    /// `file` as an animation, when libwebp made a still image of it (a
-    /// clip where nothing moves): its picture as the first frame (until
+    /// `file` as an animation of two frames or more, when libwebp made a
+    /// still image of it, or an animation of one frame (a clip where
+    /// nothing moves): its picture as the first frame (until
     /// `firstEnd`, or half of `end` for a one-frame clip, as libwebpmux
     /// makes a still image of one frame that covers the canvas), and a
-    /// second frame until `end` that changes nothing: its
-    /// top-left pixel as the first frame decodes, lossless, replacing
-    /// (not blended). The timing and the loop count are kept, a player
+    /// second frame until `end` that changes nothing: the top-left pixel
+    /// as the still image decodes, lossless, replacing it; or for one
+    /// frame of an animation (libwebp leaves out a transparent border, so
+    /// the canvas has alpha anyway) a transparent pixel blended over. The timing and the loop count are kept, a player
     /// that wants an animated file of two frames or more (WhatsApp's
     /// animated stickers) gets one, and no frame has alpha unless the
     /// picture has: an opaque clip stays without the alpha flag.
@@ -153,7 +155,11 @@ final class WebPAnimation {
             var flags: UInt32 = 0
             var e = WebPMuxGetFeatures(mux, &flags)
             guard e == WEBP_MUX_OK else { throw fail("WebPMuxGetFeatures", e) }
-            if flags & ANIMATION_FLAG.rawValue != 0 { return file }
+            var stored: Int32 = 0
+            e = WebPMuxNumChunks(mux, WEBP_CHUNK_ANMF, &stored)
+            guard e == WEBP_MUX_OK else { throw fail("WebPMuxNumChunks", e) }
+            let animated = flags & ANIMATION_FLAG.rawValue != 0
+            if animated && stored >= 2 { return file }
 
             var picture = WebPMuxFrameInfo()
             e = WebPMuxGetFrame(mux, 1, &picture)
@@ -166,24 +172,33 @@ final class WebPAnimation {
             guard e == WEBP_MUX_OK else { throw fail("WebPMuxSetAnimationParams", e) }
             e = WebPMuxSetCanvasSize(out, Int32(width), Int32(height))
             guard e == WEBP_MUX_OK else { throw fail("WebPMuxSetCanvasSize", e) }
-            var first = WebPMuxFrameInfo()
-            first.bitstream = picture.bitstream
+            // One frame of an animation keeps its place and blend (libwebp
+            // leaves out a transparent border); a still image covers the canvas.
+            var first = animated ? picture : WebPMuxFrameInfo()
+            if !animated { first.bitstream = picture.bitstream }
             first.id = WEBP_CHUNK_ANMF
             // (libwebpmux stores one frame that covers the canvas as a
             // still image: a one-frame clip is two halves.)
             let split = frames >= 2 ? firstEnd : max(1, end / 2)
             first.duration = Int32(clamping: end > split ? split : end)
             first.dispose_method = WEBP_MUX_DISPOSE_NONE
-            first.blend_method = WEBP_MUX_NO_BLEND
+            if !animated { first.blend_method = WEBP_MUX_NO_BLEND }
             e = WebPMuxPushFrame(out, &first, 1)
             guard e == WEBP_MUX_OK else { throw fail("WebPMuxPushFrame", e) }
             if end > split {
-                var w: Int32 = 0, h: Int32 = 0
-                guard let rgba = WebPDecodeRGBA(picture.bitstream.bytes, picture.bitstream.size, &w, &h) else {
-                    throw MediaError("\(what): libwebp cannot decode its own frame")
+                // A still image covers the canvas: its top-left pixel as it
+                // decodes, replacing. One frame of an animation may leave a
+                // transparent border: one transparent pixel blended over
+                // (every decoder keeps the canvas under alpha 0).
+                var corner = RGBAImage(width: 1, height: 1, pixels: [0, 0, 0, 0])
+                if !animated {
+                    var w: Int32 = 0, h: Int32 = 0
+                    guard let rgba = WebPDecodeRGBA(picture.bitstream.bytes, picture.bitstream.size, &w, &h) else {
+                        throw MediaError("\(what): libwebp cannot decode its own frame")
+                    }
+                    corner = RGBAImage(width: 1, height: 1, pixels: Array(UnsafeBufferPointer(start: rgba, count: 4)))
+                    WebPFree(rgba)
                 }
-                let corner = RGBAImage(width: 1, height: 1, pixels: Array(UnsafeBufferPointer(start: rgba, count: 4)))
-                WebPFree(rgba)
                 let patch = try encodeLossless(corner)
                 try patch.withUnsafeBufferPointer { p in
                     var second = WebPMuxFrameInfo()
@@ -191,7 +206,7 @@ final class WebPAnimation {
                     second.id = WEBP_CHUNK_ANMF
                     second.duration = Int32(clamping: end - split)
                     second.dispose_method = WEBP_MUX_DISPOSE_NONE
-                    second.blend_method = WEBP_MUX_NO_BLEND
+                    second.blend_method = animated ? WEBP_MUX_BLEND : WEBP_MUX_NO_BLEND
                     let e = WebPMuxPushFrame(out, &second, 1)
                     guard e == WEBP_MUX_OK else { throw fail("WebPMuxPushFrame", e) }
                 }

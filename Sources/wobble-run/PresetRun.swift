@@ -138,7 +138,7 @@ struct PresetRun {
             if best != nil { break }
         }
         guard let best, var s = summary else {
-            throw RunError("\(p.name): even at the lowest quality and \(NumberText.plain(rate)) fps the file is \(Self.kb(smallest)), more than the \(Self.kb(p.byteLimit)) \(p.what) may have; make the clip shorter or its moving regions smaller (nothing written)")
+            throw RunError("\(p.name): even at the lowest quality and \(Self.short(rate)) fps the file is \(Self.kb(smallest)), more than the \(Self.kb(p.byteLimit)) \(p.what) may have; make the clip shorter or its moving regions smaller (nothing written)")
         }
 
         // 5. The chosen file into place (named for its format when -o is not given).
