@@ -516,3 +516,42 @@ final class NamesAndLuaTests: XCTestCase {
         XCTAssertEqual(r.stderr, "wobble-run: scene 'esc.lua' is a compiled Lua chunk (its first byte is ESC, as luac writes them); wobble-run runs Lua source text only\n")
     }
 }
+
+/// A licence (issue 30): GPL-3.0-or-later, as libimagequant requires, in
+/// `LICENSE`, the README and each .deb's `copyright` file.
+final class LicenceTests: XCTestCase {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+
+    func testTheLicenceIsStatedAndShipped() throws {
+        let license = try String(contentsOf: Self.repo.appendingPathComponent("LICENSE"), encoding: .utf8)
+        XCTAssertTrue(license.hasPrefix("                    GNU GENERAL PUBLIC LICENSE\n                       Version 3, 29 June 2007"), "the full GPL-3 text")
+        XCTAssertGreaterThan(license.count, 30_000)
+        let readme = try String(contentsOf: Self.repo.appendingPathComponent("README.md"), encoding: .utf8)
+        XCTAssertTrue(readme.contains("## Licence\n") && readme.contains("(GPL-3.0-or-later"), "the README says it")
+        let decisions = try String(contentsOf: Self.repo.appendingPathComponent("docs/DECISIONS.md"), encoding: .utf8)
+        for library in ["libimagequant", "Lua 5.4", "libpng", "libjpeg-turbo", "giflib", "libwebp", "libglvnd", "SDL2"] {
+            XCTAssertTrue(decisions.contains("| \(library)"), "DECISIONS lists \(library)")
+        }
+
+        // The packages, from the binaries under test (uncompressed: quick).
+        let studio = Tool.executable.deletingLastPathComponent().appendingPathComponent("wobble-studio")
+        guard FileManager.default.isExecutableFile(atPath: studio.path) else { throw XCTSkip("the studio is not built") }
+        guard ChildProcess.findExecutable("dpkg-deb") != nil, ChildProcess.findExecutable("objdump") != nil else {
+            throw XCTSkip("dpkg-deb and objdump are needed")
+        }
+        let box = try Sandbox()
+        let script = Self.repo.appendingPathComponent("Scripts/package-deb.sh").path
+        let r = try Tool.run(["-c", "\"$0\" --binary \"$1\" --studio \"$2\" --out debs --compression none", script,
+                              Tool.executable.path, studio.path], cwd: box.url, executable: "/bin/bash")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for (deb, package) in zip(r.stdout.split(separator: "\n").map(String.init), ["wobble-run", "wobble-studio"]) {
+            let c = try Tool.run(["-c", "dpkg-deb --fsys-tarfile \"$0\" | tar -xO ./usr/share/doc/\(package)/copyright", deb],
+                                 cwd: box.url, executable: "/bin/bash")
+            XCTAssertEqual(c.status, 0, c.stderr)
+            XCTAssertTrue(c.stdout.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"), c.stdout)
+            XCTAssertTrue(c.stdout.contains("\nFiles: *\n") && c.stdout.contains("\nLicense: GPL-3+\n"), c.stdout)
+            XCTAssertTrue(c.stdout.contains("libimagequant (libimagequant0): GPL-3.0-or-later"), c.stdout)
+            XCTAssertTrue(c.stdout.contains("/usr/share/common-licenses/GPL-3"), c.stdout)
+        }
+    }
+}
