@@ -434,10 +434,28 @@ public final class VideoSink: FrameSink {
         return names
     }
 
-    /// `fps` for ffmpeg's `-framerate`: an integer, else a fraction over 1000.
+    /// `fps` for ffmpeg's `-framerate`: an integer, else the fraction
+    /// whose frames last exactly APNG's delay (`APNGChunks.delay`: 29.97 is
+    /// 2997/100, a third of a frame a second 1/3), so that n frames last
+    /// n/fps where that is a fraction with 16-bit terms (a fraction over
+    /// 1000 made 1/3 fps 333/1000, 3.003 s a frame).
     static func rate(_ fps: Double) -> String {
         if fps == fps.rounded() { return String(Int(fps)) }
-        return "\(Int((fps * 1000).rounded()))/1000"
+        let (num, den) = APNGChunks.delay(fps: fps)
+        return "\(den)/\(num)"
+    }
+
+    /// How long `n` frames at `fps` last in a video (seconds): `rate`'s
+    /// fraction, in the whole milliseconds of WebM's timestamps.
+    public static func duration(frames n: Int, fps: Double) -> Double {
+        let seconds: Double
+        if fps == fps.rounded() {
+            seconds = Double(n) / fps
+        } else {
+            let (num, den) = APNGChunks.delay(fps: fps)
+            seconds = Double(n) * Double(num) / Double(den)
+        }
+        return (seconds * 1000).rounded() / 1000
     }
 }
 

@@ -104,11 +104,13 @@ struct Preset: Equatable, Sendable {
     /// How long one play of `n` frames at `fps` lasts as a player plays
     /// `format`: every frame's delay, summed. GIF: whole centiseconds
     /// (frame k lasts `round(100(k+1)/fps) - round(100k/fps)`), WebP whole
-    /// milliseconds (`AnimationTiming`), APNG and video exactly n/fps.
+    /// milliseconds (`AnimationTiming`), video as ffmpeg is given the rate
+    /// (`VideoSink.duration`), APNG exactly n/fps.
     static func played(frames n: Int, fps: Double, format: OutputFormat) -> Double {
         switch format {
         case .gif: (100 * Double(n) / fps).rounded() / 100
         case .webp: Double(AnimationTiming.millisecond(index: n, fps: fps)) / 1000
+        case let f where f.video != nil: VideoSink.duration(frames: n, fps: fps)
         default: Double(n) / fps
         }
     }
