@@ -75,6 +75,10 @@ final class PresetLimitTests: XCTestCase {
         let probe = try Tool.run(["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "t.webm"], cwd: box.url, executable: "ffprobe")
         XCTAssertLessThanOrEqual(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 99, 3)
         XCTAssertEqual(j["duration"] as? Double, 3, "the JSON says what the file plays")
+        // One frame at 1/3 fps: exactly 3 s in the WebM (a rate over 1000 made it 3.003 s).
+        _ = try preset(["three.lua", "--preset", "telegram", "--fps", "0.15", "-o", "third.webm"])
+        let third = try Tool.run(["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "third.webm"], cwd: box.url, executable: "ffprobe")
+        XCTAssertEqual(third.stdout, "3.000000\n")
         XCTAssertEqual((j["preset"] as? [String: Any])?["frames"] as? Int, 2)
 
         try scene("own.lua", seconds: 3, extra: "fps(1.3)")
