@@ -79,12 +79,57 @@ for p in $(runtime_depends "$studio" | tr -d ,); do
   grep -qw -- "$p" <<<"$depends" || studio_depends="$studio_depends, $p"
 done
 
+# copyright ROOT PACKAGE: ROOT/usr/share/doc/PACKAGE/copyright (Debian's
+# machine-readable format): wobble-run's licence, GPL-3.0-or-later (it
+# links libimagequant, GPL-3.0-or-later), and the licence of each library
+# the binaries link (docs/DECISIONS.md, "Licence").
+copyright() {
+  local root="$1" package="$2"
+  mkdir -p "$root/usr/share/doc/$package"
+  cat > "$root/usr/share/doc/$package/copyright" <<'COPYRIGHT'
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: wobble-run
+Comment: wobble-run links these libraries (Debian packages; each under its
+ own licence, all compatible with GPL-3.0-or-later):
+ libimagequant (libimagequant0): GPL-3.0-or-later;
+ Lua 5.4 (liblua5.4-0): Expat;
+ libpng (libpng16-16): libpng; zlib (zlib1g): Zlib;
+ libjpeg-turbo (libturbojpeg0): IJG, BSD-3-Clause and Zlib;
+ giflib (libgif7): MIT;
+ libwebp and libwebpmux (libwebp7, libwebpmux3): BSD-3-Clause;
+ libglvnd's EGL and GLESv2 (libegl1, libgles2) and Mesa: MIT;
+ the Swift runtime and Foundation (static): Apache-2.0 with the Runtime
+ Library Exception, ICU's data: the Unicode licence;
+ the studio only: SDL2 (libsdl2-2.0-0): Zlib; Xlib (libx11-6): MIT/X11.
+ ffmpeg is run as a separate program, not linked.
+ The full texts are in /usr/share/common-licenses and in each library's
+ /usr/share/doc/PACKAGE/copyright.
+
+Files: *
+Copyright: the wobble-run developers
+License: GPL-3+
+ This program is free software: you can redistribute it and/or modify it
+ under the terms of the GNU General Public License as published by the
+ Free Software Foundation, either version 3 of the License, or (at your
+ option) any later version.
+ .
+ This program is distributed in the hope that it will be useful, but
+ WITHOUT ANY WARRANTY; without even the implied warranty of
+ MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE. See the GNU General
+ Public License for more details.
+ .
+ On Debian systems, the complete text of the GNU General Public License
+ version 3 can be found in "/usr/share/common-licenses/GPL-3".
+COPYRIGHT
+}
+
 # control ROOT PACKAGE DEPENDS RECOMMENDS DESCRIPTION...: ROOT/DEBIAN/control.
 control() {
   local root="$1" package="$2" deps="$3" recommends="$4"
   shift 4
   mkdir -p "$root/DEBIAN" "$root/usr/share/doc/$package"
   cp "$here/README.md" "$root/usr/share/doc/$package/README.md"
+  copyright "$root" "$package"
   {
     echo "Package: $package"
     echo "Version: $version"

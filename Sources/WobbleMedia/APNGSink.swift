@@ -19,9 +19,10 @@ import Glibc
 /// - The first frame is the whole canvas; each later one is the smallest
 ///   rectangle that changed on the canvas, an unchanged frame a 1×1
 ///   transparent pixel blended over (every frame keeps its delay). The
-///   rectangle replaces the canvas there ("source"), or, when every
-///   changed pixel is opaque and it compresses smaller, is blended over it
-///   with the unchanged pixels transparent. With one frame of lookahead,
+///   rectangle replaces the canvas there ("source"), or, when every pixel
+///   written is opaque or fully transparent (the unchanged ones) and it
+///   compresses smaller, is blended over it: a blend whose result cannot
+///   depend on a decoder's rounding. With one frame of lookahead,
 ///   a frame is disposed "previous" (the canvas returns to what it was
 ///   before it) when that makes the next frame's rectangle smaller than
 ///   keeping it: a wobble that swings around the still picture is then
@@ -249,11 +250,16 @@ public final class APNGSink: FrameSink {
             }
             // Replacing the rectangle ("source") is always exact; blending
             // it over the canvas with unchanged pixels transparent is exact
-            // when every changed pixel is opaque. The smaller file wins.
+            // in every decoder only when every pixel written has alpha 0
+            // (the canvas stays) or 255 (the pixel replaces it): a partly
+            // transparent one would be blended with each decoder's own
+            // rounding (Pillow's differs from ffmpeg's). That is checked on
+            // the very bytes that would be written. The smaller file wins.
             // (Both encoded at once, on two threads.)
             let level = self.level
-            let tries = r.allOpaque ? [false, true] : [false]
-            let images = tries.map { pixels(blank: $0) }
+            let blanked = r.allOpaque ? pixels(blank: true) : nil
+            let images = [pixels(blank: false)] + (blanked.flatMap { APNGSink.alphaIsBinary($0) ? [$0] : nil } ?? [])
+            let tries = images.indices.map { $0 == 1 }
             let results = ResultSlots(tries.count, initial: [UInt8]())
             Parallel.run(tries.count) { i in
                 results.set(i, APNGChunks.split(PNGCodec.encode(images[i], level: level)).data)
@@ -270,6 +276,19 @@ public final class APNGSink: FrameSink {
             sequence += 1
         }
         try file.write(out)
+    }
+
+    /// True when every pixel of `image` is fully transparent or opaque:
+    /// blending it OVER a canvas is then the same in every decoder.
+    static func alphaIsBinary(_ image: RGBAImage) -> Bool {
+        image.pixels.withUnsafeBufferPointer { p in
+            var i = 3
+            while i < p.count {
+                if p[i] != 0 && p[i] != 255 { return false }
+                i += 4
+            }
+            return true
+        }
     }
 
     /// An `fcTL` chunk (and the next sequence number).

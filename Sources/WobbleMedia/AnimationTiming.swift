@@ -21,6 +21,10 @@ public enum AnimationTiming {
     /// `--loop` (as for GIF: 0 forever, -1 play once, N repeat N more
     /// times) as the number of plays WebP and APNG store (0: forever).
     public static func plays(loop: Int) -> Int {
-        loop == 0 ? 0 : loop < 0 ? 1 : min(loop + 1, 65535)
+        loop == 0 ? 0 : loop < 0 ? 1 : loop + 1
     }
+
+    /// The highest `--loop` a WebP can store: its plays are a 16-bit
+    /// number (65535 plays); APNG's are 32-bit, GIF's loop count 16-bit.
+    public static let maxWebPLoop = 65534
 }

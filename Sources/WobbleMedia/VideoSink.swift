@@ -454,6 +454,13 @@ public final class VideoSink: FrameSink {
         if stderrCollector.text.contains("No space left on device") {
             cause = "ffmpeg could not write: No space left on device; is the disk full? The old output is kept"
         }
+        // A file over the size limit (`ulimit -f`) stops ffmpeg with
+        // SIGXFSZ (it leaves the signal at its default): the reason a
+        // write of our own gives for it (EFBIG).
+        if case .signalled(let s) = status, s == SIGXFSZ {
+            cause = "ffmpeg could not write: \(String(cString: strerror(EFBIG))) (the file size limit, ulimit -f); the old output is kept"
+            detail = ""
+        }
         let lines = stderrCollector.text.split(whereSeparator: \.isNewline).suffix(6)
         var message = "video '\(path)': \(cause)\(detail)"
         // One clear line first, then what ffmpeg said.
@@ -515,10 +522,28 @@ public final class VideoSink: FrameSink {
         return names
     }
 
-    /// `fps` for ffmpeg's `-framerate`: an integer, else a fraction over 1000.
+    /// `fps` for ffmpeg's `-framerate`: an integer, else the fraction
+    /// whose frames last exactly APNG's delay (`APNGChunks.delay`: 29.97 is
+    /// 2997/100, a third of a frame a second 1/3), so that n frames last
+    /// n/fps where that is a fraction with 16-bit terms (a fraction over
+    /// 1000 made 1/3 fps 333/1000, 3.003 s a frame).
     static func rate(_ fps: Double) -> String {
         if fps == fps.rounded() { return String(Int(fps)) }
-        return "\(Int((fps * 1000).rounded()))/1000"
+        let (num, den) = APNGChunks.delay(fps: fps)
+        return "\(den)/\(num)"
+    }
+
+    /// How long `n` frames at `fps` last in a video (seconds): `rate`'s
+    /// fraction, in the whole milliseconds of WebM's timestamps.
+    public static func duration(frames n: Int, fps: Double) -> Double {
+        let seconds: Double
+        if fps == fps.rounded() {
+            seconds = Double(n) / fps
+        } else {
+            let (num, den) = APNGChunks.delay(fps: fps)
+            seconds = Double(n) * Double(num) / Double(den)
+        }
+        return (seconds * 1000).rounded() / 1000
     }
 }
 

@@ -18,6 +18,7 @@ final class WebPAnimation {
     private var encoder: OpaquePointer?
     private var config = WebPConfig()
     private let what: String
+    private let loopCount: Int
     let width: Int
     let height: Int
 
@@ -37,6 +38,7 @@ final class WebPAnimation {
     /// `loopCount`: 0 loops forever, N plays N times.
     init(width: Int, height: Int, settings: Settings, loopCount: Int, what: String) throws {
         self.what = what
+        self.loopCount = loopCount
         self.width = width
         self.height = height
         guard (1...16383).contains(width), (1...16383).contains(height) else {
@@ -105,8 +107,18 @@ final class WebPAnimation {
         }
     }
 
-    /// Ends the last frame at `end` ms and returns the whole file.
-    func assemble(end: Int) throws -> [UInt8] {
+    /// Ends the last frame at `end` ms and returns the whole file: always
+    /// an animation (`ANIM`, the loop count, every frame's duration), of
+    /// at least two frames (`keepAnimated`). `frames`: the frames added;
+    /// `firstEnd`: when the first frame ends (ms).
+    func assemble(end: Int, firstEnd: Int, frames: Int) throws -> [UInt8] {
+        try keepAnimated(try assemble(end: end), end: end, firstEnd: firstEnd, frames: frames)
+    }
+
+    /// libwebp's own file: frames whose pixels equal the frame before are
+    /// merged into it, and an animation left with one frame is stored as
+    /// a still image (no timing, no loop count).
+    private func assemble(end: Int) throws -> [UInt8] {
         guard let encoder else { throw MediaError("\(what): the WebP is already closed") }
         guard WebPAnimEncoderAdd(encoder, nil, Int32(clamping: end), nil) != 0 else {
             throw MediaError("\(what): libwebp could not end the animation: \(error(nil))")
@@ -118,6 +130,127 @@ final class WebPAnimation {
             throw MediaError("\(what): libwebp could not assemble the animation: \(error(nil))")
         }
         return Array(UnsafeBufferPointer(start: bytes, count: data.size))
+    }
+
+    /// `file` as an animation of two frames or more, when libwebp made a
+    /// still image of it, or an animation of one frame (a clip where
+    /// nothing moves): its picture as the first frame (until
+    /// `firstEnd`, or half of `end` for a one-frame clip, as libwebpmux
+    /// makes a still image of one frame that covers the canvas), and a
+    /// second frame until `end` that changes nothing: the top-left pixel
+    /// as the still image decodes, lossless, replacing it; or for one
+    /// frame of an animation (libwebp leaves out a transparent border, so
+    /// the canvas has alpha anyway) a transparent pixel blended over. The timing and the loop count are kept, a player
+    /// that wants an animated file of two frames or more (WhatsApp's
+    /// animated stickers) gets one, and no frame has alpha unless the
+    /// picture has: an opaque clip stays without the alpha flag.
+    private func keepAnimated(_ file: [UInt8], end: Int, firstEnd: Int, frames: Int) throws -> [UInt8] {
+        func fail(_ call: String, _ e: WebPMuxError) -> MediaError {
+            MediaError("\(what): libwebp's \(call) failed (error \(e.rawValue))")
+        }
+        return try file.withUnsafeBufferPointer { buffer -> [UInt8] in
+            var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
+            guard let mux = WebPMuxCreate(&data, 0) else { throw MediaError("\(what): libwebp cannot read its own file back") }
+            defer { WebPMuxDelete(mux) }
+            var flags: UInt32 = 0
+            var e = WebPMuxGetFeatures(mux, &flags)
+            guard e == WEBP_MUX_OK else { throw fail("WebPMuxGetFeatures", e) }
+            var stored: Int32 = 0
+            e = WebPMuxNumChunks(mux, WEBP_CHUNK_ANMF, &stored)
+            guard e == WEBP_MUX_OK else { throw fail("WebPMuxNumChunks", e) }
+            let animated = flags & ANIMATION_FLAG.rawValue != 0
+            if animated && stored >= 2 { return file }
+
+            var picture = WebPMuxFrameInfo()
+            e = WebPMuxGetFrame(mux, 1, &picture)
+            guard e == WEBP_MUX_OK else { throw fail("WebPMuxGetFrame", e) }
+            defer { WebPDataClear(&picture.bitstream) }
+            guard let out = WebPMuxNew() else { throw MediaError("\(what): libwebp could not start a file (out of memory)") }
+            defer { WebPMuxDelete(out) }
+            var params = WebPMuxAnimParams(bgcolor: 0, loop_count: Int32(clamping: loopCount))
+            e = WebPMuxSetAnimationParams(out, &params)
+            guard e == WEBP_MUX_OK else { throw fail("WebPMuxSetAnimationParams", e) }
+            e = WebPMuxSetCanvasSize(out, Int32(width), Int32(height))
+            guard e == WEBP_MUX_OK else { throw fail("WebPMuxSetCanvasSize", e) }
+            // One frame of an animation keeps its place and blend (libwebp
+            // leaves out a transparent border); a still image covers the canvas.
+            var first = animated ? picture : WebPMuxFrameInfo()
+            if !animated { first.bitstream = picture.bitstream }
+            first.id = WEBP_CHUNK_ANMF
+            // (libwebpmux stores one frame that covers the canvas as a
+            // still image: a one-frame clip is two halves.)
+            let split = frames >= 2 ? firstEnd : max(1, end / 2)
+            first.duration = Int32(clamping: end > split ? split : end)
+            first.dispose_method = WEBP_MUX_DISPOSE_NONE
+            if !animated { first.blend_method = WEBP_MUX_NO_BLEND }
+            e = WebPMuxPushFrame(out, &first, 1)
+            guard e == WEBP_MUX_OK else { throw fail("WebPMuxPushFrame", e) }
+            if end > split {
+                // A still image covers the canvas: its top-left pixel as it
+                // decodes, replacing. One frame of an animation may leave a
+                // transparent border: one transparent pixel blended over
+                // (every decoder keeps the canvas under alpha 0).
+                var corner = RGBAImage(width: 1, height: 1, pixels: [0, 0, 0, 0])
+                if !animated {
+                    var w: Int32 = 0, h: Int32 = 0
+                    guard let rgba = WebPDecodeRGBA(picture.bitstream.bytes, picture.bitstream.size, &w, &h) else {
+                        throw MediaError("\(what): libwebp cannot decode its own frame")
+                    }
+                    corner = RGBAImage(width: 1, height: 1, pixels: Array(UnsafeBufferPointer(start: rgba, count: 4)))
+                    WebPFree(rgba)
+                }
+                let patch = try encodeLossless(corner)
+                try patch.withUnsafeBufferPointer { p in
+                    var second = WebPMuxFrameInfo()
+                    second.bitstream = WebPData(bytes: p.baseAddress, size: p.count)
+                    second.id = WEBP_CHUNK_ANMF
+                    second.duration = Int32(clamping: end - split)
+                    second.dispose_method = WEBP_MUX_DISPOSE_NONE
+                    second.blend_method = animated ? WEBP_MUX_BLEND : WEBP_MUX_NO_BLEND
+                    let e = WebPMuxPushFrame(out, &second, 1)
+                    guard e == WEBP_MUX_OK else { throw fail("WebPMuxPushFrame", e) }
+                }
+            }
+            var assembled = WebPData()
+            WebPDataInit(&assembled)
+            defer { WebPDataClear(&assembled) }
+            e = WebPMuxAssemble(out, &assembled)
+            guard e == WEBP_MUX_OK, let bytes = assembled.bytes else { throw fail("WebPMuxAssemble", e) }
+            return Array(UnsafeBufferPointer(start: bytes, count: assembled.size))
+        }
+    }
+
+    /// `image` as a lossless WebP bitstream, every value kept (`exact`:
+    /// the colour under a transparent pixel too).
+    private func encodeLossless(_ image: RGBAImage) throws -> [UInt8] {
+        var config = WebPConfig()
+        var picture = WebPPicture()
+        guard WebPConfigInit(&config) != 0, WebPPictureInit(&picture) != 0 else {
+            throw MediaError("\(what): the installed libwebp does not match the one wobble-run was built with")
+        }
+        config.lossless = 1
+        config.exact = 1
+        picture.use_argb = 1
+        picture.width = Int32(image.width)
+        picture.height = Int32(image.height)
+        defer { WebPPictureFree(&picture) }
+        let imported = image.pixels.withUnsafeBufferPointer { px in
+            WebPPictureImportRGBA(&picture, px.baseAddress, Int32(image.width * 4))
+        }
+        guard imported != 0 else { throw MediaError("\(what): libwebp could not take a frame (out of memory)") }
+        var writer = WebPMemoryWriter()
+        WebPMemoryWriterInit(&writer)
+        defer { WebPMemoryWriterClear(&writer) }
+        picture.writer = WebPMemoryWrite
+        let encoded = withUnsafeMutablePointer(to: &writer) { w in
+            picture.custom_ptr = UnsafeMutableRawPointer(w)
+            defer { picture.custom_ptr = nil }
+            return WebPEncode(&config, &picture)
+        }
+        guard encoded != 0, let mem = writer.mem else {
+            throw MediaError("\(what): libwebp could not encode a frame: \(error(picture.error_code))")
+        }
+        return Array(UnsafeBufferPointer(start: mem, count: writer.size))
     }
 
     /// Frees the encoder (idempotent).

@@ -20,6 +20,7 @@ public final class WebPSink: FrameSink {
     private var animation: WebPAnimation?
     private var firstIndex: Int?
     private var lastIndex: Int?
+    private var written = 0
     private var closed = false
 
     public init(path: String, width: Int, height: Int, fps: Double, loop: Int = 0, quality: Int? = nil) throws {
@@ -27,6 +28,9 @@ public final class WebPSink: FrameSink {
         guard fps.isFinite, fps > 0 else { throw MediaError("\(what): frame rate must be positive, not \(fps)") }
         if let quality, !(1...100).contains(quality) {
             throw MediaError("\(what): quality must be 1 to 100, not \(quality)")
+        }
+        guard loop <= AnimationTiming.maxWebPLoop else {
+            throw MediaError("\(what): a WebP plays at most \(AnimationTiming.maxWebPLoop + 1) times, not \(loop + 1)")
         }
         self.path = path
         self.width = width
@@ -52,6 +56,7 @@ public final class WebPSink: FrameSink {
         lastIndex = index
         do {
             try animation.add(frame, timestamp: start(index, first))
+            written += 1
         } catch {
             abort()
             throw error
@@ -66,7 +71,8 @@ public final class WebPSink: FrameSink {
         }
         closed = true
         do {
-            let bytes = try animation.assemble(end: start(last + 1, first))
+            let bytes = try animation.assemble(end: start(last + 1, first), firstEnd: start(first + 1, first),
+                                               frames: written)
             animation.close()
             self.animation = nil
             try file.write(bytes)

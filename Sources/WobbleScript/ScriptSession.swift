@@ -33,6 +33,10 @@ struct HostFunction: Sendable {
     /// The function name in argument errors (defaults to `name`).
     let messageName: String
     let body: @Sendable (ScriptSession, LuaArgs) throws -> Int32
+    /// For a global: how many arguments its documented signature
+    /// (`LuaAPIDoc`) takes; more (not nil) are an argument error before the
+    /// body runs (`loop(5)`), so no function silently ignores one.
+    let parameterCount: Int?
 
     init(_ name: String, _ role: Role = .global, messageName: String? = nil,
          _ body: @escaping @Sendable (ScriptSession, LuaArgs) throws -> Int32) {
@@ -40,6 +44,7 @@ struct HostFunction: Sendable {
         self.role = role
         self.messageName = messageName ?? name
         self.body = body
+        parameterCount = role == .global ? LuaAPIDoc.functions.first(where: { $0.name == name })?.parameters.count : nil
     }
 }
 
@@ -186,7 +191,11 @@ final class ScriptSession {
         if !loaded.ok {
             // Lua's messages name files by their bytes (`@path`): kept as
             // `PathBytes` strings, which messages show as `\xFE`.
-            let msg = namingScene(lua.messageString(-1) ?? "cannot load \(options.scriptPath)")
+            var msg = namingScene(lua.messageString(-1) ?? "cannot load \(options.scriptPath)")
+            // Lua's refusal of a compiled chunk names no file.
+            if msg.hasPrefix("attempt to load a binary chunk") {
+                msg = "wobble-run: scene '\(PathBytes.display(options.scriptPath, controls: true))' is a compiled Lua chunk (its first byte is ESC, as luac writes them); wobble-run runs Lua source text only"
+            }
             throw ScriptError(message: loaded.fileError ? "wobble-run: \(msg)" : msg, kind: .load)
         }
         options.onLoaded()
@@ -240,6 +249,12 @@ final class ScriptSession {
         // The message names files as every message does (`\xFE`, `\x0A`):
         // as text in Lua, it stays one line and keeps its escapes.
         do {
+            if let n = f.parameterCount, args.count > Int32(n) {
+                // The first argument too many that is not nil.
+                if let extra = (Int32(n + 1)...args.count).first(where: { !args.isNil($0) }) {
+                    throw args.typeError(extra, "no value")
+                }
+            }
             return try f.body(self, args)
         } catch let e as ArgumentError {
             lua.push(PathBytes.display(e.message))

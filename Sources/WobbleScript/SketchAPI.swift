@@ -230,7 +230,15 @@ extension ScriptSession {
         let r = TableReader(lua: lua, function: "sketch")
         let key = lua.string(2) ?? ""
         if let c = ScriptSession.sketchCorners.first(where: { $0.name == key }) {
+            // A pin is checked on every change of a corner as on a change
+            // of the pin (either order of `r.pin = "bottom"` and
+            // `r.lb = r.rb` is the same error); a refused corner stays.
+            let old = c.get(s)
             c.set(s, try r.point(3, name: key))
+            if let pin = s.parameters.pin, let problem = s.shape.pinProblem(pin) {
+                c.set(s, old)
+                throw SceneError("sketch", problem)
+            }
         } else if key == "center" {
             s.assignedCenter = a.isNil(3) ? nil : try r.point(3, name: key)
         } else if key == "motion" {

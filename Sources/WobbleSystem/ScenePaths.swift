@@ -39,6 +39,36 @@ public enum ScenePaths {
         return std
     }
 
+    /// `path` as one word of a command to type in a shell (bash, zsh, ksh,
+    /// and POSIX sh since 2024): its exact bytes, so the suggested command
+    /// names the very file. Plain when every byte is safe (letters, digits,
+    /// `._-/+,:@`), single-quoted when only printable text needs it,
+    /// `$'…'` with `\xHH` escapes for control bytes and bytes that are
+    /// not UTF-8. A relative name that starts with `-` gains `./`, so no
+    /// command reads it as an option (`./-o.lua`).
+    public static func shellWord(_ path: String) -> String {
+        var bytes = PathBytes.bytes(path)
+        if bytes.first == UInt8(ascii: "-") { bytes = Array("./".utf8) + bytes }
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/+,:@".utf8)
+        if !bytes.isEmpty && bytes.allSatisfy(safe.contains) { return String(decoding: bytes, as: UTF8.self) }
+        let printable = bytes.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
+            && String(validatingUTF8: bytes.map { CChar(bitPattern: $0) } + [0]) != nil
+        if printable {
+            return "'" + String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        // $'…': printable ASCII as itself (\\ and \' escaped), every other byte as \xHH.
+        var out = "$'"
+        for b in bytes {
+            switch b {
+            case UInt8(ascii: "\\"): out += "\\\\"
+            case UInt8(ascii: "'"): out += "\\'"
+            case 0x20..<0x7F: out.unicodeScalars.append(Unicode.Scalar(b))
+            default: out += String(format: "\\x%02X", b)
+            }
+        }
+        return out + "'"
+    }
+
     /// The last component (`d/s.lua` → `s.lua`).
     public static func name(_ path: String) -> String {
         (path as NSString).lastPathComponent

@@ -29,18 +29,29 @@ enum NewScene {
 
     /// Runs `new` with the arguments after it; the exit status.
     static func run(_ args: [String]) -> Int32 {
-        if args.contains("--help") || args.contains("-h") {
+        // `--` ends the options: every word after it is a name (`new -- -x.png`).
+        let end = args.firstIndex(of: "--")
+        let before = end.map { Array(args[..<$0]) } ?? args
+        if before.contains("--help") || before.contains("-h") {
             print(helpText, terminator: "")
             return 0
         }
-        guard (1...2).contains(args.count), !args.contains(where: { $0.hasPrefix("-") && $0 != "-" && !$0.hasPrefix("./") }) else {
+        let names = before + (end.map { Array(args[($0 + 1)...]) } ?? [])
+        guard (1...2).contains(names.count), !before.contains(where: { $0.hasPrefix("-") && $0 != "-" }) else {
             printError("wobble-run: new: \(usage)")
             return 2
         }
-        let photo = args[0]
-        let scene = args.count == 2 ? args[1] : ScenePaths.baseName(photo) + ".lua"
+        let photo = names[0]
+        let scene = names.count == 2 ? names[1] : ScenePaths.baseName(photo) + ".lua"
+        let sceneWord = ScenePaths.shellWord(scene)
         if Posix.kind(scene, follow: false) != nil {
-            printError("wobble-run: new: '\(ScenePaths.shown(scene))' already exists: nothing written (name another: wobble-run new \(ScenePaths.shown(photo)) OTHER.lua)")
+            printError("wobble-run: new: '\(ScenePaths.shown(scene))' already exists: nothing written (name another: wobble-run new \(ScenePaths.shellWord(photo)) OTHER.lua)")
+            return 1
+        }
+        // The policy the scene's image() will apply (a FIFO or a device
+        // would block the read, or never end).
+        if case .failure(let refusal) = PathPolicy(folder: "", allowIO: false).data(photo) {
+            printError("wobble-run: new: photo '\(ScenePaths.shown(photo))' \(refusal.message)")
             return 1
         }
         let image: RGBAImage
@@ -54,7 +65,7 @@ enum NewScene {
             return 1
         }
         let text = starter(photo: imageReference(photo: photo, scene: scene), width: image.width, height: image.height,
-                           scene: ScenePaths.name(scene), photoName: ScenePaths.name(photo))
+                           scene: ScenePaths.shellWord(ScenePaths.name(scene)), photoName: ScenePaths.name(photo))
         do {
             // O_EXCL: a file made meanwhile is not written over either.
             let fd = try Posix.open(scene, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644, shown: scene)
@@ -67,23 +78,20 @@ enum NewScene {
             printError("wobble-run: new: cannot write '\(ScenePaths.shown(scene))': \(error)")
             return 1
         }
-        let shownScene = ScenePaths.shown(scene)
-        printError("wobble-run: wrote \(shownScene) (\(image.width)x\(image.height): one region in the middle)")
+        printError("wobble-run: wrote \(ScenePaths.shown(scene)) (\(image.width)x\(image.height): one region in the middle)")
+        // The next steps first, always: a display that does not answer
+        // ends the studio at once, and they are then still there.
+        print("next:")
+        print("  wobble-run edit \(sceneWord)    # a window: place the region, poke it, Ctrl+S saves")
+        print("  wobble-run \(sceneWord)         # renders \(ScenePaths.shellWord(ScenePaths.baseName(scene) + ".gif"))")
+        fflush(nil)
         let env = ProcessInfo.processInfo.environment
         let hasDisplay = !(env["DISPLAY"] ?? "").isEmpty || !(env["WAYLAND_DISPLAY"] ?? "").isEmpty
         if hasDisplay, Edit.findStudio() != nil {
-            return Edit.run([scene])
+            // (`./-o.lua`: a name the studio cannot take for an option)
+            return Edit.run([scene.hasPrefix("-") ? "./" + scene : scene])
         }
-        print("next:")
-        print("  wobble-run edit \(quoted(shownScene))    # a window: place the region, poke it, Ctrl+S saves")
-        print("  wobble-run \(quoted(shownScene))         # renders \(quoted(ScenePaths.baseName(scene) + ".gif"))")
         return 0
-    }
-
-    /// A name as a shell word (quoted when it needs it).
-    static func quoted(_ s: String) -> String {
-        let plain = s.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._-/+,:@".unicodeScalars.contains($0) }
-        return plain && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// How the scene names the photo: its name when both are in one

@@ -29,6 +29,8 @@ struct Options: SceneRunOptions {
     var quiet = false
     var verbose = false
     var loop = 0
+    /// `--loop` was given (a preset honours it, or refuses it).
+    var loopGiven = false
     var watch = false
     var assemble: String?
     var help = false
@@ -78,6 +80,7 @@ enum CommandLine_ {
         .allowIO,
         OptionSpec(names: ["--loop"], value: "N", help: "GIF, WebP and APNG looping: 0 forever (default), -1 play once, N repeat N times") { o, v in
             o.loop = try integer(v, "--loop", min: -1, max: 65535)
+            o.loopGiven = true
         },
         OptionSpec(names: ["--watch"], value: nil, help: "render, then render again whenever the scene, a module it requires or its image changes (Ctrl-C ends)") { o, _ in o.watch = true },
         OptionSpec(names: ["--assemble"], value: "DIR", help: "no scene: assemble the PNG frames in DIR (frame_NNNNN.png, e.g. from --frames slices) into -o (GIF or video), with their sound (sound_NNNNN.wav) in a video") { o, v in o.assemble = v },

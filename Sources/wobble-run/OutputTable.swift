@@ -130,6 +130,10 @@ struct OutputPlan: Equatable {
         if f.matte != nil, format != .gif, format != .null {
             throw UsageError("--matte applies to GIF output; \(format.rawValue.uppercased()) keeps the alpha channel (or none, for H.264 video)")
         }
+        // WebP stores the number of plays (--loop + 1) in 16 bits.
+        if format == .webp, f.loop > AnimationTiming.maxWebPLoop {
+            throw UsageError("--loop \(f.loop): a WebP plays at most \(AnimationTiming.maxWebPLoop + 1) times (--loop \(AnimationTiming.maxWebPLoop)); use --loop 0 to loop forever")
+        }
         guard format == .png, case .file? = png, f.count != 1 else { return }
         do {
             try png?.validate(frameCount: f.count)

@@ -18,40 +18,58 @@ struct Preset: Equatable, Sendable {
         case within(Int, Int)
     }
 
+    /// How many times the platform plays a sticker, and so what `--loop`
+    /// may ask for.
+    enum Plays: Equatable, Sendable {
+        /// Whatever `--loop` says (default: forever).
+        case any
+        /// Always forever (the player loops; the file has no loop count):
+        /// only `--loop 0`.
+        case forever
+        /// A number of plays in `range`, all of them within `seconds`
+        /// (LINE); without `--loop`, as many as fit.
+        case within(ClosedRange<Int>, seconds: Double)
+    }
+
     let name: String
     /// What the platform calls the thing.
     let what: String
-    let format: OutputFormat
+    /// The formats the platform takes, the usual one first; with more than
+    /// one, the search writes each and keeps the one closest to the frames
+    /// (PSNR) within the byte limit.
+    let formats: [OutputFormat]
     let fit: Fit
     /// The highest frame rate (frames are slowed to it).
     let maxFPS: Double
-    /// The longest clip, in seconds (one play).
+    /// The longest clip, in seconds (one play, as a player plays it: every
+    /// frame's delay, the last frame's too).
     let maxDuration: Double?
     /// The frame counts allowed.
     let frames: ClosedRange<Int>?
     /// The file size limit in bytes.
     let byteLimit: Int
-    /// The longest total playback (plays × duration), when the platform
-    /// counts loops: the loop count is chosen to fit it.
-    let maxPlayback: Double?
+    let plays: Plays
     /// Where the figures come from.
     let source: String
 
+    /// The usual format.
+    var format: OutputFormat { formats[0] }
+
     static let all: [Preset] = [
-        Preset(name: "telegram", what: "Telegram video stickers", format: .webm, fit: .longSide(512), maxFPS: 30,
-               maxDuration: 3, frames: nil, byteLimit: 256 * 1024, maxPlayback: nil,
+        Preset(name: "telegram", what: "Telegram video stickers", formats: [.webm], fit: .longSide(512), maxFPS: 30,
+               maxDuration: 3, frames: nil, byteLimit: 256 * 1024, plays: .forever,
                source: "https://core.telegram.org/stickers#video-stickers-and-emoji"),
-        Preset(name: "whatsapp", what: "WhatsApp animated stickers", format: .webp, fit: .square(512), maxFPS: 125,
-               maxDuration: 10, frames: nil, byteLimit: 500 * 1024, maxPlayback: nil,
+        Preset(name: "whatsapp", what: "WhatsApp animated stickers", formats: [.webp], fit: .square(512), maxFPS: 125,
+               maxDuration: 10, frames: nil, byteLimit: 500 * 1024, plays: .any,
                source: "https://github.com/WhatsApp/stickers/blob/main/Android/README.md"),
-        Preset(name: "discord", what: "Discord stickers", format: .apng, fit: .square(320), maxFPS: 60,
-               maxDuration: nil, frames: nil, byteLimit: 512 * 1024, maxPlayback: nil,
+        Preset(name: "discord", what: "Discord stickers", formats: [.apng, .gif], fit: .square(320), maxFPS: 60,
+               maxDuration: nil, frames: nil, byteLimit: 512 * 1024, plays: .any,
                source: "https://support.discord.com/hc/en-us/articles/4402687377815-Discord-Stickers-FAQ"),
-        Preset(name: "line", what: "LINE animated stickers", format: .apng, fit: .within(320, 270), maxFPS: 60,
-               maxDuration: 4, frames: 5...20, byteLimit: 300 * 1024, maxPlayback: 4,
+        Preset(name: "line", what: "LINE animated stickers", formats: [.apng], fit: .within(320, 270), maxFPS: 60,
+               maxDuration: 4, frames: 5...20, byteLimit: 300 * 1024, plays: .within(1...4, seconds: 4),
                source: "https://creator.line.me/en/guideline/animationsticker/"),
-        Preset(name: "slack", what: "Slack custom emoji", format: .gif, fit: .square(128), maxFPS: 50,
-               maxDuration: nil, frames: nil, byteLimit: 128 * 1024, maxPlayback: nil,
+        Preset(name: "slack", what: "Slack custom emoji", formats: [.gif], fit: .square(128), maxFPS: 50,
+               maxDuration: nil, frames: nil, byteLimit: 128 * 1024, plays: .any,
                source: "https://slack.com/help/articles/206870177-Add-custom-emoji-and-aliases-to-your-workspace"),
     ]
 
@@ -75,17 +93,31 @@ struct Preset: Equatable, Sendable {
         }
     }
 
-    /// The file name's extension when `-o` is not given (APNG stickers are
-    /// uploaded as `.png`).
-    var defaultExtension: String { format == .apng ? ".png" : format.extensions.first ?? "" }
+    /// The file name's extension for `format` when `-o` is not given
+    /// (APNG stickers are uploaded as `.png`).
+    static func fileExtension(_ format: OutputFormat) -> String { format == .apng ? ".png" : format.extensions.first ?? "" }
 
-    /// `--loop` for a clip of `duration`: forever, or where the platform
-    /// counts playback (LINE: at most 4 plays, at most 4 s in all) as many
-    /// plays as fit.
-    func loop(duration: Double) -> Int {
-        guard let total = maxPlayback else { return 0 }
-        let plays = max(1, min(4, Int(((total + 1e-9) / max(duration, 1e-9)).rounded(.down))))
-        return plays == 1 ? -1 : plays - 1
+    /// The highest frame rate for `formats`: the platform's, and for GIF
+    /// 50 (browsers play GIF delays under 2 centiseconds as 10).
+    func maxFPS(_ formats: [OutputFormat]) -> Double { formats.contains(.gif) ? min(maxFPS, 50) : maxFPS }
+
+    /// How long one play of `n` frames at `fps` lasts as a player plays
+    /// `format`: every frame's delay, summed. GIF: whole centiseconds
+    /// (frame k lasts `round(100(k+1)/fps) - round(100k/fps)`), WebP whole
+    /// milliseconds (`AnimationTiming`), video as ffmpeg is given the rate
+    /// (`VideoSink.duration`), APNG exactly n/fps.
+    static func played(frames n: Int, fps: Double, format: OutputFormat) -> Double {
+        switch format {
+        case .gif: (100 * Double(n) / fps).rounded() / 100
+        case .webp: Double(AnimationTiming.millisecond(index: n, fps: fps)) / 1000
+        case let f where f.video != nil: VideoSink.duration(frames: n, fps: fps)
+        default: Double(n) / fps
+        }
+    }
+
+    /// The names of `formats`, for messages: `APNG or GIF`.
+    static func spelled(_ formats: [OutputFormat]) -> String {
+        formats.map { $0.rawValue.uppercased() }.joined(separator: " or ")
     }
 
     /// The picture size (scaled, before padding) and the canvas size for a

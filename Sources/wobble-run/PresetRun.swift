@@ -14,17 +14,24 @@ import Glibc
 ///    too many frames) is an error naming the limit and the fix, and
 ///    nothing is written.
 /// 2. The frame rate is capped (and for LINE chosen so the clip has 5 to
-///    20 frames), the picture scaled to the platform's box, and the frames
-///    are rendered once into memory, centred on a transparent canvas where
+///    20 frames); where the frames would play longer than the platform's
+///    limit as a player plays them (every frame shows its delay, the last
+///    one too: 2 frames at 0.4 fps play 5 s), it is raised until they fit,
+///    with a warning saying so. The plays follow `--loop` where the
+///    platform allows it (else a usage error), or as many as fit.
+/// 3. The picture is scaled to the platform's box, and the frames are
+///    rendered once into memory, centred on a transparent canvas where
 ///    the platform asks for a square.
-/// 3. The quality is bisected (each try a whole file in a private
-///    temporary folder, through the output table) for the best that fits
-///    the byte limit; APNG is lossless, so there fewer colour levels are
-///    tried (8, 7, … 4 bits a channel). Where even the lowest does not
-///    fit and the platform allows it, half the frame rate is tried (fewer
-///    frames), twice at most.
-/// 4. The chosen file is written to the output atomically; `--json` says
-///    what was chosen (`preset`).
+/// 4. For each format the platform takes (Discord: APNG and GIF) the
+///    quality is bisected (each try a whole file in a private temporary
+///    folder, through the output table) for the best that fits the byte
+///    limit; APNG is lossless, so there fewer colour levels are tried (8,
+///    7, … 4 bits a channel). With two formats, the one whose frames are
+///    closest to the rendered ones (PSNR, the GIF decoded back) wins.
+///    Where even the lowest does not fit and the platform allows it, half
+///    the frame rate is tried (fewer frames), twice at most.
+/// 5. The chosen file is written to the output atomically; `--json` says
+///    what was chosen (`preset`) and describes the file written.
 struct PresetRun {
     let options: Options
     let preset: Preset
@@ -38,19 +45,21 @@ struct PresetRun {
             throw UsageError("--preset \(p.name) sets the size (\(p.describeFit)); drop --width/--height")
         }
         if o.quality != nil { throw UsageError("--preset \(p.name) searches the quality that fits \(Self.kb(p.byteLimit)); drop --quality") }
-        if let f = o.format, f != p.format {
-            throw UsageError("--preset \(p.name) writes \(p.format.rawValue.uppercased()); drop --format \(f.rawValue)")
-        }
+        let formats = try candidateFormats()
+        try checkLoopOption()
         guard let scene = o.scene else { throw UsageError("--preset needs a scene") }
+        let sceneBase = URL(fileURLWithPath: scene).deletingPathExtension().lastPathComponent + "-\(p.name)"
         var base = o
-        base.format = p.format
-        base.output = o.output ?? URL(fileURLWithPath: scene).deletingPathExtension().lastPathComponent + "-\(p.name)" + p.defaultExtension
+        base.format = formats[0]
+        base.output = o.output ?? sceneBase + Preset.fileExtension(formats[0])
 
         // 1. The clip's length, as --check finds it.
         var look = base
         look.check = true
         look.quiet = true
-        let first = try Runner(options: look).run(report: RunReport(json: false))
+        var lookRunner = Runner(options: look)
+        lookRunner.announces = false
+        let first = try lookRunner.run(report: RunReport(json: false))
         let clipFPS = first.clip.fps
         report.frames = first.frames
         report.fps = clipFPS
@@ -62,32 +71,37 @@ struct PresetRun {
             window.start = Double(r.lowerBound) / clipFPS
             window.end = min(first.clip.duration, Double(r.lowerBound + first.frames) / clipFPS)
         }
-        let duration = window.end - window.start
-        let fps = try chooseFPS(requested: o.fps ?? clipFPS, window: window, frames: first.frames)
-        let loop = p.loop(duration: duration)
+        // 2. The frame rate and the plays.
+        let fps = try chooseFPS(requested: o.fps ?? clipFPS, window: window, frames: first.frames, formats: formats)
+        let fitted = try fitPlayback(fps, window: window, formats: formats)
+        if let w = fitted.warning { report.warn(w) }
         let (picture, canvas) = p.size(sourceWidth: first.width, sourceHeight: first.height)
 
         var chosen = base
-        chosen.fps = fps
+        chosen.fps = fitted.fps
         chosen.width = picture.0
         chosen.height = picture.1
-        chosen.loop = loop
+        chosen.loop = fitted.loop
         chosen.quiet = true
-        if o.frames != nil { chosen.frames = window.selection(fps: fps) }
-        var choice = Choice(preset: p, fps: fps, canvas: canvas, picture: picture, loop: loop)
+        if o.frames != nil { chosen.frames = window.selection(fps: fitted.fps) }
+        var choice = Choice(preset: p, format: formats[0], fps: fitted.fps, canvas: canvas, picture: picture, loop: fitted.loop)
         if o.check {
-            choice.frames = window.count(fps: fps)
-            let s = try Runner(options: chosen).run(report: report)
+            choice.frames = window.count(fps: fitted.fps)
+            var runner = Runner(options: chosen)
+            runner.announces = false
+            let s = try runner.run(report: report)
+            report.duration = Preset.played(frames: choice.frames, fps: fitted.fps, format: formats[0])
             report.preset = choice.json
             return s
         }
 
-        // 2–3. Render, search; fewer frames where the quality alone is not enough.
+        // 3–4. Render, search; fewer frames where the quality alone is not enough.
         let trials = try TrialFolder()
         defer { trials.remove() }
-        var rate = fps
+        var rate = fitted.fps, loop = fitted.loop
         var summary: Runner.Summary?
-        var best: (bytes: Int, path: String, level: Int)?
+        var best: Candidate?
+        var compared: [Candidate] = []
         var smallest = Int.max
         for attempt in 0..<3 {
             if attempt > 0 {
@@ -95,51 +109,111 @@ struct PresetRun {
                 // Fewer frames only where the platform allows them.
                 if let r = p.frames, window.count(fps: lower) < r.lowerBound { break }
                 if lower < 1 { break }
-                rate = lower
+                let refit = try fitPlayback(lower, window: window, formats: formats)
+                if let w = refit.warning { report.warn(w) }
+                (rate, loop) = (refit.fps, refit.loop)
                 chosen.fps = rate
+                chosen.loop = loop
                 if o.frames != nil { chosen.frames = window.selection(fps: rate) }
             }
             let collector = FrameCollector(canvas: canvas)
             var runner = Runner(options: chosen)
+            runner.announces = false
             runner.makeSink = { f, still in try collector.start(f, still: still) }
             runner.soundless = "\(p.what) (--preset \(p.name))"
             summary = try runner.run(report: report)
             let frames = collector.frames
             choice.fps = rate
+            choice.loop = loop
             choice.frames = frames.count
-            best = try search(frames, still: collector.still, fps: rate, loop: loop, in: trials, smallest: &smallest)
+            compared = []
+            for format in formats {
+                guard var c = try search(frames, still: collector.still, format: format, fps: rate, loop: loop, in: trials,
+                                         smallest: &smallest) else { continue }
+                if formats.count > 1 { c.psnr = try fidelity(of: c, to: frames) }
+                compared.append(c)
+                // A lossless file cannot be beaten.
+                if c.psnr == nil || c.psnr! >= Fidelity.exact { break }
+            }
+            best = compared.max { ($0.psnr ?? 0) < ($1.psnr ?? 0) }
             if best != nil { break }
         }
         guard let best, var s = summary else {
-            throw RunError("\(p.name): even at the lowest quality and \(NumberText.plain(rate)) fps the file is \(Self.kb(smallest)), more than the \(Self.kb(p.byteLimit)) \(p.what) may have; make the clip shorter or its moving regions smaller (nothing written)")
+            throw RunError("\(p.name): even at the lowest quality and \(Self.short(rate)) fps the file is \(Self.kb(smallest)), more than the \(Self.kb(p.byteLimit)) \(p.what) may have; make the clip shorter or its moving regions smaller (nothing written)")
         }
 
-        // 4. The chosen file into place.
-        let path = base.output ?? ""
+        // 5. The chosen file into place (named for its format when -o is not given).
+        let path = o.output ?? sceneBase + Preset.fileExtension(best.format)
         let bytes = try ImageIO.readFile(path: best.path)
         try AtomicFile.write(bytes, to: path)
+        choice.format = best.format
         choice.level = best.level
         choice.bytes = bytes.count
+        choice.psnr = best.psnr
+        if compared.count > 1 { choice.compared = compared }
         report.output = path
         report.bytes = bytes.count
         report.width = canvas.0
         report.height = canvas.1
         report.fps = rate
         report.frames = choice.frames
-        report.duration = window.end - window.start
+        // One play of the file, as a player plays it.
+        report.duration = Preset.played(frames: choice.frames, fps: rate, format: best.format)
         report.preset = choice.json
         s.output = path
         s.width = canvas.0
         s.height = canvas.1
         if !o.quiet {
-            printError("wrote \(path): \(p.what), \(choice.frames) frames at \(NumberText.plain(rate)) fps, \(canvas.0)×\(canvas.1), \(choice.levelText), \(Self.kb(bytes.count)) of \(Self.kb(p.byteLimit))")
+            printError("wrote \(path): \(p.what), \(best.format.rawValue.uppercased()), \(choice.frames) frames at \(Self.short(rate)) fps, \(canvas.0)×\(canvas.1), \(choice.levelText), \(Self.kb(bytes.count)) of \(Self.kb(p.byteLimit))")
         }
         return s
     }
 
+    /// The formats to try: the platform's, narrowed by `--format` or by
+    /// what `-o` says (`-o x.gif` with Discord: GIF only). A format the
+    /// platform does not take is a usage error.
+    func candidateFormats() throws -> [OutputFormat] {
+        let p = preset
+        var allowed = p.formats
+        if let f = options.format {
+            guard allowed.contains(f) else {
+                throw UsageError("--preset \(p.name) writes \(Preset.spelled(p.formats)); drop --format \(f.rawValue)")
+            }
+            allowed = [f]
+        }
+        guard let out = options.output, out != "-", !OutputTarget.namesStdout(out), let plan = OutputPlan.pathFormat(out) else {
+            return allowed
+        }
+        // `x.png` is a sticker's usual name for an APNG.
+        var says: OutputFormat? = plan.format
+        if plan.format == .png { if case .file? = plan.png { says = .apng } else { says = nil } }
+        guard let says, allowed.contains(says) else {
+            let name = Preset.spelled(allowed)
+            throw UsageError("--preset \(p.name) writes \(name); the output '\(PathBytes.display(out, controls: true))' is not \(allowed.count > 1 ? "one" : "a file of that kind"): name it \(allowed.map { "x" + Preset.fileExtension($0) }.joined(separator: " or "))")
+        }
+        return [says]
+    }
+
+    /// `--loop` where the platform cannot honour it whatever the clip: a
+    /// usage error.
+    func checkLoopOption() throws {
+        let o = options, p = preset
+        guard o.loopGiven else { return }
+        switch p.plays {
+        case .any: return
+        case .forever where o.loop != 0:
+            throw UsageError("--preset \(p.name): \(p.what) always loop (the player repeats them; the file has no loop count); drop --loop \(o.loop)")
+        case .within(let range, _) where !range.contains(AnimationTiming.plays(loop: o.loop)):
+            let plays = AnimationTiming.plays(loop: o.loop)
+            let asked = plays == 0 ? "forever" : "\(plays) times"
+            throw UsageError("--preset \(p.name): \(p.what) play \(range.lowerBound) to \(range.upperBound) times; --loop \(o.loop) plays \(asked): use --loop -1 (once) to --loop \(range.upperBound - 1)")
+        default: return
+        }
+    }
+
     /// The frame rate: the requested one capped at the platform's, and for
     /// a frame-count rule the one that brings the clip within it.
-    func chooseFPS(requested: Double, window: Window, frames: Int) throws -> Double {
+    func chooseFPS(requested: Double, window: Window, frames: Int, formats: [OutputFormat]) throws -> Double {
         let p = preset
         let duration = window.end - window.start
         if let limit = p.maxDuration, duration > limit + 1e-9 {
@@ -147,7 +221,7 @@ struct PresetRun {
             let part = ", or take a part with --frames 0-\(Int((limit * requested + 1e-9).rounded(.down)) - 1)"
             throw RunError("\(p.name): \(p.what) last at most \(NumberText.plain(limit)) s; this clip lasts \(NumberText.seconds(duration)) s: end the scene sooner\(part) (nothing written)")
         }
-        var fps = min(requested, p.maxFPS)
+        var fps = min(requested, p.maxFPS(formats))
         guard let range = p.frames else { return fps }
         if frames <= 1 || duration <= 1e-9 {
             throw RunError("\(p.name): \(p.what) have \(range.lowerBound) to \(range.upperBound) frames; this clip is one still frame: let the scene run (wait) for some time (nothing written)")
@@ -164,6 +238,52 @@ struct PresetRun {
         }
         return fps
     }
+
+    /// The frame rate and `--loop` for frames at `fps`, counted as a player
+    /// plays them (`Preset.played`): where one play would last longer than
+    /// the platform allows (the last frame shows a whole 1/fps), the rate
+    /// rises to `n / limit`, the same n frames in exactly the limit, with
+    /// a warning; then the plays (`--loop`, or as many as fit).
+    func fitPlayback(_ fps: Double, window: Window, formats: [OutputFormat]) throws -> (fps: Double, loop: Int, warning: String?) {
+        let p = preset
+        var fps = fps, warning: String?
+        let n = window.count(fps: fps)
+        func played(_ f: Double) -> Double { formats.map { Preset.played(frames: n, fps: f, format: $0) }.max() ?? 0 }
+        if let limit = p.maxDuration, played(fps) > limit + 1e-9 {
+            let raised = Double(n) / limit
+            guard raised <= p.maxFPS(formats), window.count(fps: raised) == n, played(raised) <= limit + 1e-9 else {
+                throw RunError("\(p.name): at \(Self.short(fps)) fps the clip's \(n) frames play \(NumberText.seconds(played(fps))) s (every frame shows 1/fps, the last one too), more than the \(NumberText.plain(limit)) s \(p.what) may last; pass a higher --fps (nothing written)")
+            }
+            warning = "\(p.name): at \(Self.short(fps)) fps the clip's \(n) frames would play \(NumberText.seconds(played(fps))) s (every frame shows 1/fps, the last one too), more than the \(NumberText.plain(limit)) s \(p.what) may last: written at \(Self.short(raised)) fps (\(n) frames, \(NumberText.seconds(played(raised))) s)"
+            fps = raised
+        }
+        return (fps, try chooseLoop(played: played(fps)), warning)
+    }
+
+    /// `--loop` for a file whose one play lasts `played` seconds: the
+    /// option where the platform allows it, else forever, or (LINE) as
+    /// many plays as fit in its total.
+    func chooseLoop(played: Double) throws -> Int {
+        let o = options, p = preset
+        switch p.plays {
+        case .any: return o.loop
+        case .forever: return 0
+        case .within(let range, let total):
+            if o.loopGiven {
+                let plays = AnimationTiming.plays(loop: o.loop)
+                guard Double(plays) * played <= total + 1e-9 else {
+                    let fit = Int(((total + 1e-9) / played).rounded(.down))
+                    throw RunError("\(p.name): \(p.what) play at most \(NumberText.plain(total)) s in all; --loop \(o.loop) plays this \(NumberText.seconds(played)) s clip \(plays) times, \(NumberText.seconds(Double(plays) * played)) s: use --loop \(fit <= 1 ? "-1" : String(fit - 1)) or less (nothing written)")
+                }
+                return o.loop
+            }
+            let plays = max(range.lowerBound, min(range.upperBound, Int(((total + 1e-9) / max(played, 1e-9)).rounded(.down))))
+            return plays == 1 ? -1 : plays - 1
+        }
+    }
+
+    /// A frame rate for messages: at most three decimals (0.667).
+    static func short(_ fps: Double) -> String { NumberText.seconds(fps) }
 
     /// The part of the clip written, in seconds: frame k at k/fps is in
     /// it when `start <= k/fps < end` (and k/fps < the clip's end).
@@ -186,14 +306,33 @@ struct PresetRun {
         func count(fps: Double) -> Int { selection(fps: fps).count }
     }
 
-    /// The best level (quality, or APNG colour bits) whose file fits, or nil.
-    func search(_ frames: [RGBAImage], still: RGBAImage?, fps: Double, loop: Int, in trials: TrialFolder,
-                smallest: inout Int) throws -> (bytes: Int, path: String, level: Int)? {
+    /// A file that fits: its format, size, trial path and level (quality,
+    /// or APNG colour bits), and how close it is to the frames (PSNR, dB;
+    /// measured only when formats are compared).
+    struct Candidate {
+        let format: OutputFormat
+        let bytes: Int
+        let path: String
+        let level: Int
+        var psnr: Double?
+
+        var json: String {
+            var f = ["\"format\":\(RunReport.quote(format.rawValue))",
+                     format == .apng ? "\"colour_bits\":\(level)" : "\"quality\":\(level)", "\"bytes\":\(bytes)"]
+            if let psnr { f.append("\"psnr\":\(NumberText.plain((psnr * 100).rounded() / 100))") }
+            return "{" + f.joined(separator: ",") + "}"
+        }
+    }
+
+    /// The best level of `format` (quality, or APNG colour bits) whose file
+    /// fits, or nil.
+    func search(_ frames: [RGBAImage], still: RGBAImage?, format: OutputFormat, fps: Double, loop: Int, in trials: TrialFolder,
+                smallest: inout Int) throws -> Candidate? {
         let p = preset
-        func encode(_ level: Int) throws -> (Int, String) {
-            let path = trials.next(p.format.extensions.first ?? "")
-            let plan = try OutputPlan.decide(path: path, format: p.format)
-            let apng = p.format == .apng
+        let apng = format == .apng
+        func encode(_ level: Int) throws -> Candidate {
+            let path = trials.next(format.extensions.first ?? "")
+            let plan = try OutputPlan.decide(path: path, format: format)
             let spec = OutputPlan.Frames(width: frames[0].width, height: frames[0].height, fps: fps,
                                          count: frames.count, fullRender: true, loop: loop,
                                          quality: apng ? nil : level, alpha: true, matte: options.matte)
@@ -203,30 +342,49 @@ struct PresetRun {
             }
             let size = sink.bytesWritten ?? Int.max
             smallest = min(smallest, size)
-            return (size, path)
+            return Candidate(format: format, bytes: size, path: path, level: level)
         }
-        if p.format == .apng {
+        if apng {
             for bits in stride(from: 8, through: 4, by: -1) {
-                let (size, path) = try encode(bits)
-                if size <= p.byteLimit { return (size, path, bits) }
+                let c = try encode(bits)
+                if c.bytes <= p.byteLimit { return c }
             }
             return nil
         }
         // Bisection on quality for the largest that fits.
         var lo = Self.lowestQuality, hi = 95
-        var found: (Int, String, Int)?
-        let (topSize, topPath) = try encode(hi)
-        if topSize <= p.byteLimit { return (topSize, topPath, hi) }
+        let top = try encode(hi)
+        if top.bytes <= p.byteLimit { return top }
         // The lowest next: when even it does not fit, no bisection.
-        let (lowSize, lowPath) = try encode(lo)
-        guard lowSize <= p.byteLimit else { return nil }
-        found = (lowSize, lowPath, lo)
+        let low = try encode(lo)
+        guard low.bytes <= p.byteLimit else { return nil }
+        var found = low
         while hi - lo > 2 {
             let mid = (lo + hi) / 2
-            let (size, path) = try encode(mid)
-            if size <= p.byteLimit { lo = mid; found = (size, path, mid) } else { hi = mid }
+            let c = try encode(mid)
+            if c.bytes <= p.byteLimit { lo = mid; found = c } else { hi = mid }
         }
         return found
+    }
+
+    /// How close `c`'s frames, as a player shows them, are to `frames`:
+    /// APNG is lossless (its frames are the posterized ones), a GIF is
+    /// decoded back (`GIFReader`).
+    func fidelity(of c: Candidate, to frames: [RGBAImage]) throws -> Double {
+        var sum = Fidelity()
+        switch c.format {
+        case .apng:
+            for f in frames { sum.add(Posterize.apply(f, bits: c.level), f) }
+        case .gif:
+            var k = 0
+            try GIFReader.frames(path: c.path) { shown, _ in
+                if k < frames.count { sum.add(shown, frames[k]) }
+                k += 1
+            }
+        default:
+            return 0
+        }
+        return sum.psnr
     }
 
     static func kb(_ n: Int) -> String { n == Int.max ? "?" : "\(Int((Double(n) / 1024).rounded(.up))) KB" }
@@ -234,33 +392,84 @@ struct PresetRun {
     /// What was chosen, for `--json`.
     struct Choice {
         let preset: Preset
+        var format: OutputFormat
         var fps: Double
         let canvas: (Int, Int)
         let picture: (Int, Int)
-        let loop: Int
+        var loop: Int
         var frames = 0
         var level: Int?
         var bytes: Int?
+        var psnr: Double?
+        var compared: [Candidate] = []
+
+        init(preset: Preset, format: OutputFormat, fps: Double, canvas: (Int, Int), picture: (Int, Int), loop: Int) {
+            self.preset = preset
+            self.format = format
+            self.fps = fps
+            self.canvas = canvas
+            self.picture = picture
+            self.loop = loop
+        }
 
         var levelText: String {
             guard let level else { return "" }
-            return preset.format == .apng ? (level == 8 ? "lossless" : "\(level) bits a channel") : "quality \(level)"
+            return format == .apng ? (level == 8 ? "lossless" : "\(level) bits a channel") : "quality \(level)"
         }
 
         var json: String {
             var f = [
-                "\"name\":\(RunReport.quote(preset.name))", "\"format\":\(RunReport.quote(preset.format.rawValue))",
+                "\"name\":\(RunReport.quote(preset.name))", "\"format\":\(RunReport.quote(format.rawValue))",
                 "\"width\":\(canvas.0)", "\"height\":\(canvas.1)",
                 "\"picture\":[\(picture.0),\(picture.1)]",
                 "\"fps\":\(NumberText.plain((fps * 1_000_000).rounded() / 1_000_000))", "\"frames\":\(frames)",
+                "\"seconds\":\(NumberText.seconds(Preset.played(frames: frames, fps: fps, format: format)))",
                 "\"plays\":\(AnimationTiming.plays(loop: loop))", "\"limit\":\(preset.byteLimit)",
             ]
             if let level {
-                f.append(preset.format == .apng ? "\"colour_bits\":\(level)" : "\"quality\":\(level)")
+                f.append(format == .apng ? "\"colour_bits\":\(level)" : "\"quality\":\(level)")
             }
             if let bytes { f.append("\"bytes\":\(bytes)") }
+            if let psnr { f.append("\"psnr\":\(NumberText.plain((psnr * 100).rounded() / 100))") }
+            if !compared.isEmpty { f.append("\"compared\":[" + compared.map(\.json).joined(separator: ",") + "]") }
             return "{" + f.joined(separator: ",") + "}"
         }
+    }
+}
+
+/// The PSNR of frames against the frames meant (dB over every channel of
+/// every frame, colour premultiplied by alpha: a colour counts as much as
+/// it shows; `exact` when they are equal).
+struct Fidelity {
+    static let exact = 99.0
+    private var squared = 0.0
+    private var values = 0
+
+    mutating func add(_ got: RGBAImage, _ meant: RGBAImage) {
+        guard got.width == meant.width, got.height == meant.height else { values += 1; squared += 255 * 255; return }
+        var se = 0.0
+        got.pixels.withUnsafeBufferPointer { g in
+            meant.pixels.withUnsafeBufferPointer { m in
+                var i = 0
+                while i < g.count {
+                    let ga = Int(g[i + 3]), ma = Int(m[i + 3])
+                    for c in 0..<3 {
+                        let d = Double(Int(g[i + c]) * ga - Int(m[i + c]) * ma) / 255
+                        se += d * d
+                    }
+                    let da = Double(ga - ma)
+                    se += da * da
+                    i += 4
+                }
+            }
+        }
+        squared += se
+        values += got.pixels.count
+    }
+
+    var psnr: Double {
+        guard values > 0, squared > 0 else { return Self.exact }
+        return min(Self.exact, 10 * log10(255 * 255 / (squared / Double(values))))
     }
 }
 
@@ -324,14 +533,25 @@ final class TrialFolder {
     let path: String
 
     init() throws {
-        let tmp = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        parent = try Posix.open(tmp, O_RDONLY | O_DIRECTORY, shown: tmp)
+        let given = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
+        let tmp = given ?? "/tmp"
+        /// The folder named, and why it cannot hold the tries, in one line.
+        func unusable(_ error: Error) -> RunError {
+            let reason = (error as? PosixError).map { String(cString: strerror($0.code)) } ?? "\(error)"
+            let named = given != nil ? "TMPDIR '\(PathBytes.display(tmp, controls: true))'" : "'/tmp' (TMPDIR is not set)"
+            return RunError("--preset keeps its tries in a temporary folder, and \(named) cannot hold one: \(reason); set TMPDIR to a writable folder (nothing written)")
+        }
+        do {
+            parent = try Posix.open(tmp, O_RDONLY | O_DIRECTORY, shown: tmp)
+        } catch {
+            throw unusable(error)
+        }
         name = TemporaryName.make()
         do {
             try Posix.mkdir(parent, name, 0o700, shown: tmp)
         } catch {
             close(parent)
-            throw error
+            throw unusable(error)
         }
         token = TemporaryPaths.add(dir: parent, name: name)
         path = tmp + "/" + name

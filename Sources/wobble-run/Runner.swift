@@ -46,6 +46,10 @@ struct Runner {
     /// `--preset`'s platform, which takes no sound): the soundtrack warning names it.
     var soundless: String?
 
+    /// Whether the run ends with its own summary line (`wrote …`); a
+    /// preset's inner runs leave that to the preset.
+    var announces = true
+
     init(options: Options) { self.options = options }
 
     /// The files the latest run named (resolved: the image, traces, modules)
@@ -196,7 +200,9 @@ struct Runner {
             printError("wobble-run: GIF palette: \(cost.colors) colours from \(cost.histogramEntries) histogram entries in \(Int((cost.cpuSeconds * 1000).rounded())) ms of CPU, \(Int((cost.wallSeconds * 1000).rounded())) ms of wall time")
         }
         let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: plan.path, seconds: reporter.elapsed)
-        if o.verbose && !reporter.isTerminal {
+        if !announces {
+            // (the preset says what it wrote)
+        } else if o.verbose && !reporter.isTerminal {
             printError(Runner.describe(summary))
         } else {
             reporter.finish(Runner.describe(summary))

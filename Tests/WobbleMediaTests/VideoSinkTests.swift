@@ -207,6 +207,8 @@ final class VideoSinkTests: XCTestCase {
 
     func testRate() {
         XCTAssertEqual(VideoSink.rate(30), "30")
-        XCTAssertEqual(VideoSink.rate(29.97), "29970/1000")
+        XCTAssertEqual(VideoSink.rate(29.97), "2997/100")
+        XCTAssertEqual(VideoSink.rate(1.0 / 3), "1/3", "a frame lasts exactly 3 s")
+        XCTAssertEqual(VideoSink.rate(4.0 / 3), "4/3")
     }
 }

@@ -172,7 +172,7 @@ final class FormatsTests: XCTestCase {
         XCTAssertEqual((0..<30).map { AnimationTiming.duration(index: $0, fps: 30) }.reduce(0, +), 1000)
         XCTAssertEqual((0..<7).map { AnimationTiming.duration(index: $0, fps: 7) }.reduce(0, +), 1000)
         XCTAssertEqual(AnimationTiming.millisecond(index: 90, fps: 29.97), 3003)
-        XCTAssertEqual([0, -1, 1, 4, 65535].map(AnimationTiming.plays(loop:)), [0, 1, 2, 5, 65535])
+        XCTAssertEqual([0, -1, 1, 4, 65534, 65535].map(AnimationTiming.plays(loop:)), [0, 1, 2, 5, 65535, 65536], "APNG stores 65536 plays; a WebP refuses --loop 65535")
     }
 
     func testAPNGDelayFractions() {
