@@ -396,7 +396,12 @@ final class StudioInspectorTests: InProcessStudioCase {
                    (t0 + 0.80, key(.escape)), (t0 + 0.90, key(.escape))]
             let (status, surface, _) = try runStudio("s.lua", clock: clock, script: drag.map { (t0 + $0.0, $0.1) } + keys) { surface, app in
                 surface.actions = [
-                    (t0 + 0.30, { try? FileManager.default.removeItem(atPath: self.box.path("s.lua")) }),
+                    (t0 + 0.30, {
+                        try? FileManager.default.removeItem(atPath: self.box.path("s.lua"))
+                        // Until the studio has noticed (its reload fails): the
+                        // message after that is the save's.
+                        surface.holdWhile = { app.sceneError == nil }
+                    }),
                     (t0 + 0.55, { messages.append(app.message) }),
                     (t0 + 0.65, { messages.append(app.message) }),
                 ]
