@@ -50,6 +50,13 @@ public enum ClipWarnings {
     }
 
     /// The looping GIF that ends while models still move.
+    /// The looping-GIF warning when it applies: a GIF that loops (`loops`),
+    /// of the whole clip (`wholeClip`), not a `loop()` clip, whose models
+    /// still move at its end (`still` false).
+    public static func loopJump(_ clip: Clip, loops: Bool, wholeClip: Bool, still: Bool) -> String? {
+        loops && wholeClip && !still && clip.loop == nil ? loopJump(clip) : nil
+    }
+
     public static func loopJump(_ clip: Clip) -> String {
         "the GIF loops but ends while regions still move (it jumps when it starts over); end the scene with untilStill(), or pass --loop -1"
     }

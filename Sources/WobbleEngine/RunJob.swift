@@ -81,7 +81,9 @@ extension RunJob {
         let clip = result.clip
         var out = ClipWarnings.scene(result.warnings, clip: clip)
         let gif = result.outputPath.map { $0.lowercased().hasSuffix(".gif") } ?? true
-        if gif && clip.loop == nil && !ClipWarnings.isStill(clip) { out.append(ClipWarnings.loopJump(clip)) }
+        if gif, let w = ClipWarnings.loopJump(clip, loops: true, wholeClip: true, still: clip.loop != nil || ClipWarnings.isStill(clip)) {
+            out.append(w)
+        }
         return out
     }
 }

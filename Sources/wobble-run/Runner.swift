@@ -168,7 +168,7 @@ struct Runner {
                 report.warn("\(NumberText.plain(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
             }
             // A loop() clip flows from its last frame into its first.
-            if o.loop != -1 && !still && o.frames == nil && clip.loop == nil { report.warn(ClipWarnings.loopJump(clip)) }
+            if let w = ClipWarnings.loopJump(clip, loops: o.loop != -1, wholeClip: o.frames == nil, still: still) { report.warn(w) }
         }
         if o.check {
             try plan.validate(frames)
