@@ -97,7 +97,14 @@ Comment: wobble-run links these libraries (Debian packages; each under its
  libjpeg-turbo (libturbojpeg0): IJG, BSD-3-Clause and Zlib;
  giflib (libgif7): MIT;
  libwebp and libwebpmux (libwebp7, libwebpmux3): BSD-3-Clause;
- libglvnd's EGL and GLESv2 (libegl1, libgles2) and Mesa: MIT;
+ Little CMS (liblcms2-2): MIT;
+ OpenCV's core, imgproc and photo (libopencv-core406,
+ libopencv-imgproc406, libopencv-photo406): Apache-2.0;
+ libglvnd's EGL and GLESv2 (libegl1, libgles2) and Mesa (libegl-mesa0,
+ libgl1-mesa-dri): MIT;
+ the GNU C library (libc6): LGPL-2.1-or-later; the GCC runtime and the
+ C++ library (libgcc-s1, libstdc++6): GPL-3.0-or-later with the GCC
+ Runtime Library Exception;
  the Swift runtime and Foundation (static): Apache-2.0 with the Runtime
  Library Exception, ICU's data: the Unicode licence;
  the studio only: SDL2 (libsdl2-2.0-0): Zlib; Xlib (libx11-6): MIT/X11.

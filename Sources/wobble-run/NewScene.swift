@@ -24,6 +24,7 @@ enum NewScene {
     comments saying what to change. It never writes over a file (exit 1).
     Then it opens the studio on the scene when there is a display (as
     'wobble-run edit' does); without one it prints the next two commands.
+    A name that starts with '-': wobble-run new ./-cat.png (or after '--')
 
     """
 
@@ -37,7 +38,11 @@ enum NewScene {
             return 0
         }
         let names = before + (end.map { Array(args[($0 + 1)...]) } ?? [])
-        guard (1...2).contains(names.count), !before.contains(where: { $0.hasPrefix("-") && $0 != "-" }) else {
+        if let option = before.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            printError("wobble-run: new: unknown option '\(ScenePaths.shown(option))' (a photo whose name starts with '-': wobble-run new \(ScenePaths.shellWord(option)))")
+            return 2
+        }
+        guard (1...2).contains(names.count) else {
             printError("wobble-run: new: \(usage)")
             return 2
         }

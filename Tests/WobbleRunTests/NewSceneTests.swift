@@ -68,6 +68,12 @@ final class NewSceneTests: XCTestCase {
         let help = try run(["new", "--help"])
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.stdout.hasPrefix("usage: wobble-run new PHOTO [SCENE.lua]"))
+        XCTAssertTrue(help.stdout.contains("A name that starts with '-': wobble-run new ./-cat.png (or after '--')\n"), help.stdout)
+        // A photo named like an option: the line says how to name it.
+        let dashed = try run(["new", "-cat.png", "y.lua"])
+        XCTAssertEqual(dashed.status, 2)
+        XCTAssertEqual(dashed.stderr, "wobble-run: new: unknown option '-cat.png' (a photo whose name starts with '-': wobble-run new ./-cat.png)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("y.lua")))
         XCTAssertTrue(try run(["--help"]).stdout.contains("wobble-run new PHOTO [SCENE.lua]"))
     }
 

@@ -556,6 +556,18 @@ final class LicenceTests: XCTestCase {
             XCTAssertTrue(c.stdout.contains("\nFiles: *\n") && c.stdout.contains("\nLicense: GPL-3+\n"), c.stdout)
             XCTAssertTrue(c.stdout.contains("libimagequant (libimagequant0): GPL-3.0-or-later"), c.stdout)
             XCTAssertTrue(c.stdout.contains("/usr/share/common-licenses/GPL-3"), c.stdout)
+            // Every package the binary depends on is named with its licence:
+            // a library linked tomorrow without a line here fails.
+            let f = try Tool.run(["-c", "dpkg-deb -f \"$0\" Depends", deb], cwd: box.url, executable: "/bin/bash")
+            XCTAssertEqual(f.status, 0, f.stderr)
+            let depends = f.stdout.split(whereSeparator: { $0 == "," || $0 == "\n" })
+                .map { String($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") }
+                .filter { !$0.isEmpty && $0 != "wobble-run" }
+            XCTAssertGreaterThanOrEqual(depends.count, 2, f.stdout)
+            for name in depends {
+                let named = c.stdout.range(of: "[ (,]\(NSRegularExpression.escapedPattern(for: name))[),]", options: .regularExpression) != nil
+                XCTAssertTrue(named, "\(package)'s copyright names the licence of \(name)")
+            }
         }
     }
 }
