@@ -33,6 +33,9 @@ let package = Package(
         // (Little CMS), and zlib for PNG's compressed iCCP profile.
         systemLibrary("CLCMS2", pkgConfig: "lcms2", apt: "liblcms2-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
+        // The browser studio's HTTP + WebSocket server (civetweb; Debian
+        // ships no pkg-config file for it).
+        .systemLibrary(name: "CCivetweb", path: "Sources/CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
         // The studio window only (the `wobble-studio` executable): SDL2.
         systemLibrary("CSDL2", pkgConfig: "sdl2", apt: "libsdl2-dev"),
 
@@ -74,6 +77,9 @@ let package = Package(
         // A live session: the scene re-run with performed events, its
         // inputs watched, frames rendered and composited (no window code).
         .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"]),
+        // The server of the browser studio (`wobble-run serve`): tokens,
+        // the scene folder's files under the sandbox's rules, WebSockets.
+        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleScript", "CCivetweb"]),
         // The studio (`wobble-run edit`): an SDL2 window over a live session.
         .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
         // The headless command-line tool: links no window system; `wobble-run
@@ -103,6 +109,7 @@ let package = Package(
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
+        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),
     ],

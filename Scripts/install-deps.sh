@@ -20,6 +20,7 @@ packages=(
   zlib1g-dev                  # PNG iCCP profiles (zlib-compressed)
   libopencv-dev               # cutouts: GrabCut and inpainting (opencv_core, imgproc, photo)
   libsdl2-dev                 # the studio window (wobble-run edit)
+  libcivetweb-dev             # the browser studio's HTTP + WebSocket server (wobble-run serve)
 )
 if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then
   packages+=(ffmpeg imagemagick xvfb xdotool x11-apps)

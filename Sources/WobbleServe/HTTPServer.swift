@@ -1,0 +1,451 @@
+import Foundation
+import CCivetweb
+import WobbleSystem
+import WobbleScript
+
+/// One file the server answers from memory (the page's own files, embedded
+/// in the binary).
+public struct ServedAsset: Sendable, Equatable {
+    public var contentType: String
+    public var bytes: [UInt8]
+
+    public init(contentType: String, bytes: [UInt8]) {
+        self.contentType = contentType
+        self.bytes = bytes
+    }
+}
+
+/// How a server listens and what it may serve.
+public struct ServerConfig: Sendable {
+    /// The address to listen on (default: this machine only).
+    public var host = "127.0.0.1"
+    /// 0: a free port, chosen by the system.
+    public var port = 0
+    /// The secret every request and the WebSocket must carry (`?token=` or
+    /// the cookie the page's first answer sets).
+    public var token: String
+    /// The folder whose files `/files/NAME` serves (the scene's folder,
+    /// under the sandbox's rules for code files: regular files inside it
+    /// after resolving `..` and links); nil: none.
+    public var folder: String?
+    /// The page's files by path (`/`, `/app.js`, …).
+    public var assets: [String: ServedAsset] = [:]
+    /// The largest file `/files/` sends.
+    public var maxFileBytes = 256 << 20
+    /// The largest WebSocket message read (a larger one closes the socket).
+    public var maxMessageBytes = 1 << 20
+    /// WebSocket connections at once (more are refused).
+    public var maxSockets = 8
+
+    public init(token: String) {
+        self.token = token
+    }
+
+    /// A new random token: 128 bits as 32 hex digits.
+    public static func randomToken() -> String {
+        var g = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in String(g.next() as UInt64, radix: 16).leftPadded(to: 16) }.joined()
+    }
+}
+
+/// Why a server could not start.
+public struct ServerError: Error, Sendable, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// The HTTP and WebSocket server of `wobble-run serve` (civetweb, on its own
+/// threads). Every request must carry the token; only GET and HEAD; the
+/// page's files from memory, the scene folder's files under the sandbox's
+/// rules, no listings; one WebSocket path, `/ws`, whose Origin must be the
+/// page's own. A refused request gets a 4xx and one log line, and nothing
+/// is read for it.
+public final class HTTPServer: @unchecked Sendable {
+    public let config: ServerConfig
+    /// The port listened on (the system's choice when `config.port` is 0).
+    public private(set) var port = 0
+    /// Hears each text message of a WebSocket: the socket's number, the text.
+    public var onMessage: (@Sendable (Int, String) -> Void)?
+    /// Hears a WebSocket opened (its number) and closed.
+    public var onOpen: (@Sendable (Int) -> Void)?
+    public var onClose: (@Sendable (Int) -> Void)?
+    /// Hears one line per refused request and per server complaint.
+    public var log: @Sendable (String) -> Void
+
+    private var context: OpaquePointer?
+    private let lock = NSLock()
+    private var sockets: [Int: OpaquePointer] = [:]
+    private var nextSocket = 1
+    private var folder: String?
+
+    public init(_ config: ServerConfig, log: @escaping @Sendable (String) -> Void = { printError($0) }) {
+        self.config = config
+        self.log = log
+    }
+
+    /// The address a browser opens: the page, with the token.
+    public var url: String {
+        let host = config.host.contains(":") ? "[\(config.host)]" : config.host
+        return "http://\(host == "0.0.0.0" || host == "[::]" ? "127.0.0.1" : host):\(port)/?token=\(config.token)"
+    }
+
+    /// The cookie that carries the token after the first answer (one per
+    /// port: two servers on one machine do not share it).
+    var cookieName: String { "wobble_token_\(port)" }
+
+    /// Starts listening; throws when the address cannot be listened on.
+    public func start() throws {
+        guard context == nil else { return }
+        guard config.token.count >= 16 else { throw ServerError("the token is too short") }
+        if let f = config.folder {
+            switch PathPolicy.canonical(f) {
+            case .success(let c): folder = c
+            case .failure(let r): throw ServerError("folder '\(ScenePaths.shown(f))' \(r.message)")
+            }
+        }
+        _ = mg_init_library(UInt32(MG_FEATURES_WEBSOCKET))
+        let host = config.host.contains(":") ? "[\(config.host)]" : config.host
+        let options = ["listening_ports", "\(host):\(config.port)",
+                       "num_threads", "6",
+                       "request_timeout_ms", "10000",
+                       "enable_websocket_ping_pong", "yes",
+                       "websocket_timeout_ms", "30000",
+                       "max_request_size", "16384",
+                       "enable_directory_listing", "no"]
+        var callbacks = mg_callbacks()
+        callbacks.log_message = { conn, message in
+            guard let message, let server = HTTPServer.from(mg_get_context(conn)) else { return 1 }
+            server.log("serve: \(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))")
+            return 1
+        }
+        let started: OpaquePointer? = withCStrings(options) { argv in
+            mg_start(&callbacks, Unmanaged.passUnretained(self).toOpaque(), argv)
+        }
+        guard let ctx = started else {
+            throw ServerError("cannot listen on \(host):\(config.port) (the port is in use, or the address is not this machine's)")
+        }
+        context = ctx
+        var ports = [mg_server_port](repeating: mg_server_port(), count: 4)
+        let n = mg_get_server_ports(ctx, 4, &ports)
+        port = n > 0 ? Int(ports[0].port) : config.port
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        mg_set_request_handler(ctx, "/", { conn, data in
+            guard let conn, let data else { return 500 }
+            return Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().answer(conn)
+        }, me)
+        mg_set_websocket_handler(ctx, "/ws", { conn, data in
+            guard let conn, let data else { return 1 }
+            return Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().admit(conn)
+        }, { conn, data in
+            guard let conn, let data else { return }
+            Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().opened(conn)
+        }, { conn, bits, bytes, length, data in
+            guard let conn, let data else { return 0 }
+            return Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().received(conn, bits: bits, bytes, length)
+        }, { conn, data in
+            guard let conn, let data else { return }
+            Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().closed(conn)
+        }, me)
+    }
+
+    /// Stops listening and closes every connection (waits for civetweb's threads).
+    public func stop() {
+        guard let ctx = context else { return }
+        context = nil
+        mg_stop(ctx)
+        lock.withLock { sockets.removeAll() }
+    }
+
+    deinit { stop() }
+
+    /// Sends a text message to one WebSocket, or to all of them (nil);
+    /// the number of sockets it reached.
+    @discardableResult
+    public func send(_ text: String, to socket: Int? = nil) -> Int {
+        let bytes = Array(text.utf8)
+        return lock.withLock {
+            var reached = 0
+            for (id, conn) in sockets where socket == nil || socket == id {
+                let n = bytes.withUnsafeBufferPointer { b in
+                    b.baseAddress.map { p in p.withMemoryRebound(to: CChar.self, capacity: b.count) { mg_websocket_write(conn, Int32(MG_WEBSOCKET_OPCODE_TEXT), $0, b.count) } } ?? 0
+                }
+                if n > 0 { reached += 1 }
+            }
+            return reached
+        }
+    }
+
+    /// The number of open WebSockets.
+    public var socketCount: Int { lock.withLock { sockets.count } }
+
+    // MARK: requests
+
+    private static func from(_ ctx: OpaquePointer?) -> HTTPServer? {
+        guard let ctx, let data = mg_get_user_data(ctx) else { return nil }
+        return Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    /// What a request asks, read from civetweb's request info.
+    struct Request {
+        var method: String
+        var path: String
+        var query: [String: String]
+        var headers: [String: String]
+        var remote: String
+
+        init(_ info: UnsafePointer<mg_request_info>) {
+            let i = info.pointee
+            method = i.request_method.map { String(cString: $0) } ?? ""
+            path = (i.local_uri_raw ?? i.request_uri).map { String(cString: $0) } ?? ""
+            query = HTTPServer.form(i.query_string.map { String(cString: $0) } ?? "")
+            var h: [String: String] = [:]
+            withUnsafeBytes(of: i.http_headers) { raw in
+                let all = raw.bindMemory(to: mg_header.self)
+                for k in 0..<min(Int(i.num_headers), all.count) {
+                    guard let n = all[k].name, let v = all[k].value else { continue }
+                    h[String(cString: n).lowercased()] = String(cString: v)
+                }
+            }
+            headers = h
+            remote = withUnsafeBytes(of: i.remote_addr) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+        }
+    }
+
+    /// `a=1&b=2` decoded (`%XX` and `+`); a malformed pair is left out.
+    static func form(_ query: String) -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard kv.count == 2, let k = percentDecoded(String(kv[0])), let v = percentDecoded(String(kv[1])) else { continue }
+            if out[k] == nil { out[k] = v }
+        }
+        return out
+    }
+
+    static func percentDecoded(_ s: String) -> String? {
+        var bytes: [UInt8] = []
+        var it = Array(s.utf8).makeIterator()
+        while let c = it.next() {
+            if c == UInt8(ascii: "+") { bytes.append(0x20); continue }
+            guard c == UInt8(ascii: "%") else { bytes.append(c); continue }
+            guard let h = it.next(), let l = it.next(), let v = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16), v != 0 else { return nil }
+            bytes.append(v)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Compares without stopping at the first difference (the time taken
+    /// does not say how much of a guess was right).
+    static func sameSecret(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var diff = UInt8(x.count == y.count ? 0 : 1)
+        for k in 0..<max(x.count, y.count) {
+            diff |= (k < x.count ? x[k] : 0) ^ (k < y.count ? y[k] : 0)
+        }
+        return diff == 0
+    }
+
+    /// Whether the request carries the token (query or cookie).
+    func authorised(_ r: Request) -> Bool {
+        if let t = r.query["token"] { return HTTPServer.sameSecret(t, config.token) }
+        for part in (r.headers["cookie"] ?? "").split(separator: ";") {
+            let kv = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            if kv.count == 2, kv[0] == cookieName { return HTTPServer.sameSecret(String(kv[1]), config.token) }
+        }
+        return false
+    }
+
+    /// The hosts a browser may name in `Host` (and `Origin`): this server's
+    /// address and, when it listens on this machine, its other names.
+    var allowedHosts: Set<String> {
+        var names: Set<String> = [config.host.contains(":") ? "[\(config.host)]" : config.host]
+        if ["127.0.0.1", "::1", "0.0.0.0", "::", "localhost"].contains(config.host) {
+            names.formUnion(["127.0.0.1", "localhost", "[::1]"])
+        }
+        return Set(names.map { "\($0):\(port)" })
+    }
+
+    private func refuse(_ conn: OpaquePointer, _ r: Request, _ status: Int, _ why: String) -> Int32 {
+        log("serve: \(status) \(HTTPServer.printable(r.method)) \(HTTPServer.printable(r.path)) from \(r.remote): \(why)")
+        let body = Array("\(status) \(why)\n".utf8)
+        respond(conn, status: status, type: "text/plain; charset=utf-8", body: body, head: r.method == "HEAD", extra: [])
+        return Int32(status)
+    }
+
+    /// A path or method as a log line shows it: printable ASCII, at most 200 characters.
+    static func printable(_ s: String) -> String {
+        let cleaned = String(s.unicodeScalars.prefix(200).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
+        return s.unicodeScalars.count > 200 ? cleaned + "…" : cleaned
+    }
+
+    static let reasons = [200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+                          413: "Content Too Large", 500: "Internal Server Error"]
+
+    private func respond(_ conn: OpaquePointer, status: Int, type: String, body: [UInt8], head: Bool, extra: [String]) {
+        var lines = ["HTTP/1.1 \(status) \(HTTPServer.reasons[status] ?? "Error")",
+                     "Content-Type: \(type)",
+                     "Content-Length: \(body.count)",
+                     "Cache-Control: no-store",
+                     "X-Content-Type-Options: nosniff",
+                     "Referrer-Policy: no-referrer",
+                     "Connection: close"] + extra
+        lines.append("")
+        lines.append("")
+        var out = Array(lines.joined(separator: "\r\n").utf8)
+        if !head { out += body }
+        out.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            _ = mg_write(conn, base, raw.count)
+        }
+    }
+
+    func answer(_ conn: OpaquePointer) -> Int32 {
+        guard let info = mg_get_request_info(conn) else { return 500 }
+        let r = Request(info)
+        guard authorised(r) else { return refuse(conn, r, 403, "no valid token") }
+        guard allowedHosts.contains(r.headers["host"] ?? "") else { return refuse(conn, r, 403, "not this server's host name") }
+        guard r.method == "GET" || r.method == "HEAD" else { return refuse(conn, r, 405, "only GET and HEAD") }
+        let head = r.method == "HEAD"
+        if let asset = config.assets[r.path] {
+            var extra = ["Set-Cookie: \(cookieName)=\(config.token); Path=/; HttpOnly; SameSite=Strict"]
+            if asset.contentType.hasPrefix("text/html") {
+                extra.append("Content-Security-Policy: default-src 'self'; connect-src 'self' ws: ; img-src 'self' blob: data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+            }
+            respond(conn, status: 200, type: asset.contentType, body: asset.bytes, head: head, extra: extra)
+            return 200
+        }
+        guard r.path.hasPrefix("/files/") else { return refuse(conn, r, 404, "nothing here") }
+        guard let folder else { return refuse(conn, r, 404, "no folder is served") }
+        let name = String(r.path.dropFirst("/files/".count))
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard !name.isEmpty, !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.hasPrefix(".") }) else {
+            return refuse(conn, r, 404, "not a file of the folder")
+        }
+        let policy = PathPolicy(folder: folder, allowIO: false)
+        guard case .success(let path) = policy.code(name) else { return refuse(conn, r, 404, "not a file of the folder") }
+        do {
+            guard let status = try Posix.fileStatus(path), (status.st_mode & S_IFMT) == S_IFREG else {
+                return refuse(conn, r, 404, "not a file of the folder")
+            }
+            guard Int(status.st_size) <= config.maxFileBytes else { return refuse(conn, r, 413, "the file is too large to serve") }
+            let bytes = head ? [] : try Posix.readFile(path)
+            guard bytes.count <= config.maxFileBytes else { return refuse(conn, r, 413, "the file is too large to serve") }
+            respond(conn, status: 200, type: HTTPServer.contentType(name), body: bytes, head: false,
+                    extra: head ? [] : [])
+            return 200
+        } catch {
+            return refuse(conn, r, 404, "cannot be read")
+        }
+    }
+
+    static func contentType(_ name: String) -> String {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "png", "apng": "image/png"
+        case "jpg", "jpeg": "image/jpeg"
+        case "gif": "image/gif"
+        case "webp": "image/webp"
+        case "lua", "txt": "text/plain; charset=utf-8"
+        case "json": "application/json"
+        case "wav": "audio/wav"
+        case "mp3": "audio/mpeg"
+        case "ogg", "oga": "audio/ogg"
+        case "flac": "audio/flac"
+        case "mp4": "video/mp4"
+        case "webm": "video/webm"
+        default: "application/octet-stream"
+        }
+    }
+
+    // MARK: WebSockets
+
+    func admit(_ conn: OpaquePointer) -> Int32 {
+        guard let info = mg_get_request_info(conn) else { return 1 }
+        let r = Request(info)
+        let why: String?
+        if !authorised(r) {
+            why = "no valid token"
+        } else if !allowedHosts.contains(r.headers["host"] ?? "") {
+            why = "not this server's host name"
+        } else if let origin = r.headers["origin"], !allowedHosts.contains(where: { origin == "http://\($0)" }) {
+            why = "the origin '\(HTTPServer.printable(origin))' is not the page's"
+        } else if r.headers["origin"] == nil {
+            why = "no origin"
+        } else if socketCount >= config.maxSockets {
+            why = "too many sockets (\(config.maxSockets))"
+        } else {
+            why = nil
+        }
+        if let why {
+            log("serve: 403 WebSocket \(HTTPServer.printable(r.path)) from \(r.remote): \(why)")
+            return 1
+        }
+        return 0
+    }
+
+    func opened(_ conn: OpaquePointer) {
+        let id: Int = lock.withLock {
+            let id = nextSocket
+            nextSocket += 1
+            sockets[id] = conn
+            return id
+        }
+        mg_set_user_connection_data(conn, UnsafeMutableRawPointer(bitPattern: id))
+        onOpen?(id)
+    }
+
+    private func socketID(_ conn: OpaquePointer) -> Int {
+        Int(bitPattern: mg_get_user_connection_data(conn))
+    }
+
+    func received(_ conn: OpaquePointer, bits: Int32, _ bytes: UnsafeMutablePointer<CChar>?, _ length: Int) -> Int32 {
+        let opcode = bits & 0xF
+        let id = socketID(conn)
+        switch opcode {
+        case Int32(MG_WEBSOCKET_OPCODE_TEXT):
+            guard length <= config.maxMessageBytes else {
+                log("serve: WebSocket \(id) closed: a message of \(length) bytes (at most \(config.maxMessageBytes))")
+                return 0
+            }
+            guard bits & 0x80 != 0 else {
+                log("serve: WebSocket \(id) closed: fragmented messages are not read")
+                return 0
+            }
+            let data = bytes.map { UnsafeRawBufferPointer(start: $0, count: length) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+            guard let text = String(validating: data, as: UTF8.self) else {
+                log("serve: WebSocket \(id) closed: a text message that is not UTF-8")
+                return 0
+            }
+            onMessage?(id, text)
+            return 1
+        case Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE):
+            return 0
+        case Int32(MG_WEBSOCKET_OPCODE_PING), Int32(MG_WEBSOCKET_OPCODE_PONG):
+            return 1
+        default:
+            log("serve: WebSocket \(id) closed: only text messages are read")
+            return 0
+        }
+    }
+
+    func closed(_ conn: OpaquePointer) {
+        let id = socketID(conn)
+        let was = lock.withLock { sockets.removeValue(forKey: id) != nil }
+        if was { onClose?(id) }
+    }
+}
+
+extension String {
+    func leftPadded(to n: Int) -> String {
+        count >= n ? self : String(repeating: "0", count: n - count) + self
+    }
+}
+
+/// Calls `body` with a NULL-terminated `char *` array of `strings`.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    var argv: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+    return argv.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+}

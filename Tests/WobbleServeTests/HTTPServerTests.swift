@@ -1,0 +1,310 @@
+import XCTest
+import Glibc
+import WobbleSystem
+import WobbleTestSupport
+@testable import WobbleServe
+
+/// The browser studio's server, in-process, over real sockets: tokens,
+/// hosts, the folder's files and nothing else, WebSockets and their
+/// origin, malformed requests.
+final class HTTPServerTests: XCTestCase {
+    var box: Sandbox!
+    var server: HTTPServer!
+    let lines = LogLines()
+
+    final class LogLines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var all: [String] = []
+        func add(_ s: String) { lock.withLock { all.append(s) } }
+        var lines: [String] { lock.withLock { all } }
+    }
+
+    override func setUpWithError() throws {
+        box = try Sandbox()
+        try box.write("scene.lua", "image('cat.png')\n")
+        try box.write("cat.png", "not really a png")
+        try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)
+        try box.write("sub/notes.txt", "hello")
+        try box.write(".hidden", "secret")
+        try FileManager.default.createDirectory(atPath: box.path("../outside-\(getpid())"), withIntermediateDirectories: true)
+        try "outside".write(toFile: box.path("../outside-\(getpid())/secret.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: box.path("link.txt"), withDestinationPath: box.path("../outside-\(getpid())/secret.txt"))
+        var config = ServerConfig(token: "0123456789abcdef0123456789abcdef")
+        config.folder = box.url.path
+        config.assets = ["/": ServedAsset(contentType: "text/html; charset=utf-8", bytes: Array("<p>page</p>".utf8))]
+        config.maxMessageBytes = 1000
+        let lines = self.lines
+        server = HTTPServer(config, log: { lines.add($0) })
+        try server.start()
+    }
+
+    override func tearDown() {
+        server.stop()
+        try? FileManager.default.removeItem(atPath: box.path("../outside-\(getpid())"))
+    }
+
+    var token: String { server.config.token }
+    var host: String { "127.0.0.1:\(server.port)" }
+
+    /// Sends `request` as it is, reads the whole answer.
+    func raw(_ request: [UInt8], readAfter: Bool = true) throws -> [UInt8] {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(server.port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let c = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        XCTAssertEqual(c, 0)
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        shutdown(fd, Int32(SHUT_WR))
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while readAfter {
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            out += buf[0..<n]
+        }
+        return out
+    }
+
+    func get(_ target: String, headers: [String] = [], method: String = "GET") throws -> (status: Int, head: String, body: String) {
+        let hs = (["Host: \(host)"] + headers).joined(separator: "\r\n")
+        let answer = try raw(Array("\(method) \(target) HTTP/1.1\r\n\(hs)\r\n\r\n".utf8))
+        let text = String(decoding: answer, as: UTF8.self)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? -1
+        return (status, parts.first ?? "", parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    func testThePageAndTheFolderNeedTheToken() throws {
+        let page = try get("/?token=\(token)")
+        XCTAssertEqual(page.status, 200)
+        XCTAssertEqual(page.body, "<p>page</p>")
+        XCTAssertTrue(page.head.contains("Set-Cookie: wobble_token_\(server.port)=\(token); Path=/; HttpOnly; SameSite=Strict"), page.head)
+        XCTAssertTrue(page.head.contains("Referrer-Policy: no-referrer"), page.head)
+        XCTAssertTrue(page.head.contains("Content-Security-Policy: default-src 'self'"), page.head)
+        // The cookie instead of the query.
+        let byCookie = try get("/files/scene.lua", headers: ["Cookie: other=1; wobble_token_\(server.port)=\(token)"])
+        XCTAssertEqual(byCookie.status, 200)
+        XCTAssertEqual(byCookie.body, "image('cat.png')\n")
+        XCTAssertTrue(byCookie.head.contains("Content-Type: text/plain; charset=utf-8"), byCookie.head)
+        XCTAssertEqual(try get("/files/sub/notes.txt?token=\(token)").body, "hello")
+        XCTAssertEqual(try get("/files/cat.png?token=\(token)").head.contains("Content-Type: image/png"), true)
+        let head = try get("/files/scene.lua?token=\(token)", method: "HEAD")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.body, "")
+
+        // Without it, or with a wrong one, one of the same length, another port's cookie: 403, nothing read.
+        for (target, headers) in [("/", [String]()), ("/?token=", []), ("/?token=0123456789abcdef0123456789abcdee", []),
+                                  ("/files/scene.lua", []), ("/files/scene.lua?token=\(token.prefix(31))", []),
+                                  ("/files/scene.lua", ["Cookie: wobble_token_1=\(token)"]),
+                                  ("/files/scene.lua?token=\(token)x", [])] {
+            let r = try get(target, headers: headers)
+            XCTAssertEqual(r.status, 403, target)
+            XCTAssertFalse(r.body.contains("image("), target)
+        }
+        let refused = lines.lines.filter { $0.contains(" 403 GET ") }
+        XCTAssertEqual(refused.count, 7, lines.lines.joined(separator: "\n"))
+        XCTAssertTrue(refused.allSatisfy { $0.hasPrefix("serve: 403 GET /") && $0.hasSuffix(": no valid token") }, refused.joined(separator: "\n"))
+        XCTAssertFalse(lines.lines.joined().contains(token), "the token is never logged")
+    }
+
+    func testOnlyTheFolderItsFilesAndNoListing() throws {
+        for target in ["/files/../outside-\(getpid())/secret.txt", "/files/%2e%2e/outside-\(getpid())/secret.txt",
+                       "/files/sub/../../outside-\(getpid())/secret.txt", "/files/link.txt", "/files/.hidden",
+                       "/files/", "/files/sub", "/files/sub/", "/files//etc/passwd", "/files/missing.png",
+                       "/../../etc/passwd", "/etc/passwd", "/files/%00", "/files/sub%2f..%2f..%2fetc%2fpasswd"] {
+            let r = try get(target + (target.contains("?") ? "&" : "?") + "token=\(token)")
+            XCTAssertTrue((400..<500).contains(r.status), "\(target): \(r.status)")
+            XCTAssertFalse(r.body.contains("outside") || r.body.contains("secret") || r.body.contains("root:") || r.body.contains("notes"), target)
+        }
+        let post = try get("/files/scene.lua?token=\(token)", method: "POST")
+        XCTAssertEqual(post.status, 405)
+        // A host name that is not this server's (DNS rebinding): refused.
+        let rebound = try raw(Array("GET /?token=\(token) HTTP/1.1\r\nHost: evil.example:\(server.port)\r\n\r\n".utf8))
+        XCTAssertTrue(String(decoding: rebound, as: UTF8.self).hasPrefix("HTTP/1.1 403"), String(decoding: rebound, as: UTF8.self))
+        // Still alive.
+        XCTAssertEqual(try get("/?token=\(token)").status, 200)
+    }
+
+    func testMalformedRequestsNeverStopIt() throws {
+        var g = SplitMix64(state: 7)
+        let base = Array("GET /files/scene.lua?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n".utf8)
+        for round in 0..<200 {
+            var bytes = base
+            switch round % 4 {
+            case 0: for _ in 0..<4 { bytes[Int(g.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: g.next()) }
+            case 1: bytes = Array(bytes.prefix(Int(g.next() % UInt64(bytes.count))))
+            case 2: bytes = (0..<Int(g.next() % 3000)).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+            default: bytes = Array("GET /\(String(repeating: "a", count: 20000)) HTTP/1.1\r\nHost: \(host)\r\n\r\n".utf8)
+            }
+            let answer = String(decoding: try raw(bytes), as: UTF8.self)
+            if !answer.isEmpty && !answer.hasPrefix("HTTP/1.1 200") {
+                // A 4xx, or civetweb's own 505 for a version that is not HTTP/1.x.
+                let status = answer.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+                XCTAssertTrue((400..<500).contains(status) || status == 505, "round \(round): \(answer.prefix(80))")
+            }
+        }
+        XCTAssertEqual(try get("/?token=\(token)").status, 200, "alive after the fuzz")
+    }
+}
+
+/// A WebSocket client over a plain socket, for the tests.
+final class SocketClient {
+    let fd: Int32
+
+    init(port: Int) {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func write(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    func read(_ n: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: n)
+        while out.count < n {
+            let got = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, n - out.count, 0) }
+            if got <= 0 { break }
+            out += buf[0..<got]
+        }
+        return out
+    }
+
+    /// The answer's head (up to the blank line).
+    func readHead() -> String {
+        var out: [UInt8] = []
+        while !out.suffix(4).elementsEqual(Array("\r\n\r\n".utf8)) {
+            let b = read(1)
+            if b.isEmpty { break }
+            out += b
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func upgrade(path: String, host: String, origin: String?) -> String {
+        var lines = ["GET \(path) HTTP/1.1", "Host: \(host)", "Upgrade: websocket", "Connection: Upgrade",
+                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"]
+        if let origin { lines.append("Origin: \(origin)") }
+        write(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))
+        return readHead()
+    }
+
+    /// A masked frame, as a browser sends.
+    func frame(_ payload: [UInt8], opcode: UInt8 = 1, fin: Bool = true) {
+        var f: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+        if payload.count < 126 {
+            f.append(0x80 | UInt8(payload.count))
+        } else if payload.count < 65536 {
+            f += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            f.append(0x80 | 127)
+            f += (0..<8).reversed().map { UInt8((payload.count >> ($0 * 8)) & 0xFF) }
+        }
+        let mask: [UInt8] = [1, 2, 3, 4]
+        f += mask
+        f += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        write(f)
+    }
+
+    /// The next frame from the server: opcode and payload (nil: closed).
+    func nextFrame() -> (opcode: UInt8, payload: [UInt8])? {
+        let h = read(2)
+        guard h.count == 2 else { return nil }
+        var n = Int(h[1] & 0x7F)
+        if n == 126 { let e = read(2); n = Int(e[0]) << 8 | Int(e[1]) }
+        if n == 127 { n = read(8).reduce(0) { $0 << 8 | Int($1) } }
+        return (h[0] & 0x0F, read(n))
+    }
+}
+
+final class WebSocketTests: XCTestCase {
+    var server: HTTPServer!
+    let box = HTTPServerTests.LogLines()
+    let received = HTTPServerTests.LogLines()
+
+    override func setUpWithError() throws {
+        var config = ServerConfig(token: ServerConfig.randomToken())
+        config.maxMessageBytes = 1000
+        config.maxSockets = 2
+        let log = box, received = self.received
+        server = HTTPServer(config, log: { log.add($0) })
+        server.onMessage = { id, text in received.add("\(id): \(text)") }
+        try server.start()
+    }
+
+    override func tearDown() { server.stop() }
+
+    var host: String { "127.0.0.1:\(server.port)" }
+
+    func waitFor(_ what: () -> Bool) {
+        let end = Date().addingTimeInterval(5)
+        while !what() && Date() < end { usleep(10_000) }
+    }
+
+    func testATokenAndThePagesOriginOpenASocket() throws {
+        XCTAssertEqual(ServerConfig.randomToken().count, 32)
+        XCTAssertNotEqual(ServerConfig.randomToken(), ServerConfig.randomToken())
+        let c = SocketClient(port: server.port)
+        let head = c.upgrade(path: "/ws?token=\(server.config.token)", host: host, origin: "http://\(host)")
+        XCTAssertTrue(head.hasPrefix("HTTP/1.1 101"), head)
+        XCTAssertTrue(head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), head)
+        waitFor { server.socketCount == 1 }
+        XCTAssertEqual(server.socketCount, 1)
+        c.frame(Array("{\"poke\":[1,2]}".utf8))
+        waitFor { !received.lines.isEmpty }
+        XCTAssertEqual(received.lines, ["1: {\"poke\":[1,2]}"])
+        XCTAssertEqual(server.send("{\"frame\":3}"), 1)
+        let f = c.nextFrame()
+        XCTAssertEqual(f?.opcode, 1)
+        XCTAssertEqual(f.map { String(decoding: $0.payload, as: UTF8.self) }, "{\"frame\":3}")
+        // Too large a message closes that socket, and only it.
+        c.frame([UInt8](repeating: 65, count: 5000))
+        waitFor { server.socketCount == 0 }
+        XCTAssertEqual(server.socketCount, 0)
+        XCTAssertTrue(box.lines.contains { $0.hasPrefix("serve: WebSocket 1 closed: a message of 5000 bytes (at most 1000)") }, box.lines.joined(separator: "\n"))
+        XCTAssertEqual(received.lines.count, 1)
+    }
+
+    func testSocketsWithoutTheTokenOrFromAnotherOriginAreRefused() throws {
+        let cases: [(String, String?)] = [
+            ("/ws", "http://\(host)"),
+            ("/ws?token=nope", "http://\(host)"),
+            ("/ws?token=\(server.config.token)", "http://evil.example"),
+            ("/ws?token=\(server.config.token)", "null"),
+            ("/ws?token=\(server.config.token)", nil),
+        ]
+        for (path, origin) in cases {
+            let c = SocketClient(port: server.port)
+            let head = c.upgrade(path: path, host: host, origin: origin)
+            XCTAssertFalse(head.hasPrefix("HTTP/1.1 101"), "\(path) \(origin ?? "-"): \(head)")
+        }
+        XCTAssertEqual(server.socketCount, 0)
+        let refused = box.lines.filter { $0.hasPrefix("serve: 403 WebSocket /ws from 127.0.0.1: ") }
+        XCTAssertEqual(refused.count, 5, box.lines.joined(separator: "\n"))
+        XCTAssertTrue(refused[2].hasSuffix("the origin 'http://evil.example' is not the page's"), refused[2])
+        // Binary frames, and more sockets than allowed.
+        let a = SocketClient(port: server.port), b = SocketClient(port: server.port), c = SocketClient(port: server.port)
+        for s in [a, b] { XCTAssertTrue(s.upgrade(path: "/ws?token=\(server.config.token)", host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101")) }
+        waitFor { server.socketCount == 2 }
+        XCTAssertFalse(c.upgrade(path: "/ws?token=\(server.config.token)", host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101"))
+        a.frame([1, 2, 3], opcode: 2)
+        waitFor { server.socketCount == 1 }
+        XCTAssertEqual(server.socketCount, 1)
+        XCTAssertTrue(box.lines.contains { $0.hasSuffix("closed: only text messages are read") })
+    }
+}
