@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP", "CLCMS2", "CZlib"]),
         // A live session: the scene re-run with performed events, its
         // inputs watched, frames rendered and composited (no window code).
-        .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"]),
+        .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"]),
         // The studio (`wobble-run edit`): an SDL2 window over a live session.
         .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
         // The headless command-line tool: links no window system; `wobble-run
