@@ -41,13 +41,22 @@ final class SDLAudioSink: AudioSink {
     ///   then drives the preview, which measures the sync where nothing can
     ///   be heard), or no device opens.
     init(rate: Int = 44_100) throws {
+        let env = ProcessInfo.processInfo.environment
+        let dummyAccepted = env["WOBBLE_STUDIO_DUMMY_AUDIO"] == "1"
         if SDL_WasInit(UInt32(SDL_INIT_AUDIO)) == 0 {
+            if (env["SDL_AUDIODRIVER"] ?? "").isEmpty {
+                // ALSA without a sound card prints a dozen lines of its own
+                // on stderr when SDL tries it: it is tried only when there is
+                // a card to play on (the sound servers fail quietly).
+                let drivers = ["pipewire", "pulseaudio"] + (SDLAudioSink.hasALSACard ? ["alsa"] : []) + (dummyAccepted ? ["dummy"] : [])
+                SDL_SetHint(SDL_HINT_AUDIODRIVER, drivers.joined(separator: ","))
+            }
             guard SDL_InitSubSystem(UInt32(SDL_INIT_AUDIO)) == 0 else {
-                throw AudioUnavailable(description: "no audio device (SDL: \(SDLAudioSink.error()))")
+                let why = SDLAudioSink.hasALSACard ? "SDL: \(SDLAudioSink.error())" : "no sound server answers and there is no sound card"
+                throw AudioUnavailable(description: "no audio device (\(why))")
             }
         }
         let driver = SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "none"
-        let dummyAccepted = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_DUMMY_AUDIO"] == "1"
         if driver == "dummy" && !dummyAccepted || driver == "disk" {
             SDL_QuitSubSystem(UInt32(SDL_INIT_AUDIO))
             throw AudioUnavailable(description: "no audio device (SDL's '\(driver)' audio driver)")
@@ -90,6 +99,12 @@ final class SDLAudioSink: AudioSink {
 
     deinit {
         SDL_CloseAudioDevice(device)
+    }
+
+    /// A playback device of an ALSA sound card is there (`/dev/snd/pcmC*p`).
+    static var hasALSACard: Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/snd")) ?? []
+        return names.contains { $0.hasPrefix("pcmC") && $0.hasSuffix("p") }
     }
 
     private static func error() -> String {

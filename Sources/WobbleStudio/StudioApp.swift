@@ -35,7 +35,7 @@ final class StudioApp {
     /// The soundtrack, played with the playhead (its clock drives it).
     private let player: SoundPlayer
     /// The run and seek count the sound last followed.
-    private var soundSeen = (generation: -1, clipLength: -1.0, jumps: 0)
+    private var soundSeen = (generation: -1, clipLength: -1.0, jumps: 0, toldUnavailable: false)
 
     // Mouse.
     private var scrubbing = false
@@ -468,6 +468,10 @@ final class StudioApp {
             let had = player.deviceName
             player.update(sound: session.isProvisional ? nil : session.sound, clipLength: clipLength, playhead: playhead, now: now)
             if options.verbose, had == nil, let name = player.deviceName { printError("studio: sound: \(name)") }
+            if options.verbose, !soundSeen.toldUnavailable, let why = player.unavailable {
+                soundSeen.toldUnavailable = true
+                printError("studio: sound: \(why): playing silently on the wall clock")
+            }
         }
         if playing && !recorder.isRecording && session.clip != nil {
             if !player.isPlaying || transport.jumps != soundSeen.jumps { player.start(at: playhead, now: now) }
@@ -911,7 +915,8 @@ final class StudioApp {
     private var ticks: [Tick] {
         Tick.all(script: session.scriptKicks, performed: session.performed, take: recorder.take,
                  scriptedDuration: session.scriptedDuration, sceneName: sceneName, baked: session.baked,
-                 deletable: { [unowned self] in timelineEditor.isDeletable(line: $0) }, selected: timelineEditor.selected)
+                 deletable: { [unowned self] in timelineEditor.isDeletable(line: $0) }, selected: timelineEditor.selected,
+                 sound: session.isProvisional ? nil : session.sound, clipLength: clipLength)
     }
 
     /// Names the tick under the mouse when it is over the timeline.
