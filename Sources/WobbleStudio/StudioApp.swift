@@ -441,6 +441,9 @@ final class StudioApp {
         dirty = true
     }
 
+    /// How the picture kept with the sound (tests, `-v`).
+    var soundSync: SyncStats { player.sync }
+
     /// An export is running (tests wait for it).
     var isExporting: Bool { exporter.isExporting }
 
