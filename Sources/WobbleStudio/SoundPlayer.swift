@@ -131,7 +131,8 @@ struct SyncStats {
         if d > clipLength / 2 { d -= clipLength } else if d < -clipLength / 2 { d += clipLength }
         offsets.append(d * 1000)
         guard let o = origin else { return }
-        if heard < lastHeard - clipLength / 2 { loops += clipLength }
+        // (The sound heard never goes back while it plays, but at the loop.)
+        if heard < lastHeard - 1e-6 { loops += clipLength }
         lastHeard = heard
         let soundSeconds = heard + loops - o.playhead
         let wall = now - o.at
