@@ -1,5 +1,5 @@
-// SDL2 for the studio window (WobbleStudio/SDLWindow.swift is the only
-// file that calls it). pkg-config sdl2 adds -I/usr/include/SDL2.
+// SDL2 for the studio window and its sound (WobbleStudio/SDLWindow.swift
+// and SDLAudio.swift are the only files that call it). pkg-config sdl2 adds -I/usr/include/SDL2.
 #include <SDL.h>
 // The window's X display (its connection's socket, watched for a hang-up).
 #include <SDL_syswm.h>

@@ -108,6 +108,8 @@ public final class LiveSession {
             }
         }
     }
+    /// The soundtrack of the last good run (nil: the scene calls no `soundtrack()`).
+    public private(set) var sound: SceneSound?
     /// The kicks the script gave in the last good run (the timeline's ticks).
     public private(set) var scriptKicks: [ScriptKick] = []
     /// What a headless render of the last good run would warn about (a
@@ -261,6 +263,7 @@ public final class LiveSession {
                 ? sceneSource.map { (source: $0, calls: sourceCalls(), base: baseStates) } : nil
             sketchCalls = r.sketchCalls
             scriptKicks = r.kicks
+            sound = r.sound
             stillWaits = r.stillWaits
             warnings = r.warnings
             sceneBaked = r.scenePerformed

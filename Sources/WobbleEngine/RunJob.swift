@@ -60,7 +60,8 @@ public struct RunJob: Sendable {
             let success = RunOutcome.Success(clip: result.clip, scriptedDuration: result.scriptEnd, image: image,
                                              imagePath: path, imageStamp: stamps[path] ?? nil, sketchCalls: result.sketchCalls,
                                              kicks: result.kicks, stillWaits: result.stillWaits,
-                                             warnings: RunJob.warnings(result), scenePerformed: result.scenePerformed)
+                                             warnings: RunJob.warnings(result), scenePerformed: result.scenePerformed,
+                                             sound: SceneSound(result))
             return outcome(.success(success), named: runner.named.filter { $0 != result.outputPath } + [path])
         } catch let e as ScriptError {
             return outcome(.failure(.init(e)), named: runner.named + (runner.imagePath.map { [$0] } ?? []))
@@ -101,6 +102,7 @@ public struct RunOutcome: Sendable {
         var stillWaits: [StillWait]
         var warnings: [String]
         var scenePerformed: [PerformedEvent]
+        var sound: SceneSound? = nil
     }
     /// A `ScriptError`'s parts (values only).
     struct Failure: Error, Sendable {

@@ -1,3 +1,4 @@
+import WobbleAudio
 import WobbleCore
 
 /// How to run a scene script (the command line's view of it).
@@ -97,6 +98,8 @@ public struct ScriptResult {
     public var warnings: [String] = []
     /// The sound `soundtrack()` chose for the video, if any.
     public var soundtrack: Soundtrack?
+    /// That sound decoded (the studio plays it and draws its beats).
+    public var soundtrackSound: Sound?
 }
 
 /// The sound a video carries (`soundtrack(handle [, offset])`): the file

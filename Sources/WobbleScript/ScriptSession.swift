@@ -234,6 +234,7 @@ final class ScriptSession {
         result.scenePerformed = scenePerformed
         result.warnings = warnings
         result.soundtrack = soundtrack
+        result.soundtrackSound = soundtrack.flatMap { sounds[$0.path] }
         return result
     }
 

@@ -74,6 +74,10 @@ struct Chrome {
     /// it holds: one row in the warning colour under the error, if any.
     var warnings: [String] = []
 
+    /// The soundtrack's ticks.
+    static let beatColor: (UInt8, UInt8, UInt8) = (240, 150, 255)
+    static let onsetColor: (UInt8, UInt8, UInt8) = (160, 125, 210)
+
     /// Rows of text under the status line.
     static let messageRows = 3
 
@@ -194,7 +198,11 @@ struct Chrome {
             if scriptedDuration < length - 1e-9 {
                 c.fill(x: x(scriptedDuration), y: 2, w: 1, h: 16, (220, 220, 220))
             }
-            for t in ticks {
+            // The soundtrack's onsets (short) and beats (longer, brighter) in
+            // the bar's upper half; the script's kicks are in its lower half.
+            for t in ticks where t.sound == .onset { c.fill(x: x(t.time), y: 4, w: 1, h: 3, Chrome.onsetColor) }
+            for t in ticks where t.sound == .beat { c.fill(x: x(t.time), y: 4, w: 1, h: 6, Chrome.beatColor) }
+            for t in ticks where t.sound == nil {
                 if t.selected {
                     c.fill(x: x(t.time) - 1, y: 2, w: 3, h: 16, (255, 255, 255))
                 } else if case .baked = t.ref {

@@ -33,6 +33,7 @@ enum HelpSheet {
         ("R", "record a take from the clip's end; R again writes <scene>-take-N.lua"),
         ("B", "bake the last take's pokes and shakes into the clip at their times"),
         ("L", "loop on / off (the preview loops; Ctrl+S writes loop())"),
+        ("M", "mute / unmute the soundtrack (violet ticks: its beats, short ones its onsets)"),
         ("E", "export: render the saved scene's output in the background"),
         ("P", "write the frame shown as <scene>-still-N.png"),
         ("F1 or ?", "this help"),

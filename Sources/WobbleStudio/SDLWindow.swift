@@ -1,4 +1,4 @@
-// The only file that calls SDL (and the window's own GLES drawing): an SDL2
+// The only file that calls SDL's video and input (and the window's own GLES drawing): an SDL2
 // window with an OpenGL ES 3 context through EGL (X11 or Wayland), input
 // events translated into `StudioInput`, and `present` drawing two RGBA
 // images (the frame, scaled, and the chrome at 1:1) as textured quads.
@@ -22,6 +22,8 @@ enum StudioKey: Equatable {
     /// `L` switches `loop()`, `B` bakes the take's pokes into the scene,
     /// `Delete` deletes the selected tick (else forgets pokes, as Backspace).
     case l, b, delete
+    /// `M` mutes or unmutes the soundtrack.
+    case m
 }
 
 /// One input event of the window.
@@ -387,6 +389,7 @@ final class StudioWindow {
             case Int32(SDLK_DELETE.rawValue): key = .delete
             case Int32(SDLK_l.rawValue): key = .l
             case Int32(SDLK_b.rawValue): key = .b
+            case Int32(SDLK_m.rawValue): key = .m
             case Int32(SDLK_f.rawValue): key = .f
             case Int32(SDLK_e.rawValue): key = .e
             case Int32(SDLK_p.rawValue): key = .p

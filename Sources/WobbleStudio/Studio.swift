@@ -29,6 +29,7 @@ public enum Studio {
            Ctrl+Z undo, Ctrl+Shift+Z (or Ctrl+Y) redo, across saves
            Tab / Shift+Tab select the next / previous region   F fit the picture
            E export the scene's output   P write the frame as a PNG
+           M mute the soundtrack (it plays with the playhead, its clock leads)
            F1 or ? every key, in the window
     inspector (the selected region): Up/Down a row, - / + change it
            (PageUp/PageDown: ten steps), Enter rename (type, Enter keeps, Esc leaves)

@@ -32,6 +32,10 @@ final class StudioApp {
     private let recorder: TakeRecorder
     /// Exports (`E`) and stills (`P`).
     private let exporter: Exporter
+    /// The soundtrack, played with the playhead (its clock drives it).
+    private let player: SoundPlayer
+    /// The run and seek count the sound last followed.
+    private var soundSeen = (generation: -1, clipLength: -1.0, jumps: 0, toldUnavailable: false)
 
     // Mouse.
     private var scrubbing = false
@@ -111,6 +115,7 @@ final class StudioApp {
         recorder = TakeRecorder(options: options.session, verbose: options.verbose)
         exporter = Exporter(options: options.session, tool: options.toolPath)
         presenter = Presenter(session: session, clock: clock, profile: options.profile)
+        player = SoundPlayer(open: surfaces.audio)
         // Only what the scene reads: not the renders, stills or screenshots
         // saved beside it.
         watch = InputWatch(scenePath: options.session.scenePath, tree: false)
@@ -121,6 +126,7 @@ final class StudioApp {
         editor.status = { [unowned self] in $1 ? fail($0) : say($0) }
         recorder.status = editor.status
         exporter.status = editor.status
+        player.status = editor.status
     }
 
     /// The scene's file name (a `PathBytes` string: `say`, `fail` and
@@ -244,6 +250,8 @@ final class StudioApp {
         }
         finishRecordingOnQuit()
         exporter.cancel()
+        player.close()
+        if options.verbose, let line = player.sync.summary { printError(line) }
         if session.hasUnsavedEdits, !(editor.keptUnsaved && session.sceneFileIsGone) {
             let names = editor.editedNames
             let n = names.count
@@ -433,6 +441,9 @@ final class StudioApp {
         dirty = true
     }
 
+    /// How the picture kept with the sound (tests, `-v`).
+    var soundSync: SyncStats { player.sync }
+
     /// An export is running (tests wait for it).
     var isExporting: Bool { exporter.isExporting }
 
@@ -445,6 +456,33 @@ final class StudioApp {
 
     private func advance() {
         transport.advance(clipLength: clipLength, scriptedEnd: session.scriptedDuration)
+        followSound()
+    }
+
+    /// The soundtrack after the transport: a new run's sound (a reload goes
+    /// on from the playhead), started or stopped with playing (silent while
+    /// paused, stepping, scrubbing and recording), again from a seek; while
+    /// it plays, the playhead is the sound heard.
+    private func followSound() {
+        let now = clock.now()
+        if session.generation != soundSeen.generation || clipLength != soundSeen.clipLength {
+            soundSeen.generation = session.generation
+            soundSeen.clipLength = clipLength
+            let had = player.deviceName
+            player.update(sound: session.isProvisional ? nil : session.sound, clipLength: clipLength, playhead: playhead, now: now)
+            if options.verbose, had == nil, let name = player.deviceName { printError("studio: sound: \(name)") }
+            if options.verbose, !soundSeen.toldUnavailable, let why = player.unavailable {
+                soundSeen.toldUnavailable = true
+                printError("studio: sound: \(why): playing silently on the wall clock")
+            }
+        }
+        if playing && !recorder.isRecording && session.clip != nil {
+            if !player.isPlaying || transport.jumps != soundSeen.jumps { player.start(at: playhead, now: now) }
+            if let t = player.clipTime(at: now) { transport.follow(t) }
+        } else {
+            player.stop()
+        }
+        soundSeen.jumps = transport.jumps
     }
 
     private var currentIndex: Int {
@@ -665,6 +703,9 @@ final class StudioApp {
         case .home:
             transport.pause()
             seek(frame: 0)
+        case .m where !ctrl:
+            guard session.sound != nil else { say("the scene has no soundtrack (soundtrack(sound(\"drums.wav\")) gives it one)"); break }
+            say(player.toggleMute() ? "sound muted (M)" : "sound on" + (player.unavailable.map { ", but \($0)" } ?? ""))
         case .l where !ctrl:
             toggleLoop()
         case .b where !ctrl:
@@ -844,6 +885,10 @@ final class StudioApp {
             editLatencies.append(ms)
             if options.verbose { printError("studio: edit shown \(fmt1(ms)) ms after the input") }
         }
+        if player.isPlaying, let clip = session.clip {
+            player.presented(frameTime: Double(k) / clip.fps, clipLength: clipLength, at: clock.now())
+            if options.verbose, presenter.presentedCount % 150 == 0, let line = player.sync.summary { printError(line) }
+        }
         if options.verbose {
             printError("studio: frame \(k) presented (run \(session.generation)\(playing ? "" : ", paused")\(recorder.isRecording ? ", recording" : ""))")
         }
@@ -873,7 +918,8 @@ final class StudioApp {
     private var ticks: [Tick] {
         Tick.all(script: session.scriptKicks, performed: session.performed, take: recorder.take,
                  scriptedDuration: session.scriptedDuration, sceneName: sceneName, baked: session.baked,
-                 deletable: { [unowned self] in timelineEditor.isDeletable(line: $0) }, selected: timelineEditor.selected)
+                 deletable: { [unowned self] in timelineEditor.isDeletable(line: $0) }, selected: timelineEditor.selected,
+                 sound: session.isProvisional ? nil : session.sound, clipLength: clipLength)
     }
 
     /// Names the tick under the mouse when it is over the timeline.

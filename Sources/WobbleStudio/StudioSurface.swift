@@ -50,6 +50,8 @@ struct SurfaceFactory {
     var open: (_ title: String, _ width: Int, _ height: Int, _ position: (Int, Int)?) throws -> any StudioSurface
     /// Sets what runs when the display goes away (nil: nothing).
     var onDisplayLost: ((() -> Void)?) -> Void
+    /// Opens the audio device the soundtrack plays on (SDL audio; a fake in tests).
+    var audio: () throws -> any AudioSink = { try SDLAudioSink() }
 
     /// The SDL window on X11 or Wayland.
     static var sdl: SurfaceFactory {

@@ -12,12 +12,17 @@ struct Tick: Equatable {
     var ref: TickRef? = nil
     /// Selected (drawn white and taller).
     var selected = false
+    /// A beat or onset of the soundtrack (nil: a kick).
+    var sound: SoundMark? = nil
+
+    /// What a soundtrack's tick marks.
+    enum SoundMark { case beat, onset }
 
     /// Every tick: the script's kicks with their lines, the pokes and
     /// shakes performed in the preview, and those of the take being recorded.
     static func all(script: [ScriptKick], performed: [PerformedEvent], take: Take?, scriptedDuration scripted: Double,
                     sceneName: String, baked: [PerformedEvent] = [], deletable: (Int) -> Bool = { _ in false },
-                    selected: TickRef? = nil) -> [Tick] {
+                    selected: TickRef? = nil, sound: SceneSound? = nil, clipLength: Double = 0) -> [Tick] {
         func what(_ a: PerformedEvent.Action) -> String {
             if case .touch = a { return "touch" } else { return "shake" }
         }
@@ -40,7 +45,21 @@ struct Tick: Equatable {
             Tick(time: scripted + Double(e.milliseconds) / 1000,
                  label: "\(what(e.action)) of the take at +\(fmt3(Double(e.milliseconds) / 1000)) s", performed: true)
         } ?? []
-        return own + bakedTicks + poked + recorded
+        return own + bakedTicks + poked + recorded + soundTicks(sound, clipLength: clipLength)
+    }
+
+    /// The soundtrack's beats and onsets within the clip (after the kicks:
+    /// a kick at the same place is the one hovered and clicked).
+    static func soundTicks(_ sound: SceneSound?, clipLength: Double) -> [Tick] {
+        guard let sound else { return [] }
+        let name = "the soundtrack '\(sound.track.shown)'"
+        let beats = sound.beats.enumerated().filter { $0.element < clipLength }.map { i, t in
+            Tick(time: t, label: "beat \(i + 1) at \(fmt3(t)) s of \(name)", performed: false, sound: .beat)
+        }
+        let onsets = sound.onsets.filter { $0 < clipLength }.map { t in
+            Tick(time: t, label: "onset at \(fmt3(t)) s of \(name)", performed: false, sound: .onset)
+        }
+        return beats + onsets
     }
 }
 

@@ -25,6 +25,9 @@ struct Transport {
     private var lastWall: Double
     /// The clock when the take being recorded started.
     private var recordingSince: Double?
+    /// How many times the playhead was put somewhere (a seek): the sound
+    /// playing starts again there.
+    private(set) var jumps = 0
 
     init(clock: StudioClock) {
         self.clock = clock
@@ -69,6 +72,15 @@ struct Transport {
     mutating func seek(frame k: Int, frameCount: Int, fps: Double) {
         guard frameCount > 0, fps > 0 else { return }
         playhead = Double(max(0, min(k, frameCount - 1))) / fps
+        jumps += 1
+    }
+
+    /// Puts the playhead on clip time `t`, the sound heard now: while the
+    /// soundtrack plays, its samples are the clock (picture and sound
+    /// cannot drift apart).
+    mutating func follow(_ t: Double) {
+        playhead = t
+        lastWall = clock.now()
     }
 
     /// Starts the live clock of a take at the scripted clip's end, playing.

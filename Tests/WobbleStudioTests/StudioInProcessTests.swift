@@ -121,6 +121,8 @@ final class FakeSurface: StudioSurface {
 /// clock (CPU backend).
 class InProcessStudioCase: XCTestCase {
     var box: Sandbox!
+    /// The audio device a scene with a soundtrack opens (none, by default).
+    var audio: () throws -> any AudioSink = { throw AudioUnavailable(description: "no audio device in the tests") }
 
     override func setUpWithError() throws {
         box = try Sandbox()
@@ -165,6 +167,7 @@ class InProcessStudioCase: XCTestCase {
         options.toolPath = Tool.executable.path
         var surface: FakeSurface?
         var app: StudioApp?
+        let audio = self.audio
         let factory = SurfaceFactory(
             usableBounds: { (1920, 1080) },
             open: { _, w, h, _ in
@@ -176,7 +179,7 @@ class InProcessStudioCase: XCTestCase {
                 surface = s
                 return s
             },
-            onDisplayLost: { _ in })
+            onDisplayLost: { _ in }, audio: audio)
         let made = try StudioApp(options: options, clock: clock, surfaces: factory)
         app = made
         let status = made.run()
