@@ -189,6 +189,7 @@ public final class LiveSession {
     }
 
     private var cache: ImageCache = [:]
+    private var soundCache: SoundCache = [:]
     private var renderer: FrameRenderer?
     private var rendererImagePath: String?
     private var rendererStamp: FileStamp?
@@ -232,7 +233,7 @@ public final class LiveSession {
     /// session, so `compute()` can run on another thread while the session
     /// goes on serving frames.
     public func prepareRun() -> RunJob {
-        RunJob(options: options, inputs: runInputs, cache: cache)
+        RunJob(options: options, inputs: runInputs, cache: cache, sounds: soundCache)
     }
 
     /// Puts a computed run into the session: on success the clip, image,
@@ -246,6 +247,7 @@ public final class LiveSession {
     @discardableResult
     public func commit(_ outcome: RunOutcome, evenIfStale: Bool = false) -> Bool? {
         for (path, c) in outcome.decoded { cache[path] = (c.stamp, c.image) }
+        for (path, c) in outcome.decodedSounds { soundCache[path] = c }
         guard evenIfStale || outcome.inputs == runInputs else { return nil }
         if let named = outcome.named { inputs = named }
         switch outcome.result {

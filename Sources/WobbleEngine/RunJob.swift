@@ -6,6 +6,10 @@ import WobbleSystem
 
 /// Decoded images by path, with the stamp of the file each came from.
 typealias ImageCache = [String: (stamp: FileStamp, image: RGBAImage)]
+/// Decoded sounds by path, with the stamp of the file and the length limit
+/// each was decoded under (a rerun that asks the same gets the same samples
+/// without running ffmpeg again).
+typealias SoundCache = [String: (stamp: FileStamp, maxSeconds: Double, samples: [Float])]
 
 /// One run of a live session's scene, with everything it reads copied in
 /// (options, performed events, sketch edits, the decoded images so far):
@@ -17,6 +21,7 @@ public struct RunJob: Sendable {
     public let options: SessionOptions
     public let inputs: LiveSession.RunInputs
     let cache: ImageCache
+    var sounds: SoundCache = [:]
 
     /// Runs the scene (script, image, clip). `shouldAbort` is polled while
     /// the script runs (a run abandoned: it then fails as interrupted).
@@ -39,12 +44,25 @@ public struct RunJob: Sendable {
                 throw SessionError(e.message)
             }
         }
+        var soundCache = self.sounds
+        var decodedSounds: SoundCache = [:]
         let runner = SceneRunner(options: options) { try loadImage($0).image }
+        runner.loadSound = { path, maxSeconds in
+            let stamp = FileStamp(path)
+            if let c = soundCache[path], stamp != nil, c.stamp == stamp, c.maxSeconds == maxSeconds { return c.samples }
+            let samples = try AudioDecoder.decode(path: path, maxSeconds: maxSeconds)
+            if let stamp {
+                soundCache[path] = (stamp, maxSeconds, samples)
+                decodedSounds[path] = (stamp, maxSeconds, samples)
+            }
+            return samples
+        }
         // The scene's path is a `PathBytes` string (a name that is not
         // UTF-8 is the system's bytes): `Posix`, not `FileManager`.
         let text = try? Posix.readFile(options.scenePath)
         func outcome(_ result: Result<RunOutcome.Success, RunOutcome.Failure>, named: [String]?) -> RunOutcome {
-            RunOutcome(inputs: inputs, result: result, named: named.map(LiveSession.unique), decoded: decoded, sceneText: text)
+            RunOutcome(inputs: inputs, result: result, named: named.map(LiveSession.unique), decoded: decoded,
+                       decodedSounds: decodedSounds, sceneText: text)
         }
         do {
             let result = try runner.run(missingScene: {
@@ -125,6 +143,8 @@ public struct RunOutcome: Sendable {
     let named: [String]?
     /// Images it decoded (for the session's cache).
     let decoded: ImageCache
+    /// Sounds it decoded (for the session's cache).
+    let decodedSounds: SoundCache
     /// The scene's text as it read it.
     let sceneText: [UInt8]?
 

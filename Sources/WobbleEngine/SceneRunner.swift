@@ -17,6 +17,12 @@ public final class SceneRunner {
     public let options: SessionOptions
     /// Reads an image file; its errors end the run as they are.
     public let loadImage: (String) throws -> RGBAImage
+    /// Decodes a sound file (`sound(path)`) to mono samples at 44 100 Hz,
+    /// refusing one longer than the given seconds: ffmpeg's decoder, or a
+    /// front end's cache over it.
+    public var loadSound: (_ path: String, _ maxSeconds: Double) throws -> [Float] = { path, maxSeconds in
+        try AudioDecoder.decode(path: path, maxSeconds: maxSeconds)
+    }
     /// The files the script named so far (images, traces, modules).
     public private(set) var named: [String] = []
     /// The image the run uses (`--image`, else the script's), once loaded.
@@ -54,7 +60,7 @@ public final class SceneRunner {
         so.fixedFPS = options.fps
         so.imageOverride = override
         so.onPath = { [unowned self] in self.named.append($0) }
-        so.soundLoader = { path, maxSeconds in try AudioDecoder.decode(path: path, maxSeconds: maxSeconds) }
+        so.soundLoader = loadSound
         configure(&so)
         var result = try ScriptHost(options: so).run()
         // Cutouts: masks and plates, once per run, before any frame.

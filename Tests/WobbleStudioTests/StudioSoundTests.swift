@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import WobbleAudio
 import WobbleCore
 import WobbleEngine
 import WobbleMedia
@@ -74,14 +75,7 @@ final class FakeAudioSink: AudioSink {
 
 /// A mono 16-bit WAV of `samples` at 44.1 kHz.
 func wav(_ samples: [Float]) -> Data {
-    var d = Data()
-    func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { d.append(contentsOf: $0) } }
-    func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { d.append(contentsOf: $0) } }
-    d.append(contentsOf: Array("RIFF".utf8)); u32(36 + samples.count * 2)
-    d.append(contentsOf: Array("WAVEfmt ".utf8)); u32(16); u16(1); u16(1); u32(44_100); u32(88_200); u16(2); u16(16)
-    d.append(contentsOf: Array("data".utf8)); u32(samples.count * 2)
-    for s in samples { u16(Int(Int16((max(-1, min(1, s)) * 32767).rounded())) & 0xFFFF) }
-    return d
+    Data(WAVFile.encode(samples, sampleRate: 44_100))
 }
 
 /// A click (10 ms of a decaying 1 kHz tone) every `every` seconds from 0.1 s for `seconds`.
