@@ -345,7 +345,7 @@ public struct SketchSource {
     }
 
     /// The keys of the parameters in the order they are written.
-    public static let parameterKeys = ["motion", "duration", "decay", "damping", "threshold", "strength", "pin"]
+    public static let parameterKeys = ["motion", "duration", "decay", "damping", "threshold", "strength", "pin", "cutout"]
 
     /// Whether `key` may be given for a sketch of `motion` (`decay`: classic
     /// only, `damping`: spring only).
@@ -358,6 +358,13 @@ public struct SketchSource {
         switch key {
         case "motion": return "\"\(p.motion.rawValue)\""
         case "pin": return p.pin.map { "\"\($0.rawValue)\"" }
+        case "cutout":
+            // A mask still in memory has no text: the save writes its file first.
+            switch p.cutout?.source {
+            case .auto: return "\"auto\""
+            case .file(_, let written): return LuaLiteral.string(written)
+            case .memory, nil: return nil
+            }
         case "duration": return formatParameter(p.duration)
         case "decay": return formatParameter(p.decay)
         case "damping": return formatParameter(p.damping)
