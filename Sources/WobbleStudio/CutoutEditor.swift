@@ -305,11 +305,20 @@ final class CutoutEditor {
             layer.pixels[k] = c.0; layer.pixels[k + 1] = c.1; layer.pixels[k + 2] = c.2; layer.pixels[k + 3] = 255
         }
         for (l, boundary) in shown.values {
-            let mw = l.mask.width
+            let mw = l.mask.width, mh = l.mask.height
+            func out(_ sx: Int, _ sy: Int) -> (Int, Int) { (Int((Double(sx) + 0.5) / m.scaleX), Int((Double(sy) + 0.5) / m.scaleY)) }
+            // A dark line just outside the object, for contrast on any picture...
             for i in boundary {
                 let sx = i % mw, sy = i / mw
-                let ox = Int((Double(sx) + 0.5) / m.scaleX), oy = Int((Double(sy) + 0.5) / m.scaleY)
-                // Dashes: magenta and white, 4 pixels each.
+                for (nx, ny) in [(sx - 1, sy), (sx + 1, sy), (sx, sy - 1), (sx, sy + 1)]
+                where nx >= 0 && ny >= 0 && nx < mw && ny < mh && l.mask.pixels[ny * mw + nx] <= 127 {
+                    let (ox, oy) = out(nx, ny)
+                    plot(ox, oy, (20, 20, 20))
+                }
+            }
+            // ...and dashes on its edge: magenta and white, 4 pixels each.
+            for i in boundary {
+                let (ox, oy) = out(i % mw, i / mw)
                 plot(ox, oy, ((ox + oy) / 4) % 2 == 0 ? (255, 40, 200) : (255, 255, 255))
             }
         }
