@@ -241,7 +241,7 @@ final class CutoutEditor {
             status("\(f.what): cutout: \(e)", true)
             printError("studio: \(f.what): cutout: \(e)")
         case .success(.mask(let mask)):
-            apply(mask, to: f.kind, strokes: f.strokes)
+            apply(mask, to: f.kind, strokes: f.strokes, seconds: clock.now() - f.started)
         case .success(.fitted(let mask, let points)):
             add(points, mask: mask)
         }
@@ -254,7 +254,7 @@ final class CutoutEditor {
     }
 
     /// The region's cutout is `mask` now: one undo step.
-    private func apply(_ mask: GreyMask, to kind: SketchOrigin.Kind?, strokes: [CutoutStroke]) {
+    private func apply(_ mask: GreyMask, to kind: SketchOrigin.Kind?, strokes: [CutoutStroke], seconds: Double) {
         guard let kind, var state = session.currentState(kind) else {
             status("the region is gone: its cutout is dropped", true)
             return
@@ -264,8 +264,8 @@ final class CutoutEditor {
         editor.apply(kind, state)
         let n = mask.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) }
         let what = state.name ?? editor.describe(kind)
-        status("cut out \(what): \(n) pixels of object; Shift+drag marks object, Alt+drag background; Ctrl+S saves the mask, Ctrl+Z undoes", false)
-        if verbose { printError("studio: cut out \(what) (\(n) pixels, \(strokes.count) stroke\(strokes.count == 1 ? "" : "s"))") }
+        status("cut out \(what) in \(fmt1(seconds)) s: \(n) pixels of object; Shift+drag marks object, Alt+drag background; Ctrl+S saves the mask, Ctrl+Z undoes", false)
+        if verbose { printError("studio: cut out \(what) (\(n) pixels, \(strokes.count) stroke\(strokes.count == 1 ? "" : "s"), \(fmt3(seconds)) s)") }
     }
 
     /// A region fitted around a `Shift`+click's object, with that cutout: one undo step.

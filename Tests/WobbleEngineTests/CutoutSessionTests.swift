@@ -113,6 +113,22 @@ final class CutoutSessionTests: SessionTestCase {
         XCTAssertEqual(s.clip?.cutouts.values.first?.mask, other)
     }
 
+    /// A call that says `cutout = "auto"`: the studio's mask replaces the
+    /// key's value in place.
+    func testASavedMaskReplacesAnAutoCutoutInPlace() throws {
+        let text = Self.text(cutout: "\"auto\"")
+        let path = try scene(text)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        var state = try XCTUnwrap(s.baseState(0))
+        XCTAssertEqual(state.parameters.cutout?.source, .auto, "the call's own sketch has its own cutout")
+        state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: Self.picture().1)), shape: state.points.shape, place: nil)
+        s.setState(.call(0), state)
+        try s.saveEdits()
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8),
+                       text.replacingOccurrences(of: "cutout = \"auto\"", with: "cutout = \"scene-masks/disc.png\""))
+    }
+
     func testASaveWhoseMaskFolderIsAFileWritesNothing() throws {
         let text = Self.text()
         let path = try scene(text)

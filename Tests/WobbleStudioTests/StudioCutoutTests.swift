@@ -142,6 +142,31 @@ final class StudioCutoutTests: InProcessStudioCase {
                       app.message)
     }
 
+    /// Undo across a save: the saved cutout is taken out of the call again
+    /// (the mask file stays: it is never deleted).
+    func testCtrlZAfterASaveTakesTheCutoutKeyOutAgain() throws {
+        let a = imageArea(Self.w, Self.h)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var saved = ""
+        let (_, app) = try runCutoutStudio([
+            (t0 + 0.10, key(.space)),
+            (t0 + 0.15, .select(x: a.x + 100, y: a.y + 75)),
+            (t0 + 0.20, key(.c)),
+            (t0 + 0.50, key(.s, ctrl: true)),
+            (t0 + 0.70, key(.z, ctrl: true)),
+            (t0 + 0.80, key(.s, ctrl: true)),
+            (t0 + 1.00, .quit),
+        ], clock: clock, actions: [
+            (t0 + 0.60, { _ in saved = (try? self.read("s.lua")) ?? "" }),
+        ])
+        XCTAssertEqual(saved, Self.scene.replacingOccurrences(of: "h = 70}", with: "h = 70, cutout = \"s-masks/disc.png\"}"))
+        XCTAssertEqual(try read("s.lua"), Self.scene, "undone and saved: the scene as it was")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("s-masks/disc.png")))
+        XCTAssertFalse(app.session.hasUnsavedEdits)
+        XCTAssertTrue(app.session.clip?.cutouts.isEmpty ?? false, "no cutout plays")
+    }
+
     func testAltAndShiftStrokesRefineTheCutoutEachAnUndoStep() throws {
         let a = imageArea(Self.w, Self.h)
         let clock = ManualClock()
