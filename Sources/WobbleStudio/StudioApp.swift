@@ -527,6 +527,7 @@ final class StudioApp {
             closeHelp()
         case .strokeStart(let x, let y, let object):
             mouse = (x, y)
+            dirty = true
             guard layout.pictureAreaContains(x, y), session.clip != nil, !recorder.isRecording else { break }
             // The selected region's cutout, else the region under the press.
             let p = layout.imagePointUnclamped(x, y)
@@ -562,7 +563,7 @@ final class StudioApp {
             hover(x, y)
             if let v = navigator.panned(x, y, layout: layout) { show(v) }
             if editor.isDragging { editor.moveDrag(x, y, layout: layout) }
-            if cutouts.isStroking { cutouts.moveStroke(x, y, layout: layout) }
+            if cutouts.isStroking { cutouts.moveStroke(x, y, layout: layout); dirty = true }
             if scrubbing { scrub(x) }
             if timelineEditor.isDragging { timelineEditor.drag(to: layout.timelineFraction(x) * chrome(index: currentIndex).length, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod) }
             if inspector.mouseMoved(x, layout: layout) { dirty = true }
