@@ -359,7 +359,6 @@ public struct SketchSource {
         case "motion": return "\"\(p.motion.rawValue)\""
         case "pin": return p.pin.map { "\"\($0.rawValue)\"" }
         case "cutout":
-            // A mask still in memory has no text: the save writes its file first.
             switch p.cutout?.source {
             case .auto: return "\"auto\""
             case .file(_, let written): return LuaLiteral.string(written)
@@ -385,6 +384,9 @@ public struct SketchSource {
         // the defaults of the model it names.
         let implied = WobbleParameters(motion: new.motion)
         for key in parameterKeys {
+            // A mask still in memory is not text yet (a save writes its file
+            // and names it first): the key stays as the text has it.
+            if key == "cutout", case .memory? = new.cutout?.source { continue }
             let field = present(key)
             guard applies(key, to: new.motion) else {
                 if let field { removed.append(field) }

@@ -129,6 +129,21 @@ final class CutoutSessionTests: SessionTestCase {
                        text.replacingOccurrences(of: "cutout = \"auto\"", with: "cutout = \"scene-masks/disc.png\""))
     }
 
+    /// The scene as a take writes it (`editedText`) while a mask is still
+    /// in memory: the text's own `cutout` stays (no file to name yet).
+    func testTheEditedTextKeepsTheScenesOwnCutoutWhileAMaskIsInMemory() throws {
+        let text = Self.text(cutout: "\"auto\"")
+        let path = try scene(text)
+        let s = LiveSession(options: SessionOptions(scenePath: path))
+        XCTAssertTrue(s.run())
+        var state = try XCTUnwrap(s.baseState(0))
+        state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: Self.picture().1)), shape: state.points.shape, place: nil)
+        state.parameters.strength = 0.2
+        s.setState(.call(0), state)
+        XCTAssertEqual(String(decoding: try s.editedText(), as: UTF8.self),
+                       text.replacingOccurrences(of: "cutout = \"auto\"}", with: "cutout = \"auto\", strength = 0.2}"))
+    }
+
     func testASaveWhoseMaskFolderIsAFileWritesNothing() throws {
         let text = Self.text()
         let path = try scene(text)
