@@ -528,6 +528,7 @@ final class StudioApp {
         case .strokeStart(let x, let y, let object):
             mouse = (x, y)
             dirty = true
+            if quitGuard.asking { quitGuard.asking = false; say("back to editing") }
             guard layout.pictureAreaContains(x, y), session.clip != nil, !recorder.isRecording else { break }
             // The selected region's cutout, else the region under the press.
             let p = layout.imagePointUnclamped(x, y)
