@@ -5,6 +5,101 @@ public enum CutoutSource: Sendable, Hashable {
     /// A mask image, resolved like `image()`: the full path, and the path as
     /// the scene wrote it (for messages).
     case file(path: String, written: String)
+    /// A mask made in memory: the studio's cutout before `Ctrl+S` writes it
+    /// beside the scene.
+    case memory(MaskImage)
+}
+
+/// A stroke painted over the picture to correct a cutout (the studio's
+/// `Shift`+drag marks object, `Alt`+drag background): its points in image
+/// pixels and the brush's radius.
+public struct CutoutStroke: Sendable, Hashable {
+    public var points: [Point]
+    public var radius: Double
+    /// true: the pixels under it are object for sure; false: background.
+    public var object: Bool
+
+    public init(points: [Point], radius: Double, object: Bool) {
+        self.points = points
+        self.radius = radius
+        self.object = object
+    }
+
+    /// `strokes` painted into two masks of `width × height` (255 under a
+    /// stroke): the object's and the background's, nil when no stroke is of
+    /// that kind. A later stroke wins where it crosses an earlier one.
+    public static func seeds(_ strokes: [CutoutStroke], width: Int, height: Int) -> (object: GreyMask?, background: GreyMask?) {
+        var object: GreyMask?, background: GreyMask?
+        for s in strokes {
+            if s.object { object = object ?? GreyMask(width: width, height: height) } else { background = background ?? GreyMask(width: width, height: height) }
+            s.forEachPixel(width: width, height: height) { k in
+                object?.pixels[k] = s.object ? 255 : 0
+                background?.pixels[k] = s.object ? 0 : 255
+            }
+        }
+        return (object, background)
+    }
+
+    /// Sets every pixel of `m` whose centre lies within `radius` of the
+    /// stroke's polyline to 255.
+    public func paint(into m: inout GreyMask) {
+        forEachPixel(width: m.width, height: m.height) { m.pixels[$0] = 255 }
+    }
+
+    /// Calls `body` with the index (`y · width + x`) of every pixel of a
+    /// `width × height` picture whose centre lies within `radius` of the
+    /// stroke's polyline (a pixel under two segments twice).
+    public func forEachPixel(width: Int, height: Int, _ body: (Int) -> Void) {
+        guard let first = points.first, radius > 0, radius.isFinite else { return }
+        let segments = points.count == 1 ? [(first, first)] : zip(points, points.dropFirst()).map { ($0, $1) }
+        let r2 = radius * radius
+        let limit = -(1 << 40) ... (1 << 40)
+        for (a, b) in segments where a.isFinite && b.isFinite {
+            let x0 = max(0, Int(clamping: min(a.x, b.x) - radius, to: limit, rounding: .down))
+            let x1 = min(width - 1, Int(clamping: max(a.x, b.x) + radius, to: limit, rounding: .up))
+            let y0 = max(0, Int(clamping: min(a.y, b.y) - radius, to: limit, rounding: .down))
+            let y1 = min(height - 1, Int(clamping: max(a.y, b.y) + radius, to: limit, rounding: .up))
+            guard x0 <= x1, y0 <= y1 else { continue }
+            let d = b - a, len2 = d.x * d.x + d.y * d.y
+            for y in y0...y1 {
+                for x in x0...x1 {
+                    let p = Point(Double(x) + 0.5, Double(y) + 0.5)
+                    let t = len2 == 0 ? 0 : max(0, min(1, ((p.x - a.x) * d.x + (p.y - a.y) * d.y) / len2))
+                    let q = Point(a.x + d.x * t - p.x, a.y + d.y * t - p.y)
+                    if q.x * q.x + q.y * q.y <= r2 { body(y * width + x) }
+                }
+            }
+        }
+    }
+}
+
+/// A cutout mask held in memory (`CutoutSource.memory`), with the strokes
+/// it was refined with. Equal and hashed by its bytes and strokes (a
+/// digest of the bytes is taken once), so that a frame's lookups of its
+/// layer cost nothing and an edit that gives the same mask is no change.
+public final class MaskImage: Sendable, Hashable, CustomStringConvertible {
+    public let mask: GreyMask
+    public let strokes: [CutoutStroke]
+    /// FNV-1a of the mask's size and bytes.
+    public let digest: UInt64
+
+    public init(mask: GreyMask, strokes: [CutoutStroke] = []) {
+        self.mask = mask
+        self.strokes = strokes
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ b: UInt8) { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+        for v in [mask.width, mask.height] { for k in 0..<8 { add(UInt8(truncatingIfNeeded: v >> (k * 8))) } }
+        mask.pixels.withUnsafeBufferPointer { p in for b in p { add(b) } }
+        digest = h
+    }
+
+    public static func == (a: MaskImage, b: MaskImage) -> Bool {
+        a === b || (a.digest == b.digest && a.strokes == b.strokes && a.mask == b.mask)
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    public var description: String { "MaskImage(\(mask.width)x\(mask.height), \(strokes.count) strokes)" }
 }
 
 /// A region's cutout as the scene asked for it: the mask's source, the

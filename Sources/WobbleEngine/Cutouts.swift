@@ -12,10 +12,13 @@ import WobbleVision
 /// errors (`scene.lua:12: addSketch: cutout mask 'm.png' is 10×10, …`).
 enum Cutouts {
     /// The layers of every cutout `clip` asks for, over `image`.
-    static func make(for clip: Clip, image: RGBAImage) throws -> [CutoutRequest: CutoutLayer] {
+    /// `layer` makes each one (a front end's cache in front of `layer(_:image:)`).
+    static func make(for clip: Clip, image: RGBAImage,
+                     layer: (CutoutRequest, RGBAImage) throws -> CutoutLayer = { try Cutouts.layer($0, image: $1) })
+        throws -> [CutoutRequest: CutoutLayer] {
         var layers: [CutoutRequest: CutoutLayer] = [:]
         for request in clip.cutoutRequests {
-            layers[request] = try layer(request, image: image)
+            layers[request] = try layer(request, image)
         }
         return layers
     }
@@ -30,6 +33,7 @@ enum Cutouts {
         switch request.source {
         case .auto: what = "cutout = \"auto\""
         case .file(_, let written): what = "cutout mask '\(PathBytes.display(written))'"
+        case .memory: what = "the studio's cutout"
         }
         let box = pixelBox(request.shape.bbox)
         guard box.x0 >= 0, box.y0 >= 0, box.x1 <= image.width, box.y1 <= image.height, !box.isEmpty else {
@@ -42,6 +46,11 @@ enum Cutouts {
                 mask = try CutoutVision.objectMask(image: image, box: box, region: request.shape)
             case .file(let path, _):
                 mask = try readMask(path, what: what, width: image.width, height: image.height)
+            case .memory(let m):
+                guard m.mask.width == image.width, m.mask.height == image.height else {
+                    throw MaskProblem(message: "\(what) is \(m.mask.width)×\(m.mask.height), but the image is \(image.width)×\(image.height)")
+                }
+                mask = m.mask
             }
             return try CutoutVision.layer(image: image, mask: mask)
         } catch let e as CutoutProblem {

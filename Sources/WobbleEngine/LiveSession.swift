@@ -190,6 +190,12 @@ public final class LiveSession {
 
     private var cache: ImageCache = [:]
     private var soundCache: SoundCache = [:]
+    /// The cutouts of the last runs (`CutoutKey`): a run makes only those
+    /// whose image, region or mask file changed.
+    private var cutoutCache: CutoutCache = [:]
+    /// How many cutout layers (GrabCut and inpainting, or a mask file read
+    /// and inpainted) the runs made so far; those found again are not counted.
+    public private(set) var cutoutsMade = 0
     private var renderer: FrameRenderer?
     private var rendererImagePath: String?
     private var rendererStamp: FileStamp?
@@ -233,7 +239,7 @@ public final class LiveSession {
     /// session, so `compute()` can run on another thread while the session
     /// goes on serving frames.
     public func prepareRun() -> RunJob {
-        RunJob(options: options, inputs: runInputs, cache: cache, sounds: soundCache)
+        RunJob(options: options, inputs: runInputs, cache: cache, sounds: soundCache, cutoutCache: cutoutCache)
     }
 
     /// Puts a computed run into the session: on success the clip, image,
@@ -248,6 +254,9 @@ public final class LiveSession {
     public func commit(_ outcome: RunOutcome, evenIfStale: Bool = false) -> Bool? {
         for (path, c) in outcome.decoded { cache[path] = (c.stamp, c.image) }
         for (path, c) in outcome.decodedSounds { soundCache[path] = c }
+        // The cutouts of the newest run are kept (a failed one adds its own).
+        cutoutsMade += outcome.cutoutsMade
+        cutoutCache = outcome.succeeded ? outcome.cutouts : cutoutCache.merging(outcome.cutouts) { $1 }
         guard evenIfStale || outcome.inputs == runInputs else { return nil }
         if let named = outcome.named { inputs = named }
         switch outcome.result {
@@ -587,16 +596,28 @@ public final class LiveSession {
             counts = try FolderLock.withLock(folderOf: path) {
                 let disk: [UInt8]
                 do { disk = try Posix.readFile(path) } catch { throw SaveError(message: "not saved: \(error)") }
-                let text = try merged(into: disk)
-                if let problem = LuaSyntax.problem(text, name: path) {
-                    throw SaveError(message: "not saved: the rewritten scene does not compile: \(problem)")
-                }
-                try AtomicFile.write(text, to: path, beforeRename: {
-                    guard (try? Posix.readFile(path)) == disk else {
-                        throw SaveError(message: "not saved: \(path) changed on disk while it was being saved (save again)")
+                // The studio's masks go beside the scene first; the edits
+                // then name their files (all back as they were on failure).
+                let unsaved = edits
+                var masks: [String] = []
+                do {
+                    masks = try writeMasks()
+                    let text = try merged(into: disk)
+                    if let problem = LuaSyntax.problem(text, name: path) {
+                        throw SaveError(message: "not saved: the rewritten scene does not compile: \(problem)")
                     }
-                })
-                savedText = text
+                    try AtomicFile.write(text, to: path, beforeRename: {
+                        guard (try? Posix.readFile(path)) == disk else {
+                            throw SaveError(message: "not saved: \(path) changed on disk while it was being saved (save again)")
+                        }
+                    })
+                    savedText = text
+                } catch {
+                    for m in masks { try? Posix.unlink(AT_FDCWD, m, shown: m) }
+                    edits = unsaved
+                    throw error
+                }
+                savedMasks = masks
                 return (edits.calls.count, edits.added.count)
             }
         } catch let e as SaveError {
@@ -607,6 +628,75 @@ public final class LiveSession {
         edits = SketchEdits()
         if runAfter { run() }
         return counts
+    }
+
+    /// The masks the last save wrote (`<scene>-masks/<name>.png`).
+    public private(set) var savedMasks: [String] = []
+
+    /// The folder the studio's masks are saved in, as the scene names it:
+    /// `<scene>-masks`, beside the scene.
+    public var masksFolderName: String { ScenePaths.baseName(options.scenePath) + "-masks" }
+
+    /// Writes every cutout of the edits still in memory as a PNG in
+    /// `masksFolderName` (made when missing), `<name>.png` for the sketch's
+    /// name, else the first free `<name>-N.png`: never over another file,
+    /// atomically. The edits then name those files (`cutout = "..."`).
+    /// Returns the paths written.
+    private func writeMasks() throws -> [String] {
+        var pending: [(kind: SketchOrigin.Kind, name: String, mask: MaskImage)] = []
+        for (n, state) in edits.calls.sorted(by: { $0.key < $1.key }) {
+            if case .memory(let m)? = state.parameters.cutout?.source {
+                let name = state.name ?? baseState(n)?.name ?? "line\(sketchCalls.indices.contains(n) ? sketchCalls[n].line ?? n : n)"
+                pending.append((.call(n), name, m))
+            }
+        }
+        for (i, state) in edits.added.enumerated() {
+            if case .memory(let m)? = state.parameters.cutout?.source { pending.append((.added(i), state.name ?? "region\(i + 1)", m)) }
+        }
+        guard !pending.isEmpty else { return [] }
+        let sceneFolder = ScenePaths.folder(options.scenePath)
+        let folderName = masksFolderName
+        let folder = ScenePaths.join(sceneFolder, folderName)
+        switch Posix.kind(folder) {
+        case .directory?: break
+        case nil:
+            do { try Posix.mkdir(AT_FDCWD, folder, 0o755, shown: ScenePaths.shown(folder)) } catch { throw SaveError(message: "not saved: \(error)") }
+        default:
+            throw SaveError(message: "not saved: \(ScenePaths.shown(folder)) is not a folder (the cutout masks go there)")
+        }
+        var written: [String] = []
+        do {
+            for p in pending {
+                var n = 1
+                var file = "\(p.name).png"
+                while Posix.kind(ScenePaths.join(folder, file), follow: false) != nil || written.contains(ScenePaths.join(folder, file)) {
+                    n += 1
+                    file = "\(p.name)-\(n).png"
+                }
+                let full = ScenePaths.join(folder, file)
+                var rgba = [UInt8](repeating: 255, count: p.mask.mask.pixels.count * 4)
+                for (k, v) in p.mask.mask.pixels.enumerated() { rgba[k * 4] = v; rgba[k * 4 + 1] = v; rgba[k * 4 + 2] = v }
+                let png = try ImageIO.encodePNG(RGBAImage(width: p.mask.mask.width, height: p.mask.mask.height, pixels: rgba))
+                try AtomicFile.write(png, to: full, beforeRename: {
+                    guard Posix.kind(full, follow: false) == nil else {
+                        throw SaveError(message: "not saved: \(ScenePaths.shown(full)) appeared meanwhile (save again)")
+                    }
+                })
+                written.append(full)
+                let source = CutoutSource.file(path: full, written: folderName + "/" + file)
+                guard var state = currentState(p.kind) else { continue }
+                state.parameters.cutout = state.parameters.cutout.map { CutoutRequest(source: source, shape: $0.shape, place: $0.place) }
+                switch p.kind {
+                case .call(let n): edits.calls[n] = state
+                case .added(let i): edits.added[i] = state
+                }
+            }
+        } catch {
+            for m in written { try? Posix.unlink(AT_FDCWD, m, shown: m) }
+            if let e = error as? SaveError { throw e }
+            throw SaveError(message: "not saved: \(error)")
+        }
+        return written
     }
 
     /// Whether the scene file is gone from its path: deleted, renamed away,

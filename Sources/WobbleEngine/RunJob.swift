@@ -11,6 +11,18 @@ typealias ImageCache = [String: (stamp: FileStamp, image: RGBAImage)]
 /// without running ffmpeg again).
 typealias SoundCache = [String: (stamp: FileStamp, maxSeconds: Double, samples: [Float])]
 
+/// What a cutout's layer was made from: the request (where the scene asked
+/// left out), the image file's stamp and, for a mask file, its stamp. A
+/// run finds the layer of an unchanged cutout here instead of running
+/// GrabCut and the inpainting again.
+struct CutoutKey: Hashable, Sendable {
+    var request: CutoutRequest
+    var imagePath: String
+    var imageStamp: FileStamp
+    var maskStamp: FileStamp?
+}
+typealias CutoutCache = [CutoutKey: CutoutLayer]
+
 /// One run of a live session's scene, with everything it reads copied in
 /// (options, performed events, sketch edits, the decoded images so far):
 /// `compute()` is pure as far as the session is concerned, so it may run
@@ -22,6 +34,8 @@ public struct RunJob: Sendable {
     public let inputs: LiveSession.RunInputs
     let cache: ImageCache
     var sounds: SoundCache = [:]
+    /// The cutouts of the session's last runs.
+    let cutoutCache: CutoutCache
 
     /// Runs the scene (script, image, clip). `shouldAbort` is polled while
     /// the script runs (a run abandoned: it then fails as interrupted).
@@ -57,12 +71,41 @@ public struct RunJob: Sendable {
             }
             return samples
         }
+        // Cutouts whose image, region and mask file did not change are not
+        // made again (a hot reload, an edit of another region, a poke).
+        var cutouts: CutoutCache = [:]
+        var cutoutsMade = 0
+        let known = cutoutCache
+        runner.makeCutout = { [unowned runner] request, image in
+            var key: CutoutKey?
+            if let path = runner.imagePath, let stamp = stamps[path] ?? nil {
+                var r = request
+                r.place = nil
+                var maskStamp: FileStamp?
+                if case .file(let mask, _) = request.source {
+                    maskStamp = FileStamp(mask)
+                }
+                if case .file = request.source, maskStamp == nil {
+                    key = nil
+                } else {
+                    key = CutoutKey(request: r, imagePath: path, imageStamp: stamp, maskStamp: maskStamp)
+                }
+            }
+            if let key, let layer = known[key] ?? cutouts[key] {
+                cutouts[key] = layer
+                return layer
+            }
+            let layer = try Cutouts.layer(request, image: image)
+            cutoutsMade += 1
+            if let key { cutouts[key] = layer }
+            return layer
+        }
         // The scene's path is a `PathBytes` string (a name that is not
         // UTF-8 is the system's bytes): `Posix`, not `FileManager`.
         let text = try? Posix.readFile(options.scenePath)
         func outcome(_ result: Result<RunOutcome.Success, RunOutcome.Failure>, named: [String]?) -> RunOutcome {
             RunOutcome(inputs: inputs, result: result, named: named.map(LiveSession.unique), decoded: decoded,
-                       decodedSounds: decodedSounds, sceneText: text)
+                       decodedSounds: decodedSounds, sceneText: text, cutouts: cutouts, cutoutsMade: cutoutsMade)
         }
         do {
             let result = try runner.run(missingScene: {
@@ -147,6 +190,10 @@ public struct RunOutcome: Sendable {
     let decodedSounds: SoundCache
     /// The scene's text as it read it.
     let sceneText: [UInt8]?
+    /// The cutouts it used, by what they were made from, and how many of
+    /// them it made (the rest came from the session's cache).
+    let cutouts: CutoutCache
+    let cutoutsMade: Int
 
     public var succeeded: Bool {
         if case .success = result { return true }

@@ -30,6 +30,11 @@ public final class SceneRunner {
     /// Its path.
     public private(set) var imagePath: String?
 
+    /// Makes one cutout's layer (mask and plate) for the run's image: a
+    /// front end puts its cache in front of the default (the live session
+    /// does not run GrabCut again while the image and the region stay).
+    public var makeCutout: (CutoutRequest, RGBAImage) throws -> CutoutLayer = { try Cutouts.layer($0, image: $1) }
+
     public init(options: SessionOptions, loadImage: @escaping (String) throws -> RGBAImage) {
         self.options = options
         self.loadImage = loadImage
@@ -65,7 +70,7 @@ public final class SceneRunner {
         var result = try ScriptHost(options: so).run()
         // Cutouts: masks and plates, once per run, before any frame.
         if let image, !result.clip.cutoutRequests.isEmpty {
-            result.clip.cutouts = try Cutouts.make(for: result.clip, image: image)
+            result.clip.cutouts = try Cutouts.make(for: result.clip, image: image, layer: makeCutout)
         }
         return result
     }

@@ -117,12 +117,16 @@ extension ScriptSession {
         let ordinal = sketchCalls.count
         let position = lua.callerPosition()
         let own = SketchPoints(lt: corners[0], rt: corners[1], rb: corners[2], lb: corners[3], center: center)
+        // The call's own sketch keeps its own cutout (the studio's base).
+        parameters.cutout = try cutout.map { try cutoutRequest($0, shape: own.shape, position: position) }
         sketchCalls.append(SketchCall(source: position?.source, line: position?.line, points: own, parameters: parameters))
         let edited = options.sketchEdits.calls[ordinal]
         let p = edited?.points ?? own
+        // An edit's cutout (the studio's mask, or none) stands for the
+        // call's own; either is made for the sketch as it is now.
         if let edited { parameters = edited.parameters }
         let line = position.flatMap { $0.source == "@" + options.scriptPath ? $0.line : nil }
-        parameters.cutout = try cutout.map { try cutoutRequest($0, shape: p.shape, position: position) }
+        parameters.cutout = parameters.cutout.map { CutoutRequest(source: $0.source, shape: p.shape, place: $0.place) }
         if let pin = parameters.pin,
            let problem = RegionShape(lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: p.center ?? .zero).pinProblem(pin) {
             throw SceneError("addSketch", problem)
@@ -160,6 +164,7 @@ extension ScriptSession {
             // A pin the shape cannot take is left off (the inspector says why).
             var parameters = a.parameters
             if let pin = parameters.pin, p.shape.pinProblem(pin) != nil { parameters.pin = nil }
+            parameters.cutout = parameters.cutout.map { CutoutRequest(source: $0.source, shape: p.shape, place: $0.place) }
             scene.addSketch(lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: p.center, parameters: parameters,
                             origin: SketchOrigin(.added(i)))
         }

@@ -345,7 +345,7 @@ public struct SketchSource {
     }
 
     /// The keys of the parameters in the order they are written.
-    public static let parameterKeys = ["motion", "duration", "decay", "damping", "threshold", "strength", "pin"]
+    public static let parameterKeys = ["motion", "duration", "decay", "damping", "threshold", "strength", "pin", "cutout"]
 
     /// Whether `key` may be given for a sketch of `motion` (`decay`: classic
     /// only, `damping`: spring only).
@@ -358,6 +358,12 @@ public struct SketchSource {
         switch key {
         case "motion": return "\"\(p.motion.rawValue)\""
         case "pin": return p.pin.map { "\"\($0.rawValue)\"" }
+        case "cutout":
+            switch p.cutout?.source {
+            case .auto: return "\"auto\""
+            case .file(_, let written): return LuaLiteral.string(written)
+            case .memory, nil: return nil
+            }
         case "duration": return formatParameter(p.duration)
         case "decay": return formatParameter(p.decay)
         case "damping": return formatParameter(p.damping)
@@ -378,6 +384,9 @@ public struct SketchSource {
         // the defaults of the model it names.
         let implied = WobbleParameters(motion: new.motion)
         for key in parameterKeys {
+            // A mask still in memory is not text yet (a save writes its file
+            // and names it first): the key stays as the text has it.
+            if key == "cutout", case .memory? = new.cutout?.source { continue }
             let field = present(key)
             guard applies(key, to: new.motion) else {
                 if let field { removed.append(field) }

@@ -54,6 +54,11 @@ final class Presenter {
     /// owns it; kept here typed, so presenting needs no downcast).
     weak var windowRenderer: GLESRenderer?
     private var presentedSize = (0, 0)
+    /// Paints more into the handles layer (the cutouts' outlines, a
+    /// stroke); `extraVersion` changes whenever what it paints does.
+    var paintExtra: ((inout RGBAImage, OutputMapping) -> Void)?
+    var extraVersion = 0
+    private var overlayExtra: (version: Int, generation: Int, handles: Bool) = (-1, -1, true)
     /// Shown over the whole window instead of the picture and chrome while set.
     var cover: RGBAImage?
     private var coverShown = false
@@ -114,15 +119,18 @@ final class Presenter {
         }
         // The handles: a sparse layer (their pixels only), made again only
         // when the shapes change.
-        if let m = session.mapping, shapes != overlayShapes || locked != overlayLocked || chosen != overlaySelected
+        let extra = (extraVersion, session.generation, handles)
+        if let m = session.mapping, shapes != overlayShapes || locked != overlayLocked || chosen != overlaySelected || extra != overlayExtra
             || overlayLayer.map({ $0.width != m.outputWidth || $0.height != m.outputHeight }) ?? false {
             overlayLocked = locked
             overlaySelected = chosen
-            if shapes.isEmpty {
+            overlayExtra = extra
+            if shapes.isEmpty && (paintExtra == nil || !handles) {
                 overlayLayer = nil
             } else {
                 let others = shapes.indices.filter { !chosen[$0] }
                 var layer = Compositor.layer(others.map { shapes[$0] }, locked: others.map { locked[$0] }, mapping: m)
+                if handles { paintExtra?(&layer, m) }
                 OverlayPainter.draw(shapes.indices.filter { chosen[$0] }.map { shapes[$0] }, into: &layer, mapping: m,
                                     style: Presenter.selectedStyle)
                 overlayLayer = layer

@@ -24,6 +24,8 @@ enum StudioKey: Equatable {
     case l, b, delete
     /// `M` mutes or unmutes the soundtrack.
     case m
+    /// `C` cuts out the selected region.
+    case c
 }
 
 /// One input event of the window.
@@ -42,6 +44,11 @@ enum StudioInput: Equatable {
     case panEnd(x: Int, y: Int)
     /// A Ctrl+click or a right click: selects the region there (no poke, no drag).
     case select(x: Int, y: Int)
+    /// A left press with `Shift` (`object`) or `Alt` held: a stroke on the
+    /// selected region's cutout (or, with `Shift` and no drag, a click that
+    /// adds a region around the object there); it goes on with `mouseMove`
+    /// and ends with `mouseUp`.
+    case strokeStart(x: Int, y: Int, object: Bool)
     /// Text typed (SDL's text input: the characters, after the keyboard layout).
     case text(String)
     /// A game controller's accelerometer, in g (SDL's axes: x right, y up).
@@ -390,6 +397,7 @@ final class StudioWindow {
             case Int32(SDLK_l.rawValue): key = .l
             case Int32(SDLK_b.rawValue): key = .b
             case Int32(SDLK_m.rawValue): key = .m
+            case Int32(SDLK_c.rawValue): key = .c
             case Int32(SDLK_f.rawValue): key = .f
             case Int32(SDLK_e.rawValue): key = .e
             case Int32(SDLK_p.rawValue): key = .p
@@ -410,8 +418,12 @@ final class StudioWindow {
                 leftPans = true
                 return .panStart(x: Int(e.button.x), y: Int(e.button.y), space: true)
             }
-            if (UInt32(SDL_GetModState().rawValue) & UInt32(KMOD_CTRL.rawValue)) != 0 {
+            let mods = UInt32(SDL_GetModState().rawValue)
+            if (mods & UInt32(KMOD_CTRL.rawValue)) != 0 {
                 return .select(x: Int(e.button.x), y: Int(e.button.y))
+            }
+            if (mods & UInt32(KMOD_SHIFT.rawValue | KMOD_ALT.rawValue)) != 0 {
+                return .strokeStart(x: Int(e.button.x), y: Int(e.button.y), object: (mods & UInt32(KMOD_SHIFT.rawValue)) != 0)
             }
             return .mouseDown(x: Int(e.button.x), y: Int(e.button.y))
         case SDL_MOUSEBUTTONDOWN.rawValue where e.button.button == UInt8(SDL_BUTTON_RIGHT):

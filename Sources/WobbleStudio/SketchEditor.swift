@@ -223,17 +223,25 @@ final class SketchEditor {
     /// (to the nearest pixel), named `regionN` (the next free name); returns it.
     @discardableResult
     func add(at p: Point) -> SketchOrigin.Kind? {
-        guard session.clip != nil else { status("cannot add: the scene failed", true); return nil }
         let x = (p.x - 45).rounded(), y = (p.y - 45).rounded()
         let c = Point(x + 45, y + 45)
+        let added = add(.square(centeredAt: c), what: "90x90 at (\(SketchSource.format(x)), \(SketchSource.format(y)))")
+        if added != nil, verbose { printError("studio: added a sketch at \(SketchSource.format(c.x)),\(SketchSource.format(c.y))") }
+        return added
+    }
+
+    /// Adds a sketch of `points` and `parameters` named `regionN` (the next
+    /// free name), as one undo step; `what` says where in the status line.
+    @discardableResult
+    func add(_ points: SketchPoints, parameters: WobbleParameters = .original, what: String) -> SketchOrigin.Kind? {
+        guard session.clip != nil else { status("cannot add: the scene failed", true); return nil }
         let taken = Set(session.edits.added.compactMap(\.name) + session.edits.calls.values.compactMap(\.name))
         let name = session.sceneSource?.nextFreeName(taken: taken) ?? "region\(session.edits.added.count + 1)"
         beginChange()
-        session.edits.added.append(SketchState(points: .square(centeredAt: c), name: name))
+        session.edits.added.append(SketchState(points: points, parameters: parameters, name: name))
         edited()
         endChange()
-        status("added \(name), 90x90 at (\(SketchSource.format(x)), \(SketchSource.format(y))); Ctrl+S saves, Ctrl+Z undoes", false)
-        if verbose { printError("studio: added a sketch at \(SketchSource.format(c.x)),\(SketchSource.format(c.y))") }
+        status("added \(name), \(what); Ctrl+S saves, Ctrl+Z undoes", false)
         return .added(session.edits.added.count - 1)
     }
 
@@ -323,7 +331,9 @@ final class SketchEditor {
                         r.added > 0 ? "\(r.added) added" : nil,
                         loop.map { $0 ? "loop() written" : "loop() taken out" },
                         baked.map { "\($0.count) baked event\($0.count == 1 ? "" : "s")" },
-                        removed > 0 ? "\(removed) kick\(removed == 1 ? "" : "s") deleted" : nil].compactMap { $0 }.joined(separator: ", ")
+                        removed > 0 ? "\(removed) kick\(removed == 1 ? "" : "s") deleted" : nil,
+                        session.savedMasks.isEmpty ? nil : session.savedMasks.map { ScenePaths.name($0) }.joined(separator: ", ")
+                            + " written in \(session.masksFolderName)"].compactMap { $0 }.joined(separator: ", ")
             status("saved \(sceneName): \(what)", false)
             printError("studio: saved \(scenePath) (\(what))")
             return true

@@ -30,12 +30,14 @@ public enum Studio {
            Tab / Shift+Tab select the next / previous region   F fit the picture
            E export the scene's output   P write the frame as a PNG
            M mute the soundtrack (it plays with the playhead, its clock leads)
+           C cut out the selected region   Shift+click add a region around the object
            F1 or ? every key, in the window
     inspector (the selected region): Up/Down a row, - / + change it
            (PageUp/PageDown: ten steps), Enter rename (type, Enter keeps, Esc leaves)
     mouse: drag a handle (a corner or center) to move it; drag inside a
            region to poke it; Ctrl+click or right-click a region to select
-           it; drag a slider or click a choice in the inspector; click or
+           it; Shift+drag / Alt+drag mark object / background in the
+           selected region's cutout; drag a slider or click a choice in the inspector; click or
            drag the timeline to scrub; hover a tick to name it; wheel
            zooms; middle drag or Space+drag pans
     Esc or closing with unsaved edits asks first: Esc/close again quits

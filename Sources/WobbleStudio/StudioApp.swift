@@ -46,6 +46,8 @@ final class StudioApp {
     private let editor: SketchEditor
     /// The selected region's name and parameters, in the column right of the picture.
     private let inspector: Inspector
+    /// Cutouts: `C`, strokes, `Shift`+click (GrabCut on a worker).
+    let cutouts: CutoutEditor
     /// Bakes takes, selects, deletes and moves ticks.
     private let timelineEditor: TimelineEditor
     /// Asking before quitting with unsaved edits.
@@ -112,6 +114,7 @@ final class StudioApp {
         editor = SketchEditor(session: session, clock: clock, verbose: options.verbose)
         inspector = Inspector(session: session, editor: editor)
         timelineEditor = TimelineEditor(session: session, editor: editor)
+        cutouts = CutoutEditor(session: session, editor: editor, clock: clock, verbose: options.verbose)
         recorder = TakeRecorder(options: options.session, verbose: options.verbose)
         exporter = Exporter(options: options.session, tool: options.toolPath)
         presenter = Presenter(session: session, clock: clock, profile: options.profile)
@@ -125,6 +128,8 @@ final class StudioApp {
         if options.verbose { watch.log = { printError($0) } }
         editor.status = { [unowned self] in $1 ? fail($0) : say($0) }
         recorder.status = editor.status
+        cutouts.status = editor.status
+        cutouts.select = { [unowned self] in inspector.select($0, quiet: true) }
         exporter.status = editor.status
         player.status = editor.status
     }
@@ -216,6 +221,7 @@ final class StudioApp {
             // machine (the process gives up its turn): poll instead.
             if session.isRunning { wait = min(wait, StudioApp.runPollInterval) }
             if exporter.isExporting { wait = min(wait, 0.1) }
+            if cutouts.isComputing { wait = min(wait, StudioApp.runPollInterval) }
             if options.unpaced || dirty || wait < 0.002 { wait = 0 }
             let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
             var quit = false
@@ -235,6 +241,7 @@ final class StudioApp {
                 nextPoll = clock.now() + watch.pollInterval
             }
             collectRun()
+            if cutouts.poll() { dirty = true }
             // (The seconds are shown while no other message took the row.)
             exporter.poll(now: clock.now(), showProgress: message.hasPrefix("exporting"))
             advance()
@@ -554,8 +561,18 @@ final class StudioApp {
             dirty = true
             if quitGuard.asking { quitGuard.asking = false; say("back to editing") }
             if let m = inspector.selectRegion(at: x, y, frame: currentIndex, layout: layout) { say(m) }
-        case .mouseDown where helpPage != nil:
+        case .mouseDown where helpPage != nil, .strokeStart where helpPage != nil:
             closeHelp()
+        case .strokeStart(let x, let y, let object):
+            mouse = (x, y)
+            dirty = true
+            if quitGuard.asking { quitGuard.asking = false; say("back to editing") }
+            guard layout.pictureAreaContains(x, y), session.clip != nil, !recorder.isRecording else { break }
+            // The selected region's cutout, else the region under the press.
+            let p = layout.imagePointUnclamped(x, y)
+            let under = session.handleShapes(atFrame: currentIndex).filter { $0.origin != nil && $0.shape.contains(p) }
+                .min { Inspector.area($0.shape.bbox) < Inspector.area($1.shape.bbox) }?.origin?.kind
+            cutouts.beginStroke(x, y, object: object, kind: inspector.selected ?? under, layout: layout)
         case .mouseDown(let x, let y):
             mouse = (x, y)
             dirty = true
@@ -585,11 +602,14 @@ final class StudioApp {
             hover(x, y)
             if let v = navigator.panned(x, y, layout: layout) { show(v) }
             if editor.isDragging { editor.moveDrag(x, y, layout: layout) }
+            if cutouts.isStroking { cutouts.moveStroke(x, y, layout: layout); dirty = true }
             if scrubbing { scrub(x) }
             if timelineEditor.isDragging { timelineEditor.drag(to: layout.timelineFraction(x) * chrome(index: currentIndex).length, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod) }
             if inspector.mouseMoved(x, layout: layout) { dirty = true }
         case .mouseUp(let x, let y):
-            if inspector.mouseUp() {
+            if cutouts.isStroking {
+                cutouts.endStroke(x, y, layout: layout)
+            } else if inspector.mouseUp() {
             } else if timelineEditor.isDragging {
                 timelineEditor.drag(to: layout.timelineFraction(x) * chrome(index: currentIndex).length, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod)
                 timelineEditor.endDrag()
@@ -708,6 +728,8 @@ final class StudioApp {
             say(player.toggleMute() ? "sound muted (M)" : "sound on" + (player.unavailable.map { ", but \($0)" } ?? ""))
         case .l where !ctrl:
             toggleLoop()
+        case .c where !ctrl:
+            cutouts.cut(inspector.selected)
         case .b where !ctrl:
             if timelineEditor.bake(take: recorder.lastTake, loopPeriod: loopPeriod), options.verbose {
                 printError("studio: baked \(session.baked.count) event\(session.baked.count == 1 ? "" : "s") into the clip")
@@ -747,9 +769,9 @@ final class StudioApp {
         // The saved scene's run says how it went on stderr too, even when
         // an edit's run said the same before.
         lastPrintedError = nil
-        // The file written is not a change to reload for; the saved scene
-        // runs off the window thread.
-        watch.reset(extra: session.inputs)
+        // The files written (the scene, its masks) are not a change to
+        // reload for; the saved scene runs off the window thread.
+        watch.reset(extra: session.inputs + session.savedMasks)
         requestRun()
         return true
     }
@@ -868,6 +890,9 @@ final class StudioApp {
         guard let window else { return }
         let k = currentIndex
         presenter.selected = inspector.selected
+        presenter.extraVersion = cutouts.overlayVersion
+        presenter.paintExtra = session.clip?.cutouts.isEmpty == false || cutouts.isStroking
+            ? { [unowned self] in cutouts.paint(into: &$0, mapping: $1) } : nil
         // The inspector's column, drawn again only when what it shows changed.
         let r = layout.panelRect
         let panel = r.w > 0 ? inspector.panel(width: r.w, height: r.h) : nil

@@ -5,7 +5,7 @@ import Glibc
 
 /// What identifies one version of a file: modification time, size, inode
 /// (editors that save by renaming change the inode).
-public struct FileStamp: Equatable, Sendable {
+public struct FileStamp: Hashable, Sendable {
     public var seconds: Int
     public var nanoseconds: Int
     public var size: Int64

@@ -1,0 +1,364 @@
+import Foundation
+import Synchronization
+import WobbleCore
+import WobbleEngine
+import WobbleRender
+import WobbleScript
+import WobbleSystem
+import WobbleVision
+
+/// Cutouts in the studio: `C` finds the selected region's object (GrabCut
+/// from the region), `Shift`+drag marks object and `Alt`+drag background
+/// (GrabCut again with every stroke so far), `Shift`+click adds a region
+/// fitted around the object under the mouse. GrabCut runs on a worker
+/// thread, one job at a time, while the window keeps answering; its
+/// result becomes an edit of the region (`cutout` a mask in memory, one
+/// undo step) that `Ctrl+S` writes as `<scene>-masks/<name>.png`. The
+/// masks' outlines and the stroke being painted are drawn over the picture.
+final class CutoutEditor {
+    private let session: LiveSession
+    private let editor: SketchEditor
+    private let clock: StudioClock
+    private let verbose: Bool
+    /// Shows a status line (true: an error).
+    var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
+    /// Selects a region (the one a `Shift`+click added).
+    var select: (SketchOrigin.Kind) -> Void = { _ in }
+
+    /// Brush radius of a stroke, in window pixels.
+    static let brush = 6.0
+    /// A press with `Shift` that moves less than this (window pixels) is a click.
+    static let clickSlop = 3
+
+    /// What a job computes on the worker.
+    private enum Job: Sendable {
+        /// The object of a region: its box, its shape, the strokes.
+        case cut(box: PixelRect, shape: RegionShape, strokes: [CutoutStroke])
+        /// The object under a click, and a region fitted around it.
+        case fit(Point)
+    }
+    private enum Done: Sendable {
+        case mask(GreyMask)
+        case fitted(GreyMask, SketchPoints)
+    }
+    /// A job's mailbox: the worker puts the result in, the window's thread takes it.
+    private final class Mailbox: Sendable {
+        let result = Mutex<Result<Done, CutoutProblem>?>(nil)
+        let group = DispatchGroup()
+    }
+    private struct Flight {
+        var kind: SketchOrigin.Kind?
+        var what: String
+        var strokes: [CutoutStroke]
+        var started: Double
+        var shown: Int
+        let mailbox: Mailbox
+    }
+    private let worker = DispatchQueue(label: "wobble-run.studio.cutout")
+    private var flight: Flight?
+    /// Strokes that ended while a job ran: they go into the next one.
+    private var waiting: (kind: SketchOrigin.Kind, strokes: [CutoutStroke])?
+    /// How many GrabCut jobs ran (tests count them).
+    private(set) var jobsRun = 0
+
+    /// The stroke being painted: its region, its window start and whether
+    /// it moved yet (a `Shift` press that does not is a click).
+    private var stroke: (kind: SketchOrigin.Kind?, start: (x: Int, y: Int), moved: Bool, stroke: CutoutStroke)?
+    /// Changes whenever what `paint` draws changes.
+    private(set) var overlayVersion = 0
+
+    init(session: LiveSession, editor: SketchEditor, clock: StudioClock, verbose: Bool) {
+        self.session = session
+        self.editor = editor
+        self.clock = clock
+        self.verbose = verbose
+    }
+
+    var isComputing: Bool { flight != nil }
+    var isStroking: Bool { stroke != nil }
+
+    /// Waits up to `seconds` for the job in flight (tests on a manual clock).
+    @discardableResult
+    func waitForJob(upTo seconds: Double) -> Bool {
+        guard let f = flight else { return true }
+        return f.mailbox.group.wait(timeout: .now() + max(0, seconds)) == .success
+    }
+
+    // MARK: Keys and strokes
+
+    /// `C`: the cutout of `kind` (the selected region) from its region.
+    func cut(_ kind: SketchOrigin.Kind?) {
+        guard let kind else {
+            status("C cuts out the selected region: select one first (Ctrl+click or Tab)", true)
+            return
+        }
+        start(kind, strokes: [])
+    }
+
+    /// A press with `Shift` (`object`) or `Alt` at window `(x, y)`: a
+    /// stroke on `kind`'s cutout begins (with `Shift` a click instead adds
+    /// a region: `endStroke`).
+    func beginStroke(_ x: Int, _ y: Int, object: Bool, kind: SketchOrigin.Kind?, layout: Layout) {
+        let p = layout.imagePointUnclamped(x, y)
+        stroke = (kind, (x, y), false, CutoutStroke(points: [p], radius: CutoutEditor.brush / layout.scale, object: object))
+        overlayVersion += 1
+    }
+
+    func moveStroke(_ x: Int, _ y: Int, layout: Layout) {
+        guard var s = stroke else { return }
+        if !s.moved, abs(x - s.start.x) < CutoutEditor.clickSlop, abs(y - s.start.y) < CutoutEditor.clickSlop { return }
+        s.moved = true
+        s.stroke.points.append(layout.imagePointUnclamped(x, y))
+        stroke = s
+        overlayVersion += 1
+    }
+
+    /// The stroke ends: it refines its region's cutout; a `Shift` press
+    /// that did not move is a click that fits a new region around the
+    /// object there (`Alt`: a dot of background).
+    func endStroke(_ x: Int, _ y: Int, layout: Layout) {
+        moveStroke(x, y, layout: layout)
+        guard let s = stroke else { return }
+        stroke = nil
+        overlayVersion += 1
+        if !s.moved && s.stroke.object {
+            fit(at: s.stroke.points[0])
+            return
+        }
+        guard let kind = s.kind else {
+            status("\(s.stroke.object ? "Shift" : "Alt")+drag marks \(s.stroke.object ? "object" : "background") in a region's cutout: select the region first (Ctrl+click)", true)
+            return
+        }
+        if flight != nil {
+            // Into the next job (after the one running, which lacks it).
+            if let w = waiting, w.kind == kind { waiting?.strokes.append(s.stroke) } else { waiting = (kind, [s.stroke]) }
+            status("the stroke is marked; GrabCut runs with it when the cutout under way ends", false)
+            return
+        }
+        start(kind, strokes: [s.stroke])
+    }
+
+    /// `Shift`+click on the picture at image point `p`.
+    func fit(at p: Point) {
+        guard session.clip != nil, let image = session.image else { status("cannot cut out: the scene failed", true); return }
+        guard p.x >= 0, p.y >= 0, p.x < Double(image.width), p.y < Double(image.height) else {
+            status("Shift+click on the picture adds a region around the object there", true)
+            return
+        }
+        guard flight == nil else { busy(); return }
+        launch(.fit(p), kind: nil, what: "the object at (\(fmt1(p.x)), \(fmt1(p.y)))", strokes: [], image: image)
+    }
+
+    /// Runs GrabCut for `kind` with the strokes it has (a mask of the
+    /// studio's) and `more`.
+    private func start(_ kind: SketchOrigin.Kind, strokes more: [CutoutStroke]) {
+        guard session.clip != nil, let image = session.image else { status("cannot cut out: the scene failed", true); return }
+        guard flight == nil else { busy(); return }
+        if case .call(let n) = kind, let problem = session.editableCall(n).problem {
+            status(problem, true)
+            return
+        }
+        guard let state = session.currentState(kind) else { return }
+        var strokes: [CutoutStroke] = []
+        if case .memory(let m)? = state.parameters.cutout?.source { strokes = m.strokes }
+        strokes += more
+        let shape = state.points.shape
+        // The region's box, grown to hold the object strokes.
+        var r = shape.bbox
+        for s in strokes where s.object {
+            for p in s.points where p.isFinite {
+                r = Rect(minX: min(r.minX, p.x - s.radius), minY: min(r.minY, p.y - s.radius),
+                         maxX: max(r.maxX, p.x + s.radius), maxY: max(r.maxY, p.y + s.radius))
+            }
+        }
+        let regionBox = CutoutEditor.pixelBox(shape.bbox)
+        let name = state.name ?? editor.describe(kind)
+        guard regionBox.x0 >= 0, regionBox.y0 >= 0, regionBox.x1 <= image.width, regionBox.y1 <= image.height, !regionBox.isEmpty else {
+            status("\(name): cutout: \(CutoutProblem.outsideImage(box: regionBox, width: image.width, height: image.height))", true)
+            return
+        }
+        var box = CutoutEditor.pixelBox(r)
+        box = PixelRect(x0: max(0, box.x0), y0: max(0, box.y0), x1: min(image.width, box.x1), y1: min(image.height, box.y1))
+        launch(.cut(box: box, shape: shape, strokes: strokes), kind: kind, what: name, strokes: strokes, image: image)
+    }
+
+    private func busy() {
+        status("a cutout is being computed (\(flight?.what ?? "")); wait for it", true)
+    }
+
+    private func launch(_ job: Job, kind: SketchOrigin.Kind?, what: String, strokes: [CutoutStroke], image: RGBAImage) {
+        let mailbox = Mailbox()
+        flight = Flight(kind: kind, what: what, strokes: strokes, started: clock.now(), shown: 0, mailbox: mailbox)
+        jobsRun += 1
+        mailbox.group.enter()
+        worker.async {
+            let r: Result<Done, CutoutProblem>
+            do {
+                r = .success(try CutoutEditor.compute(job, image: image))
+            } catch let e as CutoutProblem {
+                r = .failure(e)
+            } catch {
+                r = .failure(.vision("\(error)"))
+            }
+            mailbox.result.withLock { $0 = r }
+            mailbox.group.leave()
+        }
+        status("cutting out \(what)… (the window keeps answering)", false)
+        if verbose { printError("studio: cutting out \(what)") }
+    }
+
+    /// What a job computes (on the worker).
+    private static func compute(_ job: Job, image: RGBAImage) throws -> Done {
+        switch job {
+        case .cut(let box, let shape, let strokes):
+            let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
+            return .mask(try CutoutVision.objectMask(image: image, box: box, region: shape, object: seeds.object, background: seeds.background))
+        case .fit(let p):
+            let mask = try CutoutVision.objectMask(image: image, at: p)
+            guard let points = CutoutVision.fitRegion(around: mask) else { throw CutoutProblem.noObject }
+            return .fitted(mask, inside(points, width: image.width, height: image.height))
+        }
+    }
+
+    /// Takes a finished job's result (call it every turn of the loop): the
+    /// mask becomes the region's edit; while it runs the seconds are shown.
+    /// True when something changed.
+    @discardableResult
+    func poll() -> Bool {
+        guard var f = flight else { return false }
+        guard let result = f.mailbox.result.withLock({ $0 }) else {
+            let n = Int(clock.now() - f.started)
+            if n > f.shown {
+                f.shown = n
+                flight = f
+                status("cutting out \(f.what)… \(n) s (the window keeps answering)", false)
+            }
+            return false
+        }
+        flight = nil
+        switch result {
+        case .failure(let e):
+            status("\(f.what): cutout: \(e)", true)
+            printError("studio: \(f.what): cutout: \(e)")
+        case .success(.mask(let mask)):
+            apply(mask, to: f.kind, strokes: f.strokes, seconds: clock.now() - f.started)
+        case .success(.fitted(let mask, let points)):
+            add(points, mask: mask)
+        }
+        if let w = waiting {
+            waiting = nil
+            start(w.kind, strokes: w.strokes)
+        }
+        overlayVersion += 1
+        return true
+    }
+
+    /// The region's cutout is `mask` now: one undo step.
+    private func apply(_ mask: GreyMask, to kind: SketchOrigin.Kind?, strokes: [CutoutStroke], seconds: Double) {
+        guard let kind, var state = session.currentState(kind) else {
+            status("the region is gone: its cutout is dropped", true)
+            return
+        }
+        let place = state.parameters.cutout?.place ?? placeOf(kind)
+        state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: mask, strokes: strokes)), shape: state.points.shape, place: place)
+        editor.apply(kind, state)
+        let n = mask.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) }
+        let what = state.name ?? editor.describe(kind)
+        status("cut out \(what) in \(fmt1(seconds)) s: \(n) pixels of object; Shift+drag marks object, Alt+drag background; Ctrl+S saves the mask, Ctrl+Z undoes", false)
+        if verbose { printError("studio: cut out \(what) (\(n) pixels, \(strokes.count) stroke\(strokes.count == 1 ? "" : "s"), \(fmt3(seconds)) s)") }
+    }
+
+    /// A region fitted around a `Shift`+click's object, with that cutout: one undo step.
+    private func add(_ points: SketchPoints, mask: GreyMask) {
+        var parameters = WobbleParameters.original
+        parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: mask)), shape: points.shape, place: nil)
+        guard let kind = editor.add(points, parameters: parameters, what: "around the object") else { return }
+        select(kind)
+        if verbose { printError("studio: fitted \(editor.describe(kind)) around the object") }
+    }
+
+    /// `scene.lua:12` for a call (what the run's messages say), nil for an added region.
+    private func placeOf(_ kind: SketchOrigin.Kind) -> String? {
+        guard case .call(let n) = kind, session.sketchCalls.indices.contains(n), let line = session.sketchCalls[n].line else { return nil }
+        return "\(session.options.scenePath):\(line)"
+    }
+
+    // MARK: Drawing
+
+    /// The outline of each cutout layer shown (by the layer, held while shown).
+    private var outlines: [ObjectIdentifier: (layer: CutoutLayer, boundary: [Int])] = [:]
+
+    /// Draws the outline of every cutout of the clip (its mask at rest),
+    /// and the stroke being painted, into the handles layer.
+    func paint(into layer: inout RGBAImage, mapping m: OutputMapping) {
+        var shown: [ObjectIdentifier: (layer: CutoutLayer, boundary: [Int])] = [:]
+        for l in (session.clip?.cutouts.values).map(Array.init) ?? [] {
+            let id = ObjectIdentifier(l)
+            shown[id] = outlines[id] ?? (l, CutoutEditor.outline(l.mask))
+        }
+        outlines = shown
+        let w = layer.width, h = layer.height
+        guard w > 0, h > 0 else { return }
+        func plot(_ x: Int, _ y: Int, _ c: (UInt8, UInt8, UInt8)) {
+            guard x >= 0, y >= 0, x < w, y < h else { return }
+            let k = (y * w + x) * 4
+            layer.pixels[k] = c.0; layer.pixels[k + 1] = c.1; layer.pixels[k + 2] = c.2; layer.pixels[k + 3] = 255
+        }
+        for (l, boundary) in shown.values {
+            let mw = l.mask.width, mh = l.mask.height
+            func out(_ sx: Int, _ sy: Int) -> (Int, Int) { (Int((Double(sx) + 0.5) / m.scaleX), Int((Double(sy) + 0.5) / m.scaleY)) }
+            // A dark line just outside the object, for contrast on any picture...
+            for i in boundary {
+                let sx = i % mw, sy = i / mw
+                for (nx, ny) in [(sx - 1, sy), (sx + 1, sy), (sx, sy - 1), (sx, sy + 1)]
+                where nx >= 0 && ny >= 0 && nx < mw && ny < mh && l.mask.pixels[ny * mw + nx] <= 127 {
+                    let (ox, oy) = out(nx, ny)
+                    plot(ox, oy, (20, 20, 20))
+                }
+            }
+            // ...and dashes on its edge: magenta and white, 4 pixels each.
+            for i in boundary {
+                let (ox, oy) = out(i % mw, i / mw)
+                plot(ox, oy, ((ox + oy) / 4) % 2 == 0 ? (255, 40, 200) : (255, 255, 255))
+            }
+        }
+        if let s = stroke?.stroke {
+            let c: (UInt8, UInt8, UInt8) = s.object ? (40, 230, 60) : (255, 60, 40)
+            let scaled = CutoutStroke(points: s.points.map { Point($0.x / m.scaleX, $0.y / m.scaleY) }, radius: s.radius / m.scaleX, object: s.object)
+            scaled.forEachPixel(width: w, height: h) { plot($0 % w, $0 / w, c) }
+        }
+    }
+
+    /// The pixels of `mask` above 127 with a 4-neighbour at or below it (or the image's edge).
+    static func outline(_ mask: GreyMask) -> [Int] {
+        let w = mask.width, h = mask.height
+        let ob = mask.objectBox
+        guard !ob.isEmpty else { return [] }
+        var out: [Int] = []
+        mask.pixels.withUnsafeBufferPointer { p in
+            func solid(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < w && y < h && p[y * w + x] > 127 }
+            for y in ob.y0..<ob.y1 {
+                for x in ob.x0..<ob.x1 where solid(x, y) {
+                    if !solid(x - 1, y) || !solid(x + 1, y) || !solid(x, y - 1) || !solid(x, y + 1) { out.append(y * w + x) }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The pixels a rectangle touches.
+    static func pixelBox(_ r: Rect) -> PixelRect {
+        func f(_ v: Double) -> Int { Int(clamping: v, to: -(1 << 40) ... (1 << 40), rounding: .down) }
+        func c(_ v: Double) -> Int { Int(clamping: v, to: -(1 << 40) ... (1 << 40), rounding: .up) }
+        return PixelRect(x0: f(r.minX), y0: f(r.minY), x1: c(r.maxX), y1: c(r.maxY))
+    }
+
+    /// A fitted region kept inside the picture (a cutout may not reach
+    /// outside it), its points to a tenth of a pixel (as a save writes them).
+    static func inside(_ p: SketchPoints, width: Int, height: Int) -> SketchPoints {
+        func clamp(_ q: Point) -> Point {
+            Point((min(max(q.x, 0), Double(width)) * 10).rounded() / 10, (min(max(q.y, 0), Double(height)) * 10).rounded() / 10)
+        }
+        return SketchPoints(lt: clamp(p.lt), rt: clamp(p.rt), rb: clamp(p.rb), lb: clamp(p.lb), center: p.center.map(clamp))
+    }
+}

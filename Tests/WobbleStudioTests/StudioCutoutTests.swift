@@ -1,0 +1,269 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleEngine
+import WobbleMedia
+import WobbleScript
+@testable import WobbleStudio
+
+private func key(_ k: StudioKey, shift: Bool = false, ctrl: Bool = false) -> StudioInput {
+    .key(k, shift: shift, ctrl: ctrl)
+}
+
+/// Cutouts in the studio, in-process: `C` on the selected region (GrabCut
+/// on the worker, its outline drawn), `Alt`/`Shift`+drag strokes refining
+/// it, `Shift`+click fitting a new region around the object, undo and
+/// redo of each, and `Ctrl+S` writing the mask beside the scene and the
+/// `cutout` key into the call.
+final class StudioCutoutTests: InProcessStudioCase {
+    static let w = 200, h = 150
+    static let centre = (x: 100.0, y: 75.0), radius = 22.0
+
+    /// A textured background with a bright disc, and the disc's mask;
+    /// `bar`: a dark bar against the disc's right side too (x 122 to 134,
+    /// y 60 to 90), inside the region, not in the mask.
+    static func picture(bar: Bool = false) -> (RGBAImage, GreyMask) {
+        var img = Sandbox.pattern(width: w, height: h, checker: 5)
+        if bar {
+            for y in 60..<90 { for x in 122..<134 { let i = (y * w + x) * 4; img.pixels[i] = 10; img.pixels[i + 1] = 12 + UInt8(x % 3) * 4; img.pixels[i + 2] = 14 } }
+        }
+        var mask = GreyMask(width: w, height: h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let dx = Double(x) + 0.5 - centre.x, dy = Double(y) + 0.5 - centre.y
+                guard dx * dx + dy * dy <= radius * radius else { continue }
+                let i = (y * w + x) * 4
+                img.pixels[i] = 250; img.pixels[i + 1] = 240; img.pixels[i + 2] = 40 + UInt8(x % 4) * 10
+                mask.pixels[y * w + x] = 255
+            }
+        }
+        return (img, mask)
+    }
+
+    static let scene = """
+    image("img.png")
+    local disc = addSketch{x = 65, y = 40, w = 70, h = 70}
+    prepare()
+    impulse(disc, 1, 0.5)
+    wait(0.5)
+
+    """
+
+    static func iou(_ a: GreyMask, _ b: GreyMask) -> Double {
+        var inter = 0, union = 0
+        for (x, y) in zip(a.pixels, b.pixels) {
+            if x > 127 && y > 127 { inter += 1 }
+            if x > 127 || y > 127 { union += 1 }
+        }
+        return union == 0 ? 0 : Double(inter) / Double(union)
+    }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try box.writeImage("img.png", Self.picture().0)
+        try box.write("s.lua", Self.scene)
+    }
+
+    /// Runs the studio, each wait letting the cutout job and the scene's
+    /// run in flight finish first.
+    func runCutoutStudio(_ script: [(at: Double, input: StudioInput)], clock: ManualClock,
+                         actions: [(at: Double, run: (StudioApp) -> Void)] = []) throws -> (FakeSurface, StudioApp) {
+        let (status, surface, app) = try runStudio("s.lua", clock: clock, script: script) { s, app in
+            s.settle = { [unowned app] in
+                XCTAssertTrue(app.cutouts.waitForJob(upTo: 60), "a cutout job did not end")
+                XCTAssertTrue(app.session.waitForRun(upTo: 60), "a run of the scene did not end")
+            }
+            s.actions = actions.map { a in (a.at, { [unowned app] in a.run(app) }) }
+        }
+        XCTAssertEqual(status, 0)
+        return (surface, app)
+    }
+
+    /// The studio's mask of `kind` (nil: none in memory).
+    static func memoryMask(_ app: StudioApp, _ kind: SketchOrigin.Kind) -> MaskImage? {
+        if case .memory(let m)? = app.session.currentState(kind)?.parameters.cutout?.source { return m }
+        return nil
+    }
+
+    func testCCutsOutTheSelectedRegionShowsItsOutlineUndoesAndCtrlSWritesTheMask() throws {
+        let truth = Self.picture().1
+        let a = imageArea(Self.w, Self.h)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var cut: MaskImage?, undone: MaskImage?? = .none, redone: MaskImage?
+        var made = (0, 0)
+        let (surface, app) = try runCutoutStudio([
+            (t0 + 0.10, key(.space)),                               // paused
+            (t0 + 0.15, .select(x: a.x + 100, y: a.y + 75)),        // the disc's region
+            (t0 + 0.20, key(.c)),
+            // A poke runs the scene again: the cutout is not made again.
+            (t0 + 0.60, .mouseDown(x: a.x + 80, y: a.y + 60)), (t0 + 0.62, .mouseUp(x: a.x + 90, y: a.y + 60)),
+            (t0 + 0.80, key(.z, ctrl: true)),
+            (t0 + 0.90, key(.z, shift: true, ctrl: true)),
+            (t0 + 1.00, key(.s, ctrl: true)),
+            (t0 + 1.30, .quit),
+        ], clock: clock, actions: [
+            (t0 + 0.50, { app in cut = Self.memoryMask(app, .call(0)); made.0 = app.session.cutoutsMade }),
+            (t0 + 0.75, { app in made.1 = app.session.cutoutsMade }),
+            (t0 + 0.85, { app in undone = .some(Self.memoryMask(app, .call(0))) }),
+            (t0 + 0.95, { app in redone = Self.memoryMask(app, .call(0)) }),
+        ])
+        let mask = try XCTUnwrap(cut, "C gave the region a mask")
+        let iou = Self.iou(mask.mask, truth)
+        print("studio C: IoU \(String(format: "%.3f", iou)) with the disc")
+        XCTAssertGreaterThanOrEqual(iou, 0.9)
+        XCTAssertEqual(app.cutouts.jobsRun, 1)
+        XCTAssertEqual(made.0, 1, "the run made the layer of the studio's mask once")
+        XCTAssertEqual(made.1, 1, "a poke's rerun found it again")
+        XCTAssertEqual(undone, .some(nil), "Ctrl+Z took the cutout away")
+        XCTAssertEqual(redone, mask, "Ctrl+Shift+Z gave it back")
+        // The outline: magenta dashes on the mask's edge (the disc's) in the frame shown.
+        let shown = try XCTUnwrap(surface.picture(before: t0 + 0.6))
+        let outline = Set(CutoutEditor.outline(mask.mask))
+        var onEdge = 0, offMask = 0, nearDisc = 0
+        for y in 0..<shown.height {
+            for x in 0..<shown.width {
+                let i = (y * shown.width + x) * 4
+                guard shown.pixels[i] == 255, shown.pixels[i + 1] == 40, shown.pixels[i + 2] == 200 else { continue }
+                if outline.contains(y * shown.width + x) { onEdge += 1 } else { offMask += 1 }
+                let d = ((Double(x) + 0.5 - Self.centre.x) * (Double(x) + 0.5 - Self.centre.x)
+                         + (Double(y) + 0.5 - Self.centre.y) * (Double(y) + 0.5 - Self.centre.y)).squareRoot()
+                if abs(d - Self.radius) <= 3 { nearDisc += 1 }
+            }
+        }
+        XCTAssertGreaterThan(onEdge, 40, "the outline is drawn")
+        XCTAssertEqual(offMask, 0, "only on the mask's edge")
+        XCTAssertGreaterThan(Double(nearDisc), 0.9 * Double(onEdge), "which is the disc's")
+        // Saved: the mask beside the scene, the key in the call.
+        let saved = try ImageIO.load(path: box.path("s-masks/disc.png"))
+        XCTAssertEqual(stride(from: 0, to: saved.pixels.count, by: 4).map { saved.pixels[$0] }, mask.mask.pixels)
+        XCTAssertEqual(try read("s.lua"), Self.scene.replacingOccurrences(of: "h = 70}", with: "h = 70, cutout = \"s-masks/disc.png\"}"))
+        XCTAssertTrue(app.statusRows.joined().contains("disc.png written in s-masks") || app.message.contains("disc.png written in s-masks"),
+                      app.message)
+    }
+
+    /// Undo across a save: the saved cutout is taken out of the call again
+    /// (the mask file stays: it is never deleted).
+    func testCtrlZAfterASaveTakesTheCutoutKeyOutAgain() throws {
+        let a = imageArea(Self.w, Self.h)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var saved = ""
+        let (_, app) = try runCutoutStudio([
+            (t0 + 0.10, key(.space)),
+            (t0 + 0.15, .select(x: a.x + 100, y: a.y + 75)),
+            (t0 + 0.20, key(.c)),
+            (t0 + 0.50, key(.s, ctrl: true)),
+            (t0 + 0.70, key(.z, ctrl: true)),
+            (t0 + 0.80, key(.s, ctrl: true)),
+            (t0 + 1.00, .quit),
+        ], clock: clock, actions: [
+            (t0 + 0.60, { _ in saved = (try? self.read("s.lua")) ?? "" }),
+        ])
+        XCTAssertEqual(saved, Self.scene.replacingOccurrences(of: "h = 70}", with: "h = 70, cutout = \"s-masks/disc.png\"}"))
+        XCTAssertEqual(try read("s.lua"), Self.scene, "undone and saved: the scene as it was")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("s-masks/disc.png")))
+        XCTAssertFalse(app.session.hasUnsavedEdits)
+        XCTAssertTrue(app.session.clip?.cutouts.isEmpty ?? false, "no cutout plays")
+    }
+
+    func testAltAndShiftStrokesRefineTheCutoutEachAnUndoStep() throws {
+        let a = imageArea(Self.w, Self.h)
+        let clock = ManualClock()
+        let t0 = clock.t
+        try box.writeImage("img.png", Self.picture(bar: true).0)
+        var first: MaskImage?, carved: MaskImage?, mended: MaskImage?, undone: MaskImage?
+        // A vertical stroke down the bar, x = 128.
+        let sx = a.x + 128
+        let (_, app) = try runCutoutStudio([
+            (t0 + 0.10, key(.space)),
+            (t0 + 0.15, .select(x: a.x + 100, y: a.y + 75)),
+            (t0 + 0.20, key(.c)),
+            (t0 + 0.50, .strokeStart(x: sx, y: a.y + 50, object: false)),
+            (t0 + 0.51, .mouseMove(x: sx, y: a.y + 75)),
+            (t0 + 0.52, .mouseUp(x: sx, y: a.y + 100)),
+            (t0 + 0.80, .strokeStart(x: sx, y: a.y + 60, object: true)),
+            (t0 + 0.81, .mouseUp(x: sx, y: a.y + 90)),
+            (t0 + 1.10, key(.z, ctrl: true)),
+            (t0 + 1.30, .quit), (t0 + 1.31, .quit),     // unsaved: asked, then quits
+        ], clock: clock, actions: [
+            (t0 + 0.45, { app in first = Self.memoryMask(app, .call(0)) }),
+            (t0 + 0.75, { app in carved = Self.memoryMask(app, .call(0)) }),
+            (t0 + 1.05, { app in mended = Self.memoryMask(app, .call(0)) }),
+            (t0 + 1.20, { app in undone = Self.memoryMask(app, .call(0)) }),
+        ])
+        XCTAssertEqual(app.cutouts.jobsRun, 3)
+        let m0 = try XCTUnwrap(first), m1 = try XCTUnwrap(carved), m2 = try XCTUnwrap(mended)
+        let w = Self.w
+        func value(_ m: MaskImage, _ x: Int, _ y: Int) -> UInt8 { m.mask.pixels[y * w + x] }
+        XCTAssertGreaterThan(value(m0, 100, 75), 127, "C found the disc")
+        XCTAssertGreaterThan(value(m0, 128, 75), 127, "and took the bar for object too")
+        XCTAssertEqual(m1.strokes.count, 1)
+        XCTAssertEqual(m1.strokes.first?.object, false)
+        for y in 60..<90 { for x in 122..<134 { XCTAssertEqual(value(m1, x, y), 0, "the background stroke took the bar out at (\(x), \(y))") } }
+        XCTAssertGreaterThanOrEqual(Self.iou(m1.mask, Self.picture().1), 0.9, "the disc stays")
+        XCTAssertEqual(m2.strokes.count, 2)
+        for y in 62...88 { XCTAssertGreaterThan(value(m2, 128, y), 127, "the later object stroke wins at y \(y)") }
+        XCTAssertEqual(undone, m1, "Ctrl+Z undid the last stroke only")
+    }
+
+    func testShiftClickFitsARegionAroundTheObjectWithItsCutout() throws {
+        let truth = Self.picture().1
+        let a = imageArea(Self.w, Self.h)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var added: SketchState?, afterUndo = -1
+        let (_, app) = try runCutoutStudio([
+            (t0 + 0.10, key(.space)),
+            (t0 + 0.20, .strokeStart(x: a.x + 100, y: a.y + 75, object: true)),
+            (t0 + 0.21, .mouseUp(x: a.x + 101, y: a.y + 75)),           // a click (under 3 px)
+            (t0 + 0.60, key(.z, ctrl: true)),
+            (t0 + 0.70, key(.z, shift: true, ctrl: true)),
+            (t0 + 0.80, key(.s, ctrl: true)),
+            (t0 + 1.10, .quit),
+        ], clock: clock, actions: [
+            (t0 + 0.50, { app in added = app.session.edits.added.first }),
+            (t0 + 0.65, { app in afterUndo = app.session.edits.added.count }),
+        ])
+        let region = try XCTUnwrap(added, "Shift+click added a region")
+        XCTAssertEqual(region.name, "region1")
+        XCTAssertEqual(afterUndo, 0, "Ctrl+Z took it away")
+        guard case .memory(let m)? = region.parameters.cutout?.source else { return XCTFail("the region has the click's cutout") }
+        XCTAssertGreaterThanOrEqual(Self.iou(m.mask, truth), 0.9)
+        // The region's boundary holds the object.
+        let shape = region.points.shape
+        for y in 0..<Self.h {
+            for x in 0..<Self.w where truth.pixels[y * Self.w + x] > 127 {
+                XCTAssertTrue(shape.contains(Point(Double(x) + 0.5, Double(y) + 0.5)), "(\(x), \(y)) is inside the fitted region")
+            }
+        }
+        XCTAssertEqual(app.cutouts.jobsRun, 1)
+        let text = try read("s.lua")
+        let line = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("local region1 = addSketch{") }, text)
+        XCTAssertTrue(line.hasSuffix(", cutout = \"s-masks/region1.png\"}"), String(line))
+        XCTAssertEqual(text.replacingOccurrences(of: line + "\n", with: ""), Self.scene, "every other byte stays")
+        let saved = try ImageIO.load(path: box.path("s-masks/region1.png"))
+        XCTAssertEqual(stride(from: 0, to: saved.pixels.count, by: 4).map { saved.pixels[$0] }, m.mask.pixels)
+    }
+
+    func testAStrokeWithoutARegionAndCWithoutASelectionSaySo() throws {
+        let a = imageArea(Self.w, Self.h)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        let (_, app) = try runCutoutStudio([
+            (t0 + 0.10, key(.space)),
+            (t0 + 0.20, key(.c)),
+            (t0 + 0.30, .strokeStart(x: a.x + 10, y: a.y + 10, object: false)),
+            (t0 + 0.31, .mouseUp(x: a.x + 30, y: a.y + 10)),
+            (t0 + 0.50, .quit),
+        ], clock: clock, actions: [
+            (t0 + 0.25, { app in messages.append(app.message) }),
+            (t0 + 0.40, { app in messages.append(app.message) }),
+        ])
+        XCTAssertEqual(messages, ["C cuts out the selected region: select one first (Ctrl+click or Tab)",
+                                  "Alt+drag marks background in a region's cutout: select the region first (Ctrl+click)"])
+        XCTAssertEqual(app.cutouts.jobsRun, 0)
+        XCTAssertFalse(app.session.hasUnsavedEdits)
+    }
+}
