@@ -81,6 +81,7 @@ extension StudioTests {
         let deadline = Date().addingTimeInterval(10)
         while p.isRunning && Date() < deadline { usleep(20_000) }
         XCTAssertFalse(p.isRunning)
+        if p.isRunning { p.terminate(); p.waitUntilExit(); return }
         XCTAssertEqual(p.terminationStatus, 0)
     }
 }
