@@ -164,6 +164,25 @@ public struct RegionShape: Sendable, Hashable {
         return Swift.max(0, r * (cos(thetaP) - cos(theta)))
     }
 
+    /// Why a shape cannot move (`canMove` false).
+    public enum Stillness: Sendable, Equatable {
+        /// A corner or the center is not a finite number.
+        case notFinite
+        /// The corners enclose no area (a zero width or height, or all on a line).
+        case empty
+        /// The center is on the boundary or outside it.
+        case centerNotInside
+    }
+
+    /// Why this shape cannot move; nil when it can.
+    public var stillness: Stillness? {
+        if canMove { return nil }
+        guard [lt, rt, rb, lb, center].allSatisfy(\.isFinite) else { return .notFinite }
+        let area = 0.5 * (lt.cross(rt) + rt.cross(rb) + rb.cross(lb) + lb.cross(lt))
+        if bbox.width <= 1e-9 || bbox.height <= 1e-9 || abs(area) <= 1e-9 { return .empty }
+        return .centerNotInside
+    }
+
     static func checkMovable(lt: Point, rt: Point, rb: Point, lb: Point, center: Point,
                              curves: [QuadraticBezier], bbox: Rect) -> Bool {
         let pts = [lt, rt, rb, lb, center]

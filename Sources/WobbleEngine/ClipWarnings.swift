@@ -27,11 +27,19 @@ public enum ClipWarnings {
         for e in entries {
             for s in e.state.models.map(\.shape) + e.state.sketches where seen.insert(s).inserted { shapes.append(s) }
         }
+        // A region whose corners enclose no area is empty wherever it lies
+        // (`{x=0, y=0, w=0, h=0}` touches the image's corner: not outside).
+        let empty = shapes.filter { $0.stillness == .empty }
+        if let s = empty.first {
+            let n = empty.count
+            out.append("\(n == 1 ? "a region is" : "\(n) regions are") empty: \(n == 1 ? "its" : "the first's") corners \(p(s.lt)) \(p(s.rt)) \(p(s.rb)) \(p(s.lb)) enclose no area, so \(n == 1 ? "it never moves" : "they never move"); give \(n == 1 ? "it" : "each") a width and a height")
+        }
         let w = Double(clip.imageWidth), h = Double(clip.imageHeight)
         // A region may reach past an edge on purpose (edges() says what it
         // pulls in from there); one whose center is off the image, or none
         // of whose area is on it, is a mistake (other units, another image).
         let outside = shapes.filter { s in
+            guard s.stillness != .empty else { return false }
             let xs = [s.lt.x, s.rt.x, s.rb.x, s.lb.x], ys = [s.lt.y, s.rt.y, s.rb.y, s.lb.y]
             let off = (xs.max() ?? 0) <= 0 || (ys.max() ?? 0) <= 0 || (xs.min() ?? 0) >= w || (ys.min() ?? 0) >= h
             return off || s.center.x < 0 || s.center.y < 0 || s.center.x > w || s.center.y > h
@@ -43,7 +51,7 @@ public enum ClipWarnings {
         if clip.frameCount > 1 || everPrepared {
             let moves = (0..<clip.frameCount).contains { !clip.frame($0).regions.isEmpty }
             if !moves {
-                out.append("nothing moves in the clip's \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s")" + (everPrepared ? " (no impulse, touch or shake reached a region)" : ""))
+                out.append("nothing moves in the clip's \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s")" + (everPrepared ? " (\(whyStill(entries)))" : ""))
             }
         }
         return out
@@ -65,6 +73,35 @@ public enum ClipWarnings {
     /// the script's own (with their lines), the clip's, the loop's.
     public static func scene(_ scriptWarnings: [String], clip: Clip) -> [String] {
         scriptWarnings + of(clip) + (clip.loop?.warnings ?? [])
+    }
+
+    /// Why no region moves in a clip that has models: none was reached,
+    /// or those reached cannot move (and why), or they move by nothing.
+    private static func whyStill(_ entries: [(time: Double, state: SceneSnapshot)]) -> String {
+        var seen = Set<RegionShape>(), reached: [(shape: RegionShape, pinned: Bool)] = []
+        for e in entries {
+            for m in e.state.models where !m.kicks.isEmpty && seen.insert(m.shape).inserted {
+                reached.append((m.shape, m.parameters.pin != nil))
+            }
+        }
+        guard !reached.isEmpty else { return "no impulse, touch or shake reached a region" }
+        let n = reached.count
+        let did = n == 1 ? "an impulse, touch or shake reached a region" : "impulses, touches or shakes reached \(n) regions"
+        guard let stuck = reached.first(where: { !$0.shape.canMove }), reached.allSatisfy({ !$0.shape.canMove }) else {
+            return "\(did), but \(n == 1 ? "its" : "their") amplitude or strength is 0"
+        }
+        let whose = n == 1 ? "its" : "the first's"
+        let why: String
+        switch stuck.shape.stillness {
+        case .empty?:
+            why = "\(whose) corners enclose no area"
+        case .notFinite?:
+            why = "\(whose) corners or center are not finite numbers"
+        default:
+            why = "\(whose) center \(p(stuck.shape.center)) is not strictly inside \(n == 1 ? "its" : "that region's") corners (on an edge or outside)"
+                + (stuck.pinned ? "; the pin holds the pinned edge still by itself: put the center inside" : "")
+        }
+        return "\(did), but \(n == 1 ? "it cannot" : "none can") move: \(why)"
     }
 
     private static func p(_ q: Point) -> String { "(\(NumberText.plain(q.x)), \(NumberText.plain(q.y)))" }

@@ -717,12 +717,21 @@ public final class LiveSession {
     /// another file), for a scene file that is gone. The edits stay pending
     /// (the scene file, if it comes back, still lacks them). Returns the
     /// path written; detached edits are not in it (their calls are gone).
+    ///
+    /// Pending text already written there, and unchanged on disk since, is
+    /// not written again: its path is returned (a second `Ctrl+S`, or
+    /// quitting after one, names the file that holds the edits instead of
+    /// writing `<scene>.unsaved-2.lua` with the same bytes).
     public func writeUnsaved() throws -> String {
         guard let text = sceneText else { throw SaveError(message: "not written: the scene's text was never read") }
         let saved = detached
         detached = []
         defer { detached = saved }
         let out = try merged(into: text)
+        if let last = lastUnsaved, last.bytes == out, Posix.kind(last.path, follow: false) == .regular,
+           (try? Posix.readFile(last.path)) == out {
+            return last.path
+        }
         let path = unsavedPath
         do {
             try AtomicFile.write(out, to: path, beforeRename: {
@@ -735,8 +744,12 @@ public final class LiveSession {
         } catch {
             throw SaveError(message: "not written: \(error)")
         }
+        lastUnsaved = (path, out)
         return path
     }
+
+    /// The last file `writeUnsaved` wrote and its bytes.
+    private var lastUnsaved: (path: String, bytes: [UInt8])?
 
     /// Why the pending edits cannot be saved into the scene file as it is
     /// now (a conflict with another program's save), nil when they can.

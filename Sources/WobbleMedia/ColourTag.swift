@@ -28,6 +28,9 @@ enum ColourTag: Equatable {
         }
     }
 
+    /// The `gAMA` values libpng accepts (gamma × 100000).
+    static let gammaRange: ClosedRange<UInt32> = 16...625_000_000
+
     /// The largest ICC profile we read (32 MiB; real ones are a few KB to a few MB).
     static let maxProfileSize = 32 << 20
 
@@ -42,7 +45,7 @@ enum ColourTag: Equatable {
         var parts: [Int: ArraySlice<UInt8>] = [:]
         var declared: Set<Int> = []
         var adobe = false
-        var repeated = false
+        var repeated: Set<Int> = []
         var i = 2
         walk: while i + 4 <= data.count {
             guard data[i] == 0xFF else { break }
@@ -56,7 +59,7 @@ enum ColourTag: Equatable {
             if marker == 0xE2, body.count >= 14, body.prefix(12).elementsEqual(Array("ICC_PROFILE".utf8) + [0]) {
                 let sequence = Int(body[body.startIndex + 12]), count = Int(body[body.startIndex + 13])
                 declared.insert(count)
-                if parts[sequence] != nil { repeated = true }
+                if parts[sequence] != nil { repeated.insert(sequence) }
                 parts[sequence] = ArraySlice(body.dropFirst(14))
             }
             if marker == 0xEE, body.count >= 12, body.prefix(5).elementsEqual(Array("Adobe".utf8)) {
@@ -65,10 +68,23 @@ enum ColourTag: Equatable {
             i += 2 + length
         }
         guard !parts.isEmpty else { return (.none, adobe) }
-        guard declared.count == 1, let count = declared.first, count >= 1, !repeated,
-              parts.count == count, (1...count).allSatisfy({ parts[$0] != nil }) else {
-            let have = parts.keys.sorted().map(String.init).joined(separator: ", ")
-            return (.broken("its ICC profile is incomplete (APP2 parts \(have) of \(declared.sorted().map(String.init).joined(separator: "/")))"), adobe)
+        func list(_ s: some Sequence<Int>) -> String { s.sorted().map(String.init).joined(separator: ", ") }
+        // Damaged (the parts contradict each other) before incomplete (a
+        // part is missing): a repeated part, parts that disagree on the
+        // count, or a part numbered outside 1...count.
+        if !repeated.isEmpty {
+            let which = repeated.count == 1 ? "part \(list(repeated)) appears" : "parts \(list(repeated)) appear"
+            return (.broken("its ICC profile is damaged (APP2 \(which) more than once)"), adobe)
+        }
+        guard declared.count == 1, let count = declared.first, count >= 1 else {
+            return (.broken("its ICC profile is damaged (its APP2 parts disagree on their count: \(list(declared)))"), adobe)
+        }
+        let outside = parts.keys.filter { !(1...count).contains($0) }
+        guard outside.isEmpty else {
+            return (.broken("its ICC profile is damaged (APP2 part\(outside.count == 1 ? "" : "s") \(list(outside)) of \(count))"), adobe)
+        }
+        guard parts.count == count else {
+            return (.broken("its ICC profile is incomplete (APP2 parts \(list(parts.keys)) of \(count))"), adobe)
         }
         var profile: [UInt8] = []
         for k in 1...count {
@@ -86,6 +102,7 @@ enum ColourTag: Equatable {
     /// and only `ColourProfile` converts.
     static func png(_ data: UnsafeRawBufferPointer) -> (tag: ColourTag, present: Bool) {
         var iccp: ArraySlice<UInt8>?, srgb = false, gamma: Double?, chrm: Chromaticities?
+        var badGamma: String?
         var present = false
         forEachChunk(data) { type, body in
             switch type {
@@ -93,9 +110,15 @@ enum ColourTag: Equatable {
             case "sRGB": srgb = true; present = true
             case "gAMA":
                 present = true
-                if body.count == 4 {
-                    let v = be32(body, 0)
-                    if v > 0 { gamma = Double(v) / 100_000 }
+                // libpng's valid range (png_colorspace_set_gamma): 16 to
+                // 625000000, i.e. an exponent of 0.00016 to 6250; outside
+                // it (0, 0xFFFFFFFF) the chunk is damaged, not a gamma.
+                if body.count == 4, (gammaRange).contains(be32(body, 0)) {
+                    gamma = Double(be32(body, 0)) / 100_000
+                } else if body.count == 4 {
+                    badGamma = "its gAMA value \(be32(body, 0)) is outside the range a PNG allows (\(gammaRange.lowerBound) to \(gammaRange.upperBound))"
+                } else {
+                    badGamma = "its gAMA chunk is damaged (\(body.count) bytes, not 4)"
                 }
             case "cHRM":
                 present = true
@@ -119,6 +142,7 @@ enum ColourTag: Equatable {
             }
         }
         if srgb { return (.sRGB, present) }
+        if let badGamma { return (.broken(badGamma), present) }
         if gamma == nil && chrm == nil { return (.none, present) }
         // Within libpng's own threshold of sRGB's gamma (5 %), with sRGB's
         // primaries or none: sRGB, as the pixels always were here.

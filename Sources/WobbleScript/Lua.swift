@@ -163,19 +163,20 @@ struct LuaStack {
     func push(_ v: Double) { lua_pushnumber(state, v) }
     func push(_ v: Int) { lua_pushinteger(state, lua_Integer(v)) }
     func push(_ v: Bool) { lua_pushboolean(state, v ? 1 : 0) }
+    /// Pushes a string as the bytes it stands for: every Swift string that
+    /// crosses into Lua goes through here, so a byte the program holds
+    /// escaped (`PathBytes`: a byte that is not UTF-8, or a control
+    /// character such as a tab or a newline, from the command line or a
+    /// file name) reaches the script as that one byte, never as the four
+    /// bytes of its private-use code point.
     func push(_ s: String) {
-        var s = s
-        s.withUTF8 { b in
-            b.withMemoryRebound(to: CChar.self) { c in _ = lua_pushlstring(state, c.baseAddress, c.count) }
-        }
-    }
-    /// Pushes a file name as its exact bytes (the inverse of `pathString`).
-    func pushPath(_ s: String) {
         let b = PathBytes.bytes(s)
         b.withUnsafeBufferPointer { buf in
             buf.withMemoryRebound(to: CChar.self) { c in _ = lua_pushlstring(state, c.baseAddress, c.count) }
         }
     }
+    /// Pushes a file name as its exact bytes (the inverse of `pathString`).
+    func pushPath(_ s: String) { push(s) }
     func newTable(array: Int32 = 0, record: Int32 = 0) { wobble_newtable(state, array, record) }
     /// Pushes a C closure calling host function `index` through the trampoline.
     func pushHostFunction(_ index: Int) { wobble_push_hostfunction(state, lua_Integer(index)) }

@@ -208,6 +208,7 @@ final class ScriptSession {
             let stopped = stop == .timeout
                 ? "wobble-run: script timed out after \(options.timeout ?? 0) s (--timeout)" : "wobble-run: interrupted"
             var message = ok ? stopped : namingScene(lua.messageString(-1) ?? "(error object is not a string)")
+            if !ok && stop != .none { message = Self.oneLocation(message) }
             if !ok && message == "not enough memory" {
                 // Lua's memory error carries no position: name the script and the limit.
                 message = "\(options.scriptPath): not enough memory (a script gets at most \(options.memoryLimit >> 20) MiB of Lua memory)"
@@ -236,6 +237,35 @@ final class ScriptSession {
         result.soundtrack = soundtrack
         result.soundtrackSound = soundtrack.flatMap { sounds[$0.path] }
         return result
+    }
+
+    /// A stop's message (`--timeout`, an interrupt) with one position: the
+    /// hook names where the script was running, and every
+    /// `coroutine.wrap` the error passes through puts its caller's position
+    /// in front again (`c.lua:2: c.lua:2: script timed out after 5.0 s`).
+    /// Keeps the innermost position, where the script was stopped.
+    static func oneLocation(_ message: String) -> String {
+        let stopTexts = ["script timed out after ", "interrupted"]
+        guard let text = stopTexts.compactMap({ message.range(of: $0, options: .backwards) }).first else { return message }
+        let prefix = message[..<text.lowerBound]
+        // Positions are `chunk:line: `; the last one starts after the
+        // one before it ends.
+        var starts: [String.Index] = [prefix.startIndex]
+        var i = prefix.startIndex
+        while i < prefix.endIndex {
+            guard prefix[i] == ":" else { i = prefix.index(after: i); continue }
+            var j = prefix.index(after: i)
+            var digits = 0
+            while j < prefix.endIndex, prefix[j].isASCII, prefix[j].isNumber { j = prefix.index(after: j); digits += 1 }
+            if digits > 0, prefix[j...].hasPrefix(": ") {
+                let end = prefix.index(j, offsetBy: 2)
+                if end < prefix.endIndex { starts.append(end) }
+                i = end
+            } else {
+                i = prefix.index(after: i)
+            }
+        }
+        return String(prefix[starts.last!...]) + message[text.lowerBound...]
     }
 
     /// Calls host function `index` (from the trampoline): its result count,

@@ -270,6 +270,13 @@ final class StudioWindow {
         watchConnection()
         try makeCurrent()
         try buildProgram()
+        var texture: GLint = 0, viewport: [GLint] = [0, 0]
+        glGetIntegerv(GLenum(GL_MAX_TEXTURE_SIZE), &texture)
+        glGetIntegerv(GLenum(GL_MAX_VIEWPORT_DIMS), &viewport)
+        if texture > 0, viewport[0] > 0, viewport[1] > 0 {
+            maxDrawable = (Int(min(texture, viewport[0])), Int(min(texture, viewport[1])))
+        }
+        _ = glGetError()
         // Ask for a back buffer that keeps its pixels across a swap: then a
         // frame redraws only what changed (the regions' box and the chrome).
         // Where the EGL config cannot, every frame is drawn whole.
@@ -577,10 +584,29 @@ final class StudioWindow {
     /// drawn (it is then cleared): after it opened, resized or was exposed,
     /// where the back buffer does not keep its pixels, or when the caller
     /// cannot draw only a part (`partialAllowed` false).
-    private func beginFrame(partialAllowed: Bool) throws -> (full: Bool, width: Int, height: Int) {
-        try makeCurrent()
+    ///
+    /// Nil when the drawable is larger than GL can draw (`maxDrawable`: a
+    /// window resized to 30000×30000): nothing is drawn or swapped (the
+    /// chrome's window-wide texture would fail with GL_INVALID_VALUE, and
+    /// the swap of such a buffer can break the display's connection) until
+    /// the window is smaller again; one line says so, once.
+    private func beginFrame(partialAllowed: Bool) throws -> (full: Bool, width: Int, height: Int)? {
+        // (Asked before the context is made current: making it current on
+        // such a window already allocates its buffers.)
         var dw: Int32 = 0, dh: Int32 = 0
         SDL_GL_GetDrawableSize(window, &dw, &dh)
+        if Int(dw) > maxDrawable.width || Int(dh) > maxDrawable.height || width > maxDrawable.width || height > maxDrawable.height {
+            if !oversizeReported {
+                oversizeReported = true
+                printError("wobble-run: edit: the window is \(max(Int(dw), width))×\(max(Int(dh), height)) pixels, more than the \(maxDrawable.width)×\(maxDrawable.height) that GL draws here: not drawn until it is smaller")
+            }
+            return nil
+        }
+        try makeCurrent()
+        if oversizeReported {
+            oversizeReported = false
+            invalidate()
+        }
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
         glViewport(0, 0, dw, dh)
         glDisable(GLenum(GL_BLEND))
@@ -598,6 +624,13 @@ final class StudioWindow {
         }
         return (!partial, Int(dw), Int(dh))
     }
+
+    /// The largest drawable this context draws (`GL_MAX_TEXTURE_SIZE`, as
+    /// the chrome is a texture as wide as the window, and
+    /// `GL_MAX_VIEWPORT_DIMS`).
+    private var maxDrawable = (width: Int.max, height: Int.max)
+    /// The window was too large and said so (`beginFrame`).
+    private var oversizeReported = false
 
     /// Sets the quad of the window's program to `(x, y, w, h)` in window pixels.
     private func quad(_ x: Int, _ y: Int, _ w: Int, _ h: Int, drawable dw: Int, _ dh: Int) {
@@ -684,7 +717,8 @@ final class StudioWindow {
     func present(imageAt rect: (x: Int, y: Int), chrome: RGBAImage, chromeY: Int,
                  drawImage: (DrawTarget, _ full: Bool) throws -> Void) throws {
         let tStart = monotonic()
-        let (full, dw, dh) = try beginFrame(partialAllowed: true)
+        guard let begun = try beginFrame(partialAllowed: true) else { return }
+        let (full, dw, dh) = begun
         try drawImage(DrawTarget(drawableWidth: dw, drawableHeight: dh, x: rect.x, y: rect.y), full)
         try endFrame(chrome: chrome, chromeY: chromeY, drawable: dw, dh, started: tStart, drawn: tStart)
     }
@@ -700,7 +734,8 @@ final class StudioWindow {
         // Partial: the back buffer still holds the last frame; redraw the
         // changed box of the picture (if any) and the chrome.
         let oneToOne = frame.map { frameRect.w == $0.width && frameRect.h == $0.height } ?? false
-        let (full, dw, dh) = try beginFrame(partialAllowed: oneToOne && (!frameChanged || frameDirty != nil))
+        guard let begun = try beginFrame(partialAllowed: oneToOne && (!frameChanged || frameDirty != nil)) else { return }
+        let (full, dw, dh) = begun
         let partial = !full
         glUseProgram(program)
         var tUp = monotonic()

@@ -89,13 +89,17 @@ public enum TemporaryName {
     }()
 
     /// The start time of process `pid` (clock ticks after boot), or nil
-    /// when there is no such process.
+    /// when there is no such process, or it has ended: a process killed
+    /// (SIGKILL) whose parent has not yet collected it is a zombie (state
+    /// `Z`, or `X` while it goes) whose `/proc` entry stays, but it writes
+    /// nothing any more, so its temporary files and folders are leftovers.
     static func startTime(_ pid: Int32) -> UInt64? {
         guard let bytes = try? readSmallFile("/proc/\(pid)/stat"),
               let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         // Fields after "(comm)": state is field 3, starttime field 22.
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
         guard fields.count > 19 else { return nil }
+        if let state = fields.first?.first, state == UInt8(ascii: "Z") || state == UInt8(ascii: "X") { return nil }
         return UInt64(String(decoding: fields[19], as: UTF8.self))
     }
 
@@ -115,8 +119,20 @@ public enum TemporaryName {
         guard parts.count == 4, parts[0] == machine, let pid = Int32(parts[1]), pid > 0,
               let start = UInt64(parts[2], radix: 16), UInt64(parts[3]) != nil else { return false }
         if pid == getpid() { return false }
-        guard let running = startTime(pid) else { return kill(pid, 0) != 0 && errno == ESRCH }
+        guard let running = startTime(pid) else {
+            // No such process, or a zombie (`startTime`); a /proc that
+            // cannot be read: only a PID that is gone.
+            return isZombie(pid) || (kill(pid, 0) != 0 && errno == ESRCH)
+        }
         return running != start
+    }
+
+    /// Whether process `pid` has ended but was not yet collected by its parent.
+    static func isZombie(_ pid: Int32) -> Bool {
+        guard let bytes = try? readSmallFile("/proc/\(pid)/stat"),
+              let close = bytes.lastIndex(of: UInt8(ascii: ")")),
+              let state = bytes[(close + 1)...].split(separator: UInt8(ascii: " ")).first?.first else { return false }
+        return state == UInt8(ascii: "Z") || state == UInt8(ascii: "X")
     }
 
     /// Removes the leftovers of dead processes in the folder `dir`.

@@ -222,6 +222,27 @@ final class MergeShapeTests: SessionTestCase {
         }
     }
 
+    /// The pending text already in the unsaved file, unchanged since, is not
+    /// written again (a second Ctrl+S, or quitting after one, wrote an
+    /// identical `scene.unsaved-2.lua`): its path is returned. Changed on
+    /// disk, or with other pending edits, a new file is written.
+    func testTheUnsavedFileIsNotWrittenTwice() throws {
+        let (s, path) = try bodyDragged()
+        try FileManager.default.removeItem(atPath: path)
+        let first = try s.writeUnsaved()
+        XCTAssertEqual(first, dir.appendingPathComponent("scene.unsaved.lua").path)
+        XCTAssertEqual(try s.writeUnsaved(), first)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("scene.unsaved-2.lua").path))
+        // Someone changed it meanwhile: it is kept, the edits go beside it.
+        try "changed\n".write(toFile: first, atomically: true, encoding: .utf8)
+        let second = try s.writeUnsaved()
+        XCTAssertEqual(second, dir.appendingPathComponent("scene.unsaved-2.lua").path)
+        XCTAssertEqual(try read(first), "changed\n")
+        XCTAssertEqual(try s.writeUnsaved(), second)
+        try FileManager.default.removeItem(atPath: first)
+        try FileManager.default.removeItem(atPath: second)
+    }
+
     /// The matching itself: unchanged calls, a rename, a changed argument
     /// under its name, an unnamed call changed in place, deletions and copies.
     func testMatchFindsCallsByIdentity() {

@@ -169,6 +169,48 @@ final class ColourTests: XCTestCase {
         XCTAssertEqual(image, try ImageIO.decode(Self.withoutAPP2(bytes), name: "none.jpg"))
     }
 
+    func testSplitProfileWithAPartRepeatedIsDamaged() throws {
+        // Every part there, part 1 twice: not "incomplete (parts 1, 2 of 2)".
+        let bytes = try readBytes(dir.path("split-app2.jpg"))
+        var i = 2, first: ArraySlice<UInt8>?
+        while i + 4 <= bytes.count, bytes[i + 1] != 0xDA {
+            let end = i + 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
+            if bytes[i + 1] == 0xE2, first == nil { first = bytes[i..<end] }
+            i = end
+        }
+        var warnings: [String] = []
+        let twice = Array(bytes[0..<2]) + Array(try XCTUnwrap(first)) + bytes[2...]
+        let image = try ImageIO.decode(twice, name: "twice.jpg", warn: { warnings.append($0) })
+        XCTAssertEqual(warnings, ["image 'twice.jpg': its ICC profile is damaged (APP2 part 1 appears more than once); the pixels are used as they are"])
+        XCTAssertEqual(image, try ImageIO.decode(Self.withoutAPP2(bytes), name: "none.jpg"))
+    }
+
+    func testGammaOutsidePNGsRangeWarnsAndKeepsThePixels() throws {
+        // gAMA 0 was ignored without a word; 0xFFFFFFFF was applied (an
+        // almost black image). Both are damaged chunks: one warning, the
+        // pixels as stored.
+        let png = try ImageIO.encodePNG(testImage())
+        let plain = try XCTUnwrap(ImageFuzzTests.pngChunks(png).first { String(decoding: png[($0.offset + 4)..<($0.offset + 8)], as: UTF8.self) == "sRGB" })
+        let untagged = Array(png[..<plain.offset]) + png[(plain.offset + 12 + plain.length)...]
+        for (value, why) in [(UInt32(0), "its gAMA value 0 is outside the range a PNG allows (16 to 625000000)"),
+                             (0xFFFF_FFFF, "its gAMA value 4294967295 is outside the range a PNG allows (16 to 625000000)")] {
+            var warnings: [String] = []
+            let tagged = ImageFuzzTests.insertChunks([("gAMA", ImageFuzzTests.be32(value))], into: untagged)
+            XCTAssertEqual(try ImageIO.decode(tagged, name: "g.png", warn: { warnings.append($0) }), testImage())
+            XCTAssertEqual(warnings, ["image 'g.png': \(why); the pixels are used as they are"])
+        }
+        var warnings: [String] = []
+        let short = ImageFuzzTests.insertChunks([("gAMA", [0, 0, 0xB1])], into: untagged)
+        XCTAssertEqual(try ImageIO.decode(short, name: "g.png", warn: { warnings.append($0) }), testImage())
+        XCTAssertEqual(warnings, ["image 'g.png': its gAMA chunk is damaged (3 bytes, not 4); the pixels are used as they are"])
+        // The limits themselves are gammas.
+        for value: UInt32 in [16, 625_000_000] {
+            let tagged = ImageFuzzTests.insertChunks([("gAMA", ImageFuzzTests.be32(value))], into: untagged)
+            XCTAssertEqual(tagged.withUnsafeBytes { ColourTag.png($0).tag },
+                           .chunks(gamma: Double(value) / 100_000, chromaticities: nil))
+        }
+    }
+
     func testProfileOfTheWrongColourSpaceWarns() throws {
         // The CMYK profile on an RGB JPEG: its APP2 parts moved onto untagged.jpg.
         let cmyk = try readBytes(dir.path("cmyk-adobe.jpg")), rgb = try readBytes(dir.path("untagged.jpg"))

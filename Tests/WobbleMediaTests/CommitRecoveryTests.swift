@@ -76,6 +76,43 @@ final class CommitRecoveryTests: XCTestCase {
         }
     }
 
+    /// A run killed (SIGKILL) whose parent has not collected it yet is a
+    /// zombie: its /proc entry stays, with its start time, but it writes
+    /// nothing any more. Its temporary folder (PNG frames) and file are
+    /// leftovers that the next run into the folder removes.
+    func testLeftoversOfARunKilledButNotYetCollectedAreRemoved() throws {
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { for a in argv { free(a) } }
+        XCTAssertEqual(posix_spawn(&pid, "/bin/true", nil, nil, argv, environ), 0)
+        var status: Int32 = 0
+        defer { waitpid(pid, &status, 0) }
+        // It has exited but is not collected: state Z.
+        var state = ""
+        for _ in 0..<200 {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? ""
+            if state == "Z" { break }
+            usleep(10_000)
+        }
+        XCTAssertEqual(state, "Z")
+        let t = scratch.file("out")
+        try FileManager.default.createDirectory(atPath: t, withIntermediateDirectories: false)
+        let folder = "\(TemporaryName.prefix)\(TemporaryName.machine)-\(pid)-1-1"
+        let file = "\(TemporaryName.prefix)\(TemporaryName.machine)-\(pid)-1-2"
+        try FileManager.default.createDirectory(atPath: t + "/" + folder, withIntermediateDirectories: false)
+        try "frame".write(toFile: t + "/" + folder + "/frame_00000.png", atomically: false, encoding: .utf8)
+        try "gif".write(toFile: t + "/" + file, atomically: false, encoding: .utf8)
+        // A live process's (this one's parent's) are never touched.
+        let live = "\(TemporaryName.prefix)\(TemporaryName.machine)-\(getppid())-\(String(TemporaryName.startTime(getppid()) ?? 0, radix: 16))-1"
+        try "live".write(toFile: t + "/" + live, atomically: false, encoding: .utf8)
+        XCTAssertTrue(TemporaryName.isLeftover(folder))
+        let dir = try Posix.open(t, O_RDONLY | O_DIRECTORY)
+        defer { close(dir) }
+        TemporaryName.removeLeftovers(in: dir, shown: t)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: t), [live])
+    }
+
     func testJournalRoundTripsAnyName() throws {
         let odd = PathBytes.string([0x66, 0xFE, 0x0A, 0x20, 0x41])   // "f\xFE\n A"
         let entries: [CommitJournal.Entry] = [.replace(name: odd, inode: 7, aside: ".old-1"), .add(name: "a b", inode: 9),

@@ -31,7 +31,7 @@ final class LimitTests: XCTestCase {
         let e = f.failure("local co = coroutine.wrap(function()\n  while true do end\nend)\nco()") { $0.timeout = 0.2 }
         XCTAssertEqual(e?.kind, .timeout)
         XCTAssertEqual(e?.message.replacingOccurrences(of: f.dir + "/", with: ""),
-                       "scene.lua:4: scene.lua:2: script timed out after 0.2 s (--timeout)")
+                       "scene.lua:2: script timed out after 0.2 s (--timeout)", "one position: where it was running, not one per coroutine.wrap")
         timedOut("while true do\n  local co = coroutine.create(function() while true do end end)\n  coroutine.resume(co)\nend", line: 3)
     }
 

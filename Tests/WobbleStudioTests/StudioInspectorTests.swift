@@ -416,6 +416,9 @@ final class StudioInspectorTests: InProcessStudioCase {
                     "s.lua is gone: the unsaved edits are in \(box.path("s.unsaved.lua"))"])
             }
             XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("s.lua")), "nothing written at the scene's path")
+            // Quitting after Ctrl+S wrote them: the same text is not written
+            // again as s.unsaved-2.lua.
+            XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("s.unsaved-2.lua")), "quitting: \(quitting)")
             try FileManager.default.removeItem(atPath: box.path("s.unsaved.lua"))
         }
     }

@@ -57,6 +57,40 @@ extension StudioTests {
         XCTAssertEqual(try w.quit(), 0)
     }
 
+    /// A window made larger than GL draws (30000×30000): one line, nothing
+    /// drawn meanwhile (it was `GL error 0x501` every frame, then "the
+    /// connection to the display was lost" and status 1 with the server
+    /// still up); back at 640×480 it shows the frame again, and SIGTERM
+    /// still ends it with 143.
+    func testAWindowLargerThanGLDrawsIsSkippedNotALostDisplay() throws {
+        let (w, scene) = try openStudio("huge", """
+        image("img.png")
+        addSketch{x = 30, y = 20, w = 90, h = 80}
+        prepare()
+        impulse(1, 1, 0.5)
+        wait(1)
+        """)
+        try w.key("h", "space", "Home", "Right", "Right", "Right")
+        try w.waitForLine("frame 3", StudioTests.frameLine(3, paused: true))
+        let before = w.lineCount
+        try display.x("xdotool", ["windowsize", w.windowID, "30000", "30000"])
+        try w.waitForLine(after: before, "the one line", { $0.hasPrefix("wobble-run: edit: the window is ") && $0.hasSuffix(": not drawn until it is smaller") })
+        usleep(500_000)
+        let back = w.lineCount
+        try display.x("xdotool", ["windowsize", w.windowID, "640", "480"])
+        try w.waitForLine(after: back, "the new layout", { $0.hasPrefix("studio: window 640x480") })
+        try w.waitForLine(after: back, "frame 3 again", StudioTests.frameLine(3, paused: true))
+        usleep(500_000)
+        w.updateImageArea()
+        try assertShowsTheRenderedFrame(w, scene: scene, frame: 3)
+        let lines = w.linesSnapshot()
+        XCTAssertEqual(lines.filter { $0.hasPrefix("wobble-run: edit: the window is ") }.count, 1, lines.suffix(6).joined(separator: " | "))
+        XCTAssertFalse(lines.contains { $0.contains("GL error") || $0.contains("connection to the display was lost") },
+                       lines.suffix(6).joined(separator: " | "))
+        kill(w.process.processIdentifier, SIGTERM)
+        XCTAssertEqual(exitStatus(w, within: 10), 143)
+    }
+
     func testALostDisplayStillWritesTheTakeAndADestroyedWindowQuits() throws {
         try startDisplay()
         try writePattern("img.png", 200, 150)
