@@ -1,0 +1,166 @@
+import Foundation
+import WobbleCore
+import WobbleSystem
+
+/// The static displacement profile of one region under one output mapping:
+/// the displacement magnitude `m` per output pixel of the region's box, so
+/// that a frame moves a pixel with one multiply-add (`m · swing ·
+/// direction`) and one bilinear sample, both backends alike.
+///
+/// What is static: the shape-only geometry (`RegionGeometry`: `d/R`, `R`,
+/// `θ = acos(d/R)`, the pin coordinate `σ`, and which pixels the region
+/// can move), computed once per shape (a `prepare()`, a studio drag or
+/// reset makes new shapes, hence new profiles). The magnitude field itself
+/// also depends on the peak `M`: the hemisphere's `θc = acos(min(M, R)/R)`
+/// is not linear in `M`, so the field is kept per peak (`magnitudes(peak:)`,
+/// the last `fieldsKept` peaks). A classic model's peak only changes at a
+/// cycle boundary (its amplitude decays there), so a field serves the whole
+/// 1.2 s cycle; a spring's peak follows its envelope and is recomputed per
+/// frame (a few `acos`/`cos` per pixel, on every core).
+///
+/// `m` is computed in doubles with the reference's own formulas
+/// (`RegionShape.hemisphere`, `RegionShape.pinned`) and stored as a float;
+/// a pixel the reference moves (`m > 0` in doubles) gets at least the
+/// smallest positive float, a pixel it does not move exactly 0, so
+/// membership (which region wins on an overlap with `overlap("first")`) is
+/// the reference's, exactly, borderline pixels on the boundary included.
+final class DisplacementProfile {
+    /// The shape-only geometry.
+    let geometry: RegionGeometry
+    /// The box in output pixels (the geometry's).
+    var x0: Int { geometry.x0 }
+    var y0: Int { geometry.y0 }
+    var width: Int { geometry.width }
+    var height: Int { geometry.height }
+    var isEmpty: Bool { geometry.isEmpty }
+    /// How many peaks' fields are kept (least recently used dropped).
+    static let fieldsKept = 3
+    /// The fields computed so far, most recently used last.
+    private var fields: [(peak: Double, m: [Float])] = []
+    /// How many fields have been computed (tests: a field is computed once
+    /// per peak, a profile once per shape).
+    private(set) var fieldsComputed = 0
+
+    /// The profile of `shape` (with `pin`'s profile instead of the
+    /// hemisphere) under `m`.
+    init(shape: RegionShape, mapping m: OutputMapping, pin: PinSide?) {
+        geometry = RegionGeometry(shape: shape, mapping: m, pin: pin)
+    }
+
+    /// Bytes kept: the geometry and the fields.
+    var byteCount: Int { geometry.byteCount + fields.reduce(0) { $0 + $1.m.count * 4 } }
+
+    /// The magnitude `m` per pixel of the box (rows top to bottom) for the
+    /// peak `peak` (`M` before its limit to `R`); 0 where the region does
+    /// not move the pixel.
+    func magnitudes(peak: Double) -> [Float] {
+        if let k = fields.firstIndex(where: { $0.peak == peak }) {
+            let f = fields.remove(at: k)
+            fields.append(f)
+            return f.m
+        }
+        let m = DisplacementProfile.field(geometry, peak: peak)
+        fieldsComputed += 1
+        fields.append((peak, m))
+        if fields.count > DisplacementProfile.fieldsKept { fields.removeFirst() }
+        return m
+    }
+
+    /// The field of `g` for `peak`, rows split over the cores.
+    static func field(_ g: RegionGeometry, peak: Double) -> [Float] {
+        let n = RegionGeometry.channels, count = g.width * g.height
+        var out = [Float](repeating: 0, count: count)
+        guard count > 0, peak > 0, peak.isFinite else { return out }
+        let pinned = g.pin != nil
+        let chunks = min(g.height, 8)
+        let workers = max(1, min(chunks, ProcessInfo.processInfo.activeProcessorCount))
+        g.values.withUnsafeBufferPointer { v in
+            out.withUnsafeMutableBufferPointer { buffer in
+                nonisolated(unsafe) let o = buffer
+                // Each chunk writes only its own rows.
+                Parallel.run(workers) { worker in
+                    for c in stride(from: worker, to: chunks, by: workers) {
+                        for k in (count * c / chunks) ..< (count * (c + 1) / chunks) {
+                            let ratio = Double(v[k * n]), r = Double(v[k * n + 1])
+                            guard r > 0 else { continue }
+                            let m: Double
+                            if pinned {
+                                m = ratio == 0 ? RegionShape.pinned(ratio: 0, sigma: 0, r: 0, peak: peak)
+                                    : RegionShape.pinned(ratio: ratio, sigma: Double(v[k * n + 3]), r: r, peak: peak)
+                            } else if ratio == 0 {
+                                m = peak
+                            } else {
+                                // The reference's hemisphere with θ = acos(d/R) as stored.
+                                let thetaC = acos(Swift.min(Swift.max(Swift.min(peak, r) / r, 0), 1))
+                                let theta = Double(v[k * n + 2])
+                                m = Swift.max(0, r * (cos(theta * thetaC / (Double.pi / 2)) - ratio))
+                            }
+                            o[k] = encode(m)
+                        }
+                    }
+                }
+            }
+        }
+        // Pixels on the boundary: the reference's own decision, from d and R
+        // in doubles.
+        for b in g.borderline {
+            let sigma = Double(g.values[b.index * n + 3])
+            guard RegionGeometry.moves(b, peak: peak, pin: g.pin, sigma: sigma) else {
+                out[b.index] = 0
+                continue
+            }
+            let m = g.pin == nil ? RegionShape.hemisphere(d: b.d, r: b.r, peak: peak)
+                : RegionShape.pinned(ratio: b.d / b.r, sigma: sigma, r: b.r, peak: peak)
+            out[b.index] = encode(m)
+        }
+        return out
+    }
+
+    /// `m` as stored: 0 stays 0 (not moved), anything positive stays
+    /// positive.
+    @inline(__always)
+    static func encode(_ m: Double) -> Float {
+        m > 0 ? Swift.max(Float(m), Float.leastNonzeroMagnitude) : 0
+    }
+}
+
+/// The profiles of the shapes a renderer draws, by shape and pin, kept while
+/// their total size stays under a budget (least recently used dropped, never
+/// one the current frame uses).
+final class DisplacementProfiles {
+    let mapping: OutputMapping
+    private var profiles: [GeometryKey: (profile: DisplacementProfile, lastUsed: Int)] = [:]
+    private var bytes = 0
+    static let budget = 256 << 20
+    /// Profiles computed so far (tests).
+    private(set) var computed = 0
+
+    init(mapping: OutputMapping) {
+        self.mapping = mapping
+    }
+
+    /// The profile of `shape` with `pin`, computed on first use.
+    func profile(_ shape: RegionShape, pin: PinSide?, frame: Int) -> DisplacementProfile {
+        let key = GeometryKey(shape: shape, pin: pin)
+        if let p = profiles[key] {
+            profiles[key] = (p.profile, frame)
+            return p.profile
+        }
+        let p = DisplacementProfile(shape: shape, mapping: mapping, pin: pin)
+        computed += 1
+        profiles[key] = (p, frame)
+        bytes += p.byteCount
+        return p
+    }
+
+    /// Drops least recently used profiles while over the budget.
+    func evict(keeping now: Int) {
+        bytes = profiles.values.reduce(0) { $0 + $1.profile.byteCount }
+        guard bytes > DisplacementProfiles.budget else { return }
+        for (key, entry) in profiles.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+            guard bytes > DisplacementProfiles.budget, entry.lastUsed < now else { break }
+            bytes -= entry.profile.byteCount
+            profiles[key] = nil
+        }
+    }
+}

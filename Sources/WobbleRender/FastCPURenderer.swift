@@ -1,0 +1,251 @@
+import Foundation
+import WobbleCore
+import WobbleSystem
+
+/// The CPU backend (`--backend cpu`): the reference's frames from each
+/// region's static displacement profile (`DisplacementProfile`), so a moving
+/// pixel costs a multiply-add per region over it and one bilinear sample,
+/// with the rows of each box split over every core (`Parallel`) and the four
+/// channels of a sample filtered at once (`SIMD4<Float>`).
+///
+/// Everything else is the reference's (`CPURenderer`, which it keeps for
+/// the still image, the area-averaged source and cutouts): the same sample
+/// positions (mirrored or clamped, `edges`), bilinear filtering on
+/// premultiplied values divided by alpha again (an opaque source skips the
+/// division, which cannot change a byte there), overlapping regions summed
+/// or first-wins on the reference's own membership, a smaller output
+/// area-averaged from the wobbled frame at the image's size, and cutouts
+/// composited by the reference's code at the profile's offset. It differs
+/// from the reference only by float rounding: the sample position and
+/// weights are single precision, the displacement magnitude a float.
+public final class FastCPURenderer: FrameRenderer {
+    /// The source image.
+    public let source: RGBAImage
+    public var mapping: OutputMapping { reference.mapping }
+    /// The exact renderer whose still image, sampled image and cutout
+    /// compositing this one uses.
+    let reference: CPURenderer
+    /// The profiles of the shapes drawn, under the mapping the regions are
+    /// evaluated at (the image's own size for a smaller output).
+    let profiles: DisplacementProfiles
+    /// Whether every pixel of the sampled image (the area-averaged source,
+    /// or the source for a smaller output's wobble) is opaque.
+    private let sampledOpaque: Bool
+    private let sourceOpaque: Bool
+    private var frameNumber = 0
+
+    /// A renderer of `source` at `outputWidth`×`outputHeight` (default: the
+    /// source's size).
+    public init(source: RGBAImage, outputWidth: Int? = nil, outputHeight: Int? = nil) {
+        self.source = source
+        let reference = CPURenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight)
+        self.reference = reference
+        let m = reference.mapping
+        profiles = DisplacementProfiles(mapping: m.filtersWobbledFrame ? FrameDamage.fullSize(m) : m)
+        sourceOpaque = FastCPURenderer.isOpaque(source)
+        sampledOpaque = reference.sampled.width == source.width && reference.sampled.height == source.height
+            ? sourceOpaque : FastCPURenderer.isOpaque(reference.sampled)
+    }
+
+    static func isOpaque(_ image: RGBAImage) -> Bool {
+        image.pixels.withUnsafeBufferPointer { p in
+            var k = 3
+            while k < p.count {
+                if p[k] != 255 { return false }
+                k += 4
+            }
+            return true
+        }
+    }
+
+    /// Renders `frame`: straight-alpha RGBA, rows top to bottom. Never throws.
+    public func render(_ frame: FrameState) throws -> RGBAImage {
+        guard !frame.regions.isEmpty else { return reference.still }
+        var out = reference.still
+        render(frame, boxes: FrameDamage.boxes(frame, mapping: mapping), into: &out)
+        return out
+    }
+
+    /// Sets the pixels of `boxes` in `image` to `render(frame)`'s; the
+    /// others stay as they are.
+    public func render(_ frame: FrameState, boxes: [PixelRect], into image: inout RGBAImage) {
+        let m = mapping
+        guard image.width == m.outputWidth, image.height == m.outputHeight else { return }
+        frameNumber += 1
+        let layers = self.layers(frame)
+        defer { profiles.evict(keeping: frameNumber) }
+        for b in boxes {
+            let box = b.clipped(width: m.outputWidth, height: m.outputHeight)
+            guard !box.isEmpty else { continue }
+            image.copy(box, from: reference.still)
+            guard m.filtersWobbledFrame else {
+                image.pixels.withUnsafeMutableBufferPointer { dst in
+                    wobble(layers, frame: frame, mapping: m, box: box, sampled: reference.sampled, opaque: sampledOpaque,
+                           factor: reference.factor, into: dst, origin: (0, 0), stride: m.outputWidth)
+                }
+                continue
+            }
+            // Smaller output: the wobbled frame at the image's size over the
+            // box's footprint, area-averaged over each output pixel's.
+            let fp = FrameDamage.footprint(of: box, mapping: m)
+            var full = [UInt8](repeating: 0, count: fp.area * 4)
+            let sw = source.width
+            full.withUnsafeMutableBufferPointer { dst in
+                source.pixels.withUnsafeBufferPointer { src in
+                    for y in fp.y0 ..< fp.y1 {
+                        (dst.baseAddress! + (y - fp.y0) * fp.width * 4)
+                            .update(from: src.baseAddress! + (y * sw + fp.x0) * 4, count: fp.width * 4)
+                    }
+                }
+                wobble(layers, frame: frame, mapping: FrameDamage.fullSize(m), box: fp, sampled: source, opaque: sourceOpaque,
+                       factor: (1, 1), into: dst, origin: (fp.x0, fp.y0), stride: fp.width)
+            }
+            image.pixels.withUnsafeMutableBufferPointer { dst in
+                full.withUnsafeBufferPointer { src in
+                    for j in box.y0 ..< box.y1 {
+                        for i in box.x0 ..< box.x1 {
+                            AreaFilter.averagePixel(src, width: source.width, height: source.height, m, i, j,
+                                                    origin: (fp.x0, fp.y0), stride: fp.width,
+                                                    into: dst, at: (j * m.outputWidth + i) * 4)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// One moving region as a frame draws it: its profile's box and field
+    /// for this frame's peak, and the offset per unit of `m`
+    /// (`swing · direction`).
+    struct Layer {
+        var x0: Int, y0: Int, x1: Int, y1: Int
+        var width: Int
+        var field: [Float]
+        var vx: Double, vy: Double
+        var cutout: CutoutLayer?
+    }
+
+    /// The layers of `frame`'s regions that move pixels, in prepare order.
+    func layers(_ frame: FrameState) -> [Layer] {
+        var out: [Layer] = []
+        for r in frame.regions where r.movesPixels {
+            let p = profiles.profile(r.shape, pin: r.pin, frame: frameNumber)
+            guard !p.isEmpty else { continue }
+            out.append(Layer(x0: p.x0, y0: p.y0, x1: p.x0 + p.width, y1: p.y0 + p.height, width: p.width,
+                             field: p.magnitudes(peak: r.peak), vx: r.direction.x * r.swing, vy: r.direction.y * r.swing,
+                             cutout: r.cutout))
+        }
+        return out
+    }
+
+    /// The pixels of `box` (under `m`) that the layers move, sampled from
+    /// `sampled` (`factor`: its pixels per source pixel) into `dst` (pixel
+    /// `(i, j)` at `((j − origin.y) · stride + i − origin.x) · 4`); rows split
+    /// over the cores.
+    private func wobble(_ layers: [Layer], frame: FrameState, mapping m: OutputMapping, box: PixelRect, sampled: RGBAImage,
+                        opaque: Bool, factor f: (x: Double, y: Double), into dst: UnsafeMutableBufferPointer<UInt8>,
+                        origin: (x: Int, y: Int), stride: Int) {
+        let live = layers.filter { $0.x0 < box.x1 && box.x0 < $0.x1 && $0.y0 < box.y1 && box.y0 < $0.y1 }
+        guard !live.isEmpty else { return }
+        let plain = live.filter { $0.cutout == nil }, cut = live.filter { $0.cutout != nil }
+        let sum = frame.overlap == .sum, mirror = frame.edges == .mirror, edges = frame.edges
+        let sw = sampled.width, sh = sampled.height
+        let sx = m.scaleX, sy = m.scaleY
+        let rows = box.height
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, rows / 8))
+        let fields = plain.map(\.field), cutFields = cut.map(\.field)
+        let image = source
+        nonisolated(unsafe) let out = dst
+        sampled.pixels.withUnsafeBytes { raw in
+            nonisolated(unsafe) let src = raw.bindMemory(to: UInt32.self).baseAddress!
+            image.pixels.withUnsafeBufferPointer { fullImage in
+                nonisolated(unsafe) let full = fullImage
+                // Each worker writes only its own rows of `dst`.
+                Parallel.run(workers) { worker in
+                    var j = box.y0 + worker
+                    while j < box.y1 {
+                        let py = (Double(j) + 0.5) * sy
+                        let rowOut = (j - origin.y) * stride - origin.x
+                        for i in box.x0 ..< box.x1 {
+                            // A cutout (the first that moves the pixel) draws its
+                            // object over its plate, as the reference.
+                            if !cut.isEmpty {
+                                var hit = false
+                                for (k, l) in cut.enumerated() where j >= l.y0 && j < l.y1 && i >= l.x0 && i < l.x1 {
+                                    let mag = Double(cutFields[k][(j - l.y0) * l.width + i - l.x0])
+                                    guard mag > 0, let layer = l.cutout else { continue }
+                                    let p = Point((Double(i) + 0.5) * sx, py)
+                                    CPURenderer.composite(layer, image: full, p: p, q: Point(p.x + mag * l.vx, p.y + mag * l.vy),
+                                                          edges: edges, into: out, at: (rowOut + i) * 4)
+                                    hit = true
+                                    break
+                                }
+                                if hit { continue }
+                            }
+                            var ox = 0.0, oy = 0.0, moved = false
+                            for k in 0 ..< plain.count {
+                                let l = plain[k]
+                                guard j >= l.y0, j < l.y1, i >= l.x0, i < l.x1 else { continue }
+                                let mag = Double(fields[k][(j - l.y0) * l.width + i - l.x0])
+                                guard mag > 0 else { continue }
+                                ox += mag * l.vx
+                                oy += mag * l.vy
+                                moved = true
+                                if !sum { break }
+                            }
+                            guard moved else { continue }
+                            let px = ((Double(i) + 0.5) * sx + ox) * f.x, qy = (py + oy) * f.y
+                            let v = FastCPURenderer.sample(src, sw, sh, px, qy, mirror: mirror, opaque: opaque)
+                            (out.baseAddress! + (rowOut + i) * 4).withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee = v }
+                        }
+                        j += workers
+                    }
+                }
+            }
+        }
+    }
+
+    /// The four bytes of a pixel as floats.
+    @inline(__always)
+    static func channels(_ p: UInt32) -> SIMD4<Float> {
+        SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(p, to: SIMD4<UInt8>.self)))
+    }
+
+    /// The bilinear sample of `src` (`w × h` pixels, RGBA as one `UInt32`
+    /// each) at `(x, y)` of its own pixel coordinates, as
+    /// `CPURenderer.sample` takes it: mirrored into the image or clamped to
+    /// the edge, filtered on premultiplied values and divided by the
+    /// filtered alpha again (the straight filtered colour where that alpha
+    /// is under half a level); `opaque`: every alpha is 255, so the
+    /// division gives the straight filter back and is skipped.
+    @inline(__always)
+    static func sample(_ src: UnsafePointer<UInt32>, _ w: Int, _ h: Int, _ x: Double, _ y: Double, mirror: Bool,
+                       opaque: Bool) -> UInt32 {
+        let px = mirror ? CPURenderer.mirror(x, Double(w)) : x
+        let py = mirror ? CPURenderer.mirror(y, Double(h)) : y
+        var fx = px - 0.5, fy = py - 0.5
+        if !(fx > 0) { fx = 0 } else if fx > Double(w - 1) { fx = Double(w - 1) }
+        if !(fy > 0) { fy = 0 } else if fy > Double(h - 1) { fy = Double(h - 1) }
+        let x0 = Int(fx), y0 = Int(fy)
+        let x1 = x0 + 1 < w ? x0 + 1 : w - 1, y1 = y0 + 1 < h ? y0 + 1 : h - 1
+        let ax = Float(fx - Double(x0)), ay = Float(fy - Double(y0))
+        let r0 = src + y0 * w, r1 = src + y1 * w
+        let c00 = channels(r0[x0]), c10 = channels(r0[x1]), c01 = channels(r1[x0]), c11 = channels(r1[x1])
+        let w00 = (1 - ax) * (1 - ay), w10 = ax * (1 - ay), w01 = (1 - ax) * ay, w11 = ax * ay
+        var v: SIMD4<Float>
+        if opaque {
+            v = c00 * w00 + c10 * w10 + c01 * w01 + c11 * w11
+        } else {
+            let a00 = c00[3] * w00, a10 = c10[3] * w10, a01 = c01[3] * w01, a11 = c11[3] * w11
+            let alpha = a00 + a10 + a01 + a11
+            if alpha >= 0.5 {
+                v = (c00 * a00 + c10 * a10 + c01 * a01 + c11 * a11) / alpha
+            } else {
+                v = c00 * w00 + c10 * w10 + c01 * w01 + c11 * w11
+            }
+            v[3] = alpha
+        }
+        let r = (v + 0.5).clamped(lowerBound: SIMD4<Float>(repeating: 0), upperBound: SIMD4<Float>(repeating: 255))
+        return unsafeBitCast(SIMD4<UInt8>(truncatingIfNeeded: SIMD4<Int32>(r, rounding: .towardZero)), to: UInt32.self)
+    }
+}
