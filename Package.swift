@@ -65,7 +65,11 @@ let package = Package(
         // The Lua host: VM, sandbox, API bindings.
         .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "CLua", "CWobbleLuaShim"]),
         // Renderers: CPU reference and GLES through EGL.
-        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"]),
+        // Optimised in debug builds too: the CPU backend is the default
+        // renderer where there is no GPU, and unoptimised SIMD code is some
+        // 50 times slower (the end-to-end tests run the debug binary).
+        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Cutouts: masks (GrabCut) and plates (inpainting) for regions whose
         // object moves over a still background; the only OpenCV user.
         .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"]),
