@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore", "WobbleAudio"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
-        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript"]),
+        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleRender"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),
