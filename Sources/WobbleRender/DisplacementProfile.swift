@@ -36,7 +36,7 @@ final class DisplacementProfile {
     /// How many peaks' fields are kept (least recently used dropped).
     static let fieldsKept = 3
     /// The fields computed so far, most recently used last.
-    private var fields: [(peak: Double, m: [Float])] = []
+    private var fields: [(peak: Double, m: MagnitudeField)] = []
     /// How many fields have been computed (tests: a field is computed once
     /// per peak, a profile once per shape).
     private(set) var fieldsComputed = 0
@@ -48,18 +48,18 @@ final class DisplacementProfile {
     }
 
     /// Bytes kept: the geometry and the fields.
-    var byteCount: Int { geometry.byteCount + fields.reduce(0) { $0 + $1.m.count * 4 } }
+    var byteCount: Int { geometry.byteCount + fields.reduce(0) { $0 + $1.m.values.count * 4 } }
 
     /// The magnitude `m` per pixel of the box (rows top to bottom) for the
     /// peak `peak` (`M` before its limit to `R`); 0 where the region does
     /// not move the pixel.
-    func magnitudes(peak: Double) -> [Float] {
+    func magnitudes(peak: Double) -> MagnitudeField {
         if let k = fields.firstIndex(where: { $0.peak == peak }) {
             let f = fields.remove(at: k)
             fields.append(f)
             return f.m
         }
-        let m = DisplacementProfile.field(geometry, peak: peak)
+        let m = MagnitudeField(DisplacementProfile.field(geometry, peak: peak))
         fieldsComputed += 1
         fields.append((peak, m))
         if fields.count > DisplacementProfile.fieldsKept { fields.removeFirst() }
@@ -122,6 +122,19 @@ final class DisplacementProfile {
     static func encode(_ m: Double) -> Float {
         m > 0 ? Swift.max(Float(m), Float.leastNonzeroMagnitude) : 0
     }
+}
+
+/// A magnitude field in memory of its own, so that the rows of a frame can
+/// read it through a plain pointer (no reference counting per pixel).
+final class MagnitudeField {
+    let values: UnsafeMutableBufferPointer<Float>
+
+    init(_ field: [Float]) {
+        values = .allocate(capacity: field.count)
+        _ = values.initialize(from: field)
+    }
+
+    deinit { values.deallocate() }
 }
 
 /// The profiles of the shapes a renderer draws, by shape and pin, kept while

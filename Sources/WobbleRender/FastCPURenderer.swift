@@ -120,7 +120,7 @@ public final class FastCPURenderer: FrameRenderer {
     struct Layer {
         var x0: Int, y0: Int, x1: Int, y1: Int
         var width: Int
-        var field: [Float]
+        var field: MagnitudeField
         var vx: Double, vy: Double
         var cutout: CutoutLayer?
     }
@@ -147,68 +147,104 @@ public final class FastCPURenderer: FrameRenderer {
                         origin: (x: Int, y: Int), stride: Int) {
         let live = layers.filter { $0.x0 < box.x1 && box.x0 < $0.x1 && $0.y0 < box.y1 && box.y0 < $0.y1 }
         guard !live.isEmpty else { return }
-        let plain = live.filter { $0.cutout == nil }, cut = live.filter { $0.cutout != nil }
+        // Plain values for the rows (no reference counting per pixel): the
+        // layers, which own the fields, live until this returns.
+        let plain = live.filter { $0.cutout == nil }.map(Span.init), cut = live.filter { $0.cutout != nil }
+        let cutSpans = cut.map(Span.init)
         let sum = frame.overlap == .sum, mirror = frame.edges == .mirror, edges = frame.edges
         let sw = sampled.width, sh = sampled.height
         let sx = m.scaleX, sy = m.scaleY
         let rows = box.height
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, rows / 8))
-        let fields = plain.map(\.field), cutFields = cut.map(\.field)
         let image = source
         nonisolated(unsafe) let out = dst
-        sampled.pixels.withUnsafeBytes { raw in
-            nonisolated(unsafe) let src = raw.bindMemory(to: UInt32.self).baseAddress!
-            image.pixels.withUnsafeBufferPointer { fullImage in
-                nonisolated(unsafe) let full = fullImage
-                // Each worker writes only its own rows of `dst`.
-                Parallel.run(workers) { worker in
-                    var j = box.y0 + worker
-                    while j < box.y1 {
-                        let py = (Double(j) + 0.5) * sy
-                        let rowOut = (j - origin.y) * stride - origin.x
-                        for i in box.x0 ..< box.x1 {
-                            // A cutout (the first that moves the pixel) draws its
-                            // object over its plate, as the reference.
-                            if !cut.isEmpty {
-                                var hit = false
-                                for (k, l) in cut.enumerated() where j >= l.y0 && j < l.y1 && i >= l.x0 && i < l.x1 {
-                                    let mag = Double(cutFields[k][(j - l.y0) * l.width + i - l.x0])
-                                    guard mag > 0, let layer = l.cutout else { continue }
-                                    let p = Point((Double(i) + 0.5) * sx, py)
-                                    CPURenderer.composite(layer, image: full, p: p, q: Point(p.x + mag * l.vx, p.y + mag * l.vy),
-                                                          edges: edges, into: out, at: (rowOut + i) * 4)
-                                    hit = true
-                                    break
+        withExtendedLifetime(live) {
+            sampled.pixels.withUnsafeBytes { raw in
+                nonisolated(unsafe) let src = raw.bindMemory(to: UInt32.self).baseAddress!
+                image.pixels.withUnsafeBufferPointer { fullImage in
+                    nonisolated(unsafe) let full = fullImage
+                    plain.withUnsafeBufferPointer { plainSpans in
+                        nonisolated(unsafe) let spans = plainSpans
+                        // Each worker writes only its own rows of `dst`.
+                        Parallel.run(workers) { worker in
+                            let dst32 = UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: UInt32.self)
+                            var j = box.y0 + worker
+                            while j < box.y1 {
+                                let py = (Double(j) + 0.5) * sy
+                                let rowOut = (j - origin.y) * stride - origin.x
+                                for i in box.x0 ..< box.x1 {
+                                    // A cutout (the first that moves the pixel) draws
+                                    // its object over its plate, as the reference.
+                                    if !cutSpans.isEmpty {
+                                        var hit = false
+                                        for (k, l) in cutSpans.enumerated() where j >= l.y0 && j < l.y1 && i >= l.x0 && i < l.x1 {
+                                            let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
+                                            guard mag > 0, let layer = cut[k].cutout else { continue }
+                                            let p = Point((Double(i) + 0.5) * sx, py)
+                                            CPURenderer.composite(layer, image: full, p: p, q: Point(p.x + mag * l.vx, p.y + mag * l.vy),
+                                                                  edges: edges, into: out, at: (rowOut + i) * 4)
+                                            hit = true
+                                            break
+                                        }
+                                        if hit { continue }
+                                    }
+                                    var ox = 0.0, oy = 0.0, moved = false
+                                    for k in 0 ..< spans.count {
+                                        let l = spans[k]
+                                        guard j >= l.y0, j < l.y1, i >= l.x0, i < l.x1 else { continue }
+                                        let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
+                                        guard mag > 0 else { continue }
+                                        ox += mag * l.vx
+                                        oy += mag * l.vy
+                                        moved = true
+                                        if !sum { break }
+                                    }
+                                    guard moved else { continue }
+                                    let px = ((Double(i) + 0.5) * sx + ox) * f.x, qy = (py + oy) * f.y
+                                    dst32[rowOut + i] = FastCPURenderer.sample(src, sw, sh, px, qy, mirror: mirror, opaque: opaque)
                                 }
-                                if hit { continue }
+                                j += workers
                             }
-                            var ox = 0.0, oy = 0.0, moved = false
-                            for k in 0 ..< plain.count {
-                                let l = plain[k]
-                                guard j >= l.y0, j < l.y1, i >= l.x0, i < l.x1 else { continue }
-                                let mag = Double(fields[k][(j - l.y0) * l.width + i - l.x0])
-                                guard mag > 0 else { continue }
-                                ox += mag * l.vx
-                                oy += mag * l.vy
-                                moved = true
-                                if !sum { break }
-                            }
-                            guard moved else { continue }
-                            let px = ((Double(i) + 0.5) * sx + ox) * f.x, qy = (py + oy) * f.y
-                            let v = FastCPURenderer.sample(src, sw, sh, px, qy, mirror: mirror, opaque: opaque)
-                            (out.baseAddress! + (rowOut + i) * 4).withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee = v }
                         }
-                        j += workers
                     }
                 }
             }
         }
     }
 
-    /// The four bytes of a pixel as floats.
+    /// A layer as the rows read it: plain values and the field's pointer.
+    struct Span {
+        var x0: Int, y0: Int, x1: Int, y1: Int, width: Int
+        var field: UnsafeMutablePointer<Float>
+        var vx: Double, vy: Double
+
+        init(_ l: Layer) {
+            x0 = l.x0; y0 = l.y0; x1 = l.x1; y1 = l.y1; width = l.width
+            field = l.field.values.baseAddress!
+            vx = l.vx; vy = l.vy
+        }
+    }
+
+    /// The four bytes of a pixel as floats: each byte put in the low
+    /// mantissa bits of 2²³ and 2²³ taken away again (exact; vector
+    /// instructions only, where the generic integer-to-float conversion of
+    /// a SIMD vector goes lane by lane through the standard library).
     @inline(__always)
     static func channels(_ p: UInt32) -> SIMD4<Float> {
-        SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(p, to: SIMD4<UInt8>.self)))
+        let bytes = (SIMD4<UInt32>(repeating: p) &>> SIMD4<UInt32>(0, 8, 16, 24)) & 0xFF
+        return unsafeBitCast(bytes | 0x4B00_0000, to: SIMD4<Float>.self) - 8_388_608
+    }
+
+    /// Four channel values in [0, 255] (convex combinations of bytes, with
+    /// non-negative weights: no clamping needed) rounded to bytes (to nearest; a
+    /// tie to even, where the reference rounds it up: a level apart, for
+    /// values exactly halfway) and packed into a pixel, by the same trick
+    /// the other way round.
+    @inline(__always)
+    static func packed(_ v: SIMD4<Float>) -> UInt32 {
+        let bits = unsafeBitCast(v + 12_582_912, to: SIMD4<UInt32>.self) & 0xFF
+        let shifted = bits &<< SIMD4<UInt32>(0, 8, 16, 24)
+        return shifted[0] | shifted[1] | shifted[2] | shifted[3]
     }
 
     /// The bilinear sample of `src` (`w × h` pixels, RGBA as one `UInt32`
@@ -245,7 +281,6 @@ public final class FastCPURenderer: FrameRenderer {
             }
             v[3] = alpha
         }
-        let r = (v + 0.5).clamped(lowerBound: SIMD4<Float>(repeating: 0), upperBound: SIMD4<Float>(repeating: 255))
-        return unsafeBitCast(SIMD4<UInt8>(truncatingIfNeeded: SIMD4<Int32>(r, rounding: .towardZero)), to: UInt32.self)
+        return packed(v)
     }
 }

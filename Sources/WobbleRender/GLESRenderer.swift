@@ -460,10 +460,9 @@ final class GeometryTexture {
         uploads += 1
         let field = profile.magnitudes(peak: peak)
         glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
-        field.withUnsafeBufferPointer { v in
-            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RED), GLenum(GL_FLOAT),
-                            v.baseAddress)
-        }
+        glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RED), GLenum(GL_FLOAT),
+                        field.values.baseAddress)
+        withExtendedLifetime(field) {}
     }
 }
 
