@@ -128,10 +128,13 @@ final class DisplacementProfile {
 /// read it through a plain pointer (no reference counting per pixel).
 final class MagnitudeField {
     let values: UnsafeMutableBufferPointer<Float>
+    /// The largest `m` (how far the region's samples may reach).
+    let maxValue: Float
 
     init(_ field: [Float]) {
         values = .allocate(capacity: field.count)
         _ = values.initialize(from: field)
+        maxValue = field.max() ?? 0
     }
 
     deinit { values.deallocate() }

@@ -145,15 +145,16 @@ public final class FastCPURenderer: FrameRenderer {
     private func wobble(_ layers: [Layer], frame: FrameState, mapping m: OutputMapping, box: PixelRect, sampled: RGBAImage,
                         opaque: Bool, factor f: (x: Double, y: Double), into dst: UnsafeMutableBufferPointer<UInt8>,
                         origin: (x: Int, y: Int), stride: Int) {
-        let live = layers.filter { $0.x0 < box.x1 && box.x0 < $0.x1 && $0.y0 < box.y1 && box.y0 < $0.y1 }
-        guard !live.isEmpty else { return }
-        // Plain values for the rows (no reference counting per pixel): the
-        // layers, which own the fields, live until this returns.
-        let plain = live.filter { $0.cutout == nil }.map(Span.init), cut = live.filter { $0.cutout != nil }
-        let cutSpans = cut.map(Span.init)
-        let sum = frame.overlap == .sum, mirror = frame.edges == .mirror, edges = frame.edges
+        guard layers.contains(where: { $0.x0 < box.x1 && box.x0 < $0.x1 && $0.y0 < box.y1 && box.y0 < $0.y1 }) else { return }
+        let live = layers
         let sw = sampled.width, sh = sampled.height
         let sx = m.scaleX, sy = m.scaleY
+        // Plain values for the rows (no reference counting per pixel): the
+        // layers, which own the fields, live until this returns.
+        let geometry = (sx: sx, sy: sy, fx: f.x, fy: f.y, width: sw, height: sh)
+        let plain = live.filter { $0.cutout == nil }.map { Span($0, geometry) }, cut = live.filter { $0.cutout != nil }
+        let cutSpans = cut.map { Span($0, geometry) }
+        let sum = frame.overlap == .sum, mirror = frame.edges == .mirror, edges = frame.edges
         let rows = box.height
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, rows / 8))
         let image = source
@@ -169,10 +170,32 @@ public final class FastCPURenderer: FrameRenderer {
                         Parallel.run(workers) { worker in
                             let dst32 = UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: UInt32.self)
                             var j = box.y0 + worker
+                            var runs: [(Int, Int)] = []
                             while j < box.y1 {
                                 let py = (Double(j) + 0.5) * sy
                                 let rowOut = (j - origin.y) * stride - origin.x
-                                for i in box.x0 ..< box.x1 {
+                                // Runs of the row that one region alone moves, with
+                                // every sample well inside the image: eight pixels
+                                // at a time (the same values whatever the box).
+                                runs.removeAll(keepingCapacity: true)
+                                for k in 0 ..< spans.count where spans[k].interior
+                                    && FastCPURenderer.alone(k, spans, cutSpans, row: j) {
+                                    let l = spans[k]
+                                    let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
+                                    guard a < b else { continue }
+                                    FastCPURenderer.interiorRow(src, sw: sw, field: l.field + (j - l.y0) * l.width + (a - l.x0), count: b - a,
+                                                                out: dst32 + rowOut + a, x: Float((Double(a) + 0.5) * sx), stepX: Float(sx),
+                                                                y: Float(py), vx: Float(l.vx), vy: Float(l.vy), fx: Float(f.x), fy: Float(f.y),
+                                                                opaque: opaque)
+                                    runs.append((a, b))
+                                }
+                                var i = box.x0
+                                while i < box.x1 {
+                                    if let r = runs.first(where: { $0.0 == i }) {
+                                        i = r.1
+                                        continue
+                                    }
+                                    defer { i += 1 }
                                     // A cutout (the first that moves the pixel) draws
                                     // its object over its plate, as the reference.
                                     if !cutSpans.isEmpty {
@@ -217,12 +240,109 @@ public final class FastCPURenderer: FrameRenderer {
         var x0: Int, y0: Int, x1: Int, y1: Int, width: Int
         var field: UnsafeMutablePointer<Float>
         var vx: Double, vy: Double
+        /// Whether every sample position of the layer (its box, moved by
+        /// at most its largest offset) lies at least a texel inside the
+        /// sampled image, where mirroring and clamping change nothing.
+        var interior: Bool
 
-        init(_ l: Layer) {
+        init(_ l: Layer, _ g: (sx: Double, sy: Double, fx: Double, fy: Double, width: Int, height: Int)) {
             x0 = l.x0; y0 = l.y0; x1 = l.x1; y1 = l.y1; width = l.width
             field = l.field.values.baseAddress!
             vx = l.vx; vy = l.vy
+            let reach = Double(l.field.maxValue) * (vx * vx + vy * vy).squareRoot() + 0.01
+            let left = ((Double(x0) + 0.5) * g.sx - reach) * g.fx - 0.5, right = ((Double(x1) - 0.5) * g.sx + reach) * g.fx - 0.5
+            let top = ((Double(y0) + 0.5) * g.sy - reach) * g.fy - 0.5, bottom = ((Double(y1) - 0.5) * g.sy + reach) * g.fy - 0.5
+            interior = left >= 1 && top >= 1 && right <= Double(g.width - 3) && bottom <= Double(g.height - 3)
         }
+    }
+
+    /// Whether span `k` covers row `j` and no other span (plain or
+    /// cutout) covering that row overlaps its columns: then it alone moves
+    /// its pixels of the row (whatever box is drawn).
+    @inline(__always)
+    static func alone(_ k: Int, _ spans: UnsafeBufferPointer<Span>, _ cut: [Span], row j: Int) -> Bool {
+        let l = spans[k]
+        guard j >= l.y0, j < l.y1 else { return false }
+        for c in cut where j >= c.y0 && j < c.y1 && c.x0 < l.x1 && l.x0 < c.x1 { return false }
+        for o in 0 ..< spans.count where o != k {
+            let c = spans[o]
+            if j >= c.y0 && j < c.y1 && c.x0 < l.x1 && l.x0 < c.x1 { return false }
+        }
+        return true
+    }
+
+    /// `count` pixels of one row that one region alone moves, every sample
+    /// inside the image (no mirroring or clamping): pixel `n` at source x
+    /// `x + n·stepX`, row `y`, offset `m·(vx, vy)` with `m = field[n]`
+    /// (skipped where 0), scaled by `(fx, fy)` into the sampled image.
+    /// Positions, floors and weights for eight pixels at a time
+    /// (`SIMD8<Float>`; floors by the 2²³ trick, exact for these sizes),
+    /// then the four texels of each moving pixel filtered as `sample`
+    /// does. The last `count % 8` pixels take the same float operations
+    /// one at a time, so a pixel's value does not depend on its lane.
+    static func interiorRow(_ src: UnsafePointer<UInt32>, sw: Int, field: UnsafePointer<Float>, count: Int,
+                            out: UnsafeMutablePointer<UInt32>, x: Float, stepX: Float, y: Float, vx: Float, vy: Float,
+                            fx: Float, fy: Float, opaque: Bool) {
+        let magic: Float = 8_388_608
+        var n = 0
+        let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+        while n + 8 <= count {
+            let m = UnsafeRawPointer(field + n).loadUnaligned(as: SIMD8<Float>.self)
+            let moving = m .> 0
+            if any(moving) {
+                let px = (SIMD8<Float>(repeating: x) + (SIMD8<Float>(repeating: Float(n)) + lanes) * stepX + m * vx) * fx - 0.5
+                let py = (SIMD8<Float>(repeating: y) + m * vy) * fy - 0.5
+                var rx = (px + magic) - magic, ry = (py + magic) - magic
+                rx.replace(with: rx - 1, where: rx .> px)
+                ry.replace(with: ry - 1, where: ry .> py)
+                let ax = px - rx, ay = py - ry
+                let ix = unsafeBitCast(rx + magic, to: SIMD8<UInt32>.self) & 0x7F_FFFF
+                let iy = unsafeBitCast(ry + magic, to: SIMD8<UInt32>.self) & 0x7F_FFFF
+                for k in 0 ..< 8 where moving[k] {
+                    out[n + k] = blend(src + Int(iy[k]) * sw + Int(ix[k]), sw, ax[k], ay[k], opaque: opaque)
+                }
+            }
+            n += 8
+        }
+        while n < count {
+            let m = field[n]
+            if m > 0 {
+                let px = (x + (Float(n) + 0) * stepX + m * vx) * fx - 0.5
+                let py = (y + m * vy) * fy - 0.5
+                var rx = (px + magic) - magic, ry = (py + magic) - magic
+                if rx > px { rx = rx - 1 }
+                if ry > py { ry = ry - 1 }
+                out[n] = blend(src + Int(ry) * sw + Int(rx), sw, px - rx, py - ry, opaque: opaque)
+            }
+            n += 1
+        }
+    }
+
+    /// The bilinear filter of the four texels at `p` (top left), `p + 1`,
+    /// `p + w` and `p + w + 1` with fractions `ax`, `ay`, as `sample` does.
+    @inline(__always)
+    static func blend(_ p: UnsafePointer<UInt32>, _ w: Int, _ ax: Float, _ ay: Float, opaque: Bool) -> UInt32 {
+        blend(channels(p[0]), channels(p[1]), channels(p[w]), channels(p[w + 1]), ax, ay, opaque: opaque)
+    }
+
+    @inline(__always)
+    static func blend(_ c00: SIMD4<Float>, _ c10: SIMD4<Float>, _ c01: SIMD4<Float>, _ c11: SIMD4<Float>, _ ax: Float, _ ay: Float,
+                      opaque: Bool) -> UInt32 {
+        let w00 = (1 - ax) * (1 - ay), w10 = ax * (1 - ay), w01 = (1 - ax) * ay, w11 = ax * ay
+        var v: SIMD4<Float>
+        if opaque {
+            v = c00 * w00 + c10 * w10 + c01 * w01 + c11 * w11
+        } else {
+            let a00 = c00[3] * w00, a10 = c10[3] * w10, a01 = c01[3] * w01, a11 = c11[3] * w11
+            let alpha = a00 + a10 + a01 + a11
+            if alpha >= 0.5 {
+                v = (c00 * a00 + c10 * a10 + c01 * a01 + c11 * a11) / alpha
+            } else {
+                v = c00 * w00 + c10 * w10 + c01 * w01 + c11 * w11
+            }
+            v[3] = alpha
+        }
+        return packed(v)
     }
 
     /// The four bytes of a pixel as floats: each byte put in the low
@@ -266,21 +386,6 @@ public final class FastCPURenderer: FrameRenderer {
         let x1 = x0 + 1 < w ? x0 + 1 : w - 1, y1 = y0 + 1 < h ? y0 + 1 : h - 1
         let ax = Float(fx - Double(x0)), ay = Float(fy - Double(y0))
         let r0 = src + y0 * w, r1 = src + y1 * w
-        let c00 = channels(r0[x0]), c10 = channels(r0[x1]), c01 = channels(r1[x0]), c11 = channels(r1[x1])
-        let w00 = (1 - ax) * (1 - ay), w10 = ax * (1 - ay), w01 = (1 - ax) * ay, w11 = ax * ay
-        var v: SIMD4<Float>
-        if opaque {
-            v = c00 * w00 + c10 * w10 + c01 * w01 + c11 * w11
-        } else {
-            let a00 = c00[3] * w00, a10 = c10[3] * w10, a01 = c01[3] * w01, a11 = c11[3] * w11
-            let alpha = a00 + a10 + a01 + a11
-            if alpha >= 0.5 {
-                v = (c00 * a00 + c10 * a10 + c01 * a01 + c11 * a11) / alpha
-            } else {
-                v = c00 * w00 + c10 * w10 + c01 * w01 + c11 * w11
-            }
-            v[3] = alpha
-        }
-        return packed(v)
+        return blend(channels(r0[x0]), channels(r0[x1]), channels(r1[x0]), channels(r1[x1]), ax, ay, opaque: opaque)
     }
 }

@@ -100,6 +100,26 @@ final class FastCPURendererTests: XCTestCase {
         try assertClose(source: source, frames: frames, outputWidth: 21, outputHeight: 16, label: "third")
     }
 
+    /// Regions well inside a larger picture take the eight-pixels-at-a-time
+    /// rows (no mirroring or clamping there): side by side in the same
+    /// rows, odd widths (a tail of fewer than eight), alpha and opaque,
+    /// at the image's size and downscaled; one overlapping pair keeps the
+    /// per-pixel path on its shared columns.
+    func testInteriorRowsMatchTheReference() throws {
+        let alpha = testImage(width: 203, height: 121, seed: 31)
+        var opaque = alpha
+        for k in stride(from: 3, to: opaque.pixels.count, by: 4) { opaque.pixels[k] = 255 }
+        let a = rect(20, 20, 61, 57), b = rect(110, 30, 53, 47, center: Point(140.3, 50.2)), c = rect(130, 60, 40, 40)
+        let frames = [0.1, 0.25, 0.4, 0.9].map { t in
+            frameState([regionFrame(a, direction: Point(1, 0.3), t: t), regionFrame(b, direction: Point(-0.5, 1), t: t),
+                        regionFrame(c, direction: Point(0, -1), t: t)], time: t)
+        }
+        for (name, source) in [("alpha", alpha), ("opaque", opaque)] {
+            try assertClose(source: source, frames: frames, label: "interior-\(name)")
+            try assertClose(source: source, frames: frames, outputWidth: 101, outputHeight: 60, label: "interior-\(name)-down")
+        }
+    }
+
     func testLoopedClipThroughTheScene() throws {
         // A looping clip (loop(): the steady state of springs and a
         // classic region) rendered frame by frame through Clip.frame, as a
