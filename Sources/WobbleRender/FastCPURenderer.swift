@@ -351,7 +351,7 @@ public final class FastCPURenderer: FrameRenderer {
     /// a SIMD vector goes lane by lane through the standard library).
     @inline(__always)
     static func channels(_ p: UInt32) -> SIMD4<Float> {
-        let bytes = (SIMD4<UInt32>(repeating: p) &>> SIMD4<UInt32>(0, 8, 16, 24)) & 0xFF
+        let bytes = SIMD4<UInt32>(truncatingIfNeeded: unsafeBitCast(p, to: SIMD4<UInt8>.self))
         return unsafeBitCast(bytes | 0x4B00_0000, to: SIMD4<Float>.self) - 8_388_608
     }
 
@@ -362,9 +362,8 @@ public final class FastCPURenderer: FrameRenderer {
     /// the other way round.
     @inline(__always)
     static func packed(_ v: SIMD4<Float>) -> UInt32 {
-        let bits = unsafeBitCast(v + 12_582_912, to: SIMD4<UInt32>.self) & 0xFF
-        let shifted = bits &<< SIMD4<UInt32>(0, 8, 16, 24)
-        return shifted[0] | shifted[1] | shifted[2] | shifted[3]
+        let bits = unsafeBitCast(v + 12_582_912, to: SIMD4<UInt32>.self)
+        return unsafeBitCast(SIMD4<UInt8>(truncatingIfNeeded: bits), to: UInt32.self)
     }
 
     /// The bilinear sample of `src` (`w × h` pixels, RGBA as one `UInt32`
