@@ -105,8 +105,8 @@ compare() {
   if ((differ > 0)); then
     failed=1
     local dbs
-    dbs=$(for f in "$tmp/$name/before"/*; do
-            command compare -metric PSNR "$f" "$tmp/$name/after/$(basename "$f")" null: 2>&1 | awk '{print ($1 == "inf" ? 99 : $1)}'
+    dbs=$(for f in "$tmp/$name/before"/*.png; do
+            { command compare -metric PSNR "$f" "$tmp/$name/after/$(basename "$f")" null: 2>&1 || true; } | awk '{print ($1 == "inf" ? 99 : $1)}'
           done | sort -g | awk '{s += $1; a[NR] = $1} END {printf "PSNR min %.1f dB, mean %.1f dB", a[1], s / NR}')
     printf "DIFFER %-28s frames %s: %d of %d files differ; %s\n" "$name" "$frames" "$differ" "$files" "$dbs"
   else
