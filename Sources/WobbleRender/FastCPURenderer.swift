@@ -58,21 +58,23 @@ public final class FastCPURenderer: FrameRenderer {
         }
     }
 
-    /// Renders `frame`: straight-alpha RGBA, rows top to bottom. Never throws.
+    /// Renders `frame`: straight-alpha RGBA, rows top to bottom. Throws only
+    /// when a new region's profile does not fit in the memory left.
     public func render(_ frame: FrameState) throws -> RGBAImage {
         guard !frame.regions.isEmpty else { return reference.still }
         var out = reference.still
-        render(frame, boxes: FrameDamage.boxes(frame, mapping: mapping), into: &out)
+        try render(frame, boxes: FrameDamage.boxes(frame, mapping: mapping), into: &out)
         return out
     }
 
     /// Sets the pixels of `boxes` in `image` to `render(frame)`'s; the
-    /// others stay as they are.
-    public func render(_ frame: FrameState, boxes: [PixelRect], into image: inout RGBAImage) {
+    /// others stay as they are. Throws only when a new region's profile
+    /// does not fit in the memory left.
+    public func render(_ frame: FrameState, boxes: [PixelRect], into image: inout RGBAImage) throws {
         let m = mapping
         guard image.width == m.outputWidth, image.height == m.outputHeight else { return }
         frameNumber += 1
-        let layers = self.layers(frame)
+        let layers = try self.layers(frame)
         defer { profiles.evict(keeping: frameNumber) }
         for b in boxes {
             let box = b.clipped(width: m.outputWidth, height: m.outputHeight)
@@ -126,10 +128,10 @@ public final class FastCPURenderer: FrameRenderer {
     }
 
     /// The layers of `frame`'s regions that move pixels, in prepare order.
-    func layers(_ frame: FrameState) -> [Layer] {
+    func layers(_ frame: FrameState) throws -> [Layer] {
         var out: [Layer] = []
         for r in frame.regions where r.movesPixels {
-            let p = profiles.profile(r.shape, pin: r.pin, frame: frameNumber)
+            let p = try profiles.profile(r.shape, pin: r.pin, frame: frameNumber)
             guard !p.isEmpty else { continue }
             out.append(Layer(x0: p.x0, y0: p.y0, x1: p.x0 + p.width, y1: p.y0 + p.height, width: p.width,
                              field: p.magnitudes(peak: r.peak), vx: r.direction.x * r.swing, vy: r.direction.y * r.swing,

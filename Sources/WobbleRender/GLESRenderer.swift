@@ -391,6 +391,7 @@ public final class GLESRenderer: FrameRenderer {
             geometries[key] = (cached.geometry, frame)
             return cached.geometry
         }
+        try DisplacementProfile.requireMemory(shape, mapping: wobbleMapping)
         let profile = DisplacementProfile(shape: shape, mapping: wobbleMapping, pin: pin)
         let texture = profile.isEmpty ? nil : try GeometryTexture(profile, context: context)
         geometries[key] = (texture, frame)

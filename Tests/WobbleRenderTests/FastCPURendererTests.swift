@@ -25,7 +25,7 @@ final class FastCPURendererTests: XCTestCase {
             XCTAssertEqual(diff.over8, 0, "\(label) frame \(n): \(diff)", file: file, line: line)
             // Region-only rendering into a frame gives the same bytes.
             var partial = still
-            fast.render(frame, boxes: FrameDamage.boxes(frame, mapping: fast.mapping), into: &partial)
+            try fast.render(frame, boxes: FrameDamage.boxes(frame, mapping: fast.mapping), into: &partial)
             XCTAssertEqual(partial, f, "\(label) frame \(n): boxes", file: file, line: line)
         }
         XCTAssertGreaterThan(moved, 0, "\(label): no frame moved", file: file, line: line)
