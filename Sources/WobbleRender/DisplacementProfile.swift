@@ -12,11 +12,11 @@ import WobbleSystem
 /// can move), computed once per shape (a `prepare()`, a studio drag or
 /// reset makes new shapes, hence new profiles). The magnitude field itself
 /// also depends on the peak `M`: the hemisphere's `θc = acos(min(M, R)/R)`
-/// is not linear in `M`, so the field is kept per peak (`magnitudes(peak:)`,
-/// the last `fieldsKept` peaks). A classic model's peak only changes at a
-/// cycle boundary (its amplitude decays there), so a field serves the whole
-/// 1.2 s cycle; a spring's peak follows its envelope and is recomputed per
-/// frame (a few `acos`/`cos` per pixel, on every core).
+/// is not linear in `M`, so one field scaled by the amplitude would be off
+/// by up to a pixel. Exact fields are kept for a fixed grid of peaks, and a
+/// frame's field is the blend of the two around its peak
+/// (`magnitudes(peak:)`): a classic model's peak changes only at a cycle
+/// boundary, a spring's every frame, and either costs a blend.
 ///
 /// `m` is computed in doubles with the reference's own formulas
 /// (`RegionShape.hemisphere`, `RegionShape.pinned`) and stored as a float;
@@ -74,11 +74,11 @@ final class DisplacementProfile {
     /// not move the pixel.
     ///
     /// Interpolated, linearly in `M`, between the exact fields of the two
-    /// peaks around it on a fixed geometric grid (`gridPeak`, four steps an
+    /// peaks around it on a fixed geometric grid (`gridPeak`, eight steps an
     /// octave), which are computed once each and kept: a spring, whose peak
     /// changes every frame, costs a blend of two fields per frame, not an
     /// `acos` and a `cos` per pixel. `m` is smooth in `M` (its second
-    /// derivative is about `0.22/R`), so a step of 19% of `M` is off by
+    /// derivative is about `0.22/R`), so a step of 9% of `M` is off by
     /// under 0.003 px at the default strength. The value depends on `peak`
     /// alone (never on which frames came before: a `--frames` slice is the
     /// full render's). Boundary pixels take the reference's decision.
@@ -111,13 +111,13 @@ final class DisplacementProfile {
     /// Grid fields kept (least recently used dropped).
     static let gridKept = 2
 
-    /// The grid's peaks: `2^(k/4) / 256` px for `k >= 1`, and 0 for `k = 0`.
-    static func gridPeak(_ k: Int) -> Double { k <= 0 ? 0 : exp2(Double(k) / 4) / 256 }
+    /// The grid's peaks: `2^(k/8) / 256` px for `k >= 1`, and 0 for `k = 0`.
+    static func gridPeak(_ k: Int) -> Double { k <= 0 ? 0 : exp2(Double(k) / 8) / 256 }
 
     /// The `k` with `gridPeak(k) <= peak < gridPeak(k + 1)`.
     static func gridIndex(_ peak: Double) -> Int {
         guard peak >= gridPeak(1) else { return 0 }
-        var k = Swift.max(1, Int((log2(peak * 256) * 4).rounded(.down)))
+        var k = Swift.max(1, Int((log2(peak * 256) * 8).rounded(.down)))
         while gridPeak(k + 1) <= peak { k += 1 }
         while k > 1 && gridPeak(k) > peak { k -= 1 }
         return k
