@@ -68,7 +68,11 @@ let package = Package(
         // The Lua host: VM, sandbox, API bindings.
         .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "CLua", "CWobbleLuaShim"]),
         // Renderers: CPU reference and GLES through EGL.
-        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"]),
+        // Optimised in debug builds too: the CPU backend is the default
+        // renderer where there is no GPU, and unoptimised SIMD code is some
+        // 50 times slower (the end-to-end tests run the debug binary).
+        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Cutouts: masks (GrabCut) and plates (inpainting) for regions whose
         // object moves over a still background; the only OpenCV user.
         .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"]),
@@ -107,7 +111,7 @@ let package = Package(
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore", "WobbleAudio"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
-        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio"]),
+        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia", "WobbleAudio"]),
         .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),

@@ -56,7 +56,7 @@ public enum RenderMemory {
         case .gles:
             try TaskBudget.requireMemory(gles(m, software: software), for: "a GLES render of \(size)",
                                          hint: "; render it smaller (--width, --height) or with --backend cpu (about \(TaskBudget.bytesShown(cpu(m))))")
-        case .cpu:
+        case .cpu, .reference, .auto:
             try TaskBudget.requireMemory(cpu(m), for: "a CPU render of \(size)", hint: "; render it smaller (--width, --height)")
         }
     }

@@ -14,7 +14,7 @@ struct Options: SceneRunOptions {
     var image: String?
     var frames: ClosedRange<Int>?
     var overlay = false
-    var backend: Backend = .gles
+    var backend: Backend = .auto
     var check = false
     var seed = 0
     var timeout: Double?

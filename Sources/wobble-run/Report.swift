@@ -23,6 +23,8 @@ final class RunReport {
     var still: Bool?
     /// True when the scene loops (`loop()`).
     var loop: Bool?
+    /// The renderer drawn with (`--backend`, `auto` resolved); nil before one is made.
+    var backend: String?
     var warnings: [String] = []
     var error: String?
     /// The lines of the error after its first (a traceback), or nil.
@@ -71,6 +73,7 @@ final class RunReport {
             "\"bytes\":\(n(bytes))",
             "\"still\":\(still.map { $0 ? "true" : "false" } ?? "null")",
             "\"loop\":\(loop.map { $0 ? "true" : "false" } ?? "null")",
+            "\"backend\":\(backend.map { "\"\($0)\"" } ?? "null")",
             "\"warnings\":[\(warnings.map { RunReport.quote($0) }.joined(separator: ","))]",
         ]
         if let preset { fields.append("\"preset\":\(preset)") }

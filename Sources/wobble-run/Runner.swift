@@ -176,6 +176,7 @@ struct Runner {
         }
 
         let renderer = try FrameRenderers.make(o.backend, source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
+        report.backend = FrameRenderers.backend(of: renderer).rawValue
 
         // Each frame is the one before plus the boxes of what moves
         // (the overlay painted as the one compositor paints it).
