@@ -109,7 +109,7 @@ final class StudioApp {
         inspector = Inspector(session: session, editor: editor)
         timelineEditor = TimelineEditor(session: session, editor: editor)
         recorder = TakeRecorder(options: options.session, verbose: options.verbose)
-        exporter = Exporter(options: options.session, tool: options.toolPath)
+        exporter = Exporter(options: options.session)
         presenter = Presenter(session: session, clock: clock, profile: options.profile)
         // Only what the scene reads: not the renders, stills or screenshots
         // saved beside it.
