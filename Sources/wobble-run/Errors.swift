@@ -1,6 +1,5 @@
 import WobbleEngine
 import Foundation
-import WobbleMedia
 import WobbleScript
 import WobbleSystem
 #if canImport(Glibc)

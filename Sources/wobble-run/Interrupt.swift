@@ -1,5 +1,4 @@
 import WobbleEngine
-import WobbleMedia
 import WobbleSystem
 #if canImport(Glibc)
 import Glibc

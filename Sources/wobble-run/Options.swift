@@ -1,7 +1,5 @@
 import WobbleCore
 import WobbleEngine
-import WobbleMedia
-import WobbleRender
 
 /// The parsed command line of a render (`wobble-run SCENE.lua [options]`):
 /// the engine's `RenderOptions` (reached as `o.output`, `o.fps`, …) and
@@ -77,8 +75,7 @@ enum CommandLine_ {
             o.quality = try integer(v, "--quality", min: 1, max: 100)
         },
         OptionSpec(names: ["--matte"], value: "COLOR", help: "GIF: blend partly transparent pixels onto COLOR (#rrggbb, #rgb, white, black, …), as a page's background would show them, instead of making pixels under 50% alpha transparent") { o, v in
-            guard let m = Matte.parse(v) else { throw UsageError("--matte: '\(v)' is not a colour (#rrggbb, #rgb, or one of \(Matte.names.keys.sorted().joined(separator: ", ")))") }
-            o.matte = m
+            o.matte = try CommandFiles.matte(v)
         },
         OptionSpec(names: ["--preset"], value: Preset.names, help: "fit a platform's sticker or emoji rules: format, size, fps, then the quality searched so the file fits the byte limit (see docs/CLI.md, Where clips go)") { o, v in
             o.preset = try Preset.named(v)

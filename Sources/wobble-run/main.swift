@@ -1,7 +1,6 @@
 import Foundation
 import WobbleCore
 import WobbleEngine
-import WobbleMedia
 import WobbleScript
 import WobbleSystem
 #if canImport(Glibc)
