@@ -92,18 +92,18 @@ final class Exporter {
     }
 
     /// A preset export's result against the platform's limits:
-    /// `telegram: 241 KB of 256 KB, 512×345, 3.0 s of 3 s → x.webm`, and
+    /// `telegram: 241 KB of 256 KB, 512x345, 3.0 s of 3 s -> x.webm` (ASCII: the studio font has no other), and
     /// whether every limit holds.
     static func againstLimits(_ p: Preset, _ o: ExportJob.Outcome) -> (text: String, fits: Bool) {
         let bytes = o.bytes ?? 0
         var parts = ["\(PresetRun.kb(bytes)) of \(PresetRun.kb(p.byteLimit))"]
         var fits = bytes <= p.byteLimit
-        if let w = o.width, let h = o.height { parts.append("\(w)×\(h)") }
+        if let w = o.width, let h = o.height { parts.append("\(w)x\(h)") }
         if let s = o.seconds {
             parts.append(fmt1(s) + " s" + (p.maxDuration.map { " of \(fmt($0)) s" } ?? ""))
             if let limit = p.maxDuration, s > limit + 1e-9 { fits = false }
         }
-        let file = o.output.map { " → \(ScenePaths.name($0))" } ?? ""
+        let file = o.output.map { " -> \(ScenePaths.name($0))" } ?? ""
         return ("\(p.name): " + parts.joined(separator: ", ") + file, fits)
     }
 

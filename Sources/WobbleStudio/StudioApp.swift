@@ -511,6 +511,7 @@ final class StudioApp {
             navigator.endPan()
         case .text(let t):
             if inspector.isRenaming { inspector.type(t); dirty = true }
+            if var c = chooser, let answer = c.text(t) { chooser = c; choose(answer) }
         case .select(let x, let y):
             mouse = (x, y)
             dirty = true
@@ -518,6 +519,8 @@ final class StudioApp {
             if let m = inspector.selectRegion(at: x, y, frame: currentIndex, layout: layout) { say(m) }
         case .mouseDown where helpPage != nil:
             closeHelp()
+        case .mouseDown where chooser != nil:
+            choose(.cancel)
         case .mouseDown(let x, let y):
             mouse = (x, y)
             dirty = true
@@ -597,6 +600,12 @@ final class StudioApp {
             showHelp(page: 0)
             return false
         }
+        if var c = chooser {
+            let answer = c.key(key)
+            chooser = c
+            choose(answer)
+            return false
+        }
         // The inspector's keys (the selected region's parameters).
         if !ctrl && !recorder.isRecording, inspector.handleKey(key, shift: shift, frame: currentIndex, say: say) {
             return false
@@ -628,6 +637,11 @@ final class StudioApp {
         case .f:
             show(layout.fitted)
             say("fitted: \(Int((layout.scale * 100).rounded()))% (wheel zooms, middle or Space+drag pans)")
+        case .e where shift:
+            guard !exporter.isExporting else { exporter.start(now: clock.now(), unsavedEdits: false); break }
+            chooser = PresetChooser()
+            showChooser()
+            say("export with: Up/Down and Enter, or 1-\(PresetChooser.choices.count); Esc cancels")
         case .e:
             exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits)
         case .p:
@@ -892,6 +906,10 @@ final class StudioApp {
 
     private var helpPages = 1
 
+    /// The `Shift+E` chooser while it is open.
+
+    private var chooser: PresetChooser?
+
     /// What the help sheet shows under the keys: the scene's error whole,
     /// every warning, then the last message when it is another.
     var helpMessage: String {
@@ -905,6 +923,32 @@ final class StudioApp {
         helpPage = min(page, sheet.pages - 1)
         presenter.cover = sheet.image
         dirty = true
+    }
+
+    /// Draws the `Shift+E` chooser over the window.
+    private func showChooser() {
+        guard let c = chooser else { return }
+        presenter.cover = c.image(width: layout.windowWidth, height: layout.windowHeight, loopPeriod: loopPeriod,
+                                  clipSeconds: session.clip == nil ? nil : session.scriptedDuration)
+        dirty = true
+    }
+
+    /// What a key in the chooser did: moved, exported, or closed it.
+    private func choose(_ answer: PresetChooser.Answer) {
+        switch answer {
+        case .choosing:
+            showChooser()
+        case .cancel:
+            chooser = nil
+            presenter.cover = nil
+            dirty = true
+            say("export cancelled")
+        case .export(let preset):
+            chooser = nil
+            presenter.cover = nil
+            dirty = true
+            exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits, preset: preset)
+        }
     }
 
     private func closeHelp() {
