@@ -841,9 +841,10 @@ final class StudioApp {
         guard let window else { return }
         let k = currentIndex
         presenter.selected = inspector.selected
-        // The inspector's column, drawn again only when what it shows changed.
+        // The inspector's column, drawn again only when what it shows
+        // changed; none over a sheet (the help, the export chooser).
         let r = layout.panelRect
-        let panel = r.w > 0 ? inspector.panel(width: r.w, height: r.h) : nil
+        let panel = r.w > 0 && presenter.cover == nil ? inspector.panel(width: r.w, height: r.h) : nil
         if shownPanel == nil || shownPanel?.panel != panel || shownPanel?.x != r.x || shownPanel?.y != r.y {
             shownPanel = (panel, r.x, r.y)
             window.setPanel(panel?.image, x: r.x, y: r.y)
