@@ -78,19 +78,23 @@ let package = Package(
         .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"]),
         // Images in and out: PNG, JPEG, GIF, frame sinks; colour to sRGB.
         .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP", "CLCMS2", "CZlib"]),
-        // A live session: the scene re-run with performed events, its
-        // inputs watched, frames rendered and composited (no window code).
+        // The product as a library: the scene runner, the output table, the
+        // presets and their search, the frame loop, --assemble, exports in
+        // the background, takes, a live session (no window code, no
+        // argument parsing): every front end calls it in-process.
         .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"]),
         // The server of the browser studio (`wobble-run serve`): tokens,
         // the scene folder's files under the sandbox's rules, WebSockets.
         .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleScript", "CCivetweb"]),
         // The studio (`wobble-run edit`): an SDL2 window over a live session.
         .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
-        // The headless command-line tool: links no window system; `wobble-run
-        // edit` runs the `wobble-studio` executable when it is installed.
+        // The headless command-line tool: argument handling, help, messages
+        // and exit codes over the engine (it imports no renderer, media or
+        // vision module: WobbleRunSourceTests); links no window system;
+        // `wobble-run edit` runs the `wobble-studio` executable when it is installed.
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleEngine", "WobbleVision"]
+            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine"]
         ),
         // The studio executable (`wobble-run edit` runs it): SDL2 + X11/Wayland.
         .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"]),

@@ -1,3 +1,4 @@
+import WobbleCore
 import WobbleSystem
 
 /// The memory a renderer needs for a size, estimated before it allocates
