@@ -94,8 +94,11 @@ package struct PresetRun {
             choice.frames = window.count(fps: fitted.fps)
             var runner = Runner(options: chosen)
             runner.announces = false
-            let s = try runner.run(report: report)
+            var s = try runner.run(report: report)
             report.duration = Preset.played(frames: choice.frames, fps: fitted.fps, format: formats[0])
+            // The file's size, as a render writes it (the picture on its canvas).
+            (s.width, s.height) = canvas
+            (report.width, report.height) = canvas
             report.preset = choice.json
             return s
         }
@@ -223,12 +226,18 @@ package struct PresetRun {
         let duration = window.end - window.start
         if let limit = p.maxDuration, duration > limit + 1e-9 {
             // --frames counts frames at the clip's rate: offered where the preset keeps it.
-            let part = ", or take a part with --frames 0-\(Int((limit * requested + 1e-9).rounded(.down)) - 1)"
+            // (At a rate where one frame alone shows longer than the limit,
+            // no part fits: a higher --fps is the way.)
+            let last = Int((limit * requested + 1e-9).rounded(.down)) - 1
+            let part = last >= 0 ? ", or take a part with --frames 0-\(last)"
+                : ", or pass a higher --fps (at \(Self.short(requested)) fps one frame alone shows \(NumberText.seconds(1 / requested)) s)"
             throw RunError("\(p.name): \(p.what) last at most \(NumberText.plain(limit)) s; this clip lasts \(NumberText.seconds(duration)) s: end the scene sooner\(part) (nothing written)")
         }
         var fps = min(requested, p.maxFPS(formats))
         guard let range = p.frames else { return fps }
-        if frames <= 1 || duration <= 1e-9 {
+        // A still clip has no frames to spread; a clip that lasts but has
+        // one frame at this rate gets the rate the platform's count needs.
+        if duration <= 1e-9 {
             throw RunError("\(p.name): \(p.what) have \(range.lowerBound) to \(range.upperBound) frames; this clip is one still frame: let the scene run (wait) for some time (nothing written)")
         }
         if window.count(fps: fps) > range.upperBound {

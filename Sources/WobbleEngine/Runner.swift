@@ -170,8 +170,9 @@ package struct Runner {
             if clip.fps > 50 {
                 report.warn("\(NumberText.plain(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
             }
-            // A loop() clip flows from its last frame into its first.
-            if let w = ClipWarnings.loopJump(clip, loops: o.loop != -1, wholeClip: o.frames == nil, still: still) { report.warn(w) }
+            // A loop() clip flows from its last frame into its first; one
+            // frame shown over and over jumps nowhere.
+            if selection.count > 1, let w = ClipWarnings.loopJump(clip, loops: o.loop != -1, wholeClip: o.frames == nil, still: still) { report.warn(w) }
         }
         if o.check {
             try plan.validate(frames)

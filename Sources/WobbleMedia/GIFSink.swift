@@ -34,7 +34,8 @@ public final class GIFSink: FrameSink {
     public let fps: Double
 
     private let work: GIFWork
-    private let queue = DispatchQueue(label: "wobble-run.gif-encoder")
+    /// The encoder's thread (the caller's where none can be started).
+    private let queue = SerialWorker()
     /// Free places in the encoder's queue: three frames, so the renderer
     /// keeps going while the palette is built at the start.
     private let slots = DispatchSemaphore(value: 3)

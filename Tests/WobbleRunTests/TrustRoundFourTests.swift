@@ -207,6 +207,31 @@ final class PresetLimitTests: XCTestCase {
         XCTAssertEqual(r.stderr, "wobble-run: --preset keeps its tries in a temporary folder, and TMPDIR '/nonexistent' cannot hold one: No such file or directory; set TMPDIR to a writable folder (nothing written)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("s-slack.gif")))
     }
+
+    /// A hostile round's presets at odd rates: `--check` says the size of
+    /// the file (the padded canvas); a part too long at a rate where one
+    /// frame alone is longer than the limit suggests a higher --fps, never
+    /// `--frames 0--1`; LINE raises the rate of a clip that lasts but has
+    /// one frame at the asked rate; a one-frame GIF does not warn of a jump.
+    func testPresetsAtOddRatesSayTheTruth() throws {
+        try scene("sc.lua", seconds: 1)
+        for (name, side) in [("slack", 128), ("whatsapp", 512), ("discord", 320)] {
+            let (_, j) = try preset(["sc.lua", "--preset", name, "--check"])
+            XCTAssertEqual(j["width"] as? Int, side, name)
+            XCTAssertEqual(j["height"] as? Int, side, name)
+        }
+        try scene("long.lua", seconds: 10, extra: "fps(0.15)")
+        let r = try Tool.run(["--backend", "cpu", "-q", "long.lua", "--preset", "telegram", "-o", "t.webm"], cwd: box.url)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr, "wobble-run: telegram: Telegram video stickers last at most 3 s; this clip lasts 10 s: end the scene sooner, or pass a higher --fps (at 0.15 fps one frame alone shows 6.667 s) (nothing written)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("t.webm")))
+        let (_, l) = try preset(["sc.lua", "--preset", "line", "--fps", "0.4", "-o", "l.png"])
+        let lp = try XCTUnwrap(l["preset"] as? [String: Any])
+        XCTAssertGreaterThanOrEqual(lp["frames"] as? Int ?? 0, 5, "\(lp)")
+        let (g, gj) = try preset(["sc.lua", "--preset", "slack", "--fps", "0.4", "-o", "s.gif"])
+        XCTAssertFalse(g.stderr.contains("the GIF loops but ends while regions still move"), g.stderr)
+        XCTAssertEqual((gj["warnings"] as? [String])?.contains { $0.contains("the GIF loops but ends") }, false)
+    }
 }
 
 /// The formats (issue 30): APNG frames the same in every decoder, WebP's
