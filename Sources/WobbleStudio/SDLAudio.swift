@@ -5,6 +5,7 @@
 // plays and to read the clock.
 internal import CSDL2
 import Foundation
+import WobbleStudioCore
 import WobbleSystem
 
 /// Why the studio plays without sound: no audio driver, SDL's `dummy` one

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WobbleStudio
+@testable import WobbleStudioCore
 
 /// A clock the test moves by hand.
 final class ManualClock: StudioClock {
