@@ -101,3 +101,10 @@ package struct AudioClock {
         return h
     }
 }
+
+/// Why the studio plays without sound: no audio driver, SDL's `dummy` one
+/// (nothing is heard), or a device that would not open.
+package struct AudioUnavailable: Error, CustomStringConvertible {
+    package var description: String
+    package init(description: String) { self.description = description }
+}

@@ -13,6 +13,13 @@ package struct MonotonicClock: StudioClock {
     package func now() -> Double { monotonic() }
 }
 
+/// A clock moved by hand (tests: nothing sleeps on wall time).
+package final class ManualClock: StudioClock {
+    package var t = 100.0
+    package init() {}
+    package func now() -> Double { t }
+}
+
 /// The transport: the playhead and whether it plays. Playing, the playhead
 /// follows the clock and loops over the clip; paused, it stays; stepping
 /// and seeking pause and clamp to the clip's frames. Recording a take, it
