@@ -86,8 +86,14 @@ let package = Package(
         // The server of the browser studio (`wobble-run serve`): tokens,
         // the scene folder's files under the sandbox's rules, WebSockets.
         .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleScript", "CCivetweb"]),
-        // The studio (`wobble-run edit`): an SDL2 window over a live session.
-        .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
+        // The studio without a window: a live session's editing, pokes,
+        // takes, timeline, cutouts and exports as commands in and Codable
+        // snapshots out, for every front end (no SDL, EGL, GL or renderer
+        // import: WobbleStudioCoreTests checks).
+        .target(name: "WobbleStudioCore", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleMedia", "WobbleVision"]),
+        // The studio's SDL2 window (`wobble-run edit`): a thin surface over
+        // the studio core (layout, key map, GL presenting, SDL audio).
+        .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleRender", "WobbleStudioCore", "CSDL2", "CEGL", "CGLES"]),
         // The headless command-line tool: argument handling, help, messages
         // and exit codes over the engine (it imports no renderer, media or
         // vision module: WobbleRunSourceTests); links no window system;
@@ -116,7 +122,8 @@ let package = Package(
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender"]),
-        .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia", "WobbleAudio"]),
+        .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleStudioCore", "WobbleCore", "WobbleMedia", "WobbleAudio", "WobbleEngine", "WobbleRender", "WobbleScript"]),
+        .testTarget(name: "WobbleStudioCoreTests", dependencies: ["WobbleTestSupport", "WobbleStudioCore", "WobbleCore", "WobbleEngine"]),
         .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),

@@ -1,5 +1,5 @@
 /// A point or vector in image pixels (origin top-left, x right, y down).
-public struct Point: Sendable, Hashable, CustomStringConvertible {
+public struct Point: Sendable, Hashable, Codable, CustomStringConvertible {
     public var x: Double
     public var y: Double
 

@@ -65,7 +65,7 @@ public protocol MotionModel: Sendable {
 }
 
 /// The motion models a sketch can use (`addSketch{motion = ...}`).
-public enum MotionKind: String, Sendable, Hashable, CaseIterable {
+public enum MotionKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// The original's cycles: an impulse restarts the cycle.
     case classic
     /// A damped spring: kicks add up.

@@ -1,8 +1,8 @@
 /// A touch or shake performed live (the studio's pokes), applied to a scene
 /// when its clock reaches the event's time, like a trace sample.
-public struct PerformedEvent: Sendable, Equatable {
+public struct PerformedEvent: Sendable, Equatable, Codable {
     /// What was performed.
-    public enum Action: Sendable, Equatable {
+    public enum Action: Sendable, Equatable, Codable {
         /// `touch(x0, y0, x1, y1)`: a drag in image pixels.
         case touch(from: Point, to: Point)
         /// `shake(ax, ay)`: an accelerometer sample in g, device axes (y up).
@@ -11,7 +11,7 @@ public struct PerformedEvent: Sendable, Equatable {
     }
 
     /// Where `time` counts from.
-    public enum Anchor: Sendable, Equatable {
+    public enum Anchor: Sendable, Equatable, Codable {
         /// Scene time: the event happens at `time` while the script runs
         /// (or after it, extending the clip).
         case start

@@ -2,7 +2,7 @@ import Foundation
 
 /// The side of a region fixed as a root (`addSketch{..., pin = "bottom"}`):
 /// the content sways from it instead of bulging around the center.
-public enum PinSide: String, Sendable, Hashable, CaseIterable {
+public enum PinSide: String, Sendable, Hashable, Codable, CaseIterable {
     case bottom, top, left, right
 }
 

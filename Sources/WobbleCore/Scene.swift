@@ -55,8 +55,8 @@ public final class Sketch {
 /// Which `addSketch` made a sketch: the n-th call of the run (0-based),
 /// or the n-th sketch the studio added; with the line of the call when it
 /// was made from the scene file itself.
-public struct SketchOrigin: Hashable, Sendable {
-    public enum Kind: Hashable, Sendable {
+public struct SketchOrigin: Hashable, Sendable, Codable {
+    public enum Kind: Hashable, Sendable, Codable {
         case call(Int)
         case added(Int)
     }

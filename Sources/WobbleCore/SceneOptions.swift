@@ -1,5 +1,5 @@
 /// How overlapping regions combine (`overlap(mode)`).
-public enum OverlapMode: String, Sendable, Hashable, CaseIterable {
+public enum OverlapMode: String, Sendable, Hashable, Codable, CaseIterable {
     /// The offsets of every region containing a pixel add up (continuous:
     /// no crease where one region's boundary crosses another). The default.
     case sum
@@ -9,7 +9,7 @@ public enum OverlapMode: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Where a sample position outside the image reads from (`edges(mode)`).
-public enum EdgeMode: String, Sendable, Hashable, CaseIterable {
+public enum EdgeMode: String, Sendable, Hashable, Codable, CaseIterable {
     /// Reflected at the image border (GL_MIRRORED_REPEAT). The default.
     case mirror
     /// The edge pixel (GL_CLAMP_TO_EDGE), as the original did.

@@ -146,7 +146,7 @@ public struct RegionFrame: Sendable, Equatable {
 }
 
 /// Frame `k` of a clip: an immutable value, the renderer's only input.
-public struct FrameState: Sendable, Equatable {
+public struct FrameState: Sendable, Equatable, Codable {
     public var index: Int
     public var time: Double
     /// Regions that move in this frame, in `prepare` order. Regions with
@@ -178,7 +178,7 @@ public struct FrameState: Sendable, Equatable {
 
 /// A live model as the overlay draws it: its region, its 1-based index
 /// among the live models and the line of the `addSketch` that made it.
-public struct OverlayModel: Sendable, Equatable {
+public struct OverlayModel: Sendable, Equatable, Codable {
     public var shape: RegionShape
     public var index: Int
     public var line: Int?

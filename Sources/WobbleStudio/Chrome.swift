@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleStudioCore
 import WobbleRender
 
 /// A CPU canvas for the studio's chrome (timeline and status text): RGBA,

@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleStudioCore
 import WobbleRender
 
 /// Every key and mouse action of the studio, shown over the window by

@@ -1,67 +1,8 @@
 import Foundation
+import WobbleStudioCore
 import WobbleCore
 import WobbleRender
 import WobbleScript
-
-/// A row of the inspector.
-enum InspectorRow: Equatable {
-    case name, motion, number(String), pin
-
-    /// The number rows: the key, the values the slider and keys reach
-    /// (what `addSketch` accepts, shown as `validText`), how the slider
-    /// spans them, the step of a key press and the unit shown.
-    struct Spec: Sendable {
-        var key: String
-        var valid: ClosedRange<Double>
-        var validText: String
-        /// nil: the slider is linear over `valid`; a knee: logarithmic over
-        /// all of it (`log(1 + (v - low) / knee)`), so the small values used
-        /// most keep room and the end is still the largest value accepted.
-        var knee: Double?
-        var step: Double
-        var unit: String
-        var get: @Sendable (WobbleParameters) -> Double
-        var set: @Sendable (inout WobbleParameters, Double) -> Void
-
-        /// Where `v` is on the slider, 0 to 1.
-        func fraction(_ v: Double) -> Double {
-            let lo = valid.lowerBound, hi = valid.upperBound
-            let f: Double
-            if let c = knee { f = log1p((v - lo) / c) / log1p((hi - lo) / c) } else { f = (v - lo) / (hi - lo) }
-            return f.isFinite ? min(max(f, 0), 1) : 0
-        }
-
-        /// The value at `f` (0 to 1) of the slider.
-        func value(atFraction f: Double) -> Double {
-            let lo = valid.lowerBound, hi = valid.upperBound, f = min(max(f, 0), 1)
-            guard let c = knee else { return lo + f * (hi - lo) }
-            return min(hi, lo + c * expm1(f * log1p((hi - lo) / c)))
-        }
-    }
-
-    static let specs: [Spec] = [
-        Spec(key: "duration", valid: 0.01...3600, validText: "(0, 3600]", knee: 0.1, step: 0.05, unit: " s",
-             get: { $0.duration }, set: { $0.duration = $1 }),
-        Spec(key: "strength", valid: 0...1, validText: "[0, 1]", knee: nil, step: 0.01, unit: "",
-             get: { $0.strength }, set: { $0.strength = $1 }),
-        Spec(key: "decay", valid: 0...1, validText: "[0, 1]", knee: nil, step: 0.05, unit: "",
-             get: { $0.decay }, set: { $0.decay = $1 }),
-        Spec(key: "damping", valid: 0...0.99, validText: "[0, 1)", knee: nil, step: 0.01, unit: "",
-             get: { $0.damping }, set: { $0.damping = $1 }),
-        Spec(key: "threshold", valid: 0...1000, validText: "[0, 1000]", knee: 0.01, step: 0.005, unit: "",
-             get: { $0.threshold }, set: { $0.threshold = $1 }),
-    ]
-
-    static func spec(_ key: String) -> Spec? { specs.first { $0.key == key } }
-
-    /// The rows for a sketch of `motion`, top to bottom.
-    static func rows(_ motion: MotionKind) -> [InspectorRow] {
-        [.name, .motion, .number("duration"), .number("strength"), .number(motion == .classic ? "decay" : "damping"),
-         .number("threshold"), .pin]
-    }
-
-    static let pinChoices: [PinSide?] = [nil, .bottom, .top, .left, .right]
-}
 
 /// The inspector's column as drawn (a value: what it shows is in its
 /// fields), and where its rows are, for clicks: one geometry for both.

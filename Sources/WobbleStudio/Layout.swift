@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleStudioCore
 import WobbleRender
 
 /// A box of image pixels.

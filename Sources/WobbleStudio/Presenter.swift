@@ -1,4 +1,5 @@
 import Foundation
+import WobbleStudioCore
 import WobbleCore
 import WobbleEngine
 import WobbleRender

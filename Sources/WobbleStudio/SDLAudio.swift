@@ -5,13 +5,8 @@
 // plays and to read the clock.
 internal import CSDL2
 import Foundation
+import WobbleStudioCore
 import WobbleSystem
-
-/// Why the studio plays without sound: no audio driver, SDL's `dummy` one
-/// (nothing is heard), or a device that would not open.
-struct AudioUnavailable: Error, CustomStringConvertible {
-    var description: String
-}
 
 /// What the device's thread and the window thread share; guarded by the
 /// SDL device lock (the callback runs with it held).

@@ -1,4 +1,5 @@
 import Foundation
+import WobbleStudioCore
 import WobbleCore
 import WobbleRender
 import WobbleScript

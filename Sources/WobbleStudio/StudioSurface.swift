@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleStudioCore
 import WobbleRender
 
 /// What the studio needs of its window: events in, a frame out. The SDL

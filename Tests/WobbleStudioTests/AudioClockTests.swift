@@ -1,5 +1,6 @@
 import XCTest
 @testable import WobbleStudio
+@testable import WobbleStudioCore
 
 /// The audio clock between a device's takes, and the track a device plays
 /// (the clip's sound, offset, looping, muted).

@@ -2,6 +2,7 @@ import XCTest
 import WobbleCore
 import WobbleRender
 @testable import WobbleStudio
+@testable import WobbleStudioCore
 
 /// The window's geometry and the pieces of a frame it uploads, without a window.
 final class LayoutTests: XCTestCase {

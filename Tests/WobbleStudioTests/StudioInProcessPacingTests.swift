@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 @testable import WobbleStudio
+@testable import WobbleStudioCore
 
 /// The studio's pacing on a machine slower than the clip, in-process: each
 /// present takes manual time, and the studio shows the frame due when it

@@ -5,6 +5,7 @@ import WobbleEngine
 import WobbleMedia
 import WobbleRender
 @testable import WobbleStudio
+@testable import WobbleStudioCore
 
 /// A studio surface for in-process tests: it hands out scripted inputs at
 /// times of a manual clock, lets that clock pass by the time the studio

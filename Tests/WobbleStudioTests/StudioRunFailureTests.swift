@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import WobbleCore
 @testable import WobbleStudio
+@testable import WobbleStudioCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -6,34 +6,34 @@ import WobbleEngine
 /// the clock the preview follows, so picture and sound cannot drift apart.
 /// Without an audio device the studio plays silently on the wall clock and
 /// says so once.
-final class SoundPlayer {
+package final class SoundPlayer {
     /// The device, opened when a scene first has a soundtrack.
     private let open: () throws -> any AudioSink
     private var sink: (any AudioSink)?
     /// Why there is no device (nil: not tried yet, or there is one).
-    private(set) var unavailable: String?
+    package private(set) var unavailable: String?
     /// The scene's soundtrack and the clip length the track was made for.
     private var source: (sound: SceneSound, clipLength: Double)?
-    private(set) var track: AudioTrack?
+    package private(set) var track: AudioTrack?
     /// The device is playing the track.
-    private(set) var isPlaying = false
-    private(set) var muted = false
+    package private(set) var isPlaying = false
+    package private(set) var muted = false
     /// Says a line in the window's status (an error when the flag is set).
-    var status: (String, Bool) -> Void = { _, _ in }
+    package var status: (String, Bool) -> Void = { _, _ in }
     /// How the picture kept with the sound (`-v`).
-    private(set) var sync = SyncStats()
+    package private(set) var sync = SyncStats()
 
-    init(open: @escaping () throws -> any AudioSink) {
+    package init(open: @escaping () throws -> any AudioSink) {
         self.open = open
     }
 
     /// What plays: the device's name, or why nothing is heard.
-    var deviceName: String? { sink?.name }
+    package var deviceName: String? { sink?.name }
 
     /// Takes the session's soundtrack after a run (`sound` nil: none) for a
     /// clip `clipLength` long. A changed sound or clip makes a new track;
     /// while playing it goes on from `playhead` (a reload keeps the time).
-    func update(sound: SceneSound?, clipLength: Double, playhead: Double, now: Double) {
+    package func update(sound: SceneSound?, clipLength: Double, playhead: Double, now: Double) {
         guard let sound, clipLength > 0 else {
             if isPlaying { stop() }
             source = nil
@@ -56,7 +56,7 @@ final class SoundPlayer {
     }
 
     /// Plays from clip time `playhead` (nothing without a track or device).
-    func start(at playhead: Double, now: Double) {
+    package func start(at playhead: Double, now: Double) {
         guard let sink, let track else { return }
         let p = AudioTrack.samples(playhead, rate: track.rate)
         sink.play(track, from: min(max(0, p), track.length - 1))
@@ -64,7 +64,7 @@ final class SoundPlayer {
         sync.started(playhead: playhead, at: now)
     }
 
-    func stop() {
+    package func stop() {
         guard isPlaying else { return }
         sink?.stop()
         isPlaying = false
@@ -72,7 +72,7 @@ final class SoundPlayer {
     }
 
     /// `M`: mutes or unmutes (the clock goes on either way); the new state.
-    func toggleMute() -> Bool {
+    package func toggleMute() -> Bool {
         muted.toggle()
         sink?.muted = muted
         return muted
@@ -80,20 +80,20 @@ final class SoundPlayer {
 
     /// The clip time heard now while the track plays (the preview's clock);
     /// nil when nothing plays.
-    func clipTime(at now: Double) -> Double? {
+    package func clipTime(at now: Double) -> Double? {
         guard isPlaying, let track, let heard = sink?.heard(at: now) else { return nil }
         return heard / Double(track.rate)
     }
 
     /// Frame `k` (time `frameTime`) was presented at `now` while playing:
     /// how far it is from the sound heard then.
-    func presented(frameTime: Double, clipLength: Double, at now: Double) {
+    package func presented(frameTime: Double, clipLength: Double, at now: Double) {
         guard let heard = clipTime(at: now) else { return }
         sync.presented(frameTime: frameTime, heard: heard, clipLength: clipLength, at: now)
     }
 
     /// Closes the device.
-    func close() {
+    package func close() {
         stop()
         sink = nil
     }
@@ -104,28 +104,28 @@ final class SoundPlayer {
 /// at or before the sound, so it is within one frame behind it), and how
 /// the sound's clock ran against the wall clock (which a preview on the
 /// wall clock would drift by).
-struct SyncStats {
+package struct SyncStats {
     /// Picture minus sound, milliseconds, per frame presented.
-    private(set) var offsets: [Double] = []
+    package private(set) var offsets: [Double] = []
     /// The sound's clock minus the wall clock since playing started, ms.
-    private(set) var clockDrift = 0.0
+    package private(set) var clockDrift = 0.0
     /// Seconds of wall clock the drift was measured over.
-    private(set) var measuredSeconds = 0.0
+    package private(set) var measuredSeconds = 0.0
     /// Where and when playing started, and the sound's time unwrapped
     /// since (a loop adds the clip's length).
     private var origin: (playhead: Double, at: Double)?
     private var lastHeard = 0.0
     private var loops = 0.0
 
-    mutating func started(playhead: Double, at now: Double) {
+    package mutating func started(playhead: Double, at now: Double) {
         origin = (playhead, now)
         lastHeard = playhead
         loops = 0
     }
 
-    mutating func stopped() { origin = nil }
+    package mutating func stopped() { origin = nil }
 
-    mutating func presented(frameTime: Double, heard: Double, clipLength: Double, at now: Double) {
+    package mutating func presented(frameTime: Double, heard: Double, clipLength: Double, at now: Double) {
         var d = frameTime - heard
         // Across the loop point: the frame and the sound on either side.
         if d > clipLength / 2 { d -= clipLength } else if d < -clipLength / 2 { d += clipLength }
@@ -144,7 +144,7 @@ struct SyncStats {
     }
 
     /// `-v`'s line, nil before any frame was presented with sound.
-    var summary: String? {
+    package var summary: String? {
         guard !offsets.isEmpty else { return nil }
         let s = offsets.sorted()
         let median = s[s.count / 2]

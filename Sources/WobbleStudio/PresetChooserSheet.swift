@@ -1,51 +1,13 @@
 import WobbleCore
 import WobbleEngine
 import WobbleRender
+import WobbleStudioCore
 
-/// `Shift+E`: the export chooser, as an animator knows it from an
-/// application's render queue or export dialog — a short list of targets
-/// over the window (the scene's own output, then every platform preset the
-/// command line's `--preset` knows, with its limits), `Up`/`Down` and
-/// `Enter`, or the row's number, to export; `Esc` (or any other key)
-/// closes it without exporting. The export then runs in the background as
-/// `E`'s does.
-struct PresetChooser {
-    /// The rows: nil is the scene's own output (what `E` writes), then the platforms.
-    static let choices: [Preset?] = [nil] + Preset.all
-
+/// The `Shift+E` chooser drawn over the window: its keys map to commands
+/// (`StudioKeyMap`), its sheet is drawn here.
+extension PresetChooser {
     /// The sheet's margin and the height of one line, in window pixels.
     static let pad = 10, rowHeight = StudioFont.cellHeight + 4
-
-    /// The row the arrow keys are on.
-    var row = 0
-
-    /// What a key did.
-    enum Answer: Equatable {
-        /// Still choosing (the arrow keys moved).
-        case choosing
-        /// Export to this choice (nil: the scene's output).
-        case export(Preset?)
-        /// Closed without exporting.
-        case cancel
-    }
-
-    mutating func key(_ k: StudioKey) -> Answer {
-        switch k {
-        case .up: row = (row + Self.choices.count - 1) % Self.choices.count; return .choosing
-        case .down, .tab: row = (row + 1) % Self.choices.count; return .choosing
-        case .enter: return .export(Self.choices[row])
-        // A digit arrives as text too (the keyboard's layout decides it).
-        case .other: return .choosing
-        default: return .cancel
-        }
-    }
-
-    /// A typed row number (`1` … `6`) exports that row.
-    mutating func text(_ t: String) -> Answer? {
-        guard let n = Int(t), n >= 1, n <= Self.choices.count else { return nil }
-        row = n - 1
-        return .export(Self.choices[row])
-    }
 
     /// A platform's limits in columns: format, frame, bytes, time
     /// (`WEBM         512 px long side   256 KB  3 s`).

@@ -2,14 +2,22 @@ import WobbleSystem
 
 /// The studio's clock, injected: the window reads the monotonic clock, tests
 /// a manual one (they never sleep on wall time).
-protocol StudioClock {
+package protocol StudioClock {
     /// Seconds; only differences mean anything.
     func now() -> Double
 }
 
 /// `monotonic()`: the clock of the real studio.
-struct MonotonicClock: StudioClock {
-    func now() -> Double { monotonic() }
+package struct MonotonicClock: StudioClock {
+    package init() {}
+    package func now() -> Double { monotonic() }
+}
+
+/// A clock moved by hand (tests: nothing sleeps on wall time).
+package final class ManualClock: StudioClock {
+    package var t = 100.0
+    package init() {}
+    package func now() -> Double { t }
 }
 
 /// The transport: the playhead and whether it plays. Playing, the playhead
@@ -17,33 +25,33 @@ struct MonotonicClock: StudioClock {
 /// and seeking pause and clamp to the clip's frames. Recording a take, it
 /// is the scripted clip's end plus the time since recording started (the
 /// live clock the take's events are stamped with).
-struct Transport {
-    let clock: StudioClock
-    private(set) var playhead = 0.0
-    private(set) var playing = true
+package struct Transport {
+    package let clock: StudioClock
+    package private(set) var playhead = 0.0
+    package private(set) var playing = true
     /// The clock when the playhead was last moved.
     private var lastWall: Double
     /// The clock when the take being recorded started.
     private var recordingSince: Double?
     /// How many times the playhead was put somewhere (a seek): the sound
     /// playing starts again there.
-    private(set) var jumps = 0
+    package private(set) var jumps = 0
 
-    init(clock: StudioClock) {
+    package init(clock: StudioClock) {
         self.clock = clock
         lastWall = clock.now()
     }
 
-    var isRecording: Bool { recordingSince != nil }
+    package var isRecording: Bool { recordingSince != nil }
 
     /// The playhead at the clock's `now`, without moving it (while playing
     /// or recording: which frame is due).
-    func current(at now: Double) -> Double { playhead + (now - lastWall) }
+    package func current(at now: Double) -> Double { playhead + (now - lastWall) }
 
     /// Moves the playhead to the clock's present: by the time passed while
     /// playing (looping at `clipLength`); while recording, to the scripted
     /// clip's end (`scriptedEnd`, as the latest run says) plus the live clock.
-    mutating func advance(clipLength: Double, scriptedEnd: Double) {
+    package mutating func advance(clipLength: Double, scriptedEnd: Double) {
         let now = clock.now()
         let dt = now - lastWall
         lastWall = now
@@ -60,16 +68,16 @@ struct Transport {
     }
 
     /// Play/pause (`Space`): playing resumes from where the playhead is.
-    mutating func togglePlaying() {
+    package mutating func togglePlaying() {
         playing.toggle()
         lastWall = clock.now()
     }
 
     /// Pauses (stepping, scrubbing).
-    mutating func pause() { playing = false }
+    package mutating func pause() { playing = false }
 
     /// Puts the playhead on frame `k`, clamped to the clip's frames.
-    mutating func seek(frame k: Int, frameCount: Int, fps: Double) {
+    package mutating func seek(frame k: Int, frameCount: Int, fps: Double) {
         guard frameCount > 0, fps > 0 else { return }
         playhead = Double(max(0, min(k, frameCount - 1))) / fps
         jumps += 1
@@ -78,23 +86,23 @@ struct Transport {
     /// Puts the playhead on clip time `t`, the sound heard now: while the
     /// soundtrack plays, its samples are the clock (picture and sound
     /// cannot drift apart).
-    mutating func follow(_ t: Double) {
+    package mutating func follow(_ t: Double) {
         playhead = t
         lastWall = clock.now()
     }
 
     /// Starts the live clock of a take at the scripted clip's end, playing.
-    mutating func startRecording(from scriptedEnd: Double) {
+    package mutating func startRecording(from scriptedEnd: Double) {
         recordingSince = clock.now()
         playhead = scriptedEnd
         playing = true
     }
 
     /// Seconds since recording started (nil when not recording).
-    var recordedSeconds: Double? { recordingSince.map { clock.now() - $0 } }
+    package var recordedSeconds: Double? { recordingSince.map { clock.now() - $0 } }
 
     /// Stops recording (playing on from there): the seconds recorded.
-    mutating func stopRecording() -> Double? {
+    package mutating func stopRecording() -> Double? {
         guard let s = recordedSeconds else { return nil }
         recordingSince = nil
         lastWall = clock.now()

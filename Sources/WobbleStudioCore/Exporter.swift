@@ -2,7 +2,6 @@ import Foundation
 import WobbleCore
 import WobbleEngine
 import WobbleMedia
-import WobbleRender
 import WobbleSystem
 
 /// Exports from the window: `E` renders the scene's output in the
@@ -15,23 +14,23 @@ import WobbleSystem
 /// limits; `P` writes the frame shown as `<scene>-still-N.png` beside the
 /// scene (the first free N; the headless frame at the scene's size). It
 /// says what it did through `status`.
-final class Exporter {
+package final class Exporter {
     private let options: SessionOptions
     /// Shows a status line (true: an error).
-    var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
+    package var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
     private var job: (export: ExportJob, started: Double, shown: Int, note: String, preset: Preset?)?
 
-    init(options: SessionOptions) {
+    package init(options: SessionOptions) {
         self.options = options
     }
 
-    var isExporting: Bool { job != nil }
+    package var isExporting: Bool { job != nil }
 
     /// What the export renders: the scene as saved, with the scene-run
     /// options the studio was given; a name the engine makes up
     /// (`<scene>.gif`, `<scene>-telegram.webm`) goes beside the scene, as
     /// `cd FOLDER && wobble-run SCENE.lua` puts it.
-    func renderOptions(preset: Preset?) -> RenderOptions {
+    package func renderOptions(preset: Preset?) -> RenderOptions {
         var o = RenderOptions()
         o.scene = options.scenePath
         o.image = options.imagePath
@@ -51,7 +50,7 @@ final class Exporter {
 
     /// Starts the export (one at a time), at clock time `now`; with
     /// `preset`, fitted to that platform.
-    func start(now: Double, unsavedEdits: Bool, preset: Preset? = nil) {
+    package func start(now: Double, unsavedEdits: Bool, preset: Preset? = nil) {
         guard job == nil else { status("exporting already (E again when it is done)", false); return }
         // Said with every line of the export: the file is the scene as saved.
         let note = unsavedEdits ? " as saved (the unsaved edits are not in it)" : ""
@@ -61,7 +60,7 @@ final class Exporter {
 
     /// Looks whether the export ended (each turn of the window's loop);
     /// shows its progress each second meanwhile when `showProgress`.
-    func poll(now: Double, showProgress: Bool = true) {
+    package func poll(now: Double, showProgress: Bool = true) {
         guard var j = job else { return }
         guard let outcome = j.export.outcome else {
             let s = Int(now - j.started)
@@ -94,7 +93,7 @@ final class Exporter {
     /// A preset export's result against the platform's limits:
     /// `telegram: 241 KB of 256 KB, 512x345, 3.0 s of 3 s -> x.webm` (ASCII: the studio font has no other), and
     /// whether every limit holds.
-    static func againstLimits(_ p: Preset, _ o: ExportJob.Outcome) -> (text: String, fits: Bool) {
+    package static func againstLimits(_ p: Preset, _ o: ExportJob.Outcome) -> (text: String, fits: Bool) {
         let bytes = o.bytes ?? 0
         var parts = ["\(PresetRun.kb(bytes)) of \(PresetRun.kb(p.byteLimit))"]
         var fits = bytes <= p.byteLimit
@@ -109,12 +108,12 @@ final class Exporter {
 
     /// How long an export stopped by quitting has to end (it stops at its
     /// next frame, removing what it was writing).
-    static let stopGrace = 5.0
+    package static let stopGrace = 5.0
 
     /// Stops an export in flight (the studio quits): it is cancelled and
     /// waited for, so that the file it was writing is removed before the
     /// studio exits.
-    func cancel() {
+    package func cancel() {
         guard let j = job else { return }
         job = nil
         j.export.cancel("the studio quit")
@@ -126,10 +125,9 @@ final class Exporter {
     /// Writes `state` (the frame shown) as a PNG beside the scene: the
     /// headless frame at the scene's own size. Returns the path.
     @discardableResult
-    func writeStill(_ state: FrameState, image: RGBAImage) -> String? {
+    package func writeStill(_ state: FrameState, image: RGBAImage) -> String? {
         do {
-            let r = try FrameRenderers.make(options.backend, source: image, outputWidth: image.width, outputHeight: image.height)
-            let frame = try Compositor.frame(state, renderer: r, extra: [])
+            let frame = try StillFrame.render(state, image: image, backend: options.backend)
             let path = ScenePaths.firstFree(beside: options.scenePath, tag: "still", ext: "png")
             try AtomicFile.write(try ImageIO.encodePNG(frame), to: path)
             status("wrote \(path)", false)

@@ -1,11 +1,5 @@
 import XCTest
-@testable import WobbleStudio
-
-/// A clock the test moves by hand.
-final class ManualClock: StudioClock {
-    var t = 100.0
-    func now() -> Double { t }
-}
+@testable import WobbleStudioCore
 
 /// The studio's transport in-process, on a manual clock (no window, no
 /// sleeping): play, pause, step, seek, loop, and a take's live clock.

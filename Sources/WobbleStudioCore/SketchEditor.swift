@@ -8,34 +8,33 @@ import WobbleSystem
 /// (`EditHistory`, across saves) and saved into the scene (Ctrl+S), all
 /// through the live session. It says what it did through `status`; the
 /// studio runs the scene again when `editsPending` is set.
-final class SketchEditor {
+package final class SketchEditor {
     private let session: LiveSession
     private let clock: StudioClock
     private let verbose: Bool
     /// Shows a status line (true: an error).
-    var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
+    package var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
 
     private struct Drag {
-        var origin: SketchOrigin.Kind
-        var handle: Int
-        var startWindow: (x: Int, y: Int)
-        var start: SketchPoints
-        var moved = false
+        package var origin: SketchOrigin.Kind
+        package var handle: Int
+        package var start: SketchPoints
+        package var moved = false
     }
     private var drag: Drag?
     /// Undo and redo.
-    private(set) var history = EditHistory()
+    package private(set) var history = EditHistory()
     /// The edits and the calls' own sketches when the change under way
     /// (a drag, a scrub) began.
     private var changeStart: (edits: SketchEdits, base: [Int: SketchState])?
     private var editableCache: (generation: Int, kinds: [SketchOrigin.Kind: Bool]) = (-1, [:])
     /// The edits changed since the scene last ran with them (a run is due
     /// after this input).
-    var editsPending = false
+    package var editsPending = false
     /// When the first input of edits not yet shown came.
-    var editInputTime: Double?
+    package var editInputTime: Double?
 
-    init(session: LiveSession, clock: StudioClock, verbose: Bool) {
+    package init(session: LiveSession, clock: StudioClock, verbose: Bool) {
         self.session = session
         self.clock = clock
         self.verbose = verbose
@@ -46,16 +45,16 @@ final class SketchEditor {
         }
     }
 
-    var isDragging: Bool { drag != nil }
+    package var isDragging: Bool { drag != nil }
 
     /// Told after the undo steps followed another program's save (the
     /// inspector's selection follows too).
-    var callsMoved: ((LiveSession.CallsMoved) -> Void)?
+    package var callsMoved: ((LiveSession.CallsMoved) -> Void)?
 
     private var scenePath: String { session.options.scenePath }
 
     /// Whether the sketch of `origin` may be dragged (cached per run).
-    func isEditable(_ origin: SketchOrigin?) -> Bool {
+    package func isEditable(_ origin: SketchOrigin?) -> Bool {
         guard let kind = origin?.kind else { return false }
         if editableCache.generation != session.generation { editableCache = (session.generation, [:]) }
         if let e = editableCache.kinds[kind] { return e }
@@ -68,18 +67,16 @@ final class SketchEditor {
         return e
     }
 
-    /// The handle within 10 window pixels of `(x, y)` (the nearest) at
+    /// The handle within `radius` image pixels of `p` (the nearest) at
     /// frame `k`, with the sketch it belongs to: 0-3 the corners lt, rt,
-    /// rb, lb, 4 the center.
-    func handleHit(_ x: Int, _ y: Int, frame k: Int, layout: Layout) -> (origin: SketchOrigin?, handle: Int)? {
+    /// rb, lb, 4 the center. (The window's radius is 10 window pixels.)
+    package func handleHit(at p: Point, radius: Double, frame k: Int) -> (origin: SketchOrigin?, handle: Int)? {
         var best: (origin: SketchOrigin?, handle: Int, d: Double)?
         for h in session.handleShapes(atFrame: k) {
             let points = [h.shape.lt, h.shape.rt, h.shape.rb, h.shape.lb, h.shape.center]
-            for (i, p) in points.enumerated() where p.isFinite {
-                let w = layout.windowPoint(p)
-                let wx = w.x, wy = w.y
-                let d = ((wx - Double(x)) * (wx - Double(x)) + (wy - Double(y)) * (wy - Double(y))).squareRoot()
-                if d <= 10, d < (best?.d ?? .infinity) { best = (h.origin, i, d) }
+            for (i, q) in points.enumerated() where q.isFinite {
+                let d = ((q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y)).squareRoot()
+                if d <= radius, d < (best?.d ?? .infinity) { best = (h.origin, i, d) }
             }
         }
         return best.map { ($0.origin, $0.handle) }
@@ -93,7 +90,7 @@ final class SketchEditor {
         printError("studio: \(m)")
     }
 
-    func beginDrag(_ origin: SketchOrigin?, handle: Int, _ x: Int, _ y: Int) {
+    package func beginDrag(_ origin: SketchOrigin?, handle: Int) {
         guard let kind = origin?.kind else {
             fail("\(scenePath): this sketch is computed; edit the script")
             return
@@ -103,22 +100,19 @@ final class SketchEditor {
             return
         }
         guard let start = currentPoints(kind) else { return }
-        drag = Drag(origin: kind, handle: handle, startWindow: (x, y), start: start)
+        drag = Drag(origin: kind, handle: handle, start: start)
         beginChange()
     }
 
-    /// The dragged handle follows the mouse, kept inside the picture area
-    /// (never under the inspector's column or the timeline, where it could
-    /// not be grabbed again).
-    func moveDrag(_ x: Int, _ y: Int, layout: Layout) {
-        guard var d = drag, x != d.startWindow.x || y != d.startWindow.y || d.moved else { return }
-        let s = layout.scale
-        let p0 = d.start[handle: d.handle]
-        var w = layout.windowPoint(Point(p0.x + Double(x - d.startWindow.x) / s, p0.y + Double(y - d.startWindow.y) / s))
-        let a = layout.pictureArea
-        w = Point(min(max(w.x, Double(a.x)), Double(a.x + a.w - 1)), min(max(w.y, Double(a.y)), Double(a.y + a.h - 1)))
-        let q = layout.imagePointUnclamped(0, 0)
-        let p = Point(((q.x + w.x / s) * 10).rounded() / 10, ((q.y + w.y / s) * 10).rounded() / 10)
+    /// Where the dragged handle was when the drag began (image pixels).
+    package var dragStartPoint: Point? { drag.map { $0.start[handle: $0.handle] } }
+
+    /// The dragged handle goes to image point `p`, to a tenth of a pixel
+    /// (the front end keeps it where it can be grabbed again: the window,
+    /// inside its picture area).
+    package func moveDrag(to point: Point) {
+        guard var d = drag else { return }
+        let p = Point((point.x * 10).rounded() / 10, (point.y * 10).rounded() / 10)
         guard p.isFinite else { return }
         var pts = d.start
         // A center never set stays unset (it follows the corners); one
@@ -131,7 +125,7 @@ final class SketchEditor {
         edited()
     }
 
-    func endDrag() {
+    package func endDrag() {
         guard let d = drag else { return }
         drag = nil
         guard d.moved, let p = currentPoints(d.origin) else { changeStart = nil; return }
@@ -152,7 +146,7 @@ final class SketchEditor {
         if verbose { printError("studio: dragged \(name) of \(describe(d.origin)) to \(SketchSource.format(v.x)),\(SketchSource.format(v.y))") }
     }
 
-    func describe(_ kind: SketchOrigin.Kind) -> String {
+    package func describe(_ kind: SketchOrigin.Kind) -> String {
         switch kind {
         case .call(let n):
             return session.sketchCalls.indices.contains(n) ? "the sketch of line \(session.sketchCalls[n].line ?? 0)" : "a sketch"
@@ -169,33 +163,33 @@ final class SketchEditor {
     // MARK: Changes (a drag, a scrub, a key)
 
     /// A change begins: what it changes is one undo step.
-    func beginChange() {
+    package func beginChange() {
         changeStart = (session.edits, session.baseStates)
     }
 
     /// Sets a sketch's state as part of the change under way (the scene runs again).
-    func change(_ kind: SketchOrigin.Kind, to state: SketchState) {
+    package func change(_ kind: SketchOrigin.Kind, to state: SketchState) {
         guard session.currentState(kind) != state else { return }
         session.setState(kind, state)
         edited()
     }
 
     /// The change under way ends: one undo step, when it changed something.
-    func endChange() {
+    package func endChange() {
         guard let start = changeStart else { return }
         changeStart = nil
         if start.edits != session.edits { history.record(start.edits, base: start.base) }
     }
 
     /// A change in one go (a key).
-    func apply(_ kind: SketchOrigin.Kind, _ state: SketchState) {
+    package func apply(_ kind: SketchOrigin.Kind, _ state: SketchState) {
         beginChange()
         change(kind, to: state)
         endChange()
     }
 
     /// Why `name` cannot be the name of the sketch, nil when it can.
-    func renameProblem(_ kind: SketchOrigin.Kind, to name: String) -> String? {
+    package func renameProblem(_ kind: SketchOrigin.Kind, to name: String) -> String? {
         switch kind {
         case .call:
             guard case .call(let n) = kind, let call = session.editableCall(n).call, let src = session.sceneSource else {
@@ -222,7 +216,7 @@ final class SketchEditor {
     /// Adds a 90x90 sketch whose corners are whole pixels, centred at `p`
     /// (to the nearest pixel), named `regionN` (the next free name); returns it.
     @discardableResult
-    func add(at p: Point) -> SketchOrigin.Kind? {
+    package func add(at p: Point) -> SketchOrigin.Kind? {
         let x = (p.x - 45).rounded(), y = (p.y - 45).rounded()
         let c = Point(x + 45, y + 45)
         let added = add(.square(centeredAt: c), what: "90x90 at (\(SketchSource.format(x)), \(SketchSource.format(y)))")
@@ -233,7 +227,7 @@ final class SketchEditor {
     /// Adds a sketch of `points` and `parameters` named `regionN` (the next
     /// free name), as one undo step; `what` says where in the status line.
     @discardableResult
-    func add(_ points: SketchPoints, parameters: WobbleParameters = .original, what: String) -> SketchOrigin.Kind? {
+    package func add(_ points: SketchPoints, parameters: WobbleParameters = .original, what: String) -> SketchOrigin.Kind? {
         guard session.clip != nil else { status("cannot add: the scene failed", true); return nil }
         let taken = Set(session.edits.added.compactMap(\.name) + session.edits.calls.values.compactMap(\.name))
         let name = session.sceneSource?.nextFreeName(taken: taken) ?? "region\(session.edits.added.count + 1)"
@@ -246,13 +240,13 @@ final class SketchEditor {
     }
 
     /// Sets the loop edit (nil: as the scene says) as one undo step.
-    func setLoop(_ loop: Bool?) {
+    package func setLoop(_ loop: Bool?) {
         change { $0.loop = loop }
     }
 
     /// Changes the edits with `body` as one undo step (`record`: false
     /// while a gesture goes on whose start was recorded); the scene runs again.
-    func change(record: Bool = true, _ body: (inout SketchEdits) -> Void) {
+    package func change(record: Bool = true, _ body: (inout SketchEdits) -> Void) {
         var e = session.edits
         body(&e)
         guard e != session.edits else { return }
@@ -262,7 +256,7 @@ final class SketchEditor {
         edited()
     }
 
-    func undoLast() {
+    package func undoLast() {
         drag = nil
         changeStart = nil
         // An edit whose call another program deleted goes first (the
@@ -284,7 +278,7 @@ final class SketchEditor {
         restore(step, what: "undone")
     }
 
-    func redoNext() {
+    package func redoNext() {
         drag = nil
         changeStart = nil
         guard let step = history.redo(current: session.edits, base: session.baseStates) else {
@@ -307,7 +301,7 @@ final class SketchEditor {
 
     /// Writes the edits into the scene file; true when it wrote them (the
     /// saved scene is then due to run).
-    func save(sceneName: String) -> Bool {
+    package func save(sceneName: String) -> Bool {
         guard session.hasUnsavedEdits else { status("nothing to save", false); return false }
         drag = nil
         if offerUnsaved, session.sceneFileIsGone {
@@ -352,11 +346,11 @@ final class SketchEditor {
 
     /// The last `save` found the scene file gone and offered to keep the
     /// edits in `<scene>.unsaved.lua`: the next `Ctrl+S` does.
-    private(set) var offerUnsaved = false
+    package private(set) var offerUnsaved = false
 
     /// Writes the pending edits into `<scene>.unsaved.lua` beside the
     /// scene (its file is gone) and says where; the path, nil on failure.
-    func keepUnsaved(sceneName: String) -> String? {
+    package func keepUnsaved(sceneName: String) -> String? {
         do {
             let path = try session.writeUnsaved()
             keptUnsaved = true
@@ -372,10 +366,10 @@ final class SketchEditor {
     }
 
     /// The edits were written to `<scene>.unsaved.lua` (the scene file gone).
-    private(set) var keptUnsaved = false
+    package private(set) var keptUnsaved = false
 
     /// The sketches with unsaved edits, by name (for the quit question).
-    var editedNames: [String] {
+    package var editedNames: [String] {
         var out: [String] = []
         for (n, s) in session.edits.calls.sorted(by: { $0.key < $1.key }) {
             out.append(s.name ?? session.baseState(n)?.name ?? "the sketch of line \(session.sketchCalls[n].line.map(String.init) ?? "?")")

@@ -4,23 +4,23 @@ import WobbleScript
 
 /// A tick on the timeline: a kick the script gave or one performed, with
 /// what hovering it says (`impulse at 0.300 s, scene.lua line 5`).
-struct Tick: Equatable {
-    var time: Double
-    var label: String
-    var performed: Bool
+package struct Tick: Equatable, Codable {
+    package var time: Double
+    package var label: String
+    package var performed: Bool
     /// What selecting the tick selects (nil: it cannot be selected).
-    var ref: TickRef? = nil
+    package var ref: TickRef? = nil
     /// Selected (drawn white and taller).
-    var selected = false
+    package var selected = false
     /// A beat or onset of the soundtrack (nil: a kick).
-    var sound: SoundMark? = nil
+    package var sound: SoundMark? = nil
 
     /// What a soundtrack's tick marks.
-    enum SoundMark { case beat, onset }
+    package enum SoundMark: Codable { case beat, onset }
 
     /// Every tick: the script's kicks with their lines, the pokes and
     /// shakes performed in the preview, and those of the take being recorded.
-    static func all(script: [ScriptKick], performed: [PerformedEvent], take: Take?, scriptedDuration scripted: Double,
+    package static func all(script: [ScriptKick], performed: [PerformedEvent], take: Take?, scriptedDuration scripted: Double,
                     sceneName: String, baked: [PerformedEvent] = [], deletable: (Int) -> Bool = { _ in false },
                     selected: TickRef? = nil, sound: SceneSound? = nil, clipLength: Double = 0) -> [Tick] {
         func what(_ a: PerformedEvent.Action) -> String {
@@ -50,7 +50,7 @@ struct Tick: Equatable {
 
     /// The soundtrack's beats and onsets within the clip (after the kicks:
     /// a kick at the same place is the one hovered and clicked).
-    static func soundTicks(_ sound: SceneSound?, clipLength: Double) -> [Tick] {
+    package static func soundTicks(_ sound: SceneSound?, clipLength: Double) -> [Tick] {
         guard let sound else { return [] }
         let name = "the soundtrack '\(sound.track.shown)'"
         let beats = sound.beats.enumerated().filter { $0.element < clipLength }.map { i, t in
@@ -66,7 +66,7 @@ struct Tick: Equatable {
 /// A tick that can be selected: a scripted kick by its line in the scene
 /// (deleted with the whole statement), or an event of the scene's baked
 /// `perform{...}` list by its index (deleted or moved in time).
-enum TickRef: Equatable {
+package enum TickRef: Equatable, Codable {
     case script(line: Int)
     case baked(index: Int)
 }

@@ -2,7 +2,6 @@ import Foundation
 import Synchronization
 import WobbleCore
 import WobbleEngine
-import WobbleRender
 import WobbleScript
 import WobbleSystem
 import WobbleVision
@@ -14,21 +13,20 @@ import WobbleVision
 /// thread, one job at a time, while the window keeps answering; its
 /// result becomes an edit of the region (`cutout` a mask in memory, one
 /// undo step) that `Ctrl+S` writes as `<scene>-masks/<name>.png`. The
-/// masks' outlines and the stroke being painted are drawn over the picture.
-final class CutoutEditor {
+/// masks' outlines and the stroke being painted are drawn over the picture
+/// by the front end (`strokeShown`, `overlayVersion`). Strokes come in
+/// image pixels; what counts as a click (a press that did not move) is
+/// the front end's to say: it sends the points of a stroke that moved.
+package final class CutoutEditor {
     private let session: LiveSession
     private let editor: SketchEditor
     private let clock: StudioClock
     private let verbose: Bool
     /// Shows a status line (true: an error).
-    var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
+    package var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
     /// Selects a region (the one a `Shift`+click added).
-    var select: (SketchOrigin.Kind) -> Void = { _ in }
+    package var select: (SketchOrigin.Kind) -> Void = { _ in }
 
-    /// Brush radius of a stroke, in window pixels.
-    static let brush = 6.0
-    /// A press with `Shift` that moves less than this (window pixels) is a click.
-    static let clickSlop = 3
 
     /// What a job computes on the worker.
     private enum Job: Sendable {
@@ -43,43 +41,43 @@ final class CutoutEditor {
     }
     /// A job's mailbox: the worker puts the result in, the window's thread takes it.
     private final class Mailbox: Sendable {
-        let result = Mutex<Result<Done, CutoutProblem>?>(nil)
-        let group = DispatchGroup()
+        package let result = Mutex<Result<Done, CutoutProblem>?>(nil)
+        package let group = DispatchGroup()
     }
     private struct Flight {
-        var kind: SketchOrigin.Kind?
-        var what: String
-        var strokes: [CutoutStroke]
-        var started: Double
-        var shown: Int
-        let mailbox: Mailbox
+        package var kind: SketchOrigin.Kind?
+        package var what: String
+        package var strokes: [CutoutStroke]
+        package var started: Double
+        package var shown: Int
+        package let mailbox: Mailbox
     }
     private let worker = DispatchQueue(label: "wobble-run.studio.cutout")
     private var flight: Flight?
     /// Strokes that ended while a job ran: they go into the next one.
     private var waiting: (kind: SketchOrigin.Kind, strokes: [CutoutStroke])?
     /// How many GrabCut jobs ran (tests count them).
-    private(set) var jobsRun = 0
+    package private(set) var jobsRun = 0
 
-    /// The stroke being painted: its region, its window start and whether
+    /// The stroke being painted: its region and whether
     /// it moved yet (a `Shift` press that does not is a click).
-    private var stroke: (kind: SketchOrigin.Kind?, start: (x: Int, y: Int), moved: Bool, stroke: CutoutStroke)?
+    private var stroke: (kind: SketchOrigin.Kind?, moved: Bool, stroke: CutoutStroke)?
     /// Changes whenever what `paint` draws changes.
-    private(set) var overlayVersion = 0
+    package private(set) var overlayVersion = 0
 
-    init(session: LiveSession, editor: SketchEditor, clock: StudioClock, verbose: Bool) {
+    package init(session: LiveSession, editor: SketchEditor, clock: StudioClock, verbose: Bool) {
         self.session = session
         self.editor = editor
         self.clock = clock
         self.verbose = verbose
     }
 
-    var isComputing: Bool { flight != nil }
-    var isStroking: Bool { stroke != nil }
+    package var isComputing: Bool { flight != nil }
+    package var isStroking: Bool { stroke != nil }
 
     /// Waits up to `seconds` for the job in flight (tests on a manual clock).
     @discardableResult
-    func waitForJob(upTo seconds: Double) -> Bool {
+    package func waitForJob(upTo seconds: Double) -> Bool {
         guard let f = flight else { return true }
         return f.mailbox.group.wait(timeout: .now() + max(0, seconds)) == .success
     }
@@ -87,7 +85,7 @@ final class CutoutEditor {
     // MARK: Keys and strokes
 
     /// `C`: the cutout of `kind` (the selected region) from its region.
-    func cut(_ kind: SketchOrigin.Kind?) {
+    package func cut(_ kind: SketchOrigin.Kind?) {
         guard let kind else {
             status("C cuts out the selected region: select one first (Ctrl+click or Tab)", true)
             return
@@ -95,20 +93,19 @@ final class CutoutEditor {
         start(kind, strokes: [])
     }
 
-    /// A press with `Shift` (`object`) or `Alt` at window `(x, y)`: a
-    /// stroke on `kind`'s cutout begins (with `Shift` a click instead adds
-    /// a region: `endStroke`).
-    func beginStroke(_ x: Int, _ y: Int, object: Bool, kind: SketchOrigin.Kind?, layout: Layout) {
-        let p = layout.imagePointUnclamped(x, y)
-        stroke = (kind, (x, y), false, CutoutStroke(points: [p], radius: CutoutEditor.brush / layout.scale, object: object))
+    /// A press with `Shift` (`object`) or `Alt` at image point `p`: a
+    /// stroke of brush `radius` (image pixels) on `kind`'s cutout begins
+    /// (with `Shift` a click instead adds a region: `endStroke`).
+    package func beginStroke(at p: Point, radius: Double, object: Bool, kind: SketchOrigin.Kind?) {
+        stroke = (kind, false, CutoutStroke(points: [p], radius: radius, object: object))
         overlayVersion += 1
     }
 
-    func moveStroke(_ x: Int, _ y: Int, layout: Layout) {
+    /// The stroke moved (beyond a click's slop) to image point `p`.
+    package func moveStroke(to p: Point) {
         guard var s = stroke else { return }
-        if !s.moved, abs(x - s.start.x) < CutoutEditor.clickSlop, abs(y - s.start.y) < CutoutEditor.clickSlop { return }
         s.moved = true
-        s.stroke.points.append(layout.imagePointUnclamped(x, y))
+        s.stroke.points.append(p)
         stroke = s
         overlayVersion += 1
     }
@@ -116,8 +113,7 @@ final class CutoutEditor {
     /// The stroke ends: it refines its region's cutout; a `Shift` press
     /// that did not move is a click that fits a new region around the
     /// object there (`Alt`: a dot of background).
-    func endStroke(_ x: Int, _ y: Int, layout: Layout) {
-        moveStroke(x, y, layout: layout)
+    package func endStroke() {
         guard let s = stroke else { return }
         stroke = nil
         overlayVersion += 1
@@ -139,7 +135,7 @@ final class CutoutEditor {
     }
 
     /// `Shift`+click on the picture at image point `p`.
-    func fit(at p: Point) {
+    package func fit(at p: Point) {
         guard session.clip != nil, let image = session.image else { status("cannot cut out: the scene failed", true); return }
         guard p.x >= 0, p.y >= 0, p.x < Double(image.width), p.y < Double(image.height) else {
             status("Shift+click on the picture adds a region around the object there", true)
@@ -224,7 +220,7 @@ final class CutoutEditor {
     /// mask becomes the region's edit; while it runs the seconds are shown.
     /// True when something changed.
     @discardableResult
-    func poll() -> Bool {
+    package func poll() -> Bool {
         guard var f = flight else { return false }
         guard let result = f.mailbox.result.withLock({ $0 }) else {
             let n = Int(clock.now() - f.started)
@@ -285,52 +281,11 @@ final class CutoutEditor {
 
     // MARK: Drawing
 
-    /// The outline of each cutout layer shown (by the layer, held while shown).
-    private var outlines: [ObjectIdentifier: (layer: CutoutLayer, boundary: [Int])] = [:]
-
-    /// Draws the outline of every cutout of the clip (its mask at rest),
-    /// and the stroke being painted, into the handles layer.
-    func paint(into layer: inout RGBAImage, mapping m: OutputMapping) {
-        var shown: [ObjectIdentifier: (layer: CutoutLayer, boundary: [Int])] = [:]
-        for l in (session.clip?.cutouts.values).map(Array.init) ?? [] {
-            let id = ObjectIdentifier(l)
-            shown[id] = outlines[id] ?? (l, CutoutEditor.outline(l.mask))
-        }
-        outlines = shown
-        let w = layer.width, h = layer.height
-        guard w > 0, h > 0 else { return }
-        func plot(_ x: Int, _ y: Int, _ c: (UInt8, UInt8, UInt8)) {
-            guard x >= 0, y >= 0, x < w, y < h else { return }
-            let k = (y * w + x) * 4
-            layer.pixels[k] = c.0; layer.pixels[k + 1] = c.1; layer.pixels[k + 2] = c.2; layer.pixels[k + 3] = 255
-        }
-        for (l, boundary) in shown.values {
-            let mw = l.mask.width, mh = l.mask.height
-            func out(_ sx: Int, _ sy: Int) -> (Int, Int) { (Int((Double(sx) + 0.5) / m.scaleX), Int((Double(sy) + 0.5) / m.scaleY)) }
-            // A dark line just outside the object, for contrast on any picture...
-            for i in boundary {
-                let sx = i % mw, sy = i / mw
-                for (nx, ny) in [(sx - 1, sy), (sx + 1, sy), (sx, sy - 1), (sx, sy + 1)]
-                where nx >= 0 && ny >= 0 && nx < mw && ny < mh && l.mask.pixels[ny * mw + nx] <= 127 {
-                    let (ox, oy) = out(nx, ny)
-                    plot(ox, oy, (20, 20, 20))
-                }
-            }
-            // ...and dashes on its edge: magenta and white, 4 pixels each.
-            for i in boundary {
-                let (ox, oy) = out(i % mw, i / mw)
-                plot(ox, oy, ((ox + oy) / 4) % 2 == 0 ? (255, 40, 200) : (255, 255, 255))
-            }
-        }
-        if let s = stroke?.stroke {
-            let c: (UInt8, UInt8, UInt8) = s.object ? (40, 230, 60) : (255, 60, 40)
-            let scaled = CutoutStroke(points: s.points.map { Point($0.x / m.scaleX, $0.y / m.scaleY) }, radius: s.radius / m.scaleX, object: s.object)
-            scaled.forEachPixel(width: w, height: h) { plot($0 % w, $0 / w, c) }
-        }
-    }
+    /// The stroke being painted (drawn over the picture), nil when none.
+    package var strokeShown: CutoutStroke? { stroke?.stroke }
 
     /// The pixels of `mask` above 127 with a 4-neighbour at or below it (or the image's edge).
-    static func outline(_ mask: GreyMask) -> [Int] {
+    package static func outline(_ mask: GreyMask) -> [Int] {
         let w = mask.width, h = mask.height
         let ob = mask.objectBox
         guard !ob.isEmpty else { return [] }
@@ -347,7 +302,7 @@ final class CutoutEditor {
     }
 
     /// The pixels a rectangle touches.
-    static func pixelBox(_ r: Rect) -> PixelRect {
+    package static func pixelBox(_ r: Rect) -> PixelRect {
         func f(_ v: Double) -> Int { Int(clamping: v, to: -(1 << 40) ... (1 << 40), rounding: .down) }
         func c(_ v: Double) -> Int { Int(clamping: v, to: -(1 << 40) ... (1 << 40), rounding: .up) }
         return PixelRect(x0: f(r.minX), y0: f(r.minY), x1: c(r.maxX), y1: c(r.maxY))
@@ -355,7 +310,7 @@ final class CutoutEditor {
 
     /// A fitted region kept inside the picture (a cutout may not reach
     /// outside it), its points to a tenth of a pixel (as a save writes them).
-    static func inside(_ p: SketchPoints, width: Int, height: Int) -> SketchPoints {
+    package static func inside(_ p: SketchPoints, width: Int, height: Int) -> SketchPoints {
         func clamp(_ q: Point) -> Point {
             Point((min(max(q.x, 0), Double(width)) * 10).rounded() / 10, (min(max(q.y, 0), Double(height)) * 10).rounded() / 10)
         }

@@ -1,16 +1,20 @@
 /// Quitting with unsaved edits: the first `Esc` (or window close) asks in
 /// the window; then `Esc` or close again quits without saving, `Ctrl+S`
 /// saves and quits, any other key (or a click) goes back to editing.
-struct QuitGuard {
+/// (The keys are the window's key map; here the answers.)
+package struct QuitGuard {
     /// The question is on screen.
-    var asking = false
+    package var asking = false
 
-    enum Answer { case quit, saveAndQuit, back }
+    /// What the question was answered with (a front end maps its keys:
+    /// the window's `Esc` quits, `Ctrl+S` saves and quits, any other key
+    /// goes back).
+    package enum Answer: String, Codable { case quit, saveAndQuit, back }
 
     /// `Esc` or close with unsaved edits of the sketches `names`: nil to
     /// quit now (none, or the second time), else the question to show
     /// (asked from now on), naming them (three at most, then a count).
-    mutating func ask(unsavedEdits names: [String], closing: Bool) -> String? {
+    package mutating func ask(unsavedEdits names: [String], closing: Bool) -> String? {
         let n = names.count
         guard n > 0, !asking else { return nil }
         asking = true
@@ -19,13 +23,9 @@ struct QuitGuard {
             + "Ctrl+S saves and quits, any other key goes back"
     }
 
-    /// The answer a key gives (the question is then off screen).
-    mutating func answer(_ key: StudioKey, ctrl: Bool) -> Answer {
+    /// The question was answered (it is then off screen).
+    package mutating func answer(_ a: Answer) -> Answer {
         asking = false
-        switch key {
-        case .escape: return .quit
-        case .s where ctrl: return .saveAndQuit
-        default: return .back
-        }
+        return a
     }
 }

@@ -6,30 +6,30 @@ import WobbleSystem
 /// clip, each poke and shake performed meanwhile becomes an event at the
 /// live clock's millisecond, R (or quitting) writes the take file next to
 /// the scene. It says what it did through `status`.
-final class TakeRecorder {
+package final class TakeRecorder {
     private let options: SessionOptions
     private let verbose: Bool
     /// Shows a status line (true: an error).
-    var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
+    package var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
     /// The take being recorded, nil when none is.
-    private(set) var take: Take?
+    package private(set) var take: Take?
     /// The last take recorded (what `B` bakes), kept after it was written.
-    var lastTake: Take?
+    package var lastTake: Take?
 
-    init(options: SessionOptions, verbose: Bool) {
+    package init(options: SessionOptions, verbose: Bool) {
         self.options = options
         self.verbose = verbose
     }
 
-    var isRecording: Bool { take != nil }
+    package var isRecording: Bool { take != nil }
 
     /// What a take is of: the scene as saved, or with the unsaved edits.
-    enum Scene: Equatable {
+    package enum Scene: Equatable {
         case saved
         case edited
         /// There are unsaved edits, but they cannot go into the file (a conflict).
         case savedNotEdited
-        var said: String {
+        package var said: String {
             switch self {
             case .saved: return ""
             case .edited: return "; with the unsaved edits (the scene file has them once saved)"
@@ -39,7 +39,7 @@ final class TakeRecorder {
     }
 
     /// Starts a take (the scripted clip ends at `scriptedEnd` seconds) of `scene`.
-    func start(scriptedEnd: Double, scene: Scene) {
+    package func start(scriptedEnd: Double, scene: Scene) {
         take = Take()
         status("recording from the end of the clip: poke and shake; R writes the take" + scene.said, false)
         if verbose { printError("studio: recording from \(fmt3(scriptedEnd)) s") }
@@ -48,7 +48,7 @@ final class TakeRecorder {
     /// The event for a poke or shake now: at the live clock while recording
     /// (`recordedSeconds` into the take; it becomes one of the take's
     /// events), else at the playhead's time; with the time as shown.
-    func event(for raw: PerformedEvent.Action, recordedSeconds: Double, playhead: Double) -> (event: PerformedEvent, when: String) {
+    package func event(for raw: PerformedEvent.Action, recordedSeconds: Double, playhead: Double) -> (event: PerformedEvent, when: String) {
         let action = Take.rounded(raw)
         if var t = take {
             let ms = max(0, Int((recordedSeconds * 1000).rounded()))
@@ -63,7 +63,7 @@ final class TakeRecorder {
     /// Ends the take being recorded (`seconds` long) and writes it after
     /// `sceneText` (nil: the scene file as it is); a take that cannot be
     /// written goes to stderr, nothing performed is lost.
-    func stop(seconds: Double, sceneName: String, sceneText: [UInt8]?, loop: Take.Loop? = nil, scene: Scene) {
+    package func stop(seconds: Double, sceneName: String, sceneText: [UInt8]?, loop: Take.Loop? = nil, scene: Scene) {
         guard let take else { return }
         self.take = nil
         if !take.events.isEmpty { lastTake = take }

@@ -9,19 +9,19 @@ import WobbleSystem
 /// step, Enter renames), every change through the `SketchEditor` (one
 /// undo step per gesture; the scene runs again with it). Computed sketches
 /// are shown read-only with their line.
-final class Inspector {
+package final class Inspector {
     private let session: LiveSession
     private let editor: SketchEditor
     /// The selected sketch.
-    private(set) var selected: SketchOrigin.Kind?
+    package private(set) var selected: SketchOrigin.Kind?
     /// The focused row (an index into the rows).
-    private(set) var focused = 0
+    package private(set) var focused = 0
     /// The name being typed, nil when not renaming.
-    private(set) var typing: String?
+    package private(set) var typing: String?
     /// The number row a slider drag moves.
     private var scrubbing: String?
 
-    init(session: LiveSession, editor: SketchEditor) {
+    package init(session: LiveSession, editor: SketchEditor) {
         self.session = session
         self.editor = editor
         // The selection follows its call when another program's save moves
@@ -33,11 +33,11 @@ final class Inspector {
         }
     }
 
-    var isRenaming: Bool { typing != nil }
-    var isScrubbing: Bool { scrubbing != nil }
+    package var isRenaming: Bool { typing != nil }
+    package var isScrubbing: Bool { scrubbing != nil }
 
     /// Selects a sketch (nil: none); says so unless `quiet`.
-    func select(_ kind: SketchOrigin.Kind?, quiet: Bool = false) {
+    package func select(_ kind: SketchOrigin.Kind?, quiet: Bool = false) {
         if kind != selected { typing = nil }
         selected = kind
         guard let kind, !quiet else { return }
@@ -58,15 +58,14 @@ final class Inspector {
         return out
     }
 
-    /// Selects the region under window pixel `(x, y)` at frame `k`: a
-    /// handle's, else the smallest region containing the point; nothing
-    /// there deselects (the message to show then).
-    func selectRegion(at x: Int, _ y: Int, frame k: Int, layout: Layout) -> String? {
-        if let hit = editor.handleHit(x, y, frame: k, layout: layout), let kind = hit.origin?.kind {
+    /// Selects the region at image point `p` at frame `k`: a handle's
+    /// within `radius` image pixels, else the smallest region containing
+    /// the point; nothing there deselects (the message to show then).
+    package func selectRegion(at p: Point, radius: Double, frame k: Int) -> String? {
+        if let hit = editor.handleHit(at: p, radius: radius, frame: k), let kind = hit.origin?.kind {
             select(kind)
             return nil
         }
-        let p = layout.imagePointUnclamped(x, y)
         let inside = selectable(frame: k).filter { $0.shape.contains(p) }
         if let kind = inside.min(by: { Inspector.area($0.shape.bbox) < Inspector.area($1.shape.bbox) })?.kind {
             select(kind)
@@ -77,7 +76,7 @@ final class Inspector {
     }
 
     /// Tab: the next (or previous) region at frame `k` (a message when there is none).
-    func selectNext(_ d: Int, frame k: Int) -> String? {
+    package func selectNext(_ d: Int, frame k: Int) -> String? {
         let all = selectable(frame: k).map(\.kind)
         guard !all.isEmpty else { return "no region to select" }
         let i = selected.flatMap { all.firstIndex(of: $0) }.map { $0 + d } ?? (d > 0 ? 0 : all.count - 1)
@@ -93,7 +92,7 @@ final class Inspector {
     }
 
     /// Why the sketch cannot be changed here, nil when it can.
-    func readOnly(_ kind: SketchOrigin.Kind) -> String? {
+    package func readOnly(_ kind: SketchOrigin.Kind) -> String? {
         guard case .call(let n) = kind else { return nil }
         guard editor.isEditable(SketchOrigin(kind)) else {
             let line = session.sketchCalls.indices.contains(n) ? session.sketchCalls[n].line : nil
@@ -112,13 +111,31 @@ final class Inspector {
         }
     }
 
-    /// The column as it is now.
-    func panel(width: Int, height: Int) -> InspectorPanel {
+    /// What the column shows now: the selected sketch's parameters and
+    /// name, where it is made, why it is read-only, the focused row, the
+    /// name being typed.
+    package func shown() -> (parameters: WobbleParameters?, name: String?, origin: String, readOnly: String?, focused: Int, typing: String?) {
         let s = state
         let rows = s.map { InspectorRow.rows($0.parameters.motion) } ?? []
         focused = min(focused, max(0, rows.count - 1))
-        return InspectorPanel(width: width, height: height, parameters: s?.parameters, name: s?.name, origin: selected.map(originText) ?? "",
-                              readOnly: selected.flatMap(readOnly), focused: focused, typing: typing)
+        return (s?.parameters, s?.name, selected.map(originText) ?? "", selected.flatMap(readOnly), focused, typing)
+    }
+
+    /// The inspector's rows as values (a snapshot's): nil when nothing is selected.
+    package func values() -> InspectorValues? {
+        let v = shown()
+        guard let kind = selected, let p = v.parameters else { return nil }
+        let rows = InspectorRow.rows(p.motion).map { r -> InspectorValues.Row in
+            switch r {
+            case .name: return .init(key: "name", text: v.name ?? "")
+            case .motion: return .init(key: "motion", text: p.motion.rawValue, choices: MotionKind.allCases.map(\.rawValue))
+            case .pin: return .init(key: "pin", text: p.pin?.rawValue ?? "none", choices: InspectorRow.pinChoices.map { $0?.rawValue ?? "none" })
+            case .number(let key):
+                let value = InspectorRow.spec(key)?.get(p)
+                return .init(key: key, text: value.map(fmt) ?? "", value: value)
+            }
+        }
+        return InspectorValues(selected: kind, name: v.name, origin: v.origin, readOnly: v.readOnly, focused: v.focused, typing: v.typing, rows: rows)
     }
 
     // MARK: Changing
@@ -147,7 +164,16 @@ final class Inspector {
         }
     }
 
-    private func setMotion(_ m: MotionKind) {
+    /// Sets a number parameter by its key (`strength`, ...); false when
+    /// there is no such row.
+    @discardableResult
+    package func set(parameter key: String, to v: Double) -> Bool {
+        guard InspectorRow.spec(key) != nil else { return false }
+        set(key, v)
+        return true
+    }
+
+    package func setMotion(_ m: MotionKind) {
         modify { s in
             // A threshold left at the old model's default follows the model
             // (as assigning `motion` in a script does).
@@ -159,7 +185,7 @@ final class Inspector {
         }
     }
 
-    private func setPin(_ pin: PinSide?) {
+    package func setPin(_ pin: PinSide?) {
         modify { s in
             if let pin, let problem = s.points.shape.pinProblem(pin) { return problem }
             s.parameters.pin = pin
@@ -169,7 +195,7 @@ final class Inspector {
 
     /// Steps the focused row: numbers by `steps` steps, choices to the next
     /// (or previous) one.
-    func step(_ steps: Int) {
+    package func step(_ steps: Int) {
         guard let s = state else { return }
         let rows = InspectorRow.rows(s.parameters.motion)
         guard rows.indices.contains(focused) else { return }
@@ -192,7 +218,7 @@ final class Inspector {
     }
 
     /// Moves the focus up or down a row.
-    func focus(by d: Int) {
+    package func focus(by d: Int) {
         guard let s = state else { return }
         let n = InspectorRow.rows(s.parameters.motion).count
         focused = min(max(focused + d, 0), n - 1)
@@ -200,7 +226,7 @@ final class Inspector {
 
     // MARK: Renaming
 
-    func startRenaming() {
+    package func startRenaming() {
         guard let k = selected, let s = state else { return }
         if let why = readOnly(k) { editor.status("this sketch is \(why.replacingOccurrences(of: "\n", with: " "))", true); return }
         typing = s.name ?? ""
@@ -210,7 +236,7 @@ final class Inspector {
 
     /// Typed text while renaming: name characters (letters, digits, `_`);
     /// any other is refused with the reason.
-    func type(_ text: String) {
+    package func type(_ text: String) {
         guard var t = typing else { return }
         var refused: [String] = []
         for ch in text.unicodeScalars {
@@ -226,19 +252,19 @@ final class Inspector {
         }
     }
 
-    func backspace() {
+    package func backspace() {
         guard var t = typing, !t.isEmpty else { return }
         t.removeLast()
         typing = t
     }
 
-    func cancelRenaming() {
+    package func cancelRenaming() {
         typing = nil
         editor.status("name left as it was", false)
     }
 
     /// Enter: the name typed becomes the sketch's (checked first).
-    func commitRenaming() {
+    package func commitRenaming() {
         guard let name = typing, let k = selected else { return }
         if name == state?.name { typing = nil; return }
         if let problem = editor.renameProblem(k, to: name) {
@@ -255,38 +281,40 @@ final class Inspector {
 
     // MARK: Mouse
 
-    /// A press at panel pixel `(x, y)`: a slider grabbed, a choice made, the name row clicked.
-    func press(_ x: Int, _ y: Int, panel: InspectorPanel) {
-        guard let hit = panel.rows().enumerated().first(where: { y >= $0.element.y && y < $0.element.y + $0.element.h }) else { return }
-        focused = hit.offset
-        switch hit.element.row {
+    /// A press on row `i` of the column: `choice` the label of the choice
+    /// under it (a choice row), `fraction` where on the slider (a number
+    /// row, 0 to 1): a slider grabbed, a choice made, the name row clicked.
+    package func press(row i: Int, choice: String?, fraction: Double) {
+        guard let s = state else { return }
+        let rows = InspectorRow.rows(s.parameters.motion)
+        guard rows.indices.contains(i) else { return }
+        focused = i
+        switch rows[i] {
         case .name:
             startRenaming()
         case .motion, .pin:
-            guard let ch = panel.choices(hit.element.row).first(where: { x >= $0.x && x < $0.x + $0.w }) else { return }
-            if hit.element.row == .motion {
-                if let m = MotionKind(rawValue: ch.label) { setMotion(m) }
+            guard let ch = choice else { return }
+            if rows[i] == .motion {
+                if let m = MotionKind(rawValue: ch) { setMotion(m) }
             } else {
-                setPin(PinSide(rawValue: ch.label))
+                setPin(PinSide(rawValue: ch))
             }
         case .number(let key):
             guard let k = selected else { return }
             if let why = readOnly(k) { editor.status("this sketch is \(why.replacingOccurrences(of: "\n", with: " "))", true); return }
             scrubbing = key
             editor.beginChange()
-            drag(x, panel: panel)
+            slide(to: fraction)
         }
     }
 
-    /// The slider under way follows panel x `x`.
-    func drag(_ x: Int, panel: InspectorPanel) {
+    /// The slider under way goes to `fraction` (0 to 1) of its width.
+    package func slide(to fraction: Double) {
         guard let key = scrubbing, let spec = InspectorRow.spec(key) else { return }
-        let (sx, sw) = panel.sliderX
-        let f = min(max(Double(x - sx) / Double(max(1, sw - 1)), 0), 1)
-        set(key, spec.value(atFraction: f))
+        set(key, spec.value(atFraction: min(max(fraction, 0), 1)))
     }
 
-    func release() {
+    package func release() {
         guard scrubbing != nil else { return }
         scrubbing = nil
         editor.endChange()
@@ -294,58 +322,5 @@ final class Inspector {
 }
 
 extension Inspector {
-    static func area(_ r: Rect) -> Double { (r.maxX - r.minX) * (r.maxY - r.minY) }
-
-    /// The keys the inspector takes: every key while renaming (Enter keeps
-    /// the name, Esc leaves it, Backspace deletes), Tab, Up/Down with a
-    /// region selected, -/+ and Enter. True when it took the key; a message
-    /// for the status line goes to `say`.
-    func handleKey(_ key: StudioKey, shift: Bool, frame k: Int, say: (String) -> Void) -> Bool {
-        if isRenaming {
-            switch key {
-            case .enter: commitRenaming()
-            case .escape: cancelRenaming()
-            case .backspace: backspace()
-            default: break
-            }
-            return true
-        }
-        switch key {
-        case .tab: if let m = selectNext(shift ? -1 : 1, frame: k) { say(m) }
-        case .up where selected != nil && !shift: focus(by: -1)
-        case .down where selected != nil && !shift: focus(by: 1)
-        // (`+` is Shift+`=` on many keyboards: Shift makes no difference.)
-        case .minus: step(-1)
-        case .plus: step(1)
-        case .pageDown: step(-10)
-        case .pageUp: step(10)
-        case .enter: startRenaming()
-        default: return false
-        }
-        return true
-    }
-
-    /// A press at window pixel `(x, y)`: in the column, a row's control;
-    /// true when it was in the column.
-    func mouseDown(_ x: Int, _ y: Int, layout: Layout) -> Bool {
-        guard layout.panelContains(x, y) else { return false }
-        let r = layout.panelRect
-        press(x - r.x, y - r.y, panel: panel(width: r.w, height: r.h))
-        return true
-    }
-
-    /// The mouse moved to window x `x`: a slider being dragged follows; true when one is.
-    func mouseMoved(_ x: Int, layout: Layout) -> Bool {
-        guard isScrubbing else { return false }
-        let r = layout.panelRect
-        drag(x - r.x, panel: panel(width: r.w, height: r.h))
-        return true
-    }
-
-    /// The button was released: a slider drag ends (one undo step); true when one did.
-    func mouseUp() -> Bool {
-        guard isScrubbing else { return false }
-        release()
-        return true
-    }
+    package static func area(_ r: Rect) -> Double { (r.maxX - r.minX) * (r.maxY - r.minY) }
 }

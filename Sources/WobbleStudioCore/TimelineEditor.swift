@@ -8,23 +8,23 @@ import WobbleScript
 /// its line, or a baked event), deleted with `Delete`, and a baked one
 /// dragged along the timeline to another time. Each change is one undo
 /// step of the sketch editor's history and is written by `Ctrl+S`.
-final class TimelineEditor {
+package final class TimelineEditor {
     private let session: LiveSession
     private let editor: SketchEditor
     /// The tick selected (nil: none).
-    private(set) var selected: TickRef?
+    package private(set) var selected: TickRef?
     /// A baked event being dragged: its index, and whether its undo step is recorded.
     private var dragging: (index: Int, recorded: Bool)?
 
-    init(session: LiveSession, editor: SketchEditor) {
+    package init(session: LiveSession, editor: SketchEditor) {
         self.session = session
         self.editor = editor
     }
 
-    var isDragging: Bool { dragging != nil }
+    package var isDragging: Bool { dragging != nil }
 
     /// Whether the scripted kick on `line` of the scene may be deleted.
-    func isDeletable(line: Int) -> Bool {
+    package func isDeletable(line: Int) -> Bool {
         session.sceneText.map { TimelineSource.isKickStatement($0, line: line) } ?? false
     }
 
@@ -33,7 +33,7 @@ final class TimelineEditor {
     /// join the baked list; the take's events stop playing after the clip.
     /// False (with the reason) when there is no take.
     @discardableResult
-    func bake(take: Take?, loopPeriod: Double?) -> Bool {
+    package func bake(take: Take?, loopPeriod: Double?) -> Bool {
         guard let take, !take.events.isEmpty else {
             editor.status("nothing to bake: record a take first (R, poke and shake, R)", false)
             return false
@@ -58,7 +58,7 @@ final class TimelineEditor {
 
     /// A press on the timeline at `tick` (nil: none near): selects it; a
     /// baked one starts a drag. True when it took the press (no scrub).
-    func press(_ tick: Tick?) -> Bool {
+    package func press(_ tick: Tick?) -> Bool {
         guard let ref = tick?.ref else {
             selected = nil
             return false
@@ -71,7 +71,7 @@ final class TimelineEditor {
 
     /// The drag moved to clip time `t`, snapped to the nearest frame's time
     /// at `fps` (at or after 0; within the loop's period).
-    func drag(to t: Double, fps: Double, loopPeriod: Double?) {
+    package func drag(to t: Double, fps: Double, loopPeriod: Double?) {
         guard var d = dragging, session.baked.indices.contains(d.index) else { return }
         let snapped = fps > 0 ? (t * fps).rounded() / fps : t
         var time = max(0, (snapped * 1000).rounded() / 1000)
@@ -87,10 +87,10 @@ final class TimelineEditor {
         editor.status("moved to \(fmt3(time)) s (Ctrl+S writes it)", false)
     }
 
-    func endDrag() { dragging = nil }
+    package func endDrag() { dragging = nil }
 
     /// `Delete`: deletes the selected tick; false when none is selected.
-    func deleteSelected() -> Bool {
+    package func deleteSelected() -> Bool {
         guard let ref = selected else { return false }
         selected = nil
         switch ref {

@@ -7,35 +7,35 @@ import WobbleScript
 /// values) becomes edits that give those sketches again, so the next save
 /// writes them back. A save that added regions is a wall: stepping back
 /// past it would need the added lines taken out of the file.
-struct EditHistory {
-    struct Step: Equatable {
-        var edits: SketchEdits
+package struct EditHistory {
+    package struct Step: Equatable {
+        package var edits: SketchEdits
         /// The sketch each call's own text made when the step was taken.
-        var base: [Int: SketchState]
+        package var base: [Int: SketchState]
         /// A save that wrote added regions (their names): undo stops here.
-        var wall: [String]?
+        package var wall: [String]?
     }
-    private(set) var undoSteps: [Step] = []
-    private(set) var redoSteps: [Step] = []
+    package private(set) var undoSteps: [Step] = []
+    package private(set) var redoSteps: [Step] = []
 
     /// Records the state before a change (drops what could be redone).
-    mutating func record(_ edits: SketchEdits, base: [Int: SketchState]) {
+    package mutating func record(_ edits: SketchEdits, base: [Int: SketchState]) {
         undoSteps.append(Step(edits: edits, base: base))
         redoSteps.removeAll()
     }
 
     /// Records a save that wrote added regions.
-    mutating func recordWall(added names: [String]) {
+    package mutating func recordWall(added names: [String]) {
         undoSteps.append(Step(edits: SketchEdits(), base: [:], wall: names))
         redoSteps.removeAll()
     }
 
-    var canUndo: Bool { !undoSteps.isEmpty }
-    var canRedo: Bool { !redoSteps.isEmpty }
+    package var canUndo: Bool { !undoSteps.isEmpty }
+    package var canRedo: Bool { !redoSteps.isEmpty }
 
     /// The step before now (the current state is kept for redo); a wall
     /// stays and is returned as it is.
-    mutating func undo(current: SketchEdits, base: [Int: SketchState]) -> Step? {
+    package mutating func undo(current: SketchEdits, base: [Int: SketchState]) -> Step? {
         guard let last = undoSteps.last else { return nil }
         if last.wall != nil { return last }
         undoSteps.removeLast()
@@ -43,7 +43,7 @@ struct EditHistory {
         return last
     }
 
-    mutating func redo(current: SketchEdits, base: [Int: SketchState]) -> Step? {
+    package mutating func redo(current: SketchEdits, base: [Int: SketchState]) -> Step? {
         guard let next = redoSteps.popLast() else { return nil }
         undoSteps.append(Step(edits: current, base: base))
         return next
@@ -53,7 +53,7 @@ struct EditHistory {
     /// their new places, and a call that step had as the text made it
     /// before that save is taken as the new text makes it (stepping back
     /// undoes the studio's edits, not the other program's change).
-    mutating func follow(_ moved: LiveSession.CallsMoved) {
+    package mutating func follow(_ moved: LiveSession.CallsMoved) {
         func follow(_ step: Step) -> Step {
             guard step.wall == nil else { return step }
             var out = step
@@ -81,7 +81,7 @@ struct EditHistory {
     /// `now`: its own edits, plus each call whose text changed since (a
     /// save, a merge) set back to what the step's text made. nil when the
     /// calls are not the same ones (another number of them).
-    static func resolve(_ step: Step, now: [Int: SketchState]) -> SketchEdits? {
+    package static func resolve(_ step: Step, now: [Int: SketchState]) -> SketchEdits? {
         guard step.base.count == now.count || step.base.isEmpty else { return nil }
         var edits = step.edits
         for (n, was) in step.base where edits.calls[n] == nil && now[n] != was {

@@ -1,0 +1,207 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleEngine
+import WobbleTestSupport
+@testable import WobbleStudioCore
+
+/// The studio core with no window: a scene in a sandbox, commands in
+/// (image pixels, no keys), state and snapshots out, on a manual clock
+/// (a run of the scene is awaited, never slept for).
+final class StudioCoreTests: XCTestCase {
+    var box: Sandbox!
+    let clock = ManualClock()
+    var nextPoll = 0.0
+
+    override func setUpWithError() throws {
+        box = try Sandbox()
+    }
+
+    /// `s.lua` on a 200x150 picture: one region, a half-second clip.
+    let text = """
+    image("img.png")
+    addSketch{x = 10, y = 10, w = 40, h = 40}
+    prepare()
+    wait(0.5)
+
+    """
+
+    func makeCore() throws -> StudioCore {
+        try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
+        try box.write("s.lua", text)
+        var options = SessionOptions(scenePath: box.path("s.lua"))
+        options.backend = .cpu
+        let core = StudioCore(session: options, verbose: false, clock: clock,
+                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
+        core.start()
+        settle(core)
+        return core
+    }
+
+    /// Lets the runs the commands asked for finish and swaps them in.
+    func settle(_ core: StudioCore) {
+        for _ in 0..<3 {
+            XCTAssertTrue(core.session.waitForRun(upTo: 60), "a run of the scene did not end")
+            clock.t += 0.01
+            core.update(nextPoll: &nextPoll)
+        }
+    }
+
+    func testCommandsAddUndoPokeSaveAndQuit() throws {
+        let core = try makeCore()
+        XCTAssertEqual(core.session.clip?.frameCount, 15)
+        XCTAssertEqual(core.title, "wobble-run edit: s.lua")
+        XCTAssertFalse(core.perform(.togglePlay), "a command that does not quit")
+        XCTAssertFalse(core.playing)
+        core.perform(.home)
+        XCTAssertEqual(core.playhead, 0)
+
+        // A: a 90x90 region at a point, selected; the title marks it unsaved.
+        core.perform(.add(at: Point(100, 75)))
+        settle(core)
+        XCTAssertEqual(core.session.edits.added.count, 1)
+        XCTAssertEqual(core.inspector.selected, .added(0))
+        XCTAssertEqual(core.title, "\u{2022} wobble-run edit: s.lua")
+        XCTAssertEqual(core.snapshot().inspector?.rows.first?.key, "name")
+        // The inspector by command: a parameter set, a name typed and kept.
+        core.perform(.setParameter(key: "strength", value: 0.5))
+        XCTAssertEqual(core.session.currentState(.added(0))?.parameters.strength, 0.5)
+        core.perform(.setParameter(key: "colour", value: 1))
+        XCTAssertTrue(core.messageIsError, core.message)
+        core.perform(.startRename)
+        XCTAssertEqual(core.inspector.typing, "region1", "typing starts from the name")
+        for _ in 0..<7 { core.perform(.renameBackspace) }
+        core.perform(.type("blob"))
+        core.perform(.commitRename)
+        XCTAssertEqual(core.session.currentState(.added(0))?.name, "blob")
+        // Undo takes every edit back, one at a time.
+        for _ in 0..<3 { core.perform(.undo) }
+        settle(core)
+        XCTAssertEqual(core.message, "undone: no unsaved edits")
+        XCTAssertFalse(core.session.hasUnsavedEdits)
+
+        // A poke inside the live region at the playhead's time; one outside is refused.
+        core.perform(.pokeBegin(Point(150, 140)))
+        XCTAssertEqual(core.message, "(150.0, 140.0) is not inside a live region")
+        core.perform(.pokeBegin(Point(20, 20)))
+        core.perform(.pokeEnd(Point(40, 30)))
+        settle(core)
+        XCTAssertEqual(core.session.performed, [PerformedEvent(time: 0, action: .touch(from: Point(20, 20), to: Point(40, 30)))])
+        XCTAssertEqual(core.message, "touch(20.0, 20.0, 40.0, 30.0) at 0.000 s")
+        core.perform(.forgetPokes)
+        XCTAssertEqual(core.message, "pokes forgotten")
+
+        // A handle dragged by command: grabbed within the radius, moved, saved.
+        XCTAssertNil(core.grabbable(at: Point(100, 100), radius: 3), "no handle there")
+        core.perform(.grab(at: Point(11, 11), radius: 3))
+        XCTAssertTrue(core.editor.isDragging)
+        core.perform(.dragTo(Point(5.04, 6.96)))
+        core.perform(.dragEnd)
+        settle(core)
+        XCTAssertEqual(core.session.currentState(.call(0))?.points.lt, Point(5, 7), "to a tenth of a pixel")
+        XCTAssertTrue(core.message.hasPrefix("lt moved to (5, 7)"), core.message)
+        // Esc with unsaved edits asks; the answer saves and quits.
+        XCTAssertFalse(core.perform(.quit(closing: false)))
+        XCTAssertTrue(core.isAskingToQuit)
+        XCTAssertTrue(core.snapshot().askingToQuit)
+        XCTAssertTrue(core.perform(.answerQuit(.saveAndQuit)))
+        XCTAssertEqual(try String(contentsOfFile: box.path("s.lua"), encoding: .utf8),
+                       text.replacingOccurrences(of: "addSketch{x = 10, y = 10, w = 40, h = 40}",
+                                                 with: "addSketch{lt = {5, 7}, rt = {50, 10}, rb = {50, 50}, lb = {10, 50}}"))
+        core.finish()
+    }
+
+    func testTransportLoopAndRecordingRefusalsByCommand() throws {
+        let core = try makeCore()
+        core.perform(.step(1))
+        core.perform(.step(1))
+        XCTAssertEqual(core.currentIndex, 2)
+        XCTAssertEqual(core.snapshot().frame, 2)
+        core.perform(.home)
+        XCTAssertEqual(core.currentIndex, 0)
+        core.perform(.seek(frame: 99))
+        XCTAssertEqual(core.currentIndex, 14, "clamped to the clip")
+        core.perform(.toggleLoop)
+        settle(core)
+        XCTAssertNotNil(core.session.clip?.loop)
+        XCTAssertTrue(core.message.hasPrefix("loop on"), core.message)
+        core.perform(.toggleLoop)
+        settle(core)
+        XCTAssertNil(core.session.clip?.loop)
+        // Recording: a shake is a take event; what a take refuses says so.
+        core.perform(.toggleRecording)
+        XCTAssertTrue(core.recorder.isRecording)
+        core.perform(.save)
+        XCTAssertEqual(core.message, "recording: R stops it and writes the take")
+        core.perform(.unbound)
+        XCTAssertEqual(core.message, "recording: R stops it and writes the take")
+        clock.t += 0.25
+        core.perform(.shake(ax: 1.5, ay: 0))
+        XCTAssertEqual(core.message, "shake(1.500, 0.000) at +0.250 s")
+        core.perform(.toggleRecording)
+        XCTAssertFalse(core.recorder.isRecording)
+        XCTAssertTrue(core.message.hasPrefix("wrote ") && core.message.hasSuffix("s-take-1.lua (1 event)"), core.message)
+        // The export chooser by command: opened, moved, cancelled.
+        core.perform(.openExportChooser)
+        XCTAssertEqual(core.chooser?.row, 0)
+        core.perform(.chooserMove(-1))
+        XCTAssertEqual(core.snapshot().chooserRow, PresetChooser.choices.count - 1, "wraps")
+        core.perform(.chooserCancel)
+        XCTAssertNil(core.chooser)
+        XCTAssertEqual(core.message, "export cancelled")
+        core.perform(.export(preset: "nowhere"))
+        XCTAssertTrue(core.messageIsError && core.message.hasPrefix("no preset 'nowhere'"), core.message)
+        XCTAssertTrue(core.perform(.quit(closing: true)), "no unsaved edits: quits at once")
+        core.finish()
+    }
+
+    /// Commands, snapshots, frame states and performed events survive JSON.
+    func testCommandsAndSnapshotsRoundTripThroughJSON() throws {
+        let core = try makeCore()
+        core.perform(.add(at: Point(100, 75)))
+        core.perform(.pokeBegin(Point(20, 20)))
+        core.perform(.pokeEnd(Point(40, 30)))
+        settle(core)
+        core.perform(.home)
+        core.perform(.step(3))
+        let snapshot = core.snapshot()
+        XCTAssertEqual(snapshot.frame, 3)
+        XCTAssertFalse(snapshot.handles.isEmpty)
+        XCTAssertNotNil(snapshot.frameState)
+        XCTAssertEqual(snapshot.performed.count, 1)
+        XCTAssertTrue(snapshot.unsaved)
+        func roundTrip<T: Codable & Equatable>(_ v: T, _ what: String) throws {
+            let data = try JSONEncoder().encode(v)
+            XCTAssertEqual(try JSONDecoder().decode(T.self, from: data), v, what)
+        }
+        try roundTrip(snapshot, "a snapshot")
+        try roundTrip(try XCTUnwrap(snapshot.frameState), "a frame state")
+        try roundTrip(core.session.performed, "performed events")
+        let commands: [StudioCommand] = [
+            .togglePlay, .step(-1), .seek(frame: 4), .quit(closing: true), .answerQuit(.saveAndQuit), .add(at: Point(1, 2)),
+            .grab(at: Point(3, 4), radius: 2.5), .dragTo(Point(5, 6)), .select(at: Point(1, 1), radius: 10), .setMotion(.spring),
+            .setPin(nil), .setPin(.bottom), .setParameter(key: "strength", value: 0.25), .type("blob"),
+            .inspectorPress(row: 2, choice: nil, fraction: 0.5), .shake(ax: 1.5, ay: 0), .accelerometer(x: 0.1, y: 0.9),
+            .pressTick(snapshot.ticks.first), .dragTick(to: 0.2), .strokeBegin(at: Point(7, 8), radius: 6, object: true),
+            .export(preset: "Discord"), .export(preset: nil), .chooserChoose(nil), .chooserChoose(3), .unbound,
+        ]
+        try roundTrip(commands, "commands")
+        core.finish()
+    }
+
+    /// The core is front-end neutral: none of its files imports the window
+    /// system, EGL, GL or the renderers.
+    func testTheCoreImportsNoWindowOrGraphics() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/WobbleStudioCore")
+        let files = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { $0.hasSuffix(".swift") }
+        XCTAssertTrue(files.contains("StudioCore.swift"))
+        for f in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(f), encoding: .utf8)
+            for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.contains(" import ") {
+                let module = line.split(separator: " ").last.map(String.init) ?? ""
+                XCTAssertFalse(["CSDL2", "CEGL", "CGLES", "WobbleRender", "WobbleStudio"].contains(module), "\(f): \(line)")
+            }
+        }
+    }
+}
