@@ -24,22 +24,9 @@ public enum Parallel {
             var started: [pthread_t] = []
             var leftOver: [Int] = []
             for c in 1 ..< chunks {
-                let context = Unmanaged.passRetained(Chunk(job: job, index: c))
-                var thread = pthread_t()
-                var attributes = pthread_attr_t()
-                pthread_attr_init(&attributes)
-                pthread_attr_setstacksize(&attributes, 8 << 20)
-                let r = pthread_create(&thread, &attributes, { raw in
-                    guard let raw else { return nil }
-                    let chunk = Unmanaged<Chunk>.fromOpaque(raw).takeRetainedValue()
-                    chunk.job.body(chunk.index)
-                    return nil
-                }, context.toOpaque())
-                pthread_attr_destroy(&attributes)
-                if r == 0 {
+                if let thread = SystemThread.start({ job.body(c) }) {
                     started.append(thread)
                 } else {
-                    context.release()
                     leftOver.append(c)
                 }
             }
@@ -53,13 +40,34 @@ public enum Parallel {
         let body: (Int) -> Void
         init(_ body: @escaping (Int) -> Void) { self.body = body }
     }
+}
 
-    private final class Chunk {
-        let job: Job
-        let index: Int
-        init(job: Job, index: Int) {
-            self.job = job
-            self.index = index
+/// The one way the tool starts a thread of its own: an 8 MiB stack (what
+/// the renderers' recursion and the Swift runtime need), `body` run on it.
+/// Nil when the system refuses one (a cgroup's `pids.max`, `ulimit -u`, no
+/// memory for its stack): the caller then does the work itself.
+enum SystemThread {
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    static func start(_ body: @escaping () -> Void) -> pthread_t? {
+        let context = Unmanaged.passRetained(Body(body))
+        var thread = pthread_t()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setstacksize(&attributes, 8 << 20)
+        let r = pthread_create(&thread, &attributes, { raw in
+            guard let raw else { return nil }
+            Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
+            return nil
+        }, context.toOpaque())
+        pthread_attr_destroy(&attributes)
+        guard r == 0 else {
+            context.release()
+            return nil
         }
+        return thread
     }
 }

@@ -61,36 +61,29 @@ public final class SerialWorker: @unchecked Sendable {
     private func startIfNeeded() -> Bool {
         if thread != nil { return true }
         if inline { return false }
-        let context = Unmanaged.passRetained(state)
-        var t = pthread_t()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        pthread_attr_setstacksize(&attributes, 8 << 20)
-        let r = pthread_create(&t, &attributes, { raw in
-            guard let raw else { return nil }
-            let state = Unmanaged<State>.fromOpaque(raw).takeRetainedValue()
-            state.condition.lock()
-            while true {
-                while state.tasks.isEmpty && !state.stopping { state.condition.wait() }
-                if state.tasks.isEmpty && state.stopping { break }
-                let task = state.tasks.removeFirst()
-                state.busy = true
-                state.condition.unlock()
-                task()
-                state.condition.lock()
-                state.busy = false
-                state.condition.broadcast()
-            }
-            state.condition.unlock()
-            return nil
-        }, context.toOpaque())
-        pthread_attr_destroy(&attributes)
-        if r == 0 {
-            thread = t
-            return true
+        let state = self.state
+        guard let t = SystemThread.start({ SerialWorker.serve(state) }) else {
+            inline = true
+            return false
         }
-        context.release()
-        inline = true
-        return false
+        thread = t
+        return true
+    }
+
+    /// The worker thread: runs the tasks in order until told to stop.
+    private static func serve(_ state: State) {
+        state.condition.lock()
+        while true {
+            while state.tasks.isEmpty && !state.stopping { state.condition.wait() }
+            if state.tasks.isEmpty && state.stopping { break }
+            let task = state.tasks.removeFirst()
+            state.busy = true
+            state.condition.unlock()
+            task()
+            state.condition.lock()
+            state.busy = false
+            state.condition.broadcast()
+        }
+        state.condition.unlock()
     }
 }
