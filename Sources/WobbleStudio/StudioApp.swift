@@ -532,7 +532,10 @@ final class StudioApp {
         guard helpPage == nil, row != shownChooserRow || (row != nil && presenter.cover == nil) else { return }
         shownChooserRow = row
         if let c = core.chooser {
-            presenter.cover = c.image(width: layout.windowWidth, height: layout.windowHeight, loopPeriod: core.loopPeriod,
+            // A looping clip is one period: what the export writes is its frames.
+            let written = session.clip.map { Double($0.frameCount) / $0.fps }
+            presenter.cover = c.image(width: layout.windowWidth, height: layout.windowHeight,
+                                      loopPeriod: session.clip?.loop == nil ? nil : written,
                                       clipSeconds: session.clip == nil ? nil : session.scriptedDuration)
         } else {
             presenter.cover = nil

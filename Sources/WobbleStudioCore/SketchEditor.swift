@@ -376,6 +376,13 @@ package final class SketchEditor {
         }
         for (i, a) in session.edits.added.enumerated() { out.append(a.name ?? "added region \(i + 1)") }
         for d in session.detached { out.append(d.state.name ?? d.label) }
+        // The scene's own edits (L, B, ticks deleted or moved) count too.
+        let e = session.edits
+        if let loop = e.loop { out.append(loop ? "loop() on" : "loop() off") }
+        if e.baked != nil { out.append("the baked events") }
+        if !e.removedKicks.isEmpty {
+            out.append(e.removedKicks.count == 1 ? "a deleted kick" : "\(e.removedKicks.count) deleted kicks")
+        }
         return out
     }
 }

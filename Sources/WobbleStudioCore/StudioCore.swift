@@ -171,7 +171,7 @@ package final class StudioCore {
         if session.hasUnsavedEdits, !(editor.keptUnsaved && session.sceneFileIsGone) {
             let names = editor.editedNames
             let n = names.count
-            printError("wobble-run: \(sceneName): \(n) unsaved sketch edit\(n == 1 ? "" : "s") not saved (\(names.joined(separator: ", ")); Ctrl+S saves them)")
+            printError("wobble-run: \(sceneName): \(n) unsaved edit\(n == 1 ? "" : "s") not saved (\(names.joined(separator: ", ")); Ctrl+S saves them)")
         }
     }
 

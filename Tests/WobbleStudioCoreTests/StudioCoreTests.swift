@@ -125,6 +125,11 @@ final class StudioCoreTests: XCTestCase {
         settle(core)
         XCTAssertNotNil(core.session.clip?.loop)
         XCTAssertTrue(core.message.hasPrefix("loop on"), core.message)
+        // An unsaved loop() is an edit: Esc asks (it quit at once and lost it).
+        XCTAssertFalse(core.perform(.quit(closing: false)))
+        XCTAssertTrue(core.isAskingToQuit)
+        XCTAssertTrue(core.message.hasPrefix("1 unsaved edit (loop() on): Esc again quits without saving"), core.message)
+        XCTAssertFalse(core.perform(.answerQuit(.back)))
         core.perform(.toggleLoop)
         settle(core)
         XCTAssertNil(core.session.clip?.loop)
