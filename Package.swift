@@ -79,14 +79,14 @@ let package = Package(
         .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"]),
         // The server of the browser studio (`wobble-run serve`): tokens,
         // the scene folder's files under the sandbox's rules, WebSockets.
-        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleScript", "CCivetweb"]),
+        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleEngine", "CCivetweb"]),
         // The studio (`wobble-run edit`): an SDL2 window over a live session.
         .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
         // The headless command-line tool: links no window system; `wobble-run
         // edit` runs the `wobble-studio` executable when it is installed.
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleEngine", "WobbleVision"]
+            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleEngine", "WobbleVision", "WobbleServe"]
         ),
         // The studio executable (`wobble-run edit` runs it): SDL2 + X11/Wayland.
         .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"]),
@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia", "WobbleAudio"]),
-        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe"]),
+        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleEngine", "WobbleCore", "WobbleMedia", "wobble-run"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),
     ],

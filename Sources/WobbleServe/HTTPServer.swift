@@ -162,12 +162,22 @@ public final class HTTPServer: @unchecked Sendable {
     /// the number of sockets it reached.
     @discardableResult
     public func send(_ text: String, to socket: Int? = nil) -> Int {
-        let bytes = Array(text.utf8)
-        return lock.withLock {
+        write(Array(text.utf8), opcode: MG_WEBSOCKET_OPCODE_TEXT, to: socket)
+    }
+
+    /// Sends a binary message to one WebSocket, or to all of them (nil);
+    /// the number of sockets it reached.
+    @discardableResult
+    public func send(binary bytes: [UInt8], to socket: Int? = nil) -> Int {
+        write(bytes, opcode: MG_WEBSOCKET_OPCODE_BINARY, to: socket)
+    }
+
+    private func write(_ bytes: [UInt8], opcode: Int, to socket: Int?) -> Int {
+        lock.withLock {
             var reached = 0
             for (id, conn) in sockets where socket == nil || socket == id {
                 let n = bytes.withUnsafeBufferPointer { b in
-                    b.baseAddress.map { p in p.withMemoryRebound(to: CChar.self, capacity: b.count) { mg_websocket_write(conn, Int32(MG_WEBSOCKET_OPCODE_TEXT), $0, b.count) } } ?? 0
+                    b.baseAddress.map { p in p.withMemoryRebound(to: CChar.self, capacity: b.count) { mg_websocket_write(conn, Int32(opcode), $0, b.count) } } ?? 0
                 }
                 if n > 0 { reached += 1 }
             }
