@@ -644,8 +644,8 @@ export class Renderer {
 
 """#,
         "style.css": #"""
-html, body { margin: 0; background: #202124; color: #e8eaed; font: 13px/1.4 system-ui, sans-serif; }
-header, footer { display: flex; align-items: center; gap: 10px; padding: 6px 10px; background: #2b2c2f; }
+html, body { margin: 0; background: #202124; color: #e8eaed; font: 13px/18px system-ui, sans-serif; }
+header, footer { display: flex; align-items: center; gap: 10px; height: 30px; padding: 0 10px; background: #2b2c2f; }
 #unsaved { color: #fbbc04; }
 #status { color: #9aa0a6; margin-left: auto; }
 #stage { padding: 10px; overflow: auto; }

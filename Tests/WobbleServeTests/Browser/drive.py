@@ -71,7 +71,11 @@ def run(page, url, out, step, result):
     elif kind == "hide_handles":
         page.keyboard.press("h")
     elif kind == "screenshot":
-        page.locator("#preview").screenshot(path=os.path.join(out, step[1] + ".png"))
+        # The canvas's own pixels: its box at whole page pixels, its size.
+        box = page.locator("#preview").bounding_box()
+        w, h = page.evaluate("[document.getElementById('preview').width, document.getElementById('preview').height]")
+        page.screenshot(path=os.path.join(out, step[1] + ".png"),
+                        clip={"x": round(box["x"]), "y": round(box["y"]), "width": w, "height": h})
     elif kind == "poke":
         n = page.evaluate("window.wobble.pokeLatency.length")
         x0, y0 = to_page(page, step[1], step[2])
