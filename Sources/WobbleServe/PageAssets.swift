@@ -660,6 +660,7 @@ header, footer { display: flex; align-items: center; gap: 10px; height: 30px; pa
 #messages .warning { color: #fbbc04; }
 #messages .ok { color: #81c995; }
 #help { color: #9aa0a6; padding: 0 10px; }
+#clock { white-space: nowrap; min-width: 9em; text-align: right; }
 
 """#,
     ]
