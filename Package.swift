@@ -68,25 +68,33 @@ let package = Package(
         // The Lua host: VM, sandbox, API bindings.
         .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "CLua", "CWobbleLuaShim"]),
         // Renderers: CPU reference and GLES through EGL.
-        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"]),
+        // Optimised in debug builds too: the CPU backend is the default
+        // renderer where there is no GPU, and unoptimised SIMD code is some
+        // 50 times slower (the end-to-end tests run the debug binary).
+        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Cutouts: masks (GrabCut) and plates (inpainting) for regions whose
         // object moves over a still background; the only OpenCV user.
         .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"]),
         // Images in and out: PNG, JPEG, GIF, frame sinks; colour to sRGB.
         .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP", "CLCMS2", "CZlib"]),
-        // A live session: the scene re-run with performed events, its
-        // inputs watched, frames rendered and composited (no window code).
+        // The product as a library: the scene runner, the output table, the
+        // presets and their search, the frame loop, --assemble, exports in
+        // the background, takes, a live session (no window code, no
+        // argument parsing): every front end calls it in-process.
         .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"]),
         // The server of the browser studio (`wobble-run serve`): tokens,
         // the scene folder's files under the sandbox's rules, WebSockets.
         .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleEngine", "CCivetweb"]),
         // The studio (`wobble-run edit`): an SDL2 window over a live session.
         .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleRender", "WobbleMedia", "CSDL2", "CEGL", "CGLES"]),
-        // The headless command-line tool: links no window system; `wobble-run
-        // edit` runs the `wobble-studio` executable when it is installed.
+        // The headless command-line tool: argument handling, help, messages
+        // and exit codes over the engine (it imports no renderer, media or
+        // vision module: WobbleRunSourceTests); links no window system;
+        // `wobble-run edit` runs the `wobble-studio` executable when it is installed.
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleEngine", "WobbleVision", "WobbleServe"]
+            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleServe"]
         ),
         // The studio executable (`wobble-run edit` runs it): SDL2 + X11/Wayland.
         .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"]),
@@ -107,7 +115,7 @@ let package = Package(
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore", "WobbleAudio"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
-        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio"]),
+        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia", "WobbleAudio"]),
         .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleEngine", "WobbleCore", "WobbleMedia", "wobble-run"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),

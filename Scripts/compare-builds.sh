@@ -15,8 +15,12 @@
 # there are (a case whose frames are all alike shows nothing moving).
 #
 # Usage: BEFORE=/path/to/old/wobble-run AFTER=/path/to/new/wobble-run Scripts/compare-builds.sh
-# Env: BACKEND (gles|cpu, default gles), FRAMES (frames per case, default 30),
-#      KEEP (a folder: the frames are kept there, else deleted).
+# Env: BACKEND (default gles; the backend of both, or of BEFORE only when
+#      BACKEND_AFTER is set), BACKEND_AFTER (AFTER's backend: e.g. BACKEND=cpu
+#      on a build where cpu was the reference, against BACKEND_AFTER=gles),
+#      FRAMES (frames per case, default 30), KEEP (a folder: the frames are
+#      kept there, else deleted). A case whose files differ also prints the
+#      lowest and the mean PSNR of its frames (ImageMagick's compare, RGBA).
 # Exit status: 0 when every file is the same, 1 on any difference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +29,7 @@ cd "$(dirname "$0")/.."
 before=$(realpath "$BEFORE")
 after=$(realpath "$AFTER")
 backend=${BACKEND:-gles}
+backend_after=${BACKEND_AFTER:-$backend}
 count=${FRAMES:-30}
 if [[ -n "${KEEP:-}" ]]; then
   mkdir -p "$KEEP"
@@ -82,10 +87,10 @@ compare() {
   local frames
   frames=$(range "$scene" "$@")
   for side in before after; do
-    local bin=$before
-    [[ $side == after ]] && bin=$after
+    local bin=$before be=$backend
+    [[ $side == after ]] && { bin=$after; be=$backend_after; }
     mkdir -p "$tmp/$name/$side"
-    "$bin" "$scene" "$@" --frames "$frames" --backend "$backend" --format png -q -o "$tmp/$name/$side/"
+    "$bin" "$scene" "$@" --frames "$frames" --backend "$be" --format png -q -o "$tmp/$name/$side/"
   done
   local files differ=0 distinct
   files=$(cd "$tmp/$name/before" && ls | wc -l)
@@ -99,7 +104,11 @@ compare() {
   cases=$((cases + 1))
   if ((differ > 0)); then
     failed=1
-    printf "DIFFER %-28s frames %s: %d of %d files differ\n" "$name" "$frames" "$differ" "$files"
+    local dbs
+    dbs=$(for f in "$tmp/$name/before"/*.png; do
+            { command compare -metric PSNR "$f" "$tmp/$name/after/$(basename "$f")" null: 2>&1 || true; } | awk '{print ($1 == "inf" ? 99 : $1)}'
+          done | sort -g | awk '{s += $1; a[NR] = $1} END {printf "PSNR min %.1f dB, mean %.1f dB", a[1], s / NR}')
+    printf "DIFFER %-28s frames %s: %d of %d files differ; %s\n" "$name" "$frames" "$differ" "$files" "$dbs"
   else
     printf "same   %-28s frames %s: %d files, %d distinct\n" "$name" "$frames" "$files" "$distinct"
   fi
@@ -118,7 +127,7 @@ compare pin-edge-overlay "$tmp/pin-edge.lua" --image "$photo" --overlay
 compare first-mirror-w200 "$tmp/first-mirror.lua" --image "$photo" --width 200
 
 if ((failed)); then
-  echo "compare-builds: frames differ (backend $backend)"
+  echo "compare-builds: frames differ (backend $backend, after $backend_after)"
   exit 1
 fi
-echo "compare-builds: all $cases cases byte-identical (backend $backend)"
+echo "compare-builds: all $cases cases byte-identical (backend $backend, after $backend_after)"

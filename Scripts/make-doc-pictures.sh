@@ -6,6 +6,7 @@
 #   docs/studio-inspector.png  the studio's inspector on the cat, under Xvfb
 #   docs/studio.png the studio playing the cat just poked, under Xvfb
 #   docs/studio-zoom.jpg  the cat zoomed with the wheel, a tick named
+#   docs/studio-export.png  the Shift+E chooser over the cat, Discord lit
 #                   (the studio's pictures when Xvfb and xdotool are installed)
 # (docs/pin.png and docs/loop.png come from Scripts/plot-pin.py and
 # Scripts/plot-loop.py.) Needs a built wobble-run (WOBBLE_RUN, default the
@@ -155,6 +156,18 @@ if command -v Xvfb >/dev/null && command -v xdotool >/dev/null; then
     done
     sleep 1
     import -window "$win" -quality 90 "JPEG:$root/docs/studio-zoom.jpg"
+    xdotool key --delay 200 Escape Escape
+    wait $studio || true
+
+    # The export chooser (docs/studio-export.png): Shift+E, Discord's row.
+    (cd studio && "$bin" edit cat.lua -v --window-position 0,0 2>../studio3.log) &
+    studio=$!
+    win=$(xdotool search --sync --name "wobble-run edit: cat.lua" | head -1)
+    until grep -q " presented" studio3.log; do sleep 0.2; done
+    xdotool windowfocus --sync "$win"
+    xdotool key --delay 120 shift+e Down Down Down
+    sleep 1
+    import -window "$win" "PNG24:$root/docs/studio-export.png"
     xdotool key --delay 200 Escape Escape
     wait $studio || true
 fi

@@ -71,8 +71,9 @@ extension OptionSpec where Target: SceneRunOptions {
         OptionSpec(names: ["--image"], value: "PATH", help: "use this image instead of the one the script names") { o, v in o.image = v }
     }
     package static var backend: OptionSpec {
-        OptionSpec(names: ["--backend"], value: "gles|cpu", help: "renderer: gles (OpenGL ES through EGL, default) or cpu (the reference renderer)") { o, v in
-            guard let b = Backend(rawValue: v.lowercased()) else { throw UsageError("--backend: '\(v)' is not one of gles, cpu") }
+        OptionSpec(names: ["--backend"], value: "auto|gles|cpu|reference",
+                   help: "renderer: auto (default: gles on a hardware GPU, else cpu), gles (OpenGL ES through EGL), cpu (static profiles on every core) or reference (the exact, slow CPU reference)") { o, v in
+            guard let b = Backend(rawValue: v.lowercased()) else { throw UsageError("--backend: '\(v)' is not one of auto, gles, cpu, reference") }
             o.backend = b
         }
     }

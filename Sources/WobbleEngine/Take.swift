@@ -9,7 +9,7 @@ import Glibc
 
 /// A take: the events performed after the end of the scripted clip, and
 /// how they are written as Lua after the scene's own text.
-public struct Take {
+public struct Take: Sendable {
     /// Offsets after the script's end, whole milliseconds, and the action.
     public var events: [(milliseconds: Int, action: PerformedEvent.Action)] = []
 
@@ -106,8 +106,11 @@ public struct Take {
     /// edits), then the block. The take is run once (on the virtual
     /// clock) before it is written; a model that never rests gets
     /// `untilStill(maxSeconds)` with the recorded length. Returns the path.
-    public func write(scenePath: String, sceneText: [UInt8]? = nil, recordedSeconds: Double, loop: Loop? = nil,
-                      options: SessionOptions) throws -> String {
+    /// `control` stops the check runs (at the script's next count hook):
+    /// then it throws `Interrupted`, and neither the take nor the hidden
+    /// file it is checked from is left.
+    package func write(scenePath: String, sceneText: [UInt8]? = nil, recordedSeconds: Double, loop: Loop? = nil,
+                       options: SessionOptions, control: RunControl = RunControl()) throws -> String {
         let text: [UInt8]
         do {
             text = try sceneText ?? Posix.readFile(scenePath)
@@ -122,7 +125,8 @@ public struct Take {
         var maxSeconds: Double?
         // Run the take once before writing it (from a hidden file beside
         // the scene, so its relative paths resolve as the take's will).
-        var run = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options)
+        var run = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options, control: control)
+        try control.check()
         if let problem = run.problem {
             guard problem.contains("never comes to rest"), loopEnd == nil else {
                 throw SessionError("the take does not run: \(Take.naming(problem, hidden: run.hidden, as: path))")
@@ -130,7 +134,8 @@ public struct Take {
             let last = Double(events.last?.milliseconds ?? 0) / 1000
             maxSeconds = max(1, recordedSeconds - last)
             block = self.block(maxSeconds: maxSeconds, sceneName: name)
-            run = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options)
+            run = try Take.check(text + separator + Array(block.utf8), beside: scenePath, options: options, control: control)
+            try control.check()
             if let again = run.problem {
                 throw SessionError("the take does not run: \(Take.naming(again, hidden: run.hidden, as: path))")
             }
@@ -139,6 +144,7 @@ public struct Take {
         if let output = run.output {
             block = self.block(maxSeconds: maxSeconds, loopEnd: loopEnd, sceneName: name, output: Take.outputName(take: path, sceneOutput: output))
         }
+        try control.check()
         try AtomicFile.write(text + separator + Array(block.utf8), to: path)
         return path
     }
@@ -159,7 +165,7 @@ public struct Take {
     /// Throws when the file to check cannot be written beside the scene
     /// (then the take could not be written either), naming the system's
     /// reason (a read-only folder, a name too long).
-    static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions) throws -> (problem: String?, output: String?, hidden: String) {
+    static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions, control: RunControl) throws -> (problem: String?, output: String?, hidden: String) {
         // (A short name: never longer than the take's own.)
         let hidden = ScenePaths.join(ScenePaths.folder(scenePath), ".\(ScenePaths.baseName(scenePath).prefix(64))-take-check-\(getpid()).lua")
         do {
@@ -171,7 +177,7 @@ public struct Take {
             throw SessionError("cannot write beside \(ScenePaths.shown(scenePath)): \(error)")
         }
         defer { try? Posix.unlink(AT_FDCWD, hidden, shown: hidden) }
-        let r = check(hidden, options: options)
+        let r = check(hidden, options: options, control: control)
         return (r.problem, r.output, hidden)
     }
 
@@ -184,12 +190,14 @@ public struct Take {
 
     /// Runs the take at `path` on the virtual clock; the first error line
     /// (nil when it ran) and the output its script names.
-    static func check(_ path: String, options: SessionOptions) -> (problem: String?, output: String?) {
+    static func check(_ path: String, options: SessionOptions, control: RunControl) -> (problem: String?, output: String?) {
         var o = options
         o.scenePath = path
         let runner = SceneRunner(options: o) { try ImageIO.load(path: $0) }
         do {
-            let r = try runner.run(missingScene: { SessionError("scene '\(ScenePaths.shown($0))': no such file") })
+            let r = try runner.run(missingScene: { SessionError("scene '\(ScenePaths.shown($0))': no such file") }) { so in
+                so.shouldAbort = { control.stopped }
+            }
             return (nil, r.outputPath)
         } catch let e as ScriptError {
             return (e.message, nil)

@@ -14,11 +14,11 @@ public final class CPURenderer: FrameRenderer {
     public let mapping: OutputMapping
     /// The image sampled: the source, area-averaged on the axes where the
     /// output is smaller.
-    private let sampled: RGBAImage
+    let sampled: RGBAImage
     /// Sampled-image pixels per source pixel, per axis (1 when not downscaled).
-    private let factor: (x: Double, y: Double)
+    let factor: (x: Double, y: Double)
     /// The output when nothing moves (the scaled still image), made once.
-    private let still: RGBAImage
+    let still: RGBAImage
 
     /// A renderer of `source` at `outputWidth`×`outputHeight` (default: the
     /// source's size); the scaled still image is made here, once.

@@ -181,16 +181,17 @@ final class GLContext {
         var open: () -> EGLDisplay?
     }
 
-    private static func candidates(_ attempts: inout [String]) -> [Candidate] {
-        let mode = ProcessInfo.processInfo.environment["WOBBLE_EGL_PLATFORM"]?.lowercased() ?? "auto"
-        let client = extensions(nil)   // client extensions (EGL_EXT_client_extensions)
+    /// The EGL devices (EGL_EXT_platform_device), hardware and software
+    /// (Mesa's EGL_MESA_device_software) apart; why there are none goes to
+    /// `attempts`.
+    private static func devices(_ attempts: inout [String]) -> (hardware: [Candidate], software: [Candidate]) {
+        let client = extensions(nil)
         let getPlatformDisplay: PFNEGLGETPLATFORMDISPLAYEXTPROC? =
             client.contains("EGL_EXT_platform_base")
             ? eglGetProcAddress("eglGetPlatformDisplayEXT").map { unsafeBitCast($0, to: PFNEGLGETPLATFORMDISPLAYEXTPROC.self) }
             : nil
-
         var hardware: [Candidate] = [], software: [Candidate] = []
-        if mode == "auto" || mode == "device" {
+        do {
             if let getPlatformDisplay, client.contains("EGL_EXT_platform_device"),
                let q = eglGetProcAddress("eglQueryDevicesEXT") {
                 let queryDevices = unsafeBitCast(q, to: PFNEGLQUERYDEVICESEXTPROC.self)
@@ -218,6 +219,31 @@ final class GLContext {
                 attempts.append("device: EGL_EXT_platform_device not supported")
             }
         }
+        return (hardware, software)
+    }
+
+    /// Whether EGL offers a hardware device (a GPU, not Mesa's software
+    /// rasteriser): `--backend auto` draws with GLES there, on the CPU
+    /// elsewhere. Looks for a render node (`/dev/dri/renderD*`,
+    /// `/dev/nvidia*`) first, so a machine without one never loads EGL.
+    static var hasHardwareDevice: Bool {
+        let dev = FileManager.default
+        let dri = (try? dev.contentsOfDirectory(atPath: "/dev/dri"))?.contains { $0.hasPrefix("renderD") } ?? false
+        let nvidia = (try? dev.contentsOfDirectory(atPath: "/dev"))?.contains { $0.hasPrefix("nvidia") } ?? false
+        guard dri || nvidia else { return false }
+        var attempts: [String] = []
+        return !devices(&attempts).hardware.isEmpty
+    }
+
+    private static func candidates(_ attempts: inout [String]) -> [Candidate] {
+        let mode = ProcessInfo.processInfo.environment["WOBBLE_EGL_PLATFORM"]?.lowercased() ?? "auto"
+        let client = extensions(nil)   // client extensions (EGL_EXT_client_extensions)
+        let getPlatformDisplay: PFNEGLGETPLATFORMDISPLAYEXTPROC? =
+            client.contains("EGL_EXT_platform_base")
+            ? eglGetProcAddress("eglGetPlatformDisplayEXT").map { unsafeBitCast($0, to: PFNEGLGETPLATFORMDISPLAYEXTPROC.self) }
+            : nil
+
+        let (hardware, software) = mode == "auto" || mode == "device" ? devices(&attempts) : ([], [])
         var surfaceless: [Candidate] = []
         if mode == "auto" || mode == "surfaceless" {
             if let getPlatformDisplay, client.contains("EGL_MESA_platform_surfaceless") {

@@ -148,10 +148,10 @@ void main() {
 //
 // Compiled once per combination of switches that a frame needs (GLProgram
 // puts `#define NAME 0|1` lines after #version; GLESRenderer keeps the
-// programs): PINNED, OFFSET_ONLY, CUTOUT (default 0), and common.glsl's
-// OVERLAY, MIRROR, INTERIOR and OPAQUE. A switch fixed at compile time takes the branch a uniform would
-// have taken, so every value computed is the same; the fragments just skip
-// the tests and the code of the other branch.
+// programs): OFFSET_ONLY, CUTOUT (default 0), and common.glsl's OVERLAY,
+// MIRROR, INTERIOR and OPAQUE. A switch fixed at compile time takes the
+// branch a uniform would have taken, so every value computed is the same;
+// the fragments just skip the tests and the code of the other branch.
 //
 // Two uses (OFFSET_ONLY):
 // - direct (0): the fragment samples the source at p + m·swing·direction.
@@ -163,39 +163,31 @@ void main() {
 //   regions sum (overlap("sum")); resolve.frag then samples the source at
 //   p + the summed offset.
 //
-// Per output pixel the renderer keeps the shape-only geometry, computed once
-// per shape in doubles (RegionGeometry, from RegionShape.polar): d/R and R,
-// with R = 0 where the region does not move the pixel (outside it, on its
-// boundary). Deciding membership there, exactly, keeps first-wins identical
-// to the CPU reference. The amplitude-dependent part, the hemisphere model,
-// is evaluated here per fragment; the motion itself (the peak M and the
-// signed swing) comes from WobbleCore's motion model as uniforms, the same
-// for every fragment. Every acos argument is clamped to [-1, 1]; no loops;
-// nothing that can produce NaN.
+// The displacement magnitude m per output pixel of the region's box is the
+// region's static profile (DisplacementProfile: computed on the CPU, in
+// doubles, once per shape and peak, the hemisphere or the pinned profile,
+// and uploaded as a float texture), 0 where the region does not move the
+// pixel; a pixel the CPU reference moves has m > 0 there, however small,
+// so which region wins a pixel is the reference's decision, exactly. A
+// moving pixel costs one texel fetch, a multiply-add and the bilinear
+// sample; the motion (the signed swing and the direction) comes from
+// WobbleCore's motion model as uniforms. No loops; nothing that can
+// produce NaN.
 precision highp float;
 
-const float HALF_PI = 1.57079632679489662;
-
 uniform highp sampler2D u_source;
-// (d/R, R, acos(d/R), σ) per output pixel of the box; R = 0 where the region
-// does not move the pixel; (0, 1, π/2, 0) at the center (d = 0). σ is the
-// position along a pinned region's axis (RegionShape.pinCoordinate), 0
-// without a pin.
+// m per output pixel of the box (R32F); 0 where the region does not move
+// the pixel.
 uniform highp sampler2D u_geometry;
 // Output pixel of the geometry's texel (0, 0).
 uniform ivec2 u_geometryOrigin;
-// M = strength · min(bbox width, bbox height) · level, before its limit to R
-// (image pixels).
-uniform float u_peak;
 // The unit direction of the offset (image space).
 uniform vec2 u_direction;
 // The signed fraction of m the pixel is offset by (RegionFrame.swing).
 uniform float u_swing;
-// PINNED 1: the region is pinned (the pinned profile replaces the
-// hemisphere). OFFSET_ONLY 1: write the offset (for the sum), 0: sample the
-// source.
-#if !defined(PINNED) || !defined(OFFSET_ONLY)
-#error "wobble.frag is compiled with PINNED and OFFSET_ONLY defined"
+// OFFSET_ONLY 1: write the offset (for the sum), 0: sample the source.
+#if !defined(OFFSET_ONLY)
+#error "wobble.frag is compiled with OFFSET_ONLY defined"
 #endif
 uniform vec2 u_scale;
 uniform vec2 u_invSourceSize;
@@ -265,42 +257,15 @@ vec4 cutoutComposite(vec2 p, vec2 q) {
 
 out vec4 o_color;
 
-// m = R·(cos θ' − cos θ) with θc = acos(min(M, R)/R), θ = acos(d/R),
-// θ' = θ·θc/(π/2); M itself at the center (d = 0). θ and cos θ = d/R come
-// from the geometry (θ computed in doubles once per shape).
-float displacement(float ratio, float r, float theta, float peak) {
-    if (ratio == 0.0) {
-        return peak;
-    }
-    float thetaC = acos(clamp(min(peak, r) / r, 0.0, 1.0));
-    float thetaP = theta * thetaC / HALF_PI;
-    return max(0.0, r * (cos(thetaP) - ratio));
-}
-
-// The pinned profile (RegionShape.pinned): m = min(M, R)·(1 − ρ²)·((1 + σ)/2)³
-// / 0.32768, ρ = d/R; at the center (ρ = 0, R unknown) M unlimited.
-float pinnedDisplacement(float ratio, float r, float sigma, float peak) {
-    float mm = ratio == 0.0 ? peak : min(peak, r);
-    float h = (1.0 + clamp(sigma, -1.0, 1.0)) * 0.5;
-    return max(0.0, mm * (1.0 - ratio * ratio) * h * h * h / 0.32768);
-}
-
 void main() {
     // The output pixel centre (i + 0.5, j + 0.5).
     vec2 pixel = outputPixel();
-    vec4 g = texelFetch(u_geometry, ivec2(pixel) - u_geometryOrigin, 0);
+    float m = texelFetch(u_geometry, ivec2(pixel) - u_geometryOrigin, 0).r;
     // Not this region's pixel: a region drawn earlier (later in prepare
-    // order) or the still image shows through. Inside pixels are never
-    // discarded, even where float rounding makes m·swing 0, since the
-    // reference gives them this region (with an offset of nearly 0).
-    if (!(g.y > 0.0)) {
+    // order) or the still image shows through.
+    if (!(m > 0.0)) {
         discard;
     }
-#if PINNED
-    float m = pinnedDisplacement(g.x, g.y, g.w, u_peak);
-#else
-    float m = displacement(g.x, g.y, g.z, u_peak);
-#endif
     vec2 offset = (m * u_swing) * u_direction;
 #if OFFSET_ONLY
     o_color = vec4(offset, 0.0, 0.0);

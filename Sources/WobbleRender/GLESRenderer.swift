@@ -33,20 +33,19 @@ import WobbleSystem
 /// as the reference does: the texture unit's own filter works on straight
 /// values and would let colour hidden under transparent pixels bleed.
 ///
-/// The wobble math is split by what it depends on. The shape-only part,
-/// `d/R` and `R` per output pixel of the region's box and with it which
-/// pixels the region moves, is computed once per shape, in doubles, with
-/// `RegionShape.polar` (`RegionGeometry`, an RGBA32F texture kept while the
-/// shape is in use). The hemisphere model `m(p)` (from the peak `M`) is
-/// evaluated per fragment; the motion (the peak and the signed swing) comes
-/// from WobbleCore's motion model as uniforms, so a frame where a cycle
-/// starts (a new amplitude) costs the same as any other: per pixel of a
-/// region's box a texel fetch of the geometry (a discard outside the
-/// region), and inside it an `acos`, a `cos`, a few divisions and a
-/// bilinear sample (four texel fetches) over the plain copy.
+/// The wobble math is split by what it depends on. Each region's static
+/// profile (`DisplacementProfile`: the shape-only geometry once per shape,
+/// in doubles, with `RegionShape.polar`, and from it the magnitude `m` per
+/// output pixel of the box for a peak `M`) is computed on the CPU and kept
+/// as an R32F texture while the shape is in use; it is uploaded again only
+/// when the peak changes (a classic model: once per 1.2 s cycle). The
+/// motion (the signed swing and the direction) comes from WobbleCore's
+/// motion model as uniforms. Per pixel of a region's box: a texel fetch of
+/// `m` (a discard where it is 0), then a multiply-add and a bilinear sample
+/// (four texel fetches) over the plain copy.
 ///
 /// `Shaders/wobble.frag` is compiled per set of switches a draw needs
-/// (`WobbleVariant`: pinned, offsets only, overlay, mirror, interior,
+/// (`WobbleVariant`: offsets only, overlay, mirror, interior,
 /// opaque), each on first use, rather than branching per fragment on
 /// uniforms: the same values, computed with fewer instructions (llvmpipe
 /// runs the shader on the CPU, where each fragment pays for every test).
@@ -392,8 +391,9 @@ public final class GLESRenderer: FrameRenderer {
             geometries[key] = (cached.geometry, frame)
             return cached.geometry
         }
-        let geometry = RegionGeometry(shape: shape, mapping: wobbleMapping, pin: pin)
-        let texture = geometry.isEmpty ? nil : try GeometryTexture(geometry, context: context)
+        try DisplacementProfile.requireMemory(shape, mapping: wobbleMapping)
+        let profile = DisplacementProfile(shape: shape, mapping: wobbleMapping, pin: pin)
+        let texture = profile.isEmpty ? nil : try GeometryTexture(profile, context: context)
         geometries[key] = (texture, frame)
         geometryBytes += texture?.byteCount ?? 0
         return texture
@@ -418,69 +418,58 @@ struct GeometryKey: Hashable {
     var pin: PinSide?
 }
 
-/// A `RegionGeometry` uploaded as an RGBA32F texture, with its borderline
-/// texels settled for the peak last drawn.
+/// A region's `DisplacementProfile` on the GPU: its magnitude field for
+/// the peak last drawn, as an R32F texture over the region's box (uploaded
+/// again only when the peak changes: once per cycle for a classic model).
 final class GeometryTexture {
     let texture: GLObject
     let x0: Int, y0: Int, width: Int, height: Int
-    let byteCount: Int
-    private let values: [Float]
-    private let borderline: [(index: Int, d: Double, r: Double)]
-    /// The pinned side of the geometry (its fourth channel is `σ`).
+    /// The texture's bytes and the profile's (kept on the host).
+    var byteCount: Int { width * height * 4 + profile.byteCount }
+    /// The pinned side of the profile (how far its samples may reach).
     let pin: PinSide?
-    /// Whether each borderline texel is uploaded as moving.
-    private var uploaded: [Bool]
-    private var settledPeak: Double?
+    let profile: DisplacementProfile
+    private var uploadedPeak: Double?
+    /// Times a field was uploaded (tests).
+    private(set) var uploads = 0
 
-    /// Uploads `geometry`; the context must be current.
-    init(_ geometry: RegionGeometry, context: GLContext) throws {
+    /// Makes the texture (its field comes with the first `settle`); the
+    /// context must be current.
+    init(_ profile: DisplacementProfile, context: GLContext) throws {
         texture = try GLObject(.texture, in: context)
-        x0 = geometry.x0
-        y0 = geometry.y0
-        width = geometry.width
-        height = geometry.height
-        byteCount = geometry.byteCount
-        values = geometry.values
-        borderline = geometry.borderline
-        pin = geometry.pin
-        uploaded = Array(repeating: true, count: geometry.borderline.count)
+        self.profile = profile
+        x0 = profile.x0
+        y0 = profile.y0
+        width = profile.width
+        height = profile.height
+        pin = profile.geometry.pin
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
         // Float textures need not be filterable: NEAREST keeps the texture
         // complete (the shader uses texelFetch anyway).
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
-        geometry.values.withUnsafeBufferPointer { v in
-            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA32F, GLsizei(width), GLsizei(height), 0,
-                         GLenum(GL_RGBA), GLenum(GL_FLOAT), v.baseAddress)
-        }
-        try glCheck("glTexImage2D(region geometry \(width)x\(height))")
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_R32F), GLsizei(width), GLsizei(height))
+        try glCheck("glTexStorage2D(region profile \(width)x\(height))")
     }
 
-    /// Sets each borderline texel to "moves" or not as the reference decides
-    /// for `peak` (only texels that change are uploaded); the texture must be
-    /// bound on the active unit and the context current.
+    /// Uploads the field for `peak` unless it is the one uploaded last; the
+    /// texture must be bound on the active unit and the context current.
     func settle(peak: Double) {
-        guard !borderline.isEmpty, peak != settledPeak else { return }
-        settledPeak = peak
-        let zero = [Float](repeating: 0, count: RegionGeometry.channels)
-        for (k, b) in borderline.enumerated() {
-            let sigma = Double(values[b.index * RegionGeometry.channels + 3])
-            let moves = RegionGeometry.moves(b, peak: peak, pin: pin, sigma: sigma)
-            guard moves != uploaded[k] else { continue }
-            uploaded[k] = moves
-            let n = RegionGeometry.channels
-            let texel = moves ? Array(values[(b.index * n) ..< (b.index * n + n)]) : zero
-            texel.withUnsafeBufferPointer { v in
-                glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(b.index % width), GLint(b.index / width), 1, 1,
-                                GLenum(GL_RGBA), GLenum(GL_FLOAT), v.baseAddress)
-            }
-        }
+        guard peak != uploadedPeak else { return }
+        uploadedPeak = peak
+        uploads += 1
+        let field = profile.magnitudes(peak: peak)
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+        glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RED), GLenum(GL_FLOAT),
+                        field.values.baseAddress)
+        withExtendedLifetime(field) {}
     }
 }
 
 /// The compile-time switches of one `Shaders/wobble.frag` program: a
-/// pinned profile, offsets only (the sum's first pass), the overlay blended
+/// pinned profile (only for how far its samples reach: the shader text is
+/// the same), offsets only (the sum's first pass), the overlay blended
 /// in, mirror sampling (else clamped), sampling known to stay inside the
 /// source texture (`Resources.samplesInside`), and an opaque source texture
 /// (the filtered alpha is then 1 within rounding: the branch for a filtered
@@ -502,7 +491,7 @@ struct WobbleVariant: Hashable {
     var cutout = false
 
     var defines: [(name: String, value: Int)] {
-        let switches = [("PINNED", pinned), ("OFFSET_ONLY", offsetOnly), ("INTERIOR", interior), ("OPAQUE", opaque)]
+        let switches = [("OFFSET_ONLY", offsetOnly), ("INTERIOR", interior), ("OPAQUE", opaque)]
             + (uniforms ? [] : [("OVERLAY", overlay), ("MIRROR", mirror)]) + (cutout ? [("CUTOUT", true)] : [])
         return switches.map { ($0.0, $0.1 ? 1 : 0) }
     }
@@ -720,7 +709,7 @@ final class Resources {
     func wobble(_ variant: WobbleVariant) throws -> GLProgram {
         if let program = wobbles[variant] { return program }
         let program = try GLProgram(vertex: "quad.vert", fragment: "wobble.frag", defines: variant.defines, in: context)
-        for name in ["u_viewport", "u_place", "u_rect", "u_geometryOrigin", "u_peak", "u_direction", "u_swing"] {
+        for name in ["u_viewport", "u_place", "u_rect", "u_geometryOrigin", "u_direction", "u_swing"] {
             _ = try program.location(name)
         }
         setFixedUniforms(program)
@@ -919,7 +908,6 @@ final class Resources {
         glUniform4f(wobble.optionalLocation("u_rect"), Float(geometry.x0), Float(geometry.y0),
                     Float(geometry.x0 + geometry.width), Float(geometry.y0 + geometry.height))
         glUniform2i(wobble.optionalLocation("u_geometryOrigin"), GLint(geometry.x0), GLint(geometry.y0))
-        glUniform1f(wobble.optionalLocation("u_peak"), Float(region.peak))
         glUniform2f(wobble.optionalLocation("u_direction"), Float(region.direction.x), Float(region.direction.y))
         glUniform1f(wobble.optionalLocation("u_swing"), Float(region.swing))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)

@@ -1,3 +1,4 @@
+import WobbleCore
 import WobbleSystem
 
 /// The memory a renderer needs for a size, estimated before it allocates
@@ -56,7 +57,7 @@ public enum RenderMemory {
         case .gles:
             try TaskBudget.requireMemory(gles(m, software: software), for: "a GLES render of \(size)",
                                          hint: "; render it smaller (--width, --height) or with --backend cpu (about \(TaskBudget.bytesShown(cpu(m))))")
-        case .cpu:
+        case .cpu, .reference, .auto:
             try TaskBudget.requireMemory(cpu(m), for: "a CPU render of \(size)", hint: "; render it smaller (--width, --height)")
         }
     }

@@ -1,13 +1,5 @@
 import WobbleCore
 
-/// Which renderer draws the frames (`--backend`).
-public enum Backend: String, Sendable, CaseIterable {
-    /// OpenGL ES through EGL (the default).
-    case gles
-    /// The CPU reference renderer.
-    case cpu
-}
-
 /// Draws frames of a clip: the source image, wobbled by `FrameState.regions`,
 /// scaled to the output size. Only `FrameState` values come in: no Lua, no
 /// scene objects. Overlay drawing is separate (`OverlayPainter`).

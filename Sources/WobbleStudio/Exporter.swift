@@ -4,119 +4,123 @@ import WobbleEngine
 import WobbleMedia
 import WobbleRender
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// Exports from the window: `E` renders the scene's output with the
-/// headless tool in the background (exactly what `wobble-run SCENE.lua`
-/// run in the scene's folder writes: the saved scene, with the options the
-/// studio was given; the
-/// window goes on answering, the status line shows the progress), `P`
-/// writes the frame shown as `<scene>-still-N.png` beside the scene (the
-/// first free N; the headless frame at the scene's size). It says what it
-/// did through `status`.
+/// Exports from the window: `E` renders the scene's output in the
+/// background, in-process (the engine's `ExportJob`: exactly what
+/// `wobble-run SCENE.lua` run in the scene's folder writes — the saved
+/// scene, with the options the studio was given, its `--timeout` too; the
+/// window goes on answering, the status line shows the frames done);
+/// `Shift+E` does the same fitted to a platform (`start(preset:)`, the
+/// command line's `--preset`) and says the result against the platform's
+/// limits; `P` writes the frame shown as `<scene>-still-N.png` beside the
+/// scene (the first free N; the headless frame at the scene's size). It
+/// says what it did through `status`.
 final class Exporter {
     private let options: SessionOptions
-    /// The headless tool (`wobble-run`), nil when it cannot be found.
-    private let tool: String?
     /// Shows a status line (true: an error).
     var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
-    private var job: (child: ChildProcess, log: String, started: Double, shown: Int, note: String)?
+    private var job: (export: ExportJob, started: Double, shown: Int, note: String, preset: Preset?)?
 
-    init(options: SessionOptions, tool: String?) {
+    init(options: SessionOptions) {
         self.options = options
-        self.tool = tool ?? Exporter.findTool()
     }
 
     var isExporting: Bool { job != nil }
 
-    /// The headless tool beside this executable (an install and a build put
-    /// both in one folder), else on PATH.
-    static func findTool() -> String? {
-        if let me = try? Posix.readlink("/proc/self/exe"), let slash = me.lastIndex(of: "/") {
-            let beside = String(me[..<slash]) + "/wobble-run"
-            if Posix.kind(beside) == .regular, PathBytes.withCString(beside, { access($0, X_OK) == 0 }) == true { return beside }
-        }
-        return ChildProcess.findExecutable("wobble-run")
+    /// What the export renders: the scene as saved, with the scene-run
+    /// options the studio was given; a name the engine makes up
+    /// (`<scene>.gif`, `<scene>-telegram.webm`) goes beside the scene, as
+    /// `cd FOLDER && wobble-run SCENE.lua` puts it.
+    func renderOptions(preset: Preset?) -> RenderOptions {
+        var o = RenderOptions()
+        o.scene = options.scenePath
+        o.image = options.imagePath
+        o.fps = options.fps
+        o.seed = options.seed
+        o.timeout = options.timeout
+        o.backend = options.backend
+        o.allowIO = options.allowIO
+        o.scriptArguments = options.arguments
+        o.outputFolder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
+        o.preset = preset
+        return o
     }
 
-    /// The command line of the export: the scene and the scene-run options
-    /// the studio was given, paths absolute (it runs in the scene's folder).
-    var arguments: [String] {
-        var a = [ScenePaths.absolute(options.scenePath), "--backend", options.backend.rawValue, "--seed", String(options.seed)]
-        if let i = options.imagePath { a += ["--image", ScenePaths.absolute(i)] }
-        if let f = options.fps { a += ["--fps", String(f)] }
-        if options.allowIO { a.append("--allow-io") }
-        if !options.arguments.isEmpty { a += ["--"] + options.arguments }
-        return a
-    }
+    /// What the status line calls the export: the scene, or `telegram`.
+    private func named(_ preset: Preset?) -> String { preset?.name ?? ScenePaths.name(options.scenePath) }
 
-    /// Starts the export (one at a time), at clock time `now`.
-    func start(now: Double, unsavedEdits: Bool) {
+    /// Starts the export (one at a time), at clock time `now`; with
+    /// `preset`, fitted to that platform.
+    func start(now: Double, unsavedEdits: Bool, preset: Preset? = nil) {
         guard job == nil else { status("exporting already (E again when it is done)", false); return }
-        guard let tool else { status("cannot export: the 'wobble-run' tool is not beside the studio nor on PATH", true); return }
-        let log = ScenePaths.join(NSTemporaryDirectory(), "wobble-export-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log")
-        do {
-            let null = try Posix.open("/dev/null", O_RDWR)
-            defer { Glibc.close(null) }
-            let err = try Posix.open(log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            defer { Glibc.close(err) }
-            // In the scene's folder: the output lands beside the scene, as
-            // `cd FOLDER && wobble-run SCENE.lua` puts it.
-            let folder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
-            let shell = ["-c", "cd -- \"$0\" && exec \"$@\"", folder, tool] + arguments
-            // Said with every line of the export: the file is the scene as saved.
-            let note = unsavedEdits ? " as saved (the unsaved edits are not in it)" : ""
-            job = (try ChildProcess("/bin/sh", shell, stdin: null, stdout: null, stderr: err), log, now, -1, note)
-            status("exporting \(ScenePaths.name(options.scenePath))\(note)...", false)
-        } catch {
-            try? Posix.unlink(AT_FDCWD, log, shown: log)
-            status("cannot export: \(error)", true)
-        }
+        // Said with every line of the export: the file is the scene as saved.
+        let note = unsavedEdits ? " as saved (the unsaved edits are not in it)" : ""
+        job = (ExportJob(options: renderOptions(preset: preset)), now, -1, note, preset)
+        status("exporting \(named(preset))\(note)...", false)
     }
 
     /// Looks whether the export ended (each turn of the window's loop);
     /// shows its progress each second meanwhile when `showProgress`.
     func poll(now: Double, showProgress: Bool = true) {
         guard var j = job else { return }
-        guard j.child.waitExited(timeout: 0) else {
+        guard let outcome = j.export.outcome else {
             let s = Int(now - j.started)
             if s != j.shown, showProgress {
                 j.shown = s
                 job = j
-                status("exporting \(ScenePaths.name(options.scenePath))\(j.note): \(s) s (the window goes on answering)", false)
+                let (done, total) = j.export.progress
+                let frames = total > 0 ? ", frame \(done)/\(total)" : ""
+                status("exporting \(named(j.preset))\(j.note): \(s) s\(frames) (the window goes on answering)", false)
             }
             return
         }
         job = nil
-        let result = j.child.wait()
-        let text = (try? Posix.readFile(j.log)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        try? Posix.unlink(AT_FDCWD, j.log, shown: j.log)
-        let lines = text.split(separator: "\n").map(String.init).filter { !$0.contains("\r") }
-        // A warning is never shown as a success.
-        let warnings = lines.filter { $0.hasPrefix("wobble-run: warning: ") }.map { String($0.dropFirst("wobble-run: ".count)) }
-        if result == .exited(0), let first = warnings.first {
-            status("exported\(j.note) in \(fmt1(now - j.started)) s, but \(first)" + (warnings.count > 1 ? " (+\(warnings.count - 1) more)" : ""), true)
-        } else if result == .exited(0) {
-            status("exported\(j.note) in \(fmt1(now - j.started)) s" + (lines.last.map { ": \($0)" } ?? ""), false)
+        let seconds = fmt1(now - j.started)
+        if let error = outcome.error {
+            status("export failed: \(error)", true)
+        } else if let first = outcome.warnings.first {
+            // A warning is never shown as a success.
+            let more = outcome.warnings.count > 1 ? " (+\(outcome.warnings.count - 1) more)" : ""
+            status("exported\(j.note) in \(seconds) s, but warning: \(first)" + more, true)
+        } else if let p = j.preset {
+            let line = Exporter.againstLimits(p, outcome)
+            status(line.text + "\(j.note), in \(seconds) s", !line.fits)
         } else {
-            status("export failed: \(lines.first { $0.hasPrefix("wobble-run") } ?? lines.last ?? "\(result)")", true)
+            status("exported\(j.note) in \(seconds) s" + (outcome.summary.map { ": \($0)" } ?? ""), false)
         }
+        if let path = outcome.output { printError("studio: wrote \(path)") }
     }
 
-    /// How long an export stopped by quitting has to clean up after SIGTERM.
+    /// A preset export's result against the platform's limits:
+    /// `telegram: 241 KB of 256 KB, 512x345, 3.0 s of 3 s -> x.webm` (ASCII: the studio font has no other), and
+    /// whether every limit holds.
+    static func againstLimits(_ p: Preset, _ o: ExportJob.Outcome) -> (text: String, fits: Bool) {
+        let bytes = o.bytes ?? 0
+        var parts = ["\(PresetRun.kb(bytes)) of \(PresetRun.kb(p.byteLimit))"]
+        var fits = bytes <= p.byteLimit
+        if let w = o.width, let h = o.height { parts.append("\(w)x\(h)") }
+        if let s = o.seconds {
+            parts.append(fmt1(s) + " s" + (p.maxDuration.map { " of \(fmt($0)) s" } ?? ""))
+            if let limit = p.maxDuration, s > limit + 1e-9 { fits = false }
+        }
+        let file = o.output.map { " -> \(ScenePaths.name($0))" } ?? ""
+        return ("\(p.name): " + parts.joined(separator: ", ") + file, fits)
+    }
+
+    /// How long an export stopped by quitting has to end (it stops at its
+    /// next frame, removing what it was writing).
     static let stopGrace = 5.0
 
-    /// Stops an export in flight (the studio quits): SIGTERM, so that the
-    /// tool removes the file it was writing, SIGKILL only past a deadline.
+    /// Stops an export in flight (the studio quits): it is cancelled and
+    /// waited for, so that the file it was writing is removed before the
+    /// studio exits.
     func cancel() {
         guard let j = job else { return }
         job = nil
-        let ended = j.child.terminate(grace: Exporter.stopGrace)
-        try? Posix.unlink(AT_FDCWD, j.log, shown: j.log)
-        let killed = ended == .signalled(SIGKILL)
-        printError("studio: the export in flight was stopped" + (killed ? " (killed: it did not end within \(Int(Exporter.stopGrace)) s of SIGTERM)" : ""))
+        j.export.cancel("the studio quit")
+        let ended = j.export.wait(seconds: Exporter.stopGrace)
+        if !ended { TemporaryPaths.removeAll() }
+        printError("studio: the export in flight was stopped" + (ended ? "" : " (it did not end within \(Int(Exporter.stopGrace)) s; its temporary files were removed)"))
     }
 
     /// Writes `state` (the frame shown) as a PNG beside the scene: the

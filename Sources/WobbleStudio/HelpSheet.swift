@@ -38,6 +38,7 @@ enum HelpSheet {
         ("L", "loop on / off (the preview loops; Ctrl+S writes loop())"),
         ("M", "mute / unmute the soundtrack (violet ticks: its beats, short ones its onsets)"),
         ("E", "export: render the saved scene's output in the background"),
+        ("Shift+E", "export with a preset: choose the platform (Up/Down, Enter or its number; Esc cancels)"),
         ("P", "write the frame shown as <scene>-still-N.png"),
         ("F1 or ?", "this help"),
         ("Esc", "quit (with unsaved edits it asks first)"),

@@ -57,8 +57,6 @@ public enum Studio {
         var quitAfter: Double?
         /// Print where the time of a frame goes (WOBBLE_STUDIO_PROFILE=1).
         var profile = false
-        /// The headless tool exports run (nil: beside the studio, else on PATH).
-        var toolPath: String?
     }
 
     /// What `edit` parses: the scene-run options a render takes too (the

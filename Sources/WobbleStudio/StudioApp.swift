@@ -116,7 +116,7 @@ final class StudioApp {
         timelineEditor = TimelineEditor(session: session, editor: editor)
         cutouts = CutoutEditor(session: session, editor: editor, clock: clock, verbose: options.verbose)
         recorder = TakeRecorder(options: options.session, verbose: options.verbose)
-        exporter = Exporter(options: options.session, tool: options.toolPath)
+        exporter = Exporter(options: options.session)
         presenter = Presenter(session: session, clock: clock, profile: options.profile)
         player = SoundPlayer(open: surfaces.audio)
         // Only what the scene reads: not the renders, stills or screenshots
@@ -556,6 +556,7 @@ final class StudioApp {
             navigator.endPan()
         case .text(let t):
             if inspector.isRenaming { inspector.type(t); dirty = true }
+            if var c = chooser, let answer = c.text(t) { chooser = c; choose(answer) }
         case .select(let x, let y):
             mouse = (x, y)
             dirty = true
@@ -573,6 +574,8 @@ final class StudioApp {
             let under = session.handleShapes(atFrame: currentIndex).filter { $0.origin != nil && $0.shape.contains(p) }
                 .min { Inspector.area($0.shape.bbox) < Inspector.area($1.shape.bbox) }?.origin?.kind
             cutouts.beginStroke(x, y, object: object, kind: inspector.selected ?? under, layout: layout)
+        case .mouseDown where chooser != nil:
+            choose(.cancel)
         case .mouseDown(let x, let y):
             mouse = (x, y)
             dirty = true
@@ -655,6 +658,12 @@ final class StudioApp {
             showHelp(page: 0)
             return false
         }
+        if var c = chooser {
+            let answer = c.key(key)
+            chooser = c
+            choose(answer)
+            return false
+        }
         // The inspector's keys (the selected region's parameters).
         if !ctrl && !recorder.isRecording, inspector.handleKey(key, shift: shift, frame: currentIndex, say: say) {
             return false
@@ -686,6 +695,11 @@ final class StudioApp {
         case .f:
             show(layout.fitted)
             say("fitted: \(Int((layout.scale * 100).rounded()))% (wheel zooms, middle or Space+drag pans)")
+        case .e where shift:
+            guard !exporter.isExporting else { exporter.start(now: clock.now(), unsavedEdits: false); break }
+            chooser = PresetChooser()
+            showChooser()
+            say("export with: Up/Down and Enter, or 1-\(PresetChooser.choices.count); Esc cancels")
         case .e:
             exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits)
         case .p:
@@ -893,9 +907,10 @@ final class StudioApp {
         presenter.extraVersion = cutouts.overlayVersion
         presenter.paintExtra = session.clip?.cutouts.isEmpty == false || cutouts.isStroking
             ? { [unowned self] in cutouts.paint(into: &$0, mapping: $1) } : nil
-        // The inspector's column, drawn again only when what it shows changed.
+        // The inspector's column, drawn again only when what it shows
+        // changed; none over a sheet (the help, the export chooser).
         let r = layout.panelRect
-        let panel = r.w > 0 ? inspector.panel(width: r.w, height: r.h) : nil
+        let panel = r.w > 0 && presenter.cover == nil ? inspector.panel(width: r.w, height: r.h) : nil
         if shownPanel == nil || shownPanel?.panel != panel || shownPanel?.x != r.x || shownPanel?.y != r.y {
             shownPanel = (panel, r.x, r.y)
             window.setPanel(panel?.image, x: r.x, y: r.y)
@@ -963,6 +978,10 @@ final class StudioApp {
 
     private var helpPages = 1
 
+    /// The `Shift+E` chooser while it is open.
+
+    private var chooser: PresetChooser?
+
     /// What the help sheet shows under the keys: the scene's error whole,
     /// every warning, then the last message when it is another.
     var helpMessage: String {
@@ -976,6 +995,32 @@ final class StudioApp {
         helpPage = min(page, sheet.pages - 1)
         presenter.cover = sheet.image
         dirty = true
+    }
+
+    /// Draws the `Shift+E` chooser over the window.
+    private func showChooser() {
+        guard let c = chooser else { return }
+        presenter.cover = c.image(width: layout.windowWidth, height: layout.windowHeight, loopPeriod: loopPeriod,
+                                  clipSeconds: session.clip == nil ? nil : session.scriptedDuration)
+        dirty = true
+    }
+
+    /// What a key in the chooser did: moved, exported, or closed it.
+    private func choose(_ answer: PresetChooser.Answer) {
+        switch answer {
+        case .choosing:
+            showChooser()
+        case .cancel:
+            chooser = nil
+            presenter.cover = nil
+            dirty = true
+            say("export cancelled")
+        case .export(let preset):
+            chooser = nil
+            presenter.cover = nil
+            dirty = true
+            exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits, preset: preset)
+        }
     }
 
     private func closeHelp() {

@@ -1,9 +1,8 @@
 import Foundation
 import WobbleCore
-import WobbleMedia
+import WobbleEngine
 import WobbleScript
 import WobbleSystem
-import WobbleVision
 
 /// `wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]`: writes the mask
 /// `addSketch{cutout = "auto"}` would find for a rectangular region with
@@ -76,32 +75,9 @@ enum CutoutCommand {
             throw Failure(message: "--box must be X,Y,W,H in whole pixels with W and H above 0 (got '\(PathBytes.display(boxText))')", code: 2)
         }
         let target = output ?? ScenePaths.baseName(photo) + "-mask.png"
-        let image: RGBAImage
         do {
-            image = try ImageIO.load(path: photo)
-        } catch let e as MediaError {
-            throw Failure(message: e.message, code: 1)
-        }
-        let box = PixelRect(x0: x, y0: y, x1: x + w, y1: y + h)
-        // The same region `addSketch{x =, y =, w =, h =}` makes.
-        let region = SketchPoints(lt: Point(Double(x), Double(y)), rt: Point(Double(x + w), Double(y)),
-                                  rb: Point(Double(x + w), Double(y + h)), lb: Point(Double(x), Double(y + h))).shape
-        let mask: GreyMask
-        do {
-            mask = try CutoutVision.objectMask(image: image, box: box, region: region)
-        } catch let e as CutoutProblem {
-            throw Failure(message: "--box \(boxText): \(e)", code: 1)
-        }
-        if let a = PathPolicy.identity(photo), let b = PathPolicy.identity(target), a.device == b.device, a.inode == b.inode {
-            throw Failure(message: "-o '\(PathBytes.display(target))' is the photo itself: nothing written", code: 1)
-        }
-        var grey = RGBAImage(width: image.width, height: image.height)
-        for (k, v) in mask.pixels.enumerated() {
-            grey.pixels[k * 4] = v; grey.pixels[k * 4 + 1] = v; grey.pixels[k * 4 + 2] = v; grey.pixels[k * 4 + 3] = 255
-        }
-        do {
-            try ImageIO.writePNG(grey, to: target)
-        } catch let e as MediaError {
+            try CommandFiles.writeCutoutMask(photo: photo, x: x, y: y, w: w, h: h, boxText: boxText, to: target)
+        } catch let e as RunError {
             throw Failure(message: e.message, code: 1)
         }
     }

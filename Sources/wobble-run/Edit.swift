@@ -1,5 +1,4 @@
 import WobbleCore
-import WobbleMedia
 import WobbleSystem
 #if canImport(Glibc)
 import Glibc

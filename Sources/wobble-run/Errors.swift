@@ -1,6 +1,5 @@
 import WobbleEngine
 import Foundation
-import WobbleMedia
 import WobbleScript
 import WobbleSystem
 #if canImport(Glibc)
@@ -24,17 +23,13 @@ extension UsageError: ExitCoded {
 }
 
 /// An error outside the script: printed as `wobble-run: <message>`, exit 1.
-struct RunError: ExitCoded, CustomStringConvertible {
-    var message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
+extension RunError: ExitCoded {
     var exitCode: Int32 { 1 }
     var lines: [String] { [Failure.prefixed(message)] }
 }
 
 /// SIGINT/SIGTERM arrived: exit 128 + the signal, nothing printed.
-struct Interrupted: ExitCoded {
-    var signal: Int32
+extension Interrupted: ExitCoded {
     var exitCode: Int32 { 128 + signal }
     var lines: [String] { [] }
 }

@@ -1,4 +1,4 @@
-import WobbleMedia
+import WobbleEngine
 import WobbleSystem
 #if canImport(Glibc)
 import Glibc
@@ -15,10 +15,15 @@ enum Interrupt {
     /// The signal that asked us to stop, or nil.
     static var signal: Int32? { Signals.received }
 
-    /// Throws `Interrupted` once a signal has arrived.
-    static func check() throws {
-        if let s = signal { throw Interrupted(signal: s) }
-    }
+    /// How the command line's runs are controlled: the process's signals
+    /// stop them; a read or a library call past `--timeout` (and its
+    /// grace) prints its line and ends the process with status 1 (nothing
+    /// is written yet; temporary files are removed).
+    static let control = RunControl(watchesSignals: true, hardStop: { line in
+        printError(line)
+        TemporaryPaths.removeAll()
+        _exit(1)
+    })
 
     static func install() {
         Signals.install()

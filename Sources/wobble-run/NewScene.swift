@@ -1,6 +1,6 @@
 import Foundation
 import WobbleCore
-import WobbleMedia
+import WobbleEngine
 import WobbleScript
 import WobbleSystem
 #if canImport(Glibc)
@@ -59,9 +59,9 @@ enum NewScene {
             printError("wobble-run: new: photo '\(ScenePaths.shown(photo))' \(refusal.message)")
             return 1
         }
-        let image: RGBAImage
+        let image: (width: Int, height: Int)
         do {
-            image = try ImageIO.load(path: photo)
+            image = try CommandFiles.imageSize(photo)
         } catch let e as MediaError {
             printError("wobble-run: new: \(e.message)")
             return 1

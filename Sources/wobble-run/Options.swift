@@ -1,46 +1,32 @@
 import WobbleCore
 import WobbleEngine
-import WobbleMedia
-import WobbleRender
 
-/// The parsed command line of a render (`wobble-run SCENE.lua [options]`).
+/// The parsed command line of a render (`wobble-run SCENE.lua [options]`):
+/// the engine's `RenderOptions` (reached as `o.output`, `o.fps`, …) and
+/// what only the command line has (help, `--watch`, `--json`, …).
+@dynamicMemberLookup
 struct Options: SceneRunOptions {
-    var scene: String?
-    var output: String?
-    var format: OutputFormat?
-    var fps: Double?
-    var width: Int?
-    var height: Int?
-    var image: String?
-    var frames: ClosedRange<Int>?
-    var overlay = false
-    var backend: Backend = .gles
-    var check = false
-    var seed = 0
-    var timeout: Double?
-    var maxFrames = Options.defaultMaxFrames
-    /// The `--max-frames` default.
-    static let defaultMaxFrames = 100_000
+    var render = RenderOptions()
     var json = false
-    var quality: Int?
-    var matte: Matte?
-    var preset: Preset?
-    var allowIO = false
-    var quiet = false
-    var verbose = false
-    var loop = 0
-    /// `--loop` was given (a preset honours it, or refuses it).
-    var loopGiven = false
     var watch = false
     var assemble: String?
     var help = false
     var version = false
-    var scriptArguments: [String] = []
+    /// The `--max-frames` default.
+    static let defaultMaxFrames = RenderOptions.defaultMaxFrames
 
-    /// The scene-run options, as every front end hands them to the engine.
-    var sceneRun: SessionOptions {
-        sessionOptions(scene: scene ?? "", arguments: scriptArguments, verbose: verbose)
+    subscript<T>(dynamicMember path: WritableKeyPath<RenderOptions, T>) -> T {
+        get { render[keyPath: path] }
+        set { render[keyPath: path] = newValue }
     }
+
+    // The rows shared with `edit` (`SceneRunOptions`).
+    var image: String? { get { render.image } set { render.image = newValue } }
+    var fps: Double? { get { render.fps } set { render.fps = newValue } }
+    var seed: Int { get { render.seed } set { render.seed = newValue } }
+    var timeout: Double? { get { render.timeout } set { render.timeout = newValue } }
+    var backend: Backend { get { render.backend } set { render.backend = newValue } }
+    var allowIO: Bool { get { render.allowIO } set { render.allowIO = newValue } }
 }
 
 enum CommandLine_ {
@@ -89,8 +75,7 @@ enum CommandLine_ {
             o.quality = try integer(v, "--quality", min: 1, max: 100)
         },
         OptionSpec(names: ["--matte"], value: "COLOR", help: "GIF: blend partly transparent pixels onto COLOR (#rrggbb, #rgb, white, black, …), as a page's background would show them, instead of making pixels under 50% alpha transparent") { o, v in
-            guard let m = Matte.parse(v) else { throw UsageError("--matte: '\(v)' is not a colour (#rrggbb, #rgb, or one of \(Matte.names.keys.sorted().joined(separator: ", ")))") }
-            o.matte = m
+            o.matte = try CommandFiles.matte(v)
         },
         OptionSpec(names: ["--preset"], value: Preset.names, help: "fit a platform's sticker or emoji rules: format, size, fps, then the quality searched so the file fits the byte limit (see docs/CLI.md, Where clips go)") { o, v in
             o.preset = try Preset.named(v)

@@ -1,3 +1,4 @@
+import WobbleEngine
 import WobbleSystem
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,6 @@
 import Foundation
 import WobbleCore
 import WobbleEngine
-import WobbleMedia
 import WobbleScript
 import WobbleSystem
 #if canImport(Glibc)
@@ -82,8 +81,11 @@ func namesStdoutOutput<C: Collection>(_ args: C) -> Bool where C.Element == Stri
 
 /// Runs one render (or `--check`, or `--assemble`); throws an `ExitCoded`
 /// error. Prints the `--check` line and the JSON object on success.
-func runOnce(_ options: Options, report: RunReport) throws {
-    if let dir = options.assemble {
+func runOnce(_ cli: Options, report: RunReport) throws {
+    var options = cli.render
+    // Signals stop the run; a read or a library call past --timeout ends the process.
+    options.control = Interrupt.control
+    if let dir = cli.assemble {
         var assembler = Assembler(options: options, directory: dir)
         assembler.report = report
         try assembler.run()

@@ -36,7 +36,7 @@ final class E2ETests: XCTestCase {
             (["s.lua", "--frames", "5-3"], "wobble-run: --frames: 5-3: the first frame is after the last"),
             (["s.lua", "--frames", "x"], "wobble-run: --frames: 'x' is not a range A-B of frame numbers (0-based)"),
             (["s.lua", "--fps", "abc"], "wobble-run: --fps: 'abc' is not a number"),
-            (["s.lua", "--backend", "vulkan"], "wobble-run: --backend: 'vulkan' is not one of gles, cpu"),
+            (["s.lua", "--backend", "vulkan"], "wobble-run: --backend: 'vulkan' is not one of auto, gles, cpu, reference"),
             ([], "wobble-run: no scene given; usage: wobble-run SCENE.lua [options] [-- args...]"),
             (["s.lua", "-o"], "wobble-run: -o needs a value (PATH)"),
         ]
@@ -382,7 +382,7 @@ extension E2ETests {
     /// backend and writes nothing.
     func testNoEGLDisplaySuggestsCPUBackend() throws {
         try box.write("s.lua", poke)
-        let r = try Tool.runShell("WOBBLE_EGL_PLATFORM=default '\(Tool.executable.path)' s.lua -o o.gif", cwd: box.url)
+        let r = try Tool.runShell("WOBBLE_EGL_PLATFORM=default '\(Tool.executable.path)' s.lua --backend gles -o o.gif", cwd: box.url)
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stdout.hasPrefix("wobble-run: no EGL display available ("), r.stdout)
         XCTAssertTrue(r.stdout.contains("Use --backend cpu to render without EGL"), r.stdout)
@@ -396,28 +396,47 @@ extension E2ETests {
     /// frame that moves needs the display (above).
     func testAStillNeedsNoEGL() throws {
         try box.write("s.lua", poke)
-        let r = try Tool.runShell("WOBBLE_EGL_PLATFORM=default '\(Tool.executable.path)' s.lua --frames 0-0 -v -o still.png", cwd: box.url)
+        let r = try Tool.runShell("WOBBLE_EGL_PLATFORM=default '\(Tool.executable.path)' s.lua --backend gles --frames 0-0 -v -o still.png", cwd: box.url)
         XCTAssertEqual(r.status, 0, r.stdout)
         XCTAssertTrue(r.stdout.contains("wobble-run: GLES backend: not started (no frame moved: the still image needs no shader)\n"), r.stdout)
         let cpu = try Tool.run(["s.lua", "--frames", "0-0", "--backend", "cpu", "-o", "cpu.png"], cwd: box.url)
         XCTAssertEqual(cpu.status, 0, cpu.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("still.png"))),
                        try Data(contentsOf: URL(fileURLWithPath: box.path("cpu.png"))))
-        let moving = try Tool.runShell("WOBBLE_EGL_PLATFORM=default '\(Tool.executable.path)' s.lua --frames 2-2 -o moving.png", cwd: box.url)
+        let moving = try Tool.runShell("WOBBLE_EGL_PLATFORM=default '\(Tool.executable.path)' s.lua --backend gles --frames 2-2 -o moving.png", cwd: box.url)
         XCTAssertEqual(moving.status, 1)
         XCTAssertTrue(moving.stdout.hasPrefix("wobble-run: no EGL display available ("), moving.stdout)
         XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("moving.png")))
         XCTAssertTrue(box.leftovers().isEmpty)
     }
 
-    /// The default backend is GLES: -v names the EGL platform and renderer.
+    /// GLES: -v names the EGL platform and renderer.
     func testVerboseNamesTheRenderer() throws {
         try box.write("s.lua", poke)
-        let r = try Tool.run(["s.lua", "-v", "-o", "o.gif"], cwd: box.url)
+        let r = try Tool.run(["s.lua", "--backend", "gles", "-v", "-o", "o.gif"], cwd: box.url)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.firstError.hasPrefix("wobble-run: GLES backend: EGL "), r.firstError)
         XCTAssertTrue(r.stderr.contains("renderer "), r.stderr)
         XCTAssertTrue(r.stderr.contains("wrote o.gif: 9 frames, 40×30"), r.stderr)
+    }
+
+    /// The default backend (auto) is GLES on a hardware GPU, else the CPU
+    /// path: -v says which and why, --json names it, and --backend forces one.
+    func testTheDefaultBackendIsNamed() throws {
+        try box.write("s.lua", poke)
+        let r = try Tool.run(["s.lua", "-v", "--json", "-o", "o.gif"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let cpu = r.firstError == "wobble-run: backend cpu (--backend auto: no hardware GPU, the CPU path is faster than a software GL)"
+        let gles = r.firstError == "wobble-run: backend gles (--backend auto: a hardware GPU)"
+        XCTAssertTrue(cpu || gles, r.firstError)
+        XCTAssertTrue(r.stdout.contains(cpu ? "\"backend\":\"cpu\"" : "\"backend\":\"gles\""), r.stdout)
+        for backend in ["cpu", "reference", "gles"] {
+            let forced = try Tool.run(["s.lua", "--backend", backend, "--json", "-q", "-o", "\(backend).gif"], cwd: box.url)
+            XCTAssertEqual(forced.status, 0, forced.stderr)
+            XCTAssertTrue(forced.stdout.contains("\"backend\":\"\(backend)\""), forced.stdout)
+        }
+        let check = try Tool.run(["s.lua", "--check", "--json"], cwd: box.url)
+        XCTAssertTrue(check.stdout.contains("\"backend\":null"), check.stdout)
     }
 }
 

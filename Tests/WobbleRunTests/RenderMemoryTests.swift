@@ -57,7 +57,7 @@ final class RenderMemoryTests: XCTestCase {
         try "1073741824\n".write(toFile: made.dir + "/" + made.file, atomically: false, encoding: .utf8)
         // 8192×8192: about 1.6 GiB for GLES, more than the cgroup's 1 GiB.
         let r = try Tool.run(["-c", "echo $$ > \(made.dir)/cgroup.procs; exec \"$0\" \"$@\"", Tool.executable.path,
-                              "s.lua", "-q", "--width", "8192", "-o", "old.gif"], cwd: box.url, executable: "/bin/sh")
+                              "s.lua", "-q", "--backend", "gles", "--width", "8192", "-o", "old.gif"], cwd: box.url, executable: "/bin/sh")
         XCTAssertEqual(r.status, 1, r.stderr)
         let group = String(made.dir.dropFirst(made.file == "memory.max" ? "/sys/fs/cgroup".count : "/sys/fs/cgroup/memory".count))
         assertLine(r.firstError, #"wobble-run: a GLES render of 8192×8192 needs about 1\.6 GiB of memory, and [0-9.]+ (GiB|MiB) are left \(\#(made.file) 1073741824 of the cgroup \#(group)\); .*"#)

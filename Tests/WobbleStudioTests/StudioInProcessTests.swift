@@ -164,7 +164,6 @@ class InProcessStudioCase: XCTestCase {
         var session = SessionOptions(scenePath: box.path(scene))
         session.backend = .cpu
         var options = Studio.Options(session: session)
-        options.toolPath = Tool.executable.path
         var surface: FakeSurface?
         var app: StudioApp?
         let audio = self.audio

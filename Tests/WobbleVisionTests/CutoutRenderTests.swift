@@ -203,6 +203,29 @@ final class CutoutRenderTests: XCTestCase {
         }
     }
 
+    /// The CPU backend (static profiles) draws cutouts as the reference
+    /// does: ≥ 50 dB, and exactly the source outside the touched pixels.
+    func testTheCPUBackendMatchesTheCPUReference() throws {
+        let (source, _, mask) = Self.scene()
+        let layer = try CutoutVision.layer(image: source, mask: mask)
+        let cpu = CPURenderer(source: source)
+        let fast = FastCPURenderer(source: source)
+        for pin in [nil, PinSide.bottom] {
+            for edges in [EdgeMode.mirror, .clamp] {
+                let f = Self.frame(layer, pin: pin, swing: 0.9, edges: edges)
+                let a = try cpu.render(f), b = try fast.render(f)
+                XCTAssertNotEqual(a, source)
+                let db = Self.psnr(a, b)
+                print("cutout: CPU backend vs reference (pin \(pin?.rawValue ?? "none"), \(edges)): \(db.isInfinite ? "identical" : String(format: "%.1f dB", db))")
+                XCTAssertGreaterThanOrEqual(db, 50)
+                let touched = Self.touched(f, mask: mask)
+                for k in 0 ..< Self.width * Self.height where !touched[k] {
+                    XCTAssertEqual(b.pixels[k * 4 ..< k * 4 + 4], source.pixels[k * 4 ..< k * 4 + 4], "CPU backend pixel \(k)")
+                }
+            }
+        }
+    }
+
     /// No halo: the object layer's soft edge carries less of the old
     /// background than the source's edge pixels do (its colour is unmixed
     /// from the plate: source − (1 − a)·plate), so a moving edge does not

@@ -1,17 +1,18 @@
 import Foundation
+import Synchronization
 import WobbleCore
 import WobbleMedia
 import WobbleRender
 import WobbleScript
-import WobbleEngine
+
 import WobbleSystem
 
 /// Writes the frames `produce` makes for `items` into `sink` (nil: render
-/// only), polling for SIGINT/SIGTERM between frames, and finishes the sink;
+/// only), polling `control` (a signal, a cancel) between frames, and finishes the sink;
 /// on any error the sink is aborted, so nothing half-written remains.
-func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: ProgressReporter,
+package func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: ProgressReporter, control: RunControl,
                                  produce: (C.Element) throws -> (image: RGBAImage, index: Int)) throws {
-    try streamFrames(items, into: sink, reporter: reporter, produceChanged: { item in
+    try streamFrames(items, into: sink, reporter: reporter, control: control, produceChanged: { item in
         let (image, index) = try produce(item)
         return (image, index, nil)
     })
@@ -19,16 +20,16 @@ func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: Pr
 
 /// As `streamFrames(_:into:reporter:produce:)`, for frames that come with
 /// the boxes where they differ from the frame before (`RegionFrames`).
-func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: ProgressReporter,
+package func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: ProgressReporter, control: RunControl,
                                  produceChanged produce: (C.Element) throws -> (image: RGBAImage, index: Int, changed: [PixelRect]?)) throws {
     do {
         for item in items {
-            try Interrupt.check()
+            try control.check()
             let (image, index, changed) = try produce(item)
             try sink?.write(image, index: index, changed: changed)
             reporter.frameDone()
         }
-        try Interrupt.check()
+        try control.check()
         try sink?.finish()
     } catch {
         sink?.abort()
@@ -37,41 +38,45 @@ func streamFrames<C: Collection>(_ items: C, into sink: FrameSink?, reporter: Pr
 }
 
 /// One run of a scene: script on the virtual clock, then the frames.
-struct Runner {
-    let options: Options
+package struct Runner {
+    package let options: RenderOptions
     /// Where the frames go instead of the output table's sink (`--preset`
     /// collects them); nil: `OutputPlan.makeSink`.
-    var makeSink: ((OutputPlan.Frames, () throws -> RGBAImage) throws -> FrameSink?)?
+    package var makeSink: ((OutputPlan.Frames, () throws -> RGBAImage) throws -> FrameSink?)?
     /// What the frames become when it is not the output table's (a
     /// `--preset`'s platform, which takes no sound): the soundtrack warning names it.
-    var soundless: String?
+    package var soundless: String?
 
     /// Whether the run ends with its own summary line (`wrote …`); a
     /// preset's inner runs leave that to the preset.
-    var announces = true
+    package var announces = true
 
-    init(options: Options) { self.options = options }
+    package init(options: RenderOptions) { self.options = options }
 
     /// The files the latest run named (resolved: the image, traces, modules)
     /// and the image it used, for `--watch`: they may be outside the
-    /// scene's folder. Set and read on the main thread only (runs and
-    /// `--watch` polling take turns there).
-    nonisolated(unsafe) static var lastInputs: [String] = []
+    /// scene's folder. (A lock: the studio renders on a worker thread.)
+    package static var lastInputs: [String] {
+        get { inputsSeen.withLock { $0 } }
+        set { inputsSeen.withLock { $0 = newValue } }
+    }
+    private static let inputsSeen = Mutex<[String]>([])
 
     /// What a run produced, for the summary line.
-    struct Summary {
-        var frames: Int
-        var width: Int
-        var height: Int
-        var clip: Clip
-        var output: String?
-        var seconds: Double
+    package struct Summary {
+        package var frames: Int
+        package var width: Int
+        package var height: Int
+        package var clip: Clip
+        package var output: String?
+        package var seconds: Double
     }
 
-    func run(report: RunReport = RunReport(json: false)) throws -> Summary {
+    package func run(report: RunReport = RunReport(json: false)) throws -> Summary {
         let o = options
         let scenePath = o.scene!
-        let deadline = ReadDeadline(seconds: o.timeout)
+        let control = o.control
+        let deadline = ReadDeadline(seconds: o.timeout, control: control)
         // Images are read under --timeout (a FIFO or a stalled mount cannot hang the run).
         // A colour profile that cannot be used is a warning of the run's.
         let imageWarnings = ImageWarnings()
@@ -86,9 +91,7 @@ struct Runner {
             let timer = DispatchSource.makeTimerSource(queue: .global())
             timer.schedule(deadline: .now() + t + 2)
             timer.setEventHandler {
-                printError("\(scenePath): script timed out after \(NumberText.plain(t)) s (--timeout), inside a library call")
-                TemporaryPaths.removeAll()
-                _exit(1)
+                control.hardStop("\(scenePath): script timed out after \(NumberText.plain(t)) s (--timeout), inside a library call")
             }
             timer.resume()
             return timer
@@ -104,8 +107,8 @@ struct Runner {
                 so.outputGiven = o.output != nil
                 // --max-frames counts the frames written: with --frames the
                 // timeline may be longer (up to the default limit, or more).
-                so.maxFrames = o.frames == nil ? o.maxFrames : max(o.maxFrames, Options.defaultMaxFrames)
-                so.shouldAbort = { Interrupt.signal != nil }
+                so.maxFrames = o.frames == nil ? o.maxFrames : max(o.maxFrames, RenderOptions.defaultMaxFrames)
+                so.shouldAbort = { control.stopped }
                 // print() is the script's own output (stdout), unless the frames go there.
                 so.printToStdout = !(o.output.map { OutputPlan(format: .gif, path: $0).isStdout } ?? false)
                 let read = deadline?.begin("scene '\(scenePath)'")
@@ -113,7 +116,7 @@ struct Runner {
                 so.onLoaded = { if let read { deadline?.end(read) } }
             }
         } catch let e as ScriptError where e.kind == .interrupted {
-            throw Interrupted(signal: Interrupt.signal ?? SIGINT)
+            throw Interrupted(signal: control.signal ?? SIGINT)
         }
         watchdog?.cancel()
         let clip = result.clip
@@ -128,7 +131,7 @@ struct Runner {
         guard selection.count <= o.maxFrames else {
             throw RunError("\(Runner.describe(frames: o.frames ?? selection)) selects \(selection.count) frames, more than --max-frames \(o.maxFrames)")
         }
-        let reporter = ProgressReporter(total: selection.count, quiet: o.quiet)
+        let reporter = ProgressReporter(total: selection.count, quiet: o.quiet, observer: control.progress)
 
         guard let source = runner.image else { throw RunError("no image: the scene loads none and no --image was given") }
         let (w, h) = try outputSize(source.width, source.height)
@@ -176,6 +179,7 @@ struct Runner {
         }
 
         let renderer = try FrameRenderers.make(o.backend, source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
+        report.backend = FrameRenderers.backend(of: renderer).rawValue
 
         // Each frame is the one before plus the boxes of what moves
         // (the overlay painted as the one compositor paints it).
@@ -185,7 +189,7 @@ struct Runner {
         let sink = try makeSink.map { try $0(frames, stream.still) } ?? plan.makeSink(frames, still: stream.still)
         report.output = plan.path
         report.armForInterruption()
-        try streamFrames(selection, into: sink, reporter: reporter, produceChanged: { k in
+        try streamFrames(selection, into: sink, reporter: reporter, control: control, produceChanged: { k in
             let f = try stream.next(clip.frame(k, overlay: o.overlay))
             return (f.image, k, f.changed)
         })
@@ -211,15 +215,15 @@ struct Runner {
     }
 
     /// The warnings the images of one run earned, each once.
-    final class ImageWarnings {
+    package final class ImageWarnings {
         private(set) var lines: [String] = []
-        func add(_ line: String) { if !lines.contains(line) { lines.append(line) } }
+        package func add(_ line: String) { if !lines.contains(line) { lines.append(line) } }
     }
 
     /// Writes the sound of frames `first`… into `dir` as `sound_NNNNN.wav`;
     /// a full render removes the other slices there (they belong to an
     /// older clip, as stale frames do).
-    static func writeSoundSlice(_ audio: VideoSink.Audio, dir: String, first: Int, fullRender: Bool) throws {
+    package static func writeSoundSlice(_ audio: VideoSink.Audio, dir: String, first: Int, fullRender: Bool) throws {
         let name = AudioSlice.name(first)
         do {
             try AudioSlice.write(audio, to: (dir as NSString).appendingPathComponent(name))
@@ -236,7 +240,7 @@ struct Runner {
     }
 
     /// The warning for a soundtrack an output cannot carry.
-    static func soundless(_ plan: OutputPlan) -> String {
+    package static func soundless(_ plan: OutputPlan) -> String {
         let what: String
         switch plan.format {
         case .gif: what = "a GIF"
@@ -247,7 +251,7 @@ struct Runner {
         return "'\(plan.path ?? "-")' is \(what), which has no sound: the soundtrack is left out (write .mp4, .webm or .mov to keep it)"
     }
 
-    static func describe(_ s: Summary) -> String {
+    package static func describe(_ s: Summary) -> String {
         let what = s.output.map { "wrote \($0)" } ?? "rendered"
         return String(format: "%@: %d frames, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.width, s.height,
                       NumberText.seconds(s.clip.duration), NumberText.plain(s.clip.fps), s.seconds)
@@ -255,7 +259,7 @@ struct Runner {
 
     /// Loads a PNG or JPEG; a bad file is a `RunError` naming it.
     /// `warn` hears of a colour profile that cannot be used.
-    static func loadImage(_ path: String, warn: (String) -> Void = { _ in }) throws -> RGBAImage {
+    package static func loadImage(_ path: String, warn: (String) -> Void = { _ in }) throws -> RGBAImage {
         do {
             return try ImageIO.load(path: path, warn: warn)
         } catch let e as MediaError {
@@ -264,7 +268,7 @@ struct Runner {
     }
 
     /// The frames to render: all, or `--frames A-B` clipped to the clip.
-    func frameSelection(_ clip: Clip) throws -> ClosedRange<Int> {
+    package func frameSelection(_ clip: Clip) throws -> ClosedRange<Int> {
         let all = 0...(clip.frameCount - 1)
         guard let r = options.frames else { return all }
         guard r.lowerBound < clip.frameCount else {
@@ -274,7 +278,7 @@ struct Runner {
     }
 
     /// `--frames A-B` as the user wrote it (`A-` for an open range).
-    static func describe(frames r: ClosedRange<Int>) -> String {
+    package static func describe(frames r: ClosedRange<Int>) -> String {
         "--frames \(r.lowerBound)-\(r.upperBound == Int.max ? "" : String(r.upperBound))"
     }
 
@@ -282,7 +286,7 @@ struct Runner {
     /// size is checked against the image limits before any frame of it is
     /// allocated (`CheckedNumbers.outputSize`), in a render and `--check`
     /// alike: too large is a usage error (the options ask for it).
-    func outputSize(_ sw: Int, _ sh: Int) throws -> (Int, Int) {
+    package func outputSize(_ sw: Int, _ sh: Int) throws -> (Int, Int) {
         do {
             return try CheckedNumbers.outputSize(sourceWidth: sw, sourceHeight: sh, width: options.width, height: options.height)
         } catch let e as LimitError {
@@ -291,7 +295,7 @@ struct Runner {
     }
 
     /// Decides the output from `-o`, `--format`, `output(...)` and the scene name.
-    func outputPlan(scriptOutput: String?, scenePath: String) throws -> OutputPlan {
+    package func outputPlan(scriptOutput: String?, scenePath: String) throws -> OutputPlan {
         if options.format == .null { return .null }
         let path: String
         if let p = options.output {
@@ -301,9 +305,9 @@ struct Runner {
         } else {
             let base = URL(fileURLWithPath: scenePath).deletingPathExtension().lastPathComponent
             switch options.format {
-            case .png: path = base + "_frames/"
-            case let f? where f.video != nil: path = base + f.extensions[0]
-            default: path = base + ".gif"
+            case .png: path = options.placed(base + "_frames/")
+            case let f? where f.video != nil: path = options.placed(base + f.extensions[0])
+            default: path = options.placed(base + ".gif")
             }
         }
         let plan = try OutputPlan.decide(path: path, format: options.format)

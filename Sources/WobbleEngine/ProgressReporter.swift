@@ -7,7 +7,7 @@ import Glibc
 
 /// Progress on stderr, only when it is a terminal and not `--quiet`:
 /// frames done, of how many, frames per second, time left.
-final class ProgressReporter {
+package final class ProgressReporter {
     private let enabled: Bool
     private let total: Int
     private let start = DispatchTime.now()
@@ -20,8 +20,12 @@ final class ProgressReporter {
     private let erase: (Int) -> String
     private var lastLength = 0
 
-    init(total: Int, quiet: Bool) {
+    /// Hears each frame done (done, total), whether or not stderr shows it.
+    private let observer: ((Int, Int) -> Void)?
+
+    package init(total: Int, quiet: Bool, observer: ((Int, Int) -> Void)? = nil) {
         self.total = total
+        self.observer = observer
         enabled = !quiet && isatty(STDERR_FILENO) == 1
         let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
         if term.isEmpty || term == "dumb" {
@@ -39,13 +43,14 @@ final class ProgressReporter {
     }
 
     /// True when progress is shown (stderr is a terminal, no `-q`).
-    var isTerminal: Bool { enabled }
+    package var isTerminal: Bool { enabled }
 
     /// Seconds since the reporter was made.
-    var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
+    package var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
 
-    func frameDone() {
+    package func frameDone() {
         done += 1
+        observer?(done, total)
         guard enabled else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         guard now - lastPrint > 100_000_000 || done == total else { return }
@@ -57,12 +62,12 @@ final class ProgressReporter {
     }
 
     /// Clears the progress line and prints `summary` (terminal only).
-    func finish(_ summary: String) {
+    package func finish(_ summary: String) {
         guard enabled else { return }
         show(summary + "\n")
     }
 
-    static func clock(_ s: Double) -> String {
+    package static func clock(_ s: Double) -> String {
         let n = Int(s.rounded(.up))
         return String(format: "%d:%02d", n / 60, n % 60)
     }

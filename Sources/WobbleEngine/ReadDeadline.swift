@@ -12,30 +12,34 @@ import Glibc
 /// must finish within S seconds of wall time. The Lua count hook cannot
 /// stop a read blocked in the kernel (a FIFO nobody writes to, a stalled
 /// device or network file), so a timer does: when a read is still going
-/// at its deadline, the run stops with one line naming the file, exit 1
-/// (no output exists yet, and any temporary file is removed).
+/// at its deadline, the run's `RunControl.hardStop` hears one line naming
+/// the file (the command line prints it and exits 1: no output exists
+/// yet, and any temporary file is removed).
 ///
 /// Nothing is refused up front: FIFOs and `/dev/fd/N` (`<(...)` in a
 /// shell) are fine inputs when they deliver in time.
-final class ReadDeadline: Sendable {
-    let seconds: Double
+package final class ReadDeadline: Sendable {
+    package let seconds: Double
+    /// Told when a read outlasts the deadline.
+    private let control: RunControl
     private let reads = Mutex<[Int: String]>([:])
     private let counter = Atomic<Int>(0)
 
     /// No deadline without `--timeout`.
-    init?(seconds: Double?) {
+    package init?(seconds: Double?, control: RunControl) {
         guard let seconds, seconds.isFinite, seconds > 0 else { return nil }
         self.seconds = seconds
+        self.control = control
     }
 
     /// One read in progress.
-    struct Token {
+    package struct Token {
         fileprivate let id: Int
         fileprivate let timer: DispatchSourceTimer
     }
 
     /// Starts the clock for reading `what` (`image 'x.png'`); `end` stops it.
-    func begin(_ what: String) -> Token {
+    package func begin(_ what: String) -> Token {
         let id = counter.wrappingAdd(1, ordering: .relaxed).newValue
         reads.withLock { $0[id] = what }
         let timer = DispatchSource.makeTimerSource(queue: .global())
@@ -43,22 +47,20 @@ final class ReadDeadline: Sendable {
         let seconds = self.seconds
         timer.setEventHandler { [self] in
             guard let what = reads.withLock({ $0[id] }) else { return }
-            printError("wobble-run: \(what): not read within \(NumberText.plain(seconds)) s (--timeout)")
-            TemporaryPaths.removeAll()
-            _exit(1)
+            control.hardStop("wobble-run: \(what): not read within \(NumberText.plain(seconds)) s (--timeout)")
         }
         timer.resume()
         return Token(id: id, timer: timer)
     }
 
     /// The read is over (done or failed); ending it twice is harmless.
-    func end(_ token: Token) {
+    package func end(_ token: Token) {
         reads.withLock { _ = $0.removeValue(forKey: token.id) }
         token.timer.cancel()
     }
 
     /// Runs `body`, a read of `what`, under the deadline.
-    func reading<T>(_ what: String, _ body: () throws -> T) rethrows -> T {
+    package func reading<T>(_ what: String, _ body: () throws -> T) rethrows -> T {
         let token = begin(what)
         defer { end(token) }
         return try body()
@@ -67,7 +69,7 @@ final class ReadDeadline: Sendable {
 
 extension Optional where Wrapped == ReadDeadline {
     /// `body` under the deadline when there is one.
-    func reading<T>(_ what: String, _ body: () throws -> T) rethrows -> T {
+    package func reading<T>(_ what: String, _ body: () throws -> T) rethrows -> T {
         switch self {
         case .some(let d): return try d.reading(what, body)
         case .none: return try body()

@@ -1,6 +1,6 @@
 import Foundation
 import WobbleCore
-import WobbleEngine
+
 import WobbleMedia
 import WobbleSystem
 #if canImport(Glibc)
@@ -10,11 +10,11 @@ import Glibc
 /// Output formats: `--format` names them, a path's extension usually says
 /// them. The one table of the tool (format ↔ extensions ↔ sink): render,
 /// `--assemble` and `--check` all decide and build their output here.
-enum OutputFormat: String, CaseIterable, Sendable {
+package enum OutputFormat: String, CaseIterable, Sendable {
     case gif, png, apng, webp, null, mp4, webm, mov, mkv
 
     /// The extensions (lower case, with the dot) that name this format.
-    var extensions: [String] {
+    package var extensions: [String] {
         switch self {
         case .gif: [".gif"]
         case .png: [".png"]
@@ -29,42 +29,48 @@ enum OutputFormat: String, CaseIterable, Sendable {
     }
 
     /// The video container ffmpeg writes, for the video formats.
-    var video: VideoFormat? { VideoFormat(rawValue: rawValue) }
+    package var video: VideoFormat? { VideoFormat(rawValue: rawValue) }
 
     /// The format whose extension ends `path`, or nil.
-    static func byExtension(_ path: String) -> OutputFormat? {
+    package static func byExtension(_ path: String) -> OutputFormat? {
         let lower = path.lowercased()
         return allCases.first { f in f.extensions.contains { lower.hasSuffix($0) } }
     }
 
     /// Every output a path can name, for messages.
-    static let spelled = "x.gif, x.webp, x.apng, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, x.webm, x.mov, x.mkv, '-' (stdout), or --format"
+    package static let spelled = "x.gif, x.webp, x.apng, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, x.webm, x.mov, x.mkv, '-' (stdout), or --format"
 
     /// The names `--format` takes, for help text and completions.
-    static let names = allCases.map(\.rawValue).joined(separator: "|")
+    package static let names = allCases.map(\.rawValue).joined(separator: "|")
 }
 
 /// Where the frames go, decided from `-o`, `--format` and the script: one
 /// format and, but for `null`, one path.
-struct OutputPlan: Equatable {
-    var format: OutputFormat
+package struct OutputPlan: Equatable {
+    package var format: OutputFormat
     /// The path as given (`-` for stdout); nil for `null`.
-    var path: String?
+    package var path: String?
     /// For PNG frames: the folder, pattern or single file.
-    var png: PNGOutput?
+    package var png: PNGOutput?
 
-    static let null = OutputPlan(format: .null, path: nil, png: nil)
+    package init(format: OutputFormat, path: String?, png: PNGOutput? = nil) {
+        self.format = format
+        self.path = path
+        self.png = png
+    }
+
+    package static let null = OutputPlan(format: .null, path: nil, png: nil)
 
     /// True when the output is standard output (`-o -`, `/dev/stdout`, …):
     /// then `print()` goes to stderr.
-    var isStdout: Bool {
+    package var isStdout: Bool {
         guard let path else { return false }
         return path == "-" || OutputTarget.namesStdout(path)
     }
 
     /// Decides the plan for `path` (`-` is stdout) and `--format`; throws
     /// `UsageError` (exit 2) when they cannot be told or contradict.
-    static func decide(path: String, format: OutputFormat?) throws -> OutputPlan {
+    package static func decide(path: String, format: OutputFormat?) throws -> OutputPlan {
         if format == .null { return .null }
         // `-`, `/dev/stdout` (and its other names): a GIF unless --format says otherwise.
         let stdout = path == "-" || OutputTarget.namesStdout(path)
@@ -97,7 +103,7 @@ struct OutputPlan: Equatable {
     /// The format a path says by itself: an existing folder, a path ending
     /// in `/`, a printf pattern or `x.png` → PNG frames; `x.gif`; a video
     /// extension; nil when it says nothing.
-    static func pathFormat(_ path: String) -> OutputPlan? {
+    package static func pathFormat(_ path: String) -> OutputPlan? {
         if Posix.kind(path) == .directory { return OutputPlan(format: .png, path: path, png: .directory(path)) }
         if let f = OutputFormat.byExtension(path), [.gif, .apng, .webp].contains(f) { return OutputPlan(format: f, path: path) }
         if let output = PNGOutput.parse(path) { return OutputPlan(format: .png, path: path, png: output) }
@@ -106,27 +112,27 @@ struct OutputPlan: Equatable {
     }
 
     /// What a sink needs to know of the frames.
-    struct Frames {
-        var width: Int
-        var height: Int
-        var fps: Double
-        var count: Int
-        var fullRender: Bool
-        var loop: Int
-        var quality: Int?
+    package struct Frames {
+        package var width: Int
+        package var height: Int
+        package var fps: Double
+        package var count: Int
+        package var fullRender: Bool
+        package var loop: Int
+        package var quality: Int?
         /// The source has transparent pixels (a MOV is then ProRes 4444 with alpha).
-        var alpha = false
+        package var alpha = false
         /// `--matte`: GIF pixels that are partly transparent are blended onto it.
-        var matte: Matte? = nil
+        package var matte: Matte? = nil
         /// The soundtrack, for the video formats (`soundtrack()`).
-        var audio: VideoSink.Audio? = nil
+        package var audio: VideoSink.Audio? = nil
     }
 
     /// Checks that the output can hold the clip (a single PNG file holds
     /// one frame; `--matte` is for GIF): a `UsageError` (exit 2) when `-o` named it, a
     /// `RunError` when the script's `output(...)` did. A render and
     /// `--check` both call it first.
-    func checkFits(_ f: Frames, pathGiven: Bool) throws {
+    package func checkFits(_ f: Frames, pathGiven: Bool) throws {
         if f.matte != nil, format != .gif, format != .null {
             throw UsageError("--matte applies to GIF output; \(format.rawValue.uppercased()) keeps the alpha channel (or none, for H.264 video)")
         }
@@ -145,7 +151,7 @@ struct OutputPlan: Equatable {
 
     /// Checks the output exactly as `makeSink` would, creating nothing
     /// (`--check`): the same errors, the same exit codes.
-    func validate(_ f: Frames) throws {
+    package func validate(_ f: Frames) throws {
         switch format {
         case .null: return
         case .png:
@@ -160,7 +166,7 @@ struct OutputPlan: Equatable {
     }
 
     /// Builds the sink; nil for `null`. `still` makes the GIF's palette.
-    func makeSink(_ f: Frames, still: () throws -> RGBAImage) throws -> FrameSink? {
+    package func makeSink(_ f: Frames, still: () throws -> RGBAImage) throws -> FrameSink? {
         guard let path else { return nil }
         switch format {
         case .null: return nil

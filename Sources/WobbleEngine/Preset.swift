@@ -1,4 +1,4 @@
-import WobbleEngine
+
 import Foundation
 import WobbleCore
 import WobbleSystem
@@ -7,9 +7,9 @@ import WobbleMedia
 /// A platform's published rules for animated stickers and emoji
 /// (`--preset NAME`). The figures and their sources are in docs/CLI.md
 /// ("Where clips go").
-struct Preset: Equatable, Sendable {
+package struct Preset: Equatable, Sendable {
     /// How the frame is sized.
-    enum Fit: Equatable, Sendable {
+    package enum Fit: Equatable, Sendable {
         /// Exactly N×N: the picture scaled to fit, centred, padded with transparency.
         case square(Int)
         /// The longer side exactly N, the other N or less (no padding).
@@ -20,7 +20,7 @@ struct Preset: Equatable, Sendable {
 
     /// How many times the platform plays a sticker, and so what `--loop`
     /// may ask for.
-    enum Plays: Equatable, Sendable {
+    package enum Plays: Equatable, Sendable {
         /// Whatever `--loop` says (default: forever).
         case any
         /// Always forever (the player loops; the file has no loop count):
@@ -31,31 +31,31 @@ struct Preset: Equatable, Sendable {
         case within(ClosedRange<Int>, seconds: Double)
     }
 
-    let name: String
+    package let name: String
     /// What the platform calls the thing.
-    let what: String
+    package let what: String
     /// The formats the platform takes, the usual one first; with more than
     /// one, the search writes each and keeps the one closest to the frames
     /// (PSNR) within the byte limit.
-    let formats: [OutputFormat]
-    let fit: Fit
+    package let formats: [OutputFormat]
+    package let fit: Fit
     /// The highest frame rate (frames are slowed to it).
-    let maxFPS: Double
+    package let maxFPS: Double
     /// The longest clip, in seconds (one play, as a player plays it: every
     /// frame's delay, the last frame's too).
-    let maxDuration: Double?
+    package let maxDuration: Double?
     /// The frame counts allowed.
-    let frames: ClosedRange<Int>?
+    package let frames: ClosedRange<Int>?
     /// The file size limit in bytes.
-    let byteLimit: Int
-    let plays: Plays
+    package let byteLimit: Int
+    package let plays: Plays
     /// Where the figures come from.
-    let source: String
+    package let source: String
 
     /// The usual format.
-    var format: OutputFormat { formats[0] }
+    package var format: OutputFormat { formats[0] }
 
-    static let all: [Preset] = [
+    package static let all: [Preset] = [
         Preset(name: "telegram", what: "Telegram video stickers", formats: [.webm], fit: .longSide(512), maxFPS: 30,
                maxDuration: 3, frames: nil, byteLimit: 256 * 1024, plays: .forever,
                source: "https://core.telegram.org/stickers#video-stickers-and-emoji"),
@@ -74,10 +74,10 @@ struct Preset: Equatable, Sendable {
     ]
 
     /// The names, for help and messages.
-    static let names = all.map(\.name).joined(separator: "|")
+    package static let names = all.map(\.name).joined(separator: "|")
 
     /// The preset called `name`; an unknown one is a usage error listing the known.
-    static func named(_ name: String) throws -> Preset {
+    package static func named(_ name: String) throws -> Preset {
         guard let p = all.first(where: { $0.name == name.lowercased() }) else {
             throw UsageError("--preset: '\(name)' is not a known platform; use one of \(all.map(\.name).joined(separator: ", "))")
         }
@@ -85,7 +85,7 @@ struct Preset: Equatable, Sendable {
     }
 
     /// The size rule in words.
-    var describeFit: String {
+    package var describeFit: String {
         switch fit {
         case .square(let n): "\(n)×\(n), padded with transparency"
         case .longSide(let n): "\(n) px on the longer side"
@@ -95,18 +95,18 @@ struct Preset: Equatable, Sendable {
 
     /// The file name's extension for `format` when `-o` is not given
     /// (APNG stickers are uploaded as `.png`).
-    static func fileExtension(_ format: OutputFormat) -> String { format == .apng ? ".png" : format.extensions.first ?? "" }
+    package static func fileExtension(_ format: OutputFormat) -> String { format == .apng ? ".png" : format.extensions.first ?? "" }
 
     /// The highest frame rate for `formats`: the platform's, and for GIF
     /// 50 (browsers play GIF delays under 2 centiseconds as 10).
-    func maxFPS(_ formats: [OutputFormat]) -> Double { formats.contains(.gif) ? min(maxFPS, 50) : maxFPS }
+    package func maxFPS(_ formats: [OutputFormat]) -> Double { formats.contains(.gif) ? min(maxFPS, 50) : maxFPS }
 
     /// How long one play of `n` frames at `fps` lasts as a player plays
     /// `format`: every frame's delay, summed. GIF: whole centiseconds
     /// (frame k lasts `round(100(k+1)/fps) - round(100k/fps)`), WebP whole
     /// milliseconds (`AnimationTiming`), video as ffmpeg is given the rate
     /// (`VideoSink.duration`), APNG exactly n/fps.
-    static func played(frames n: Int, fps: Double, format: OutputFormat) -> Double {
+    package static func played(frames n: Int, fps: Double, format: OutputFormat) -> Double {
         switch format {
         case .gif: (100 * Double(n) / fps).rounded() / 100
         case .webp: Double(AnimationTiming.millisecond(index: n, fps: fps)) / 1000
@@ -116,13 +116,13 @@ struct Preset: Equatable, Sendable {
     }
 
     /// The names of `formats`, for messages: `APNG or GIF`.
-    static func spelled(_ formats: [OutputFormat]) -> String {
+    package static func spelled(_ formats: [OutputFormat]) -> String {
         formats.map { $0.rawValue.uppercased() }.joined(separator: " or ")
     }
 
     /// The picture size (scaled, before padding) and the canvas size for a
     /// `w × h` source.
-    func size(sourceWidth w: Int, sourceHeight h: Int) -> (picture: (Int, Int), canvas: (Int, Int)) {
+    package func size(sourceWidth w: Int, sourceHeight h: Int) -> (picture: (Int, Int), canvas: (Int, Int)) {
         func scaled(_ bw: Int, _ bh: Int) -> (Int, Int) {
             let s = min(Double(bw) / Double(w), Double(bh) / Double(h))
             return (max(1, min(bw, Int((Double(w) * s).rounded()))), max(1, min(bh, Int((Double(h) * s).rounded()))))

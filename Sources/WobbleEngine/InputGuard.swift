@@ -1,6 +1,6 @@
 import Foundation
 import WobbleCore
-import WobbleEngine
+
 import WobbleMedia
 import WobbleScript
 import WobbleSystem
@@ -13,7 +13,7 @@ extension Runner {
     /// compared by device and inode (links followed), a file that does not
     /// exist yet by its canonical path. From `-o` a usage error (2), from the
     /// script's `output()` a run error (1).
-    func refuseToReplaceInputs(_ plan: OutputPlan, inputs: [InputFile], frames: ClosedRange<Int>) throws {
+    package func refuseToReplaceInputs(_ plan: OutputPlan, inputs: [InputFile], frames: ClosedRange<Int>) throws {
         guard !inputs.isEmpty else { return }
         func input(at path: String) -> InputFile? {
             if let id = PathPolicy.identity(path) {

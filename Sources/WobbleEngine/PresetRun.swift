@@ -1,4 +1,4 @@
-import WobbleEngine
+
 import Foundation
 import WobbleCore
 import WobbleSystem
@@ -32,14 +32,19 @@ import Glibc
 ///    the frame rate is tried (fewer frames), twice at most.
 /// 5. The chosen file is written to the output atomically; `--json` says
 ///    what was chosen (`preset`) and describes the file written.
-struct PresetRun {
-    let options: Options
-    let preset: Preset
+package struct PresetRun {
+    package let options: RenderOptions
+    package let preset: Preset
+
+    package init(options: RenderOptions, preset: Preset) {
+        self.options = options
+        self.preset = preset
+    }
 
     /// The lowest quality tried (below it WebP and VP9 fall apart).
-    static let lowestQuality = 5
+    package static let lowestQuality = 5
 
-    func run(report: RunReport) throws -> Runner.Summary {
+    package func run(report: RunReport) throws -> Runner.Summary {
         let o = options, p = preset
         if o.width != nil || o.height != nil {
             throw UsageError("--preset \(p.name) sets the size (\(p.describeFit)); drop --width/--height")
@@ -51,7 +56,7 @@ struct PresetRun {
         let sceneBase = URL(fileURLWithPath: scene).deletingPathExtension().lastPathComponent + "-\(p.name)"
         var base = o
         base.format = formats[0]
-        base.output = o.output ?? sceneBase + Preset.fileExtension(formats[0])
+        base.output = o.output ?? o.placed(sceneBase + Preset.fileExtension(formats[0]))
 
         // 1. The clip's length, as --check finds it.
         var look = base
@@ -143,7 +148,7 @@ struct PresetRun {
         }
 
         // 5. The chosen file into place (named for its format when -o is not given).
-        let path = o.output ?? sceneBase + Preset.fileExtension(best.format)
+        let path = o.output ?? o.placed(sceneBase + Preset.fileExtension(best.format))
         let bytes = try ImageIO.readFile(path: best.path)
         try AtomicFile.write(bytes, to: path)
         choice.format = best.format
@@ -172,7 +177,7 @@ struct PresetRun {
     /// The formats to try: the platform's, narrowed by `--format` or by
     /// what `-o` says (`-o x.gif` with Discord: GIF only). A format the
     /// platform does not take is a usage error.
-    func candidateFormats() throws -> [OutputFormat] {
+    package func candidateFormats() throws -> [OutputFormat] {
         let p = preset
         var allowed = p.formats
         if let f = options.format {
@@ -196,7 +201,7 @@ struct PresetRun {
 
     /// `--loop` where the platform cannot honour it whatever the clip: a
     /// usage error.
-    func checkLoopOption() throws {
+    package func checkLoopOption() throws {
         let o = options, p = preset
         guard o.loopGiven else { return }
         switch p.plays {
@@ -213,7 +218,7 @@ struct PresetRun {
 
     /// The frame rate: the requested one capped at the platform's, and for
     /// a frame-count rule the one that brings the clip within it.
-    func chooseFPS(requested: Double, window: Window, frames: Int, formats: [OutputFormat]) throws -> Double {
+    package func chooseFPS(requested: Double, window: Window, frames: Int, formats: [OutputFormat]) throws -> Double {
         let p = preset
         let duration = window.end - window.start
         if let limit = p.maxDuration, duration > limit + 1e-9 {
@@ -244,7 +249,7 @@ struct PresetRun {
     /// the platform allows (the last frame shows a whole 1/fps), the rate
     /// rises to `n / limit`, the same n frames in exactly the limit, with
     /// a warning; then the plays (`--loop`, or as many as fit).
-    func fitPlayback(_ fps: Double, window: Window, formats: [OutputFormat]) throws -> (fps: Double, loop: Int, warning: String?) {
+    package func fitPlayback(_ fps: Double, window: Window, formats: [OutputFormat]) throws -> (fps: Double, loop: Int, warning: String?) {
         let p = preset
         var fps = fps, warning: String?
         let n = window.count(fps: fps)
@@ -263,7 +268,7 @@ struct PresetRun {
     /// `--loop` for a file whose one play lasts `played` seconds: the
     /// option where the platform allows it, else forever, or (LINE) as
     /// many plays as fit in its total.
-    func chooseLoop(played: Double) throws -> Int {
+    package func chooseLoop(played: Double) throws -> Int {
         let o = options, p = preset
         switch p.plays {
         case .any: return o.loop
@@ -283,17 +288,17 @@ struct PresetRun {
     }
 
     /// A frame rate for messages: at most three decimals (0.667).
-    static func short(_ fps: Double) -> String { NumberText.seconds(fps) }
+    package static func short(_ fps: Double) -> String { NumberText.seconds(fps) }
 
     /// The part of the clip written, in seconds: frame k at k/fps is in
     /// it when `start <= k/fps < end` (and k/fps < the clip's end).
-    struct Window {
-        var start: Double
-        var end: Double
-        let clipEnd: Double
+    package struct Window {
+        package var start: Double
+        package var end: Double
+        package let clipEnd: Double
 
         /// The timeline frames in the window at `fps` (at least frame 0 of a still clip).
-        func selection(fps: Double) -> ClosedRange<Int> {
+        package func selection(fps: Double) -> ClosedRange<Int> {
             let eps = 1e-9
             var a = max(0, Int(((start - eps) * fps).rounded(.up)))
             while a > 0 && Double(a - 1) / fps >= start - eps { a -= 1 }
@@ -303,20 +308,20 @@ struct PresetRun {
             return a...max(a, b)
         }
 
-        func count(fps: Double) -> Int { selection(fps: fps).count }
+        package func count(fps: Double) -> Int { selection(fps: fps).count }
     }
 
     /// A file that fits: its format, size, trial path and level (quality,
     /// or APNG colour bits), and how close it is to the frames (PSNR, dB;
     /// measured only when formats are compared).
-    struct Candidate {
-        let format: OutputFormat
-        let bytes: Int
-        let path: String
-        let level: Int
-        var psnr: Double?
+    package struct Candidate {
+        package let format: OutputFormat
+        package let bytes: Int
+        package let path: String
+        package let level: Int
+        package var psnr: Double?
 
-        var json: String {
+        package var json: String {
             var f = ["\"format\":\(RunReport.quote(format.rawValue))",
                      format == .apng ? "\"colour_bits\":\(level)" : "\"quality\":\(level)", "\"bytes\":\(bytes)"]
             if let psnr { f.append("\"psnr\":\(NumberText.plain((psnr * 100).rounded() / 100))") }
@@ -326,7 +331,7 @@ struct PresetRun {
 
     /// The best level of `format` (quality, or APNG colour bits) whose file
     /// fits, or nil.
-    func search(_ frames: [RGBAImage], still: RGBAImage?, format: OutputFormat, fps: Double, loop: Int, in trials: TrialFolder,
+    package func search(_ frames: [RGBAImage], still: RGBAImage?, format: OutputFormat, fps: Double, loop: Int, in trials: TrialFolder,
                 smallest: inout Int) throws -> Candidate? {
         let p = preset
         let apng = format == .apng
@@ -337,7 +342,7 @@ struct PresetRun {
                                          count: frames.count, fullRender: true, loop: loop,
                                          quality: apng ? nil : level, alpha: true, matte: options.matte)
             guard let sink = try plan.makeSink(spec, still: { still ?? frames[0] }) else { throw RunError("\(p.name): no output") }
-            try streamFrames(Array(frames.enumerated()), into: sink, reporter: ProgressReporter(total: frames.count, quiet: true)) { k, f in
+            try streamFrames(Array(frames.enumerated()), into: sink, reporter: ProgressReporter(total: frames.count, quiet: true), control: options.control) { k, f in
                 (apng ? Posterize.apply(f, bits: level) : f, k)
             }
             let size = sink.bytesWritten ?? Int.max
@@ -370,7 +375,7 @@ struct PresetRun {
     /// How close `c`'s frames, as a player shows them, are to `frames`:
     /// APNG is lossless (its frames are the posterized ones), a GIF is
     /// decoded back (`GIFReader`).
-    func fidelity(of c: Candidate, to frames: [RGBAImage]) throws -> Double {
+    package func fidelity(of c: Candidate, to frames: [RGBAImage]) throws -> Double {
         var sum = Fidelity()
         switch c.format {
         case .apng:
@@ -387,23 +392,23 @@ struct PresetRun {
         return sum.psnr
     }
 
-    static func kb(_ n: Int) -> String { n == Int.max ? "?" : "\(Int((Double(n) / 1024).rounded(.up))) KB" }
+    package static func kb(_ n: Int) -> String { n == Int.max ? "?" : "\(Int((Double(n) / 1024).rounded(.up))) KB" }
 
     /// What was chosen, for `--json`.
-    struct Choice {
-        let preset: Preset
-        var format: OutputFormat
-        var fps: Double
-        let canvas: (Int, Int)
-        let picture: (Int, Int)
-        var loop: Int
-        var frames = 0
-        var level: Int?
-        var bytes: Int?
-        var psnr: Double?
-        var compared: [Candidate] = []
+    package struct Choice {
+        package let preset: Preset
+        package var format: OutputFormat
+        package var fps: Double
+        package let canvas: (Int, Int)
+        package let picture: (Int, Int)
+        package var loop: Int
+        package var frames = 0
+        package var level: Int?
+        package var bytes: Int?
+        package var psnr: Double?
+        package var compared: [Candidate] = []
 
-        init(preset: Preset, format: OutputFormat, fps: Double, canvas: (Int, Int), picture: (Int, Int), loop: Int) {
+        package init(preset: Preset, format: OutputFormat, fps: Double, canvas: (Int, Int), picture: (Int, Int), loop: Int) {
             self.preset = preset
             self.format = format
             self.fps = fps
@@ -412,12 +417,12 @@ struct PresetRun {
             self.loop = loop
         }
 
-        var levelText: String {
+        package var levelText: String {
             guard let level else { return "" }
             return format == .apng ? (level == 8 ? "lossless" : "\(level) bits a channel") : "quality \(level)"
         }
 
-        var json: String {
+        package var json: String {
             var f = [
                 "\"name\":\(RunReport.quote(preset.name))", "\"format\":\(RunReport.quote(format.rawValue))",
                 "\"width\":\(canvas.0)", "\"height\":\(canvas.1)",
@@ -440,12 +445,12 @@ struct PresetRun {
 /// The PSNR of frames against the frames meant (dB over every channel of
 /// every frame, colour premultiplied by alpha: a colour counts as much as
 /// it shows; `exact` when they are equal).
-struct Fidelity {
-    static let exact = 99.0
+package struct Fidelity {
+    package static let exact = 99.0
     private var squared = 0.0
     private var values = 0
 
-    mutating func add(_ got: RGBAImage, _ meant: RGBAImage) {
+    package mutating func add(_ got: RGBAImage, _ meant: RGBAImage) {
         guard got.width == meant.width, got.height == meant.height else { values += 1; squared += 255 * 255; return }
         var se = 0.0
         got.pixels.withUnsafeBufferPointer { g in
@@ -467,26 +472,26 @@ struct Fidelity {
         values += got.pixels.count
     }
 
-    var psnr: Double {
+    package var psnr: Double {
         guard values > 0, squared > 0 else { return Self.exact }
         return min(Self.exact, 10 * log10(255 * 255 / (squared / Double(values))))
     }
 }
 
 /// Collects the rendered frames in memory, centred on a transparent canvas.
-final class FrameCollector {
-    let canvas: (Int, Int)
+package final class FrameCollector {
+    package let canvas: (Int, Int)
     private(set) var frames: [RGBAImage] = []
     private(set) var still: RGBAImage?
 
-    init(canvas: (Int, Int)) { self.canvas = canvas }
+    package init(canvas: (Int, Int)) { self.canvas = canvas }
 
-    func start(_ f: OutputPlan.Frames, still: () throws -> RGBAImage) throws -> FrameSink {
+    package func start(_ f: OutputPlan.Frames, still: () throws -> RGBAImage) throws -> FrameSink {
         self.still = pad(try still())
         return Sink(self)
     }
 
-    func pad(_ img: RGBAImage) -> RGBAImage {
+    package func pad(_ img: RGBAImage) -> RGBAImage {
         let (cw, ch) = canvas
         if img.width == cw && img.height == ch { return img }
         var px = [UInt8](repeating: 0, count: cw * ch * 4)
@@ -499,19 +504,19 @@ final class FrameCollector {
     }
 
     private final class Sink: FrameSink {
-        let owner: FrameCollector
-        init(_ owner: FrameCollector) { self.owner = owner }
-        func write(_ frame: RGBAImage, index: Int) throws { owner.frames.append(owner.pad(frame)) }
-        func finish() throws {}
-        func abort() { owner.frames.removeAll() }
-        var bytesWritten: Int? { nil }
+        package let owner: FrameCollector
+        package init(_ owner: FrameCollector) { self.owner = owner }
+        package func write(_ frame: RGBAImage, index: Int) throws { owner.frames.append(owner.pad(frame)) }
+        package func finish() throws {}
+        package func abort() { owner.frames.removeAll() }
+        package var bytesWritten: Int? { nil }
     }
 }
 
 /// Fewer colour levels for APNG (`bits` per channel, 8 = unchanged):
 /// each value rounded to the nearest of 2^bits evenly spaced levels.
-enum Posterize {
-    static func apply(_ img: RGBAImage, bits: Int) -> RGBAImage {
+package enum Posterize {
+    package static func apply(_ img: RGBAImage, bits: Int) -> RGBAImage {
         guard bits < 8 else { return img }
         let levels = Double((1 << bits) - 1)
         let table: [UInt8] = (0..<256).map { UInt8((Double($0) / 255 * levels).rounded() / levels * 255 + 0.5) }
@@ -525,14 +530,14 @@ enum Posterize {
 
 /// A private temporary folder for the tries (removed at the end, and by
 /// the signal handler through `TemporaryPaths`).
-final class TrialFolder {
+package final class TrialFolder {
     private let parent: Int32
     private let name: String
     private let token: TemporaryPaths.Token
     private var n = 0
-    let path: String
+    package let path: String
 
-    init() throws {
+    package init() throws {
         let given = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
         let tmp = given ?? "/tmp"
         /// The folder named, and why it cannot hold the tries, in one line.
@@ -557,12 +562,12 @@ final class TrialFolder {
         path = tmp + "/" + name
     }
 
-    func next(_ ext: String) -> String {
+    package func next(_ ext: String) -> String {
         n += 1
         return path + "/try\(n)" + ext
     }
 
-    func remove() {
+    package func remove() {
         Posix.removeTree(parent, name)
         TemporaryPaths.remove(token)
         close(parent)

@@ -1,6 +1,6 @@
 import Foundation
 import WobbleCore
-import WobbleEngine
+
 import WobbleMedia
 import WobbleRender
 import WobbleSystem
@@ -20,18 +20,23 @@ import WobbleSystem
 /// equals frame 0 whenever nothing moves at time 0 (the usual case: an
 /// impulse at t = 0 has not displaced anything yet) — then the bytes are
 /// identical; otherwise the frames decode the same up to quantisation.
-struct Assembler {
-    let options: Options
-    let directory: String
-    var report = RunReport(json: false)
+package struct Assembler {
+    package let options: RenderOptions
+    package let directory: String
+    package var report = RunReport(json: false)
 
-    /// One input frame: its timeline index and file.
-    struct Frame {
-        var index: Int
-        var path: String
+    package init(options: RenderOptions, directory: String) {
+        self.options = options
+        self.directory = directory
     }
 
-    func run() throws {
+    /// One input frame: its timeline index and file.
+    package struct Frame {
+        package var index: Int
+        package var path: String
+    }
+
+    package func run() throws {
         let o = options
         if o.overlay { throw UsageError("--overlay does not apply to --assemble (the frames are already drawn)") }
         if o.image != nil { throw UsageError("--image does not apply to --assemble") }
@@ -75,7 +80,7 @@ struct Assembler {
         report.fps = fps
         report.frames = frames.count
         report.duration = Double(frames.count) / fps
-        let reporter = ProgressReporter(total: frames.count, quiet: o.quiet)
+        let reporter = ProgressReporter(total: frames.count, quiet: o.quiet, observer: o.control.progress)
 
         let (w, h) = try outputSize(first.width, first.height)
         func prepare(_ img: RGBAImage, _ f: Frame) throws -> RGBAImage {
@@ -109,7 +114,7 @@ struct Assembler {
         let sink = try plan.makeSink(spec) { firstOut }
         let outputName = plan.path
         report.output = outputName
-        try streamFrames(Array(frames.enumerated()), into: sink, reporter: reporter) { n, f in
+        try streamFrames(Array(frames.enumerated()), into: sink, reporter: reporter, control: o.control) { n, f in
             (n == 0 ? firstOut : try prepare(try load(f), f), f.index)
         }
         report.record(sink)
@@ -122,7 +127,7 @@ struct Assembler {
     /// for `frames`, joined end to end into a temporary WAV; nil when the
     /// folder has none. Each slice must hold exactly the samples of the
     /// frames from its first to the next slice's (or the last frame).
-    func joinSound(_ frames: [Frame], fps: Double) throws -> String? {
+    package func joinSound(_ frames: [Frame], fps: Double) throws -> String? {
         let fd = try Posix.open(directory, O_RDONLY | O_DIRECTORY)
         let names: [String]
         do {
@@ -164,21 +169,21 @@ struct Assembler {
         return path
     }
 
-    func load(_ f: Frame) throws -> RGBAImage {
+    package func load(_ f: Frame) throws -> RGBAImage {
         try deadline.reading("image '\(f.path)'") { try Runner.loadImage(f.path) }
     }
 
     /// `--timeout`: each frame must be read within it.
-    var deadline: ReadDeadline? { ReadDeadline(seconds: options.timeout) }
+    package var deadline: ReadDeadline? { ReadDeadline(seconds: options.timeout, control: options.control) }
 
     /// `--width`/`--height` as for a render; the frames' own size without them.
-    func outputSize(_ sw: Int, _ sh: Int) throws -> (Int, Int) {
+    package func outputSize(_ sw: Int, _ sh: Int) throws -> (Int, Int) {
         try Runner(options: options).outputSize(sw, sh)
     }
 
     /// The `frame_NNNNN.png` files of `dir`, by index; they must be
     /// contiguous (the first gap is an error).
-    static func list(_ dir: String) throws -> [Frame] {
+    package static func list(_ dir: String) throws -> [Frame] {
         // Through the POSIX layer: names that are not UTF-8 stay exact.
         guard let kind = Posix.kind(dir) else { throw RunError("--assemble '\(dir)': no such folder") }
         guard kind == .directory else { throw RunError("--assemble '\(dir)': not a folder") }
@@ -217,7 +222,7 @@ struct Assembler {
 
     /// The index in `frame_NNNNN.png` (five or more digits), or nil; a
     /// number too large for `Int` is `Int.max` (refused by `list`).
-    static func frameIndex(_ name: String) -> Int? {
+    package static func frameIndex(_ name: String) -> Int? {
         guard name.hasPrefix("frame_"), name.hasSuffix(".png"), name.utf8.count >= 15 else { return nil }
         let digits = name.dropFirst(6).dropLast(4)
         guard digits.count >= 5, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }

@@ -7,38 +7,43 @@ import WobbleSystem
 /// What a run tells a pipeline (`--json`): filled in as the run goes, so a
 /// failure halfway still reports what was known, printed once at the end
 /// as one JSON object on one line of stdout.
-final class RunReport {
-    var frames: Int?
-    var fps: Double?
-    var duration: Double?
-    var width: Int?
-    var height: Int?
+package final class RunReport {
+    package var frames: Int?
+    package var fps: Double?
+    package var duration: Double?
+    package var width: Int?
+    package var height: Int?
     /// The output path (`-` for stdout); nil for `--check`, `--format null`.
-    var output: String?
+    package var output: String?
     /// The bytes written (a folder of frames: all its frames).
-    var bytes: Int?
+    package var bytes: Int?
     /// The frames go to stdout: the object goes to stderr, as its last line.
-    var toStderr = false
+    package var toStderr = false
     /// True when every model rests at the end of the clip.
-    var still: Bool?
+    package var still: Bool?
     /// True when the scene loops (`loop()`).
-    var loop: Bool?
-    var warnings: [String] = []
-    var error: String?
+    package var loop: Bool?
+    /// The renderer drawn with (`--backend`, `auto` resolved); nil before one is made.
+    package var backend: String?
+    package var warnings: [String] = []
+    package var error: String?
     /// The lines of the error after its first (a traceback), or nil.
-    var details: String?
+    package var details: String?
     /// `--preset`: what was chosen, a JSON object.
-    var preset: String?
+    package var preset: String?
     /// `--json` given: print the object at the end.
-    let json: Bool
+    package let json: Bool
 
-    init(json: Bool) { self.json = json }
+    /// Whether `flushWarnings` prints (the studio shows them itself).
+    package var printsWarnings = true
+
+    package init(json: Bool) { self.json = json }
 
     /// Warnings not printed yet.
     private var unprinted: [String] = []
 
     /// Records a warning (`flushWarnings` prints it).
-    func warn(_ message: String) {
+    package func warn(_ message: String) {
         warnings.append(message)
         unprinted.append(message)
     }
@@ -48,13 +53,13 @@ final class RunReport {
     /// frame when stderr is a terminal (a person sees the warning before
     /// the render is wasted); otherwise they come at the end, after the
     /// result line or the error, so that an error stays the first line.
-    func flushWarnings() {
-        for w in unprinted { printError("wobble-run: warning: \(w)") }
+    package func flushWarnings() {
+        if printsWarnings { for w in unprinted { printError("wobble-run: warning: \(w)") } }
         unprinted.removeAll()
     }
 
     /// The object, keys in a fixed order.
-    var object: String {
+    package var object: String {
         func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
         func d(_ v: Double?) -> String {
             guard let v, v.isFinite else { return "null" }
@@ -71,6 +76,7 @@ final class RunReport {
             "\"bytes\":\(n(bytes))",
             "\"still\":\(still.map { $0 ? "true" : "false" } ?? "null")",
             "\"loop\":\(loop.map { $0 ? "true" : "false" } ?? "null")",
+            "\"backend\":\(backend.map { "\"\($0)\"" } ?? "null")",
             "\"warnings\":[\(warnings.map { RunReport.quote($0) }.joined(separator: ","))]",
         ]
         if let preset { fields.append("\"preset\":\(preset)") }
@@ -84,7 +90,7 @@ final class RunReport {
     ///
     /// - Throws: `MediaError` when stdout cannot take it (a full disk, a
     ///   closed pipe, stdout closed at start): the run then fails.
-    func printJSON() throws {
+    package func printJSON() throws {
         flushWarnings()
         guard json, printed.claim() else { return }
         if toStderr {
@@ -98,9 +104,9 @@ final class RunReport {
     /// Whether the object was printed: at most once, by `printJSON` or by
     /// the signal watchdog when a frame outlasts its grace (`printLastWords`).
     private final class Printed: Sendable {
-        let done = Atomic<Bool>(false)
+        package let done = Atomic<Bool>(false)
         /// True for the first caller only.
-        func claim() -> Bool { !done.exchange(true, ordering: .acquiringAndReleasing) }
+        package func claim() -> Bool { !done.exchange(true, ordering: .acquiringAndReleasing) }
     }
     private let printed = Printed()
     /// What the watchdog prints: the object as an interrupted run would
@@ -111,7 +117,7 @@ final class RunReport {
     /// before the run can (a frame that takes longer than its grace): the
     /// object as known now, with `error` "interrupted" and no output
     /// claimed. Call it when the frames are about to start.
-    func armForInterruption() {
+    package func armForInterruption() {
         guard json else { return }
         let saved = (output, bytes, error, details)
         fail("interrupted")
@@ -123,7 +129,7 @@ final class RunReport {
 
     /// Prints the object `armForInterruption` prepared, unless the object
     /// was printed already (called by the watchdog just before it exits).
-    static func printLastWords() {
+    package static func printLastWords() {
         guard let last = interrupted.withLock({ $0 }), last.printed.claim() else { return }
         Messages.writeWithoutWaiting(last.object + "\n", to: last.toStderr ? STDERR_FILENO : STDOUT_FILENO)
     }
@@ -131,7 +137,7 @@ final class RunReport {
     /// Records a failure: its first line as `error`, the rest as `details`;
     /// an output that was not written is not claimed (`output` and `bytes`
     /// are null unless the output was complete; `frames` stays the clip's).
-    func fail(_ message: String) {
+    package func fail(_ message: String) {
         let (line, rest) = Messages.firstLineAndDetails(message)
         error = line.hasPrefix("wobble-run: ") ? String(line.dropFirst(12)) : line
         details = rest
@@ -140,7 +146,7 @@ final class RunReport {
 
     /// What a finished sink wrote: its size, and a video's real frame size
     /// (an odd side padded by one edge pixel for H.264).
-    func record(_ sink: FrameSink?) {
+    package func record(_ sink: FrameSink?) {
         bytes = sink?.bytesWritten
         if let video = sink as? VideoSink {
             width = video.encodedWidth
@@ -151,7 +157,7 @@ final class RunReport {
     /// A file name as JSON gives it: its bytes as UTF-8 text, each byte
     /// that is not UTF-8 as U+FFFD, and then (`hex`) the exact bytes in
     /// hexadecimal (nil when the name is valid UTF-8, where the text is exact).
-    static func name(_ path: String) -> (text: String, hex: String?) {
+    package static func name(_ path: String) -> (text: String, hex: String?) {
         let bytes = PathBytes.bytes(path)
         let text = String(decoding: bytes, as: UTF8.self)
         if text.utf8.elementsEqual(bytes) { return (text, nil) }
@@ -161,7 +167,7 @@ final class RunReport {
     /// A JSON string: quotes, backslashes and control characters escaped;
     /// with `display` (a message), bytes that are not UTF-8 and control
     /// characters but newline and tab shown as on stderr (`\xFF`, `\x1B`).
-    static func quote(_ s: String, display: Bool = true) -> String {
+    package static func quote(_ s: String, display: Bool = true) -> String {
         var out = "\""
         for u in (display ? PathBytes.display(s) : s).unicodeScalars {
             switch u {

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The cost of a moving pixel: wobble-run renders Scripts/bench/moving.lua on a
+# 1280x720 photo (Examples/cat/chelsea.png resized), four 300x220 regions
+# wobbling for 90 frames at 30 fps, --format null, against the same 90 frames
+# with no region, per backend: the default (auto), gles and cpu, side by side
+# in interleaved runs. Prints the median wall and CPU seconds of each and the
+# ns per moving pixel above the still clip:
+#   (moving − still) / (4 · 300 · 220 · 90)   (goal: <= 4 ns, default backend)
+# With BEFORE (another build's wobble-run, e.g. main's), its gles clips join
+# the interleaved runs (its default then).
+# Usage: Scripts/bench-moving.sh
+# Env: RUNS (default 5), SCRATCH (build folder, default .build-bench),
+#      WOBBLE_RUN (a built binary: no build), BEFORE (see above),
+#      BACKENDS (default "auto gles cpu").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${RUNS:-5}
+scratch=${SCRATCH:-.build-bench}
+if [[ -n "${WOBBLE_RUN:-}" ]]; then
+  bin=$WOBBLE_RUN
+else
+  swift build -c release --scratch-path "$scratch" --product wobble-run >&2
+  bin="$scratch/release/wobble-run"
+fi
+command -v convert >/dev/null || Scripts/install-deps.sh --bench
+before=${BEFORE:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+convert Examples/cat/chelsea.png -resize '1280x720!' "$tmp/photo.png"
+
+# One run of kind "<backend>-<moving|still>" or "before-<moving|still>": "wall cpu".
+one() {
+  local run=$bin backend=${1%-*} arg=regions backendArgs=()
+  [[ $1 == *-still ]] && arg=none
+  if [[ $backend == before ]]; then run=$before; backendArgs=(--backend gles)
+  elif [[ $backend != auto ]]; then backendArgs=(--backend "$backend"); fi
+  /usr/bin/time -f "%e %U %S" -o "$tmp/t" \
+    "$run" Scripts/bench/moving.lua --image "$tmp/photo.png" "${backendArgs[@]}" --format null -q -- "$arg" 2>/dev/null
+  awk '{printf "%s %.2f\n", $1, $2 + $3}' "$tmp/t"
+}
+
+backends=(${BACKENDS:-auto gles cpu})
+[[ -n $before ]] && backends+=(before)
+kinds=()
+for b in "${backends[@]}"; do kinds+=("$b-moving" "$b-still"); done
+for k in "${kinds[@]}"; do one "$k" >/dev/null; done   # warm caches
+declare -A wall cpu
+for ((i = 0; i < runs; i++)); do
+  for k in "${kinds[@]}"; do
+    read -r w c < <(one "$k")
+    wall[$k]+="$w "
+    cpu[$k]+="$c "
+  done
+done
+median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+auto=$("$bin" Scripts/bench/moving.lua --image "$tmp/photo.png" --format null -q --json 2>/dev/null | sed -n 's/.*"backend":"\([a-z]*\)".*/\1/p')
+printf "4 moving 300x220 regions, 1280x720, 90 frames, --format null, median of %d interleaved runs (auto chose %s)\n" "$runs" "${auto:-?}"
+printf "%-8s %10s %10s %10s %10s %14s %14s\n" backend "moving s" "still s" "moving cpu" "still cpu" "ns/px wall" "ns/px cpu"
+for b in "${backends[@]}"; do
+  mw=$(echo "${wall[$b-moving]}" | median); sw=$(echo "${wall[$b-still]}" | median)
+  mc=$(echo "${cpu[$b-moving]}" | median); sc=$(echo "${cpu[$b-still]}" | median)
+  awk -v b="$b" -v mw="$mw" -v sw="$sw" -v mc="$mc" -v sc="$sc" 'BEGIN {
+    n = 4 * 300 * 220 * 90
+    printf "%-8s %10.2f %10.2f %10.2f %10.2f %14.1f %14.1f\n", b, mw, sw, mc, sc, (mw - sw) * 1e9 / n, (mc - sc) * 1e9 / n }'
+done

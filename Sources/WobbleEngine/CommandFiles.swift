@@ -1,0 +1,60 @@
+import WobbleCore
+import WobbleMedia
+import WobbleScript
+import WobbleSystem
+import WobbleVision
+
+/// The engine's work behind the command line's small commands and option
+/// values, so that the command line reads arguments and never images:
+/// `--matte` parsed, `new`'s photo size, `cutout`'s mask file.
+package enum CommandFiles {
+    /// `--matte COLOR`: `#rrggbb`, `#rgb` or a name; a usage error lists them.
+    package static func matte(_ text: String) throws -> Matte {
+        guard let m = Matte.parse(text) else {
+            throw UsageError("--matte: '\(text)' is not a colour (#rrggbb, #rgb, or one of \(Matte.names.keys.sorted().joined(separator: ", ")))")
+        }
+        return m
+    }
+
+    /// The size of the photo at `path` (read and decoded, as `image()`
+    /// reads it). Throws `MediaError` naming the file.
+    package static func imageSize(_ path: String) throws -> (width: Int, height: Int) {
+        let image = try ImageIO.load(path: path)
+        return (image.width, image.height)
+    }
+
+    /// `wobble-run cutout`: the mask `cutout = "auto"` finds in `photo` for
+    /// the region `x, y, w, h` (whole pixels), written to `target` as a
+    /// grey PNG the photo's size (255 object, 0 background). Throws
+    /// `RunError` with the line to print (`boxText` as the user wrote it).
+    package static func writeCutoutMask(photo: String, x: Int, y: Int, w: Int, h: Int, boxText: String, to target: String) throws {
+        let image: RGBAImage
+        do {
+            image = try ImageIO.load(path: photo)
+        } catch let e as MediaError {
+            throw RunError(e.message)
+        }
+        let box = PixelRect(x0: x, y0: y, x1: x + w, y1: y + h)
+        // The same region `addSketch{x =, y =, w =, h =}` makes.
+        let region = SketchPoints(lt: Point(Double(x), Double(y)), rt: Point(Double(x + w), Double(y)),
+                                  rb: Point(Double(x + w), Double(y + h)), lb: Point(Double(x), Double(y + h))).shape
+        let mask: GreyMask
+        do {
+            mask = try CutoutVision.objectMask(image: image, box: box, region: region)
+        } catch let e as CutoutProblem {
+            throw RunError("--box \(boxText): \(e)")
+        }
+        if let a = PathPolicy.identity(photo), let b = PathPolicy.identity(target), a.device == b.device, a.inode == b.inode {
+            throw RunError("-o '\(PathBytes.display(target))' is the photo itself: nothing written")
+        }
+        var grey = RGBAImage(width: image.width, height: image.height)
+        for (k, v) in mask.pixels.enumerated() {
+            grey.pixels[k * 4] = v; grey.pixels[k * 4 + 1] = v; grey.pixels[k * 4 + 2] = v; grey.pixels[k * 4 + 3] = 255
+        }
+        do {
+            try ImageIO.writePNG(grey, to: target)
+        } catch let e as MediaError {
+            throw RunError(e.message)
+        }
+    }
+}

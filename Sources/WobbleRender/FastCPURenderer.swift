@@ -1,0 +1,392 @@
+import Foundation
+import WobbleCore
+import WobbleSystem
+
+/// The CPU backend (`--backend cpu`): the reference's frames from each
+/// region's static displacement profile (`DisplacementProfile`), so a moving
+/// pixel costs a multiply-add per region over it and one bilinear sample,
+/// with the rows of each box split over every core (`Parallel`) and the four
+/// channels of a sample filtered at once (`SIMD4<Float>`).
+///
+/// Everything else is the reference's (`CPURenderer`, which it keeps for
+/// the still image, the area-averaged source and cutouts): the same sample
+/// positions (mirrored or clamped, `edges`), bilinear filtering on
+/// premultiplied values divided by alpha again (an opaque source skips the
+/// division, which cannot change a byte there), overlapping regions summed
+/// or first-wins on the reference's own membership, a smaller output
+/// area-averaged from the wobbled frame at the image's size, and cutouts
+/// composited by the reference's code at the profile's offset. It differs
+/// from the reference only by float rounding: the sample position and
+/// weights are single precision, the displacement magnitude a float.
+public final class FastCPURenderer: FrameRenderer {
+    /// The source image.
+    public let source: RGBAImage
+    public var mapping: OutputMapping { reference.mapping }
+    /// The exact renderer whose still image, sampled image and cutout
+    /// compositing this one uses.
+    let reference: CPURenderer
+    /// The profiles of the shapes drawn, under the mapping the regions are
+    /// evaluated at (the image's own size for a smaller output).
+    let profiles: DisplacementProfiles
+    /// Whether every pixel of the sampled image (the area-averaged source,
+    /// or the source for a smaller output's wobble) is opaque.
+    private let sampledOpaque: Bool
+    private let sourceOpaque: Bool
+    private var frameNumber = 0
+
+    /// A renderer of `source` at `outputWidth`×`outputHeight` (default: the
+    /// source's size).
+    public init(source: RGBAImage, outputWidth: Int? = nil, outputHeight: Int? = nil) {
+        self.source = source
+        let reference = CPURenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight)
+        self.reference = reference
+        let m = reference.mapping
+        profiles = DisplacementProfiles(mapping: m.filtersWobbledFrame ? FrameDamage.fullSize(m) : m)
+        sourceOpaque = FastCPURenderer.isOpaque(source)
+        sampledOpaque = reference.sampled.width == source.width && reference.sampled.height == source.height
+            ? sourceOpaque : FastCPURenderer.isOpaque(reference.sampled)
+    }
+
+    static func isOpaque(_ image: RGBAImage) -> Bool {
+        image.pixels.withUnsafeBufferPointer { p in
+            var k = 3
+            while k < p.count {
+                if p[k] != 255 { return false }
+                k += 4
+            }
+            return true
+        }
+    }
+
+    /// Renders `frame`: straight-alpha RGBA, rows top to bottom. Throws only
+    /// when a new region's profile does not fit in the memory left.
+    public func render(_ frame: FrameState) throws -> RGBAImage {
+        guard !frame.regions.isEmpty else { return reference.still }
+        var out = reference.still
+        try render(frame, boxes: FrameDamage.boxes(frame, mapping: mapping), into: &out)
+        return out
+    }
+
+    /// Sets the pixels of `boxes` in `image` to `render(frame)`'s; the
+    /// others stay as they are. Throws only when a new region's profile
+    /// does not fit in the memory left.
+    public func render(_ frame: FrameState, boxes: [PixelRect], into image: inout RGBAImage) throws {
+        let m = mapping
+        guard image.width == m.outputWidth, image.height == m.outputHeight else { return }
+        frameNumber += 1
+        let layers = try self.layers(frame)
+        defer { profiles.evict(keeping: frameNumber) }
+        for b in boxes {
+            let box = b.clipped(width: m.outputWidth, height: m.outputHeight)
+            guard !box.isEmpty else { continue }
+            image.copy(box, from: reference.still)
+            guard m.filtersWobbledFrame else {
+                image.pixels.withUnsafeMutableBufferPointer { dst in
+                    wobble(layers, frame: frame, mapping: m, box: box, sampled: reference.sampled, opaque: sampledOpaque,
+                           factor: reference.factor, into: dst, origin: (0, 0), stride: m.outputWidth)
+                }
+                continue
+            }
+            // Smaller output: the wobbled frame at the image's size over the
+            // box's footprint, area-averaged over each output pixel's.
+            let fp = FrameDamage.footprint(of: box, mapping: m)
+            var full = [UInt8](repeating: 0, count: fp.area * 4)
+            let sw = source.width
+            full.withUnsafeMutableBufferPointer { dst in
+                source.pixels.withUnsafeBufferPointer { src in
+                    for y in fp.y0 ..< fp.y1 {
+                        (dst.baseAddress! + (y - fp.y0) * fp.width * 4)
+                            .update(from: src.baseAddress! + (y * sw + fp.x0) * 4, count: fp.width * 4)
+                    }
+                }
+                wobble(layers, frame: frame, mapping: FrameDamage.fullSize(m), box: fp, sampled: source, opaque: sourceOpaque,
+                       factor: (1, 1), into: dst, origin: (fp.x0, fp.y0), stride: fp.width)
+            }
+            image.pixels.withUnsafeMutableBufferPointer { dst in
+                full.withUnsafeBufferPointer { src in
+                    for j in box.y0 ..< box.y1 {
+                        for i in box.x0 ..< box.x1 {
+                            AreaFilter.averagePixel(src, width: source.width, height: source.height, m, i, j,
+                                                    origin: (fp.x0, fp.y0), stride: fp.width,
+                                                    into: dst, at: (j * m.outputWidth + i) * 4)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// One moving region as a frame draws it: its profile's box and field
+    /// for this frame's peak, and the offset per unit of `m`
+    /// (`swing · direction`).
+    struct Layer {
+        var x0: Int, y0: Int, x1: Int, y1: Int
+        var width: Int
+        var field: MagnitudeField
+        var vx: Double, vy: Double
+        var cutout: CutoutLayer?
+    }
+
+    /// The layers of `frame`'s regions that move pixels, in prepare order.
+    func layers(_ frame: FrameState) throws -> [Layer] {
+        var out: [Layer] = []
+        for r in frame.regions where r.movesPixels {
+            let p = try profiles.profile(r.shape, pin: r.pin, frame: frameNumber)
+            guard !p.isEmpty else { continue }
+            out.append(Layer(x0: p.x0, y0: p.y0, x1: p.x0 + p.width, y1: p.y0 + p.height, width: p.width,
+                             field: p.magnitudes(peak: r.peak), vx: r.direction.x * r.swing, vy: r.direction.y * r.swing,
+                             cutout: r.cutout))
+        }
+        return out
+    }
+
+    /// The pixels of `box` (under `m`) that the layers move, sampled from
+    /// `sampled` (`factor`: its pixels per source pixel) into `dst` (pixel
+    /// `(i, j)` at `((j − origin.y) · stride + i − origin.x) · 4`); rows split
+    /// over the cores.
+    private func wobble(_ layers: [Layer], frame: FrameState, mapping m: OutputMapping, box: PixelRect, sampled: RGBAImage,
+                        opaque: Bool, factor f: (x: Double, y: Double), into dst: UnsafeMutableBufferPointer<UInt8>,
+                        origin: (x: Int, y: Int), stride: Int) {
+        guard layers.contains(where: { $0.x0 < box.x1 && box.x0 < $0.x1 && $0.y0 < box.y1 && box.y0 < $0.y1 }) else { return }
+        let live = layers
+        let sw = sampled.width, sh = sampled.height
+        let sx = m.scaleX, sy = m.scaleY
+        // Plain values for the rows (no reference counting per pixel): the
+        // layers, which own the fields, live until this returns.
+        let geometry = (sx: sx, sy: sy, fx: f.x, fy: f.y, width: sw, height: sh)
+        let plain = live.filter { $0.cutout == nil }.map { Span($0, geometry) }, cut = live.filter { $0.cutout != nil }
+        let cutSpans = cut.map { Span($0, geometry) }
+        let sum = frame.overlap == .sum, mirror = frame.edges == .mirror, edges = frame.edges
+        let rows = box.height
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, rows / 8))
+        let image = source
+        nonisolated(unsafe) let out = dst
+        withExtendedLifetime(live) {
+            sampled.pixels.withUnsafeBytes { raw in
+                nonisolated(unsafe) let src = raw.bindMemory(to: UInt32.self).baseAddress!
+                image.pixels.withUnsafeBufferPointer { fullImage in
+                    nonisolated(unsafe) let full = fullImage
+                    plain.withUnsafeBufferPointer { plainSpans in
+                        nonisolated(unsafe) let spans = plainSpans
+                        // Each worker writes only its own rows of `dst`.
+                        Parallel.run(workers) { worker in
+                            let dst32 = UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: UInt32.self)
+                            var j = box.y0 + worker
+                            var runs: [(Int, Int)] = []
+                            while j < box.y1 {
+                                let py = (Double(j) + 0.5) * sy
+                                let rowOut = (j - origin.y) * stride - origin.x
+                                // Runs of the row that one region alone moves, with
+                                // every sample well inside the image: eight pixels
+                                // at a time (the same values whatever the box).
+                                runs.removeAll(keepingCapacity: true)
+                                for k in 0 ..< spans.count where spans[k].interior
+                                    && FastCPURenderer.alone(k, spans, cutSpans, row: j) {
+                                    let l = spans[k]
+                                    let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
+                                    guard a < b else { continue }
+                                    FastCPURenderer.interiorRow(src, sw: sw, field: l.field + (j - l.y0) * l.width + (a - l.x0), count: b - a,
+                                                                out: dst32 + rowOut + a, x: Float((Double(a) + 0.5) * sx), stepX: Float(sx),
+                                                                y: Float(py), vx: Float(l.vx), vy: Float(l.vy), fx: Float(f.x), fy: Float(f.y),
+                                                                opaque: opaque)
+                                    runs.append((a, b))
+                                }
+                                var i = box.x0
+                                while i < box.x1 {
+                                    if let r = runs.first(where: { $0.0 == i }) {
+                                        i = r.1
+                                        continue
+                                    }
+                                    defer { i += 1 }
+                                    // A cutout (the first that moves the pixel) draws
+                                    // its object over its plate, as the reference.
+                                    if !cutSpans.isEmpty {
+                                        var hit = false
+                                        for (k, l) in cutSpans.enumerated() where j >= l.y0 && j < l.y1 && i >= l.x0 && i < l.x1 {
+                                            let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
+                                            guard mag > 0, let layer = cut[k].cutout else { continue }
+                                            let p = Point((Double(i) + 0.5) * sx, py)
+                                            CPURenderer.composite(layer, image: full, p: p, q: Point(p.x + mag * l.vx, p.y + mag * l.vy),
+                                                                  edges: edges, into: out, at: (rowOut + i) * 4)
+                                            hit = true
+                                            break
+                                        }
+                                        if hit { continue }
+                                    }
+                                    var ox = 0.0, oy = 0.0, moved = false
+                                    for k in 0 ..< spans.count {
+                                        let l = spans[k]
+                                        guard j >= l.y0, j < l.y1, i >= l.x0, i < l.x1 else { continue }
+                                        let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
+                                        guard mag > 0 else { continue }
+                                        ox += mag * l.vx
+                                        oy += mag * l.vy
+                                        moved = true
+                                        if !sum { break }
+                                    }
+                                    guard moved else { continue }
+                                    let px = ((Double(i) + 0.5) * sx + ox) * f.x, qy = (py + oy) * f.y
+                                    dst32[rowOut + i] = FastCPURenderer.sample(src, sw, sh, px, qy, mirror: mirror, opaque: opaque)
+                                }
+                                j += workers
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A layer as the rows read it: plain values and the field's pointer.
+    struct Span {
+        var x0: Int, y0: Int, x1: Int, y1: Int, width: Int
+        var field: UnsafeMutablePointer<Float>
+        var vx: Double, vy: Double
+        /// Whether every sample position of the layer (its box, moved by
+        /// at most its largest offset) lies at least a texel inside the
+        /// sampled image, where mirroring and clamping change nothing.
+        var interior: Bool
+
+        init(_ l: Layer, _ g: (sx: Double, sy: Double, fx: Double, fy: Double, width: Int, height: Int)) {
+            x0 = l.x0; y0 = l.y0; x1 = l.x1; y1 = l.y1; width = l.width
+            field = l.field.values.baseAddress!
+            vx = l.vx; vy = l.vy
+            let reach = Double(l.field.maxValue) * (vx * vx + vy * vy).squareRoot() + 0.01
+            let left = ((Double(x0) + 0.5) * g.sx - reach) * g.fx - 0.5, right = ((Double(x1) - 0.5) * g.sx + reach) * g.fx - 0.5
+            let top = ((Double(y0) + 0.5) * g.sy - reach) * g.fy - 0.5, bottom = ((Double(y1) - 0.5) * g.sy + reach) * g.fy - 0.5
+            interior = left >= 1 && top >= 1 && right <= Double(g.width - 3) && bottom <= Double(g.height - 3)
+        }
+    }
+
+    /// Whether span `k` covers row `j` and no other span (plain or
+    /// cutout) covering that row overlaps its columns: then it alone moves
+    /// its pixels of the row (whatever box is drawn).
+    @inline(__always)
+    static func alone(_ k: Int, _ spans: UnsafeBufferPointer<Span>, _ cut: [Span], row j: Int) -> Bool {
+        let l = spans[k]
+        guard j >= l.y0, j < l.y1 else { return false }
+        for c in cut where j >= c.y0 && j < c.y1 && c.x0 < l.x1 && l.x0 < c.x1 { return false }
+        for o in 0 ..< spans.count where o != k {
+            let c = spans[o]
+            if j >= c.y0 && j < c.y1 && c.x0 < l.x1 && l.x0 < c.x1 { return false }
+        }
+        return true
+    }
+
+    /// `count` pixels of one row that one region alone moves, every sample
+    /// inside the image (no mirroring or clamping): pixel `n` at source x
+    /// `x + n·stepX`, row `y`, offset `m·(vx, vy)` with `m = field[n]`
+    /// (skipped where 0), scaled by `(fx, fy)` into the sampled image.
+    /// Positions, floors and weights for eight pixels at a time
+    /// (`SIMD8<Float>`; floors by the 2²³ trick, exact for these sizes),
+    /// then the four texels of each moving pixel filtered as `sample`
+    /// does. The last `count % 8` pixels take the same float operations
+    /// one at a time, so a pixel's value does not depend on its lane.
+    static func interiorRow(_ src: UnsafePointer<UInt32>, sw: Int, field: UnsafePointer<Float>, count: Int,
+                            out: UnsafeMutablePointer<UInt32>, x: Float, stepX: Float, y: Float, vx: Float, vy: Float,
+                            fx: Float, fy: Float, opaque: Bool) {
+        let magic: Float = 8_388_608
+        var n = 0
+        let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+        while n + 8 <= count {
+            let m = UnsafeRawPointer(field + n).loadUnaligned(as: SIMD8<Float>.self)
+            let moving = m .> 0
+            if any(moving) {
+                let px = (SIMD8<Float>(repeating: x) + (SIMD8<Float>(repeating: Float(n)) + lanes) * stepX + m * vx) * fx - 0.5
+                let py = (SIMD8<Float>(repeating: y) + m * vy) * fy - 0.5
+                var rx = (px + magic) - magic, ry = (py + magic) - magic
+                rx.replace(with: rx - 1, where: rx .> px)
+                ry.replace(with: ry - 1, where: ry .> py)
+                let ax = px - rx, ay = py - ry
+                let ix = unsafeBitCast(rx + magic, to: SIMD8<UInt32>.self) & 0x7F_FFFF
+                let iy = unsafeBitCast(ry + magic, to: SIMD8<UInt32>.self) & 0x7F_FFFF
+                for k in 0 ..< 8 where moving[k] {
+                    out[n + k] = blend(src + Int(iy[k]) * sw + Int(ix[k]), sw, ax[k], ay[k], opaque: opaque)
+                }
+            }
+            n += 8
+        }
+        while n < count {
+            let m = field[n]
+            if m > 0 {
+                let px = (x + (Float(n) + 0) * stepX + m * vx) * fx - 0.5
+                let py = (y + m * vy) * fy - 0.5
+                var rx = (px + magic) - magic, ry = (py + magic) - magic
+                if rx > px { rx = rx - 1 }
+                if ry > py { ry = ry - 1 }
+                out[n] = blend(src + Int(ry) * sw + Int(rx), sw, px - rx, py - ry, opaque: opaque)
+            }
+            n += 1
+        }
+    }
+
+    /// The bilinear filter of the four texels at `p` (top left), `p + 1`,
+    /// `p + w` and `p + w + 1` with fractions `ax`, `ay`, as `sample` does.
+    @inline(__always)
+    static func blend(_ p: UnsafePointer<UInt32>, _ w: Int, _ ax: Float, _ ay: Float, opaque: Bool) -> UInt32 {
+        blend(channels(p[0]), channels(p[1]), channels(p[w]), channels(p[w + 1]), ax, ay, opaque: opaque)
+    }
+
+    @inline(__always)
+    static func blend(_ c00: SIMD4<Float>, _ c10: SIMD4<Float>, _ c01: SIMD4<Float>, _ c11: SIMD4<Float>, _ ax: Float, _ ay: Float,
+                      opaque: Bool) -> UInt32 {
+        let w00 = (1 - ax) * (1 - ay), w10 = ax * (1 - ay), w01 = (1 - ax) * ay, w11 = ax * ay
+        var v: SIMD4<Float>
+        if opaque {
+            v = c00 * w00 + c10 * w10 + c01 * w01 + c11 * w11
+        } else {
+            let a00 = c00[3] * w00, a10 = c10[3] * w10, a01 = c01[3] * w01, a11 = c11[3] * w11
+            let alpha = a00 + a10 + a01 + a11
+            if alpha >= 0.5 {
+                v = (c00 * a00 + c10 * a10 + c01 * a01 + c11 * a11) / alpha
+            } else {
+                v = c00 * w00 + c10 * w10 + c01 * w01 + c11 * w11
+            }
+            v[3] = alpha
+        }
+        return packed(v)
+    }
+
+    /// The four bytes of a pixel as floats: each byte put in the low
+    /// mantissa bits of 2²³ and 2²³ taken away again (exact; vector
+    /// instructions only, where the generic integer-to-float conversion of
+    /// a SIMD vector goes lane by lane through the standard library).
+    @inline(__always)
+    static func channels(_ p: UInt32) -> SIMD4<Float> {
+        let bytes = SIMD4<UInt32>(truncatingIfNeeded: unsafeBitCast(p, to: SIMD4<UInt8>.self))
+        return unsafeBitCast(bytes | 0x4B00_0000, to: SIMD4<Float>.self) - 8_388_608
+    }
+
+    /// Four channel values in [0, 255] (convex combinations of bytes, with
+    /// non-negative weights: no clamping needed) rounded to bytes (to nearest; a
+    /// tie to even, where the reference rounds it up: a level apart, for
+    /// values exactly halfway) and packed into a pixel, by the same trick
+    /// the other way round.
+    @inline(__always)
+    static func packed(_ v: SIMD4<Float>) -> UInt32 {
+        let bits = unsafeBitCast(v + 12_582_912, to: SIMD4<UInt32>.self)
+        return unsafeBitCast(SIMD4<UInt8>(truncatingIfNeeded: bits), to: UInt32.self)
+    }
+
+    /// The bilinear sample of `src` (`w × h` pixels, RGBA as one `UInt32`
+    /// each) at `(x, y)` of its own pixel coordinates, as
+    /// `CPURenderer.sample` takes it: mirrored into the image or clamped to
+    /// the edge, filtered on premultiplied values and divided by the
+    /// filtered alpha again (the straight filtered colour where that alpha
+    /// is under half a level); `opaque`: every alpha is 255, so the
+    /// division gives the straight filter back and is skipped.
+    @inline(__always)
+    static func sample(_ src: UnsafePointer<UInt32>, _ w: Int, _ h: Int, _ x: Double, _ y: Double, mirror: Bool,
+                       opaque: Bool) -> UInt32 {
+        let px = mirror ? CPURenderer.mirror(x, Double(w)) : x
+        let py = mirror ? CPURenderer.mirror(y, Double(h)) : y
+        var fx = px - 0.5, fy = py - 0.5
+        if !(fx > 0) { fx = 0 } else if fx > Double(w - 1) { fx = Double(w - 1) }
+        if !(fy > 0) { fy = 0 } else if fy > Double(h - 1) { fy = Double(h - 1) }
+        let x0 = Int(fx), y0 = Int(fy)
+        let x1 = x0 + 1 < w ? x0 + 1 : w - 1, y1 = y0 + 1 < h ? y0 + 1 : h - 1
+        let ax = Float(fx - Double(x0)), ay = Float(fy - Double(y0))
+        let r0 = src + y0 * w, r1 = src + y1 * w
+        return blend(channels(r0[x0]), channels(r0[x1]), channels(r1[x0]), channels(r1[x1]), ax, ay, opaque: opaque)
+    }
+}
