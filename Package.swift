@@ -91,7 +91,8 @@ let package = Package(
         // The headless command-line tool: argument handling, help, messages
         // and exit codes over the engine (it imports no renderer, media or
         // vision module: WobbleRunSourceTests); links no window system;
-        // `wobble-run edit` runs the `wobble-studio` executable when it is installed.
+        // `wobble-run edit` runs the `wobble-studio` executable when it is
+        // installed; `wobble-run serve` is the browser studio (WobbleServe).
         .executableTarget(
             name: "wobble-run",
             dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleServe"]
