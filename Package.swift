@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleCore", "WobbleMedia", "WobbleAudio"]),
-        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleEngine", "WobbleCore", "WobbleMedia", "wobble-run"]),
+        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleEngine", "WobbleCore", "WobbleMedia", "WobbleRender", "wobble-run"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),
     ],

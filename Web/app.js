@@ -57,9 +57,10 @@ function onBinary(buffer) {
     renderer.setImage(head.width, head.height, new Uint8Array(buffer, start, head.width * head.height * 4));
     handles.width = head.width;
     handles.height = head.height;
-  } else if (head.type === "geometry") {
-    renderer.addGeometry(head.id, head.x0, head.y0, head.width, head.height,
-                         new Float32Array(buffer, start, head.width * head.height * 4));
+  } else if (head.type === "field") {
+    const n = head.width * head.height;
+    renderer.addField(head.id, head.k, head.x0, head.y0, head.width, head.height,
+                      buffer.byteLength >= start + 4 * n && n > 0 ? new Float32Array(buffer, start, n) : null);
   }
   dirty = true;
 }
@@ -84,7 +85,7 @@ function onScene(m) {
   scene = m;
   const used = new Set();
   for (const f of m.frames) for (const r of f) used.add(r[0]);
-  renderer.keepGeometries(used);
+  renderer.keepShapes(used);
   metrics.generation = m.generation;
   metrics.frameCount = m.frameCount;
   $("scene").textContent = m.scene;
@@ -257,7 +258,7 @@ handles.addEventListener("pointermove", (e) => {
 
 function sendEdit() {
   const p = drag.points;
-  const s = send({ type: "edit", kind: drag.sketch.kind, index: drag.sketch.index,
+  const s = send({ type: "edit", kind: drag.sketch.kind, index: drag.sketch.index, frame,
                    points: { lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: drag.centerSet ? p.center : null } });
   if (s) pendingDrags.set(s, performance.now());
 }

@@ -7,17 +7,66 @@ public enum ShaderData {
     /// Every file of `Shaders/` by name (`wobble.frag`, `common.glsl`, …),
     /// as embedded in the binary: the one source both renderers compile.
     public static var sources: [String: String] { EmbeddedShaders.all }
+}
 
-    /// The geometry texture `Shaders/wobble.frag` reads (`u_geometry`) for
-    /// `shape` drawn at the image's own size (`width`×`height` output
-    /// pixels): the box in output pixels and, per pixel of it, rows top to
-    /// bottom, four floats (`d/R`, `R`, `acos(d/R)`, `σ`), exactly as
-    /// `GLESRenderer` uploads them (borderline pixels as moving). nil when
-    /// the shape moves no pixel.
-    public static func geometry(of shape: RegionShape, pin: PinSide?, width: Int, height: Int)
-        -> (x0: Int, y0: Int, width: Int, height: Int, values: [Float])? {
+/// A region shape's displacement profile as `Shaders/wobble.frag` reads it
+/// (`u_geometry`, one float `m` per output pixel of the region's box), for
+/// a front end that uploads the texture itself, exactly as `GLESRenderer`
+/// does: a frame's field is the blend `a + t·(b − a)` (in floats) of the
+/// exact fields of two neighbouring grid peaks `k` and `k + 1` around the
+/// frame's peak, with the shape's few borderline pixels then settled for
+/// that peak (`blend(peak:)`, `field(grid:)`). Drawn at the image's own size.
+public final class ShapeProfile {
+    let geometry: RegionGeometry
+    /// The box in output pixels.
+    public var x0: Int { geometry.x0 }
+    public var y0: Int { geometry.y0 }
+    public var width: Int { geometry.width }
+    public var height: Int { geometry.height }
+    /// The exact grid fields computed so far, by grid index.
+    private var fields: [Int: [Float]] = [:]
+
+    /// The profile of `shape` (with `pin`'s profile) on a `width`×`height`
+    /// image; nil when the shape moves no pixel.
+    public init?(shape: RegionShape, pin: PinSide?, width: Int, height: Int) {
         let m = OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height)
-        let g = RegionGeometry(shape: shape, mapping: m, pin: pin)
-        return g.isEmpty ? nil : (g.x0, g.y0, g.width, g.height, g.values)
+        geometry = RegionGeometry(shape: shape, mapping: m, pin: pin)
+        if geometry.isEmpty { return nil }
     }
+
+    /// How a frame with peak `peak` (`M` before its limit to `R`) reads the
+    /// grid: the fields `k` and `k + 1`, the weight `t` of the second (as
+    /// the renderer rounds it, a float), and the borderline pixels whose
+    /// settled `m` differs from the blend (index into the box, value).
+    /// nil for a peak that moves nothing (0, not finite).
+    public func blend(peak: Double) -> (k: Int, t: Float, settled: [(index: Int, m: Float)])? {
+        guard peak > 0, peak.isFinite else { return nil }
+        let k = DisplacementProfile.gridIndex(peak)
+        let lo = DisplacementProfile.gridPeak(k), hi = DisplacementProfile.gridPeak(k + 1)
+        let t = Float((peak - lo) / (hi - lo))
+        var settled: [(index: Int, m: Float)] = []
+        if !geometry.borderline.isEmpty {
+            let a = field(grid: k), b = field(grid: k + 1)
+            var patch = [Float](repeating: 0, count: geometry.width * geometry.height)
+            for e in geometry.borderline { patch[e.index] = a[e.index] + t * (b[e.index] - a[e.index]) }
+            let blended = geometry.borderline.map { patch[$0.index] }
+            DisplacementProfile.settleBorderline(geometry, peak: peak, into: &patch)
+            for (e, before) in zip(geometry.borderline, blended) where patch[e.index].bitPattern != before.bitPattern {
+                settled.append((e.index, patch[e.index]))
+            }
+        }
+        return (k, t, settled)
+    }
+
+    /// The exact field of grid peak `k` (`width`·`height` floats, rows top
+    /// to bottom; all 0 for `k = 0`), computed once and kept.
+    public func field(grid k: Int) -> [Float] {
+        if let f = fields[k] { return f }
+        let f = DisplacementProfile.field(geometry, peak: DisplacementProfile.gridPeak(k))
+        fields[k] = f
+        return f
+    }
+
+    /// Whether field `k` has been computed.
+    public func hasField(_ k: Int) -> Bool { fields[k] != nil }
 }

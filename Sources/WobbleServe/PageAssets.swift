@@ -93,9 +93,10 @@ function onBinary(buffer) {
     renderer.setImage(head.width, head.height, new Uint8Array(buffer, start, head.width * head.height * 4));
     handles.width = head.width;
     handles.height = head.height;
-  } else if (head.type === "geometry") {
-    renderer.addGeometry(head.id, head.x0, head.y0, head.width, head.height,
-                         new Float32Array(buffer, start, head.width * head.height * 4));
+  } else if (head.type === "field") {
+    const n = head.width * head.height;
+    renderer.addField(head.id, head.k, head.x0, head.y0, head.width, head.height,
+                      buffer.byteLength >= start + 4 * n && n > 0 ? new Float32Array(buffer, start, n) : null);
   }
   dirty = true;
 }
@@ -120,7 +121,7 @@ function onScene(m) {
   scene = m;
   const used = new Set();
   for (const f of m.frames) for (const r of f) used.add(r[0]);
-  renderer.keepGeometries(used);
+  renderer.keepShapes(used);
   metrics.generation = m.generation;
   metrics.frameCount = m.frameCount;
   $("scene").textContent = m.scene;
@@ -293,7 +294,7 @@ handles.addEventListener("pointermove", (e) => {
 
 function sendEdit() {
   const p = drag.points;
-  const s = send({ type: "edit", kind: drag.sketch.kind, index: drag.sketch.index,
+  const s = send({ type: "edit", kind: drag.sketch.kind, index: drag.sketch.index, frame,
                    points: { lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: drag.centerSet ? p.center : null } });
   if (s) pendingDrags.set(s, performance.now());
 }
@@ -375,8 +376,9 @@ let socket;
         "render.js": #"""
 // The preview: WebGL2 running the renderer's own GLSL ES 3.00 files (served
 // from the binary at /shaders/NAME, the very text GLESRenderer compiles),
-// drawing a frame from the state the engine sent (per region: its geometry
-// texture, peak, direction, swing), as GLESRenderer draws it:
+// drawing a frame from the state the engine sent (per region: its shape's
+// displacement field for the frame's peak, direction, swing), as
+// GLESRenderer draws it:
 // 1. the still image (copy.frag, drawn once into a texture), copied in;
 // 2. the regions that move (wobble.frag over each region's box), last to
 //    first so the first in prepare order wins; with overlap("sum"), regions
@@ -416,7 +418,7 @@ export class Renderer {
     this.gl = gl;
     this.sources = sources;
     this.programs = new Map();
-    this.geometries = new Map();
+    this.shapes = new Map();
     this.floatTargets = !!gl.getExtension("EXT_color_buffer_float") && !!gl.getExtension("EXT_float_blend");
     this.vao = gl.createVertexArray();
     this.width = 0;
@@ -523,22 +525,69 @@ export class Renderer {
     gl.bindFramebuffer(gl.FRAMEBUFFER, null);
   }
 
-  // A region geometry (four floats per pixel of its box) by id.
-  addGeometry(id, x0, y0, w, h, floats) {
-    const gl = this.gl;
-    const texture = this.texture(1, gl.RGBA32F, w, h, gl.RGBA, gl.FLOAT, floats);
-    this.geometries.set(id, { texture, x0, y0, w, h });
+  // One exact displacement field of shape `id` (one float per pixel of its
+  // box), for grid peak `k`; null: all zero.
+  addField(id, k, x0, y0, w, h, floats) {
+    let g = this.shapes.get(id);
+    if (!g) {
+      const gl = this.gl;
+      const texture = gl.createTexture();
+      gl.activeTexture(gl.TEXTURE1);
+      gl.bindTexture(gl.TEXTURE_2D, texture);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+      gl.texStorage2D(gl.TEXTURE_2D, 1, gl.R32F, w, h);
+      g = { texture, x0, y0, w, h, fields: new Map(), uploaded: null, scratch: null };
+      this.shapes.set(id, g);
+    }
+    g.fields.set(k, floats || new Float32Array(w * h));
   }
 
-  // Forgets the geometries whose id is not in `keep`.
-  keepGeometries(keep) {
-    for (const [id, g] of this.geometries) {
-      if (!keep.has(id)) { this.gl.deleteTexture(g.texture); this.geometries.delete(id); }
+  // Forgets the shapes whose id is not in `keep`.
+  keepShapes(keep) {
+    for (const [id, g] of this.shapes) {
+      if (!keep.has(id)) { this.gl.deleteTexture(g.texture); this.shapes.delete(id); }
     }
   }
 
+  // Makes the shape's texture the field a region entry asks for
+  // ([id, k, t, dx, dy, swing, index, m, ...]), as DisplacementProfile
+  // blends it: a + t·(b − a) of the grid fields k and k + 1, then the
+  // settled borderline pixels. While those fields are still on their way,
+  // the nearest one the page has stands in. False: none has come yet.
+  settle(g, r) {
+    const k = r[1];
+    let a = g.fields.get(k), b = g.fields.get(k + 1), t = Math.fround(r[2]), key;
+    if (a === undefined || b === undefined) {
+      let best;
+      for (const j of g.fields.keys()) if (best === undefined || Math.abs(j - k) < Math.abs(best - k)) best = j;
+      if (best === undefined) return false;
+      a = b = g.fields.get(best);
+      t = 0;
+      key = "~" + best;
+    } else {
+      key = r.slice(1, 3).concat(r.slice(6)).join(",");
+    }
+    if (key === g.uploaded) return true;
+    const n = g.w * g.h;
+    let out = a;
+    if ((t !== 0 && a !== b) || r.length > 6) {
+      if (!g.scratch) g.scratch = new Float32Array(n);
+      out = g.scratch;
+      for (let i = 0; i < n; i++) out[i] = a[i] + t * (b[i] - a[i]);
+      if (key[0] !== "~") for (let i = 6; i + 1 < r.length; i += 2) out[r[i]] = r[i + 1];
+    }
+    const gl = this.gl;
+    gl.activeTexture(gl.TEXTURE1);
+    gl.bindTexture(gl.TEXTURE_2D, g.texture);
+    gl.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
+    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, g.w, g.h, gl.RED, gl.FLOAT, out);
+    g.uploaded = key;
+    return true;
+  }
+
   // Draws one frame: `regions` is the scene message's list for the frame
-  // ([id, peak, dx, dy, swing, pinned]); `overlap` and `edges` the scene's.
+  // ([id, k, t, dx, dy, swing, ...]); `overlap` and `edges` the scene's.
   draw(regions, overlap, edges) {
     const gl = this.gl;
     const W = this.width, H = this.height;
@@ -562,8 +611,8 @@ export class Renderer {
     const mirror = edges === "clamp" ? 0 : 1;
     const draws = [];
     for (const r of regions) {
-      const g = this.geometries.get(r[0]);
-      if (g) draws.push({ g, r });
+      const g = this.shapes.get(r[0]);
+      if (g && this.settle(g, r)) draws.push({ g, r });
     }
     let direct = draws;
     if (overlap === "sum" && draws.length > 1) {
@@ -585,15 +634,14 @@ export class Renderer {
 
   drawRegion(d, switches, w, h, place) {
     const gl = this.gl;
-    const [, peak, dx, dy, swing, pinned] = d.r;
-    const p = this.program("wobble.frag", { PINNED: pinned ? 1 : 0, OVERLAY: 0, INTERIOR: 0, OPAQUE: 0, ...switches });
+    const [, , , dx, dy, swing] = d.r;
+    const p = this.program("wobble.frag", { OVERLAY: 0, INTERIOR: 0, OPAQUE: 0, ...switches });
     this.use(p, w, h, place);
     const g = d.g;
     gl.activeTexture(gl.TEXTURE1);
     gl.bindTexture(gl.TEXTURE_2D, g.texture);
     gl.uniform4f(p.loc.u_rect, g.x0, g.y0, g.x0 + g.w, g.y0 + g.h);
     gl.uniform2i(p.loc.u_geometryOrigin, g.x0, g.y0);
-    gl.uniform1f(p.loc.u_peak, peak);
     gl.uniform2f(p.loc.u_direction, dx, dy);
     gl.uniform1f(p.loc.u_swing, swing);
     gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);

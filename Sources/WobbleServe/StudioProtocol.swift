@@ -3,8 +3,9 @@ import WobbleCore
 
 /// The browser studio's messages over its WebSocket (JSON text, one object
 /// per message, its kind in `type`), and the two binary messages (the
-/// image's pixels, a region's geometry): never rendered frames. The page
-/// draws every frame itself, with the renderer's shaders, from `SceneMessage`.
+/// image's pixels, a shape's displacement field for one grid peak): never
+/// rendered frames. The page draws every frame itself, with the renderer's
+/// shaders, from `SceneMessage`.
 public enum StudioProtocol {
     /// A point as `[x, y]` (image pixels).
     public typealias XY = [Double]
@@ -85,9 +86,13 @@ public enum StudioProtocol {
         public var overlap: String
         public var edges: String
         /// Per frame, per region that moves a pixel, in `prepare` order:
-        /// `[geometry id, peak M, direction x, direction y, swing, pinned 0|1]`.
-        /// The geometry comes as a binary `geometry` message with that id,
-        /// before the first scene that uses it.
+        /// `[shape id, k, t, direction x, direction y, swing]`, then for each
+        /// borderline pixel whose settled `m` differs from the blend its index
+        /// in the box and its `m`. The field `Shaders/wobble.frag` reads
+        /// (`u_geometry`) is `a + t·(b − a)` (floats) of the shape's binary
+        /// `field` messages `k` (a) and `k + 1` (b), with those pixels set
+        /// (`ShapeProfile.blend`). The fields of the frame the page shows come
+        /// before the scene, the others after it.
         public var frames: [[[Double]]]
         public var sketches: [Sketch]
         public var ticks: [Tick]
@@ -104,8 +109,8 @@ public enum StudioProtocol {
 
     /// A message from the page: `poke` (a drag from (x0, y0) to (x1, y1) at
     /// `frame`), `shake` (ax, ay in g at `frame`), `edit` (the sketch `kind`
-    /// / `index` gets `points`), `save`, `clear` (forget the pokes);
-    /// `seq` numbers it for `SceneMessage.answers`.
+    /// / `index` gets `points`; `frame`: the frame shown), `save`, `clear`
+    /// (forget the pokes); `seq` numbers it for `SceneMessage.answers`.
     public struct PageMessage: Codable, Sendable {
         public var type: String
         public var seq: Int?
@@ -131,9 +136,11 @@ public enum StudioProtocol {
     }
 
     /// A binary message: a little-endian UInt32 header length, the JSON
-    /// header (`{"type": "image"|"geometry", ...}`), zero padding to a
-    /// multiple of 4 bytes, then the payload (RGBA8 pixels, or float32
-    /// texels in little-endian order).
+    /// header (`{"type": "image", "stamp", "width", "height"}` or
+    /// `{"type": "field", "id", "k", "x0", "y0", "width", "height"}`), space
+    /// padding to a multiple of 4 bytes, then the payload (RGBA8 pixels, or
+    /// one little-endian float32 per pixel of the box, rows top to bottom;
+    /// none for the all-zero field `k = 0`).
     public static func binary(header: [String: Int], type: String, payload: [UInt8]) -> [UInt8] {
         var fields = header.map { "\"\($0.key)\":\($0.value)" }.sorted()
         fields.insert("\"type\":\"\(type)\"", at: 0)

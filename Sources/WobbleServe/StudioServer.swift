@@ -8,8 +8,12 @@ import WobbleSystem
 /// The browser studio (`wobble-run serve SCENE.lua`): a live session behind
 /// an `HTTPServer`. The page's files and the renderer's shader sources are
 /// served from memory; the session's scene, the image's pixels, each
-/// region shape's geometry and every frame's region state go over the
-/// WebSocket (`StudioProtocol`), so the page draws the frames itself. Page
+/// region shape's displacement fields (`ShapeProfile`: one per grid peak
+/// the clip uses, each sent once) and every frame's region state go over
+/// the WebSocket (`StudioProtocol`), so the page draws the frames itself.
+/// After a change the fields of the frame the page shows go first, then
+/// the scene, then the clip's other fields, a few at a time while no page
+/// message waits (a drag's next step comes before them). Page
 /// messages (pokes, shakes, handle drags, save) are applied on one serial
 /// queue that owns the session, batched: a burst of drags makes one run.
 /// The scene's inputs are watched; a change runs the scene again and the
@@ -28,12 +32,20 @@ public final class StudioServer: @unchecked Sendable {
     private var pending: [(socket: Int, text: String)] = []
     private var draining = false
 
-    /// Geometry ids by shape, their binary messages (the shapes of the
-    /// current clip), and the image's stamp and message.
+    /// The shapes of the current clip by id, with their profiles; the
+    /// fields (shape id, grid index) every page has, and those the current
+    /// scene uses, the shown frame's first; the image's stamp and message.
     private struct ShapeKey: Hashable { var shape: RegionShape; var pin: PinSide? }
-    private var geometryIDs: [ShapeKey: Int] = [:]
-    private var geometryMessages: [Int: [UInt8]] = [:]
-    private var nextGeometry = 1
+    private struct FieldKey: Hashable { var id: Int; var k: Int }
+    private var shapeIDs: [ShapeKey: Int] = [:]
+    private var profiles: [Int: ShapeProfile] = [:]
+    private var nextShape = 1
+    private var fieldsSent = Set<FieldKey>()
+    /// Shapes that move no pixel of the image.
+    private var movesNothing = Set<ShapeKey>()
+    private var fieldsUsed: [FieldKey] = []
+    /// Whether sending the remaining fields is queued.
+    private var fieldsQueued = false
     private var imageStamp = 0
     private var imageMessage: [UInt8] = []
     private var lastImage: RGBAImage?
@@ -83,7 +95,7 @@ public final class StudioServer: @unchecked Sendable {
         queue.sync {
             if !session.run(), let e = session.error { log("wobble-run: \(e.description)") }
             watch.reset(extra: session.inputs)
-            lastScene = sceneMessage()
+            lastScene = sceneMessage(focus: 0)
         }
         server.onOpen = { [weak self] id in
             guard let me = self else { return }
@@ -110,9 +122,10 @@ public final class StudioServer: @unchecked Sendable {
 
     // MARK: on the queue
 
+    /// A new page gets the image, every field the scene uses, then the scene.
     private func greet(_ socket: Int) {
         if !imageMessage.isEmpty { server.send(binary: imageMessage, to: socket) }
-        for (_, m) in geometryMessages.sorted(by: { $0.key < $1.key }) { server.send(binary: m, to: socket) }
+        for f in fieldsUsed { if let m = fieldMessage(f) { server.send(binary: m, to: socket) } }
         if let lastScene { server.send(lastScene, to: socket) }
     }
 
@@ -121,26 +134,63 @@ public final class StudioServer: @unchecked Sendable {
         rerun()
     }
 
-    /// Runs the scene and pushes the new scene to every page.
-    private func rerun() {
+    /// Runs the scene and pushes the new scene to every page; `focus`: the
+    /// frame the page shows (its fields go first).
+    private func rerun(focus: Int = 0) {
         if !session.run(), let e = session.error { log("wobble-run: \(e.description)") }
         watch.reset(extra: session.inputs)
-        broadcast()
+        broadcast(focus: focus)
     }
 
-    private func broadcast() {
-        let before = Set(geometryMessages.keys)
-        let text = sceneMessage()
+    private func broadcast(focus: Int = 0) {
+        let (text, first) = sceneMessageAndFocusFields(focus: focus)
         lastScene = text
-        // The image and new geometries before the scene that uses them.
+        // The image and the shown frame's fields before the scene that uses them.
         if imageStamp != sentImageStamp {
             server.send(binary: imageMessage)
             sentImageStamp = imageStamp
         }
-        for id in geometryMessages.keys.sorted() where !before.contains(id) { server.send(binary: geometryMessages[id]!) }
+        for f in first where !fieldsSent.contains(f) { sendField(f) }
         server.send(text)
+        queueRemainingFields()
     }
     private var sentImageStamp = 0
+
+    private func sendField(_ f: FieldKey) {
+        guard let m = fieldMessage(f) else { return }
+        server.send(binary: m)
+        fieldsSent.insert(f)
+    }
+
+    /// Sends the fields the scene uses that the pages lack, a few per turn
+    /// of the queue, and none while a page message waits (its run sends
+    /// what it needs first and queues this again).
+    private func queueRemainingFields() {
+        guard !fieldsQueued, fieldsUsed.contains(where: { !fieldsSent.contains($0) }) else { return }
+        fieldsQueued = true
+        queue.async { [weak self] in self?.sendRemainingFields() }
+    }
+
+    private func sendRemainingFields() {
+        fieldsQueued = false
+        guard !inbox.withLock({ draining }) else { return }
+        var n = 0
+        for f in fieldsUsed where !fieldsSent.contains(f) {
+            sendField(f)
+            n += 1
+            if n == 4 { break }
+        }
+        queueRemainingFields()
+    }
+
+    /// The binary `field` message of a shape's grid field (nil: the shape is gone).
+    private func fieldMessage(_ f: FieldKey) -> [UInt8]? {
+        guard let p = profiles[f.id] else { return nil }
+        let values = f.k == 0 ? [] : p.field(grid: f.k)
+        let payload = values.withUnsafeBufferPointer { Array(UnsafeRawBufferPointer($0)) }
+        return StudioProtocol.binary(header: ["id": f.id, "k": f.k, "x0": p.x0, "y0": p.y0, "width": p.width, "height": p.height],
+                                     type: "field", payload: payload)
+    }
 
     private func receive(_ socket: Int, _ text: String) {
         let start = inbox.withLock { () -> Bool in
@@ -162,6 +212,7 @@ public final class StudioServer: @unchecked Sendable {
             return b
         }
         var changed = false
+        var focus: Int?
         for (socket, text) in batch {
             guard let data = text.data(using: .utf8),
                   let m = try? JSONDecoder().decode(StudioProtocol.PageMessage.self, from: data) else {
@@ -169,12 +220,13 @@ public final class StudioServer: @unchecked Sendable {
                 continue
             }
             if let seq = m.seq { answered = max(answered, seq) }
+            if let f = m.frame, f >= 0 { focus = f }
             switch apply(m, socket: socket) {
             case .failure(let refusal): reply(socket, error: refusal.message)
             case .success(let ran): changed = changed || ran
             }
         }
-        if changed { rerun() }
+        if changed { rerun(focus: focus ?? 0) } else { queueRemainingFields() }
     }
 
     private func reply(_ socket: Int, error message: String) {
@@ -248,38 +300,58 @@ public final class StudioServer: @unchecked Sendable {
 
     // MARK: the scene message
 
-    /// Builds the scene message of the session now; makes the image and
-    /// geometry messages it needs.
-    func sceneMessage() -> String {
+    /// Builds the scene message of the session now (and the image message
+    /// it needs).
+    func sceneMessage(focus: Int) -> String { sceneMessageAndFocusFields(focus: focus).text }
+
+    /// The scene message; notes the fields it uses (`fieldsUsed`, those of
+    /// frame `focus` first, which are also returned).
+    private func sceneMessageAndFocusFields(focus: Int) -> (text: String, focus: [FieldKey]) {
         let name = ScenePaths.name(session.options.scenePath)
         guard let clip = session.clip, let image = session.image else {
-            return StudioProtocol.json(StudioProtocol.ErrorMessage(message: session.error?.description ?? "the scene has no clip"))
+            fieldsUsed = []
+            return (StudioProtocol.json(StudioProtocol.ErrorMessage(message: session.error?.description ?? "the scene has no clip")), [])
         }
         if lastImage != image {
             lastImage = image
             imageStamp += 1
             imageMessage = StudioProtocol.binary(header: ["stamp": imageStamp, "width": image.width, "height": image.height],
                                                  type: "image", payload: image.pixels)
+            shapeIDs = [:]
+            profiles = [:]
+            movesNothing = []
+            fieldsSent = []
         }
         var used = Set<Int>()
         var notes = Set<String>()
         var frames: [[[Double]]] = []
+        var fields: [FieldKey] = [], seen = Set<FieldKey>(), focusFields: [FieldKey] = []
         frames.reserveCapacity(clip.frameCount)
+        let shown = min(max(0, focus), max(0, clip.frameCount - 1))
         for k in 0..<clip.frameCount {
             var regions: [[Double]] = []
             for r in session.frameState(k)?.regions ?? [] where r.movesPixels {
                 if r.cutout != nil { notes.insert("cutouts are drawn as plain regions in the page") }
-                guard let id = geometryID(r.shape, pin: r.pin, width: image.width, height: image.height) else { continue }
+                guard let (id, profile) = shape(r.shape, pin: r.pin, width: image.width, height: image.height),
+                      let b = profile.blend(peak: r.peak) else { continue }
                 used.insert(id)
-                regions.append([Double(id), r.peak, r.direction.x, r.direction.y, r.swing, r.pin == nil ? 0 : 1])
+                var entry = [Double(id), Double(b.k), Double(b.t), r.direction.x, r.direction.y, r.swing]
+                for s in b.settled { entry += [Double(s.index), Double(s.m)] }
+                regions.append(entry)
+                for f in [FieldKey(id: id, k: b.k), FieldKey(id: id, k: b.k + 1)] {
+                    if k == shown { focusFields.append(f) }
+                    if seen.insert(f).inserted { fields.append(f) }
+                }
             }
             frames.append(regions)
         }
         // Shapes no frame uses any more are forgotten.
-        for (key, id) in geometryIDs where !used.contains(id) {
-            geometryIDs[key] = nil
-            geometryMessages[id] = nil
+        for (key, id) in shapeIDs where !used.contains(id) {
+            shapeIDs[key] = nil
+            profiles[id] = nil
         }
+        fieldsSent = fieldsSent.filter { used.contains($0.id) }
+        fieldsUsed = focusFields + fields.filter { !focusFields.contains($0) }
         var ticks = session.scriptKicks.map { StudioProtocol.Tick(time: $0.time, kind: $0.kind, line: $0.line) }
         for e in session.performed {
             let t = e.anchor == .start ? e.time : session.scriptedDuration + e.time
@@ -295,22 +367,23 @@ public final class StudioServer: @unchecked Sendable {
             frames: frames, sketches: sketches(clip), ticks: ticks.sorted { $0.time < $1.time }, warnings: session.warnings,
             error: session.error?.description, unsaved: session.hasUnsavedEdits, performed: session.performed.count,
             notes: notes.sorted())
-        return StudioProtocol.json(message)
+        return (StudioProtocol.json(message), focusFields)
     }
 
-    /// The id of a shape's geometry, made (and its message) on first use;
-    /// nil when it moves no pixel.
-    private func geometryID(_ shape: RegionShape, pin: PinSide?, width: Int, height: Int) -> Int? {
+    /// The id and profile of a shape, made on first use; nil when it moves no pixel.
+    private func shape(_ shape: RegionShape, pin: PinSide?, width: Int, height: Int) -> (Int, ShapeProfile)? {
         let key = ShapeKey(shape: shape, pin: pin)
-        if let id = geometryIDs[key] { return id }
-        guard let g = ShaderData.geometry(of: shape, pin: pin, width: width, height: height) else { return nil }
-        let id = nextGeometry
-        nextGeometry += 1
-        geometryIDs[key] = id
-        let payload = g.values.withUnsafeBufferPointer { Array(UnsafeRawBufferPointer($0)) }
-        geometryMessages[id] = StudioProtocol.binary(header: ["id": id, "x0": g.x0, "y0": g.y0, "width": g.width, "height": g.height],
-                                                     type: "geometry", payload: payload)
-        return id
+        if let id = shapeIDs[key], let p = profiles[id] { return (id, p) }
+        if movesNothing.contains(key) { return nil }
+        guard let p = ShapeProfile(shape: shape, pin: pin, width: width, height: height) else {
+            movesNothing.insert(key)
+            return nil
+        }
+        let id = nextShape
+        nextShape += 1
+        shapeIDs[key] = id
+        profiles[id] = p
+        return (id, p)
     }
 
     /// `/files/NAME` of the image when it is a file of the scene's folder.

@@ -3,11 +3,12 @@ import XCTest
 import WobbleCore
 import WobbleEngine
 import WobbleMedia
+@testable import WobbleRender
 import WobbleTestSupport
 @testable import WobbleServe
 
 /// The browser studio's protocol, in-process over a real socket: the scene
-/// on connect (image and geometry as binary messages, then the scene), a
+/// on connect (image and displacement fields as binary messages, then the scene), a
 /// poke runs the scene again with the event, a drag edits and Ctrl+S saves
 /// into the file, a change on disk pushes the new scene, bad messages get
 /// one error line.
@@ -55,6 +56,7 @@ final class StudioServerTests: XCTestCase {
                 let n = Int(f.payload[0]) | Int(f.payload[1]) << 8 | Int(f.payload[2]) << 16 | Int(f.payload[3]) << 24
                 var head = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(f.payload[4..<(4 + n)])) as? [String: Any])
                 head["payloadBytes"] = f.payload.count - 4 - n
+                head["payload"] = Array(f.payload[(4 + n)...])
                 binaries.append(head)
                 continue
             }
@@ -69,15 +71,21 @@ final class StudioServerTests: XCTestCase {
         return try next(c, type, binaries: &ignored)
     }
 
-    func testConnectSendsImageGeometryThenTheScene() throws {
+    /// The floats of a binary payload (little-endian float32).
+    static func floats(_ bytes: [UInt8]) -> [Float] {
+        stride(from: 0, to: bytes.count, by: 4).map {
+            Float(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16 | UInt32(bytes[$0 + 3]) << 24)
+        }
+    }
+
+    func testConnectSendsImageFieldsThenTheScene() throws {
         let c = try connect()
         var binaries: [[String: Any]] = []
         let scene = try next(c, "scene", binaries: &binaries)
         XCTAssertEqual(binaries.first?["type"] as? String, "image")
         XCTAssertEqual(binaries.first?["payloadBytes"] as? Int, 40 * 30 * 4)
-        let geometry = try XCTUnwrap(binaries.first { $0["type"] as? String == "geometry" })
-        let (w, h) = (try XCTUnwrap(geometry["width"] as? Int), try XCTUnwrap(geometry["height"] as? Int))
-        XCTAssertEqual(geometry["payloadBytes"] as? Int, w * h * 16)
+        let fields = binaries.filter { $0["type"] as? String == "field" }
+        XCTAssertFalse(fields.isEmpty)
         XCTAssertEqual(scene["frameCount"] as? Int, 30)
         XCTAssertEqual(scene["fps"] as? Double, 30)
         XCTAssertEqual(scene["imageURL"] as? String, "/files/img.png")
@@ -88,14 +96,38 @@ final class StudioServerTests: XCTestCase {
         let frames = try XCTUnwrap(scene["frames"] as? [[[Double]]])
         XCTAssertEqual(frames[0], [], "frame 0: the touch has not moved anything yet")
         XCTAssertEqual(frames[5].count, 1)
-        XCTAssertEqual(frames[5][0][0], Double(try XCTUnwrap(geometry["id"] as? Int)))
-        // The shader's uniforms, as the engine computes them for frame 5.
+        // Every field a frame reads came once, before the scene.
+        var keys = Set<[Int]>()
+        for f in fields {
+            let key = [f["id"] as? Int ?? -1, f["k"] as? Int ?? -1]
+            XCTAssertTrue(keys.insert(key).inserted, "field \(key) sent twice")
+        }
+        for regions in frames { for r in regions { XCTAssertTrue(keys.isSuperset(of: [[Int(r[0]), Int(r[1])], [Int(r[0]), Int(r[1]) + 1]])) } }
+        // Frame 5's state as the engine computes it, and the field the page
+        // blends from it equals the one GLESRenderer uploads for that frame.
         let session = LiveSession(options: SessionOptions(scenePath: box.path("scene.lua")))
         XCTAssertTrue(session.run())
         let r = try XCTUnwrap(session.frameState(5)?.regions.first)
-        for (sent, engine) in zip(frames[5][0][1...], [r.peak, r.direction.x, r.direction.y, r.swing, 0]) {
+        let entry = frames[5][0]
+        for (sent, engine) in zip(entry[3...5], [r.direction.x, r.direction.y, r.swing]) {
             XCTAssertEqual(sent, engine, accuracy: 1e-12)   // (JSON's shortest digits, read back)
         }
+        let (id, k, t) = (Int(entry[0]), Int(entry[1]), Float(entry[2]))
+        func field(_ k: Int) throws -> (head: [String: Any], values: [Float]) {
+            let f = try XCTUnwrap(fields.first { $0["id"] as? Int == id && $0["k"] as? Int == k })
+            return (f, StudioServerTests.floats(f["payload"] as? [UInt8] ?? []))
+        }
+        let (head, a) = try field(k), b = try field(k + 1).values
+        let (w, h) = (try XCTUnwrap(head["width"] as? Int), try XCTUnwrap(head["height"] as? Int))
+        XCTAssertEqual(b.count, w * h)
+        var blended = (0 ..< w * h).map { a.isEmpty ? t * b[$0] : a[$0] + t * (b[$0] - a[$0]) }
+        for i in stride(from: 6, to: entry.count, by: 2) { blended[Int(entry[i])] = Float(entry[i + 1]) }
+        let m = OutputMapping(sourceWidth: 40, sourceHeight: 30, outputWidth: 40, outputHeight: 30)
+        let profile = DisplacementProfile(shape: r.shape, mapping: m, pin: r.pin)
+        XCTAssertEqual([head["x0"] as? Int, head["y0"] as? Int, w, h], [profile.x0, profile.y0, profile.width, profile.height])
+        let expected = profile.magnitudes(peak: r.peak)
+        XCTAssertEqual(blended, Array(expected.values), "frame 5's field, blended as the page does")
+        XCTAssertGreaterThan(expected.maxValue, 0)
     }
 
     func testAPokeRunsTheSceneWithTheEventAndPushesNewStates() throws {
