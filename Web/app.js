@@ -15,13 +15,14 @@ const metrics = window.wobble = {
 };
 
 let renderer = null;
-let scene = null;            // the last scene message
+let scene = null;            // the last scene message, with its frames
+let states = null;           // the states message that came before it
 let frame = 0, playing = true, clockTime = 0, lastTick = null;
 let showHandles = true, dirty = true;
 let seq = 0;
 let pendingPoke = null;      // { seq, t0, frame, before } until its scene arrives
 const pendingDrags = new Map(); // seq -> t0
-let awaitingDraw = [];       // latencies to settle at the next draw
+let awaitingDraw = [];       // latencies to settle at the next exact draw
 let drag = null;             // { sketch, point, points } while a handle moves
 let pokeStart = null;
 
@@ -57,12 +58,34 @@ function onBinary(buffer) {
     renderer.setImage(head.width, head.height, new Uint8Array(buffer, start, head.width * head.height * 4));
     handles.width = head.width;
     handles.height = head.height;
+  } else if (head.type === "states") {
+    states = { generation: head.generation, frames: decodeStates(new Float64Array(buffer.slice(start))) };
+    return;
   } else if (head.type === "field") {
     const n = head.width * head.height;
     renderer.addField(head.id, head.k, head.x0, head.y0, head.width, head.height,
                       buffer.byteLength >= start + 4 * n && n > 0 ? new Float32Array(buffer, start, n) : null);
+    // Drawn again only when the frame shown uses that shape.
+    if (!scene || !(scene.frames[frame] || []).some((r) => r[0] === head.id)) return;
   }
   dirty = true;
+}
+
+// The states message: frameCount, then per frame the number of regions,
+// then per region its entry's length and the entry.
+function decodeStates(v) {
+  const frames = [];
+  let i = 1;
+  for (let k = 0; k < v[0]; k++) {
+    const n = v[i++], regions = [];
+    for (let j = 0; j < n; j++) {
+      const len = v[i++];
+      regions.push(Array.from(v.subarray(i, i + len)));
+      i += len;
+    }
+    frames.push(regions);
+  }
+  return frames;
 }
 
 function onText(m) {
@@ -82,6 +105,7 @@ function regionsDiffer(a, b) {
 
 function onScene(m) {
   const old = scene;
+  m.frames = states && states.generation === m.generation ? states.frames : (old ? old.frames : []);
   scene = m;
   const used = new Set();
   for (const f of m.frames) for (const r of f) used.add(r[0]);
@@ -169,14 +193,15 @@ function tick(now) {
   }
   lastTick = now;
   if (scene && (dirty || metrics.forceDraw)) {
-    renderer.draw(scene.frames[frame] || [], scene.overlap, scene.edges);
+    const exact = renderer.draw(scene.frames[frame] || [], scene.overlap, scene.edges);
     metrics.draws++;
     dirty = false;
     metrics.frame = frame;
-    metrics.drawn = frame;
+    metrics.drawn = exact ? frame : -1;   // (the tests wait for an exact frame)
     metrics.drawnGeneration = scene.generation;
     drawTimeline();
-    if (awaitingDraw.length) {
+    // A latency ends when the frame is drawn with every region's own field.
+    if (exact && awaitingDraw.length) {
       const done = performance.now();
       for (const a of awaitingDraw) a.list.push(done - a.t0);
       awaitingDraw = [];

@@ -178,7 +178,7 @@ export class Renderer {
   // ([id, k, t, dx, dy, swing, index, m, ...]), as DisplacementProfile
   // blends it: a + t·(b − a) of the grid fields k and k + 1, then the
   // settled borderline pixels. While those fields are still on their way,
-  // the nearest one the page has stands in. False: none has come yet.
+  // the nearest one the page has stands in ("near"). False: none has come yet.
   settle(g, r) {
     const k = r[1];
     let a = g.fields.get(k), b = g.fields.get(k + 1), t = Math.fround(r[2]), key;
@@ -192,7 +192,8 @@ export class Renderer {
     } else {
       key = r.slice(1, 3).concat(r.slice(6)).join(",");
     }
-    if (key === g.uploaded) return true;
+    const exact = key[0] === "~" ? "near" : "exact";
+    if (key === g.uploaded) return exact;
     const n = g.w * g.h;
     let out = a;
     if ((t !== 0 && a !== b) || r.length > 6) {
@@ -207,11 +208,12 @@ export class Renderer {
     gl.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
     gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, g.w, g.h, gl.RED, gl.FLOAT, out);
     g.uploaded = key;
-    return true;
+    return exact;
   }
 
   // Draws one frame: `regions` is the scene message's list for the frame
   // ([id, k, t, dx, dy, swing, ...]); `overlap` and `edges` the scene's.
+  // Whether every region was drawn with its own field (not a stand-in).
   draw(regions, overlap, edges) {
     const gl = this.gl;
     const W = this.width, H = this.height;
@@ -234,9 +236,12 @@ export class Renderer {
     gl.bindTexture(gl.TEXTURE_2D, this.source);
     const mirror = edges === "clamp" ? 0 : 1;
     const draws = [];
+    let exact = true;
     for (const r of regions) {
       const g = this.shapes.get(r[0]);
-      if (g && this.settle(g, r)) draws.push({ g, r });
+      const s = g ? this.settle(g, r) : false;
+      if (s) draws.push({ g, r });
+      if (s !== "exact") exact = false;
     }
     let direct = draws;
     if (overlap === "sum" && draws.length > 1) {
@@ -254,6 +259,7 @@ export class Renderer {
     for (let i = direct.length - 1; i >= 0; i--) {
       this.drawRegion(direct[i], { OFFSET_ONLY: 0, MIRROR: mirror }, W, H, place);
     }
+    return exact;
   }
 
   drawRegion(d, switches, w, h, place) {

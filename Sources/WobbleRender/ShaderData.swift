@@ -25,6 +25,9 @@ public final class ShapeProfile {
     public var height: Int { geometry.height }
     /// The exact grid fields computed so far, by grid index.
     private var fields: [Int: [Float]] = [:]
+    /// The settled borderline pixels by peak (a classic model's peak holds
+    /// for a whole cycle).
+    private var blends: [Double: [(index: Int, m: Float)]] = [:]
 
     /// The profile of `shape` (with `pin`'s profile) on a `width`×`height`
     /// image; nil when the shape moves no pixel.
@@ -44,17 +47,25 @@ public final class ShapeProfile {
         let k = DisplacementProfile.gridIndex(peak)
         let lo = DisplacementProfile.gridPeak(k), hi = DisplacementProfile.gridPeak(k + 1)
         let t = Float((peak - lo) / (hi - lo))
+        if let cached = blends[peak] { return (k, t, cached) }
         var settled: [(index: Int, m: Float)] = []
         if !geometry.borderline.isEmpty {
             let a = field(grid: k), b = field(grid: k + 1)
-            var patch = [Float](repeating: 0, count: geometry.width * geometry.height)
-            for e in geometry.borderline { patch[e.index] = a[e.index] + t * (b[e.index] - a[e.index]) }
-            let blended = geometry.borderline.map { patch[$0.index] }
-            DisplacementProfile.settleBorderline(geometry, peak: peak, into: &patch)
-            for (e, before) in zip(geometry.borderline, blended) where patch[e.index].bitPattern != before.bitPattern {
-                settled.append((e.index, patch[e.index]))
+            let n = RegionGeometry.channels
+            // DisplacementProfile.settleBorderline, for these pixels only.
+            for e in geometry.borderline {
+                let blended = a[e.index] + t * (b[e.index] - a[e.index])
+                let sigma = Double(geometry.values[e.index * n + 3])
+                var m: Float = 0
+                if RegionGeometry.moves(e, peak: peak, pin: geometry.pin, sigma: sigma) {
+                    m = DisplacementProfile.encode(geometry.pin == nil ? RegionShape.hemisphere(d: e.d, r: e.r, peak: peak)
+                        : RegionShape.pinned(ratio: e.d / e.r, sigma: sigma, r: e.r, peak: peak))
+                }
+                if m.bitPattern != blended.bitPattern { settled.append((e.index, m)) }
             }
         }
+        if blends.count > 4096 { blends = [:] }
+        blends[peak] = settled
         return (k, t, settled)
     }
 

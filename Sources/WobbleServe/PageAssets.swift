@@ -51,13 +51,14 @@ const metrics = window.wobble = {
 };
 
 let renderer = null;
-let scene = null;            // the last scene message
+let scene = null;            // the last scene message, with its frames
+let states = null;           // the states message that came before it
 let frame = 0, playing = true, clockTime = 0, lastTick = null;
 let showHandles = true, dirty = true;
 let seq = 0;
 let pendingPoke = null;      // { seq, t0, frame, before } until its scene arrives
 const pendingDrags = new Map(); // seq -> t0
-let awaitingDraw = [];       // latencies to settle at the next draw
+let awaitingDraw = [];       // latencies to settle at the next exact draw
 let drag = null;             // { sketch, point, points } while a handle moves
 let pokeStart = null;
 
@@ -93,12 +94,34 @@ function onBinary(buffer) {
     renderer.setImage(head.width, head.height, new Uint8Array(buffer, start, head.width * head.height * 4));
     handles.width = head.width;
     handles.height = head.height;
+  } else if (head.type === "states") {
+    states = { generation: head.generation, frames: decodeStates(new Float64Array(buffer.slice(start))) };
+    return;
   } else if (head.type === "field") {
     const n = head.width * head.height;
     renderer.addField(head.id, head.k, head.x0, head.y0, head.width, head.height,
                       buffer.byteLength >= start + 4 * n && n > 0 ? new Float32Array(buffer, start, n) : null);
+    // Drawn again only when the frame shown uses that shape.
+    if (!scene || !(scene.frames[frame] || []).some((r) => r[0] === head.id)) return;
   }
   dirty = true;
+}
+
+// The states message: frameCount, then per frame the number of regions,
+// then per region its entry's length and the entry.
+function decodeStates(v) {
+  const frames = [];
+  let i = 1;
+  for (let k = 0; k < v[0]; k++) {
+    const n = v[i++], regions = [];
+    for (let j = 0; j < n; j++) {
+      const len = v[i++];
+      regions.push(Array.from(v.subarray(i, i + len)));
+      i += len;
+    }
+    frames.push(regions);
+  }
+  return frames;
 }
 
 function onText(m) {
@@ -118,6 +141,7 @@ function regionsDiffer(a, b) {
 
 function onScene(m) {
   const old = scene;
+  m.frames = states && states.generation === m.generation ? states.frames : (old ? old.frames : []);
   scene = m;
   const used = new Set();
   for (const f of m.frames) for (const r of f) used.add(r[0]);
@@ -205,14 +229,15 @@ function tick(now) {
   }
   lastTick = now;
   if (scene && (dirty || metrics.forceDraw)) {
-    renderer.draw(scene.frames[frame] || [], scene.overlap, scene.edges);
+    const exact = renderer.draw(scene.frames[frame] || [], scene.overlap, scene.edges);
     metrics.draws++;
     dirty = false;
     metrics.frame = frame;
-    metrics.drawn = frame;
+    metrics.drawn = exact ? frame : -1;   // (the tests wait for an exact frame)
     metrics.drawnGeneration = scene.generation;
     drawTimeline();
-    if (awaitingDraw.length) {
+    // A latency ends when the frame is drawn with every region's own field.
+    if (exact && awaitingDraw.length) {
       const done = performance.now();
       for (const a of awaitingDraw) a.list.push(done - a.t0);
       awaitingDraw = [];
@@ -554,7 +579,7 @@ export class Renderer {
   // ([id, k, t, dx, dy, swing, index, m, ...]), as DisplacementProfile
   // blends it: a + t·(b − a) of the grid fields k and k + 1, then the
   // settled borderline pixels. While those fields are still on their way,
-  // the nearest one the page has stands in. False: none has come yet.
+  // the nearest one the page has stands in ("near"). False: none has come yet.
   settle(g, r) {
     const k = r[1];
     let a = g.fields.get(k), b = g.fields.get(k + 1), t = Math.fround(r[2]), key;
@@ -568,7 +593,8 @@ export class Renderer {
     } else {
       key = r.slice(1, 3).concat(r.slice(6)).join(",");
     }
-    if (key === g.uploaded) return true;
+    const exact = key[0] === "~" ? "near" : "exact";
+    if (key === g.uploaded) return exact;
     const n = g.w * g.h;
     let out = a;
     if ((t !== 0 && a !== b) || r.length > 6) {
@@ -583,11 +609,12 @@ export class Renderer {
     gl.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
     gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, g.w, g.h, gl.RED, gl.FLOAT, out);
     g.uploaded = key;
-    return true;
+    return exact;
   }
 
   // Draws one frame: `regions` is the scene message's list for the frame
   // ([id, k, t, dx, dy, swing, ...]); `overlap` and `edges` the scene's.
+  // Whether every region was drawn with its own field (not a stand-in).
   draw(regions, overlap, edges) {
     const gl = this.gl;
     const W = this.width, H = this.height;
@@ -610,9 +637,12 @@ export class Renderer {
     gl.bindTexture(gl.TEXTURE_2D, this.source);
     const mirror = edges === "clamp" ? 0 : 1;
     const draws = [];
+    let exact = true;
     for (const r of regions) {
       const g = this.shapes.get(r[0]);
-      if (g && this.settle(g, r)) draws.push({ g, r });
+      const s = g ? this.settle(g, r) : false;
+      if (s) draws.push({ g, r });
+      if (s !== "exact") exact = false;
     }
     let direct = draws;
     if (overlap === "sum" && draws.length > 1) {
@@ -630,6 +660,7 @@ export class Renderer {
     for (let i = direct.length - 1; i >= 0; i--) {
       this.drawRegion(direct[i], { OFFSET_ONLY: 0, MIRROR: mirror }, W, H, place);
     }
+    return exact;
   }
 
   drawRegion(d, switches, w, h, place) {

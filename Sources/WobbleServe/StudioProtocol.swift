@@ -60,9 +60,19 @@ public enum StudioProtocol {
     }
 
     /// The scene as the page draws it (sent on connect and after every run):
-    /// the clip's size and timing, the regions' per-frame state as
-    /// `Shaders/wobble.frag`'s uniforms need it, the sketches, ticks,
-    /// warnings and the last error.
+    /// the clip's size and timing, the sketches, ticks, warnings and the
+    /// last error. The regions' per-frame state comes just before it, as the
+    /// binary `states` message (`float64Payload`):
+    ///
+    /// `frameCount`, then per frame the number of regions that move a
+    /// pixel, then per region, in `prepare` order, the length of its entry
+    /// and the entry `[shape id, k, t, direction x, direction y, swing]`,
+    /// then for each borderline pixel whose settled `m` differs from the
+    /// blend its index in the box and its `m`. The field `Shaders/wobble.frag`
+    /// reads (`u_geometry`) is `a + t·(b − a)` (floats) of the shape's binary
+    /// `field` messages `k` (a) and `k + 1` (b), with those pixels set
+    /// (`ShapeProfile.blend`). The fields of the frame the page shows come
+    /// before the states, the others after the scene.
     public struct SceneMessage: Codable, Sendable {
         public var type = "scene"
         /// Counts successful runs of the session.
@@ -85,15 +95,6 @@ public enum StudioProtocol {
         /// `overlap()` and `edges()`.
         public var overlap: String
         public var edges: String
-        /// Per frame, per region that moves a pixel, in `prepare` order:
-        /// `[shape id, k, t, direction x, direction y, swing]`, then for each
-        /// borderline pixel whose settled `m` differs from the blend its index
-        /// in the box and its `m`. The field `Shaders/wobble.frag` reads
-        /// (`u_geometry`) is `a + t·(b − a)` (floats) of the shape's binary
-        /// `field` messages `k` (a) and `k + 1` (b), with those pixels set
-        /// (`ShapeProfile.blend`). The fields of the frame the page shows come
-        /// before the scene, the others after it.
-        public var frames: [[[Double]]]
         public var sketches: [Sketch]
         public var ticks: [Tick]
         public var warnings: [String]
@@ -136,11 +137,12 @@ public enum StudioProtocol {
     }
 
     /// A binary message: a little-endian UInt32 header length, the JSON
-    /// header (`{"type": "image", "stamp", "width", "height"}` or
-    /// `{"type": "field", "id", "k", "x0", "y0", "width", "height"}`), space
+    /// header (`{"type": "image", "stamp", "width", "height"}`,
+    /// `{"type": "field", "id", "k", "x0", "y0", "width", "height"}` or
+    /// `{"type": "states", "generation"}`), space
     /// padding to a multiple of 4 bytes, then the payload (RGBA8 pixels, or
-    /// one little-endian float32 per pixel of the box, rows top to bottom;
-    /// none for the all-zero field `k = 0`).
+    /// one little-endian float32 per pixel of the box, rows top to bottom,
+    /// none for the all-zero field `k = 0`; or the states' float64 numbers).
     public static func binary(header: [String: Int], type: String, payload: [UInt8]) -> [UInt8] {
         var fields = header.map { "\"\($0.key)\":\($0.value)" }.sorted()
         fields.insert("\"type\":\"\(type)\"", at: 0)
@@ -148,6 +150,15 @@ public enum StudioProtocol {
         while (4 + head.count) % 4 != 0 { head.append(0x20) }
         let n = UInt32(head.count)
         return [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24)] + head + payload
+    }
+
+    /// Numbers as a binary payload: little-endian float64 each.
+    public static func float64Payload(_ values: [Double]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: values.count * 8)
+        out.withUnsafeMutableBytes { b in
+            for (i, v) in values.enumerated() { b.storeBytes(of: v.bitPattern.littleEndian, toByteOffset: i * 8, as: UInt64.self) }
+        }
+        return out
     }
 
     /// The JSON text of `value` (keys sorted: the same state gives the same bytes).

@@ -51,8 +51,9 @@ public final class StudioServer: @unchecked Sendable {
     private var lastImage: RGBAImage?
     /// The page message the last run includes (`SceneMessage.answers`).
     private var answered = 0
-    /// The last scene message (sent again to each page that connects).
+    /// The last scene message and its states (sent again to each page that connects).
     private var lastScene: String?
+    private var statesMessage: [UInt8] = []
 
     /// The page's files and the shaders, by path (`/`, `/app.js`, `/shaders/wobble.frag`).
     public static var assets: [String: ServedAsset] {
@@ -126,7 +127,10 @@ public final class StudioServer: @unchecked Sendable {
     private func greet(_ socket: Int) {
         if !imageMessage.isEmpty { server.send(binary: imageMessage, to: socket) }
         for f in fieldsUsed { if let m = fieldMessage(f) { server.send(binary: m, to: socket) } }
-        if let lastScene { server.send(lastScene, to: socket) }
+        if let lastScene {
+            if !statesMessage.isEmpty { server.send(binary: statesMessage, to: socket) }
+            server.send(lastScene, to: socket)
+        }
     }
 
     private func pollInputs() {
@@ -151,6 +155,7 @@ public final class StudioServer: @unchecked Sendable {
             sentImageStamp = imageStamp
         }
         for f in first where !fieldsSent.contains(f) { sendField(f) }
+        if session.clip != nil { server.send(binary: statesMessage) }
         server.send(text)
         queueRemainingFields()
     }
@@ -178,7 +183,7 @@ public final class StudioServer: @unchecked Sendable {
         for f in fieldsUsed where !fieldsSent.contains(f) {
             sendField(f)
             n += 1
-            if n == 4 { break }
+            if n == 2 { break }
         }
         queueRemainingFields()
     }
@@ -324,12 +329,14 @@ public final class StudioServer: @unchecked Sendable {
         }
         var used = Set<Int>()
         var notes = Set<String>()
-        var frames: [[[Double]]] = []
+        // The `states` message's numbers (StudioProtocol.states).
+        var states: [Double] = [Double(clip.frameCount)]
         var fields: [FieldKey] = [], seen = Set<FieldKey>(), focusFields: [FieldKey] = []
-        frames.reserveCapacity(clip.frameCount)
+        states.reserveCapacity(1 + clip.frameCount * 8)
         let shown = min(max(0, focus), max(0, clip.frameCount - 1))
         for k in 0..<clip.frameCount {
-            var regions: [[Double]] = []
+            let countAt = states.count
+            states.append(0)
             for r in session.frameState(k)?.regions ?? [] where r.movesPixels {
                 if r.cutout != nil { notes.insert("cutouts are drawn as plain regions in the page") }
                 guard let (id, profile) = shape(r.shape, pin: r.pin, width: image.width, height: image.height),
@@ -337,13 +344,14 @@ public final class StudioServer: @unchecked Sendable {
                 used.insert(id)
                 var entry = [Double(id), Double(b.k), Double(b.t), r.direction.x, r.direction.y, r.swing]
                 for s in b.settled { entry += [Double(s.index), Double(s.m)] }
-                regions.append(entry)
+                states.append(Double(entry.count))
+                states += entry
+                states[countAt] += 1
                 for f in [FieldKey(id: id, k: b.k), FieldKey(id: id, k: b.k + 1)] {
                     if k == shown { focusFields.append(f) }
                     if seen.insert(f).inserted { fields.append(f) }
                 }
             }
-            frames.append(regions)
         }
         // Shapes no frame uses any more are forgotten.
         for (key, id) in shapeIDs where !used.contains(id) {
@@ -364,9 +372,11 @@ public final class StudioServer: @unchecked Sendable {
             generation: session.generation, answers: answered, scene: name, imageStamp: imageStamp,
             imageURL: imageURL(), width: image.width, height: image.height, fps: clip.fps, frameCount: clip.frameCount,
             duration: Double(clip.frameCount) / clip.fps, overlap: clip.overlap.rawValue, edges: clip.edges.rawValue,
-            frames: frames, sketches: sketches(clip), ticks: ticks.sorted { $0.time < $1.time }, warnings: session.warnings,
+            sketches: sketches(clip), ticks: ticks.sorted { $0.time < $1.time }, warnings: session.warnings,
             error: session.error?.description, unsaved: session.hasUnsavedEdits, performed: session.performed.count,
             notes: notes.sorted())
+        statesMessage = StudioProtocol.binary(header: ["generation": session.generation], type: "states",
+                                              payload: StudioProtocol.float64Payload(states))
         return (StudioProtocol.json(message), focusFields)
     }
 

@@ -48,10 +48,13 @@ final class StudioServerTests: XCTestCase {
         return c
     }
 
-    /// Reads frames until a text message of `type`; the binary headers met on the way.
-    func next(_ c: SocketClient, _ type: String, binaries: inout [[String: Any]]) throws -> [String: Any] {
-        for _ in 0..<50 {
-            guard let f = c.nextFrame() else { break }
+    /// Reads frames until a text message of `type`; the binary headers met
+    /// on the way (with their payloads). `upTo`: read for that many seconds
+    /// at most and return an empty object when none came.
+    func next(_ c: SocketClient, _ type: String, binaries: inout [[String: Any]], upTo seconds: Double? = nil) throws -> [String: Any] {
+        let end = Date().addingTimeInterval(seconds ?? 60)
+        for _ in 0..<200 {
+            guard Date() < end, let f = c.nextFrame() else { break }
             if f.opcode == 2 {
                 let n = Int(f.payload[0]) | Int(f.payload[1]) << 8 | Int(f.payload[2]) << 16 | Int(f.payload[3]) << 24
                 var head = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(f.payload[4..<(4 + n)])) as? [String: Any])
@@ -63,12 +66,35 @@ final class StudioServerTests: XCTestCase {
             let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(f.payload)) as? [String: Any])
             if obj["type"] as? String == type { return obj }
         }
+        if seconds != nil { return [:] }
         throw XCTSkip("no \(type) message came") // unreachable in a passing run; fails below
     }
 
     func next(_ c: SocketClient, _ type: String) throws -> [String: Any] {
         var ignored: [[String: Any]] = []
         return try next(c, type, binaries: &ignored)
+    }
+
+    /// The frames of the last `states` message among `binaries` (per frame,
+    /// per region, its entry).
+    static func frames(_ binaries: [[String: Any]]) throws -> [[[Double]]] {
+        let head = try XCTUnwrap(binaries.last { $0["type"] as? String == "states" }, "no states message")
+        let bytes = head["payload"] as? [UInt8] ?? []
+        let v = stride(from: 0, to: bytes.count, by: 8).map { i in
+            Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[i + $1]) << (8 * UInt64($1)) })
+        }
+        var frames: [[[Double]]] = [], i = 1
+        for _ in 0..<Int(v[0]) {
+            var regions: [[Double]] = []
+            let n = Int(v[i]); i += 1
+            for _ in 0..<n {
+                let len = Int(v[i]); i += 1
+                regions.append(Array(v[i..<(i + len)])); i += len
+            }
+            frames.append(regions)
+        }
+        XCTAssertEqual(i, v.count)
+        return frames
     }
 
     /// The floats of a binary payload (little-endian float32).
@@ -84,6 +110,10 @@ final class StudioServerTests: XCTestCase {
         let scene = try next(c, "scene", binaries: &binaries)
         XCTAssertEqual(binaries.first?["type"] as? String, "image")
         XCTAssertEqual(binaries.first?["payloadBytes"] as? Int, 40 * 30 * 4)
+        // The shown frame's fields and the states come before the scene; the
+        // clip's other fields after it.
+        XCTAssertEqual(binaries.last?["type"] as? String, "states")
+        _ = try next(c, "nothing", binaries: &binaries, upTo: 1.0)
         let fields = binaries.filter { $0["type"] as? String == "field" }
         XCTAssertFalse(fields.isEmpty)
         XCTAssertEqual(scene["frameCount"] as? Int, 30)
@@ -93,7 +123,8 @@ final class StudioServerTests: XCTestCase {
         XCTAssertEqual(sketches.count, 1)
         XCTAssertEqual(sketches[0]["name"] as? String, "body")
         XCTAssertEqual(sketches[0]["editable"] as? Bool, true)
-        let frames = try XCTUnwrap(scene["frames"] as? [[[Double]]])
+        let frames = try StudioServerTests.frames(binaries)
+        XCTAssertEqual(frames.count, 30)
         XCTAssertEqual(frames[0], [], "frame 0: the touch has not moved anything yet")
         XCTAssertEqual(frames[5].count, 1)
         // Every field a frame reads came once, before the scene.
@@ -132,12 +163,13 @@ final class StudioServerTests: XCTestCase {
 
     func testAPokeRunsTheSceneWithTheEventAndPushesNewStates() throws {
         let c = try connect()
-        let before = try next(c, "scene")
+        var b0: [[String: Any]] = [], b1: [[String: Any]] = []
+        _ = try next(c, "scene", binaries: &b0)
         c.frame(Array(#"{"type":"poke","seq":7,"frame":20,"x0":20,"y0":15,"x1":20,"y1":25}"#.utf8))
-        let after = try next(c, "scene")
+        let after = try next(c, "scene", binaries: &b1)
         XCTAssertEqual(after["answers"] as? Int, 7)
         XCTAssertEqual(after["performed"] as? Int, 1)
-        let f0 = try XCTUnwrap(before["frames"] as? [[[Double]]]), f1 = try XCTUnwrap(after["frames"] as? [[[Double]]])
+        let f0 = try StudioServerTests.frames(b0), f1 = try StudioServerTests.frames(b1)
         XCTAssertEqual(Array(f0[..<20]), Array(f1[..<20]), "nothing changes before the poke")
         XCTAssertNotEqual(f0[21], f1[21], "the region moves the new way from the next frame")
         XCTAssertGreaterThan(f1.count, f0.count, "the clip goes on while the poked region moves")
