@@ -4,7 +4,8 @@
 #   - a poke: mouse-up to the first moved frame drawn, measured in the page (goal <= 100 ms)
 #   - a handle drag: edit sent to the new shape drawn, measured in the page (goal <= 100 ms)
 #   - playback of a 1280x720 scene with four moving regions: frames drawn per second (goal >= 30)
-# Usage: Scripts/bench-browser.sh [wobble-run binary]   (default: the debug build)
+# Usage: Scripts/bench-browser.sh [wobble-run binary]   (default: the debug build; the figures
+# in docs/studio.md are of .build/release/wobble-run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-$(swift build --show-bin-path)/wobble-run}
