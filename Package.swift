@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"]),
         // The server of the browser studio (`wobble-run serve`): tokens,
         // the scene folder's files under the sandbox's rules, WebSockets.
-        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleScript", "CCivetweb"]),
+        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleEngine", "CCivetweb"]),
         // The studio without a window: a live session's editing, pokes,
         // takes, timeline, cutouts and exports as commands in and Codable
         // snapshots out, for every front end (no SDL, EGL, GL or renderer
@@ -97,10 +97,11 @@ let package = Package(
         // The headless command-line tool: argument handling, help, messages
         // and exit codes over the engine (it imports no renderer, media or
         // vision module: WobbleRunSourceTests); links no window system;
-        // `wobble-run edit` runs the `wobble-studio` executable when it is installed.
+        // `wobble-run edit` runs the `wobble-studio` executable when it is
+        // installed; `wobble-run serve` is the browser studio (WobbleServe).
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine"]
+            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleServe"]
         ),
         // The studio executable (`wobble-run edit` runs it): SDL2 + X11/Wayland.
         .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"]),
@@ -124,7 +125,7 @@ let package = Package(
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleStudioCore", "WobbleCore", "WobbleMedia", "WobbleAudio", "WobbleEngine", "WobbleRender", "WobbleScript"]),
         .testTarget(name: "WobbleStudioCoreTests", dependencies: ["WobbleTestSupport", "WobbleStudioCore", "WobbleCore", "WobbleEngine"]),
-        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe"]),
+        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleEngine", "WobbleCore", "WobbleMedia", "WobbleRender", "wobble-run"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),
     ],

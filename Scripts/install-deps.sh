@@ -3,7 +3,8 @@
 # Does nothing when they are all present already. Needs root (or sudo).
 # Usage: Scripts/install-deps.sh [--bench]   (--bench adds what the tests and
 # benchmarks run: ffmpeg, imagemagick, and Xvfb + xdotool + x11-apps for the
-# studio's window tests, luacheck, man-db for the install tests)
+# studio's window tests, luacheck, man-db for the install tests, chromium and
+# python3-venv for the browser studio's tests)
 set -euo pipefail
 
 packages=(
@@ -30,6 +31,9 @@ if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then
   packages+=(lua-check man-db bsdextrautils binutils dpkg)
   # The concurrency tests slow renames down with strace's fault injection.
   packages+=(strace)
+  # The browser studio's tests: Debian's chromium (headless, WebGL2 on
+  # SwiftShader) and a python venv for Playwright (Scripts/install-browser-tests.sh).
+  packages+=(chromium python3-venv)
 fi
 
 missing=()

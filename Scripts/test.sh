@@ -6,6 +6,11 @@ cd "$(dirname "$0")/.."
 Scripts/install-deps.sh --bench   # ffmpeg (video output tests), ImageMagick (test images),
                                   # Xvfb + xdotool (the studio tests start their own Xvfb
                                   # on a free display number and stop it at the end)
+# Playwright for Python in .build/browser-tests/venv (driving Debian's
+# chromium); with WOBBLE_BROWSER_TESTS=1 a missing browser fails the browser
+# tests instead of skipping them.
+WOBBLE_PLAYWRIGHT_PYTHON="$(Scripts/install-browser-tests.sh)"
+export WOBBLE_PLAYWRIGHT_PYTHON WOBBLE_BROWSER_TESTS=1
 swift build --build-tests
 # The release binaries (static Swift standard library), built once: the
 # install and .deb tests (InstallTests) install and package them.

@@ -64,8 +64,12 @@ public final class HTTPServer: @unchecked Sendable {
     public let config: ServerConfig
     /// The port listened on (the system's choice when `config.port` is 0).
     public private(set) var port = 0
-    /// Hears each text message of a WebSocket: the socket's number, the text.
+    /// Hears each text message of a WebSocket: the socket's number, the
+    /// text; in the order they came, on a queue of the server's own.
     public var onMessage: (@Sendable (Int, String) -> Void)?
+    /// Where `onMessage` runs: in order, without holding up civetweb's
+    /// thread for the connection.
+    private let delivery = DispatchQueue(label: "wobble-run.serve.messages")
     /// Hears a WebSocket opened (its number) and closed.
     public var onOpen: (@Sendable (Int) -> Void)?
     public var onClose: (@Sendable (Int) -> Void)?
@@ -114,9 +118,11 @@ public final class HTTPServer: @unchecked Sendable {
                        "enable_directory_listing", "no"]
         var callbacks = mg_callbacks()
         callbacks.log_message = { conn, message in
-            guard let message, let server = HTTPServer.from(mg_get_context(conn)) else { return 1 }
-            server.log("serve: \(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))")
-            return 1
+            HTTPServer.onFullStack {
+                guard let message, let server = HTTPServer.from(mg_get_context(conn)) else { return 1 }
+                server.log("serve: \(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))")
+                return 1
+            }
         }
         let started: OpaquePointer? = withCStrings(options) { argv in
             mg_start(&callbacks, Unmanaged.passUnretained(self).toOpaque(), argv)
@@ -129,23 +135,50 @@ public final class HTTPServer: @unchecked Sendable {
         let n = mg_get_server_ports(ctx, 4, &ports)
         port = n > 0 ? Int(ports[0].port) : config.port
         let me = Unmanaged.passUnretained(self).toOpaque()
+        // Every callback runs on a full-size stack (`onFullStack`).
         mg_set_request_handler(ctx, "/", { conn, data in
-            guard let conn, let data else { return 500 }
-            return Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().answer(conn)
+            HTTPServer.onFullStack {
+                guard let conn, let data else { return 500 }
+                return Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().answer(conn)
+            }
         }, me)
         mg_set_websocket_handler(ctx, "/ws", { conn, data in
-            guard let conn, let data else { return 1 }
-            return Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().admit(conn)
+            HTTPServer.onFullStack {
+                guard let conn, let data else { return 1 }
+                return Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().admit(conn)
+            }
         }, { conn, data in
-            guard let conn, let data else { return }
-            Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().opened(conn)
+            _ = HTTPServer.onFullStack {
+                guard let conn, let data else { return 0 }
+                Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().opened(conn)
+                return 0
+            }
         }, { conn, bits, bytes, length, data in
-            guard let conn, let data else { return 0 }
-            return Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().received(conn, bits: bits, bytes, length)
+            HTTPServer.onFullStack {
+                guard let conn, let data else { return 0 }
+                return Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().received(conn, bits: bits, bytes, length)
+            }
         }, { conn, data in
-            guard let conn, let data else { return }
-            Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().closed(conn)
+            _ = HTTPServer.onFullStack {
+                guard let conn, let data else { return 0 }
+                Unmanaged<HTTPServer>.fromOpaque(data).takeUnretainedValue().closed(conn)
+                return 0
+            }
         }, me)
+    }
+
+    /// Runs `work` on a thread with a full-size stack (a dispatch worker)
+    /// while the calling civetweb thread waits, and returns its result.
+    /// civetweb's threads have 100 KB stacks (Debian's build sets it at
+    /// compile time), and the Swift runtime's first use of a generic type at
+    /// a call site demangles its name recursively, which overflowed them
+    /// (a crash on the first request or message, depending on the build).
+    /// Nothing here but the hop itself runs on civetweb's stack.
+    static func onFullStack(_ work: @escaping () -> Int32) -> Int32 {
+        let job = StackHop(work)
+        DispatchQueue.global().async { job.run() }
+        job.done.wait()
+        return job.result
     }
 
     /// Stops listening and closes every connection (waits for civetweb's threads).
@@ -162,12 +195,22 @@ public final class HTTPServer: @unchecked Sendable {
     /// the number of sockets it reached.
     @discardableResult
     public func send(_ text: String, to socket: Int? = nil) -> Int {
-        let bytes = Array(text.utf8)
-        return lock.withLock {
+        write(Array(text.utf8), opcode: MG_WEBSOCKET_OPCODE_TEXT, to: socket)
+    }
+
+    /// Sends a binary message to one WebSocket, or to all of them (nil);
+    /// the number of sockets it reached.
+    @discardableResult
+    public func send(binary bytes: [UInt8], to socket: Int? = nil) -> Int {
+        write(bytes, opcode: MG_WEBSOCKET_OPCODE_BINARY, to: socket)
+    }
+
+    private func write(_ bytes: [UInt8], opcode: Int, to socket: Int?) -> Int {
+        lock.withLock {
             var reached = 0
             for (id, conn) in sockets where socket == nil || socket == id {
                 let n = bytes.withUnsafeBufferPointer { b in
-                    b.baseAddress.map { p in p.withMemoryRebound(to: CChar.self, capacity: b.count) { mg_websocket_write(conn, Int32(MG_WEBSOCKET_OPCODE_TEXT), $0, b.count) } } ?? 0
+                    b.baseAddress.map { p in p.withMemoryRebound(to: CChar.self, capacity: b.count) { mg_websocket_write(conn, Int32(opcode), $0, b.count) } } ?? 0
                 }
                 if n > 0 { reached += 1 }
             }
@@ -417,7 +460,7 @@ public final class HTTPServer: @unchecked Sendable {
                 log("serve: WebSocket \(id) closed: a text message that is not UTF-8")
                 return 0
             }
-            onMessage?(id, text)
+            if let handler = onMessage { delivery.async { handler(id, text) } }
             return 1
         case Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE):
             return 0
@@ -448,4 +491,17 @@ func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePo
     defer { copies.forEach { free($0) } }
     var argv: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
     return argv.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+}
+
+/// One call handed from a civetweb thread to a full-size stack
+/// (`HTTPServer.onFullStack`); the caller waits on `done`.
+private final class StackHop: @unchecked Sendable {
+    let work: () -> Int32
+    var result: Int32 = 0
+    let done = DispatchSemaphore(value: 0)
+    init(_ work: @escaping () -> Int32) { self.work = work }
+    func run() {
+        result = work()
+        done.signal()
+    }
 }

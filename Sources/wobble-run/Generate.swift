@@ -31,6 +31,9 @@ enum Generate {
         return (shared.flatMap(\.names) + ["--verbose"]).filter { $0.hasPrefix("--") }
     }
 
+    /// The long options `wobble-run serve` takes (its own, not the option table's).
+    static let serveLongNames = ["--port", "--host", "--help"]
+
     /// The fixed choices of an option's value (`gif|png|…`), or nil.
     static func choices(_ spec: OptionSpec<Options>) -> [String]? {
         guard let v = spec.value, v.contains("|") else { return nil }
@@ -89,6 +92,10 @@ enum Generate {
         .B \\-\\-box
         .I X,Y,W,H
         [\\fB\\-o\\fR \\fIMASK.png\\fR]
+        .br
+        .B wobble\\-run serve
+        .I SCENE.lua
+        [\\fB\\-\\-port\\fR \\fIN\\fR] [\\fB\\-\\-host\\fR \\fIADDRESS\\fR]
         .SH DESCRIPTION
         A Lua scene script marks soft regions on an image and choreographs touches
         and shakes over virtual time; the frames are written as an animated GIF,
@@ -109,6 +116,12 @@ enum Generate {
         \\fBaddSketch\\fR{..., cutout = "auto"} finds for that box: a grey PNG the
         size of the photo, white object, black background (default: the photo's
         name with \\fB\\-mask.png\\fR); the same bytes on every run.
+        .PP
+        \\fBwobble\\-run serve\\fR \\fISCENE.lua\\fR serves the studio as a web page
+        (WebGL2 draws the preview with the renderer's own shaders) on 127.0.0.1 and
+        a free port (\\fB\\-\\-port\\fR, \\fB\\-\\-host\\fR), and prints its address with
+        a random token that every request needs; from another machine, forward
+        the port with \\fBssh \\-L\\fR. It serves until SIGINT or SIGTERM.
         .SH OPTIONS
 
         """
@@ -177,6 +190,8 @@ enum Generate {
           if [[ "$cur" == -* ]]; then
             if [[ "${COMP_WORDS[1]}" == edit ]]; then
               COMPREPLY=($(compgen -W \(list(editLongNames)) -- "$cur"))
+            elif [[ "${COMP_WORDS[1]}" == serve ]]; then
+              COMPREPLY=($(compgen -W \(list(serveLongNames)) -- "$cur"))
             else
               COMPREPLY=($(compgen -W \(list(longNames)) -- "$cur"))
             fi
@@ -185,7 +200,7 @@ enum Generate {
             if [[ ( "${COMP_WORDS[1]}" == new || "${COMP_WORDS[1]}" == cutout ) && $COMP_CWORD -eq 2 ]]; then
               COMPREPLY=($(compgen -f -- "$cur"))
             fi
-            [[ $COMP_CWORD -eq 1 ]] && COMPREPLY+=($(compgen -W $'edit\\nnew\\ncutout' -- "$cur"))
+            [[ $COMP_CWORD -eq 1 ]] && COMPREPLY+=($(compgen -W $'edit\\nnew\\ncutout\\nserve' -- "$cur"))
           fi
         }
         complete -o filenames -F _wobble_run wobble-run
@@ -231,6 +246,7 @@ enum Generate {
         s += "complete -c wobble-run -n '__fish_use_subcommand' -a edit -d 'the studio window'\n"
         s += "complete -c wobble-run -n '__fish_use_subcommand' -a new -d 'a starter scene for a photo'\n"
         s += "complete -c wobble-run -n '__fish_use_subcommand' -a cutout -d 'the mask cutout = \"auto\" finds for a box'\n"
+        s += "complete -c wobble-run -n '__fish_use_subcommand' -a serve -d 'the studio in a browser'\n"
         for spec in CommandLine_.specs {
             var line = "complete -c wobble-run"
             for n in spec.names {

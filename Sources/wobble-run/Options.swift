@@ -113,6 +113,7 @@ enum CommandLine_ {
                wobble-run edit SCENE.lua [options]   (a window: wobble-run edit --help)
                wobble-run new PHOTO [SCENE.lua]      (a starter scene for a photo)
                wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]   (the mask cutout = "auto" finds)
+               wobble-run serve SCENE.lua [--port N] [--host ADDRESS]   (the studio in a browser: wobble-run serve --help)
 
         A Lua scene script marks soft regions on an image and choreographs
         touches and shakes over virtual time; the frames are written as an

@@ -30,6 +30,9 @@ func main() -> Int32 {
     // `wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]`: the mask a
     // cutout = "auto" finds (a scene file named `cutout` is `./cutout`).
     if args.first == "cutout" { return CutoutCommand.run(Array(args.dropFirst())) }
+    // `wobble-run serve SCENE.lua`: the studio as a web page (a scene file
+    // named `serve` is `./serve`).
+    if args.first == "serve" { return Serve.run(Array(args.dropFirst())) }
     // A usage error is reported as JSON too when --json was asked for.
     let report = RunReport(json: args.prefix { $0 != "--" }.contains("--json"))
     // With the frames on stdout the object goes to stderr, usage errors too.

@@ -7,10 +7,13 @@ import XCTest
 /// WobbleAudio) nor any C library, and declare none of the engine's types
 /// (the frame loop, the output table, presets, the report). Every front end
 /// (the command line, the studio) then renders through the same code.
+/// `wobble-run serve` is argument handling over the browser studio's own
+/// module (WobbleServe: the server and the page), the one surface the
+/// headless tool carries.
 final class WobbleRunSourceTests: XCTestCase {
     /// The modules `Sources/wobble-run` may import.
     static let allowed: Set<String> = ["Foundation", "Glibc", "Dispatch", "Synchronization",
-                                       "WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine"]
+                                       "WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleServe"]
     /// Types the engine owns, which the command line must not define again.
     static let engineTypes = ["Runner", "PresetRun", "Preset", "OutputPlan", "OutputFormat", "Assembler",
                               "RunReport", "ProgressReporter", "ReadDeadline", "FrameCollector", "TrialFolder", "ExportJob"]
@@ -60,12 +63,13 @@ final class WobbleRunSourceTests: XCTestCase {
     }
 
     /// The package says the same: the executable depends on no renderer,
-    /// media or vision target (so a stray import cannot even build cleanly).
+    /// media or vision target (so a stray import cannot even build cleanly),
+    /// only on the engine, what it stands on, and the browser studio.
     func testThePackageGivesWobbleRunOnlyTheEngineAndWhatItStandsOn() throws {
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let target = try XCTUnwrap(manifest.range(of: #"\.executableTarget\(\s*name: "wobble-run","#, options: .regularExpression))
         let line = manifest[target.upperBound...].prefix { $0 != ")" }
         let deps = line.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
-        XCTAssertEqual(Set(deps), ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine"], String(line))
+        XCTAssertEqual(Set(deps), ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleServe"], String(line))
     }
 }

@@ -1,0 +1,170 @@
+import Foundation
+import WobbleCore
+
+/// The browser studio's messages over its WebSocket (JSON text, one object
+/// per message, its kind in `type`), and the two binary messages (the
+/// image's pixels, a shape's displacement field for one grid peak): never
+/// rendered frames. The page draws every frame itself, with the renderer's
+/// shaders, from `SceneMessage`.
+public enum StudioProtocol {
+    /// A point as `[x, y]` (image pixels).
+    public typealias XY = [Double]
+
+    /// The four corners and the center of a sketch; `center` nil: the mean
+    /// of the corners (not assigned).
+    public struct Points: Codable, Sendable, Equatable {
+        public var lt: XY, rt: XY, rb: XY, lb: XY
+        public var center: XY?
+
+        public init(_ p: SketchPoints) {
+            lt = [p.lt.x, p.lt.y]; rt = [p.rt.x, p.rt.y]; rb = [p.rb.x, p.rb.y]; lb = [p.lb.x, p.lb.y]
+            center = p.center.map { [$0.x, $0.y] }
+        }
+
+        /// The sketch points, or nil when a point is not two finite numbers.
+        public var sketchPoints: SketchPoints? {
+            func pt(_ a: XY?) -> Point? {
+                guard let a, a.count == 2, a[0].isFinite, a[1].isFinite, abs(a[0]) < 1e7, abs(a[1]) < 1e7 else { return nil }
+                return Point(a[0], a[1])
+            }
+            guard let a = pt(lt), let b = pt(rt), let c = pt(rb), let d = pt(lb) else { return nil }
+            if center != nil, pt(center) == nil { return nil }
+            return SketchPoints(lt: a, rt: b, rb: c, lb: d, center: pt(center))
+        }
+    }
+
+    /// One sketch of the scene with its handles: which call made it (`kind`
+    /// "call" with the 0-based call `index`, or "added"), its local's name,
+    /// its line, whether a drag may edit it (else `locked` says where it is
+    /// computed), its points as the edits have them and its parameters.
+    public struct Sketch: Codable, Sendable, Equatable {
+        public var kind: String
+        public var index: Int
+        public var name: String?
+        public var line: Int?
+        public var editable: Bool
+        public var locked: String?
+        public var points: Points
+        public var motion: String
+        public var strength: Double
+        public var duration: Double
+        public var pin: String?
+    }
+
+    /// A tick of the timeline: a scripted kick (`touch`, `impulse`, `shake`)
+    /// or a performed poke, at its time.
+    public struct Tick: Codable, Sendable, Equatable {
+        public var time: Double
+        public var kind: String
+        public var line: Int?
+    }
+
+    /// The scene as the page draws it (sent on connect and after every run):
+    /// the clip's size and timing, the sketches, ticks, warnings and the
+    /// last error. The regions' per-frame state comes just before it, as the
+    /// binary `states` message (`float64Payload`):
+    ///
+    /// `frameCount`, then per frame the number of regions that move a
+    /// pixel, then per region, in `prepare` order, the length of its entry
+    /// and the entry `[shape id, k, t, direction x, direction y, swing]`,
+    /// then for each borderline pixel whose settled `m` differs from the
+    /// blend its index in the box and its `m`. The field `Shaders/wobble.frag`
+    /// reads (`u_geometry`) is `a + t·(b − a)` (floats) of the shape's binary
+    /// `field` messages `k` (a) and `k + 1` (b), with those pixels set
+    /// (`ShapeProfile.blend`). The fields of the frame the page shows come
+    /// before the states, the others after the scene.
+    public struct SceneMessage: Codable, Sendable {
+        public var type = "scene"
+        /// Counts successful runs of the session.
+        public var generation: Int
+        /// The `seq` of the last page message this run includes (0: none).
+        public var answers: Int
+        /// The scene file's name.
+        public var scene: String
+        /// The image's pixels come as a binary `image` message with this
+        /// stamp (sent before the first scene that uses it).
+        public var imageStamp: Int
+        /// The image file in the scene's folder, `/files/NAME` (nil: the
+        /// image is not in the folder, e.g. `--image` elsewhere).
+        public var imageURL: String?
+        public var width: Int
+        public var height: Int
+        public var fps: Double
+        public var frameCount: Int
+        public var duration: Double
+        /// `overlap()` and `edges()`.
+        public var overlap: String
+        public var edges: String
+        public var sketches: [Sketch]
+        public var ticks: [Tick]
+        public var warnings: [String]
+        /// The last run's error (the clip is then the last good one).
+        public var error: String?
+        /// Whether there are edits not written to the scene file.
+        public var unsaved: Bool
+        /// Pokes and shakes performed so far.
+        public var performed: Int
+        /// What the page may not draw as the renderer does (cutouts).
+        public var notes: [String]
+    }
+
+    /// A message from the page: `poke` (a drag from (x0, y0) to (x1, y1) at
+    /// `frame`), `shake` (ax, ay in g at `frame`), `edit` (the sketch `kind`
+    /// / `index` gets `points`; `frame`: the frame shown), `save`, `clear`
+    /// (forget the pokes); `seq` numbers it for `SceneMessage.answers`.
+    public struct PageMessage: Codable, Sendable {
+        public var type: String
+        public var seq: Int?
+        public var frame: Int?
+        public var x0: Double?, y0: Double?, x1: Double?, y1: Double?
+        public var ax: Double?, ay: Double?
+        public var kind: String?
+        public var index: Int?
+        public var points: Points?
+    }
+
+    /// The answer to `save`: what was written, or why not (`ok` false).
+    public struct SavedMessage: Codable, Sendable {
+        public var type = "saved"
+        public var ok: Bool
+        public var message: String
+    }
+
+    /// A message the page shows as an error line (a bad message, a failed run).
+    public struct ErrorMessage: Codable, Sendable {
+        public var type = "error"
+        public var message: String
+    }
+
+    /// A binary message: a little-endian UInt32 header length, the JSON
+    /// header (`{"type": "image", "stamp", "width", "height"}`,
+    /// `{"type": "field", "id", "k", "x0", "y0", "width", "height"}` or
+    /// `{"type": "states", "generation"}`), space
+    /// padding to a multiple of 4 bytes, then the payload (RGBA8 pixels, or
+    /// one little-endian float32 per pixel of the box, rows top to bottom,
+    /// none for the all-zero field `k = 0`; or the states' float64 numbers).
+    public static func binary(header: [String: Int], type: String, payload: [UInt8]) -> [UInt8] {
+        var fields = header.map { "\"\($0.key)\":\($0.value)" }.sorted()
+        fields.insert("\"type\":\"\(type)\"", at: 0)
+        var head = Array("{\(fields.joined(separator: ","))}".utf8)
+        while (4 + head.count) % 4 != 0 { head.append(0x20) }
+        let n = UInt32(head.count)
+        return [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 24)] + head + payload
+    }
+
+    /// Numbers as a binary payload: little-endian float64 each.
+    public static func float64Payload(_ values: [Double]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: values.count * 8)
+        out.withUnsafeMutableBytes { b in
+            for (i, v) in values.enumerated() { b.storeBytes(of: v.bitPattern.littleEndian, toByteOffset: i * 8, as: UInt64.self) }
+        }
+        return out
+    }
+
+    /// The JSON text of `value` (keys sorted: the same state gives the same bytes).
+    public static func json<T: Encodable>(_ value: T) -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return (try? e.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

@@ -1,0 +1,121 @@
+"""Drives the browser studio in Debian's chromium (headless, SwiftShader)
+with Playwright, for BrowserStudioTests and Scripts/bench-browser.sh.
+
+Usage: drive.py URL OUT_DIR STEPS_JSON
+STEPS_JSON is a list of steps, each a list: ["wait_ready"], ["seek", k],
+["hide_handles"], ["screenshot", name], ["poke", x0, y0, x1, y1] (image
+pixels, waits for the answer), ["drag", x0, y0, x1, y1], ["key", "Control+s"],
+["wait_saved"], ["play_fps", seconds], ["wait_generation_above", g],
+["metrics", name], ["status", name] (HTTP status of URL, as the page gets it).
+Writes OUT_DIR/result.json: {"name": value, ...}; a step that fails writes
+{"error": "..."} and exits 1.
+"""
+import json
+import os
+import sys
+import time
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = os.environ.get("WOBBLE_CHROMIUM", "/usr/bin/chromium")
+
+
+def main():
+    url, out, steps = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    result = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist", "--no-sandbox"],
+        )
+        # bypass_csp: Playwright's own wait_for_function evaluates strings,
+        # which the page's policy (no eval) refuses; the page is unchanged.
+        context = browser.new_context(viewport={"width": 1600, "height": 1000}, device_scale_factor=1, bypass_csp=True)
+        page = context.new_page()
+        page.on("console", lambda m: result.setdefault("console", []).append(m.text))
+        page.on("pageerror", lambda e: result.setdefault("pageerrors", []).append(str(e)))
+        try:
+            for step in steps:
+                run(page, url, out, step, result)
+        except Exception as e:  # noqa: BLE001 - reported to the Swift test
+            result["error"] = f"{step}: {e}"
+        browser.close()
+    with open(os.path.join(out, "result.json"), "w") as f:
+        json.dump(result, f)
+    sys.exit(1 if "error" in result else 0)
+
+
+def to_page(page, x, y):
+    """Image pixels to page coordinates."""
+    box = page.locator("#handles").bounding_box()
+    w = page.evaluate("document.getElementById('handles').width")
+    h = page.evaluate("document.getElementById('handles').height")
+    return box["x"] + x * box["width"] / w, box["y"] + y * box["height"] / h
+
+
+def run(page, url, out, step, result):
+    kind = step[0]
+    if kind == "open":
+        response = page.goto(url if len(step) < 2 else step[1])
+        result["open_status"] = response.status
+    elif kind == "status":
+        response = page.goto(step[2])
+        result[step[1]] = response.status
+    elif kind == "wait_ready":
+        page.wait_for_function("window.wobble && window.wobble.ready && window.wobble.draws > 0", timeout=30000)
+    elif kind == "seek":
+        page.evaluate(f"window.wobble.seek({int(step[1])})")
+        page.wait_for_function(f"window.wobble.drawn === {int(step[1])}", timeout=10000)
+        page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    elif kind == "hide_handles":
+        page.keyboard.press("h")
+    elif kind == "screenshot":
+        # The canvas's own pixels: its box at whole page pixels, its size.
+        box = page.locator("#preview").bounding_box()
+        w, h = page.evaluate("[document.getElementById('preview').width, document.getElementById('preview').height]")
+        page.screenshot(path=os.path.join(out, step[1] + ".png"),
+                        clip={"x": round(box["x"]), "y": round(box["y"]), "width": w, "height": h})
+    elif kind == "poke":
+        n = page.evaluate("window.wobble.pokeLatency.length")
+        x0, y0 = to_page(page, step[1], step[2])
+        x1, y1 = to_page(page, step[3], step[4])
+        page.mouse.move(x0, y0)
+        page.mouse.down()
+        page.mouse.move(x1, y1, steps=4)
+        page.mouse.up()
+        page.wait_for_function(f"window.wobble.pokeLatency.length > {n}", timeout=20000)
+    elif kind == "drag":
+        n = page.evaluate("window.wobble.dragLatency.length")
+        x0, y0 = to_page(page, step[1], step[2])
+        x1, y1 = to_page(page, step[3], step[4])
+        page.mouse.move(x0, y0)
+        page.mouse.down()
+        page.mouse.move(x1, y1, steps=6)
+        page.mouse.up()
+        page.wait_for_function(f"window.wobble.dragLatency.length > {n}", timeout=20000)
+        time.sleep(0.3)
+    elif kind == "key":
+        page.keyboard.press(step[1])
+    elif kind == "wait_saved":
+        page.wait_for_function("window.wobble.saved.length > 0", timeout=20000)
+    elif kind == "play_fps":
+        page.evaluate("window.wobble.forceDraw = true; window.wobble.play()")
+        d0 = page.evaluate("window.wobble.draws")
+        t0 = time.monotonic()
+        time.sleep(float(step[1]))
+        d1 = page.evaluate("window.wobble.draws")
+        result["fps"] = (d1 - d0) / (time.monotonic() - t0)
+        page.evaluate("window.wobble.forceDraw = false")
+    elif kind == "metrics":
+        result[step[1]] = page.evaluate(
+            "({generation: wobble.generation, frame: wobble.frame, frameCount: wobble.frameCount,"
+            " pokeLatency: wobble.pokeLatency, dragLatency: wobble.dragLatency, saved: wobble.saved,"
+            " errors: wobble.errors, renderer: (() => { const g = document.createElement('canvas').getContext('webgl2');"
+            " const e = g && g.getExtension('WEBGL_debug_renderer_info'); return e ? g.getParameter(e.UNMASKED_RENDERER_WEBGL) : '?'; })()})")
+    else:
+        raise ValueError(f"unknown step {kind}")
+
+
+if __name__ == "__main__":
+    main()

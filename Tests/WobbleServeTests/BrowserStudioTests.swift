@@ -1,0 +1,124 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleEngine
+import WobbleMedia
+import WobbleTestSupport
+@testable import WobbleServe
+
+/// The browser studio in a real browser: Debian's chromium, headless, WebGL2
+/// on SwiftShader, driven by Playwright for Python (`Browser/drive.py`).
+/// `Scripts/test.sh` installs both (`Scripts/install-deps.sh --bench`,
+/// `Scripts/install-browser-tests.sh`) and sets `WOBBLE_BROWSER_TESTS=1`:
+/// then a missing browser fails; elsewhere the tests skip saying what is missing.
+final class BrowserStudioTests: XCTestCase {
+    var box: Sandbox!
+    var studio: StudioServer!
+
+    static let sceneText = """
+    image("img.png")
+    local body = addSketch{x = 60, y = 40, w = 120, h = 110}
+    prepare()
+    touch(120, 95, 150, 95)
+    wait(2)
+
+    """
+
+    /// The python with playwright, and chromium; skips (or fails, under the test command) without them.
+    static func browser() throws -> (python: String, chromium: String) {
+        let env = ProcessInfo.processInfo.environment
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let python = env["WOBBLE_PLAYWRIGHT_PYTHON"] ?? repo.appendingPathComponent(".build/browser-tests/venv/bin/python").path
+        let chromium = env["WOBBLE_CHROMIUM"] ?? "/usr/bin/chromium"
+        var missing: [String] = []
+        if !FileManager.default.isExecutableFile(atPath: chromium) { missing.append("chromium (\(chromium); apt install chromium)") }
+        if !FileManager.default.isExecutableFile(atPath: python) {
+            missing.append("Playwright for Python (\(python); Scripts/install-browser-tests.sh)")
+        }
+        if !missing.isEmpty {
+            let why = "browser tests need " + missing.joined(separator: " and ")
+            if env["WOBBLE_BROWSER_TESTS"] == "1" { XCTFail(why + ", which Scripts/test.sh installs") }
+            throw XCTSkip(why)
+        }
+        return (python, chromium)
+    }
+
+    override func setUpWithError() throws {
+        _ = try BrowserStudioTests.browser()
+        box = try Sandbox()
+        try box.writeImage("img.png", Sandbox.pattern(width: 320, height: 200, checker: 16))
+        try box.write("scene.lua", BrowserStudioTests.sceneText)
+        studio = StudioServer(options: SessionOptions(scenePath: box.path("scene.lua")), log: { _ in })
+        try studio.start()
+    }
+
+    override func tearDown() {
+        studio?.stop()
+    }
+
+    /// Runs the steps in the browser; the result object (screenshots in `out`).
+    func drive(_ steps: [[Any]], out: String, url: String? = nil) throws -> [String: Any] {
+        let (python, chromium) = try BrowserStudioTests.browser()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Browser/drive.py").path
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let r = try Tool.exec(python, [script, url ?? studio.url, out, json], env: ["WOBBLE_CHROMIUM": chromium])
+        let result = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/result.json"))) as? [String: Any],
+                                   "drive.py: \(r.stderr)")
+        XCTAssertNil(result["error"], "\(result["error"] ?? "")")
+        XCTAssertNil(result["pageerrors"], "\(result["pageerrors"] ?? "")")
+        return result
+    }
+
+    func image(_ path: String) throws -> RGBAImage { try ImageIO.load(path: path) }
+
+    /// PSNR of the RGB channels (alpha is 255 in both).
+    func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
+        XCTAssertEqual(a.width, b.width)
+        XCTAssertEqual(a.height, b.height)
+        var sum = 0.0, n = 0
+        for i in stride(from: 0, to: min(a.pixels.count, b.pixels.count), by: 4) {
+            for c in 0..<3 { let d = Double(a.pixels[i + c]) - Double(b.pixels[i + c]); sum += d * d; n += 1 }
+        }
+        return sum == 0 ? .infinity : 10 * log10(255 * 255 / (sum / Double(n)))
+    }
+
+    func testThePreviewIsTheHeadlessFrameAndAPokeMovesIt() throws {
+        let out = box.path("shots")
+        let result = try drive([["open"], ["wait_ready"], ["seek", 10], ["hide_handles"], ["screenshot", "f10"],
+                                ["seek", 50], ["screenshot", "before"], ["poke", 120, 95, 120, 140], ["key", "Space"],
+                                ["seek", 50], ["screenshot", "after"], ["metrics", "m"]], out: out)
+        XCTAssertEqual(result["open_status"] as? Int, 200)
+        // The headless render of frame 10.
+        let r = try Tool.run([box.path("scene.lua"), "--frames", "10-10", "-o", box.path("ref") + "/", "-q"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let page = try image(out + "/f10.png"), headless = try image(box.path("ref/frame_00010.png"))
+        let db = psnr(page, headless)
+        XCTAssertGreaterThanOrEqual(db, 40, "the page's frame 10 against the headless one")
+        // The poke (at frame 50, downwards) changed frame 50's picture inside the region.
+        let before = try image(out + "/before.png"), after = try image(out + "/after.png")
+        XCTAssertLessThan(psnr(before, after), 35, "a poke moves the picture")
+        let m = try XCTUnwrap(result["m"] as? [String: Any])
+        XCTAssertEqual((m["pokeLatency"] as? [Double])?.count, 1)
+    }
+
+    func testADragThenCtrlSChangesTheFile() throws {
+        let result = try drive([["open"], ["wait_ready"], ["seek", 0], ["drag", 60, 40, 40, 30], ["key", "Control+s"], ["wait_saved"],
+                                ["metrics", "m"]], out: box.path("shots"))
+        let m = try XCTUnwrap(result["m"] as? [String: Any])
+        let saved = try XCTUnwrap((m["saved"] as? [[String: Any]])?.first)
+        XCTAssertEqual(saved["ok"] as? Bool, true, "\(saved)")
+        let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
+        XCTAssertEqual(text, BrowserStudioTests.sceneText.replacingOccurrences(
+            of: "addSketch{x = 60, y = 40, w = 120, h = 110}", with: "addSketch{lt = {40, 30}, rt = {180, 40}, rb = {180, 150}, lb = {60, 150}}"))
+    }
+
+    func testWithoutTheTokenThePageIsRefused() throws {
+        let bare = "http://127.0.0.1:\(studio.server.port)/"
+        let result = try drive([["status", "bare", bare], ["status", "script", bare + "app.js"],
+                                ["status", "files", bare + "files/scene.lua"]], out: box.path("shots"))
+        XCTAssertEqual(result["bare"] as? Int, 403)
+        XCTAssertEqual(result["script"] as? Int, 403)
+        XCTAssertEqual(result["files"] as? Int, 403)
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import XCTest
+import WobbleCore
+import WobbleEngine
+import WobbleMedia
+@testable import WobbleRender
+import WobbleTestSupport
+@testable import WobbleServe
+
+/// The browser studio's protocol, in-process over a real socket: the scene
+/// on connect (image and displacement fields as binary messages, then the scene), a
+/// poke runs the scene again with the event, a drag edits and Ctrl+S saves
+/// into the file, a change on disk pushes the new scene, bad messages get
+/// one error line.
+final class StudioServerTests: XCTestCase {
+    var box: Sandbox!
+    var studio: StudioServer!
+    let logLines = HTTPServerTests.LogLines()
+
+    static let sceneText = """
+    image("img.png")
+    local body = addSketch{x = 8, y = 6, w = 24, h = 18}
+    prepare()
+    touch(20, 15, 26, 15)
+    wait(1)
+
+    """
+
+    override func setUpWithError() throws {
+        box = try Sandbox()
+        try box.writeImage("img.png", Sandbox.pattern(width: 40, height: 30))
+        try box.write("scene.lua", StudioServerTests.sceneText)
+        let lines = logLines
+        studio = StudioServer(options: SessionOptions(scenePath: box.path("scene.lua")), log: { lines.add($0) })
+        try studio.start()
+    }
+
+    override func tearDown() {
+        studio.stop()
+    }
+
+    /// A page's socket: connected with the token and the page's origin.
+    func connect() throws -> SocketClient {
+        let c = SocketClient(port: studio.server.port)
+        let host = "127.0.0.1:\(studio.server.port)"
+        let head = c.upgrade(path: "/ws?token=\(studio.server.config.token)", host: host, origin: "http://\(host)")
+        XCTAssertTrue(head.hasPrefix("HTTP/1.1 101"), head)
+        return c
+    }
+
+    /// Reads frames until a text message of `type`; the binary headers met
+    /// on the way (with their payloads). `upTo`: read for that many seconds
+    /// at most and return an empty object when none came.
+    func next(_ c: SocketClient, _ type: String, binaries: inout [[String: Any]], upTo seconds: Double? = nil) throws -> [String: Any] {
+        let end = Date().addingTimeInterval(seconds ?? 60)
+        for _ in 0..<200 {
+            guard Date() < end, let f = c.nextFrame() else { break }
+            if f.opcode == 2 {
+                let n = Int(f.payload[0]) | Int(f.payload[1]) << 8 | Int(f.payload[2]) << 16 | Int(f.payload[3]) << 24
+                var head = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(f.payload[4..<(4 + n)])) as? [String: Any])
+                head["payloadBytes"] = f.payload.count - 4 - n
+                head["payload"] = Array(f.payload[(4 + n)...])
+                binaries.append(head)
+                continue
+            }
+            let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(f.payload)) as? [String: Any])
+            if obj["type"] as? String == type { return obj }
+        }
+        if seconds != nil { return [:] }
+        throw XCTSkip("no \(type) message came") // unreachable in a passing run; fails below
+    }
+
+    func next(_ c: SocketClient, _ type: String) throws -> [String: Any] {
+        var ignored: [[String: Any]] = []
+        return try next(c, type, binaries: &ignored)
+    }
+
+    /// The frames of the last `states` message among `binaries` (per frame,
+    /// per region, its entry).
+    static func frames(_ binaries: [[String: Any]]) throws -> [[[Double]]] {
+        let head = try XCTUnwrap(binaries.last { $0["type"] as? String == "states" }, "no states message")
+        let bytes = head["payload"] as? [UInt8] ?? []
+        let v = stride(from: 0, to: bytes.count, by: 8).map { i in
+            Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[i + $1]) << (8 * UInt64($1)) })
+        }
+        var frames: [[[Double]]] = [], i = 1
+        for _ in 0..<Int(v[0]) {
+            var regions: [[Double]] = []
+            let n = Int(v[i]); i += 1
+            for _ in 0..<n {
+                let len = Int(v[i]); i += 1
+                regions.append(Array(v[i..<(i + len)])); i += len
+            }
+            frames.append(regions)
+        }
+        XCTAssertEqual(i, v.count)
+        return frames
+    }
+
+    /// The floats of a binary payload (little-endian float32).
+    static func floats(_ bytes: [UInt8]) -> [Float] {
+        stride(from: 0, to: bytes.count, by: 4).map {
+            Float(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16 | UInt32(bytes[$0 + 3]) << 24)
+        }
+    }
+
+    func testConnectSendsImageFieldsThenTheScene() throws {
+        let c = try connect()
+        var binaries: [[String: Any]] = []
+        let scene = try next(c, "scene", binaries: &binaries)
+        XCTAssertEqual(binaries.first?["type"] as? String, "image")
+        XCTAssertEqual(binaries.first?["payloadBytes"] as? Int, 40 * 30 * 4)
+        // The shown frame's fields and the states come before the scene; the
+        // clip's other fields after it.
+        XCTAssertEqual(binaries.last?["type"] as? String, "states")
+        _ = try next(c, "nothing", binaries: &binaries, upTo: 1.0)
+        let fields = binaries.filter { $0["type"] as? String == "field" }
+        XCTAssertFalse(fields.isEmpty)
+        XCTAssertEqual(scene["frameCount"] as? Int, 30)
+        XCTAssertEqual(scene["fps"] as? Double, 30)
+        XCTAssertEqual(scene["imageURL"] as? String, "/files/img.png")
+        let sketches = try XCTUnwrap(scene["sketches"] as? [[String: Any]])
+        XCTAssertEqual(sketches.count, 1)
+        XCTAssertEqual(sketches[0]["name"] as? String, "body")
+        XCTAssertEqual(sketches[0]["editable"] as? Bool, true)
+        let frames = try StudioServerTests.frames(binaries)
+        XCTAssertEqual(frames.count, 30)
+        XCTAssertEqual(frames[0], [], "frame 0: the touch has not moved anything yet")
+        XCTAssertEqual(frames[5].count, 1)
+        // Every field a frame reads came once, before the scene.
+        var keys = Set<[Int]>()
+        for f in fields {
+            let key = [f["id"] as? Int ?? -1, f["k"] as? Int ?? -1]
+            XCTAssertTrue(keys.insert(key).inserted, "field \(key) sent twice")
+        }
+        for regions in frames { for r in regions { XCTAssertTrue(keys.isSuperset(of: [[Int(r[0]), Int(r[1])], [Int(r[0]), Int(r[1]) + 1]])) } }
+        // Frame 5's state as the engine computes it, and the field the page
+        // blends from it equals the one GLESRenderer uploads for that frame.
+        let session = LiveSession(options: SessionOptions(scenePath: box.path("scene.lua")))
+        XCTAssertTrue(session.run())
+        let r = try XCTUnwrap(session.frameState(5)?.regions.first)
+        let entry = frames[5][0]
+        for (sent, engine) in zip(entry[3...5], [r.direction.x, r.direction.y, r.swing]) {
+            XCTAssertEqual(sent, engine, accuracy: 1e-12)   // (JSON's shortest digits, read back)
+        }
+        let (id, k, t) = (Int(entry[0]), Int(entry[1]), Float(entry[2]))
+        func field(_ k: Int) throws -> (head: [String: Any], values: [Float]) {
+            let f = try XCTUnwrap(fields.first { $0["id"] as? Int == id && $0["k"] as? Int == k })
+            return (f, StudioServerTests.floats(f["payload"] as? [UInt8] ?? []))
+        }
+        let (head, a) = try field(k), b = try field(k + 1).values
+        let (w, h) = (try XCTUnwrap(head["width"] as? Int), try XCTUnwrap(head["height"] as? Int))
+        XCTAssertEqual(b.count, w * h)
+        var blended = (0 ..< w * h).map { a.isEmpty ? t * b[$0] : a[$0] + t * (b[$0] - a[$0]) }
+        for i in stride(from: 6, to: entry.count, by: 2) { blended[Int(entry[i])] = Float(entry[i + 1]) }
+        let m = OutputMapping(sourceWidth: 40, sourceHeight: 30, outputWidth: 40, outputHeight: 30)
+        let profile = DisplacementProfile(shape: r.shape, mapping: m, pin: r.pin)
+        XCTAssertEqual([head["x0"] as? Int, head["y0"] as? Int, w, h], [profile.x0, profile.y0, profile.width, profile.height])
+        let expected = profile.magnitudes(peak: r.peak)
+        XCTAssertEqual(blended, Array(expected.values), "frame 5's field, blended as the page does")
+        XCTAssertGreaterThan(expected.maxValue, 0)
+    }
+
+    func testAPokeRunsTheSceneWithTheEventAndPushesNewStates() throws {
+        let c = try connect()
+        var b0: [[String: Any]] = [], b1: [[String: Any]] = []
+        _ = try next(c, "scene", binaries: &b0)
+        c.frame(Array(#"{"type":"poke","seq":7,"frame":20,"x0":20,"y0":15,"x1":20,"y1":25}"#.utf8))
+        let after = try next(c, "scene", binaries: &b1)
+        XCTAssertEqual(after["answers"] as? Int, 7)
+        XCTAssertEqual(after["performed"] as? Int, 1)
+        let f0 = try StudioServerTests.frames(b0), f1 = try StudioServerTests.frames(b1)
+        XCTAssertEqual(Array(f0[..<20]), Array(f1[..<20]), "nothing changes before the poke")
+        XCTAssertNotEqual(f0[21], f1[21], "the region moves the new way from the next frame")
+        XCTAssertGreaterThan(f1.count, f0.count, "the clip goes on while the poked region moves")
+        let ticks = try XCTUnwrap(after["ticks"] as? [[String: Any]])
+        XCTAssertTrue(ticks.contains { $0["kind"] as? String == "poke" && abs(($0["time"] as? Double ?? 0) - 20.0 / 30) < 1e-9 })
+    }
+
+    func testADragEditsAndSaveWritesTheLiterals() throws {
+        let c = try connect()
+        _ = try next(c, "scene")
+        c.frame(Array(#"{"type":"edit","seq":1,"kind":"call","index":0,"points":{"lt":[4,3],"rt":[32,6],"rb":[32,24],"lb":[8,24],"center":null}}"#.utf8))
+        let edited = try next(c, "scene")
+        XCTAssertEqual(edited["unsaved"] as? Bool, true)
+        c.frame(Array(#"{"type":"save","seq":2}"#.utf8))
+        let saved = try next(c, "saved")
+        XCTAssertEqual(saved["ok"] as? Bool, true, "\(saved)")
+        let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
+        XCTAssertEqual(text, StudioServerTests.sceneText.replacingOccurrences(
+            of: "addSketch{x = 8, y = 6, w = 24, h = 18}", with: "addSketch{lt = {4, 3}, rt = {32, 6}, rb = {32, 24}, lb = {8, 24}}"))
+        let after = try next(c, "scene")
+        XCTAssertEqual(after["unsaved"] as? Bool, false)
+    }
+
+    func testAChangeOnDiskPushesTheNewScene() throws {
+        let c = try connect()
+        _ = try next(c, "scene")
+        try box.write("scene.lua", StudioServerTests.sceneText.replacingOccurrences(of: "wait(1)", with: "wait(2)"))
+        let pushed = try next(c, "scene")
+        XCTAssertEqual(pushed["frameCount"] as? Int, 60)
+    }
+
+    func testBadMessagesGetOneErrorLineAndTheSocketStays() throws {
+        let c = try connect()
+        _ = try next(c, "scene")
+        for bad in ["not json", #"{"type":"poke","frame":-1}"#, #"{"type":"edit","kind":"call","index":99,"points":{"lt":[0,0],"rt":[1,0],"rb":[1,1],"lb":[0,1]}}"#,
+                    #"{"type":"explode"}"#, #"{"type":"poke","frame":1,"x0":1e308,"y0":0,"x1":0,"y1":0}"#] {
+            c.frame(Array(bad.utf8))
+            let e = try next(c, "error")
+            XCTAssertFalse((e["message"] as? String ?? "").isEmpty)
+            XCTAssertFalse((e["message"] as? String ?? "").contains("\n"))
+        }
+        c.frame(Array(#"{"type":"poke","seq":3,"frame":2,"x0":20,"y0":15,"x1":25,"y1":15}"#.utf8))
+        XCTAssertEqual(try next(c, "scene")["answers"] as? Int, 3)
+    }
+}
+
+/// `Sources/WobbleServe/PageAssets.swift` is generated from `Web/` by
+/// `Scripts/embed-web.sh`; this fails until it is run after an edit.
+final class PageAssetsTests: XCTestCase {
+    func testPageAssetsMatchTheFiles() throws {
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let dir = repo.appendingPathComponent("Web")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        XCTAssertEqual(files, PageAssets.all.keys.sorted(), "run Scripts/embed-web.sh")
+        for name in files {
+            let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+            XCTAssertEqual(PageAssets.all[name], text, "Web/\(name) differs from its embedded copy: run Scripts/embed-web.sh")
+        }
+        XCTAssertNotNil(StudioServer.assets["/shaders/wobble.frag"])
+        XCTAssertNotNil(StudioServer.assets["/"])
+    }
+}
