@@ -5,15 +5,16 @@ import WobbleScript
 /// kept as the edits then and the sketches of the text they were made on
 /// (by call): a step restored after a save (the file now holds other
 /// values) becomes edits that give those sketches again, so the next save
-/// writes them back. A save that added regions is a wall: stepping back
+/// writes them back. A save that added regions, or wrote the scene's own
+/// edits (`loop()`, a baked block, kicks deleted), is a wall: stepping back
 /// past it would need the added lines taken out of the file.
 package struct EditHistory {
     package struct Step: Equatable {
         package var edits: SketchEdits
         /// The sketch each call's own text made when the step was taken.
         package var base: [Int: SketchState]
-        /// A save that wrote added regions (their names): undo stops here.
-        package var wall: [String]?
+        /// A save undo cannot step back past (it stops here): what to say.
+        package var wall: String?
     }
     package private(set) var undoSteps: [Step] = []
     package private(set) var redoSteps: [Step] = []
@@ -26,7 +27,12 @@ package struct EditHistory {
 
     /// Records a save that wrote added regions.
     package mutating func recordWall(added names: [String]) {
-        undoSteps.append(Step(edits: SketchEdits(), base: [:], wall: names))
+        recordWall("undo stops at the save that added \(names.joined(separator: ", ")): delete \(names.count == 1 ? "its line" : "their lines") in the scene to take \(names.count == 1 ? "it" : "them") out")
+    }
+
+    /// Records a save that stepping back cannot undo, and what to say then.
+    package mutating func recordWall(_ message: String) {
+        undoSteps.append(Step(edits: SketchEdits(), base: [:], wall: message))
         redoSteps.removeAll()
     }
 

@@ -271,8 +271,8 @@ package final class SketchEditor {
             status("nothing to undo", false)
             return
         }
-        if let names = step.wall {
-            status("undo stops at the save that added \(names.joined(separator: ", ")): delete \(names.count == 1 ? "its line" : "their lines") in the scene to take \(names.count == 1 ? "it" : "them") out", false)
+        if let message = step.wall {
+            status(message, false)
             return
         }
         restore(step, what: "undone")
@@ -320,7 +320,14 @@ package final class SketchEditor {
             }
             let loop = session.edits.loop, baked = session.edits.baked, removed = session.edits.removedKicks.count
             let r = try session.saveEdits(runAfter: false)
-            if !added.isEmpty { history.recordWall(added: names) }
+            if !added.isEmpty {
+                history.recordWall(added: names)
+            } else if loop != nil || baked != nil || removed > 0 {
+                // Those are written as lines of the scene (loop(), the
+                // perform block, kicks taken out): stepping back past the
+                // save would need the file's lines put back.
+                history.recordWall("undo stops at the save that wrote the loop, the baked events or the deleted kicks: L, B and the timeline change them again")
+            }
             let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
                         r.added > 0 ? "\(r.added) added" : nil,
                         loop.map { $0 ? "loop() written" : "loop() taken out" },

@@ -88,6 +88,38 @@ final class StudioFinishTests: InProcessStudioCase {
         XCTAssertFalse(app.session.hasUnsavedEdits)
     }
 
+    /// `L`, `Ctrl+S`, then `Ctrl+Z`: the saved loop() line is a wall (an
+    /// artist's undo past such a save left edits for lines the file no
+    /// longer had, and every later save was refused).
+    func testUndoStopsAtASaveThatWroteTheScenesOwnEdits() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        try box.write("s.lua", StudioFinishTests.starter)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        var saved = ""
+        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, key(.l)),
+            (t0 + 0.30, key(.s, ctrl: true)),
+            (t0 + 0.50, key(.z, ctrl: true)),
+            (t0 + 0.70, key(.s, ctrl: true)),
+            (t0 + 0.90, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.40, { saved = (try? self.read("s.lua")) ?? "" }),
+                (t0 + 0.60, { messages.append(app.message) }),
+                (t0 + 0.80, { messages.append(app.message) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(saved.contains("loop()\n"), saved)
+        XCTAssertEqual(messages, [
+            "undo stops at the save that wrote the loop, the baked events or the deleted kicks: L, B and the timeline change them again",
+            "nothing to save"])
+        XCTAssertEqual(try read("s.lua"), saved, "the file stays as saved")
+        XCTAssertFalse(app.session.hasUnsavedEdits)
+    }
+
     /// `L` then `Ctrl+Z`: the loop goes again, nothing to save.
     func testLIsOneUndoStep() throws {
         try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
