@@ -98,6 +98,7 @@ Comment: wobble-run links these libraries (Debian packages; each under its
  giflib (libgif7): MIT;
  libwebp and libwebpmux (libwebp7, libwebpmux3): BSD-3-Clause;
  Little CMS (liblcms2-2): MIT;
+ civetweb (libcivetweb1), the browser studio's server: MIT;
  OpenCV's core, imgproc and photo (libopencv-core406,
  libopencv-imgproc406, libopencv-photo406): Apache-2.0;
  libglvnd's EGL and GLESv2 (libegl1, libgles2) and Mesa (libegl-mesa0,
