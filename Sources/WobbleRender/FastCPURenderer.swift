@@ -89,29 +89,9 @@ public final class FastCPURenderer: FrameRenderer {
             }
             // Smaller output: the wobbled frame at the image's size over the
             // box's footprint, area-averaged over each output pixel's.
-            let fp = FrameDamage.footprint(of: box, mapping: m)
-            var full = [UInt8](repeating: 0, count: fp.area * 4)
-            let sw = source.width
-            full.withUnsafeMutableBufferPointer { dst in
-                source.pixels.withUnsafeBufferPointer { src in
-                    for y in fp.y0 ..< fp.y1 {
-                        (dst.baseAddress! + (y - fp.y0) * fp.width * 4)
-                            .update(from: src.baseAddress! + (y * sw + fp.x0) * 4, count: fp.width * 4)
-                    }
-                }
+            FrameDamage.drawDownscaled(box, mapping: m, source: source, into: &image) { dst, fp in
                 wobble(layers, frame: frame, mapping: FrameDamage.fullSize(m), box: fp, sampled: source, opaque: sourceOpaque,
                        factor: (1, 1), into: dst, origin: (fp.x0, fp.y0), stride: fp.width)
-            }
-            image.pixels.withUnsafeMutableBufferPointer { dst in
-                full.withUnsafeBufferPointer { src in
-                    for j in box.y0 ..< box.y1 {
-                        for i in box.x0 ..< box.x1 {
-                            AreaFilter.averagePixel(src, width: source.width, height: source.height, m, i, j,
-                                                    origin: (fp.x0, fp.y0), stride: fp.width,
-                                                    into: dst, at: (j * m.outputWidth + i) * 4)
-                        }
-                    }
-                }
             }
         }
     }

@@ -58,4 +58,36 @@ public enum FrameDamage {
     static func pixelBox(_ b: (i0: Int, i1: Int, j0: Int, j1: Int)) -> PixelRect {
         b.i0 <= b.i1 && b.j0 <= b.j1 ? PixelRect(x0: b.i0, y0: b.j0, x1: b.i1 + 1, y1: b.j1 + 1) : PixelRect(x0: 0, y0: 0, x1: 0, y1: 0)
     }
+
+    /// A box of a smaller output, the way both CPU renderers draw it: the
+    /// source over the box's footprint (`footprint(of:mapping:)`), `wobble`
+    /// run on it at the image's size (`dst`, whose pixel `(x, y)` is at
+    /// `((y − fp.y0) · fp.width + x − fp.x0) · 4`), then each output pixel
+    /// of the box area-averaged from it into `image`.
+    static func drawDownscaled(_ box: PixelRect, mapping m: OutputMapping, source: RGBAImage, into image: inout RGBAImage,
+                               wobble: (UnsafeMutableBufferPointer<UInt8>, PixelRect) -> Void) {
+        let fp = footprint(of: box, mapping: m)
+        var full = [UInt8](repeating: 0, count: fp.area * 4)
+        let sw = source.width
+        full.withUnsafeMutableBufferPointer { dst in
+            source.pixels.withUnsafeBufferPointer { src in
+                for y in fp.y0 ..< fp.y1 {
+                    (dst.baseAddress! + (y - fp.y0) * fp.width * 4)
+                        .update(from: src.baseAddress! + (y * sw + fp.x0) * 4, count: fp.width * 4)
+                }
+            }
+            wobble(dst, fp)
+        }
+        image.pixels.withUnsafeMutableBufferPointer { dst in
+            full.withUnsafeBufferPointer { src in
+                for j in box.y0 ..< box.y1 {
+                    for i in box.x0 ..< box.x1 {
+                        AreaFilter.averagePixel(src, width: source.width, height: source.height, m, i, j,
+                                                origin: (fp.x0, fp.y0), stride: fp.width,
+                                                into: dst, at: (j * m.outputWidth + i) * 4)
+                    }
+                }
+            }
+        }
+    }
 }
