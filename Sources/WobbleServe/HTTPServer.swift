@@ -81,6 +81,19 @@ public final class HTTPServer: @unchecked Sendable {
     private var sockets: [Int: OpaquePointer] = [:]
     private var nextSocket = 1
     private var folder: String?
+    /// civetweb's complaints while it starts (nil once started): a failed
+    /// start says them in its one line instead.
+    private var startup: [String]?
+
+    /// A line of civetweb's: kept while starting, else logged.
+    private func complain(_ line: String) {
+        let kept = lock.withLock { () -> Bool in
+            guard startup != nil else { return false }
+            startup?.append(line)
+            return true
+        }
+        if !kept { log("serve: \(line)") }
+    }
 
     public init(_ config: ServerConfig, log: @escaping @Sendable (String) -> Void = { printError($0) }) {
         self.config = config
@@ -107,6 +120,11 @@ public final class HTTPServer: @unchecked Sendable {
             case .failure(let r): throw ServerError("folder '\(ScenePaths.shown(f))' \(r.message)")
             }
         }
+        // Debian's civetweb is built without IPv6.
+        if config.host.contains(":") {
+            throw ServerError("--host '\(config.host)': this build's server listens on IPv4 addresses only (127.0.0.1, 0.0.0.0, or one of this machine's)")
+        }
+        lock.withLock { startup = [] }
         _ = mg_init_library(UInt32(MG_FEATURES_WEBSOCKET))
         let host = config.host.contains(":") ? "[\(config.host)]" : config.host
         let options = ["listening_ports", "\(host):\(config.port)",
@@ -120,15 +138,25 @@ public final class HTTPServer: @unchecked Sendable {
         callbacks.log_message = { conn, message in
             HTTPServer.onFullStack {
                 guard let message, let server = HTTPServer.from(mg_get_context(conn)) else { return 1 }
-                server.log("serve: \(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))")
+                server.complain(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))
                 return 1
             }
         }
         let started: OpaquePointer? = withCStrings(options) { argv in
             mg_start(&callbacks, Unmanaged.passUnretained(self).toOpaque(), argv)
         }
+        let said = lock.withLock { () -> [String] in
+            defer { startup = nil }
+            return startup ?? []
+        }
         guard let ctx = started else {
-            throw ServerError("cannot listen on \(host):\(config.port) (the port is in use, or the address is not this machine's)")
+            // One line: civetweb's own complaints (`cannot bind to …: 98
+            // (Address already in use)`) become its reason.
+            let why = said.first { $0.hasPrefix("cannot bind") }.flatMap { line -> String? in
+                guard let open = line.lastIndex(of: "("), let close = line.lastIndex(of: ")"), open < close else { return nil }
+                return String(line[line.index(after: open)..<close]).lowercased()
+            }
+            throw ServerError("cannot listen on \(host):\(config.port) (\(why ?? "the port is in use, or the address is not this machine's"))")
         }
         context = ctx
         var ports = [mg_server_port](repeating: mg_server_port(), count: 4)

@@ -131,6 +131,26 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertEqual(try get("/?token=\(token)").status, 200)
     }
 
+    /// A port in use or an address that is not this machine's: one line
+    /// with the system's reason, none of civetweb's own lines.
+    func testAStartThatCannotListenSaysWhyInOneLine() throws {
+        let heard = LogLines()
+        var c = ServerConfig(token: ServerConfig.randomToken())
+        c.port = server.port
+        let second = HTTPServer(c, log: { heard.add($0) })
+        XCTAssertThrowsError(try second.start()) { e in
+            XCTAssertEqual((e as? ServerError)?.message, "cannot listen on 127.0.0.1:\(self.server.port) (address already in use)")
+        }
+        c.port = 0
+        c.host = "::1"
+        XCTAssertThrowsError(try HTTPServer(c, log: { heard.add($0) }).start()) { e in
+            XCTAssertEqual((e as? ServerError)?.message,
+                           "--host '::1': this build's server listens on IPv4 addresses only (127.0.0.1, 0.0.0.0, or one of this machine's)")
+        }
+        XCTAssertEqual(heard.lines, [])
+        XCTAssertEqual(try get("/?token=\(token)").status, 200, "the first one still serves")
+    }
+
     func testMalformedRequestsNeverStopIt() throws {
         var g = SplitMix64(state: 7)
         let base = Array("GET /files/scene.lua?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n".utf8)
