@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "WobbleCore"),
         // Pure Swift: sound analysis (our FFT, onsets, beats that follow
         // tempo changes, level) and synthetic test tracks.
-        .target(name: "WobbleAudio"),
+        .target(name: "WobbleAudio", dependencies: ["WobbleSystem"]),
         // The Lua host: VM, sandbox, API bindings.
         .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "CLua", "CWobbleLuaShim"]),
         // Renderers: CPU reference and GLES through EGL.
@@ -107,10 +107,10 @@ let package = Package(
         .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"]),
 
         // Sound analysis benchmark and the drum synthesiser (Scripts/bench-sound.sh, Scripts/make-drums.sh).
-        .executableTarget(name: "wobble-sound-bench", dependencies: ["WobbleAudio"]),
+        .executableTarget(name: "wobble-sound-bench", dependencies: ["WobbleAudio", "WobbleSystem"]),
 
         // Renderer benchmark (Scripts/bench-render.sh).
-        .executableTarget(name: "wobble-render-bench", dependencies: ["WobbleCore", "WobbleRender"]),
+        .executableTarget(name: "wobble-render-bench", dependencies: ["WobbleCore", "WobbleRender", "WobbleSystem"]),
 
         // What the test targets share: running the tool, temporary folders,
         // test images, a virtual display (Xvfb).
@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleStudioCore", "WobbleCore", "WobbleMedia", "WobbleAudio", "WobbleEngine", "WobbleRender", "WobbleScript"]),
-        .testTarget(name: "WobbleStudioCoreTests", dependencies: ["WobbleTestSupport", "WobbleStudioCore", "WobbleCore", "WobbleEngine"]),
+        .testTarget(name: "WobbleStudioCoreTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleStudioCore", "WobbleCore", "WobbleEngine"]),
         .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleEngine", "WobbleCore", "WobbleMedia", "WobbleRender", "wobble-run"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),

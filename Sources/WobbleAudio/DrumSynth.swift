@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// Synthetic tracks with known onset and beat times: drums made from
 /// noise and sines, a soft pad. Test data (generated at test time, small

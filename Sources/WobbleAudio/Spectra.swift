@@ -1,4 +1,5 @@
 import Dispatch
+import WobbleSystem
 
 /// The onset detection functions of a sound, one value per analysis frame:
 /// frames of 2048 samples (46 ms, Hann window) every 10 ms, centred on their time
@@ -45,7 +46,7 @@ final class Spectra: @unchecked Sendable {
         let work = { @Sendable (p: Int) in
             results.values[p] = self.slice(bounds[p]..<bounds[p + 1])
         }
-        if parts == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: parts, execute: work) }
+        Parallel.run(parts, work)
         var flux: [Double] = [], energy: [Double] = [], hfc: [Double] = []
         for r in results.values { flux += r.flux; energy += r.energy; hfc += r.hfc }
         func normalised(_ v: [Double]) -> [Double] {

@@ -100,7 +100,7 @@ package struct Assembler {
                                      loop: o.loop, quality: o.quality, alpha: first.hasTransparentPixels, matte: o.matte)
         // The slices' sound, joined (a temporary WAV beside the output).
         let joined = try joinSound(frames, fps: fps)
-        defer { if let joined { _ = unlink(joined) } }
+        defer { if let joined { try? Posix.unlink(AT_FDCWD, joined, shown: joined) } }
         if let joined {
             if plan.format.video != nil {
                 let start = Double(frames[0].index) / fps
@@ -131,7 +131,7 @@ package struct Assembler {
         let fd = try Posix.open(directory, O_RDONLY | O_DIRECTORY)
         let names: [String]
         do {
-            defer { close(fd) }
+            defer { Posix.closeQuietly(fd) }
             names = try Posix.list(fd, shown: directory)
         }
         let first = frames[0].index, last = frames[frames.count - 1].index
@@ -160,7 +160,7 @@ package struct Assembler {
             pcm += bytes[from..<expected]
         }
         // (In the temporary folder: the frames' folder may be read-only.)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-sound-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).wav").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-sound-\(ThisProcess.id)-\(UInt32.random(in: 0...UInt32.max)).wav").path
         do {
             try AtomicFile.write(AudioSlice.wav(pcm: pcm), to: path)
         } catch {
@@ -190,7 +190,7 @@ package struct Assembler {
         let names: [String]
         do {
             let fd = try Posix.open(dir, O_RDONLY | O_DIRECTORY)
-            defer { close(fd) }
+            defer { Posix.closeQuietly(fd) }
             names = try Posix.list(fd, shown: dir)
         } catch {
             throw RunError("--assemble '\(dir)': cannot read the folder (\(error))")

@@ -53,11 +53,13 @@ package final class ExportJob: Sendable {
         o.check = false
         self.options = o
         self.control = control
-        DispatchQueue.global(qos: .userInitiated).async { [o] in
+        let work = { @Sendable [o] in
             let outcome = ExportJob.render(o)
             shared.state.withLock { $0.outcome = outcome }
             shared.finished.signal()
         }
+        // No thread to be had: the export runs here, before init returns.
+        if !SystemThread.detach(work) { work() }
     }
 
     /// Frames written so far, of how many (0 of 0 while the script runs).

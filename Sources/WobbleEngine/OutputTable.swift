@@ -3,9 +3,6 @@ import WobbleCore
 
 import WobbleMedia
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Output formats: `--format` names them, a path's extension usually says
 /// them. The one table of the tool (format ↔ extensions ↔ sink): render,
@@ -158,7 +155,7 @@ package struct OutputPlan: Equatable {
             try png?.validate(frameCount: f.count)
         default:
             guard let path else { return }
-            if case .stream(let fd) = try OutputTarget.resolve(path, what: "output '\(path)'") { close(fd) }
+            if case .stream(let fd) = try OutputTarget.resolve(path, what: "output '\(path)'") { Posix.closeQuietly(fd) }
             if format.video != nil, ChildProcess.findExecutable("ffmpeg") == nil {
                 throw MediaError("video output needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg); write a .gif or PNG frames instead")
             }

@@ -3,9 +3,6 @@ import Foundation
 import WobbleCore
 import WobbleSystem
 import WobbleMedia
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `--preset NAME`: a render that fits a platform's rules the first time.
 ///
@@ -551,7 +548,7 @@ package final class TrialFolder {
         let tmp = given ?? "/tmp"
         /// The folder named, and why it cannot hold the tries, in one line.
         func unusable(_ error: Error) -> RunError {
-            let reason = (error as? PosixError).map { String(cString: strerror($0.code)) } ?? "\(error)"
+            let reason = (error as? PosixError).map { Posix.reason($0.code) } ?? "\(error)"
             let named = given != nil ? "TMPDIR '\(PathBytes.display(tmp, controls: true))'" : "'/tmp' (TMPDIR is not set)"
             return RunError("--preset keeps its tries in a temporary folder, and \(named) cannot hold one: \(reason); set TMPDIR to a writable folder (nothing written)")
         }
@@ -564,7 +561,7 @@ package final class TrialFolder {
         do {
             try Posix.mkdir(parent, name, 0o700, shown: tmp)
         } catch {
-            close(parent)
+            Posix.closeQuietly(parent)
             throw unusable(error)
         }
         token = TemporaryPaths.add(dir: parent, name: name)
@@ -579,6 +576,6 @@ package final class TrialFolder {
     package func remove() {
         Posix.removeTree(parent, name)
         TemporaryPaths.remove(token)
-        close(parent)
+        Posix.closeQuietly(parent)
     }
 }

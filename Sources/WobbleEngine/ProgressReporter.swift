@@ -1,17 +1,15 @@
 import Foundation
 import WobbleCore
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Progress on stderr, only when it is a terminal and not `--quiet`:
 /// frames done, of how many, frames per second, time left.
 package final class ProgressReporter {
     private let enabled: Bool
     private let total: Int
-    private let start = DispatchTime.now()
-    private var lastPrint: UInt64 = 0
+    private let clock: any TimeSource
+    private let start: Double
+    private var lastPrint = -Double.infinity
     private var done = 0
 
     /// How a line is replaced: `\r` and erase-to-the-end (`ESC[K`), or on a
@@ -23,10 +21,12 @@ package final class ProgressReporter {
     /// Hears each frame done (done, total), whether or not stderr shows it.
     private let observer: ((Int, Int) -> Void)?
 
-    package init(total: Int, quiet: Bool, observer: ((Int, Int) -> Void)? = nil) {
+    package init(total: Int, quiet: Bool, clock: any TimeSource = MonotonicClock(), observer: ((Int, Int) -> Void)? = nil) {
+        self.clock = clock
+        start = clock.now()
         self.total = total
         self.observer = observer
-        enabled = !quiet && isatty(STDERR_FILENO) == 1
+        enabled = !quiet && Posix.isTerminal(2)
         let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
         if term.isEmpty || term == "dumb" {
             erase = { String(repeating: " ", count: $0) + "\r" }
@@ -46,14 +46,14 @@ package final class ProgressReporter {
     package var isTerminal: Bool { enabled }
 
     /// Seconds since the reporter was made.
-    package var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
+    package var elapsed: Double { clock.now() - start }
 
     package func frameDone() {
         done += 1
         observer?(done, total)
         guard enabled else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard now - lastPrint > 100_000_000 || done == total else { return }
+        let now = clock.now()
+        guard now - lastPrint > 0.1 || done == total else { return }
         lastPrint = now
         let t = elapsed
         let fps = t > 0 ? Double(done) / t : 0

@@ -1,11 +1,8 @@
-import Dispatch
 import Synchronization
 import WobbleCore
 import WobbleMedia
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// `--timeout S` for reading inputs: each read of an input (the scene
 /// file, `--image`, the images the script loads, `--assemble`'s frames)
@@ -35,28 +32,25 @@ package final class ReadDeadline: Sendable {
     /// One read in progress.
     package struct Token {
         fileprivate let id: Int
-        fileprivate let timer: DispatchSourceTimer
+        fileprivate let alarm: Alarm
     }
 
     /// Starts the clock for reading `what` (`image 'x.png'`); `end` stops it.
     package func begin(_ what: String) -> Token {
         let id = counter.wrappingAdd(1, ordering: .relaxed).newValue
         reads.withLock { $0[id] = what }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + seconds)
         let seconds = self.seconds
-        timer.setEventHandler { [self] in
+        let alarm = Alarm(after: seconds) { [self] in
             guard let what = reads.withLock({ $0[id] }) else { return }
             control.hardStop("wobble-run: \(what): not read within \(NumberText.plain(seconds)) s (--timeout)")
         }
-        timer.resume()
-        return Token(id: id, timer: timer)
+        return Token(id: id, alarm: alarm)
     }
 
     /// The read is over (done or failed); ending it twice is harmless.
     package func end(_ token: Token) {
         reads.withLock { _ = $0.removeValue(forKey: token.id) }
-        token.timer.cancel()
+        token.alarm.cancel()
     }
 
     /// Runs `body`, a read of `what`, under the deadline.

@@ -1,8 +1,6 @@
 import Synchronization
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// How a run is stopped and watched from outside: a stop asked for (the
 /// command line's signals, or `cancel` from another thread — the studio's

@@ -94,7 +94,7 @@ package final class RunReport {
         flushWarnings()
         guard json, printed.claim() else { return }
         if toStderr {
-            fflush(nil)
+            ThisProcess.flushOutput()
             printError(object)
         } else {
             try Messages.writeStdout(object + "\n")

@@ -88,13 +88,9 @@ package struct Runner {
         // libraries (a pathological string.find pattern): past the timeout
         // and a grace period, stop the process (nothing is written yet).
         let watchdog = o.timeout.map { t in
-            let timer = DispatchSource.makeTimerSource(queue: .global())
-            timer.schedule(deadline: .now() + t + 2)
-            timer.setEventHandler {
+            Alarm(after: t + 2) {
                 control.hardStop("\(scenePath): script timed out after \(NumberText.plain(t)) s (--timeout), inside a library call")
             }
-            timer.resume()
-            return timer
         }
         defer { watchdog?.cancel() }
         // The scene file is read (by Lua) inside ScriptHost.run (after an
@@ -186,7 +182,7 @@ package struct Runner {
         // (the overlay painted as the one compositor paints it).
         let stream = RegionFrames(renderer: renderer)
 
-        if isatty(2) == 1 { report.flushWarnings() }
+        if Posix.isTerminal(2) { report.flushWarnings() }
         let sink = try makeSink.map { try $0(frames, stream.still) } ?? plan.makeSink(frames, still: stream.still)
         report.output = plan.path
         report.armForInterruption()
@@ -230,7 +226,7 @@ package struct Runner {
             try AudioSlice.write(audio, to: (dir as NSString).appendingPathComponent(name))
             if fullRender {
                 let fd = try Posix.open(dir, O_RDONLY | O_DIRECTORY)
-                defer { close(fd) }
+                defer { Posix.closeQuietly(fd) }
                 for other in try Posix.list(fd, shown: dir) where other != name && AudioSlice.index(ofName: other) != nil {
                     try Posix.unlink(fd, other, shown: (dir as NSString).appendingPathComponent(other))
                 }

@@ -3,9 +3,6 @@ import WobbleCore
 import WobbleMedia
 import WobbleScript
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A take: the events performed after the end of the scripted clip, and
 /// how they are written as Lua after the scene's own text.
@@ -115,7 +112,7 @@ public struct Take: Sendable {
         do {
             text = try sceneText ?? Posix.readFile(scenePath)
         } catch let e as PosixError {
-            throw SessionError("cannot read the scene '\(scenePath)' for the take: \(String(cString: strerror(e.code)))")
+            throw SessionError("cannot read the scene '\(scenePath)' for the take: \(Posix.reason(e.code))")
         }
         let name = ScenePaths.name(scenePath)
         let separator: [UInt8] = text.last == UInt8(ascii: "\n") || text.isEmpty ? [] : [UInt8(ascii: "\n")]
@@ -167,10 +164,10 @@ public struct Take: Sendable {
     /// reason (a read-only folder, a name too long).
     static func check(_ bytes: [UInt8], beside scenePath: String, options: SessionOptions, control: RunControl) throws -> (problem: String?, output: String?, hidden: String) {
         // (A short name: never longer than the take's own.)
-        let hidden = ScenePaths.join(ScenePaths.folder(scenePath), ".\(ScenePaths.baseName(scenePath).prefix(64))-take-check-\(getpid()).lua")
+        let hidden = ScenePaths.join(ScenePaths.folder(scenePath), ".\(ScenePaths.baseName(scenePath).prefix(64))-take-check-\(ThisProcess.id).lua")
         do {
             let fd = try Posix.open(hidden, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o600)
-            defer { Glibc.close(fd) }
+            defer { Posix.closeQuietly(fd) }
             try Posix.write(fd, bytes, shown: hidden)
         } catch {
             try? Posix.unlink(AT_FDCWD, hidden, shown: hidden)

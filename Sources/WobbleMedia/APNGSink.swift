@@ -1,9 +1,6 @@
 import Foundation
 import WobbleCore
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Writes the frames as one APNG (animated PNG): lossless RGBA with 8-bit
 /// alpha, readable by browsers, Pillow and ffmpeg, and shown as its first

@@ -1,9 +1,7 @@
 internal import CImageQuant
 import WobbleCore
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// Makes OpenMP parallel regions started from the calling thread use one
 /// thread. libimagequant is built with OpenMP: on two cores its spinning
@@ -295,12 +293,12 @@ struct GIFPalette {
     /// than the caller's spent in it (the caller's own are in its thread CPU
     /// time).
     static func parallel(_ chunks: Int, _ body: @Sendable (Int) -> Void) -> Double {
-        let me = pthread_self()
+        let me = SystemThread.Identity.current
         let cpu = ResultSlots(chunks, initial: 0.0)
         Parallel.run(chunks) { c in
             let t0 = threadCPUTime()
             body(c)
-            cpu.set(c, pthread_equal(pthread_self(), me) != 0 ? 0 : threadCPUTime() - t0)
+            cpu.set(c, SystemThread.isCurrent(me) ? 0 : threadCPUTime() - t0)
         }
         return (0..<chunks).reduce(0) { $0 + cpu.get($1) }
     }

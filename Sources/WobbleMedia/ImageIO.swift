@@ -1,9 +1,6 @@
 import Foundation
 import WobbleCore
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Reading source images (PNG, JPEG) and writing PNG frames.
 ///
@@ -155,48 +152,13 @@ public enum ImageIO {
     /// Reads a whole file, refusing more than `maxFileSize` bytes.
     public static func readFile(path: String) throws -> [UInt8] {
         let prefix = "image '\(path)': "
-        func failure(_ code: Int32) -> MediaError {
-            if code == ENOENT { return MediaError(prefix + "no such file") }
-            return MediaError(prefix + "cannot read: " + String(cString: strerror(code)))
-        }
-        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) } ?? -1
-        guard fd >= 0 else { throw failure(errno) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure(errno) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw failure(EISDIR) }
-        let isRegular = (info.st_mode & S_IFMT) == S_IFREG
-        if isRegular, Int(info.st_size) > maxFileSize {
+        do {
+            return try Posix.readFile(path, limit: maxFileSize)
+        } catch let e as PosixError {
+            if e.code == ENOENT { throw MediaError(prefix + "no such file") }
+            throw MediaError(prefix + "cannot read: " + Posix.reason(e.code))
+        } catch is FileTooLarge {
             throw MediaError(prefix + "the file is larger than \(maxFileSize >> 20) MiB")
         }
-        // Regular files: read exactly their size (plus one byte, to see
-        // growth); pipes and devices: read in chunks up to the cap.
-        var bytes: [UInt8] = []
-        var capacity = isRegular ? Int(info.st_size) + 1 : 1 << 16
-        while true {
-            if bytes.count == capacity {
-                guard capacity <= maxFileSize else {
-                    throw MediaError(prefix + "the file is larger than \(maxFileSize >> 20) MiB")
-                }
-                capacity = min(capacity * 2, maxFileSize + 1)
-            }
-            let start = bytes.count
-            let want = capacity - start
-            var got = 0
-            var readError: Int32 = 0
-            bytes.append(contentsOf: repeatElement(0, count: want))
-            bytes.withUnsafeMutableBytes { buffer in
-                while true {
-                    let n = read(fd, buffer.baseAddress! + start, want)
-                    if n < 0 && errno == EINTR { continue }
-                    if n < 0 { readError = errno } else { got = n }
-                    break
-                }
-            }
-            bytes.removeLast(want - got)
-            if readError != 0 { throw failure(readError) }
-            if got == 0 { break }
-        }
-        return bytes
     }
 }

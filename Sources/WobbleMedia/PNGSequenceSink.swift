@@ -2,9 +2,6 @@ import Dispatch
 import Foundation
 import WobbleCore
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Where PNG frames go, as told by an `-o` path.
 public enum PNGOutput: Equatable, Sendable {
@@ -277,6 +274,9 @@ public final class PNGSequenceSink: FrameSink {
     private var homeID: (dev: UInt64, ino: UInt64) = (0, 0)
     private var singleFile: AtomicFile?
     private var pending: [EncodeJob] = []
+    /// The encoding threads, frame `i` on `encoders[i % count]` (each
+    /// starts with its first frame; one that cannot encodes on the caller).
+    private let encoders: [SerialWorker]
     private var written: [Int] = []
     private var bytes = 0
     /// The inode of each frame file written (by name), for the journal.
@@ -311,6 +311,7 @@ public final class PNGSequenceSink: FrameSink {
         self.fullRender = fullRender
         self.compressionLevel = compressionLevel
         self.maxInFlight = max(1, framesInFlight ?? min(4, ProcessInfo.processInfo.activeProcessorCount - 1))
+        encoders = (0..<maxInFlight).map { _ in SerialWorker() }
         layout = try Layout(output, frameCount: frameCount)
         switch layout.kind {
         case .single:
@@ -324,7 +325,7 @@ public final class PNGSequenceSink: FrameSink {
 
     deinit {
         if state == .open || state == .failed { abort() }
-        if homeFD >= 0 { close(homeFD) }
+        if homeFD >= 0 { Posix.closeQuietly(homeFD) }
     }
 
     /// The file the frame with timeline index `index` ends up in.
@@ -348,7 +349,7 @@ public final class PNGSequenceSink: FrameSink {
         lastIndex = index
         let job = EncodeJob(index: index)
         let level = compressionLevel, fps = self.fps
-        DispatchQueue.global(qos: .userInitiated).async {
+        encoders[index % encoders.count].async {
             job.result = Result {
                 let png = try ImageIO.encodePNG(frame, compressionLevel: level)
                 return fps.map { PNGFrameRate.insert($0, into: png) } ?? png
@@ -455,7 +456,7 @@ public final class PNGSequenceSink: FrameSink {
             try Posix.fsync(fd, shown: shown)
             inodes[name] = UInt64(try Posix.fstat(fd, shown: shown).st_ino)
         } catch {
-            close(fd)
+            Posix.closeQuietly(fd)
             throw error
         }
         try Posix.close(fd, shown: shown)
@@ -486,7 +487,7 @@ public final class PNGSequenceSink: FrameSink {
     private func removeTemporaryFolder() {
         guard let t = temporary else { return }
         temporary = nil
-        close(t.fd)
+        Posix.closeQuietly(t.fd)
         Posix.removeTree(homeFD, t.name)
         TemporaryPaths.remove(t.token)
     }
@@ -515,7 +516,7 @@ public final class PNGSequenceSink: FrameSink {
             try checkHome(parent)
             do {
                 try Posix.rename(homeFD, t.name, homeFD, name, flags: Posix.renameNoReplace, shown: output.path)
-                close(t.fd)
+                Posix.closeQuietly(t.fd)
                 temporary = nil
                 TemporaryPaths.remove(t.token)
                 try? Posix.fsync(homeFD, shown: parent)
@@ -524,7 +525,7 @@ public final class PNGSequenceSink: FrameSink {
                 // Someone made the folder meanwhile: merge into it below.
             }
             let fd = try Posix.open(target, O_RDONLY | O_DIRECTORY, shown: output.path)
-            defer { close(fd) }
+            defer { Posix.closeQuietly(fd) }
             try merge(into: fd, named: name)
         } else {
             try checkHome(target)

@@ -1,9 +1,6 @@
 import Foundation
 import WobbleCore
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Video containers `VideoSink` writes, and how it encodes them.
 public enum VideoFormat: String, Sendable, CaseIterable {
@@ -211,7 +208,7 @@ public final class VideoSink: FrameSink {
         } catch let e as MediaError {
             throw MediaError("video '\(path)': \(e.message); write a .gif, PNG frames, .webp or .apng instead")
         }
-        signal(SIGPIPE, SIG_IGN)
+        Signals.ignoreBrokenPipe()
         self.path = path
         self.width = width
         self.height = height
@@ -300,7 +297,7 @@ public final class VideoSink: FrameSink {
             pipes += [fds.read, fds.write]
             return fds
         }
-        func closeAll() { for fd in pipes { close(fd) } }
+        func closeAll() { for fd in pipes { Posix.closeQuietly(fd) } }
         let stdinPipe: (read: Int32, write: Int32), stderrPipe: (read: Int32, write: Int32)
         var stdoutPipe: (read: Int32, write: Int32)?
         let devNull: Int32
@@ -319,10 +316,10 @@ public final class VideoSink: FrameSink {
         }
         // Our copies of the child's ends must go, or a dead ffmpeg would
         // not give EPIPE and its output would never end.
-        close(stdinPipe.read)
-        close(stderrPipe.write)
-        close(devNull)
-        if let stdoutPipe { close(stdoutPipe.write) }
+        Posix.closeQuietly(stdinPipe.read)
+        Posix.closeQuietly(stderrPipe.write)
+        Posix.closeQuietly(devNull)
+        if let stdoutPipe { Posix.closeQuietly(stdoutPipe.write) }
         input = stdinPipe.write
         stderrCollector = OutputCollector(stderrPipe.read)
         stderrCollector.start()
@@ -379,7 +376,7 @@ public final class VideoSink: FrameSink {
         do {
             try Posix.write(input, bytes, shown: "ffmpeg")
         } catch let e as PosixError {
-            throw failure("ffmpeg stopped taking frames (\(String(cString: strerror(e.code))))")
+            throw failure("ffmpeg stopped taking frames (\(Posix.reason(e.code)))")
         }
     }
 
@@ -420,7 +417,7 @@ public final class VideoSink: FrameSink {
     }
 
     private func closeInput() {
-        if input >= 0 { close(input); input = -1 }
+        if input >= 0 { Posix.closeQuietly(input); input = -1 }
     }
 
     /// A commit failure as a message that names the video.
@@ -458,7 +455,7 @@ public final class VideoSink: FrameSink {
         // SIGXFSZ (it leaves the signal at its default): the reason a
         // write of our own gives for it (EFBIG).
         if case .signalled(let s) = status, s == SIGXFSZ {
-            cause = "ffmpeg could not write: \(String(cString: strerror(EFBIG))) (the file size limit, ulimit -f); the old output is kept"
+            cause = "ffmpeg could not write: \(Posix.reason(EFBIG)) (the file size limit, ulimit -f); the old output is kept"
             detail = ""
         }
         let lines = stderrCollector.text.split(whereSeparator: \.isNewline).suffix(6)
@@ -560,8 +557,7 @@ final class OutputCollector: @unchecked Sendable {
     init(_ fd: Int32) { self.fd = fd }
 
     func start() {
-        started = true
-        Thread.detachNewThread { [self] in
+        started = SystemThread.detach { [self] in
             var buffer = [UInt8](repeating: 0, count: 16384)
             while true {
                 let n = (try? buffer.withUnsafeMutableBytes { try Posix.read(fd, into: $0, shown: "ffmpeg") }) ?? 0
@@ -572,9 +568,11 @@ final class OutputCollector: @unchecked Sendable {
                 if data.count > 64 * 1024 { data = Array(data.suffix(32 * 1024)) }
                 lock.unlock()
             }
-            close(fd)
+            Posix.closeQuietly(fd)
             done.signal()
         }
+        // No thread: nobody reads ffmpeg's messages (its writes fail).
+        if !started { Posix.closeQuietly(fd) }
     }
 
     /// Waits until the writer closed the pipe.
@@ -613,7 +611,7 @@ final class Forwarder: @unchecked Sendable {
     }
 
     func start() {
-        Thread.detachNewThread { [self] in
+        let running = SystemThread.detach { [self] in
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             do {
                 while true {
@@ -627,7 +625,12 @@ final class Forwarder: @unchecked Sendable {
                 firstError = error
                 lock.unlock()
             }
-            close(from)
+            Posix.closeQuietly(from)
+            done.signal()
+        }
+        if !running {
+            firstError = MediaError("video '\(shown)': no thread could be started to copy ffmpeg's output")
+            Posix.closeQuietly(from)
             done.signal()
         }
     }

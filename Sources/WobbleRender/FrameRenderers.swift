@@ -1,9 +1,6 @@
 import Foundation
 import WobbleCore
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The one renderer factory: a render, `--check`'s size checks, the live
 /// session and the studio's headless fallback build their renderer here.
@@ -53,8 +50,8 @@ public enum FrameRenderers {
                 // Too few for llvmpipe's thread per processor and Mesa's
                 // shader-cache thread: draw on the calling thread (unless the
                 // user chose otherwise).
-                setenv("LP_NUM_THREADS", "0", 0)
-                setenv("MESA_SHADER_CACHE_DISABLE", "true", 0)
+                Environment.setDefault("LP_NUM_THREADS", "0")
+                Environment.setDefault("MESA_SHADER_CACHE_DISABLE", "true")
             }
             // EGL and Mesa start at the first frame that moves.
             return try DeferredGLESRenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight, verbose: verbose)

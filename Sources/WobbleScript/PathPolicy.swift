@@ -1,10 +1,6 @@
 import WobbleCore
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// A file a scene read (no output may replace an input): the
 /// scene, its image, a motion trace, a module, a `dofile`/`loadfile` file.
@@ -100,8 +96,8 @@ public struct PathPolicy: Sendable {
         if allowIO { return .success(full) }
         // A missing or unreadable file is the reader's to report.
         guard let st = PathPolicy.status(full, follow: true) else { return .success(full) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(Refusal(message: "is not a regular file (it is \(PathPolicy.kind(st.st_mode))); a scene reads files only (use --image for a pipe)"))
+        guard FileKind(st) == .regular else {
+            return .failure(Refusal(message: "is not a regular file (it is \(PathPolicy.kind(FileKind(st)))); a scene reads files only (use --image for a pipe)"))
         }
         return .success(full)
     }
@@ -125,8 +121,8 @@ public struct PathPolicy: Sendable {
         guard let st = PathPolicy.status(real, follow: true) else {
             return .failure(Refusal(message: "cannot be opened: \(PathPolicy.errorText())"))
         }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(Refusal(message: "is not a regular file (it is \(PathPolicy.kind(st.st_mode)))"))
+        guard FileKind(st) == .regular else {
+            return .failure(Refusal(message: "is not a regular file (it is \(PathPolicy.kind(FileKind(st))))"))
         }
         return .success(full)
     }
@@ -176,7 +172,7 @@ public struct PathPolicy: Sendable {
             }
             let code = errno
             if let st = PathPolicy.status(p, follow: false) {
-                if (st.st_mode & S_IFMT) == S_IFLNK {
+                if FileKind(st) == .link {
                     return .failure(Refusal(message: "is a symbolic link that does not resolve"))
                 }
                 return .failure(Refusal(message: "cannot be checked: \(errorText(code))"))
@@ -243,15 +239,15 @@ public struct PathPolicy: Sendable {
         return (UInt64(st.st_dev), UInt64(st.st_ino))
     }
 
-    static func errorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+    static func errorText(_ code: Int32 = errno) -> String { Posix.reason(code) }
 
-    static func kind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFDIR: return "a folder"
-        case S_IFIFO: return "a FIFO"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFSOCK: return "a socket"
+    static func kind(_ kind: FileKind) -> String {
+        switch kind {
+        case .directory: return "a folder"
+        case .fifo: return "a FIFO"
+        case .characterDevice: return "a character device"
+        case .blockDevice: return "a block device"
+        case .socket: return "a socket"
         default: return "not a plain file"
         }
     }

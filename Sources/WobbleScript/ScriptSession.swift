@@ -1,11 +1,7 @@
 import WobbleAudio
 import WobbleCore
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// One host function: its Lua name (also the name in messages), where it
 /// is registered, and its Swift body. Registration is data: the tables in
@@ -323,21 +319,12 @@ final class ScriptSession {
 
     /// A file's bytes, or a message with the system's reason.
     static func readFile(_ path: String, limit: Int = 256 << 20) -> Result<[UInt8], ArgumentError> {
-        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) } ?? -1
-        if fd < 0 { return .failure(ArgumentError(String(cString: strerror(errno)))) }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(ArgumentError(String(cString: strerror(errno))))
-            }
-            if n == 0 { break }
-            out.append(contentsOf: buf[0..<n])
-            if out.count > limit { return .failure(ArgumentError("larger than \(limit >> 20) MiB")) }
+        do {
+            return .success(try Posix.readFile(path, limit: limit))
+        } catch let e as PosixError {
+            return .failure(ArgumentError(Posix.reason(e.code)))
+        } catch {
+            return .failure(ArgumentError("larger than \(limit >> 20) MiB"))
         }
-        return .success(out)
     }
 }

@@ -195,7 +195,7 @@ public final class HTTPServer: @unchecked Sendable {
         }, me)
     }
 
-    /// Runs `work` on a thread with a full-size stack (a dispatch worker)
+    /// Runs `work` on a thread with a full-size stack (`SystemThread`)
     /// while the calling civetweb thread waits, and returns its result.
     /// civetweb's threads have 100 KB stacks (Debian's build sets it at
     /// compile time), and the Swift runtime's first use of a generic type at
@@ -203,10 +203,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// (a crash on the first request or message, depending on the build).
     /// Nothing here but the hop itself runs on civetweb's stack.
     static func onFullStack(_ work: @escaping () -> Int32) -> Int32 {
-        let job = StackHop(work)
-        DispatchQueue.global().async { job.run() }
-        job.done.wait()
-        return job.result
+        SystemThread.onFullStack(work)
     }
 
     /// Stops listening and closes every connection (waits for civetweb's threads).
@@ -523,13 +520,4 @@ func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePo
 
 /// One call handed from a civetweb thread to a full-size stack
 /// (`HTTPServer.onFullStack`); the caller waits on `done`.
-private final class StackHop: @unchecked Sendable {
-    let work: () -> Int32
-    var result: Int32 = 0
-    let done = DispatchSemaphore(value: 0)
-    init(_ work: @escaping () -> Int32) { self.work = work }
-    func run() {
-        result = work()
-        done.signal()
-    }
-}
+

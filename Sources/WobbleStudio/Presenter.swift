@@ -12,7 +12,7 @@ import WobbleSystem
 /// unchanged frame is not drawn again, and profiles the frames (`--profile`).
 final class Presenter {
     private let session: LiveSession
-    private let clock: StudioClock
+    private let clock: TimeSource
     private let profiling: Bool
 
     /// The frame last presented (-1: none yet), and how many were.
@@ -64,7 +64,7 @@ final class Presenter {
     var cover: RGBAImage?
     private var coverShown = false
 
-    init(session: LiveSession, clock: StudioClock, profile: Bool) {
+    init(session: LiveSession, clock: TimeSource, profile: Bool) {
         self.session = session
         self.clock = clock
         profiling = profile

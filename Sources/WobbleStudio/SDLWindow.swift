@@ -143,7 +143,7 @@ final class StudioWindow {
         let lost = onDisplayLost
         onDisplayLost = nil
         lost?()
-        _exit(1)
+        ThisProcess.exitNow(1)
     }
 
     /// Set while the window closes: the watchdog stops.
@@ -152,9 +152,6 @@ final class StudioWindow {
         get { closingFlag.load(ordering: .acquiring) }
         set { closingFlag.store(newValue, ordering: .releasing) }
     }
-    /// POLLRDHUP (Linux; C hides it behind _GNU_SOURCE): the peer hung up.
-    private static let pollRDHUP: Int16 = 0x2000
-
     /// Watches the X connection's socket for a hang-up (the server died or
     /// killed us) on a thread of its own: Mesa's swap on a dead connection
     /// can block forever, so Xlib's IO error handler would never run.
@@ -165,21 +162,18 @@ final class StudioWindow {
               let d = info.info.x11.display else { return }
         StudioWindow.windowXID = UInt(info.info.x11.window)
         let fd = XConnectionNumber(d)
-        let t = Thread {
+        SystemThread.detach {
             while !StudioWindow.closing {
-                var p = pollfd(fd: fd, events: StudioWindow.pollRDHUP, revents: 0)
-                let n = poll(&p, 1, 250)
+                let hungUp = Posix.waitForHangUp(fd, seconds: 0.25)
                 guard !StudioWindow.closing else { return }
-                if n > 0, p.revents & (StudioWindow.pollRDHUP | Int16(POLLHUP | POLLERR)) != 0 {
+                if hungUp {
                     // Give the window thread a moment to notice it itself.
-                    usleep(500_000)
+                    pause(seconds: 0.5)
                     guard !StudioWindow.closing else { return }
                     StudioWindow.displayLost()
                 }
             }
         }
-        t.name = "studio display watchdog"
-        t.start()
     }
 
     /// Initialises SDL's video and game controller subsystems on X11 or

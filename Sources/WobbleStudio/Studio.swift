@@ -5,9 +5,6 @@ import WobbleRender
 import WobbleScript
 import WobbleEngine
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `wobble-run edit SCENE.lua [options]`: the studio window.
 public enum Studio {

@@ -23,7 +23,7 @@ final class StudioApp {
     private var layout = Layout(imageWidth: 640, imageHeight: 360, screen: nil)
     /// Zoom and pan.
     private var navigator = Navigator()
-    private var clock: StudioClock { core.clock }
+    private var clock: TimeSource { core.clock }
 
     // Mouse.
     private var scrubbing = false
@@ -59,7 +59,7 @@ final class StudioApp {
     /// A handle is grabbed within this many window pixels.
     static let grabRadius = 10.0
 
-    init(options: Studio.Options, clock: StudioClock = MonotonicClock(), surfaces: SurfaceFactory = .sdl) throws {
+    init(options: Studio.Options, clock: TimeSource = MonotonicClock(), surfaces: SurfaceFactory = .sdl) throws {
         self.options = options
         self.surfaces = surfaces
         core = StudioCore(session: options.session, verbose: options.verbose, clock: clock, audio: surfaces.audio)

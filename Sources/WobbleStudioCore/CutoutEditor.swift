@@ -20,7 +20,7 @@ import WobbleVision
 package final class CutoutEditor {
     private let session: LiveSession
     private let editor: SketchEditor
-    private let clock: StudioClock
+    private let clock: TimeSource
     private let verbose: Bool
     /// Shows a status line (true: an error).
     package var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
@@ -65,7 +65,7 @@ package final class CutoutEditor {
     /// Changes whenever what `paint` draws changes.
     package private(set) var overlayVersion = 0
 
-    package init(session: LiveSession, editor: SketchEditor, clock: StudioClock, verbose: Bool) {
+    package init(session: LiveSession, editor: SketchEditor, clock: TimeSource, verbose: Bool) {
         self.session = session
         self.editor = editor
         self.clock = clock

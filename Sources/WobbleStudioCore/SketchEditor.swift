@@ -10,7 +10,7 @@ import WobbleSystem
 /// studio runs the scene again when `editsPending` is set.
 package final class SketchEditor {
     private let session: LiveSession
-    private let clock: StudioClock
+    private let clock: TimeSource
     private let verbose: Bool
     /// Shows a status line (true: an error).
     package var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
@@ -34,7 +34,7 @@ package final class SketchEditor {
     /// When the first input of edits not yet shown came.
     package var editInputTime: Double?
 
-    package init(session: LiveSession, clock: StudioClock, verbose: Bool) {
+    package init(session: LiveSession, clock: TimeSource, verbose: Bool) {
         self.session = session
         self.clock = clock
         self.verbose = verbose

@@ -17,7 +17,7 @@ package final class StudioCore {
     package let watch: InputWatch
     package let verbose: Bool
     /// The clock every time of the studio is read from.
-    package let clock: StudioClock
+    package let clock: TimeSource
     package private(set) var transport: Transport
     package var playhead: Double { transport.playhead }
     package var playing: Bool { transport.playing }
@@ -82,7 +82,7 @@ package final class StudioCore {
     /// itself out again).
     package var imageSizeChanged: (() -> Void)?
 
-    package init(session options: SessionOptions, verbose: Bool, clock: StudioClock, audio: @escaping () throws -> any AudioSink) {
+    package init(session options: SessionOptions, verbose: Bool, clock: TimeSource, audio: @escaping () throws -> any AudioSink) {
         self.clock = clock
         self.verbose = verbose
         transport = Transport(clock: clock)

@@ -1,32 +1,12 @@
 import WobbleSystem
 
-/// The studio's clock, injected: the window reads the monotonic clock, tests
-/// a manual one (they never sleep on wall time).
-package protocol StudioClock {
-    /// Seconds; only differences mean anything.
-    func now() -> Double
-}
-
-/// `monotonic()`: the clock of the real studio.
-package struct MonotonicClock: StudioClock {
-    package init() {}
-    package func now() -> Double { monotonic() }
-}
-
-/// A clock moved by hand (tests: nothing sleeps on wall time).
-package final class ManualClock: StudioClock {
-    package var t = 100.0
-    package init() {}
-    package func now() -> Double { t }
-}
-
 /// The transport: the playhead and whether it plays. Playing, the playhead
 /// follows the clock and loops over the clip; paused, it stays; stepping
 /// and seeking pause and clamp to the clip's frames. Recording a take, it
 /// is the scripted clip's end plus the time since recording started (the
 /// live clock the take's events are stamped with).
 package struct Transport {
-    package let clock: StudioClock
+    package let clock: TimeSource
     package private(set) var playhead = 0.0
     package private(set) var playing = true
     /// The clock when the playhead was last moved.
@@ -37,7 +17,7 @@ package struct Transport {
     /// playing starts again there.
     package private(set) var jumps = 0
 
-    package init(clock: StudioClock) {
+    package init(clock: TimeSource) {
         self.clock = clock
         lastWall = clock.now()
     }

@@ -46,10 +46,43 @@ public enum Parallel {
 /// the renderers' recursion and the Swift runtime need), `body` run on it.
 /// Nil when the system refuses one (a cgroup's `pids.max`, `ulimit -u`, no
 /// memory for its stack): the caller then does the work itself.
-enum SystemThread {
+public enum SystemThread {
     private final class Body {
         let run: () -> Void
         init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    /// Starts `body` on a thread of its own that nobody joins (a pipe
+    /// reader, a watchdog, a job whose end is signalled otherwise); false
+    /// when the system refuses a thread, and `body` has not run.
+    @discardableResult
+    public static func detach(_ body: @escaping @Sendable () -> Void) -> Bool {
+        guard let t = start(body) else { return false }
+        pthread_detach(t)
+        return true
+    }
+
+    /// Runs `work` on a thread with the full stack and waits for it (for a
+    /// caller on a small foreign stack, such as a C library's thread); on
+    /// the caller's thread when no thread can be started.
+    public static func onFullStack<T>(_ work: () -> T) -> T {
+        withoutActuallyEscaping(work) { work in
+            let slot = ResultSlot(work)
+            guard let t = start({ slot.value = slot.work() }) else { return work() }
+            pthread_join(t, nil)
+            return slot.value ?? work()
+        }
+    }
+
+    /// Whether the calling thread is the one `identity` was taken on.
+    public static func isCurrent(_ identity: Identity) -> Bool {
+        pthread_equal(pthread_self(), identity.thread) != 0
+    }
+
+    /// Which thread this is (`current`), to tell later whether code runs on it.
+    public struct Identity: @unchecked Sendable {
+        let thread: pthread_t
+        public static var current: Identity { Identity(thread: pthread_self()) }
     }
 
     static func start(_ body: @escaping () -> Void) -> pthread_t? {
@@ -70,4 +103,11 @@ enum SystemThread {
         }
         return thread
     }
+}
+
+/// A result handed back from a thread that is joined before it is read.
+private final class ResultSlot<T>: @unchecked Sendable {
+    var value: T?
+    let work: () -> T
+    init(_ work: @escaping () -> T) { self.work = work }
 }

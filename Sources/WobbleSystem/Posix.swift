@@ -77,6 +77,38 @@ public enum Posix {
         if Glibc.close(fd) != 0 && errno != EINTR { throw PosixError("close", shown, errno) }
     }
 
+    /// `close(2)` for cleanup, where a failure changes nothing (the
+    /// descriptor is gone either way): a read-only file, a pipe end, a
+    /// descriptor given up after an error.
+    public static func closeQuietly(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    /// The system's reason for `errno` value `code` (`strerror`): "No such
+    /// file or directory".
+    public static func reason(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Whether descriptor `fd` is a terminal (`isatty`).
+    public static func isTerminal(_ fd: Int32) -> Bool {
+        isatty(fd) == 1
+    }
+
+    /// Whether `path` is a regular file this process may execute.
+    public static func isExecutableFile(_ path: String) -> Bool {
+        kind(path) == .regular && PathBytes.withCString(path, { access($0, X_OK) == 0 }) == true
+    }
+
+    /// Waits up to `seconds` for the peer of the socket `fd` to hang up
+    /// (POLLRDHUP, POLLHUP or POLLERR); true when it has.
+    public static func waitForHangUp(_ fd: Int32, seconds: Double) -> Bool {
+        let rdhup: Int16 = 0x2000   // POLLRDHUP (Linux; C hides it behind _GNU_SOURCE)
+        var p = pollfd(fd: fd, events: rdhup, revents: 0)
+        let n = poll(&p, 1, Int32(seconds * 1000))
+        return n > 0 && p.revents & (rdhup | Int16(POLLHUP | POLLERR)) != 0
+    }
+
     /// `write(2)` until every byte is written (short writes continue).
     public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, shown: String) throws {
         guard let base = bytes.baseAddress else { return }
@@ -249,17 +281,37 @@ public enum Posix {
     }
 
     /// The whole content of the file at `path` (its exact bytes): open,
-    /// read to the end, close. Throws `PosixError` naming `shown`.
-    public static func readFile(_ path: String, shown: String? = nil) throws -> [UInt8] {
+    /// read to the end, close; the one file reader of the tool. More than
+    /// `limit` bytes throws `FileTooLarge` (a regular file is refused by its
+    /// size before anything is read; a pipe or a device once it passes the
+    /// limit). Other failures throw `PosixError` naming `shown`.
+    public static func readFile(_ path: String, shown: String? = nil, limit: Int = Int.max) throws -> [UInt8] {
         let name = shown ?? path
         let fd = try open(path, O_RDONLY, shown: name)
-        defer { Glibc.close(fd) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        defer { closeQuietly(fd) }
+        let st = try fstat(fd, shown: name)
+        let regular = FileKind(st) == .regular
+        if regular && Int(st.st_size) > limit { throw FileTooLarge(path: name, limit: limit) }
+        // Regular files: read exactly their size (plus one byte, to see
+        // growth); pipes and devices: in chunks, doubling, up to the limit.
+        var bytes: [UInt8] = []
+        var capacity = regular ? Int(st.st_size) + 1 : 1 << 16
         while true {
-            let n = try chunk.withUnsafeMutableBytes { try read(fd, into: $0, shown: name) }
-            if n == 0 { return out }
-            out.append(contentsOf: chunk[0..<n])
+            if bytes.count == capacity {
+                guard capacity <= limit else { throw FileTooLarge(path: name, limit: limit) }
+                capacity = capacity > limit / 2 ? limit &+ 1 : capacity * 2
+            }
+            let start = bytes.count, want = capacity - start
+            bytes.append(contentsOf: repeatElement(0, count: want))
+            let got: Int
+            do {
+                got = try bytes.withUnsafeMutableBytes { try read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[start...]), shown: name) }
+            } catch {
+                bytes.removeLast(want)
+                throw error
+            }
+            bytes.removeLast(want - got)
+            if got == 0 { return bytes }
         }
     }
 
@@ -349,6 +401,14 @@ public enum Posix {
         }
         return nil
     }
+}
+
+/// A file larger than a reader's limit (`Posix.readFile`).
+public struct FileTooLarge: Error, Equatable {
+    /// The path as the user named it.
+    public let path: String
+    /// The most bytes the reader takes.
+    public let limit: Int
 }
 
 /// What a path is.

@@ -31,6 +31,13 @@ public enum Signals {
         }
     }
 
+    /// Ignores SIGPIPE: every write is checked, so a reader that went away
+    /// (`| head -c 10`, a dead ffmpeg) is an error with one clear line
+    /// (EPIPE), not a silent death. Inherited through exec.
+    public static func ignoreBrokenPipe() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
     /// Set only by `install`, on the main thread, before any signal.
     nonisolated(unsafe) private static var installed = false
 

@@ -15,6 +15,7 @@
 //
 // Usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR] [--clip]
 import Foundation
+import WobbleSystem
 import WobbleCore
 import WobbleRender
 
@@ -32,7 +33,7 @@ while let a = args.popFirst() {
     case "--clip": clipMode = true
     default:
         FileHandle.standardError.write(Data("usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR] [--clip]\n".utf8))
-        exit(2)
+        ThisProcess.exit(2)
     }
 }
 
@@ -140,9 +141,9 @@ func median(_ xs: [Double]) -> Double {
 func time(_ n: Int, _ body: (Int) throws -> Void) rethrows -> [Double] {
     var out: [Double] = []
     for k in 0 ..< n {
-        let t0 = DispatchTime.now().uptimeNanoseconds
+        let t0 = monotonic()
         try body(k)
-        out.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+        out.append((monotonic() - t0) * 1e3)
     }
     return out
 }
@@ -163,7 +164,7 @@ do {
     gles = try GLESRenderer(source: source)
 } catch {
     FileHandle.standardError.write(Data("wobble-render-bench: \(error)\n".utf8))
-    exit(1)
+    ThisProcess.exit(1)
 }
 print("GLES: \(gles.platformDescription)")
 print("scene: \(width)x\(height), 4 regions, bbox each \(String(format: "%.1f", 100 * regionShapes[0].bbox.width * regionShapes[0].bbox.height / Double(width * height)))% of the image; \(frames) frames per measurement")
@@ -180,15 +181,11 @@ if clipMode {
     /// Wall and CPU (the process's, llvmpipe's threads included) ms per
     /// state of `body` over `states`.
     func timed<T>(_ states: [T], _ body: (T) throws -> Void) rethrows -> (wall: Double, cpu: Double) {
-        func cpuNow() -> Double {
-            var t = timespec()
-            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
-            return Double(t.tv_sec) * 1e3 + Double(t.tv_nsec) / 1e6
-        }
-        let t0 = DispatchTime.now().uptimeNanoseconds, c0 = cpuNow()
+        func cpuNow() -> Double { processCPUTime() * 1e3 }
+        let t0 = monotonic(), c0 = cpuNow()
         for s in states { try body(s) }
         let n = Double(states.count)
-        return (Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6 / n, (cpuNow() - c0) / n)
+        return ((monotonic() - t0) * 1e3 / n, (cpuNow() - c0) / n)
     }
     func stream(_ states: [FrameState], whole: Bool, renderer: GLESRenderer = gles) throws
         -> (wall: Double, cpu: Double, bytes: Double) {
@@ -244,7 +241,7 @@ if clipMode {
     print(String(format: "  the wobble's own cost (region-only - blit floor): %.2f ms wall, %.2f ms cpu (before the variants %.2f, %.2f)",
                  r - blit, median(cpu[0]) - median(cpu[4]), u - blit, median(cpu[1]) - median(cpu[4])))
     print(String(format: "  region-only / still-pass floor %.2f wall, %.2f cpu", r / pass, median(cpu[0]) / median(cpu[5])))
-    exit(0)
+    ThisProcess.exit(0)
 }
 
 let times = (0 ..< frames).map { 0.35 + 0.1 * Double($0) / Double(max(frames - 1, 1)) }

@@ -1,8 +1,6 @@
 import WobbleCore
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// `wobble-run edit ARGS...`: runs the studio executable with the same
 /// arguments, as git and cargo run their subcommands. The headless tool
@@ -24,13 +22,9 @@ enum Edit {
     static func findStudio() -> String? {
         if let me = try? Posix.readlink("/proc/self/exe"), let slash = me.lastIndex(of: "/") {
             let beside = String(me[..<slash]) + "/" + executableName
-            if isExecutableFile(beside) { return beside }
+            if Posix.isExecutableFile(beside) { return beside }
         }
         return ChildProcess.findExecutable(executableName)
-    }
-
-    static func isExecutableFile(_ path: String) -> Bool {
-        Posix.kind(path) == .regular && PathBytes.withCString(path, { access($0, X_OK) == 0 }) == true
     }
 
     /// Replaces this process with the studio; returns only on failure,
@@ -40,24 +34,14 @@ enum Edit {
             printError(notInstalledMessage)
             return 1
         }
-        var argv: [UnsafeMutablePointer<CChar>?] = []
-        defer { for p in argv { free(p) } }
-        for s in [studio] + args {
-            let b = PathBytes.bytes(s)
-            guard !b.contains(0), let raw = malloc(b.count + 1) else {
-                printError(Failure.prefixed("edit: an argument contains a NUL byte"))
-                return 2
-            }
-            let p = raw.assumingMemoryBound(to: CChar.self)
-            for (i, c) in b.enumerated() { p[i] = CChar(bitPattern: c) }
-            p[b.count] = 0
-            argv.append(p)
+        if args.contains(where: { PathBytes.bytes($0).contains(0) }) {
+            printError(Failure.prefixed("edit: an argument contains a NUL byte"))
+            return 2
         }
-        argv.append(nil)
         // The studio installs its own signal handling; SIGPIPE's disposition
         // (ignored here) is inherited through exec, as the studio wants it.
-        execv(studio, argv)
-        printError(Failure.prefixed("edit: cannot run '\(studio)': \(String(cString: strerror(errno)))"))
+        let failure = ThisProcess.replace(with: studio, arguments: [studio] + args)
+        printError(Failure.prefixed("edit: cannot run '\(studio)': \(Posix.reason(failure.code))"))
         return 1
     }
 }

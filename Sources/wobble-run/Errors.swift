@@ -2,9 +2,6 @@ import WobbleEngine
 import Foundation
 import WobbleScript
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An error that knows how the tool ends for it: its exit code and the
 /// lines it prints to stderr (one clear line first, details after).

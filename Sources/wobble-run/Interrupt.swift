@@ -1,8 +1,6 @@
 import WobbleEngine
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// SIGINT, SIGTERM, SIGHUP and SIGXCPU (`Signals`): the signal only sets a
 /// flag (the render loop and the Lua hook poll it and unwind, removing
@@ -22,7 +20,7 @@ enum Interrupt {
     static let control = RunControl(watchesSignals: true, hardStop: { line in
         printError(line)
         TemporaryPaths.removeAll()
-        _exit(1)
+        ThisProcess.exitNow(1)
     })
 
     static func install() {
@@ -33,7 +31,7 @@ enum Interrupt {
             TemporaryPaths.removeAll()
             // --json: the object still comes (a frame may take longer than the grace).
             RunReport.printLastWords()
-            _exit(128 + sig)
+            ThisProcess.exitNow(128 + sig)
         }
     }
 }

@@ -3,9 +3,6 @@ import WobbleCore
 import WobbleEngine
 import WobbleScript
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `wobble-run new PHOTO [SCENE.lua]`: writes a starter scene for a photo
 /// (the image, one region in the middle a third of the picture's size,
@@ -74,7 +71,7 @@ enum NewScene {
         do {
             // O_EXCL: a file made meanwhile is not written over either.
             let fd = try Posix.open(scene, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644, shown: scene)
-            defer { Glibc.close(fd) }
+            defer { Posix.closeQuietly(fd) }
             try Posix.write(fd, Array(text.utf8), shown: scene)
         } catch let e as PosixError where e.code == EEXIST {
             printError("wobble-run: new: '\(ScenePaths.shown(scene))' already exists: nothing written")
@@ -89,7 +86,7 @@ enum NewScene {
         print("next:")
         print("  wobble-run edit \(sceneWord)    # a window: place the region, poke it, Ctrl+S saves")
         print("  wobble-run \(sceneWord)         # renders \(ScenePaths.shellWord(ScenePaths.baseName(scene) + ".gif"))")
-        fflush(nil)
+        ThisProcess.flushOutput()
         let env = ProcessInfo.processInfo.environment
         let hasDisplay = !(env["DISPLAY"] ?? "").isEmpty || !(env["WAYLAND_DISPLAY"] ?? "").isEmpty
         if hasDisplay, Edit.findStudio() != nil {

@@ -82,7 +82,7 @@ enum Serve {
         let p = studio.server.port
         print("wobble-run: serving \(ScenePaths.shown(scene)) at \(studio.url)")
         print("wobble-run: from another machine: ssh -L \(p):127.0.0.1:\(p) THIS-HOST, then open the address there (Ctrl+C stops)")
-        fflush(nil)
+        ThisProcess.flushOutput()
         var sig: Int32?
         while sig == nil { sig = Signals.sleep(3600) }
         studio.stop()

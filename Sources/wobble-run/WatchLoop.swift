@@ -1,8 +1,6 @@
 import WobbleEngine
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// `--watch`: render, then render again whenever an input changes, until
 /// SIGINT/SIGTERM (exit 128 + signal). The inputs are what the studio
@@ -65,10 +63,8 @@ enum WatchLoop {
 
     /// The local time of day, `HH:MM:SS`.
     static func clock() -> String {
-        var t = time(nil)
-        var tmv = tm()
-        localtime_r(&t, &tmv)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec))"
+        let t = localTimeOfDay()
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(two(t.hour)):\(two(t.minute)):\(two(t.second))"
     }
 }

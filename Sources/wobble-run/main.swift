@@ -3,9 +3,6 @@ import WobbleCore
 import WobbleEngine
 import WobbleScript
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Entry point. Every error carries its exit code (`ExitCoded`: 0 ok, 1
 /// the scene failed, 2 usage, 128+N on signal N); the one catch below
@@ -20,7 +17,7 @@ func main() -> Int32 {
     Messages.trackStandardStreams()
     // Every write is checked: a reader that went away (`| head -c 10`) is
     // an error with one clear line (EPIPE), not a silent death by SIGPIPE.
-    signal(SIGPIPE, SIG_IGN)
+    Signals.ignoreBrokenPipe()
     // `wobble-run edit SCENE.lua`: the studio window, its own executable
     // (a scene file named `edit` is reached as `./edit`).
     if args.first == "edit" { return Edit.run(Array(args.dropFirst())) }
@@ -112,4 +109,4 @@ func runReporting(_ options: Options) -> Int32 {
 }
 
 // The usual stack whatever `ulimit -s` says (a tiny one crashed Lua and Mesa).
-exit(StackRoom.run(main))
+ThisProcess.exit(StackRoom.run(main))

@@ -4,11 +4,12 @@
 //   wobble-sound-bench synth steady|tempo-change|swing|pad OUT.wav [--seconds S]
 //   wobble-sound-bench bench [--seconds 30] [--runs 5]
 import Foundation
+import WobbleSystem
 import WobbleAudio
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("wobble-sound-bench: \(message)\n".utf8))
-    exit(2)
+    ThisProcess.exit(2)
 }
 
 func value(_ name: String, in args: [String], default d: Double) -> Double {
@@ -48,10 +49,10 @@ case "bench":
         var best = Double.infinity
         var summary = ""
         for _ in 0..<runs {
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = monotonic()
             let s = Sound(samples: t.samples, sampleRate: t.sampleRate)
             let onsets = s.onsets(), beats = s.beats(), tempo = s.tempo()
-            let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            let ms = (monotonic() - start) * 1e3
             best = min(best, ms)
             summary = "\(onsets.count) onsets, \(beats.count) beats, \(tempo) BPM"
         }

@@ -2,9 +2,7 @@ import WobbleCore
 import WobbleMedia
 import WobbleStudio
 import WobbleSystem
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 // The studio executable. `wobble-run edit ARGS...` runs it with the same
 // arguments (found beside wobble-run, else on PATH), as git runs its
@@ -17,6 +15,6 @@ Posix.protectStandardDescriptors()
 // What a scene prints cannot leave our messages mid-line.
 Messages.trackStandardStreams()
 // Every write is checked: a reader that went away is an error, not SIGPIPE.
-signal(SIGPIPE, SIG_IGN)
+Signals.ignoreBrokenPipe()
 // The usual stack whatever `ulimit -s` says (a tiny one crashed Lua and Mesa).
-exit(StackRoom.run { Studio.main(arguments) })
+ThisProcess.exit(StackRoom.run { Studio.main(arguments) })

@@ -12,7 +12,7 @@ import XCTest
 /// headless tool carries.
 final class WobbleRunSourceTests: XCTestCase {
     /// The modules `Sources/wobble-run` may import.
-    static let allowed: Set<String> = ["Foundation", "Glibc", "Dispatch", "Synchronization",
+    static let allowed: Set<String> = ["Foundation", "Dispatch", "Synchronization",
                                        "WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleServe"]
     /// Types the engine owns, which the command line must not define again.
     static let engineTypes = ["Runner", "PresetRun", "Preset", "OutputPlan", "OutputFormat", "Assembler",

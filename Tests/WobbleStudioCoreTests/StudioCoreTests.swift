@@ -4,6 +4,7 @@ import WobbleCore
 import WobbleEngine
 import WobbleTestSupport
 @testable import WobbleStudioCore
+import WobbleSystem
 
 /// The studio core with no window: a scene in a sandbox, commands in
 /// (image pixels, no keys), state and snapshots out, on a manual clock

@@ -1,5 +1,6 @@
 import XCTest
 @testable import WobbleStudioCore
+import WobbleSystem
 
 /// The studio's transport in-process, on a manual clock (no window, no
 /// sleeping): play, pause, step, seek, loop, and a take's live clock.

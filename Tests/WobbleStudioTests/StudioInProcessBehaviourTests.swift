@@ -5,6 +5,7 @@ import WobbleEngine
 import WobbleMedia
 @testable import WobbleStudio
 @testable import WobbleStudioCore
+import WobbleSystem
 
 private func key(_ k: StudioKey, shift: Bool = false, ctrl: Bool = false) -> StudioInput {
     .key(k, shift: shift, ctrl: ctrl)

@@ -3,6 +3,7 @@ import WobbleCore
 import WobbleMedia
 @testable import WobbleStudio
 @testable import WobbleStudioCore
+import WobbleSystem
 
 /// A game controller's accelerometer, in-process: gravity is followed and
 /// removed (a steady tilt never shakes), a jolt above 1 g is a shake in

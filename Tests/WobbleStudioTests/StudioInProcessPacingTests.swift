@@ -3,6 +3,7 @@ import XCTest
 import WobbleCore
 @testable import WobbleStudio
 @testable import WobbleStudioCore
+import WobbleSystem
 
 /// The studio's pacing on a machine slower than the clip, in-process: each
 /// present takes manual time, and the studio shows the frame due when it

@@ -6,6 +6,7 @@ import WobbleMedia
 import WobbleRender
 @testable import WobbleStudio
 @testable import WobbleStudioCore
+import WobbleSystem
 
 /// A studio surface for in-process tests: it hands out scripted inputs at
 /// times of a manual clock, lets that clock pass by the time the studio

@@ -7,6 +7,7 @@ import WobbleRender
 import WobbleScript
 @testable import WobbleStudio
 @testable import WobbleStudioCore
+import WobbleSystem
 
 private func key(_ k: StudioKey, shift: Bool = false, ctrl: Bool = false) -> StudioInput {
     .key(k, shift: shift, ctrl: ctrl)

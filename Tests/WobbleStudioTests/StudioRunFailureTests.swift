@@ -5,6 +5,7 @@ import WobbleCore
 @testable import WobbleStudioCore
 #if canImport(Glibc)
 import Glibc
+import WobbleSystem
 #endif
 
 /// A run of the scene that fails after an edit says so, in the window and

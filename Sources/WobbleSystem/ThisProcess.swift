@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The running process itself: its id, how it ends, and replacing it with
+/// another program.
+public enum ThisProcess {
+    /// The process id.
+    public static var id: Int32 { getpid() }
+
+    /// Ends the process with `status` (stdio flushed, `atexit` handlers run).
+    public static func exit(_ status: Int32) -> Never {
+        Glibc.exit(status)
+    }
+
+    /// Ends the process with `status` at once (`_exit`): nothing more runs,
+    /// for last words from a signal watchdog or a stuck display, where other
+    /// threads may be blocked for good.
+    public static func exitNow(_ status: Int32) -> Never {
+        Glibc._exit(status)
+    }
+
+    /// Flushes every stdio stream (what C libraries printed), before
+    /// output of our own or before another program takes over.
+    public static func flushOutput() {
+        fflush(nil)
+    }
+
+    /// Replaces this process with the program at `path`, given `arguments`
+    /// (the first is its name) as their exact bytes (`execv`). Returns only
+    /// when it could not: the reason (EINVAL for an argument with a NUL).
+    public static func replace(with path: String, arguments: [String]) -> PosixError {
+        var argv: [UnsafeMutablePointer<CChar>?] = []
+        defer { for p in argv { free(p) } }
+        for s in arguments {
+            let b = PathBytes.bytes(s)
+            guard !b.contains(0), let raw = malloc(b.count + 1) else { return PosixError("exec", path, EINVAL) }
+            let p = raw.assumingMemoryBound(to: CChar.self)
+            for (i, c) in b.enumerated() { p[i] = CChar(bitPattern: c) }
+            p[b.count] = 0
+            argv.append(p)
+        }
+        argv.append(nil)
+        guard let r = PathBytes.withCString(path, { execv($0, argv) }) else { return PosixError("exec", path, EINVAL) }
+        _ = r
+        return PosixError("exec", path, errno)
+    }
+}
