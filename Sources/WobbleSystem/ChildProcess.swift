@@ -31,18 +31,9 @@ public final class ChildProcess: @unchecked Sendable {
     /// Starts `executable` with `arguments` (exact bytes, see `PathBytes`)
     /// and the given descriptors as its 0, 1, 2 (and `extra` as its 3).
     public init(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32, extra: Int32 = -1) throws {
-        var cStrings: [UnsafeMutablePointer<CChar>?] = []
-        defer { for p in cStrings { free(p) } }
-        for s in [executable] + arguments {
-            let b = PathBytes.bytes(s)
-            guard !b.contains(0), let raw = malloc(b.count + 1) else { throw PosixError("exec", executable, EINVAL) }
-            let p = raw.assumingMemoryBound(to: CChar.self)
-            for (i, c) in b.enumerated() { p[i] = CChar(bitPattern: c) }
-            p[b.count] = 0
-            cStrings.append(p)
-        }
-        cStrings.append(nil)
-        let pid = cStrings.withUnsafeBufferPointer { argv in
+        guard var cStrings = CArguments([executable] + arguments) else { throw PosixError("exec", executable, EINVAL) }
+        defer { cStrings.free() }
+        let pid = cStrings.pointers.withUnsafeBufferPointer { argv in
             wobble_spawn(argv[0], argv.baseAddress, environ, stdin, stdout, stderr, extra)
         }
         guard pid > 0 else { throw PosixError("exec", executable, errno) }

@@ -30,19 +30,36 @@ public enum ThisProcess {
     /// (the first is its name) as their exact bytes (`execv`). Returns only
     /// when it could not: the reason (EINVAL for an argument with a NUL).
     public static func replace(with path: String, arguments: [String]) -> PosixError {
-        var argv: [UnsafeMutablePointer<CChar>?] = []
-        defer { for p in argv { free(p) } }
+        guard var argv = CArguments(arguments) else { return PosixError("exec", path, EINVAL) }
+        defer { argv.free() }
+        guard PathBytes.withCString(path, { execv($0, argv.pointers) }) != nil else { return PosixError("exec", path, EINVAL) }
+        return PosixError("exec", path, errno)
+    }
+}
+
+/// An `argv` for exec and spawn: each argument's exact bytes, NUL-ended,
+/// then a null pointer. Nil when an argument holds a NUL byte.
+struct CArguments {
+    private(set) var pointers: [UnsafeMutablePointer<CChar>?] = []
+
+    init?(_ arguments: [String]) {
         for s in arguments {
             let b = PathBytes.bytes(s)
-            guard !b.contains(0), let raw = malloc(b.count + 1) else { return PosixError("exec", path, EINVAL) }
+            guard !b.contains(0), let raw = malloc(b.count + 1) else {
+                free()
+                return nil
+            }
             let p = raw.assumingMemoryBound(to: CChar.self)
             for (i, c) in b.enumerated() { p[i] = CChar(bitPattern: c) }
             p[b.count] = 0
-            argv.append(p)
+            pointers.append(p)
         }
-        argv.append(nil)
-        guard let r = PathBytes.withCString(path, { execv($0, argv) }) else { return PosixError("exec", path, EINVAL) }
-        _ = r
-        return PosixError("exec", path, errno)
+        pointers.append(nil)
+    }
+
+    /// Frees the strings (once the call that reads them has returned).
+    mutating func free() {
+        for p in pointers { Glibc.free(p) }
+        pointers = []
     }
 }
