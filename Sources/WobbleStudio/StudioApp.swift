@@ -377,7 +377,8 @@ final class StudioApp {
         let r = layout.panelRect
         let v = core.inspector.shown()
         return InspectorPanel(width: r.w, height: r.h, parameters: v.parameters, name: v.name, origin: v.origin,
-                              readOnly: v.readOnly, focused: v.focused, typing: v.typing)
+                              readOnly: v.readOnly, focused: v.focused, typing: v.typing,
+                              typingSelected: core.inspector.typingSelected, caret: core.inspector.caret)
     }
 
     /// A press in the inspector's column: the row under it, its choice, where on the slider.

@@ -499,6 +499,8 @@ package final class StudioCore {
             if inspector.isRenaming { inspector.type(t); dirty = true }
         case .renameBackspace:
             inspector.backspace()
+        case .renameCaret(let d):
+            inspector.moveCaret(by: d)
         case .commitRename:
             inspector.commitRenaming()
         case .cancelRename:
