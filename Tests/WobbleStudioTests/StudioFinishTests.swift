@@ -26,6 +26,21 @@ final class StudioFinishTests: InProcessStudioCase {
 
     """
 
+    /// One region with a baked poke at `time` (its `perform{...}` list),
+    /// then `rest` after `prepare()`.
+    static func baked(at time: String, then rest: String) -> String {
+        """
+        image("img.png")
+        fps(10)
+        local region = addSketch{x = 10, y = 10, w = 100, h = 70, duration = 0.6}
+        perform{
+          {\(time), touch = {60, 45, 80, 45}},
+        }
+        prepare()
+
+        """ + rest
+    }
+
     /// `--check --json` of a scene in the box.
     func checkJSON(_ scene: String) throws -> [String: Any] {
         let r = try Tool.run([scene, "--check", "--json"], cwd: box.url)
@@ -102,17 +117,7 @@ final class StudioFinishTests: InProcessStudioCase {
             ("wait(0.5)\n", { (end: String) in end + "wait(8.7)\n" }),
         ]
         for (end, written) in ends {
-            let text = """
-            image("img.png")
-            fps(10)
-            local region = addSketch{x = 10, y = 10, w = 100, h = 70, duration = 0.6}
-            perform{
-              {5, touch = {60, 45, 80, 45}},
-            }
-            prepare()
-            touch(60, 45, 80, 45)
-
-            """ + end
+            let text = StudioFinishTests.baked(at: "5", then: "touch(60, 45, 80, 45)\n" + end)
             try box.write("s.lua", text)
             let before = try checkJSON("s.lua")
             XCTAssertEqual(before["frames"] as? Int, 92, "the baked poke's motion goes on to 9.2 s")
@@ -410,19 +415,7 @@ final class StudioFinishTests: InProcessStudioCase {
     /// timeline to another time, and `Delete` on it empties the list.
     func testTicksAreSelectedDeletedAndMoved() throws {
         try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
-        let text = """
-        image("img.png")
-        fps(10)
-        local region = addSketch{x = 10, y = 10, w = 100, h = 70, duration = 0.6}
-        perform{
-          {0.2, touch = {60, 45, 80, 45}},
-        }
-        prepare()
-        wait(0.5)
-        touch(60, 45, 40, 45)
-        wait(1)
-
-        """
+        let text = StudioFinishTests.baked(at: "0.2", then: "wait(0.5)\ntouch(60, 45, 40, 45)\nwait(1)\n")
         try box.write("s.lua", text)
         let clock = ManualClock()
         let t0 = clock.t
@@ -456,17 +449,7 @@ final class StudioFinishTests: InProcessStudioCase {
     /// where the mouse lets it go, and the timeline then fits the new clip.
     func testTheTimelineKeepsItsScaleWhileATickIsDragged() throws {
         try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
-        let text = """
-        image("img.png")
-        fps(10)
-        local region = addSketch{x = 10, y = 10, w = 100, h = 70, duration = 0.6}
-        perform{
-          {1, touch = {60, 45, 80, 45}},
-        }
-        prepare()
-        wait(0.5)
-
-        """
+        let text = StudioFinishTests.baked(at: "1", then: "wait(0.5)\n")
         try box.write("s.lua", text)
         // The clip goes on while the baked poke's wobble does.
         let length = Double(try XCTUnwrap(try checkJSON("s.lua")["frames"] as? Int)) / 10
