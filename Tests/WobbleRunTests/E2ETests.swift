@@ -515,7 +515,7 @@ extension E2ETests {
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.firstError, "wobble-run: --frames 9223372036854775807- selects no frame: the clip has 1 frame (0-0)")
         r = try Tool.run(["s.lua", "--check"], cwd: box.url)
-        XCTAssertEqual(r.firstError, "ok: 1 frame, 0 s at 30 fps, 40×30")
+        XCTAssertEqual(r.firstError, "ok: 1 frame, 0.033 s at 30 fps, 40×30", "one frame at 30 fps plays 1/30 s")
     }
 }
 
