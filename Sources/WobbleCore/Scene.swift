@@ -470,6 +470,13 @@ public final class Scene {
         try advance(to: now + seconds, function: "wait")
     }
 
+    /// `wait` up to time `t` (now when `t` is past): the clock at exactly
+    /// `t`, as `wait(t - from)` from a clock at `from` leaves it.
+    public func wait(until t: Double) throws {
+        guard t.isFinite else { throw SceneError("wait", "seconds must be a finite number >= 0") }
+        try advance(to: Swift.max(now, t), function: "wait")
+    }
+
     /// `untilStill([maxSeconds])`: waits until every live model has amplitude
     /// 0; true when still, false when `maxSeconds` ran out first.
     public func untilStill(maxSeconds: Double? = nil) throws -> Bool {

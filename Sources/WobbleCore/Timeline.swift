@@ -197,7 +197,8 @@ public struct OverlayModel: Sendable, Equatable, Codable {
 public struct Clip: Sendable {
     public let fps: Double
     public let frameCount: Int
-    /// Virtual time at which the script returned.
+    /// Virtual time at which the script returned (the clip's frames are
+    /// those before it; `length` is how long they play).
     public let duration: Double
     public let imageWidth: Int
     public let imageHeight: Int
@@ -236,6 +237,11 @@ public struct Clip: Sendable {
         self.imageHeight = imageHeight
         self.timeline = timeline
     }
+
+    /// How long the clip plays: its frames at its rate (90 frames at 30
+    /// fps are 3 s, as a GIF of them lasts), whatever time before the next
+    /// frame the script returned at.
+    public var length: Double { Double(frameCount) / fps }
 
     /// Frame `k` (time `k / fps`); `overlay` forces the control layer on (`--overlay`).
     public func frame(_ k: Int, overlay forced: Bool = false) -> FrameState {

@@ -123,6 +123,8 @@ public final class LiveSession {
     public var baked: [PerformedEvent] { edits.baked ?? sceneBaked }
     /// The `untilStill` calls of the last good run and how long each waited.
     public private(set) var stillWaits: [StillWait] = []
+    /// The wait the last good run added to end at the loop's period (`L`).
+    public private(set) var periodWait: LoopSource.PeriodWait?
     /// Whether the scene's own text calls `loop()` (as the last good run read it).
     public var sceneLoops: Bool { sceneText.map(LoopSource.callsLoop) ?? false }
     /// The `addSketch` calls of the last good run.
@@ -276,6 +278,7 @@ public final class LiveSession {
             scriptKicks = r.kicks
             sound = r.sound
             stillWaits = r.stillWaits
+            periodWait = r.periodWait
             warnings = r.warnings
             sceneBaked = r.scenePerformed
             if text != sceneText || sceneSource == nil {
@@ -289,7 +292,7 @@ public final class LiveSession {
             generation += 1
             if let before { followCalls(from: before.source, calls: before.calls, base: before.base) }
             // The text says now what the loop edit says: no edit any more.
-            if let loop = edits.loop, loop == sceneLoops { edits.loop = nil }
+            if let loop = edits.loop, loop == sceneLoops { edits.loop = nil; edits.loopPeriod = nil }
             if let baked = edits.baked, baked == sceneBaked { edits.baked = nil }
             return true
         case .failure(let f):
@@ -795,12 +798,17 @@ public final class LiveSession {
             }
             if let loop = edits.loop {
                 // (Lines after a deleted kick moved up.)
-                let waits = stillWaits.map { w -> StillWait in
+                func moved(_ w: StillWait) -> StillWait {
                     var w = w
                     w.line = w.line.map { l in l - edits.removedKicks.filter { $0 < l }.count }
                     return w
                 }
-                disk = try LoopSource.switched(disk, on: loop, waits: waits, name: options.scenePath)
+                let period = (loop ? periodWait : nil).map { p -> LoopSource.PeriodWait in
+                    var p = p
+                    p.replacing = p.replacing.map(moved)
+                    return p
+                }
+                disk = try LoopSource.switched(disk, on: loop, waits: stillWaits.map(moved), period: period, name: options.scenePath)
             }
             if let baked = edits.baked { disk = try TimelineSource.withPerform(disk, baked, name: options.scenePath) }
         } catch let e as SaveError {

@@ -120,7 +120,7 @@ public struct RunJob: Sendable {
             }
             let success = RunOutcome.Success(clip: result.clip, scriptedDuration: result.scriptEnd, image: image,
                                              imagePath: path, imageStamp: stamps[path] ?? nil, sketchCalls: result.sketchCalls,
-                                             kicks: result.kicks, stillWaits: result.stillWaits,
+                                             kicks: result.kicks, stillWaits: result.stillWaits, periodWait: result.periodWait,
                                              warnings: RunJob.warnings(result), scenePerformed: result.scenePerformed,
                                              sound: SceneSound(result))
             return outcome(.success(success), named: runner.named.filter { $0 != result.outputPath } + [path])
@@ -161,6 +161,7 @@ public struct RunOutcome: Sendable {
         var sketchCalls: [SketchCall]
         var kicks: [ScriptKick]
         var stillWaits: [StillWait]
+        var periodWait: LoopSource.PeriodWait?
         var warnings: [String]
         var scenePerformed: [PerformedEvent]
         var sound: SceneSound? = nil

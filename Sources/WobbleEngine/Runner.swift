@@ -119,7 +119,7 @@ package struct Runner {
         let selection = try frameSelection(clip)
         report.frames = selection.count
         report.fps = clip.fps
-        report.duration = clip.duration
+        report.duration = clip.length
         let still = ClipWarnings.isStill(clip)
         report.still = still
         report.loop = clip.loop != nil
@@ -251,7 +251,7 @@ package struct Runner {
     package static func describe(_ s: Summary) -> String {
         let what = s.output.map { "wrote \($0)" } ?? "rendered"
         return String(format: "%@: %d frames, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.width, s.height,
-                      NumberText.seconds(s.clip.duration), NumberText.plain(s.clip.fps), s.seconds)
+                      NumberText.seconds(s.clip.length), NumberText.plain(s.clip.fps), s.seconds)
     }
 
     /// Loads a PNG or JPEG; a bad file is a `RunError` naming it.

@@ -27,15 +27,55 @@ public enum LoopSource {
         }
     }
 
+    /// How a looping scene whose script returns before its period's end
+    /// is made to end there: from `from`, a `wait(seconds)`, in place of
+    /// the `untilStill()` that ended the script (`replacing`) or added
+    /// after the script (nil).
+    public struct PeriodWait: Sendable, Equatable {
+        public var from: Double
+        public var seconds: Double
+        public var replacing: StillWait?
+        /// The time the script then ends at.
+        public var end: Double { from + seconds }
+    }
+
+    /// The wait that makes a looping scene's script, which returned at
+    /// `scriptEnd` after the `untilStill` calls `waits`, end at `period`
+    /// (the clip the animator watched when the loop was switched on), so
+    /// that the loop is that clip: the last `untilStill()` of the scene
+    /// waits up to it when the script returned with it, else a `wait` is
+    /// added. Whole milliseconds rounded down, so the clip has the
+    /// period's frames and never one more. nil when the script reaches
+    /// the period itself.
+    public static func periodWait(period: Double, scriptEnd: Double, waits: [StillWait]) -> PeriodWait? {
+        let last = waits.last.flatMap { w in w.file == nil && abs(w.end - scriptEnd) <= 1e-9 ? w : nil }
+        let from = last?.start ?? scriptEnd
+        // (A period of 9.2 s reads 9199.999… ms: 1e-7 ms of slack, far
+        // inside the 1e-9 s the frame rule allows.)
+        let seconds = ((period - from) * 1000 + 1e-7).rounded(.down) / 1000
+        guard seconds.isFinite, from + seconds > scriptEnd + 1e-9 else { return nil }
+        return PeriodWait(from: from, seconds: seconds, replacing: last)
+    }
+
     /// The text with `loop()` switched `on` (a line before the first
     /// top-level `prepare`/`wait`/`untilStill`, the `untilStill` statements
-    /// of `waits` turned into their waits) or off (its lines taken out).
+    /// of `waits` turned into their waits, `period` the wait that makes
+    /// the script end at the loop's period) or off (its lines taken out).
     /// `name` names the scene in problems.
-    public static func switched(_ text: [UInt8], on: Bool, waits: [StillWait], name: String) throws -> [UInt8] {
+    public static func switched(_ text: [UInt8], on: Bool, waits: [StillWait], period: PeriodWait? = nil, name: String) throws -> [UInt8] {
         let t = LuaTokenizer.tokens(text)
         var replacements: [(Range<Int>, String)] = []
         if on {
             guard !callsLoop(text) else { return text }
+            // The wait added after the script (up to the period's end), if any.
+            var tail = ""
+            if let period, period.replacing == nil {
+                tail = "wait(\(LuaLiteral.number(period.seconds, decimals: 3)))\n"
+                if let last = lines(t).last, t[last.tokens.lowerBound].is("return", text) {
+                    throw Problem(message: "\(name):\(last.line): the scene returns before the loop's end (\(LuaLiteral.number(period.end, decimals: 3)) s): put \(tail.dropLast()) before it in a text editor")
+                }
+            }
+            let sep = text.last.map { $0 == 10 ? "" : "\n" } ?? ""
             for w in waits where w.file == nil {
                 guard let line = w.line, let r = lines(t).first(where: { $0.line == line })?.tokens else {
                     throw Problem(message: "\(name): an untilStill() of the scene has no line: replace it with wait(seconds) in a text editor")
@@ -47,7 +87,7 @@ public enum LoopSource {
                 guard alone else {
                     throw Problem(message: "\(name):\(line): untilStill() never returns in a loop and is part of a longer statement: replace it with wait(seconds) in a text editor")
                 }
-                let seconds = max(0, w.end - w.start)
+                let seconds = period.flatMap { $0.replacing == w ? $0.seconds : nil } ?? max(0, w.end - w.start)
                 replacements.append((t[k].start..<t[r.upperBound - 1].end, "wait(\(LuaLiteral.number(seconds, decimals: 3)))"))
             }
             let at = SketchSource.firstTopLevelStep(t, text)
@@ -55,9 +95,9 @@ public enum LoopSource {
                 var i = at
                 while i < text.count, text[i] == 32 || text[i] == 9 { i += 1 }
                 replacements.append((at..<at, String(decoding: text[at..<i], as: UTF8.self) + "loop()\n"))
+                if !tail.isEmpty { replacements.append((text.count..<text.count, sep + tail)) }
             } else {
-                let sep = text.last.map { $0 == 10 ? "" : "\n" } ?? ""
-                replacements.append((text.count..<text.count, sep + "loop()\n"))
+                replacements.append((text.count..<text.count, sep + "loop()\n" + tail))
             }
         } else {
             let own = loopLines(text)

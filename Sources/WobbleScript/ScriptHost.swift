@@ -91,6 +91,9 @@ public struct ScriptResult {
     public var kicks: [ScriptKick] = []
     /// The `untilStill` calls, in order, with how long each waited.
     public var stillWaits: [StillWait] = []
+    /// The studio's loop with its period (`SketchEdits.loopPeriod`): the
+    /// wait that made the script end at the period (nil: none was needed).
+    public var periodWait: LoopSource.PeriodWait?
     /// The events the scene file's own `perform{...}` gave (a baked take).
     public var scenePerformed: [PerformedEvent] = []
     /// What the script did that is probably a mistake (a `touch` that hit

@@ -216,7 +216,14 @@ final class ScriptSession {
         lua.setTop(0)
 
         let clip: Clip
+        var periodWait: LoopSource.PeriodWait?
         do {
+            if options.sketchEdits.loop == true, let period = options.sketchEdits.loopPeriod {
+                // The studio's `L`: the loop is the clip that played when it
+                // was switched on; a save writes this wait.
+                periodWait = LoopSource.periodWait(period: period, scriptEnd: scene.now, waits: stillWaits)
+                if let w = periodWait { try scene.wait(until: w.end) }
+            }
             placeAddedSketches()
             clip = try scene.finish()
         } catch let e as SceneError {
@@ -228,6 +235,7 @@ final class ScriptSession {
         result.sketchCalls = sketchCalls
         result.kicks = kicks
         result.stillWaits = stillWaits
+        result.periodWait = periodWait
         result.scenePerformed = scenePerformed
         result.warnings = warnings
         result.soundtrack = soundtrack

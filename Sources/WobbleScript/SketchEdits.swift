@@ -29,6 +29,11 @@ public struct SketchEdits: Sendable, Equatable {
     /// `loop()` line (and turns the scene's `untilStill()` into the wait
     /// it made, since a loop never comes to rest).
     public var loop: Bool?
+    /// With `loop` true: the loop's period in seconds, the clip that played
+    /// when the loop was switched on (what the animator was watching); the
+    /// script is made to end there when it returns before it (`LoopSource.
+    /// periodWait`). nil: the period is the clip as the script ends it.
+    public var loopPeriod: Double?
     /// The scene's `perform{...}` list as it should be (the studio's `B`
     /// baked a take into it; a baked event deleted or moved on the
     /// timeline), nil: as the scene says. A run schedules it instead of the
@@ -39,11 +44,12 @@ public struct SketchEdits: Sendable, Equatable {
     /// save takes the statements out.
     public var removedKicks: Set<Int> = []
 
-    public init(calls: [Int: SketchState] = [:], added: [SketchState] = [], loop: Bool? = nil,
+    public init(calls: [Int: SketchState] = [:], added: [SketchState] = [], loop: Bool? = nil, loopPeriod: Double? = nil,
                 baked: [PerformedEvent]? = nil, removedKicks: Set<Int> = []) {
         self.calls = calls
         self.added = added
         self.loop = loop
+        self.loopPeriod = loopPeriod
         self.baked = baked
         self.removedKicks = removedKicks
     }

@@ -371,7 +371,7 @@ public final class StudioServer: @unchecked Sendable {
         let message = StudioProtocol.SceneMessage(
             generation: session.generation, answers: answered, scene: name, imageStamp: imageStamp,
             imageURL: imageURL(), width: image.width, height: image.height, fps: clip.fps, frameCount: clip.frameCount,
-            duration: Double(clip.frameCount) / clip.fps, overlap: clip.overlap.rawValue, edges: clip.edges.rawValue,
+            duration: clip.length, overlap: clip.overlap.rawValue, edges: clip.edges.rawValue,
             sketches: sketches(clip), ticks: ticks.sorted { $0.time < $1.time }, warnings: session.warnings,
             error: session.error?.description, unsaved: session.hasUnsavedEdits, performed: session.performed.count,
             notes: notes.sorted())

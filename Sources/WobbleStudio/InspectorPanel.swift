@@ -20,6 +20,10 @@ struct InspectorPanel: Equatable {
     var focused: Int
     /// The name being typed, nil when not renaming.
     var typing: String?
+    /// The name typed is selected (drawn on a highlight; typing replaces
+    /// it), else the caret is drawn at `caret` (a character index).
+    var typingSelected = false
+    var caret = 0
 
     static let pad = 8
     static let top = 26
@@ -82,9 +86,21 @@ struct InspectorPanel: Equatable {
             if i == focused, readOnly == nil { c.fill(x: 2, y: y, w: 3, h: h - 4, (90, 150, 230)) }
             switch row {
             case .name:
-                let shown = typing.map { $0 + "_" } ?? (name ?? "(no name)")
+                let tx = p + 8 * StudioFont.cellWidth
                 c.text("name", x: p, y: y + 2, dim)
-                c.text(shown, x: p + 8 * StudioFont.cellWidth, y: y + 2, typing == nil ? ink : (255, 230, 120), maxX: width - p)
+                if let typing {
+                    let typed: (UInt8, UInt8, UInt8) = (255, 230, 120)
+                    let n = typing.unicodeScalars.count
+                    if typingSelected, n > 0 {
+                        c.fill(x: tx - 1, y: y + 1, w: min(n * StudioFont.cellWidth + 2, width - p - tx + 1), h: StudioFont.cellHeight + 2, (60, 90, 160))
+                    }
+                    c.text(typing, x: tx, y: y + 2, typed, maxX: width - p)
+                    if !typingSelected {
+                        c.fill(x: min(tx + min(caret, n) * StudioFont.cellWidth, width - p), y: y + 1, w: 1, h: StudioFont.cellHeight + 2, typed)
+                    }
+                } else {
+                    c.text(name ?? "(no name)", x: tx, y: y + 2, ink, maxX: width - p)
+                }
             case .motion, .pin:
                 c.text(row == .motion ? "motion" : "pin", x: p, y: y + 1, dim)
                 let chosen = row == .motion ? parameters.motion.rawValue : (parameters.pin?.rawValue ?? "none")

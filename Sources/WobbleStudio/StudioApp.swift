@@ -225,7 +225,7 @@ final class StudioApp {
 
     /// The timeline's frame under window x `x`, nil when the clip is empty.
     private func scrub(_ x: Int) {
-        let length = max(core.clipLength, 0)
+        let length = max(core.timelineLength, 0)
         guard length > 0 else { return }
         let f = layout.timelineFraction(x)
         core.perform(.seek(frame: Int((f * length * (session.clip?.fps ?? 30)).rounded(.down))))
@@ -377,7 +377,8 @@ final class StudioApp {
         let r = layout.panelRect
         let v = core.inspector.shown()
         return InspectorPanel(width: r.w, height: r.h, parameters: v.parameters, name: v.name, origin: v.origin,
-                              readOnly: v.readOnly, focused: v.focused, typing: v.typing)
+                              readOnly: v.readOnly, focused: v.focused, typing: v.typing,
+                              typingSelected: core.inspector.typingSelected, caret: core.inspector.caret)
     }
 
     /// A press in the inspector's column: the row under it, its choice, where on the slider.
@@ -485,7 +486,7 @@ final class StudioApp {
     private func chrome(index k: Int) -> Chrome {
         Chrome(
             width: layout.windowWidth, frame: k, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30,
-            playhead: core.playhead, clipLength: core.clipLength, scriptedDuration: session.scriptedDuration, ticks: core.ticks,
+            playhead: core.playhead, clipLength: core.timelineLength, scriptedDuration: session.scriptedDuration, ticks: core.ticks,
             recording: core.recorder.isRecording, playing: core.playing, unsavedEdits: session.hasUnsavedEdits,
             message: core.message, messageIsError: core.messageIsError, hovered: hovered, sceneError: core.sceneError,
             warnings: core.warningsShown)
@@ -533,7 +534,7 @@ final class StudioApp {
         shownChooserRow = row
         if let c = core.chooser {
             // A looping clip is one period: what the export writes is its frames.
-            let written = session.clip.map { Double($0.frameCount) / $0.fps }
+            let written = session.clip.map(\.length)
             presenter.cover = c.image(width: layout.windowWidth, height: layout.windowHeight,
                                       loopPeriod: session.clip?.loop == nil ? nil : written,
                                       clipSeconds: session.clip == nil ? nil : session.scriptedDuration)

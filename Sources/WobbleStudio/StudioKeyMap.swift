@@ -17,12 +17,15 @@ enum StudioKeyMap {
     }
 
     /// A key while a name is typed: `Enter` keeps it, `Esc` leaves it,
-    /// `Backspace` deletes (the characters come as text).
+    /// `Backspace` deletes, `Left`/`Right` move the caret (the characters
+    /// come as text).
     static func renaming(_ key: StudioKey) -> StudioCommand? {
         switch key {
         case .enter: return .commitRename
         case .escape: return .cancelRename
         case .backspace: return .renameBackspace
+        case .left: return .renameCaret(by: -1)
+        case .right: return .renameCaret(by: 1)
         default: return nil
         }
     }

@@ -18,6 +18,12 @@ package final class Inspector {
     package private(set) var focused = 0
     /// The name being typed, nil when not renaming.
     package private(set) var typing: String?
+    /// The whole name being typed is selected (as a rename field opens in
+    /// every app: typing replaces it, Backspace clears it, an arrow keeps
+    /// it and moves the caret).
+    package private(set) var typingSelected = false
+    /// Where typing inserts: a character index into `typing`.
+    package private(set) var caret = 0
     /// The number row a slider drag moves.
     private var scrubbing: String?
 
@@ -38,6 +44,9 @@ package final class Inspector {
 
     /// Selects a sketch (nil: none); says so unless `quiet`.
     package func select(_ kind: SketchOrigin.Kind?, quiet: Bool = false) {
+        // A name being typed is left (it was for the other region); the
+        // focused row stays, so Tab, +, Tab, + changes one parameter of
+        // region after region.
         if kind != selected { typing = nil }
         selected = kind
         guard let kind, !quiet else { return }
@@ -135,7 +144,8 @@ package final class Inspector {
                 return .init(key: key, text: value.map(fmt) ?? "", value: value)
             }
         }
-        return InspectorValues(selected: kind, name: v.name, origin: v.origin, readOnly: v.readOnly, focused: v.focused, typing: v.typing, rows: rows)
+        return InspectorValues(selected: kind, name: v.name, origin: v.origin, readOnly: v.readOnly, focused: v.focused, typing: v.typing,
+                               typingSelected: v.typing != nil && typingSelected, caret: caret, rows: rows)
     }
 
     // MARK: Changing
@@ -230,12 +240,15 @@ package final class Inspector {
         guard let k = selected, let s = state else { return }
         if let why = readOnly(k) { editor.status("this sketch is \(why.replacingOccurrences(of: "\n", with: " "))", true); return }
         typing = s.name ?? ""
+        typingSelected = !(s.name ?? "").isEmpty
+        caret = typing?.unicodeScalars.count ?? 0
         focused = 0
         editor.status("type the name; Enter keeps it, Esc leaves it", false)
     }
 
-    /// Typed text while renaming: name characters (letters, digits, `_`);
-    /// any other is refused with the reason.
+    /// Typed text while renaming: name characters (letters, digits, `_`),
+    /// at the caret, in place of the name while it is selected; any other
+    /// is refused with the reason.
     package func type(_ text: String) {
         guard var t = typing else { return }
         var refused: [String] = []
@@ -244,7 +257,12 @@ package final class Inspector {
                 refused.append(ch == " " ? "a space" : ch.value < 32 || ch.value == 127 ? "a control character" : "'\(ch)'")
                 continue
             }
-            if t.count < 60 { t.unicodeScalars.append(ch) }
+            if typingSelected { t = ""; caret = 0; typingSelected = false }
+            guard t.unicodeScalars.count < 60 else { continue }
+            var scalars = Array(t.unicodeScalars)
+            scalars.insert(ch, at: min(caret, scalars.count))
+            t = String(String.UnicodeScalarView(scalars))
+            caret += 1
         }
         typing = t
         if let first = refused.first {
@@ -252,10 +270,34 @@ package final class Inspector {
         }
     }
 
+    /// Backspace: the selected name, else the character before the caret.
     package func backspace() {
-        guard var t = typing, !t.isEmpty else { return }
-        t.removeLast()
-        typing = t
+        guard let t = typing else { return }
+        if typingSelected {
+            typing = ""
+            caret = 0
+            typingSelected = false
+            return
+        }
+        var scalars = Array(t.unicodeScalars)
+        guard caret > 0, caret <= scalars.count else { return }
+        scalars.remove(at: caret - 1)
+        caret -= 1
+        typing = String(String.UnicodeScalarView(scalars))
+    }
+
+    /// An arrow while renaming: the selection goes (Left to the start of
+    /// the name, Right to its end, as in a text field), else the caret
+    /// moves a character.
+    package func moveCaret(by d: Int) {
+        guard let t = typing else { return }
+        let n = t.unicodeScalars.count
+        if typingSelected {
+            typingSelected = false
+            caret = d < 0 ? 0 : n
+        } else {
+            caret = min(max(caret + d.signum(), 0), n)
+        }
     }
 
     package func cancelRenaming() {

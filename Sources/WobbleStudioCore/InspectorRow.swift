@@ -79,5 +79,8 @@ package struct InspectorValues: Codable, Equatable {
     package var readOnly: String?
     package var focused: Int
     package var typing: String?
+    /// The name typed is selected (typing replaces it); where the caret is.
+    package var typingSelected = false
+    package var caret = 0
     package var rows: [Row]
 }

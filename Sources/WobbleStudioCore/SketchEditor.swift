@@ -239,9 +239,13 @@ package final class SketchEditor {
         return .added(session.edits.added.count - 1)
     }
 
-    /// Sets the loop edit (nil: as the scene says) as one undo step.
-    package func setLoop(_ loop: Bool?) {
-        change { $0.loop = loop }
+    /// Sets the loop edit (nil: as the scene says) with its period (see
+    /// `SketchEdits.loopPeriod`) as one undo step.
+    package func setLoop(_ loop: Bool?, period: Double? = nil) {
+        change {
+            $0.loop = loop
+            $0.loopPeriod = loop == true ? period : nil
+        }
     }
 
     /// Changes the edits with `body` as one undo step (`record`: false

@@ -60,6 +60,8 @@ package enum StudioCommand: Codable, Equatable, Sendable {
     case startRename
     case type(String)
     case renameBackspace
+    /// An arrow while renaming: the caret a character left (-1) or right.
+    case renameCaret(by: Int)
     case commitRename
     case cancelRename
     /// A press on the inspector's row `row` (`choice`: the choice under it;

@@ -335,10 +335,11 @@ package final class StudioCore {
 
     // MARK: Time
 
-    package var clipLength: Double {
-        guard let clip = session.clip else { return 0 }
-        return Double(clip.frameCount) / clip.fps
-    }
+    package var clipLength: Double { session.clip?.length ?? 0 }
+
+    /// The timeline's scale in seconds: the clip's length, held while a
+    /// baked tick is dragged (`TimelineEditor.heldLength`).
+    package var timelineLength: Double { timelineEditor.heldLength ?? clipLength }
 
     private func advance() {
         transport.advance(clipLength: clipLength, scriptedEnd: session.scriptedDuration)
@@ -498,6 +499,8 @@ package final class StudioCore {
             if inspector.isRenaming { inspector.type(t); dirty = true }
         case .renameBackspace:
             inspector.backspace()
+        case .renameCaret(let d):
+            inspector.moveCaret(by: d)
         case .commitRename:
             inspector.commitRenaming()
         case .cancelRename:
@@ -537,7 +540,7 @@ package final class StudioCore {
         case .forgetPokes:
             forgetPokes()
         case .pressTick(let tick):
-            _ = timelineEditor.press(tick)
+            _ = timelineEditor.press(tick, length: timelineLength)
         case .dragTick(let t):
             timelineEditor.drag(to: t, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod)
         case .endTickDrag(let t):
@@ -642,7 +645,9 @@ package final class StudioCore {
     private func toggleLoop() {
         let looping = session.clip?.loop != nil
         let want = !looping
-        editor.setLoop(want == session.sceneLoops ? nil : want)
+        // The loop is the clip being watched (with the baked events' motion
+        // after the script's end), not the script's own end.
+        editor.setLoop(want == session.sceneLoops ? nil : want, period: clipLength)
         say(want ? "loop on: the clip plays as an endless loop (Ctrl+S writes loop() into the scene)"
                  : "loop off" + (session.sceneLoops ? " (Ctrl+S takes loop() out of the scene)" : ""))
         if verbose { printError("studio: loop \(want ? "on" : "off")") }
@@ -784,7 +789,7 @@ package final class StudioCore {
         return StudioSnapshot(
             scene: sceneName, title: title, unsaved: session.hasUnsavedEdits, generation: session.generation,
             frame: k, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30, playhead: playhead,
-            clipLength: clipLength, scriptedDuration: session.scriptedDuration, playing: playing,
+            clipLength: clipLength, timelineLength: timelineLength, scriptedDuration: session.scriptedDuration, playing: playing,
             recording: recorder.isRecording, handlesShown: handles, frameState: session.frameState(k),
             handles: shapes.map { h in
                 StudioSnapshot.Handle(kind: h.origin?.kind, shape: h.shape, editable: editor.isEditable(h.origin),

@@ -25,6 +25,8 @@ package struct StudioSnapshot: Codable, Equatable {
     package var fps: Double
     package var playhead: Double
     package var clipLength: Double
+    /// The timeline's scale (the clip's length, held during a tick's drag).
+    package var timelineLength: Double
     package var scriptedDuration: Double
     package var playing: Bool
     package var recording: Bool

@@ -13,8 +13,9 @@ package final class TimelineEditor {
     private let editor: SketchEditor
     /// The tick selected (nil: none).
     package private(set) var selected: TickRef?
-    /// A baked event being dragged: its index, and whether its undo step is recorded.
-    private var dragging: (index: Int, recorded: Bool)?
+    /// A baked event being dragged: its index, whether its undo step is
+    /// recorded, and the timeline's length when the drag began.
+    private var dragging: (index: Int, recorded: Bool, length: Double)?
 
     package init(session: LiveSession, editor: SketchEditor) {
         self.session = session
@@ -22,6 +23,12 @@ package final class TimelineEditor {
     }
 
     package var isDragging: Bool { dragging != nil }
+
+    /// The timeline's length held while a tick is dragged: moving the last
+    /// baked event changes the clip's length at every step, and a timeline
+    /// rescaled under the mouse would move the tick away from it. The
+    /// length follows the clip again on release.
+    package var heldLength: Double? { dragging?.length }
 
     /// Whether the scripted kick on `line` of the scene may be deleted.
     package func isDeletable(line: Int) -> Bool {
@@ -57,14 +64,15 @@ package final class TimelineEditor {
     }
 
     /// A press on the timeline at `tick` (nil: none near): selects it; a
-    /// baked one starts a drag. True when it took the press (no scrub).
-    package func press(_ tick: Tick?) -> Bool {
+    /// baked one starts a drag on a timeline `length` seconds long. True
+    /// when it took the press (no scrub).
+    package func press(_ tick: Tick?, length: Double) -> Bool {
         guard let ref = tick?.ref else {
             selected = nil
             return false
         }
         selected = ref
-        if case .baked(let i) = ref { dragging = (i, false) }
+        if case .baked(let i) = ref { dragging = (i, false, length) }
         editor.status("selected " + (tick?.label ?? ""), false)
         return true
     }

@@ -306,6 +306,28 @@ final class E2ETests: XCTestCase {
         XCTAssertEqual(r2.firstError, "ok: 50 frames, 2 s at 25 fps, 40×30")
     }
 
+    /// A script that returns at 2.967 s has 90 frames at 30 fps (frame 89
+    /// at 2.9667 s is before its end): the clip plays 3 s, and `--check`,
+    /// `--json` and a render's summary say 3 (they said 2.967, the time the
+    /// script returned).
+    func testDurationIsHowLongTheFramesPlay() throws {
+        try box.write("d.lua", "image('img.png')\nwait(2.967)\n")
+        let r = try Tool.run(["d.lua", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.firstError, "ok: 90 frames, 3 s at 30 fps, 40×30")
+        let j = try Tool.run(["d.lua", "--check", "--json"], cwd: box.url)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(json["frames"] as? Int, 90)
+        XCTAssertEqual(json["duration"] as? Double, 3)
+        let g = try Tool.run(["d.lua", "-o", "d.gif", "--json"], cwd: box.url)
+        let rendered = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(g.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(rendered["duration"] as? Double, 3)
+        // The GIF's delays add up to the same 3 s (300 cs).
+        var centiseconds = 0
+        try GIFReader.frames(path: box.path("d.gif")) { _, delay in centiseconds += delay }
+        XCTAssertEqual(centiseconds, 300)
+    }
+
     func testNullFormatAndFrameSelectionErrors() throws {
         try box.write("s.lua", poke)
         var r = try Tool.run(["s.lua", "--backend", "cpu", "--format", "null"], cwd: box.url)
@@ -493,7 +515,7 @@ extension E2ETests {
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.firstError, "wobble-run: --frames 9223372036854775807- selects no frame: the clip has 1 frame (0-0)")
         r = try Tool.run(["s.lua", "--check"], cwd: box.url)
-        XCTAssertEqual(r.firstError, "ok: 1 frame, 0 s at 30 fps, 40×30")
+        XCTAssertEqual(r.firstError, "ok: 1 frame, 0.033 s at 30 fps, 40×30", "one frame at 30 fps plays 1/30 s")
     }
 }
 

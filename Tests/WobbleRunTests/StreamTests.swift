@@ -99,7 +99,7 @@ final class StreamTests: XCTestCase {
         XCTAssertTrue(r.stdout.hasPrefix("x\n{\"frames\":1,"), r.stdout)
         XCTAssertEqual(r.stdout.split(separator: "\n").count, 2)
         XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data((r.stdout.split(separator: "\n").last ?? "").utf8)))
-        XCTAssertEqual(r.stderr, "y\nok: 1 frame, 0 s at 30 fps, 40×30\n")
+        XCTAssertEqual(r.stderr, "y\nok: 1 frame, 0.033 s at 30 fps, 40×30\n")
         // An error after it: its own first line.
         try box.write("e.lua", "image('img.png')\nio.stderr:write('y')\nio.write('x')\nerror('boom')\n")
         r = try Tool.run(["e.lua", "--allow-io", "--check", "--json"], cwd: box.url)

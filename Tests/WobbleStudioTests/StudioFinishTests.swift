@@ -27,6 +27,21 @@ final class StudioFinishTests: InProcessStudioCase {
 
     """
 
+    /// One region with a baked poke at `time` (its `perform{...}` list),
+    /// then `rest` after `prepare()`.
+    static func baked(at time: String, then rest: String) -> String {
+        """
+        image("img.png")
+        fps(10)
+        local region = addSketch{x = 10, y = 10, w = 100, h = 70, duration = 0.6}
+        perform{
+          {\(time), touch = {60, 45, 80, 45}},
+        }
+        prepare()
+
+        """ + rest
+    }
+
     /// `--check --json` of a scene in the box.
     func checkJSON(_ scene: String) throws -> [String: Any] {
         let r = try Tool.run([scene, "--check", "--json"], cwd: box.url)
@@ -87,6 +102,57 @@ final class StudioFinishTests: InProcessStudioCase {
         XCTAssertEqual(try read("s.lua"), saved.replacingOccurrences(of: "loop()\n", with: ""))
         XCTAssertEqual(try checkJSON("s.lua")["loop"] as? Bool, false)
         XCTAssertFalse(app.session.hasUnsavedEdits)
+    }
+
+    /// `L` on a clip that goes on past the script's end (a baked poke at
+    /// 5 s after a scripted part that rests at 4.2 s, or ends with
+    /// `wait(0.5)`): the loop is the 9.2 s clip being watched, not the
+    /// 5 s up to the last baked event (an artist's 7.3 s clip became a
+    /// 1.73 s loop). The preview, the saved scene and `--check --json` agree.
+    func testLLoopsTheClipBeingWatched() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let ends = [
+            // The scripted part ends with untilStill(): it waits up to the period's end.
+            ("untilStill()\n", { (_: String) in "wait(9.2)\n" }),
+            // It ends with a wait: a wait up to the period's end follows it.
+            ("wait(0.5)\n", { (end: String) in end + "wait(8.7)\n" }),
+        ]
+        for (end, written) in ends {
+            let text = StudioFinishTests.baked(at: "5", then: "touch(60, 45, 80, 45)\n" + end)
+            try box.write("s.lua", text)
+            let before = try checkJSON("s.lua")
+            XCTAssertEqual(before["frames"] as? Int, 92, "the baked poke's motion goes on to 9.2 s")
+            XCTAssertEqual(before["duration"] as? Double, 9.2)
+            let clock = ManualClock()
+            let t0 = clock.t
+            var previewFrames: [Int] = []
+            var periods: [Double?] = []
+            let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+                (t0 + 0.10, key(.l)),
+                (t0 + 0.30, key(.s, ctrl: true)),
+                (t0 + 0.50, key(.escape)),
+            ]) { surface, app in
+                surface.actions = [
+                    (t0 + 0.20, {
+                        previewFrames.append(app.session.clip?.frameCount ?? 0)
+                        periods.append(app.core.loopPeriod)
+                    }),
+                    (t0 + 0.40, {
+                        previewFrames.append(app.session.clip?.frameCount ?? 0)
+                        periods.append(app.core.loopPeriod)
+                    }),
+                ]
+            }
+            XCTAssertEqual(status, 0)
+            XCTAssertEqual(previewFrames, [92, 92], "the loop plays the clip that was watched, before and after Ctrl+S")
+            XCTAssertEqual(periods.map { $0.map { ($0 * 1000).rounded() } }, [9200, 9200])
+            XCTAssertEqual(try read("s.lua"), text.replacingOccurrences(of: "prepare()\n", with: "loop()\nprepare()\n")
+                .replacingOccurrences(of: end, with: written(end)))
+            let looped = try checkJSON("s.lua")
+            XCTAssertEqual(looped["loop"] as? Bool, true)
+            XCTAssertEqual(looped["frames"] as? Int, 92)
+            XCTAssertEqual(looped["duration"] as? Double, 9.2)
+        }
     }
 
     /// `L`, `Ctrl+S`, then `Ctrl+Z`: the saved loop() line is a wall (an
@@ -350,19 +416,7 @@ final class StudioFinishTests: InProcessStudioCase {
     /// timeline to another time, and `Delete` on it empties the list.
     func testTicksAreSelectedDeletedAndMoved() throws {
         try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
-        let text = """
-        image("img.png")
-        fps(10)
-        local region = addSketch{x = 10, y = 10, w = 100, h = 70, duration = 0.6}
-        perform{
-          {0.2, touch = {60, 45, 80, 45}},
-        }
-        prepare()
-        wait(0.5)
-        touch(60, 45, 40, 45)
-        wait(1)
-
-        """
+        let text = StudioFinishTests.baked(at: "0.2", then: "wait(0.5)\ntouch(60, 45, 40, 45)\nwait(1)\n")
         try box.write("s.lua", text)
         let clock = ManualClock()
         let t0 = clock.t
@@ -388,5 +442,43 @@ final class StudioFinishTests: InProcessStudioCase {
         let saved = try read("s.lua")
         XCTAssertEqual(saved, text.replacingOccurrences(of: "touch(60, 45, 40, 45)\n", with: "")
             .replacingOccurrences(of: "{0.2, touch", with: "{0.7, touch"))
+    }
+
+    /// Dragging the last baked tick later makes the clip longer at every
+    /// step; the timeline keeps its scale until the release (it rescaled
+    /// under the mouse, and the tick ran away from it), so the tick lands
+    /// where the mouse lets it go, and the timeline then fits the new clip.
+    func testTheTimelineKeepsItsScaleWhileATickIsDragged() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        let text = StudioFinishTests.baked(at: "1", then: "wait(0.5)\n")
+        try box.write("s.lua", text)
+        // The clip goes on while the baked poke's wobble does.
+        let length = Double(try XCTUnwrap(try checkJSON("s.lua")["frames"] as? Int)) / 10
+        let rest = length - 1
+        let from = timelineX(1, length: length), mid = timelineX(2, length: length), to = timelineX(3, length: length)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var seen: [[Double]] = []
+        func lengths(_ app: StudioApp) -> [Double] { [app.core.timelineLength, app.core.clipLength].map { ($0 * 10).rounded() / 10 } }
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, .mouseDown(x: from.x, y: from.y)),
+            (t0 + 0.20, .mouseMove(x: mid.x, y: mid.y)),
+            (t0 + 0.30, .mouseMove(x: to.x, y: to.y)),
+            (t0 + 0.40, .mouseUp(x: to.x, y: to.y)),
+            (t0 + 0.60, key(.s, ctrl: true)),
+            (t0 + 0.80, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.05, { seen.append(lengths(app)) }),
+                (t0 + 0.25, { seen.append(lengths(app)) }),
+                (t0 + 0.35, { seen.append(lengths(app)) }),
+                (t0 + 0.50, { seen.append(lengths(app)) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        let r = { (t: Double) in (t * 10).rounded() / 10 }
+        XCTAssertEqual(seen, [[length, length], [length, r(2 + rest)], [length, r(3 + rest)], [r(3 + rest), r(3 + rest)]],
+                       "held during the drag, the clip's own after it")
+        XCTAssertEqual(try read("s.lua"), text.replacingOccurrences(of: "{1, touch", with: "{3, touch"))
     }
 }

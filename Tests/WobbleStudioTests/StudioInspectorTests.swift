@@ -127,7 +127,8 @@ final class StudioInspectorTests: InProcessStudioCase {
     }
 
     /// A space typed in a name is refused with the reason (the rest is
-    /// typed); an added region selected again is named once.
+    /// typed, in place of the old name, which the rename starts with
+    /// selected); an added region selected again is named once.
     func testASpaceInANameIsRefusedAndAnAddedRegionIsNamedOnce() throws {
         try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
         try box.write("s.lua", "image(\"img.png\")\nprepare()\nwait(0.5)\n")
@@ -152,7 +153,7 @@ final class StudioInspectorTests: InProcessStudioCase {
         XCTAssertEqual(messages, [
             "selected region1",
             "a space cannot be in a name: a name is a Lua name (letters, digits and _, not starting with a digit)",
-            "renamed to region1mybody; Ctrl+S saves",
+            "renamed to mybody; Ctrl+S saves",
         ])
     }
 
@@ -185,7 +186,7 @@ final class StudioInspectorTests: InProcessStudioCase {
             (t0 + 0.58, .text("cloud")),
             (t0 + 0.60, key(.enter)),
             (t0 + 0.70, .select(x: a.x + 40, y: a.y + 40)),             // body: used on line 5
-            (t0 + 0.71, key(.enter)), (t0 + 0.72, .text("2")), (t0 + 0.73, key(.enter)),
+            (t0 + 0.71, key(.enter)), (t0 + 0.715, key(.right)), (t0 + 0.72, .text("2")), (t0 + 0.73, key(.enter)),   // body2
             (t0 + 0.75, key(.escape)),                                  // (leaves the name as it was)
             (t0 + 0.80, key(.s, ctrl: true)),
             (t0 + 1.00, .quit),
@@ -214,6 +215,76 @@ final class StudioInspectorTests: InProcessStudioCase {
         let o = try ImageIO.load(path: box.path("o/frame_00000.png")), n = try ImageIO.load(path: box.path("n/frame_00000.png"))
         XCTAssertGreaterThan(agreement(o, n) { x, y in x >= 70 && x <= 200 && y >= 10 && y <= 150 }.differing, 100,
                              "frame 0 of the headless render shows the added regions")
+    }
+
+    /// A rename starts with the old name selected, as every app's rename
+    /// field does: typing replaces it (typing "body" on region1 gave
+    /// "region1body"); Left keeps it and puts the caret at its start,
+    /// Backspace deletes before the caret. Tab to the next region keeps
+    /// the focused parameter row (Tab, +, Tab, + changes one parameter of
+    /// region after region, as a property panel stays on its property when
+    /// After Effects or Spine selects another layer or bone).
+    func testARenameReplacesTheSelectedOldNameAndTabKeepsTheRow() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
+        let text = """
+        image("img.png")
+        local body = addSketch{x = 10, y = 10, w = 60, h = 60}
+        local ear = addSketch{x = 100, y = 40, w = 60, h = 60, motion = "spring"}
+        prepare()
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var messages: [String] = []
+        var typed: [String?] = []
+        var rows: [String] = []
+        var strengths: [String] = []
+        func focusedRow(_ app: StudioApp) -> String {
+            guard let v = app.core.inspector.values() else { return "none" }
+            return "\(v.name ?? "?"):\(v.rows[v.focused].key)"
+        }
+        func strength(_ app: StudioApp) -> String { app.core.inspector.values()?.rows.first { $0.key == "strength" }?.text ?? "?" }
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.10, key(.tab)),                             // body
+            (t0 + 0.15, key(.enter)),
+            (t0 + 0.20, .text("torso")),
+            (t0 + 0.25, key(.enter)),
+            (t0 + 0.30, key(.enter)),
+            (t0 + 0.31, key(.left)), (t0 + 0.32, .text("big_")), (t0 + 0.33, key(.backspace)),
+            (t0 + 0.34, key(.right)), (t0 + 0.35, .text("s")),   // big|torso, one right: bigt|orso
+            (t0 + 0.40, key(.enter)),
+            (t0 + 0.45, key(.down)), (t0 + 0.46, key(.down)), (t0 + 0.47, key(.down)),   // strength
+            (t0 + 0.50, key(.tab)),                             // ear: still strength
+            (t0 + 0.55, key(.plus)),
+            (t0 + 0.60, key(.down)),                            // ear's damping
+            (t0 + 0.65, key(.tab, shift: true)),                // body's decay
+            (t0 + 0.70, key(.s, ctrl: true)),
+            (t0 + 0.90, key(.escape)),
+        ]) { surface, app in
+            surface.actions = [
+                (t0 + 0.17, { typed.append(app.core.inspector.typing); typed.append(app.core.inspector.typingSelected ? "selected" : "not") }),
+                (t0 + 0.22, { typed.append(app.core.inspector.typing) }),
+                (t0 + 0.27, { messages.append(app.message) }),
+                (t0 + 0.38, { typed.append(app.core.inspector.typing) }),
+                (t0 + 0.42, { messages.append(app.message) }),
+                (t0 + 0.48, { rows.append(focusedRow(app)) }),
+                (t0 + 0.52, { rows.append(focusedRow(app)); strengths.append(strength(app)) }),
+                (t0 + 0.57, { strengths.append(strength(app)) }),
+                (t0 + 0.62, { rows.append(focusedRow(app)) }),
+                (t0 + 0.67, { rows.append(focusedRow(app)) }),
+            ]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(typed, ["body", "selected", "torso", "bigtsorso"])
+        XCTAssertEqual(messages, ["renamed to torso; Ctrl+S saves", "renamed to bigtsorso; Ctrl+S saves"])
+        XCTAssertEqual(rows, ["bigtsorso:strength", "ear:strength", "ear:damping", "bigtsorso:decay"])
+        XCTAssertEqual(strengths.count, 2)
+        XCTAssertNotEqual(strengths.first, strengths.last, "+ stepped the strength of the region Tab selected")
+        let saved = try read("s.lua")
+        XCTAssertTrue(saved.contains("local bigtsorso = addSketch{x = 10, y = 10, w = 60, h = 60}\n"), saved)
+        XCTAssertTrue(saved.contains("local ear = addSketch{x = 100, y = 40, w = 60, h = 60, motion = \"spring\", strength = "), saved)
     }
 
     /// Esc with unsaved edits asks in the window; another key goes back;
