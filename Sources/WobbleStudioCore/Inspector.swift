@@ -252,6 +252,15 @@ package final class Inspector {
         }
     }
 
+    /// The name typed at once, kept when it may be (the same checks as typed).
+    package func rename(to name: String) {
+        startRenaming()
+        guard typing != nil else { return }
+        typing = ""
+        type(name)
+        commitRenaming()
+    }
+
     package func backspace() {
         guard var t = typing, !t.isEmpty else { return }
         t.removeLast()
