@@ -86,8 +86,8 @@ final class BrowserStudioTests: XCTestCase {
     func testThePreviewIsTheHeadlessFrameAndAPokeMovesIt() throws {
         let out = box.path("shots")
         let result = try drive([["open"], ["wait_ready"], ["seek", 10], ["hide_handles"], ["screenshot", "f10"],
-                                ["seek", 50], ["screenshot", "before"], ["poke", 120, 95, 120, 140], ["key", "Space"],
-                                ["seek", 50], ["screenshot", "after"], ["metrics", "m"]], out: out)
+                                ["seek", 52], ["screenshot", "before"], ["seek", 50], ["poke", 120, 95, 120, 140], ["key", "Space"],
+                                ["seek", 52], ["screenshot", "after"], ["metrics", "m"]], out: out)
         XCTAssertEqual(result["open_status"] as? Int, 200)
         // The headless render of frame 10.
         let r = try Tool.run([box.path("scene.lua"), "--frames", "10-10", "-o", box.path("ref") + "/", "-q"], cwd: box.url)
@@ -95,7 +95,8 @@ final class BrowserStudioTests: XCTestCase {
         let page = try image(out + "/f10.png"), headless = try image(box.path("ref/frame_00010.png"))
         let db = psnr(page, headless)
         XCTAssertGreaterThanOrEqual(db, 40, "the page's frame 10 against the headless one")
-        // The poke (at frame 50, downwards) changed frame 50's picture inside the region.
+        // The poke (at frame 50, downwards; stamped in whole milliseconds, so
+        // just after frame 50's time) changed frame 52's picture inside the region.
         let before = try image(out + "/before.png"), after = try image(out + "/after.png")
         XCTAssertLessThan(psnr(before, after), 35, "a poke moves the picture")
         let m = try XCTUnwrap(result["m"] as? [String: Any])
@@ -120,5 +121,61 @@ final class BrowserStudioTests: XCTestCase {
         XCTAssertEqual(result["bare"] as? Int, 403)
         XCTAssertEqual(result["script"] as? Int, 403)
         XCTAssertEqual(result["files"] as? Int, 403)
+    }
+
+    /// Waits until the core's snapshot says `js` (of `s`, the snapshot).
+    static func studio(_ js: String) -> [Any] { ["wait", "window.wobble.studio && ((s) => \(js))(window.wobble.studio)"] }
+
+    func testTheInspectorEditsUndoRestoresAndLoopIsSaved() throws {
+        let result = try drive([["open"], ["wait_ready"], ["seek", 0], ["click", 120, 95], BrowserStudioTests.studio("s.inspector !== null"),
+                                ["fill", "strength", 0.25], BrowserStudioTests.studio("s.unsaved"),
+                                ["key", "Control+z"], BrowserStudioTests.studio("!s.unsaved"),
+                                ["fill", "duration", 0.9], BrowserStudioTests.studio("s.unsaved"),
+                                ["key", "l"], BrowserStudioTests.studio("s.message.startsWith('loop on')"),
+                                ["key", "Control+s"], ["wait_saved"], ["metrics", "m"]], out: box.path("shots"))
+        let m = try XCTUnwrap(result["m"] as? [String: Any])
+        let saved = try XCTUnwrap((m["saved"] as? [[String: Any]])?.first)
+        XCTAssertEqual(saved["ok"] as? Bool, true, "\(saved)")
+        let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
+        // The inspector's duration is in the sketch's line; the strength
+        // undone is not; L wrote loop().
+        XCTAssertTrue(text.contains("addSketch{x = 60, y = 40, w = 120, h = 110, duration = 0.9}"), text)
+        XCTAssertFalse(text.contains("strength"), text)
+        XCTAssertTrue(text.contains("loop()"), text)
+    }
+
+    func testATakeBakedThenSavedWritesThePerformedEvents() throws {
+        let result = try drive([["open"], ["wait_ready"], ["seek", 10], ["key", "r"], BrowserStudioTests.studio("s.recording"),
+                                ["poke", 120, 95, 160, 95], ["key", "r"], BrowserStudioTests.studio("!s.recording"),
+                                ["key", "b"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                ["key", "Control+s"], ["wait_saved"], ["metrics", "m"]], out: box.path("shots"))
+        let m = try XCTUnwrap(result["m"] as? [String: Any])
+        XCTAssertEqual((m["saved"] as? [[String: Any]])?.first?["ok"] as? Bool, true, "\(m)")
+        let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
+        XCTAssertTrue(text.contains("perform{"), text)
+        // The one poke of the take, baked: `{TIME, touch = {x0, y0, x1, y1}}`.
+        XCTAssertEqual(text.components(separatedBy: "touch = {").count - 1, 1, text)
+    }
+
+    func testAMalformedCommandIsAnErrorAndShiftEDownloadsTelegramWithinItsLimits() throws {
+        let result = try drive([["open"], ["wait_ready"],
+                                ["eval", "sent", #"window.wobble.sendRaw('{"command":{"explode":{}}}'), true"#],
+                                ["wait", "window.wobble.errors.length > 0"],
+                                ["key", "Shift+E"], BrowserStudioTests.studio("s.chooserChoices !== null && s.chooserChoices !== undefined"),
+                                ["download_click", "#chooser li:has-text('telegram')", "sticker.webm"],
+                                ["wait", "window.wobble.exported.length > 0"], ["metrics", "m"],
+                                ["eval", "exported", "window.wobble.exported[0]"]], out: box.path("shots"))
+        let m = try XCTUnwrap(result["m"] as? [String: Any])
+        let errors = try XCTUnwrap(m["errors"] as? [String])
+        XCTAssertEqual(errors.count, 1, "\(errors)")
+        XCTAssertTrue(errors[0].hasPrefix("not a studio message"), errors[0])
+        let exported = try XCTUnwrap(result["exported"] as? [String: Any])
+        XCTAssertEqual(exported["ok"] as? Bool, true, "\(exported)")
+        XCTAssertTrue((exported["message"] as? String ?? "").hasPrefix("telegram: "), "\(exported)")
+        let bytes = try XCTUnwrap(result["sticker.webm"] as? Int)
+        XCTAssertGreaterThan(bytes, 0)
+        XCTAssertLessThanOrEqual(bytes, try Preset.named("telegram").byteLimit)
+        let written = try FileManager.default.contentsOfDirectory(atPath: box.path("")).filter { $0.hasSuffix(".webm") }
+        XCTAssertEqual(written.count, 1, "\(written)")
     }
 }

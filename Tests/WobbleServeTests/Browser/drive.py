@@ -6,7 +6,11 @@ STEPS_JSON is a list of steps, each a list: ["wait_ready"], ["seek", k],
 ["hide_handles"], ["screenshot", name], ["poke", x0, y0, x1, y1] (image
 pixels, waits for the answer), ["drag", x0, y0, x1, y1], ["key", "Control+s"],
 ["wait_saved"], ["play_fps", seconds], ["wait_generation_above", g],
-["metrics", name], ["status", name] (HTTP status of URL, as the page gets it).
+["metrics", name], ["status", name] (HTTP status of URL, as the page gets it),
+["click", x, y] (image pixels), ["fill", input_name, value] (an inspector
+field, then Enter), ["wait", js] (until true), ["eval", name, js],
+["download_click", selector, name] (clicks, saves the download it starts
+as OUT_DIR/name; result[name]: its size in bytes).
 Writes OUT_DIR/result.json: {"name": value, ...}; a step that fails writes
 {"error": "..."} and exits 1.
 """
@@ -97,6 +101,24 @@ def run(page, url, out, step, result):
         time.sleep(0.3)
     elif kind == "key":
         page.keyboard.press(step[1])
+    elif kind == "click":
+        x, y = to_page(page, step[1], step[2])
+        page.mouse.click(x, y)
+    elif kind == "fill":
+        field = page.locator(f"#inspector [name='{step[1]}']")
+        field.fill(str(step[2]))
+        field.press("Enter")
+        page.evaluate("document.activeElement.blur()")
+    elif kind == "wait":
+        page.wait_for_function(step[1], timeout=120000)
+    elif kind == "eval":
+        result[step[1]] = page.evaluate(step[2])
+    elif kind == "download_click":
+        with page.expect_download(timeout=120000) as d:
+            page.locator(step[1]).click()
+        path = os.path.join(out, step[2])
+        d.value.save_as(path)
+        result[step[2]] = os.path.getsize(path)
     elif kind == "wait_saved":
         page.wait_for_function("window.wobble.saved.length > 0", timeout=20000)
     elif kind == "play_fps":
