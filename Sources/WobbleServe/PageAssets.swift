@@ -11,6 +11,7 @@ enum PageAssets {
 <head>
 <meta charset="utf-8">
 <title>wobble-run studio</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="style.css">
 <script type="module" src="app.js"></script>
 </head>

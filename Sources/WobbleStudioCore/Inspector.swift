@@ -252,13 +252,15 @@ package final class Inspector {
         }
     }
 
-    /// The name typed at once, kept when it may be (the same checks as typed).
+    /// The name given at once, kept when it may be (a typed name's
+    /// checks); a name refused leaves the old one, not renaming.
     package func rename(to name: String) {
         startRenaming()
         guard typing != nil else { return }
         typing = ""
         type(name)
         commitRenaming()
+        typing = nil
     }
 
     package func backspace() {

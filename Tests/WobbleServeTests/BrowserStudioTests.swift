@@ -144,10 +144,15 @@ final class BrowserStudioTests: XCTestCase {
         XCTAssertTrue(text.contains("loop()"), text)
     }
 
-    func testATakeBakedThenSavedWritesThePerformedEvents() throws {
+    func testATakeBakedItsTickDeletedAndUndoneThenSavedWritesTheEvent() throws {
         let result = try drive([["open"], ["wait_ready"], ["seek", 10], ["key", "r"], BrowserStudioTests.studio("s.recording"),
                                 ["poke", 120, 95, 160, 95], ["key", "r"], BrowserStudioTests.studio("!s.recording"),
                                 ["key", "b"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                // Its tick selected, deleted, the deletion undone.
+                                ["click_timeline", "window.wobble.studio.ticks.find((t) => t.ref && t.ref.baked).time"],
+                                BrowserStudioTests.studio("s.ticks.some((t) => t.selected && t.ref.baked)"),
+                                ["key", "Delete"], BrowserStudioTests.studio("!s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                ["key", "Control+z"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked)"),
                                 ["key", "Control+s"], ["wait_saved"], ["metrics", "m"]], out: box.path("shots"))
         let m = try XCTUnwrap(result["m"] as? [String: Any])
         XCTAssertEqual((m["saved"] as? [[String: Any]])?.first?["ok"] as? Bool, true, "\(m)")

@@ -9,6 +9,7 @@ pixels, waits for the answer), ["drag", x0, y0, x1, y1], ["key", "Control+s"],
 ["metrics", name], ["status", name] (HTTP status of URL, as the page gets it),
 ["click", x, y] (image pixels), ["fill", input_name, value] (an inspector
 field, then Enter), ["wait", js] (until true), ["eval", name, js],
+["click_timeline", js] (at the seconds js gives), ["viewport", w, h], ["page_shot", name] (the whole page),
 ["download_click", selector, name] (clicks, saves the download it starts
 as OUT_DIR/name; result[name]: its size in bytes).
 Writes OUT_DIR/result.json: {"name": value, ...}; a step that fails writes
@@ -101,6 +102,15 @@ def run(page, url, out, step, result):
         time.sleep(0.3)
     elif kind == "key":
         page.keyboard.press(step[1])
+    elif kind == "viewport":
+        page.set_viewport_size({"width": int(step[1]), "height": int(step[2])})
+    elif kind == "click_timeline":
+        seconds = page.evaluate(step[1])
+        box = page.locator("#timeline").bounding_box()
+        n, fps = page.evaluate("[window.wobble.frameCount, window.wobble.studio.fps]")
+        page.mouse.click(box["x"] + seconds * fps / n * box["width"], box["y"] + box["height"] / 2)
+    elif kind == "page_shot":
+        page.screenshot(path=os.path.join(out, step[1] + ".png"))
     elif kind == "click":
         x, y = to_page(page, step[1], step[2])
         page.mouse.click(x, y)
