@@ -52,17 +52,9 @@ public enum StudioProtocol {
         public var pin: String?
     }
 
-    /// A tick of the timeline: a scripted kick (`touch`, `impulse`, `shake`)
-    /// or a performed poke, at its time.
-    public struct Tick: Codable, Sendable, Equatable {
-        public var time: Double
-        public var kind: String
-        public var line: Int?
-    }
-
     /// The scene as the page draws it (sent on connect and after every run):
-    /// the clip's size and timing, the sketches, ticks, warnings and the
-    /// last error. The regions' per-frame state comes just before it, as the
+    /// the clip's size and timing, the sketches, warnings and the last
+    /// error (the timeline's ticks are the studio snapshot's). The regions' per-frame state comes just before it, as the
     /// binary `states` message (`float64Payload`):
     ///
     /// `frameCount`, then per frame the number of regions that move a
@@ -97,7 +89,6 @@ public enum StudioProtocol {
         public var overlap: String
         public var edges: String
         public var sketches: [Sketch]
-        public var ticks: [Tick]
         public var warnings: [String]
         /// The last run's error (the clip is then the last good one).
         public var error: String?

@@ -384,19 +384,11 @@ public final class StudioServer: @unchecked Sendable {
         }
         fieldsSent = fieldsSent.filter { used.contains($0.id) }
         fieldsUsed = focusFields + fields.filter { !focusFields.contains($0) }
-        var ticks = session.scriptKicks.map { StudioProtocol.Tick(time: $0.time, kind: $0.kind, line: $0.line) }
-        for e in session.performed {
-            let t = e.anchor == .start ? e.time : session.scriptedDuration + e.time
-            switch e.action {
-            case .touch: ticks.append(.init(time: t, kind: "poke", line: nil))
-            case .shake: ticks.append(.init(time: t, kind: "shake", line: nil))
-            }
-        }
         let message = StudioProtocol.SceneMessage(
             generation: session.generation, answers: answered, scene: name, imageStamp: imageStamp,
             imageURL: imageURL(), width: image.width, height: image.height, fps: clip.fps, frameCount: clip.frameCount,
             duration: Double(clip.frameCount) / clip.fps, overlap: clip.overlap.rawValue, edges: clip.edges.rawValue,
-            sketches: sketches(clip), ticks: ticks.sorted { $0.time < $1.time }, warnings: session.warnings,
+            sketches: sketches(clip), warnings: session.warnings,
             error: session.error?.description, unsaved: session.hasUnsavedEdits, performed: session.performed.count,
             notes: notes.sorted())
         statesMessage = StudioProtocol.binary(header: ["generation": session.generation], type: "states",

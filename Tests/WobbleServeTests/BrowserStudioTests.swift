@@ -47,7 +47,10 @@ final class BrowserStudioTests: XCTestCase {
         _ = try BrowserStudioTests.browser()
         box = try Sandbox()
         try box.writeImage("img.png", Sandbox.pattern(width: 320, height: 200, checker: 16))
-        try box.write("scene.lua", BrowserStudioTests.sceneText)
+        // The inspector's test has a warning too (a touch that hits nothing).
+        let warned = name.contains("testTheInspector")
+        try box.write("scene.lua", warned ? BrowserStudioTests.sceneText.replacingOccurrences(of: "wait(2)", with: "touch(5, 5, 10, 5)\nwait(2)")
+                                          : BrowserStudioTests.sceneText)
         studio = StudioServer(options: SessionOptions(scenePath: box.path("scene.lua")), log: { _ in })
         try studio.start()
     }
@@ -132,10 +135,17 @@ final class BrowserStudioTests: XCTestCase {
                                 ["key", "Control+z"], BrowserStudioTests.studio("!s.unsaved"),
                                 ["fill", "duration", 0.9], BrowserStudioTests.studio("s.unsaved"),
                                 ["key", "l"], BrowserStudioTests.studio("s.message.startsWith('loop on')"),
-                                ["key", "Control+s"], ["wait_saved"], ["metrics", "m"]], out: box.path("shots"))
+                                ["key", "Control+s"], ["wait_saved"], ["metrics", "m"],
+                                ["eval", "warnings", "[...document.querySelectorAll('#messages .warning')].map((e) => [e.textContent, getComputedStyle(e).color])"]],
+                               out: box.path("shots"))
         let m = try XCTUnwrap(result["m"] as? [String: Any])
         let saved = try XCTUnwrap((m["saved"] as? [[String: Any]])?.first)
         XCTAssertEqual(saved["ok"] as? Bool, true, "\(saved)")
+        // The scene's warning (a touch that hits nothing) in the status area, in amber.
+        let warnings = try XCTUnwrap(result["warnings"] as? [[String]])
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertTrue(warnings.first?[0].contains("touch at (5, 5) hits nothing") ?? false, "\(warnings)")
+        XCTAssertEqual(warnings.first?[1], "rgb(251, 188, 4)")
         let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
         // The inspector's duration is in the sketch's line; the strength
         // undone is not; L wrote loop().
