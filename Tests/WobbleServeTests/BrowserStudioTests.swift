@@ -134,6 +134,7 @@ final class BrowserStudioTests: XCTestCase {
                                 ["fill", "strength", 0.25], BrowserStudioTests.studio("s.unsaved"),
                                 ["key", "Control+z"], BrowserStudioTests.studio("!s.unsaved"),
                                 ["fill", "duration", 0.9], BrowserStudioTests.studio("s.unsaved"),
+                                ["fill", "name", "belly"], BrowserStudioTests.studio("s.inspector.name === 'belly'"),
                                 ["key", "l"], BrowserStudioTests.studio("s.message.startsWith('loop on')"),
                                 ["key", "Control+s"], ["wait_saved"], ["metrics", "m"],
                                 ["eval", "warnings", "[...document.querySelectorAll('#messages .warning')].map((e) => [e.textContent, getComputedStyle(e).color])"]],
@@ -147,9 +148,9 @@ final class BrowserStudioTests: XCTestCase {
         XCTAssertTrue(warnings.first?[0].contains("touch at (5, 5) hits nothing") ?? false, "\(warnings)")
         XCTAssertEqual(warnings.first?[1], "rgb(251, 188, 4)")
         let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
-        // The inspector's duration is in the sketch's line; the strength
-        // undone is not; L wrote loop().
-        XCTAssertTrue(text.contains("addSketch{x = 60, y = 40, w = 120, h = 110, duration = 0.9}"), text)
+        // The inspector's duration and name are in the sketch's line; the
+        // strength undone is not; L wrote loop().
+        XCTAssertTrue(text.contains("local belly = addSketch{x = 60, y = 40, w = 120, h = 110, duration = 0.9}"), text)
         XCTAssertFalse(text.contains("strength"), text)
         XCTAssertTrue(text.contains("loop()"), text)
     }
@@ -163,13 +164,18 @@ final class BrowserStudioTests: XCTestCase {
                                 BrowserStudioTests.studio("s.ticks.some((t) => t.selected && t.ref.baked)"),
                                 ["key", "Delete"], BrowserStudioTests.studio("!s.ticks.some((t) => t.ref && t.ref.baked)"),
                                 ["key", "Control+z"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                // Dragged to 0.5 s.
+                                ["drag_timeline", "window.wobble.studio.ticks.find((t) => t.ref && t.ref.baked).time", 0.5],
+                                BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked && Math.abs(t.time - 0.5) < 0.02)"),
                                 ["key", "Control+s"], ["wait_saved"], ["metrics", "m"]], out: box.path("shots"))
         let m = try XCTUnwrap(result["m"] as? [String: Any])
         XCTAssertEqual((m["saved"] as? [[String: Any]])?.first?["ok"] as? Bool, true, "\(m)")
         let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
         XCTAssertTrue(text.contains("perform{"), text)
-        // The one poke of the take, baked: `{TIME, touch = {x0, y0, x1, y1}}`.
+        // The one poke of the take, baked: `{TIME, touch = {x0, y0, x1, y1}}`, at the time it was dragged to.
         XCTAssertEqual(text.components(separatedBy: "touch = {").count - 1, 1, text)
+        let time = try XCTUnwrap(text.firstMatch(of: /perform\{\s*\{([0-9.]+),/).flatMap { Double($0.1) }, text)
+        XCTAssertEqual(time, 0.5, accuracy: 0.02, text)
     }
 
     func testAMalformedCommandIsAnErrorAndShiftEDownloadsTelegramWithinItsLimits() throws {

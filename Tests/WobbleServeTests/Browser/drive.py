@@ -9,7 +9,8 @@ pixels, waits for the answer), ["drag", x0, y0, x1, y1], ["key", "Control+s"],
 ["metrics", name], ["status", name] (HTTP status of URL, as the page gets it),
 ["click", x, y] (image pixels), ["fill", input_name, value] (an inspector
 field, then Enter), ["wait", js] (until true), ["eval", name, js],
-["click_timeline", js] (at the seconds js gives), ["viewport", w, h], ["page_shot", name] (the whole page),
+["click_timeline", js] (at the seconds js gives),
+["drag_timeline", js, seconds] (from js's seconds to those), ["viewport", w, h], ["page_shot", name] (the whole page),
 ["download_click", selector, name] (clicks, saves the download it starts
 as OUT_DIR/name; result[name]: its size in bytes).
 Writes OUT_DIR/result.json: {"name": value, ...}; a step that fails writes
@@ -109,6 +110,15 @@ def run(page, url, out, step, result):
         box = page.locator("#timeline").bounding_box()
         n, fps = page.evaluate("[window.wobble.frameCount, window.wobble.studio.fps]")
         page.mouse.click(box["x"] + seconds * fps / n * box["width"], box["y"] + box["height"] / 2)
+    elif kind == "drag_timeline":
+        a, b = page.evaluate(step[1]), float(step[2])
+        box = page.locator("#timeline").bounding_box()
+        n, fps = page.evaluate("[window.wobble.frameCount, window.wobble.studio.fps]")
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(box["x"] + a * fps / n * box["width"], y)
+        page.mouse.down()
+        page.mouse.move(box["x"] + b * fps / n * box["width"], y, steps=5)
+        page.mouse.up()
     elif kind == "page_shot":
         page.screenshot(path=os.path.join(out, step[1] + ".png"))
     elif kind == "click":
