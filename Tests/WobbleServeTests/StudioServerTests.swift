@@ -219,6 +219,38 @@ final class StudioServerTests: XCTestCase {
         c.frame(Array(#"{"seq":3,"frame":2,"commands":[{"pokeBegin":{"_0":{"x":20,"y":15}}},{"pokeEnd":{"_0":{"x":25,"y":15}}}]}"#.utf8))
         XCTAssertEqual(try next(c, "scene")["answers"] as? Int, 3)
     }
+
+    /// Commands that decode but ask for what is not there (rows, ticks,
+    /// presets, frames far away, quitting) change nothing harmful: a
+    /// refusal is one error line, the page's Esc does not stop the server,
+    /// and the next poke is answered.
+    func testOddCommandsAreRefusedOrIgnoredAndTheServerGoesOn() throws {
+        let c = try connect()
+        _ = try next(c, "scene")
+        c.frame(Array(#"{"command":{"export":{"preset":"nope"}}}"#.utf8))
+        XCTAssertTrue((try next(c, "error")["message"] as? String ?? "").hasPrefix("no preset 'nope'"))
+        let odd = [#"{"quit":{"closing":true}}"#, #"{"answerQuit":{"_0":"quit"}}"#, #"{"step":{"_0":9999999}}"#,
+                   #"{"seek":{"frame":9999999}}"#, #"{"focusRow":{"by":-9999999}}"#, #"{"stepParameter":{"_0":9999999}}"#,
+                   #"{"inspectorPress":{"row":999,"fraction":5}}"#, #"{"inspectorSlide":{"_0":-3}}"#,
+                   #"{"pressTick":{"_0":{"time":1,"label":"x","performed":false,"ref":{"baked":{"index":99}},"selected":true}}}"#,
+                   #"{"dragTick":{"to":9999999}}"#, #"{"endTickDrag":{"at":-5}}"#, #"{"chooserChoose":{"_0":999}}"#,
+                   #"{"type":{"_0":"x"}}"#, #"{"dragTo":{"_0":{"x":1,"y":1}}}"#, #"{"dragEnd":{}}"#, #"{"strokeEnd":{}}"#]
+        c.frame(Array(#"{"seq":1,"commands":["#.utf8) + Array(odd.joined(separator: ",").utf8) + Array("]}".utf8))
+        c.frame(Array(#"{"seq":2,"frame":2,"commands":[{"pokeBegin":{"_0":{"x":20,"y":15}}},{"pokeEnd":{"_0":{"x":25,"y":15}}}]}"#.utf8))
+        // The text messages up to the poke's scene: no refusal of the odd ones as a message.
+        var after: [String: Any] = [:]
+        for _ in 0..<400 {
+            guard let f = c.nextFrame() else { break }
+            guard f.opcode == 1, let obj = try JSONSerialization.jsonObject(with: Data(f.payload)) as? [String: Any] else { continue }
+            if obj["type"] as? String == "error" {
+                XCTAssertFalse((obj["message"] as? String ?? "").hasPrefix("not a studio message"), "every odd command is one: \(obj)")
+            }
+            if obj["type"] as? String == "scene", obj["answers"] as? Int == 2 { after = obj; break }
+        }
+        XCTAssertEqual(after["answers"] as? Int, 2)
+        XCTAssertEqual(after["performed"] as? Int, 1)
+        XCTAssertEqual(try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8), StudioServerTests.sceneText)
+    }
 }
 
 /// `Sources/WobbleServe/PageAssets.swift` is generated from `Web/` by
