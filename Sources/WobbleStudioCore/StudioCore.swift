@@ -795,7 +795,7 @@ package final class StudioCore {
             inspector: inspector.values(), ticks: ticks, performed: session.performed, message: message,
             messageIsError: messageIsError, sceneError: sceneError, warnings: warningsShown,
             askingToQuit: quitGuard.asking, chooserRow: chooser?.row,
-            chooserChoices: chooser == nil ? nil : PresetChooser.choices.map { let l = PresetChooser.label($0); return l.name + "  " + l.limits }, exporting: exporter.isExporting,
+            chooserChoices: chooser == nil ? nil : PresetChooser.choices.map { let l = PresetChooser.label($0); return l.name + String(repeating: " ", count: max(2, 10 - l.name.count)) + l.limits }, exporting: exporter.isExporting,
             firstRunGoing: firstRunStarted != nil)
     }
 }
