@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"]),
         // The server of the browser studio (`wobble-run serve`): tokens,
         // the scene folder's files under the sandbox's rules, WebSockets.
-        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleEngine", "CCivetweb"]),
+        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleEngine", "WobbleStudioCore", "CCivetweb"]),
         // The studio without a window: a live session's editing, pokes,
         // takes, timeline, cutouts and exports as commands in and Codable
         // snapshots out, for every front end (no SDL, EGL, GL or renderer

@@ -1,7 +1,10 @@
-// The browser studio: a thin surface over the session the server owns.
-// The server sends the scene (frame states, sketches, ticks) and the data
-// the shaders need; the page plays the clip at its own frame rate, draws
-// handles, and sends pokes, shakes, handle drags and saves back.
+// The browser studio: a thin surface over the studio core the server owns
+// (the window's own). The page sends the core's commands and the keys
+// pressed (the server's key map, the window's, makes them commands); the
+// server sends the core's snapshot (inspector, ticks, status, warnings,
+// the export chooser), the scene (frame states, sketches) and the data the
+// shaders need. The page plays the clip at its own frame rate (Space,
+// arrows, Home and the timeline's scrub move its playhead) and draws.
 import { Renderer, loadShaders } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -11,7 +14,7 @@ const HANDLE_RADIUS = 10; // screen pixels within which a press takes a handle
 // What the tests and Scripts/bench-browser.sh read.
 const metrics = window.wobble = {
   ready: false, generation: -1, frame: 0, drawn: 0, draws: 0,
-  pokeLatency: [], dragLatency: [], saved: [], errors: [], forceDraw: false,
+  pokeLatency: [], dragLatency: [], saved: [], errors: [], exported: [], studio: null, forceDraw: false,
 };
 
 let renderer = null;
@@ -25,11 +28,38 @@ const pendingDrags = new Map(); // seq -> t0
 let awaitingDraw = [];       // latencies to settle at the next exact draw
 let drag = null;             // { sketch, point, points } while a handle moves
 let pokeStart = null;
+let studio = null;           // the core's last snapshot
+let tickDrag = null;         // { tick, moved } while a tick is pressed
+let mouseAt = null;          // the mouse over the picture (image pixels), where A adds
 
+// The status area: the page's own line (a disconnection, a script
+// error), else the core's: the scene's error, each warning in the warning
+// colour, its last message (an error in red), and what the page draws
+// otherwise than the renderer.
+let ownLine = null, notes = [];
 function message(text, cls = "") {
+  ownLine = text ? { text, cls } : null;
+  showStatus();
+}
+
+function showStatus() {
+  const lines = [];
+  if (ownLine && !(studio && ownLine.text === studio.message)) lines.push(ownLine);
+  if (studio) {
+    if (studio.sceneError) lines.push({ text: studio.sceneError, cls: "error" });
+    for (const w of studio.warnings) lines.push({ text: "warning: " + w, cls: "warning" });
+    if (studio.message && studio.message !== studio.sceneError) {
+      lines.push({ text: studio.message, cls: studio.messageIsError ? "error" : "" });
+    }
+  }
+  for (const n of notes) lines.push({ text: n, cls: "" });
   const m = $("messages");
-  m.textContent = text;
-  m.className = cls;
+  m.replaceChildren(...lines.map((l) => {
+    const d = document.createElement("div");
+    d.textContent = l.text;
+    if (l.cls) d.className = l.cls;
+    return d;
+  }));
 }
 
 function connect() {
@@ -42,9 +72,12 @@ function connect() {
   return ws;
 }
 
+// A message to the core: `commands` (the core's, as Swift's Codable writes
+// them), a `key` or `text`; with the frame shown unless it says another.
 function send(obj) {
-  if (socket.readyState !== WebSocket.OPEN) return 0;
+  if (!socket || socket.readyState !== WebSocket.OPEN) return 0;
   obj.seq = ++seq;
+  if (obj.frame === undefined) obj.frame = frame;
   socket.send(JSON.stringify(obj));
   return seq;
 }
@@ -90,9 +123,11 @@ function decodeStates(v) {
 
 function onText(m) {
   if (m.type === "scene") onScene(m);
+  else if (m.type === "studio") onStudio(m.studio);
+  else if (m.type === "exported") onExported(m);
   else if (m.type === "saved") {
     metrics.saved.push(m);
-    message(m.message, m.ok ? "ok" : "error");
+    message(m.message, m.ok ? "ok" : "error");   // (the core's status says the same)
   } else if (m.type === "error") {
     metrics.errors.push(m.message);
     message(m.message, "error");
@@ -114,9 +149,7 @@ function onScene(m) {
   metrics.frameCount = m.frameCount;
   $("scene").textContent = m.scene;
   $("unsaved").hidden = !m.unsaved;
-  if (m.error) message(m.error, "error");
-  else if (m.warnings.length) message(m.warnings.join("\n"), "warning");
-  else if (m.notes.length) message(m.notes.join("\n"));
+  notes = m.notes;
   if (pendingPoke && m.answers >= pendingPoke.seq) {
     // The region moves from the frame after the poke: show that frame now.
     const p = pendingPoke;
@@ -148,18 +181,28 @@ function pointsOf(s) {
 function drawHandlesLater() { handlesDirty = true; }
 let handlesDirty = true;
 
+// The sketch the core has selected, as "call:0" / "added:1" (null: none).
+function selectedKey() {
+  const k = studio && studio.inspector && studio.inspector.selected;
+  if (!k) return null;
+  const kind = Object.keys(k)[0];
+  return `${kind}:${k[kind]._0}`;
+}
+
 function drawHandles() {
   handlesDirty = false;
   const ctx = handles.getContext("2d");
   ctx.clearRect(0, 0, handles.width, handles.height);
   if (!showHandles || !scene) return;
   const scale = handles.width / handles.getBoundingClientRect().width || 1;
+  const chosen = selectedKey();
   for (const s of scene.sketches) {
     const p = drag && drag.sketch === s ? drag.points : pointsOf(s);
+    const selected = `${s.kind}:${s.index}` === chosen;
     const mid = (a, b) => [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
     const mL = mid(p.lt, p.lb), mT = mid(p.lt, p.rt), mR = mid(p.rt, p.rb), mB = mid(p.rb, p.lb);
-    ctx.lineWidth = 2 * scale;
-    ctx.strokeStyle = s.editable ? "rgba(138,180,248,0.95)" : "rgba(154,160,166,0.9)";
+    ctx.lineWidth = (selected ? 3 : 2) * scale;
+    ctx.strokeStyle = selected ? "#ffffff" : s.editable ? "rgba(138,180,248,0.95)" : "rgba(154,160,166,0.9)";
     ctx.beginPath();
     ctx.moveTo(...mL);
     ctx.quadraticCurveTo(...p.lt, ...mT);
@@ -211,6 +254,9 @@ function tick(now) {
   requestAnimationFrame(tick);
 }
 
+// The timeline's seconds: the clip the page plays.
+function timelineSeconds() { return scene ? scene.frameCount / scene.fps : 1; }
+
 function drawTimeline() {
   const w = timeline.clientWidth;
   if (timeline.width !== w) timeline.width = w;
@@ -218,11 +264,13 @@ function drawTimeline() {
   const h = timeline.height;
   ctx.clearRect(0, 0, w, h);
   if (!scene) return;
-  const duration = scene.frameCount / scene.fps;
-  for (const t of scene.ticks) {
-    const x = (t.time / duration) * w;
-    ctx.fillStyle = t.kind === "poke" || t.kind === "shake" ? "#f28b82" : "#fbbc04";
-    ctx.fillRect(x - 1, 4, 2, h - 8);
+  const duration = timelineSeconds();
+  for (const t of (studio ? studio.ticks : [])) {
+    const time = tickDrag && tickDrag.tick === t && tickDrag.at !== undefined ? tickDrag.at : t.time;
+    const x = (time / duration) * w;
+    ctx.fillStyle = t.selected ? "#ffffff" : t.sound ? "#81c995" : t.performed ? "#f28b82" : t.ref ? "#fbbc04" : "#c5a45a";
+    const inset = t.selected ? 1 : t.sound ? 14 : 5;
+    ctx.fillRect(x - (t.selected ? 2 : 1), inset, t.selected ? 4 : 2, h - 2 * inset + (t.sound ? 10 : 0));
   }
   ctx.fillStyle = "#8ab4f8";
   ctx.fillRect((frame / Math.max(1, scene.frameCount)) * w - 1, 0, 3, h);
@@ -242,55 +290,65 @@ function imagePoint(e) {
   return [(e.clientX - r.left) * (handles.width / r.width), (e.clientY - r.top) * (handles.height / r.height)];
 }
 
+const xy = ([x, y]) => ({ x, y });
+// Image pixels per screen pixel (a handle's radius is in screen pixels).
+function perScreen() { return handles.width / handles.getBoundingClientRect().width || 1; }
+
 function handleAt(e) {
   if (!scene || !showHandles) return null;
-  const r = handles.getBoundingClientRect();
-  const perScreen = handles.width / r.width;
   const [x, y] = imagePoint(e);
   let best = null;
   for (const s of scene.sketches) {
     const p = pointsOf(s);
     for (const key of ["center", "lt", "rt", "rb", "lb"]) {
-      const d = Math.hypot(p[key][0] - x, p[key][1] - y) / perScreen;
+      const d = Math.hypot(p[key][0] - x, p[key][1] - y) / perScreen();
       if (d <= HANDLE_RADIUS && (!best || d < best.d)) best = { sketch: s, point: key, d };
     }
   }
   return best;
 }
 
+handles.addEventListener("contextmenu", (e) => e.preventDefault());
+
 handles.addEventListener("pointerdown", (e) => {
+  const at = imagePoint(e);
+  // A right click or Ctrl+click selects the region there.
+  if (e.button === 2 || (e.button === 0 && e.ctrlKey)) {
+    send({ commands: [{ select: { at: xy(at), radius: HANDLE_RADIUS * perScreen() } }] });
+    return;
+  }
   if (e.button !== 0) return;
   handles.setPointerCapture(e.pointerId);
   const h = handleAt(e);
-  if (h) {
+  if (h && !studio?.recording) {
     if (!h.sketch.editable) { message(h.sketch.locked || "this sketch is computed by the scene", "warning"); return; }
+    message("");
+    // The core takes the handle (and selects its region); the page moves it meanwhile.
     drag = { sketch: h.sketch, point: h.point, points: pointsOf(h.sketch), centerSet: !!h.sketch.points.center };
+    send({ commands: [{ grab: { at: xy(pointsOf(h.sketch)[h.point]), radius: HANDLE_RADIUS * perScreen() } }] });
     return;
   }
-  pokeStart = { at: imagePoint(e), frame };
+  pokeStart = { at, frame };
 });
 
 handles.addEventListener("pointermove", (e) => {
+  mouseAt = imagePoint(e);
   if (!drag) return;
-  const [x, y] = imagePoint(e);
+  const [x, y] = mouseAt;
   const p = drag.points;
   p[drag.point] = [x, y];
   if (drag.point === "center") drag.centerSet = true;
   else if (!drag.centerSet) p.center = [(p.lt[0] + p.rt[0] + p.rb[0] + p.lb[0]) / 4, (p.lt[1] + p.rt[1] + p.rb[1] + p.lb[1]) / 4];
-  sendEdit();
+  const s = send({ commands: [{ dragTo: { _0: { x, y } } }] });
+  if (s) pendingDrags.set(s, performance.now());
   drawHandles();
 });
-
-function sendEdit() {
-  const p = drag.points;
-  const s = send({ type: "edit", kind: drag.sketch.kind, index: drag.sketch.index, frame,
-                   points: { lt: p.lt, rt: p.rt, rb: p.rb, lb: p.lb, center: drag.centerSet ? p.center : null } });
-  if (s) pendingDrags.set(s, performance.now());
-}
+handles.addEventListener("pointerleave", () => { mouseAt = null; });
 
 handles.addEventListener("pointerup", (e) => {
   if (drag) {
     drag = null;
+    send({ commands: [{ dragEnd: {} }] });
     drawHandlesLater();
     return;
   }
@@ -299,47 +357,214 @@ handles.addEventListener("pointerup", (e) => {
   const [x0, y0] = pokeStart.at;
   const at = pokeStart.frame;
   pokeStart = null;
-  if (x0 === x1 && y0 === y1) return;
+  if (x0 === x1 && y0 === y1) {
+    // A click: selects the region there.
+    send({ commands: [{ select: { at: { x: x0, y: y0 }, radius: HANDLE_RADIUS * perScreen() } }] });
+    return;
+  }
   const t0 = performance.now();
-  const s = send({ type: "poke", frame: at, x0, y0, x1, y1 });
+  const s = send({ frame: at, commands: [{ pokeBegin: { _0: { x: x0, y: y0 } } }, { pokeEnd: { _0: { x: x1, y: y1 } } }] });
   if (s) pendingPoke = { seq: s, t0, frame: at, before: scene.frames };
 });
 
+// The timeline: a press near a tick selects it (a baked one then drags),
+// else it scrubs the page's playhead.
+function timelineTime(e) {
+  const r = timeline.getBoundingClientRect();
+  return Math.max(0, Math.min(1, (e.clientX - r.left) / r.width)) * timelineSeconds();
+}
+
+function tickNear(e) {
+  if (!studio) return null;
+  const r = timeline.getBoundingClientRect();
+  const x = e.clientX - r.left;
+  let best = null;
+  for (const t of studio.ticks) {
+    const d = Math.abs((t.time / timelineSeconds()) * r.width - x);
+    if (t.ref && d <= 5 && (!best || d < best.d)) best = { t, d };
+  }
+  return best && best.t;
+}
+
 function scrub(e) {
   if (!scene) return;
-  const r = timeline.getBoundingClientRect();
   playing = false;
-  seek(Math.round(((e.clientX - r.left) / r.width) * (scene.frameCount - 1)));
+  seek(Math.round((timelineTime(e) / timelineSeconds()) * scene.frameCount));
 }
-timeline.addEventListener("pointerdown", (e) => { timeline.setPointerCapture(e.pointerId); scrub(e); });
-timeline.addEventListener("pointermove", (e) => { if (e.buttons & 1) scrub(e); });
+timeline.addEventListener("pointerdown", (e) => {
+  timeline.setPointerCapture(e.pointerId);
+  const t = tickNear(e);
+  send({ commands: [{ pressTick: t ? { _0: t } : {} }] });
+  if (t) { tickDrag = { tick: t, baked: t.ref && t.ref.baked !== undefined }; return; }
+  scrub(e);
+});
+timeline.addEventListener("pointermove", (e) => {
+  if (!(e.buttons & 1)) return;
+  if (tickDrag) {
+    if (!tickDrag.baked) return;
+    tickDrag.at = timelineTime(e);
+    send({ commands: [{ dragTick: { to: tickDrag.at } }] });
+    dirty = true;
+    return;
+  }
+  scrub(e);
+});
+timeline.addEventListener("pointerup", (e) => {
+  if (tickDrag && tickDrag.at !== undefined) send({ commands: [{ endTickDrag: { at: timelineTime(e) } }] });
+  tickDrag = null;
+});
 $("play").addEventListener("click", () => { playing = !playing; dirty = true; });
 
+// The core's snapshot: the inspector, ticks, status, chooser, title.
+function onStudio(s) {
+  if (!studio || s.message !== studio.message) ownLine = null;
+  studio = s;
+  metrics.studio = s;
+  document.title = s.title;
+  $("unsaved").hidden = !s.unsaved;
+  $("recording").hidden = !s.recording;
+  if (s.handlesShown !== showHandles) showHandles = s.handlesShown;
+  showStatus();
+  showInspector(s.inspector);
+  showChooser(s.chooserChoices, s.chooserRow);
+  drawHandlesLater();
+  dirty = true;
+}
+
+// The inspector: the selected region's rows; a change sends the core's
+// command (a number: setParameter, a choice: a press on it, the name: rename).
+let shownInspector = null;
+function showInspector(ins) {
+  const json = JSON.stringify(ins);
+  const box = $("inspector-rows");
+  if (json === shownInspector && !box.contains(document.activeElement)) return;
+  if (box.contains(document.activeElement) && shownInspector && ins &&
+      JSON.stringify(ins.selected) === JSON.stringify(JSON.parse(shownInspector).selected)) {
+    // Being typed into: only the other rows' values would change; kept.
+    shownInspector = json;
+    return;
+  }
+  shownInspector = json;
+  $("inspector-empty").hidden = !!ins;
+  const rows = [];
+  if (ins) {
+    const head = document.createElement("p");
+    head.className = "origin";
+    head.textContent = ins.origin;
+    rows.push(head);
+    if (ins.readOnly) {
+      const ro = document.createElement("p");
+      ro.className = "warning";
+      ro.textContent = ins.readOnly;
+      rows.push(ro);
+    }
+    ins.rows.forEach((r, i) => {
+      const label = document.createElement("label");
+      label.className = i === ins.focused ? "row focused" : "row";
+      const name = document.createElement("span");
+      name.textContent = r.key;
+      label.append(name);
+      let input;
+      if (r.choices) {
+        input = document.createElement("select");
+        for (const c of r.choices) {
+          const o = document.createElement("option");
+          o.value = o.textContent = c;
+          input.append(o);
+        }
+        input.value = r.text;
+        input.addEventListener("change", () => send({ commands: [{ inspectorPress: { row: i, choice: input.value, fraction: 0 } }] }));
+      } else if (r.value !== undefined && r.value !== null) {
+        input = document.createElement("input");
+        input.type = "number";
+        input.step = "any";
+        input.value = String(r.value);
+        input.addEventListener("change", () => {
+          const v = Number(input.value);
+          if (input.value !== "" && Number.isFinite(v)) send({ commands: [{ setParameter: { key: r.key, value: v } }] });
+        });
+      } else {
+        input = document.createElement("input");
+        input.type = "text";
+        input.value = ins.typing ?? r.text;
+        input.addEventListener("change", () => send({ commands: [{ rename: { _0: input.value } }] }));
+      }
+      input.name = r.key;
+      input.disabled = !!ins.readOnly;
+      label.append(input);
+      rows.push(label);
+    });
+  }
+  box.replaceChildren(...rows);
+}
+
+let shownChooser = null;
+function showChooser(choices, row) {
+  const json = JSON.stringify([choices, row]);
+  if (json === shownChooser) return;
+  shownChooser = json;
+  $("chooser").hidden = !choices;
+  if (!choices) return;
+  $("chooser-rows").replaceChildren(...choices.map((c, i) => {
+    const li = document.createElement("li");
+    li.textContent = c;
+    li.className = i === row ? "chosen" : "";
+    li.addEventListener("click", () => send({ commands: [{ chooserChoose: { _0: i } }] }));
+    return li;
+  }));
+}
+
+// An export ended in the server: its line, and its file offered as a download.
+function onExported(m) {
+  metrics.exported.push(m);
+  const box = $("download");
+  if (!m.url) { box.hidden = true; return; }
+  const token = new URLSearchParams(location.search).get("token");
+  const a = document.createElement("a");
+  a.href = m.url + (token ? `?token=${encodeURIComponent(token)}` : "");
+  a.download = decodeURIComponent(m.url.split("/").pop());
+  a.textContent = `download ${a.download}`;
+  box.replaceChildren(a);
+  box.hidden = false;
+  a.click();
+}
+
+// Browser key names as the studio's (`StudioKey`): the server's key map,
+// the window's, says what each does in the studio's state now.
+const KEYS = {
+  ArrowLeft: "left", ArrowRight: "right", ArrowUp: "up", ArrowDown: "down", Home: "home", Escape: "escape",
+  Backspace: "backspace", Tab: "tab", Enter: "enter", PageUp: "pageUp", PageDown: "pageDown", Delete: "delete",
+  "-": "minus", "+": "plus", "=": "plus", F1: "help", "?": "help", " ": "space",
+};
+const LETTERS = new Set(["h", "r", "a", "s", "z", "f", "e", "p", "y", "l", "b", "m", "c"]);
+
 window.addEventListener("keydown", (e) => {
-  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s") {
+  const t = e.target;
+  if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+  const ctrl = e.ctrlKey || e.metaKey;
+  const lower = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+  const name = KEYS[e.key] || (LETTERS.has(lower) ? lower : "other");
+  const busy = studio && (studio.chooserRow !== null && studio.chooserRow !== undefined || studio.askingToQuit ||
+                          (studio.inspector && studio.inspector.typing !== null && studio.inspector.typing !== undefined));
+  // The page's playhead is its own: Space, the arrows and Home move it.
+  if (!busy && !ctrl && !e.shiftKey && ["space", "left", "right", "home"].includes(name)) {
+    if (name === "space") { playing = !playing; dirty = true; }
+    else if (name === "home") seek(0);
+    else { playing = false; seek(frame + (name === "left" ? -1 : 1)); }
     e.preventDefault();
-    send({ type: "save" });
-    message("saving…");
     return;
   }
-  if (e.shiftKey && e.key.startsWith("Arrow")) {
-    const dir = { ArrowLeft: [-1.5, 0], ArrowRight: [1.5, 0], ArrowUp: [0, 1.5], ArrowDown: [0, -1.5] }[e.key];
-    send({ type: "shake", frame, ax: dir[0], ay: dir[1] });
-    e.preventDefault();
-    return;
-  }
-  switch (e.key) {
-    case " ": playing = !playing; dirty = true; e.preventDefault(); break;
-    case "ArrowLeft": playing = false; seek(frame - 1); break;
-    case "ArrowRight": playing = false; seek(frame + 1); break;
-    case "Home": seek(0); break;
-    case "h": case "H": showHandles = !showHandles; drawHandles(); break;
-    case "c": case "C": send({ type: "clear" }); break;
-  }
+  if (name === "other" && (ctrl || e.key.length !== 1)) return;
+  const msg = { key: { name, shift: e.shiftKey, ctrl } };
+  if (name === "a" && mouseAt) msg.key.at = xy(mouseAt);
+  if (e.key.length === 1 && !ctrl) msg.text = e.key;
+  send(msg);
+  if (ctrl && name === "s") message("saving…");
+  e.preventDefault();
 });
 
 window.addEventListener("beforeunload", (e) => {
-  if (scene && scene.unsaved) {
+  if (studio ? studio.unsaved : scene && scene.unsaved) {
     e.preventDefault();
     e.returnValue = "";
   }
@@ -348,6 +573,8 @@ window.addEventListener("beforeunload", (e) => {
 // For the tests and the benchmark: go to a frame and stop there.
 metrics.seek = (k) => { playing = false; seek(k); };
 metrics.play = () => { playing = true; };
+// A message as the page sends it (the tests' malformed ones too).
+metrics.sendRaw = (text) => socket.send(text);
 
 let socket;
 (async () => {

@@ -1,5 +1,6 @@
 import Foundation
 import WobbleCore
+import WobbleStudioCore
 
 /// The browser studio's messages over its WebSocket (JSON text, one object
 /// per message, its kind in `type`), and the two binary messages (the
@@ -51,17 +52,9 @@ public enum StudioProtocol {
         public var pin: String?
     }
 
-    /// A tick of the timeline: a scripted kick (`touch`, `impulse`, `shake`)
-    /// or a performed poke, at its time.
-    public struct Tick: Codable, Sendable, Equatable {
-        public var time: Double
-        public var kind: String
-        public var line: Int?
-    }
-
     /// The scene as the page draws it (sent on connect and after every run):
-    /// the clip's size and timing, the sketches, ticks, warnings and the
-    /// last error. The regions' per-frame state comes just before it, as the
+    /// the clip's size and timing, the sketches, warnings and the last
+    /// error (the timeline's ticks are the studio snapshot's). The regions' per-frame state comes just before it, as the
     /// binary `states` message (`float64Payload`):
     ///
     /// `frameCount`, then per frame the number of regions that move a
@@ -96,7 +89,6 @@ public enum StudioProtocol {
         public var overlap: String
         public var edges: String
         public var sketches: [Sketch]
-        public var ticks: [Tick]
         public var warnings: [String]
         /// The last run's error (the clip is then the last good one).
         public var error: String?
@@ -108,19 +100,104 @@ public enum StudioProtocol {
         public var notes: [String]
     }
 
-    /// A message from the page: `poke` (a drag from (x0, y0) to (x1, y1) at
-    /// `frame`), `shake` (ax, ay in g at `frame`), `edit` (the sketch `kind`
-    /// / `index` gets `points`; `frame`: the frame shown), `save`, `clear`
-    /// (forget the pokes); `seq` numbers it for `SceneMessage.answers`.
-    public struct PageMessage: Codable, Sendable {
-        public var type: String
-        public var seq: Int?
-        public var frame: Int?
-        public var x0: Double?, y0: Double?, x1: Double?, y1: Double?
-        public var ax: Double?, ay: Double?
-        public var kind: String?
-        public var index: Int?
-        public var points: Points?
+    /// A message from the page: the frame it shows (`frame`: where a poke,
+    /// a selection or an added region is), then what it asks, in this
+    /// order: `command` or `commands` (the studio core's commands, as
+    /// Swift's Codable writes them: `{"togglePlay": {}}`,
+    /// `{"seek": {"frame": 5}}`, `{"pokeBegin": {"_0": {"x": 20, "y": 15}}}`),
+    /// a `key` pressed (the window's key map makes it a command in the
+    /// studio's state now) and `text` typed (a name's characters, a
+    /// chooser row's digit). `seq` numbers it for `SceneMessage.answers`.
+    package struct PageMessage: Decodable, Sendable {
+        package var seq: Int?
+        package var frame: Int?
+        package var command: StudioCommand?
+        package var commands: [StudioCommand]
+        package var key: KeyPress?
+        package var text: String?
+
+        package struct KeyPress: Codable, Sendable {
+            package var name: StudioKey
+            package var shift: Bool?
+            package var ctrl: Bool?
+            /// Where `A` adds a region (image pixels; nil: the middle of the image).
+            package var at: Point?
+        }
+
+        private enum CodingKeys: String, CodingKey { case seq, frame, command, commands, key, text }
+
+        package init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            seq = try c.decodeIfPresent(Int.self, forKey: .seq)
+            frame = try c.decodeIfPresent(Int.self, forKey: .frame)
+            let one = try c.decodeIfPresent(StudioCommand.self, forKey: .command)
+            commands = (one.map { [$0] } ?? []) + (try c.decodeIfPresent([StudioCommand].self, forKey: .commands) ?? [])
+            key = try c.decodeIfPresent(KeyPress.self, forKey: .key)
+            text = try c.decodeIfPresent(String.self, forKey: .text)
+        }
+    }
+
+    /// The largest number a page message may carry (pixels, frames, seconds).
+    package static let largestNumber = 1e7
+    /// The most commands one page message may carry.
+    package static let mostCommands = 1000
+
+    /// A page message read, or why not (one line).
+    package static func decode(_ text: String) -> Result<PageMessage, Refusal> {
+        let shown = HTTPServer.printable(String(text.prefix(80)))
+        guard let data = text.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) else {
+            return .failure(Refusal("not a studio message (JSON): \(shown)"))
+        }
+        // Every number within bounds (a point at 1e308 is no pixel).
+        func inBounds(_ v: Any) -> Bool {
+            switch v {
+            case let d as [String: Any]: return d.values.allSatisfy(inBounds)
+            case let a as [Any]: return a.allSatisfy(inBounds)
+            case let n as NSNumber:
+                return n.doubleValue.isFinite && abs(n.doubleValue) <= largestNumber
+            default: return true
+            }
+        }
+        guard inBounds(object) else { return .failure(Refusal("a number beyond ±\(Int(largestNumber)): \(shown)")) }
+        let m: PageMessage
+        do {
+            m = try JSONDecoder().decode(PageMessage.self, from: data)
+        } catch DecodingError.dataCorrupted(let c), DecodingError.keyNotFound(_, let c), DecodingError.typeMismatch(_, let c),
+                DecodingError.valueNotFound(_, let c) {
+            let at = c.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            return .failure(Refusal("not a studio message\(at.isEmpty ? "" : " at \(at)"): \(shown)"))
+        } catch {
+            return .failure(Refusal("not a studio message: \(shown)"))
+        }
+        if let f = m.frame, f < 0 { return .failure(Refusal("frame \(f): a frame is 0 or more")) }
+        if m.commands.count > mostCommands { return .failure(Refusal("\(m.commands.count) commands in one message (at most \(mostCommands))")) }
+        if m.commands.isEmpty, m.key == nil, m.text == nil {
+            return .failure(Refusal("a studio message has a command, commands, a key or text: \(shown)"))
+        }
+        return .success(m)
+    }
+
+    /// Why a page message is refused (one line).
+    package struct Refusal: Error {
+        package var message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// The studio core's snapshot (sent after every change): what the page
+    /// shows besides the frames (inspector, ticks, status, warnings, the
+    /// chooser, recording).
+    package struct StudioMessage: Encodable {
+        package var type = "studio"
+        package var studio: StudioSnapshot
+    }
+
+    /// An export ended: its result line (against the platform's limits for
+    /// a preset), whether it is good, and the file to download (`/files/NAME`).
+    public struct ExportedMessage: Codable, Sendable {
+        public var type = "exported"
+        public var ok: Bool
+        public var message: String
+        public var url: String?
     }
 
     /// The answer to `save`: what was written, or why not (`ok` false).

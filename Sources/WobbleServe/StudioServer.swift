@@ -3,29 +3,41 @@ import WobbleCore
 import WobbleEngine
 import WobbleRender
 import WobbleScript
+import WobbleStudioCore
 import WobbleSystem
 
-/// The browser studio (`wobble-run serve SCENE.lua`): a live session behind
-/// an `HTTPServer`. The page's files and the renderer's shader sources are
-/// served from memory; the session's scene, the image's pixels, each
-/// region shape's displacement fields (`ShapeProfile`: one per grid peak
-/// the clip uses, each sent once) and every frame's region state go over
-/// the WebSocket (`StudioProtocol`), so the page draws the frames itself.
-/// After a change the fields of the frame the page shows go first, then
-/// the scene, then the clip's other fields, a few at a time while no page
-/// message waits (a drag's next step comes before them). Page
-/// messages (pokes, shakes, handle drags, save) are applied on one serial
-/// queue that owns the session, batched: a burst of drags makes one run.
-/// The scene's inputs are watched; a change runs the scene again and the
-/// new scene is pushed to every page.
+/// The browser studio (`wobble-run serve SCENE.lua`): the studio core
+/// (`StudioCore`, the window's too) behind an `HTTPServer`. The page's
+/// files and the renderer's shader sources are served from memory; over
+/// the WebSocket (`StudioProtocol`) the page sends the core's commands (or
+/// keys, which the window's key map makes commands), and gets the core's
+/// snapshot after each change, plus what it needs to draw every frame
+/// itself: the image's pixels, each region shape's displacement fields
+/// (`ShapeProfile`: one per grid peak the clip uses, each sent once) and
+/// every frame's region state. After a run the fields of the frame the
+/// page shows go first, then the scene, then the clip's other fields, a
+/// few at a time while no page message waits (a drag's next step comes
+/// before them). Page messages are performed on one serial queue that owns
+/// the core, batched: a burst of drags makes one run. The core watches the
+/// scene's inputs; a change runs the scene again and the new scene is
+/// pushed to every page. Exports run in the server; the file written is
+/// offered to the pages as a download (`/files/NAME`).
 public final class StudioServer: @unchecked Sendable {
     public let server: HTTPServer
-    /// The session; touched only on `queue`.
-    let session: LiveSession
+    /// The studio; touched only on `queue`.
+    let core: StudioCore
+    var session: LiveSession { core.session }
     let queue = DispatchQueue(label: "wobble-run.serve.session")
-    private let watch: InputWatch
     private var timer: DispatchSourceTimer?
     private let log: @Sendable (String) -> Void
+    /// When the core next looks at the scene's inputs.
+    private var nextPoll = 0.0
+    /// What the pages were last sent: the run (generation, error, edits,
+    /// pokes), the snapshot, the exports ended.
+    private struct RunMark: Equatable { var generation: Int; var error: String?; var unsaved: Bool; var performed: Int; var warnings: [String] }
+    private var sentRun: RunMark?
+    private var sentSnapshot: StudioSnapshot?
+    private var exportsSeen = 0
 
     /// Page messages not yet applied (any thread adds, `queue` drains).
     private let inbox = NSLock()
@@ -74,14 +86,14 @@ public final class StudioServer: @unchecked Sendable {
     /// a free port) once started.
     public init(options: SessionOptions, host: String = "127.0.0.1", port: Int = 0,
                 token: String = ServerConfig.randomToken(), log: @escaping @Sendable (String) -> Void = { printError($0) }) {
-        session = LiveSession(options: options)
+        core = StudioCore(session: options, verbose: false, clock: MonotonicClock(),
+                          audio: { throw AudioUnavailable(description: "the page plays no sound") })
         var config = ServerConfig(token: token)
         config.host = host
         config.port = port
         config.folder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
         config.assets = StudioServer.assets
         server = HTTPServer(config, log: log)
-        watch = InputWatch(scenePath: options.scenePath, tree: false)
         self.log = log
     }
 
@@ -94,8 +106,11 @@ public final class StudioServer: @unchecked Sendable {
     /// cannot be listened on.
     public func start() throws {
         queue.sync {
-            if !session.run(), let e = session.error { log("wobble-run: \(e.description)") }
-            watch.reset(extra: session.inputs)
+            core.start()
+            settle()
+            if let e = session.error { log("wobble-run: \(e.description)") }
+            sentRun = runMark
+            sentSnapshot = core.snapshot()
             lastScene = sceneMessage(focus: 0)
         }
         server.onOpen = { [weak self] id in
@@ -105,18 +120,23 @@ public final class StudioServer: @unchecked Sendable {
         server.onMessage = { [weak self] id, text in self?.receive(id, text) }
         try server.start()
         let t = DispatchSource.makeTimerSource(queue: queue)
-        t.schedule(deadline: .now() + watch.pollInterval, repeating: watch.pollInterval)
-        t.setEventHandler { [weak self] in self?.pollInputs() }
+        t.schedule(deadline: .now() + StudioServer.turn, repeating: StudioServer.turn)
+        t.setEventHandler { [weak self] in self?.turnOnce() }
         t.resume()
         timer = t
     }
 
-    /// Stops watching and serving (the session's edits are not saved).
+    /// How often the core turns without page messages (a run or an
+    /// export ended, the inputs changed, a take's clock).
+    static let turn = 0.05
+
+    /// Stops watching and serving: a run in flight is abandoned, an export
+    /// stopped, unsaved edits named on stderr (not saved).
     public func stop() {
         timer?.cancel()
         timer = nil
         server.stop()
-        queue.sync {}
+        queue.sync { core.finish() }
     }
 
     deinit { timer?.cancel() }
@@ -131,19 +151,52 @@ public final class StudioServer: @unchecked Sendable {
             if !statesMessage.isEmpty { server.send(binary: statesMessage, to: socket) }
             server.send(lastScene, to: socket)
         }
+        if let sentSnapshot { server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: sentSnapshot)), to: socket) }
     }
 
-    private func pollInputs() {
-        guard watch.poll(extra: session.inputs) != nil else { return }
-        rerun()
+    /// A turn of the core without page messages.
+    private func turnOnce() {
+        core.update(nextPoll: &nextPoll)
+        push(focus: core.currentIndex)
     }
 
-    /// Runs the scene and pushes the new scene to every page; `focus`: the
-    /// frame the page shows (its fields go first).
-    private func rerun(focus: Int = 0) {
-        if !session.run(), let e = session.error { log("wobble-run: \(e.description)") }
-        watch.reset(extra: session.inputs)
-        broadcast(focus: focus)
+    /// Turns the core until the run it asked for ended (a poke's, an
+    /// edit's, a save's: the page waits for it).
+    private func settle() {
+        core.update(nextPoll: &nextPoll)
+        let end = monotonic() + 60
+        while session.isRunning, monotonic() < end {
+            _ = session.waitForRun(upTo: 0.1)
+            core.update(nextPoll: &nextPoll)
+        }
+    }
+
+    private var runMark: RunMark {
+        RunMark(generation: session.generation, error: session.error?.description, unsaved: session.hasUnsavedEdits,
+                performed: session.performed.count, warnings: session.warnings)
+    }
+
+    /// Sends the pages what changed: the scene after a run, the snapshot,
+    /// an export's file.
+    private func push(focus: Int, fromPage: Bool = false) {
+        let mark = runMark
+        if mark != sentRun {
+            if mark.error != sentRun?.error, let e = mark.error { log("wobble-run: \(e)") }
+            sentRun = mark
+            broadcast(focus: focus)
+        } else if fromPage {
+            queueRemainingFields()
+        }
+        let snap = core.snapshot()
+        if snap != sentSnapshot {
+            sentSnapshot = snap
+            server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: snap)))
+        }
+        if core.exporter.ended != exportsSeen {
+            exportsSeen = core.exporter.ended
+            let url = core.exporter.lastOutput.flatMap { fileURL($0) }
+            server.send(StudioProtocol.json(StudioProtocol.ExportedMessage(ok: !core.messageIsError, message: core.message, url: url)))
+        }
     }
 
     private func broadcast(focus: Int = 0) {
@@ -207,8 +260,8 @@ public final class StudioServer: @unchecked Sendable {
         if start { queue.async { self.drain() } }
     }
 
-    /// Applies every page message that came meanwhile, then runs the scene
-    /// once and pushes it (when one changed anything).
+    /// Performs every page message that came meanwhile, then runs the
+    /// scene once (when one changed anything) and pushes what changed.
     private func drain() {
         let batch = inbox.withLock { () -> [(socket: Int, text: String)] in
             let b = pending
@@ -216,22 +269,14 @@ public final class StudioServer: @unchecked Sendable {
             draining = false
             return b
         }
-        var changed = false
-        var focus: Int?
         for (socket, text) in batch {
-            guard let data = text.data(using: .utf8),
-                  let m = try? JSONDecoder().decode(StudioProtocol.PageMessage.self, from: data) else {
-                reply(socket, error: "not a studio message: \(HTTPServer.printable(String(text.prefix(80))))")
-                continue
-            }
-            if let seq = m.seq { answered = max(answered, seq) }
-            if let f = m.frame, f >= 0 { focus = f }
-            switch apply(m, socket: socket) {
-            case .failure(let refusal): reply(socket, error: refusal.message)
-            case .success(let ran): changed = changed || ran
+            switch StudioProtocol.decode(text) {
+            case .failure(let e): reply(socket, error: e.message)
+            case .success(let m): perform(m, socket: socket)
             }
         }
-        if changed { rerun(focus: focus ?? 0) } else { queueRemainingFields() }
+        settle()
+        push(focus: core.currentIndex, fromPage: true)
     }
 
     private func reply(_ socket: Int, error message: String) {
@@ -239,67 +284,46 @@ public final class StudioServer: @unchecked Sendable {
         server.send(StudioProtocol.json(StudioProtocol.ErrorMessage(message: message)), to: socket)
     }
 
-    private struct Refusal: Error { var message: String }
-
-    /// Applies one page message; whether the scene must run again.
-    private func apply(_ m: StudioProtocol.PageMessage, socket: Int) -> Result<Bool, Refusal> {
-        guard let clip = session.clip else { return .failure(Refusal(message: "\(m.type): the scene has not run yet")) }
-        func time(_ frame: Int?) -> Double? {
-            guard let f = frame, f >= 0, f < 10_000_000 else { return nil }
-            return Double(f) / clip.fps
+    /// Performs one page message: the page's frame first (the frame a
+    /// poke, a selection or an added region is at), then its commands, its
+    /// key (as the window's key map makes it a command), its text. A
+    /// command the core refuses with an error is answered with that error.
+    private func perform(_ m: StudioProtocol.PageMessage, socket: Int) {
+        if let seq = m.seq { answered = max(answered, seq) }
+        if let f = m.frame, session.clip != nil, !core.recorder.isRecording, f != core.currentIndex {
+            core.perform(.seek(frame: f))
         }
-        switch m.type {
-        case "poke":
-            guard let t = time(m.frame), let x0 = m.x0, let y0 = m.y0, let x1 = m.x1, let y1 = m.y1,
-                  [x0, y0, x1, y1].allSatisfy({ $0.isFinite && abs($0) < 1e7 }) else {
-                return .failure(Refusal(message: "poke: needs frame, x0, y0, x1, y1 (numbers)"))
+        for c in m.commands { run(c, socket: socket) }
+        if let k = m.key {
+            let center = session.image.map { Point(Double($0.width) / 2, Double($0.height) / 2) } ?? Point(0, 0)
+            if let c = StudioKeyMap.command(for: k.name, shift: k.shift ?? false, ctrl: k.ctrl ?? false, in: core,
+                                            addAt: { k.at ?? center }) {
+                run(c, socket: socket)
             }
-            session.setPerformed(session.performed + [PerformedEvent(time: t, action: .touch(from: Point(x0, y0), to: Point(x1, y1)))])
-            return .success(true)
-        case "shake":
-            guard let t = time(m.frame), let ax = m.ax, let ay = m.ay, ax.isFinite, ay.isFinite, abs(ax) < 100, abs(ay) < 100 else {
-                return .failure(Refusal(message: "shake: needs frame, ax, ay (numbers)"))
+        }
+        if let t = m.text {
+            for c in StudioKeyMap.commands(text: t, renaming: core.inspector.isRenaming, choosing: core.chooser != nil) {
+                run(c, socket: socket)
             }
-            session.setPerformed(session.performed + [PerformedEvent(time: t, action: .shake(ax: ax, ay: ay))])
-            return .success(true)
-        case "clear":
-            session.setPerformed([])
-            return .success(true)
-        case "edit":
-            guard let index = m.index, let kindName = m.kind, let points = m.points?.sketchPoints else {
-                return .failure(Refusal(message: "edit: needs kind, index and points (four corners, a center or null)"))
-            }
-            let kind: SketchOrigin.Kind
-            switch kindName {
-            case "call":
-                let (call, problem) = session.editableCall(index)
-                guard call != nil else { return .failure(Refusal(message: problem ?? "edit: no sketch \(index)")) }
-                kind = .call(index)
-            case "added": kind = .added(index)
-            default: return .failure(Refusal(message: "edit: kind is 'call' or 'added'"))
-            }
-            guard var state = session.currentState(kind) else { return .failure(Refusal(message: "edit: no sketch \(kindName) \(index)")) }
-            state.points = points
-            session.setState(kind, state)
-            return .success(true)
-        case "save":
-            let answer: StudioProtocol.SavedMessage
-            do {
-                let (edited, added) = try session.saveEdits()
-                watch.reset(extra: session.inputs)
-                answer = .init(ok: true, message: "saved \(ScenePaths.name(session.options.scenePath)): \(edited) edited, \(added) added")
-            } catch let e as LiveSession.SaveError {
-                answer = .init(ok: false, message: e.message)
-            } catch {
-                answer = .init(ok: false, message: "\(error)")
-            }
-            server.send(StudioProtocol.json(answer), to: socket)
-            if !answer.ok { log("serve: save: \(answer.message)") }
-            // The saved scene ran: every page gets it.
-            if answer.ok { broadcast() }
-            return .success(false)
-        default:
-            return .failure(Refusal(message: "unknown message type '\(HTTPServer.printable(m.type))'"))
+        }
+    }
+
+    private func run(_ c: StudioCommand, socket: Int) {
+        switch c {
+        case .quit, .answerQuit:
+            // The page's tab closes it (the browser asks about unsaved edits).
+            core.say("the page does not quit the server: close the tab (Ctrl+C in the terminal stops it)")
+            return
+        default: break
+        }
+        let before = (core.message, core.messageIsError)
+        core.perform(c)
+        if c == .save {
+            let ok = !core.messageIsError
+            server.send(StudioProtocol.json(StudioProtocol.SavedMessage(ok: ok, message: core.message)), to: socket)
+            if !ok { log("serve: save: \(core.message)") }
+        } else if core.messageIsError, core.message != before.0 || !before.1 {
+            reply(socket, error: core.message)
         }
     }
 
@@ -360,19 +384,11 @@ public final class StudioServer: @unchecked Sendable {
         }
         fieldsSent = fieldsSent.filter { used.contains($0.id) }
         fieldsUsed = focusFields + fields.filter { !focusFields.contains($0) }
-        var ticks = session.scriptKicks.map { StudioProtocol.Tick(time: $0.time, kind: $0.kind, line: $0.line) }
-        for e in session.performed {
-            let t = e.anchor == .start ? e.time : session.scriptedDuration + e.time
-            switch e.action {
-            case .touch: ticks.append(.init(time: t, kind: "poke", line: nil))
-            case .shake: ticks.append(.init(time: t, kind: "shake", line: nil))
-            }
-        }
         let message = StudioProtocol.SceneMessage(
             generation: session.generation, answers: answered, scene: name, imageStamp: imageStamp,
             imageURL: imageURL(), width: image.width, height: image.height, fps: clip.fps, frameCount: clip.frameCount,
             duration: clip.length, overlap: clip.overlap.rawValue, edges: clip.edges.rawValue,
-            sketches: sketches(clip), ticks: ticks.sorted { $0.time < $1.time }, warnings: session.warnings,
+            sketches: sketches(clip), warnings: session.warnings,
             error: session.error?.description, unsaved: session.hasUnsavedEdits, performed: session.performed.count,
             notes: notes.sorted())
         statesMessage = StudioProtocol.binary(header: ["generation": session.generation], type: "states",
@@ -397,8 +413,10 @@ public final class StudioServer: @unchecked Sendable {
     }
 
     /// `/files/NAME` of the image when it is a file of the scene's folder.
-    private func imageURL() -> String? {
-        guard let path = session.imagePathInUse else { return nil }
+    private func imageURL() -> String? { session.imagePathInUse.flatMap { fileURL($0) } }
+
+    /// `/files/NAME` of a file of the scene's folder (nil: elsewhere).
+    private func fileURL(_ path: String) -> String? {
         let folder = ScenePaths.folder(ScenePaths.absolute(session.options.scenePath))
         let abs = ScenePaths.absolute(path)
         guard abs.hasPrefix(folder + "/") else { return nil }

@@ -9,30 +9,14 @@ extension PresetChooser {
     /// The sheet's margin and the height of one line, in window pixels.
     static let pad = 10, rowHeight = StudioFont.cellHeight + 4
 
-    /// A platform's limits in columns: format, frame, bytes, time
-    /// (`WEBM         512 px long side   256 KB  3 s`).
-    static func limits(_ p: Preset) -> String {
-        func col(_ t: String, _ w: Int) -> String { t.count >= w ? t + " " : t + String(repeating: " ", count: w - t.count) }
-        let frame: String
-        switch p.fit {
-        case .square(let n): frame = "\(n)x\(n)"
-        case .longSide(let n): frame = "\(n) px long side"
-        case .within(let w, let h): frame = "within \(w)x\(h)"
-        }
-        var time = p.maxDuration.map { "\(fmt($0)) s" } ?? "any length"
-        if let f = p.frames { time += ", \(f.lowerBound)-\(f.upperBound) frames" }
-        return col(Preset.spelled(p.formats), 13) + col(frame, 19) + col(PresetRun.kb(p.byteLimit), 8) + time
-    }
-
     /// The sheet's lines, each with the choice it belongs to (nil: none):
     /// a title, one row per choice, the keys, and what is written.
     static func lines(loopPeriod: Double?, clipSeconds: Double?, columns: Int) -> [(text: String, choice: Int?)] {
         let indent = 13
         var out: [(String, Int?)] = [("Export with a preset", nil), ("", nil)]
         for (i, c) in choices.enumerated() {
-            let label = c?.name ?? "scene"
+            let (label, rest) = Self.label(c)
             let head = "\(i + 1)  " + label + String(repeating: " ", count: max(1, indent - 3 - label.count))
-            let rest = c.map { limits($0) } ?? "the scene's own output (what E writes)"
             let wrapped = Chrome.wrap(rest, width: max(8, columns - indent))
             for (k, part) in wrapped.enumerated() {
                 out.append(((k == 0 ? head : String(repeating: " ", count: indent)) + part, i))

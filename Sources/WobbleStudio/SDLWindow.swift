@@ -10,23 +10,8 @@ import Foundation
 import Synchronization
 import WobbleCore
 import WobbleRender
+import WobbleStudioCore
 import WobbleSystem
-
-/// Keys the studio reacts to.
-enum StudioKey: Equatable {
-    case space, left, right, up, down, home, h, r, a, s, z, escape, backspace, other
-    /// `F` fits the picture, `E` exports the scene's output, `P` writes the
-    /// frame shown as a PNG, `F1` or `?` shows every key.
-    case f, e, p, help
-    case tab, minus, plus, enter, y, pageUp, pageDown
-    /// `L` switches `loop()`, `B` bakes the take's pokes into the scene,
-    /// `Delete` deletes the selected tick (else forgets pokes, as Backspace).
-    case l, b, delete
-    /// `M` mutes or unmutes the soundtrack.
-    case m
-    /// `C` cuts out the selected region.
-    case c
-}
 
 /// One input event of the window.
 enum StudioInput: Equatable {

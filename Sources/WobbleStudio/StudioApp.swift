@@ -399,14 +399,16 @@ final class StudioApp {
     }
 
     private func handleKey(_ key: StudioKey, shift: Bool, ctrl: Bool) -> Bool {
-        if core.isAskingToQuit {
-            return core.perform(.answerQuit(StudioKeyMap.answer(key, ctrl: ctrl)))
+        let addAt = { [self] () -> Point in
+            // At the mouse, else the middle of the picture area (zoomed: the part in view).
+            let a = layout.pictureArea
+            return mouse.flatMap { layout.imagePoint($0.x, $0.y) } ?? layout.imagePointUnclamped(a.x + a.w / 2, a.y + a.h / 2)
         }
-        // While a name is typed, every key is the inspector's (its
-        // characters come as text).
-        if core.inspector.isRenaming {
-            if let c = StudioKeyMap.renaming(key) { core.perform(c) }
-            return false
+        // The question before quitting and a name being typed take every
+        // key (a name's characters come as text).
+        if core.isAskingToQuit || core.inspector.isRenaming {
+            guard let c = StudioKeyMap.command(for: key, shift: shift, ctrl: ctrl, in: core, addAt: addAt) else { return false }
+            return core.perform(c)
         }
         if key != .space { navigator.otherKey() }
         if let page = helpPage {
@@ -418,32 +420,15 @@ final class StudioApp {
             showHelp(page: 0)
             return false
         }
-        if core.chooser != nil {
-            if let c = StudioKeyMap.choosing(key) { core.perform(c) }
-            return false
-        }
-        // The inspector's keys (the selected region's parameters).
-        if !ctrl && !core.recorder.isRecording,
-           let c = StudioKeyMap.inspecting(key, shift: shift, selected: core.inspector.selected != nil) {
-            core.perform(c)
-            return false
-        }
-        if shift, let c = StudioKeyMap.shake(key) {
-            core.perform(c)
-            return false
-        }
-        if key == .f {
+        if key == .f, core.chooser == nil {
             // Zoom is the window's: F fits, whatever the studio is doing.
             show(layout.fitted)
             core.say("fitted: \(Int((layout.scale * 100).rounded()))% (wheel zooms, middle or Space+drag pans)")
             return false
         }
-        let command = StudioKeyMap.command(key, shift: shift, ctrl: ctrl, addAt: { [self] in
-            // At the mouse, else the middle of the picture area (zoomed: the part in view).
-            let a = layout.pictureArea
-            return mouse.flatMap { layout.imagePoint($0.x, $0.y) } ?? layout.imagePointUnclamped(a.x + a.w / 2, a.y + a.h / 2)
-        })
-        let accepted = !core.recorder.isRecording
+        guard let command = StudioKeyMap.command(for: key, shift: shift, ctrl: ctrl, in: core, addAt: addAt) else { return false }
+        // (Space with the chooser open closes it: no pan.)
+        let accepted = !core.recorder.isRecording && core.chooser == nil
         if core.perform(command) { return true }
         if key == .space, accepted { navigator.spacePressed() }
         return false

@@ -25,6 +25,10 @@ package final class Exporter {
     }
 
     package var isExporting: Bool { job != nil }
+    /// The file the last export wrote (nil: none yet, or it failed) and
+    /// how many exports ended so far.
+    package private(set) var lastOutput: String?
+    package private(set) var ended = 0
 
     /// What the export renders: the scene as saved, with the scene-run
     /// options the studio was given; a name the engine makes up
@@ -74,6 +78,8 @@ package final class Exporter {
             return
         }
         job = nil
+        ended += 1
+        lastOutput = outcome.error == nil ? outcome.output : nil
         let seconds = fmt1(now - j.started)
         if let error = outcome.error {
             status("export failed: \(error)", true)

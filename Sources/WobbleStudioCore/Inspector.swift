@@ -270,6 +270,17 @@ package final class Inspector {
         }
     }
 
+    /// The name given at once, kept when it may be (a typed name's
+    /// checks); a name refused leaves the old one, not renaming.
+    package func rename(to name: String) {
+        startRenaming()
+        guard typing != nil else { return }
+        typing = ""
+        type(name)
+        commitRenaming()
+        typing = nil
+    }
+
     /// Backspace: the selected name, else the character before the caret.
     package func backspace() {
         guard let t = typing else { return }

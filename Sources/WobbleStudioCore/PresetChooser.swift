@@ -39,4 +39,24 @@ package struct PresetChooser: Codable, Equatable {
         row = i
         return .export(Self.choices[i])
     }
+
+    /// A platform's limits in columns: format, frame, bytes, time
+    /// (`WEBM         512 px long side   256 KB  3 s`).
+    package static func limits(_ p: Preset) -> String {
+        func col(_ t: String, _ w: Int) -> String { t.count >= w ? t + " " : t + String(repeating: " ", count: w - t.count) }
+        let frame: String
+        switch p.fit {
+        case .square(let n): frame = "\(n)x\(n)"
+        case .longSide(let n): frame = "\(n) px long side"
+        case .within(let w, let h): frame = "within \(w)x\(h)"
+        }
+        var time = p.maxDuration.map { "\(fmt($0)) s" } ?? "any length"
+        if let f = p.frames { time += ", \(f.lowerBound)-\(f.upperBound) frames" }
+        return col(Preset.spelled(p.formats), 13) + col(frame, 19) + col(PresetRun.kb(p.byteLimit), 8) + time
+    }
+
+    /// A row's name and what it writes (`telegram`, `WEBM  512 px long side ...`).
+    package static func label(_ c: Preset?) -> (name: String, limits: String) {
+        (c?.name ?? "scene", c.map { limits($0) } ?? "the scene's own output (what E writes)")
+    }
 }

@@ -64,6 +64,9 @@ package enum StudioCommand: Codable, Equatable, Sendable {
     case renameCaret(by: Int)
     case commitRename
     case cancelRename
+    /// The selected region renamed at once (a page's name field): as
+    /// `startRename`, the name typed, `commitRename`.
+    case rename(String)
     /// A press on the inspector's row `row` (`choice`: the choice under it;
     /// `fraction`: where on the slider), the slider moved, released.
     case inspectorPress(row: Int, choice: String?, fraction: Double)

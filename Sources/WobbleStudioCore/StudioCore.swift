@@ -505,6 +505,8 @@ package final class StudioCore {
             inspector.commitRenaming()
         case .cancelRename:
             inspector.cancelRenaming()
+        case .rename(let name):
+            inspector.rename(to: name)
         case .inspectorPress(let row, let choice, let fraction):
             inspector.press(row: row, choice: choice, fraction: fraction)
         case .inspectorSlide(let f):
@@ -797,7 +799,8 @@ package final class StudioCore {
             },
             inspector: inspector.values(), ticks: ticks, performed: session.performed, message: message,
             messageIsError: messageIsError, sceneError: sceneError, warnings: warningsShown,
-            askingToQuit: quitGuard.asking, chooserRow: chooser?.row, exporting: exporter.isExporting,
+            askingToQuit: quitGuard.asking, chooserRow: chooser?.row,
+            chooserChoices: chooser == nil ? nil : PresetChooser.choices.map { let l = PresetChooser.label($0); return l.name + String(repeating: " ", count: max(2, 10 - l.name.count)) + l.limits }, exporting: exporter.isExporting,
             firstRunGoing: firstRunStarted != nil)
     }
 }

@@ -45,6 +45,9 @@ package struct StudioSnapshot: Codable, Equatable {
     package var askingToQuit: Bool
     /// The `Shift+E` chooser's row while it is open.
     package var chooserRow: Int?
+    /// The chooser's rows while it is open: a name in 10 columns, then
+    /// what it writes (`PresetChooser.label`).
+    package var chooserChoices: [String]?
     package var exporting: Bool
     /// The scene's first run is still going (only the picture is shown).
     package var firstRunGoing: Bool

@@ -47,7 +47,10 @@ final class BrowserStudioTests: XCTestCase {
         _ = try BrowserStudioTests.browser()
         box = try Sandbox()
         try box.writeImage("img.png", Sandbox.pattern(width: 320, height: 200, checker: 16))
-        try box.write("scene.lua", BrowserStudioTests.sceneText)
+        // The inspector's test has a warning too (a touch that hits nothing).
+        let warned = name.contains("testTheInspector")
+        try box.write("scene.lua", warned ? BrowserStudioTests.sceneText.replacingOccurrences(of: "wait(2)", with: "touch(5, 5, 10, 5)\nwait(2)")
+                                          : BrowserStudioTests.sceneText)
         studio = StudioServer(options: SessionOptions(scenePath: box.path("scene.lua")), log: { _ in })
         try studio.start()
     }
@@ -86,8 +89,8 @@ final class BrowserStudioTests: XCTestCase {
     func testThePreviewIsTheHeadlessFrameAndAPokeMovesIt() throws {
         let out = box.path("shots")
         let result = try drive([["open"], ["wait_ready"], ["seek", 10], ["hide_handles"], ["screenshot", "f10"],
-                                ["seek", 50], ["screenshot", "before"], ["poke", 120, 95, 120, 140], ["key", "Space"],
-                                ["seek", 50], ["screenshot", "after"], ["metrics", "m"]], out: out)
+                                ["seek", 52], ["screenshot", "before"], ["seek", 50], ["poke", 120, 95, 120, 140], ["key", "Space"],
+                                ["seek", 52], ["screenshot", "after"], ["metrics", "m"]], out: out)
         XCTAssertEqual(result["open_status"] as? Int, 200)
         // The headless render of frame 10.
         let r = try Tool.run([box.path("scene.lua"), "--frames", "10-10", "-o", box.path("ref") + "/", "-q"], cwd: box.url)
@@ -95,7 +98,8 @@ final class BrowserStudioTests: XCTestCase {
         let page = try image(out + "/f10.png"), headless = try image(box.path("ref/frame_00010.png"))
         let db = psnr(page, headless)
         XCTAssertGreaterThanOrEqual(db, 40, "the page's frame 10 against the headless one")
-        // The poke (at frame 50, downwards) changed frame 50's picture inside the region.
+        // The poke (at frame 50, downwards; stamped in whole milliseconds, so
+        // just after frame 50's time) changed frame 52's picture inside the region.
         let before = try image(out + "/before.png"), after = try image(out + "/after.png")
         XCTAssertLessThan(psnr(before, after), 35, "a poke moves the picture")
         let m = try XCTUnwrap(result["m"] as? [String: Any])
@@ -120,5 +124,79 @@ final class BrowserStudioTests: XCTestCase {
         XCTAssertEqual(result["bare"] as? Int, 403)
         XCTAssertEqual(result["script"] as? Int, 403)
         XCTAssertEqual(result["files"] as? Int, 403)
+    }
+
+    /// Waits until the core's snapshot says `js` (of `s`, the snapshot).
+    static func studio(_ js: String) -> [Any] { ["wait", "window.wobble.studio && ((s) => \(js))(window.wobble.studio)"] }
+
+    func testTheInspectorEditsUndoRestoresAndLoopIsSaved() throws {
+        let result = try drive([["open"], ["wait_ready"], ["seek", 0], ["click", 120, 95], BrowserStudioTests.studio("s.inspector !== null"),
+                                ["fill", "strength", 0.25], BrowserStudioTests.studio("s.unsaved"),
+                                ["key", "Control+z"], BrowserStudioTests.studio("!s.unsaved"),
+                                ["fill", "duration", 0.9], BrowserStudioTests.studio("s.unsaved"),
+                                ["fill", "name", "belly"], BrowserStudioTests.studio("s.inspector.name === 'belly'"),
+                                ["key", "l"], BrowserStudioTests.studio("s.message.startsWith('loop on')"),
+                                ["key", "Control+s"], ["wait_saved"], ["metrics", "m"],
+                                ["eval", "warnings", "[...document.querySelectorAll('#messages .warning')].map((e) => [e.textContent, getComputedStyle(e).color])"]],
+                               out: box.path("shots"))
+        let m = try XCTUnwrap(result["m"] as? [String: Any])
+        let saved = try XCTUnwrap((m["saved"] as? [[String: Any]])?.first)
+        XCTAssertEqual(saved["ok"] as? Bool, true, "\(saved)")
+        // The scene's warning (a touch that hits nothing) in the status area, in amber.
+        let warnings = try XCTUnwrap(result["warnings"] as? [[String]])
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertTrue(warnings.first?[0].contains("touch at (5, 5) hits nothing") ?? false, "\(warnings)")
+        XCTAssertEqual(warnings.first?[1], "rgb(251, 188, 4)")
+        let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
+        // The inspector's duration and name are in the sketch's line; the
+        // strength undone is not; L wrote loop().
+        XCTAssertTrue(text.contains("local belly = addSketch{x = 60, y = 40, w = 120, h = 110, duration = 0.9}"), text)
+        XCTAssertFalse(text.contains("strength"), text)
+        XCTAssertTrue(text.contains("loop()"), text)
+    }
+
+    func testATakeBakedItsTickDeletedAndUndoneThenSavedWritesTheEvent() throws {
+        let result = try drive([["open"], ["wait_ready"], ["seek", 10], ["key", "r"], BrowserStudioTests.studio("s.recording"),
+                                ["poke", 120, 95, 160, 95], ["key", "r"], BrowserStudioTests.studio("!s.recording"),
+                                ["key", "b"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                // Its tick selected, deleted, the deletion undone.
+                                ["click_timeline", "window.wobble.studio.ticks.find((t) => t.ref && t.ref.baked).time"],
+                                BrowserStudioTests.studio("s.ticks.some((t) => t.selected && t.ref.baked)"),
+                                ["key", "Delete"], BrowserStudioTests.studio("!s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                ["key", "Control+z"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                // Dragged to 0.5 s.
+                                ["drag_timeline", "window.wobble.studio.ticks.find((t) => t.ref && t.ref.baked).time", 0.5],
+                                BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked && Math.abs(t.time - 0.5) < 0.02)"),
+                                ["key", "Control+s"], ["wait_saved"], ["metrics", "m"]], out: box.path("shots"))
+        let m = try XCTUnwrap(result["m"] as? [String: Any])
+        XCTAssertEqual((m["saved"] as? [[String: Any]])?.first?["ok"] as? Bool, true, "\(m)")
+        let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
+        XCTAssertTrue(text.contains("perform{"), text)
+        // The one poke of the take, baked: `{TIME, touch = {x0, y0, x1, y1}}`, at the time it was dragged to.
+        XCTAssertEqual(text.components(separatedBy: "touch = {").count - 1, 1, text)
+        let time = try XCTUnwrap(text.firstMatch(of: /perform\{\s*\{([0-9.]+),/).flatMap { Double($0.1) }, text)
+        XCTAssertEqual(time, 0.5, accuracy: 0.02, text)
+    }
+
+    func testAMalformedCommandIsAnErrorAndShiftEDownloadsTelegramWithinItsLimits() throws {
+        let result = try drive([["open"], ["wait_ready"],
+                                ["eval", "sent", #"window.wobble.sendRaw('{"command":{"explode":{}}}'), true"#],
+                                ["wait", "window.wobble.errors.length > 0"],
+                                ["key", "Shift+E"], BrowserStudioTests.studio("s.chooserChoices !== null && s.chooserChoices !== undefined"),
+                                ["download_click", "#chooser li:has-text('telegram')", "sticker.webm"],
+                                ["wait", "window.wobble.exported.length > 0"], ["metrics", "m"],
+                                ["eval", "exported", "window.wobble.exported[0]"]], out: box.path("shots"))
+        let m = try XCTUnwrap(result["m"] as? [String: Any])
+        let errors = try XCTUnwrap(m["errors"] as? [String])
+        XCTAssertEqual(errors.count, 1, "\(errors)")
+        XCTAssertTrue(errors[0].hasPrefix("not a studio message"), errors[0])
+        let exported = try XCTUnwrap(result["exported"] as? [String: Any])
+        XCTAssertEqual(exported["ok"] as? Bool, true, "\(exported)")
+        XCTAssertTrue((exported["message"] as? String ?? "").hasPrefix("telegram: "), "\(exported)")
+        let bytes = try XCTUnwrap(result["sticker.webm"] as? Int)
+        XCTAssertGreaterThan(bytes, 0)
+        XCTAssertLessThanOrEqual(bytes, try Preset.named("telegram").byteLimit)
+        let written = try FileManager.default.contentsOfDirectory(atPath: box.path("")).filter { $0.hasSuffix(".webm") }
+        XCTAssertEqual(written.count, 1, "\(written)")
     }
 }

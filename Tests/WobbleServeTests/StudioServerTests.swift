@@ -165,7 +165,7 @@ final class StudioServerTests: XCTestCase {
         let c = try connect()
         var b0: [[String: Any]] = [], b1: [[String: Any]] = []
         _ = try next(c, "scene", binaries: &b0)
-        c.frame(Array(#"{"type":"poke","seq":7,"frame":20,"x0":20,"y0":15,"x1":20,"y1":25}"#.utf8))
+        c.frame(Array(#"{"seq":7,"frame":20,"commands":[{"pokeBegin":{"_0":{"x":20,"y":15}}},{"pokeEnd":{"_0":{"x":20,"y":25}}}]}"#.utf8))
         let after = try next(c, "scene", binaries: &b1)
         XCTAssertEqual(after["answers"] as? Int, 7)
         XCTAssertEqual(after["performed"] as? Int, 1)
@@ -173,17 +173,22 @@ final class StudioServerTests: XCTestCase {
         XCTAssertEqual(Array(f0[..<20]), Array(f1[..<20]), "nothing changes before the poke")
         XCTAssertNotEqual(f0[21], f1[21], "the region moves the new way from the next frame")
         XCTAssertGreaterThan(f1.count, f0.count, "the clip goes on while the poked region moves")
-        let ticks = try XCTUnwrap(after["ticks"] as? [[String: Any]])
-        XCTAssertTrue(ticks.contains { $0["kind"] as? String == "poke" && abs(($0["time"] as? Double ?? 0) - 20.0 / 30) < 1e-9 })
+        // The timeline's ticks are the studio snapshot's, sent after the scene.
+        let studio = try XCTUnwrap(try next(c, "studio")["studio"] as? [String: Any])
+        let ticks = try XCTUnwrap(studio["ticks"] as? [[String: Any]])
+        // (At the frame's time in whole milliseconds: the studio core stamps
+        // pokes as a take writes them.)
+        XCTAssertTrue(ticks.contains { $0["performed"] as? Bool == true && ($0["label"] as? String ?? "").hasPrefix("touch performed")
+                                       && abs(($0["time"] as? Double ?? 0) - 20.0 / 30) < 5e-4 }, "\(ticks)")
     }
 
     func testADragEditsAndSaveWritesTheLiterals() throws {
         let c = try connect()
         _ = try next(c, "scene")
-        c.frame(Array(#"{"type":"edit","seq":1,"kind":"call","index":0,"points":{"lt":[4,3],"rt":[32,6],"rb":[32,24],"lb":[8,24],"center":null}}"#.utf8))
+        c.frame(Array(#"{"seq":1,"frame":0,"commands":[{"grab":{"at":{"x":8,"y":6},"radius":2}},{"dragTo":{"_0":{"x":4,"y":3}}},{"dragEnd":{}}]}"#.utf8))
         let edited = try next(c, "scene")
         XCTAssertEqual(edited["unsaved"] as? Bool, true)
-        c.frame(Array(#"{"type":"save","seq":2}"#.utf8))
+        c.frame(Array(#"{"seq":2,"key":{"name":"s","ctrl":true}}"#.utf8))
         let saved = try next(c, "saved")
         XCTAssertEqual(saved["ok"] as? Bool, true, "\(saved)")
         let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
@@ -204,15 +209,47 @@ final class StudioServerTests: XCTestCase {
     func testBadMessagesGetOneErrorLineAndTheSocketStays() throws {
         let c = try connect()
         _ = try next(c, "scene")
-        for bad in ["not json", #"{"type":"poke","frame":-1}"#, #"{"type":"edit","kind":"call","index":99,"points":{"lt":[0,0],"rt":[1,0],"rb":[1,1],"lb":[0,1]}}"#,
-                    #"{"type":"explode"}"#, #"{"type":"poke","frame":1,"x0":1e308,"y0":0,"x1":0,"y1":0}"#] {
+        for bad in ["not json", #"{"frame":-1,"command":{"togglePlay":{}}}"#, #"{"command":{"setParameter":{"key":"nope","value":1}}}"#,
+                    #"{"command":{"explode":{}}}"#, #"{"frame":1,"commands":[{"pokeBegin":{"_0":{"x":1e308,"y":0}}}]}"#] {
             c.frame(Array(bad.utf8))
             let e = try next(c, "error")
             XCTAssertFalse((e["message"] as? String ?? "").isEmpty)
             XCTAssertFalse((e["message"] as? String ?? "").contains("\n"))
         }
-        c.frame(Array(#"{"type":"poke","seq":3,"frame":2,"x0":20,"y0":15,"x1":25,"y1":15}"#.utf8))
+        c.frame(Array(#"{"seq":3,"frame":2,"commands":[{"pokeBegin":{"_0":{"x":20,"y":15}}},{"pokeEnd":{"_0":{"x":25,"y":15}}}]}"#.utf8))
         XCTAssertEqual(try next(c, "scene")["answers"] as? Int, 3)
+    }
+
+    /// Commands that decode but ask for what is not there (rows, ticks,
+    /// presets, frames far away, quitting) change nothing harmful: a
+    /// refusal is one error line, the page's Esc does not stop the server,
+    /// and the next poke is answered.
+    func testOddCommandsAreRefusedOrIgnoredAndTheServerGoesOn() throws {
+        let c = try connect()
+        _ = try next(c, "scene")
+        c.frame(Array(#"{"command":{"export":{"preset":"nope"}}}"#.utf8))
+        XCTAssertTrue((try next(c, "error")["message"] as? String ?? "").hasPrefix("no preset 'nope'"))
+        let odd = [#"{"quit":{"closing":true}}"#, #"{"answerQuit":{"_0":"quit"}}"#, #"{"step":{"_0":9999999}}"#,
+                   #"{"seek":{"frame":9999999}}"#, #"{"focusRow":{"by":-9999999}}"#, #"{"stepParameter":{"_0":9999999}}"#,
+                   #"{"inspectorPress":{"row":999,"fraction":5}}"#, #"{"inspectorSlide":{"_0":-3}}"#,
+                   #"{"pressTick":{"_0":{"time":1,"label":"x","performed":false,"ref":{"baked":{"index":99}},"selected":true}}}"#,
+                   #"{"dragTick":{"to":9999999}}"#, #"{"endTickDrag":{"at":-5}}"#, #"{"chooserChoose":{"_0":999}}"#,
+                   #"{"type":{"_0":"x"}}"#, #"{"dragTo":{"_0":{"x":1,"y":1}}}"#, #"{"dragEnd":{}}"#, #"{"strokeEnd":{}}"#]
+        c.frame(Array(#"{"seq":1,"commands":["#.utf8) + Array(odd.joined(separator: ",").utf8) + Array("]}".utf8))
+        c.frame(Array(#"{"seq":2,"frame":2,"commands":[{"pokeBegin":{"_0":{"x":20,"y":15}}},{"pokeEnd":{"_0":{"x":25,"y":15}}}]}"#.utf8))
+        // The text messages up to the poke's scene: no refusal of the odd ones as a message.
+        var after: [String: Any] = [:]
+        for _ in 0..<400 {
+            guard let f = c.nextFrame() else { break }
+            guard f.opcode == 1, let obj = try JSONSerialization.jsonObject(with: Data(f.payload)) as? [String: Any] else { continue }
+            if obj["type"] as? String == "error" {
+                XCTAssertFalse((obj["message"] as? String ?? "").hasPrefix("not a studio message"), "every odd command is one: \(obj)")
+            }
+            if obj["type"] as? String == "scene", obj["answers"] as? Int == 2 { after = obj; break }
+        }
+        XCTAssertEqual(after["answers"] as? Int, 2)
+        XCTAssertEqual(after["performed"] as? Int, 1)
+        XCTAssertEqual(try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8), StudioServerTests.sceneText)
     }
 }
 

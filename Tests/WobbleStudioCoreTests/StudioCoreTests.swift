@@ -197,6 +197,57 @@ final class StudioCoreTests: XCTestCase {
 
     /// The core is front-end neutral: none of its files imports the window
     /// system, EGL, GL or the renderers.
+    /// A key means what the studio's state says: the inspector's keys with
+    /// a region selected, a name's keys while one is typed, the chooser's
+    /// while it is open, the question's while it is asked, else the plain
+    /// map (the window and a page both ask this).
+    func testAKeyIsTheCommandOfTheStudiosState() throws {
+        let core = try makeCore()
+        func key(_ k: StudioKey, shift: Bool = false, ctrl: Bool = false) -> StudioCommand? {
+            StudioKeyMap.command(for: k, shift: shift, ctrl: ctrl, in: core, addAt: { Point(30, 30) })
+        }
+        XCTAssertEqual(key(.a), .add(at: Point(30, 30)))
+        XCTAssertEqual(key(.s, ctrl: true), .save)
+        XCTAssertEqual(key(.z, shift: true, ctrl: true), .redo)
+        XCTAssertEqual(key(.left, shift: true), .shake(ax: -1.5, ay: 0))
+        XCTAssertEqual(key(.up), .unbound, "Up without a selection: nothing of its own")
+        XCTAssertEqual(key(.tab), .selectNext(1))
+        core.perform(.selectNext(1))
+        XCTAssertNotNil(core.inspector.selected)
+        XCTAssertEqual(key(.up), .focusRow(by: -1))
+        XCTAssertEqual(key(.enter), .startRename)
+        core.perform(.startRename)
+        XCTAssertEqual(key(.enter), .commitRename)
+        XCTAssertNil(key(.a), "a name's characters come as text")
+        XCTAssertEqual(StudioKeyMap.commands(text: "x", renaming: core.inspector.isRenaming, choosing: false), [.type("x")])
+        core.perform(.cancelRename)
+        core.perform(.openExportChooser)
+        XCTAssertEqual(key(.up), .chooserMove(-1))
+        XCTAssertEqual(key(.escape), .chooserCancel)
+        XCTAssertEqual(core.snapshot().chooserChoices?.count, PresetChooser.choices.count)
+        XCTAssertTrue(core.snapshot().chooserChoices?.contains { $0.hasPrefix("telegram ") } ?? false)
+        core.perform(.chooserCancel)
+        XCTAssertNil(core.snapshot().chooserChoices)
+        core.perform(.add(at: Point(100, 75)))
+        XCTAssertFalse(core.perform(.quit(closing: false)), "unsaved edits: asks first")
+        XCTAssertEqual(key(.escape), .answerQuit(.quit))
+        XCTAssertEqual(key(.a), .answerQuit(.back))
+    }
+
+    /// `rename`: the name at once, with a typed name's checks.
+    func testRenameAtOnceKeepsAGoodNameAndRefusesABadOne() throws {
+        let core = try makeCore()
+        core.perform(.selectNext(1))
+        core.perform(.rename("tail"))
+        XCTAssertEqual(core.snapshot().inspector?.name, "tail")
+        XCTAssertFalse(core.inspector.isRenaming)
+        core.perform(.rename("9lives"))
+        XCTAssertTrue(core.messageIsError, core.message)
+        XCTAssertTrue(core.message.hasPrefix("not renamed"), core.message)
+        XCTAssertFalse(core.inspector.isRenaming)
+        XCTAssertEqual(core.snapshot().inspector?.name, "tail")
+    }
+
     func testTheCoreImportsNoWindowOrGraphics() throws {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/WobbleStudioCore")

@@ -6,7 +6,13 @@ STEPS_JSON is a list of steps, each a list: ["wait_ready"], ["seek", k],
 ["hide_handles"], ["screenshot", name], ["poke", x0, y0, x1, y1] (image
 pixels, waits for the answer), ["drag", x0, y0, x1, y1], ["key", "Control+s"],
 ["wait_saved"], ["play_fps", seconds], ["wait_generation_above", g],
-["metrics", name], ["status", name] (HTTP status of URL, as the page gets it).
+["metrics", name], ["status", name] (HTTP status of URL, as the page gets it),
+["click", x, y] (image pixels), ["fill", input_name, value] (an inspector
+field, then Enter), ["wait", js] (until true), ["eval", name, js],
+["click_timeline", js] (at the seconds js gives),
+["drag_timeline", js, seconds] (from js's seconds to those), ["viewport", w, h], ["page_shot", name] (the whole page),
+["download_click", selector, name] (clicks, saves the download it starts
+as OUT_DIR/name; result[name]: its size in bytes).
 Writes OUT_DIR/result.json: {"name": value, ...}; a step that fails writes
 {"error": "..."} and exits 1.
 """
@@ -97,6 +103,42 @@ def run(page, url, out, step, result):
         time.sleep(0.3)
     elif kind == "key":
         page.keyboard.press(step[1])
+    elif kind == "viewport":
+        page.set_viewport_size({"width": int(step[1]), "height": int(step[2])})
+    elif kind == "click_timeline":
+        seconds = page.evaluate(step[1])
+        box = page.locator("#timeline").bounding_box()
+        n, fps = page.evaluate("[window.wobble.frameCount, window.wobble.studio.fps]")
+        page.mouse.click(box["x"] + seconds * fps / n * box["width"], box["y"] + box["height"] / 2)
+    elif kind == "drag_timeline":
+        a, b = page.evaluate(step[1]), float(step[2])
+        box = page.locator("#timeline").bounding_box()
+        n, fps = page.evaluate("[window.wobble.frameCount, window.wobble.studio.fps]")
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(box["x"] + a * fps / n * box["width"], y)
+        page.mouse.down()
+        page.mouse.move(box["x"] + b * fps / n * box["width"], y, steps=5)
+        page.mouse.up()
+    elif kind == "page_shot":
+        page.screenshot(path=os.path.join(out, step[1] + ".png"))
+    elif kind == "click":
+        x, y = to_page(page, step[1], step[2])
+        page.mouse.click(x, y)
+    elif kind == "fill":
+        field = page.locator(f"#inspector [name='{step[1]}']")
+        field.fill(str(step[2]))
+        field.press("Enter")
+        page.evaluate("document.activeElement.blur()")
+    elif kind == "wait":
+        page.wait_for_function(step[1], timeout=120000)
+    elif kind == "eval":
+        result[step[1]] = page.evaluate(step[2])
+    elif kind == "download_click":
+        with page.expect_download(timeout=120000) as d:
+            page.locator(step[1]).click()
+        path = os.path.join(out, step[2])
+        d.value.save_as(path)
+        result[step[2]] = os.path.getsize(path)
     elif kind == "wait_saved":
         page.wait_for_function("window.wobble.saved.length > 0", timeout=20000)
     elif kind == "play_fps":
