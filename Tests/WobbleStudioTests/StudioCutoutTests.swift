@@ -247,10 +247,12 @@ final class StudioCutoutTests: InProcessStudioCase {
         XCTAssertEqual(stride(from: 0, to: saved.pixels.count, by: 4).map { saved.pixels[$0] }, m.mask.pixels)
     }
 
-    /// A small grey mirror on a dark stem just below a grey shelf, clutter
-    /// around both (what a click on a motorcycle's mirror in a garage
-    /// meets): 320x240, the mirror an ellipse at (160, 78) of radii 20 and
-    /// 12 with a bright rim, the shelf rows 48 to 59; the mirror's mask.
+    /// A small grey mirror just below a grey shelf, its dark stem leaving
+    /// its right end towards the handlebar, clutter around both (what a
+    /// click on a motorcycle's mirror in a garage meets): 320x240, the
+    /// mirror an ellipse at (160, 78) of radii 20 and 12 with a bright rim,
+    /// the stem rows 76 to 80 from x 178 to 240, the shelf rows 48 to 59;
+    /// the mirror's mask.
     static func mirrorPicture() -> (RGBAImage, GreyMask) {
         let w = 320, h = 240
         var img = RGBAImage(width: w, height: h)
@@ -268,7 +270,7 @@ final class StudioCutoutTests: InProcessStudioCase {
                 }
                 let dx = (Double(x) + 0.5 - 160) / 20, dy = (Double(y) + 0.5 - 78) / 12
                 let e = dx * dx + dy * dy
-                if (158..<163).contains(x) && (88..<150).contains(y) { c = (60, 62, 68) }   // the stem
+                if (178..<240).contains(x) && (76..<81).contains(y) { c = (60, 62, 68) }   // the stem
                 if e <= 1 {
                     c = e > 0.75 ? (205, 205, 210) : (150, 142, 128 + UInt8(x % 2) * 6)   // rim, glass
                     mask.pixels[y * w + x] = 255
@@ -283,7 +285,7 @@ final class StudioCutoutTests: InProcessStudioCase {
     /// The motorcycle's mirror, in small: `Shift`+click on it gives a region
     /// around the mirror alone (not the shelf just above), `Shift`+click
     /// there again the next object without GrabCut again, `Ctrl+Z` the
-    /// mirror back; the inspector pins it at the bottom (its stem) and
+    /// mirror back; the inspector pins it at the right (its stem) and
     /// `Ctrl+S` saves; the saved scene, rendered headless, sways the mirror
     /// while every pixel of the shelf and the clutter above it stays the
     /// source's in every frame.
@@ -317,7 +319,8 @@ final class StudioCutoutTests: InProcessStudioCase {
             (t0 + 0.60, key(.z, ctrl: true)),
             (t0 + 0.70, key(.down)), (t0 + 0.71, key(.down)), (t0 + 0.72, key(.down)),
             (t0 + 0.73, key(.down)), (t0 + 0.74, key(.down)), (t0 + 0.75, key(.down)),   // the pin row
-            (t0 + 0.76, key(.plus)),                                                      // pin = "bottom"
+            (t0 + 0.76, key(.plus)), (t0 + 0.77, key(.plus)),
+            (t0 + 0.78, key(.plus)), (t0 + 0.79, key(.plus)),                             // pin = "right"
             (t0 + 0.90, key(.s, ctrl: true)),
             (t0 + 1.20, .quit),
         ]) { s, app in
@@ -344,7 +347,7 @@ final class StudioCutoutTests: InProcessStudioCase {
         XCTAssertEqual(undone?.mask, m1.mask, "Ctrl+Z: the mirror again")
         let text = try read("m.lua")
         let line = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("local region1 = addSketch{") }, text)
-        XCTAssertTrue(line.hasSuffix(", pin = \"bottom\", cutout = \"m-masks/region1.png\"}"), String(line))
+        XCTAssertTrue(line.hasSuffix(", pin = \"right\", cutout = \"m-masks/region1.png\"}"), String(line))
         // Rendered headless: the shelf and everything above it are the
         // source in every frame; the mirror moves.
         let frames = try headlessFrames("m.lua", count: 10)
