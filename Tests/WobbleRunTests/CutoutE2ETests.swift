@@ -121,6 +121,38 @@ final class CutoutE2ETests: XCTestCase {
         }
     }
 
+    /// `--at X,Y`: the object a studio Shift+click there finds first (the
+    /// disc), the same bytes twice; a point outside the photo, a malformed
+    /// point, or both --box and --at: one line, nothing written.
+    func testCommandAtAPointWritesWhatAShiftClickFindsFirst() throws {
+        for name in ["a.png", "b.png"] {
+            let r = try Tool.run(["cutout", "img.png", "--at", "60,45", "-o", name], cwd: box.url)
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let a = try Data(contentsOf: box.url.appendingPathComponent("a.png"))
+        XCTAssertEqual(a, try Data(contentsOf: box.url.appendingPathComponent("b.png")), "two runs, two different masks")
+        let found = try ImageIO.load(path: box.path("a.png")), truth = Self.picture().1
+        var inter = 0, union = 0
+        for k in 0 ..< Self.w * Self.h {
+            let p = found.pixels[k * 4] > 127, q = truth.pixels[k] > 127
+            if p && q { inter += 1 }
+            if p || q { union += 1 }
+        }
+        print("cutout --at 60,45: IoU \(String(format: "%.3f", Double(inter) / Double(union))) with the disc")
+        XCTAssertGreaterThanOrEqual(Double(inter) / Double(union), 0.9)
+
+        let outside = try Tool.run(["cutout", "img.png", "--at", "130,10", "-o", "m.png"], cwd: box.url)
+        XCTAssertEqual(outside.status, 1)
+        XCTAssertEqual(outside.firstError, "wobble-run: cutout: --at 130,10: the point is outside the 120×90 image")
+        let bad = try Tool.run(["cutout", "img.png", "--at", "60", "-o", "m.png"], cwd: box.url)
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertEqual(bad.firstError, "wobble-run: cutout: --at must be X,Y in pixels (got '60')")
+        let both = try Tool.run(["cutout", "img.png", "--at", "60,45", "--box", "30,15,60,60", "-o", "m.png"], cwd: box.url)
+        XCTAssertEqual(both.status, 2)
+        XCTAssertTrue(both.firstError.hasPrefix("wobble-run: cutout: --box and --at: give one ("), both.firstError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("m.png")))
+    }
+
     func testCommandRefusesABoxOutsideThePhoto() throws {
         let r = try Tool.run(["cutout", "img.png", "--box", "100,10,40,40", "-o", "m.png"], cwd: box.url)
         XCTAssertEqual(r.status, 1)
