@@ -82,12 +82,12 @@ final class CutoutE2ETests: XCTestCase {
         try expectFailure(scene("42"), "scene.lua:2: addSketch: cutout must be \"auto\" or a mask image's path (got number)")
     }
 
-    /// The command's mask is the one "auto" uses: the same bytes twice,
-    /// close to the true disc, and a scene using it renders the frames
-    /// "auto" renders, byte for byte; frame 0 is the source.
-    func testCommandMaskIsWhatAutoUses() throws {
+    /// `wobble-run cutout img.png` with `options`, twice (a.png, b.png):
+    /// the same bytes both times; the intersection over union of a.png with
+    /// the true disc.
+    func commandMaskTwice(_ options: [String]) throws -> Double {
         for name in ["a.png", "b.png"] {
-            let r = try Tool.run(["cutout", "img.png", "--box", "30,15,60,60", "-o", name], cwd: box.url)
+            let r = try Tool.run(["cutout", "img.png"] + options + ["-o", name], cwd: box.url)
             XCTAssertEqual(r.status, 0, r.stderr)
         }
         let a = try Data(contentsOf: box.url.appendingPathComponent("a.png"))
@@ -99,7 +99,14 @@ final class CutoutE2ETests: XCTestCase {
             if p && q { inter += 1 }
             if p || q { union += 1 }
         }
-        XCTAssertGreaterThanOrEqual(Double(inter) / Double(union), 0.9)
+        return Double(inter) / Double(union)
+    }
+
+    /// The command's mask is the one "auto" uses: the same bytes twice,
+    /// close to the true disc, and a scene using it renders the frames
+    /// "auto" renders, byte for byte; frame 0 is the source.
+    func testCommandMaskIsWhatAutoUses() throws {
+        XCTAssertGreaterThanOrEqual(try commandMaskTwice(["--box", "30,15,60,60"]), 0.9)
 
         try box.write("auto.lua", scene("\"auto\""))
         try box.write("file.lua", scene("\"a.png\""))
@@ -125,21 +132,9 @@ final class CutoutE2ETests: XCTestCase {
     /// disc), the same bytes twice; a point outside the photo, a malformed
     /// point, or both --box and --at: one line, nothing written.
     func testCommandAtAPointWritesWhatAShiftClickFindsFirst() throws {
-        for name in ["a.png", "b.png"] {
-            let r = try Tool.run(["cutout", "img.png", "--at", "60,45", "-o", name], cwd: box.url)
-            XCTAssertEqual(r.status, 0, r.stderr)
-        }
-        let a = try Data(contentsOf: box.url.appendingPathComponent("a.png"))
-        XCTAssertEqual(a, try Data(contentsOf: box.url.appendingPathComponent("b.png")), "two runs, two different masks")
-        let found = try ImageIO.load(path: box.path("a.png")), truth = Self.picture().1
-        var inter = 0, union = 0
-        for k in 0 ..< Self.w * Self.h {
-            let p = found.pixels[k * 4] > 127, q = truth.pixels[k] > 127
-            if p && q { inter += 1 }
-            if p || q { union += 1 }
-        }
-        print("cutout --at 60,45: IoU \(String(format: "%.3f", Double(inter) / Double(union))) with the disc")
-        XCTAssertGreaterThanOrEqual(Double(inter) / Double(union), 0.9)
+        let iou = try commandMaskTwice(["--at", "60,45"])
+        print("cutout --at 60,45: IoU \(String(format: "%.3f", iou)) with the disc")
+        XCTAssertGreaterThanOrEqual(iou, 0.9)
 
         let outside = try Tool.run(["cutout", "img.png", "--at", "130,10", "-o", "m.png"], cwd: box.url)
         XCTAssertEqual(outside.status, 1)
