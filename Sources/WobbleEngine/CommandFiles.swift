@@ -23,26 +23,41 @@ package enum CommandFiles {
         return (image.width, image.height)
     }
 
-    /// `wobble-run cutout`: the mask `cutout = "auto"` finds in `photo` for
-    /// the region `x, y, w, h` (whole pixels), written to `target` as a
-    /// grey PNG the photo's size (255 object, 0 background). Throws
-    /// `RunError` with the line to print (`boxText` as the user wrote it).
-    package static func writeCutoutMask(photo: String, x: Int, y: Int, w: Int, h: Int, boxText: String, to target: String) throws {
+    /// What `wobble-run cutout` looks for: the object in a region's box
+    /// (what `cutout = "auto"` finds), or the one a studio `Shift`+click at
+    /// a point finds first.
+    package enum CutoutQuery: Sendable {
+        case box(x: Int, y: Int, w: Int, h: Int)
+        case click(x: Double, y: Double)
+    }
+
+    /// `wobble-run cutout`: the mask `query` finds in `photo`, written to
+    /// `target` as a grey PNG the photo's size (255 object, 0 background).
+    /// Throws `RunError` with the line to print (`shown`, the option as the
+    /// user wrote it, leads it).
+    package static func writeCutoutMask(photo: String, query: CutoutQuery, shown: String, to target: String) throws {
         let image: RGBAImage
         do {
             image = try ImageIO.load(path: photo)
         } catch let e as MediaError {
             throw RunError(e.message)
         }
-        let box = PixelRect(x0: x, y0: y, x1: x + w, y1: y + h)
-        // The same region `addSketch{x =, y =, w =, h =}` makes.
-        let region = SketchPoints(lt: Point(Double(x), Double(y)), rt: Point(Double(x + w), Double(y)),
-                                  rb: Point(Double(x + w), Double(y + h)), lb: Point(Double(x), Double(y + h))).shape
         let mask: GreyMask
         do {
-            mask = try CutoutVision.objectMask(image: image, box: box, region: region)
+            switch query {
+            case .box(let x, let y, let w, let h):
+                // The same region `addSketch{x =, y =, w =, h =}` makes.
+                let region = SketchPoints(lt: Point(Double(x), Double(y)), rt: Point(Double(x + w), Double(y)),
+                                          rb: Point(Double(x + w), Double(y + h)), lb: Point(Double(x), Double(y + h))).shape
+                mask = try CutoutVision.objectMask(image: image, box: PixelRect(x0: x, y0: y, x1: x + w, y1: y + h), region: region)
+            case .click(let x, let y):
+                guard x >= 0, y >= 0, x < Double(image.width), y < Double(image.height) else {
+                    throw RunError("\(shown): the point is outside the \(image.width)×\(image.height) image")
+                }
+                mask = try CutoutVision.clickCandidates(image: image, at: Point(x, y))[0]
+            }
         } catch let e as CutoutProblem {
-            throw RunError("--box \(boxText): \(e)")
+            throw RunError("\(shown): \(e)")
         }
         if let a = PathPolicy.identity(photo), let b = PathPolicy.identity(target), a.device == b.device, a.inode == b.inode {
             throw RunError("-o '\(PathBytes.display(target))' is the photo itself: nothing written")

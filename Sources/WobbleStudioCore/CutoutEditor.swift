@@ -32,13 +32,25 @@ package final class CutoutEditor {
     private enum Job: Sendable {
         /// The object of a region: its box, its shape, the strokes.
         case cut(box: PixelRect, shape: RegionShape, strokes: [CutoutStroke])
-        /// The object under a click, and a region fitted around it.
+        /// The objects a click may mean, and a region fitted around each.
         case fit(Point)
     }
     private enum Done: Sendable {
         case mask(GreyMask)
-        case fitted(GreyMask, SketchPoints)
+        case fitted([Fitted])
     }
+    /// One object a `Shift`+click may mean and the region fitted around it.
+    private struct Fitted: Sendable {
+        let mask: GreyMask
+        let points: SketchPoints
+    }
+    /// The last `Shift`+click's objects: another `Shift`+click within
+    /// `cycleSlop` pixels of it, while its region still has the cutout it
+    /// gave, fits the region around the next one (no GrabCut again).
+    private var lastFit: (point: Point, kind: SketchOrigin.Kind, candidates: [Fitted], index: Int)?
+    /// How near (image pixels) a `Shift`+click must be to the last one to
+    /// cycle through its objects.
+    package static let cycleSlop = 4.0
     /// A job's mailbox: the worker puts the result in, the window's thread takes it.
     private final class Mailbox: Sendable {
         package let result = Mutex<Result<Done, CutoutProblem>?>(nil)
@@ -48,6 +60,7 @@ package final class CutoutEditor {
         package var kind: SketchOrigin.Kind?
         package var what: String
         package var strokes: [CutoutStroke]
+        package var job: Job
         package var started: Double
         package var shown: Int
         package let mailbox: Mailbox
@@ -142,6 +155,18 @@ package final class CutoutEditor {
             return
         }
         guard flight == nil else { busy(); return }
+        if let last = lastFit, (p - last.point).length <= CutoutEditor.cycleSlop, var state = session.currentState(last.kind),
+           case .memory(let m)? = state.parameters.cutout?.source, m.mask == last.candidates[last.index].mask {
+            // The same place again: the next object there.
+            let i = (last.index + 1) % last.candidates.count
+            let next = last.candidates[i]
+            state.points = next.points
+            state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: next.mask)), shape: next.points.shape, place: nil)
+            editor.apply(last.kind, state)
+            lastFit?.index = i
+            status("\(state.name ?? editor.describe(last.kind)): \(objectOf(i, last.candidates.count)); Ctrl+Z undoes", false)
+            return
+        }
         launch(.fit(p), kind: nil, what: "the object at (\(fmt1(p.x)), \(fmt1(p.y)))", strokes: [], image: image)
     }
 
@@ -184,7 +209,7 @@ package final class CutoutEditor {
 
     private func launch(_ job: Job, kind: SketchOrigin.Kind?, what: String, strokes: [CutoutStroke], image: RGBAImage) {
         let mailbox = Mailbox()
-        flight = Flight(kind: kind, what: what, strokes: strokes, started: clock.now(), shown: 0, mailbox: mailbox)
+        flight = Flight(kind: kind, what: what, strokes: strokes, job: job, started: clock.now(), shown: 0, mailbox: mailbox)
         jobsRun += 1
         mailbox.group.enter()
         worker.async {
@@ -210,9 +235,11 @@ package final class CutoutEditor {
             let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
             return .mask(try CutoutVision.objectMask(image: image, box: box, region: shape, object: seeds.object, background: seeds.background))
         case .fit(let p):
-            let mask = try CutoutVision.objectMask(image: image, at: p)
-            guard let points = CutoutVision.fitRegion(around: mask) else { throw CutoutProblem.noObject }
-            return .fitted(mask, inside(points, width: image.width, height: image.height))
+            let fitted = try CutoutVision.clickCandidates(image: image, at: p).compactMap { mask in
+                CutoutVision.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }
+            }
+            guard !fitted.isEmpty else { throw CutoutProblem.noObject }
+            return .fitted(fitted)
         }
     }
 
@@ -238,8 +265,8 @@ package final class CutoutEditor {
             printError("studio: \(f.what): cutout: \(e)")
         case .success(.mask(let mask)):
             apply(mask, to: f.kind, strokes: f.strokes, seconds: clock.now() - f.started)
-        case .success(.fitted(let mask, let points)):
-            add(points, mask: mask)
+        case .success(.fitted(let candidates)):
+            if case .fit(let p) = f.job { add(candidates, at: p) }
         }
         if let w = waiting {
             waiting = nil
@@ -264,13 +291,21 @@ package final class CutoutEditor {
         if verbose { printError("studio: cut out \(what) (\(n) pixels, \(strokes.count) stroke\(strokes.count == 1 ? "" : "s"), \(fmt3(seconds)) s)") }
     }
 
-    /// A region fitted around a `Shift`+click's object, with that cutout: one undo step.
-    private func add(_ points: SketchPoints, mask: GreyMask) {
+    /// A region fitted around a `Shift`+click's first object, with that
+    /// cutout: one undo step; the others wait for a `Shift`+click there again.
+    private func add(_ candidates: [Fitted], at p: Point) {
+        let first = candidates[0]
         var parameters = WobbleParameters.original
-        parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: mask)), shape: points.shape, place: nil)
-        guard let kind = editor.add(points, parameters: parameters, what: "around the object") else { return }
+        parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: first.mask)), shape: first.points.shape, place: nil)
+        guard let kind = editor.add(first.points, parameters: parameters, what: "around \(objectOf(0, candidates.count))") else { return }
+        lastFit = (p, kind, candidates, 0)
         select(kind)
         if verbose { printError("studio: fitted \(editor.describe(kind)) around the object") }
+    }
+
+    /// `object 1 of 3 (Shift+click there again for another)`.
+    private func objectOf(_ i: Int, _ n: Int) -> String {
+        n == 1 ? "the object" : "object \(i + 1) of \(n) (Shift+click there again for another)"
     }
 
     /// `scene.lua:12` for a call (what the run's messages say), nil for an added region.

@@ -56,6 +56,13 @@ public enum CutoutVision {
     /// no object found, OpenCV's failure.
     public static func objectMask(image: RGBAImage, box: PixelRect, region: RegionShape? = nil,
                                   object: GreyMask? = nil, background: GreyMask? = nil) throws -> GreyMask {
+        try objectMask(image: image, box: box, region: region, object: object, background: background, workingSide: workingSide)
+    }
+
+    /// `objectMask(image:box:...)` with GrabCut on at most `workingSide`
+    /// pixels a side.
+    static func objectMask(image: RGBAImage, box: PixelRect, region: RegionShape?, object: GreyMask?, background: GreyMask?,
+                           workingSide: Int) throws -> GreyMask {
         let w = image.width, h = image.height
         guard !box.isEmpty, box.x0 >= 0, box.y0 >= 0, box.x1 <= w, box.y1 <= h else {
             throw CutoutProblem.outsideImage(box: box, width: w, height: h)
@@ -145,15 +152,100 @@ public enum CutoutVision {
         return mask
     }
 
-    /// The object under `point` (image pixels), for a click: GrabCut in a
-    /// square around it (`side`, default half the picture's shorter side,
-    /// moved inside the picture), the clicked pixel and a few around it
-    /// marked as object, the square's outer tenth as probably background;
-    /// only the part connected to the click is kept. For `Shift`+click in
-    /// the studio, with `fitRegion(around:)` to place a region around it.
+    /// The object under `point` (image pixels) in one square of `side`
+    /// pixels around it (default half the picture's shorter side, moved
+    /// inside the picture): what `clickCandidates` finds at one scale.
     public static func objectMask(image: RGBAImage, at point: Point, side: Int? = nil) throws -> GreyMask {
         let w = image.width, h = image.height
-        let s = min(side ?? min(w, h) / 2, w, h)
+        return try clickMask(image: image, at: point, side: min(side ?? min(w, h) / 2, w, h), workingSide: workingSide).mask
+    }
+
+    /// The squares a click tries: half the picture's shorter side, then
+    /// halved while at least this many pixels.
+    public static let smallestClickSide = 24
+    /// GrabCut's working side for each of a click's squares (small: a
+    /// click tries several, and answers within a second).
+    public static let clickWorkingSide = 128
+
+    /// What a click may mean, best first: the object under `point` (image
+    /// pixels) found in squares around it of several sizes (half the
+    /// picture's shorter side, halved down to `smallestClickSide`), each
+    /// with GrabCut from a disc around the click (sure object, radius 0.12
+    /// of the square's side, at least 3.5 pixels), a centred square of 0.6
+    /// of the side probably object and the rest probably background, keeping only the
+    /// part connected to the click.
+    ///
+    /// Order: objects that stay clear of their square's inner edges (the
+    /// object is whole) and are more than the disc they started from, the
+    /// smallest first (a click means the small thing under it; a larger
+    /// one is the next); then the ones that reach their square's edges,
+    /// the smallest square first. A mask within 0.9 IoU of an earlier one
+    /// is left out. Deterministic like `objectMask`. Throws as
+    /// `objectMask` when no square finds an object.
+    public static func clickCandidates(image: RGBAImage, at point: Point) throws -> [GreyMask] {
+        let w = image.width, h = image.height
+        var sides: [Int] = []
+        var side = min(w, h) / 2
+        while side >= smallestClickSide { sides.append(side); side /= 2 }
+        if sides.isEmpty { sides = [min(w, h)] }
+        var clear: [(mask: GreyMask, area: Int)] = [], cut: [GreyMask] = [], trivial: [GreyMask] = []
+        var firstProblem: Error?
+        for side in sides.reversed() {
+            let found: (mask: GreyMask, box: PixelRect, seedArea: Double)
+            do {
+                found = try clickMask(image: image, at: point, side: side, workingSide: clickWorkingSide)
+            } catch {
+                if firstProblem == nil { firstProblem = error }
+                continue
+            }
+            let m = found.mask, b = found.box
+            let area = m.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) }
+            // Object pixels on the square's edges that are not the picture's.
+            var touching = 0
+            for x in b.x0 ..< b.x1 {
+                if b.y0 > 0, m.pixels[b.y0 * w + x] > 127 { touching += 1 }
+                if b.y1 < h, m.pixels[(b.y1 - 1) * w + x] > 127 { touching += 1 }
+            }
+            for y in b.y0 ..< b.y1 {
+                if b.x0 > 0, m.pixels[y * w + b.x0] > 127 { touching += 1 }
+                if b.x1 < w, m.pixels[y * w + b.x1 - 1] > 127 { touching += 1 }
+            }
+            if Double(area) < 2 * found.seedArea {
+                trivial.append(m)
+            } else if touching * 100 <= 4 * side {
+                clear.append((m, area))
+            } else {
+                cut.append(m)
+            }
+        }
+        var ordered: [GreyMask] = []
+        let ranked = clear.enumerated().sorted { ($0.element.area, $0.offset) < ($1.element.area, $1.offset) }.map(\.element.mask)
+        for m in ranked + cut + trivial where !ordered.contains(where: { intersectionOverUnion($0, m) > 0.9 }) {
+            ordered.append(m)
+        }
+        guard !ordered.isEmpty else { throw firstProblem ?? CutoutProblem.noObject }
+        return ordered
+    }
+
+    /// The pixels above 127 in both masks over those in either (0 when none is).
+    public static func intersectionOverUnion(_ a: GreyMask, _ b: GreyMask) -> Double {
+        var inter = 0, union = 0
+        for (x, y) in zip(a.pixels, b.pixels) {
+            let p = x > 127, q = y > 127
+            if p && q { inter += 1 }
+            if p || q { union += 1 }
+        }
+        return union == 0 ? 0 : Double(inter) / Double(union)
+    }
+
+    /// GrabCut in the square of `side` around `point` (moved inside the
+    /// picture): the disc around the click sure object, a square of 0.6 of
+    /// the side centred on the click probably object, the rest of the
+    /// square probably background; only the part connected to the click
+    /// kept. The mask, the square and the disc's area.
+    static func clickMask(image: RGBAImage, at point: Point, side s: Int,
+                          workingSide: Int) throws -> (mask: GreyMask, box: PixelRect, seedArea: Double) {
+        let w = image.width, h = image.height
         guard s >= 8, point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h) else {
             throw CutoutProblem.outsideImage(box: PixelRect(x0: Int(point.x), y0: Int(point.y), x1: Int(point.x) + 1,
                                                             y1: Int(point.y) + 1), width: w, height: h)
@@ -161,15 +253,21 @@ public enum CutoutVision {
         let cx = Int(point.x), cy = Int(point.y)
         let x0 = min(max(0, cx - s / 2), w - s), y0 = min(max(0, cy - s / 2), h - s)
         let box = PixelRect(x0: x0, y0: y0, x1: x0 + s, y1: y0 + s)
-        let inset = Double(s) / 10
-        let region = SketchPoints(lt: Point(Double(x0) + inset, Double(y0) + inset), rt: Point(Double(box.x1) - inset, Double(y0) + inset),
-                                  rb: Point(Double(box.x1) - inset, Double(box.y1) - inset),
-                                  lb: Point(Double(x0) + inset, Double(box.y1) - inset)).shape
+        let c = Point(Double(cx) + 0.5, Double(cy) + 0.5)
+        let r = 0.3 * Double(s)
+        let region = SketchPoints(lt: Point(c.x - r, c.y - r), rt: Point(c.x + r, c.y - r),
+                                  rb: Point(c.x + r, c.y + r), lb: Point(c.x - r, c.y + r)).shape
+        let seedRadius = max(3.5, 0.12 * Double(s))
         var seed = GreyMask(width: w, height: h)
-        for y in max(0, cy - 3)...min(h - 1, cy + 3) {
-            for x in max(0, cx - 3)...min(w - 1, cx + 3) { seed.pixels[y * w + x] = 255 }
+        let sr = Int(seedRadius.rounded(.up))
+        var seedArea = 0.0
+        for y in max(0, cy - sr)...min(h - 1, cy + sr) {
+            for x in max(0, cx - sr)...min(w - 1, cx + sr) {
+                let dx = Double(x - cx), dy = Double(y - cy)
+                if dx * dx + dy * dy <= seedRadius * seedRadius { seed.pixels[y * w + x] = 255; seedArea += 1 }
+            }
         }
-        var mask = try objectMask(image: image, box: box, region: region, object: seed)
+        var mask = try objectMask(image: image, box: box, region: region, object: seed, background: nil, workingSide: workingSide)
         // Only the part connected to the click.
         var keep = [Bool](repeating: false, count: w * h)
         var stack = [cy * w + cx]
@@ -183,7 +281,7 @@ public enum CutoutVision {
             }
         }
         for k in 0 ..< w * h where !keep[k] { mask.pixels[k] = 0 }
-        return mask
+        return (mask, box, seedArea)
     }
 
     /// Whether every pixel of `box` in `image` is within 2 levels of the

@@ -6,11 +6,12 @@ import WobbleSystem
 
 /// `wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]`: writes the mask
 /// `addSketch{cutout = "auto"}` would find for a rectangular region with
-/// that box (for pipelines, and to edit by hand in a paint program):
+/// that box, or with `--at X,Y` the object a studio `Shift`+click there
+/// finds first (for pipelines, and to edit by hand in a paint program):
 /// grey, 255 object, 0 background, the photo's size. One clear line and
 /// nothing written on any failure.
 enum CutoutCommand {
-    static let usage = "usage: wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]   (MASK.png: the photo's name with -mask.png)"
+    static let usage = "usage: wobble-run cutout PHOTO (--box X,Y,W,H | --at X,Y) [-o MASK.png]   (MASK.png: the photo's name with -mask.png)"
 
     static let helpText = """
     \(usage)
@@ -22,7 +23,11 @@ enum CutoutCommand {
     Use it as addSketch{..., cutout = "MASK.png"}, after touching it up in
     any paint program if you like.
 
+    With --at X,Y instead: the object a Shift+click at that point of the
+    picture finds first in the studio (wobble-run edit).
+
       --box X,Y,W,H  the region's box (whole pixels; inside the photo)
+      --at X,Y       a point on the object (pixels; inside the photo)
       -o MASK.png    where to write the mask (replaced atomically)
 
     """
@@ -47,7 +52,7 @@ enum CutoutCommand {
     }
 
     static func perform(_ args: [String]) throws {
-        var photo: String?, boxText: String?, output: String?
+        var photo: String?, boxText: String?, atText: String?, output: String?
         var i = 0
         func value(_ name: String) throws -> String {
             i += 1
@@ -58,9 +63,11 @@ enum CutoutCommand {
             let a = args[i]
             switch a {
             case "--box": boxText = try value(a)
+            case "--at": atText = try value(a)
             case "-o", "--output": output = try value(a)
             default:
                 if a.hasPrefix("--box=") { boxText = String(a.dropFirst(6)) }
+                else if a.hasPrefix("--at=") { atText = String(a.dropFirst(5)) }
                 else if a.hasPrefix("--output=") { output = String(a.dropFirst(9)) }
                 else if a.hasPrefix("-") && a != "-" { throw Failure(message: "unknown option '\(PathBytes.display(a))' (\(usage))", code: 2) }
                 else if photo == nil { photo = a }
@@ -69,14 +76,30 @@ enum CutoutCommand {
             i += 1
         }
         guard let photo else { throw Failure(message: usage, code: 2) }
-        guard let boxText else { throw Failure(message: "--box X,Y,W,H is required (\(usage))", code: 2) }
-        let parts = boxText.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3], w > 0, h > 0 else {
-            throw Failure(message: "--box must be X,Y,W,H in whole pixels with W and H above 0 (got '\(PathBytes.display(boxText))')", code: 2)
-        }
         let target = output ?? ScenePaths.baseName(photo) + "-mask.png"
+        let query: CommandFiles.CutoutQuery, shown: String
+        switch (boxText, atText) {
+        case (let boxText?, nil):
+            let parts = boxText.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3], w > 0, h > 0 else {
+                throw Failure(message: "--box must be X,Y,W,H in whole pixels with W and H above 0 (got '\(PathBytes.display(boxText))')", code: 2)
+            }
+            query = .box(x: x, y: y, w: w, h: h)
+            shown = "--box \(boxText)"
+        case (nil, let atText?):
+            let parts = atText.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 2, let x = parts[0], let y = parts[1], x.isFinite, y.isFinite else {
+                throw Failure(message: "--at must be X,Y in pixels (got '\(PathBytes.display(atText))')", code: 2)
+            }
+            query = .click(x: x, y: y)
+            shown = "--at \(atText)"
+        case (nil, nil):
+            throw Failure(message: "--box X,Y,W,H or --at X,Y is required (\(usage))", code: 2)
+        case (_?, _?):
+            throw Failure(message: "--box and --at: give one (\(usage))", code: 2)
+        }
         do {
-            try CommandFiles.writeCutoutMask(photo: photo, x: x, y: y, w: w, h: h, boxText: boxText, to: target)
+            try CommandFiles.writeCutoutMask(photo: photo, query: query, shown: shown, to: target)
         } catch let e as RunError {
             throw Failure(message: e.message, code: 1)
         }

@@ -82,12 +82,12 @@ final class CutoutE2ETests: XCTestCase {
         try expectFailure(scene("42"), "scene.lua:2: addSketch: cutout must be \"auto\" or a mask image's path (got number)")
     }
 
-    /// The command's mask is the one "auto" uses: the same bytes twice,
-    /// close to the true disc, and a scene using it renders the frames
-    /// "auto" renders, byte for byte; frame 0 is the source.
-    func testCommandMaskIsWhatAutoUses() throws {
+    /// `wobble-run cutout img.png` with `options`, twice (a.png, b.png):
+    /// the same bytes both times; the intersection over union of a.png with
+    /// the true disc.
+    func commandMaskTwice(_ options: [String]) throws -> Double {
         for name in ["a.png", "b.png"] {
-            let r = try Tool.run(["cutout", "img.png", "--box", "30,15,60,60", "-o", name], cwd: box.url)
+            let r = try Tool.run(["cutout", "img.png"] + options + ["-o", name], cwd: box.url)
             XCTAssertEqual(r.status, 0, r.stderr)
         }
         let a = try Data(contentsOf: box.url.appendingPathComponent("a.png"))
@@ -99,7 +99,14 @@ final class CutoutE2ETests: XCTestCase {
             if p && q { inter += 1 }
             if p || q { union += 1 }
         }
-        XCTAssertGreaterThanOrEqual(Double(inter) / Double(union), 0.9)
+        return Double(inter) / Double(union)
+    }
+
+    /// The command's mask is the one "auto" uses: the same bytes twice,
+    /// close to the true disc, and a scene using it renders the frames
+    /// "auto" renders, byte for byte; frame 0 is the source.
+    func testCommandMaskIsWhatAutoUses() throws {
+        XCTAssertGreaterThanOrEqual(try commandMaskTwice(["--box", "30,15,60,60"]), 0.9)
 
         try box.write("auto.lua", scene("\"auto\""))
         try box.write("file.lua", scene("\"a.png\""))
@@ -119,6 +126,26 @@ final class CutoutE2ETests: XCTestCase {
             let moving = try ImageIO.load(path: box.path("auto-\(backend)/\(frames[2])"))
             XCTAssertNotEqual(moving, first, backend)
         }
+    }
+
+    /// `--at X,Y`: the object a studio Shift+click there finds first (the
+    /// disc), the same bytes twice; a point outside the photo, a malformed
+    /// point, or both --box and --at: one line, nothing written.
+    func testCommandAtAPointWritesWhatAShiftClickFindsFirst() throws {
+        let iou = try commandMaskTwice(["--at", "60,45"])
+        print("cutout --at 60,45: IoU \(String(format: "%.3f", iou)) with the disc")
+        XCTAssertGreaterThanOrEqual(iou, 0.9)
+
+        let outside = try Tool.run(["cutout", "img.png", "--at", "130,10", "-o", "m.png"], cwd: box.url)
+        XCTAssertEqual(outside.status, 1)
+        XCTAssertEqual(outside.firstError, "wobble-run: cutout: --at 130,10: the point is outside the 120×90 image")
+        let bad = try Tool.run(["cutout", "img.png", "--at", "60", "-o", "m.png"], cwd: box.url)
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertEqual(bad.firstError, "wobble-run: cutout: --at must be X,Y in pixels (got '60')")
+        let both = try Tool.run(["cutout", "img.png", "--at", "60,45", "--box", "30,15,60,60", "-o", "m.png"], cwd: box.url)
+        XCTAssertEqual(both.status, 2)
+        XCTAssertTrue(both.firstError.hasPrefix("wobble-run: cutout: --box and --at: give one ("), both.firstError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("m.png")))
     }
 
     func testCommandRefusesABoxOutsideThePhoto() throws {

@@ -37,15 +37,7 @@ final class CutoutMaskTests: XCTestCase {
         return (out, mask)
     }
 
-    static func iou(_ a: GreyMask, _ b: GreyMask) -> Double {
-        var inter = 0, union = 0
-        for (x, y) in zip(a.pixels, b.pixels) {
-            let p = x > 127, q = y > 127
-            if p && q { inter += 1 }
-            if p || q { union += 1 }
-        }
-        return union == 0 ? 0 : Double(inter) / Double(union)
-    }
+    static func iou(_ a: GreyMask, _ b: GreyMask) -> Double { CutoutVision.intersectionOverUnion(a, b) }
 
     /// The two pasted pictures: the cat's face on the coffee table, the
     /// cup's crema on the cat's blanket.
@@ -92,6 +84,13 @@ final class CutoutMaskTests: XCTestCase {
         let iou = Self.iou(click, c.truth)
         print("cutout click: cat face on coffee.png: IoU \(String(format: "%.3f", iou))")
         XCTAssertGreaterThanOrEqual(iou, 0.8)
+        // A click's candidates (squares of several sizes): the face is one
+        // of them, and the same bytes come again.
+        let candidates = try CutoutVision.clickCandidates(image: c.image, at: Point(510, 300))
+        let best = candidates.map { Self.iou($0, c.truth) }.max() ?? 0
+        print("cutout click candidates: cat face on coffee.png: \(candidates.count), best IoU \(String(format: "%.3f", best))")
+        XCTAssertGreaterThanOrEqual(best, 0.9)
+        XCTAssertEqual(try CutoutVision.clickCandidates(image: c.image, at: Point(510, 300)), candidates)
     }
 
     func testUniformAndOutsideBoxesAreRefused() throws {
