@@ -9,8 +9,9 @@ import XCTest
 /// test can replace what it needs (a manual clock) in one place.
 final class OSWallTests: XCTestCase {
     /// System functions that only WobbleSystem calls. A file that declares a
-    /// function, constant or closure parameter of the same name
-    /// (`func write(`, `let open:`, `_ read: () -> T`) calls its own.
+    /// function, constant, closure parameter or enum case of the same name
+    /// (`func write(`, `let open:`, `_ read: () -> T`, `case rename(String)`)
+    /// calls its own.
     static let calls = ["open", "openat", "fstat", "stat", "lstat", "read", "pread", "write", "close",
                         "signal", "sigaction", "setenv", "getenv", "unsetenv", "_exit", "exit",
                         "execv", "execvp", "posix_spawn", "kill", "usleep", "nanosleep", "sleep",
@@ -28,7 +29,7 @@ final class OSWallTests: XCTestCase {
     /// The breaches in one file's text: `path:line: what`.
     static func breaches(_ text: String, path: String) -> [String] {
         var own = Set<String>()
-        for name in calls where ["func \(name)(", "func \(name)<", "let \(name)", "var \(name)", "_ \(name): ", "\(name): ("]
+        for name in calls where ["func \(name)(", "func \(name)<", "let \(name)", "var \(name)", "_ \(name): ", "\(name): (", "case \(name)("]
             .contains(where: { text.contains($0) }) { own.insert(name) }
         var out: [String] = []
         var inBlockString = false
@@ -110,5 +111,7 @@ final class OSWallTests: XCTestCase {
     func testAFileCallsItsOwnFunctionOfASystemName() {
         let text = "struct S {\n    func write(_ b: [UInt8]) {}\n    func f() { write([]) ; close(3) }\n}\n"
         XCTAssertEqual(Self.breaches(text, path: "A.swift"), ["A.swift:3: calls close()"])
+        let command = "enum C {\n    case rename(String)\n}\nlet c = C.rename(\"x\"); unlink(p)\n"
+        XCTAssertEqual(Self.breaches(command, path: "B.swift"), ["B.swift:4: calls unlink()"])
     }
 }
