@@ -275,8 +275,7 @@ package final class Inspector {
     package func rename(to name: String) {
         startRenaming()
         guard typing != nil else { return }
-        typing = ""
-        type(name)
+        type(name)   // replaces the old name, which starts selected
         commitRenaming()
         typing = nil
     }
