@@ -34,6 +34,38 @@ public struct ClassicMotion: MotionModel {
     }
 
     public var neverRests: String { "decay = 1 or threshold = 0" }
+
+    /// In a loop the last kick at or before `t` among the repeated ones decides.
+    public func looped(period: Double, kicks: [Impulse]) -> any SteadyLoop { ClassicLoop(model: self, kicks: kicks) }
+
+    /// `addSketch{motion = "classic", duration =, strength =, decay =, threshold =}`.
+    public static let declaration = MotionDeclaration(kind: .classic, parameters: [
+        .duration(default: 1.2),
+        .strength(default: 0.08),
+        MotionParameter(key: "decay", accepted: ParameterRange(0, 1), valid: 0...1, step: 0.05, defaultValue: 0.7,
+                        get: { $0.decay }, set: { $0.decay = $1 }),
+        .threshold(default: 0.1),
+    ], make: { ClassicMotion($0) })
+}
+
+extension MotionKind {
+    /// The original's cycles: an impulse restarts the cycle.
+    public static let classic = MotionKind(name: "classic")
+}
+
+/// The classic model's steady state: the state of the last kick at or
+/// before `t` among the repeated ones.
+struct ClassicLoop: SteadyLoop {
+    let model: ClassicMotion
+    let kicks: [Impulse]
+
+    func reading(at t: Double, taus: [Double]) -> MotionReading {
+        var last = 0
+        for i in kicks.indices where taus[i] <= taus[last] { last = i }
+        let k = kicks[last]
+        let at = Impulse(start: t - taus[last], direction: k.direction, amplitude: k.amplitude)
+        return model.reading([at], at: t, preparedAt: 0)
+    }
 }
 
 extension Impulse {

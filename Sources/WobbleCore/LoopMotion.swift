@@ -23,37 +23,18 @@ public struct LoopedMotion: Sendable, Equatable {
     /// The kicks of one period that act (shakes that fail their gate left
     /// out), in time order, times in `[0, period)`.
     public let kicks: [Impulse]
-    /// What every reading of the spring's steady state shares, computed once.
-    private let steady: SpringSteadyState?
+    /// The model's steady state (nil without kicks), computed once.
+    private let steady: (any SteadyLoop)?
 
     public init(parameters: WobbleParameters, period: Double, kicks: [Impulse]) {
         self.parameters = parameters
         self.period = period
         self.kicks = kicks
-        steady = parameters.motion == .spring && !kicks.isEmpty ? SpringSteadyState(parameters, period: period, kicks: kicks) : nil
+        steady = kicks.isEmpty ? nil : parameters.model.looped(period: period, kicks: kicks)
     }
 
     public static func == (a: LoopedMotion, b: LoopedMotion) -> Bool {
         a.parameters == b.parameters && a.period == b.period && a.kicks == b.kicks
-    }
-
-    /// The spring's constants for one period: the model, the kick before
-    /// which it rests every period (nil: it never rests), and `1 / (1 − z)`
-    /// with `z = e^{−ZωP}·e^{iω_d P}` (the sum of the repetitions).
-    private struct SpringSteadyState: Sendable {
-        let spring: SpringMotion
-        let anchor: Int?
-        let q: Double
-        let inv: (re: Double, im: Double)
-
-        init(_ parameters: WobbleParameters, period: Double, kicks: [Impulse]) {
-            spring = SpringMotion(parameters)
-            anchor = LoopedMotion.restAnchor(spring, period: period, kicks: kicks, threshold: parameters.threshold)
-            q = exp(-spring.decayRate * period)
-            let zr = 1 - q * cos(spring.omegaD * period), zi = -q * sin(spring.omegaD * period)
-            let norm = zr * zr + zi * zi
-            inv = (re: zr / norm, im: -zi / norm)
-        }
     }
 
     /// The reading at clip time `t` (any `t`: reduced modulo the period,
@@ -73,60 +54,8 @@ public struct LoopedMotion: Sendable, Equatable {
         guard !kicks.isEmpty else { return .still(direction: .zero, cycleStart: 0) }
         // τ_i: the time since kick i's latest occurrence, in [0, P].
         let taus = kicks.indices.map { i in Swift.max(0, t - kicks[i].start + (happened(i) ? 0 : period)) }
-        switch parameters.motion {
-        case .classic:
-            // The last kick at or before t among the repeated ones decides.
-            var last = 0
-            for i in kicks.indices where taus[i] <= taus[last] { last = i }
-            let k = kicks[last]
-            let at = Impulse(start: t - taus[last], direction: k.direction, amplitude: k.amplitude)
-            return ClassicMotion(parameters).reading([at], at: t, preparedAt: 0)
-        case .spring:
-            guard let steady else { return .still(direction: .zero, cycleStart: 0) }
-            return springReading(at: t, taus: taus, steady)
-        }
-    }
-
-    /// The spring's steady state. Without a rest, every sum of the spring
-    /// model over the repetitions `n >= 0` is a geometric series:
-    /// `Σ_n h(τ + nP) = Im(e^{(−Zω + iω_d)τ} / (1 − e^{(−Zω + iω_d)P})) / c` and
-    /// `Σ_n e^{−Zω(τ + nP)} = e^{−Zωτ} / (1 − e^{−ZωP})`. When the steady
-    /// envelope falls below `threshold` before some kick, the model rests
-    /// there every period: the state is then that of the kicks since that
-    /// rest, from rest (`SpringMotion`'s own rules, no series).
-    private func springReading(at t: Double, taus: [Double], _ steady: SpringSteadyState) -> MotionReading {
-        let spring = steady.spring
-        let a = spring.decayRate, wd = spring.omegaD, c = spring.c
-        if let anchor = steady.anchor {
-            // The kicks since the rest before `anchor`, oldest first.
-            let since = kicks.indices.filter { taus[$0] <= taus[anchor] + timeEpsilon }
-                .sorted { taus[$0] != taus[$1] ? taus[$0] > taus[$1] : $0 < $1 }
-            var history: [Impulse] = []
-            for i in since {
-                let k = kicks[i]
-                history = spring.adding(Impulse(start: t - taus[i], direction: k.direction, amplitude: k.amplitude), to: history)
-            }
-            return spring.reading(history, at: t, preparedAt: 0)
-        }
-        let q = steady.q, inv = steady.inv
-        var s = Point.zero
-        var e = 0.0
-        for (i, k) in kicks.enumerated() {
-            let decay = exp(-a * taus[i])
-            let w = (re: decay * cos(wd * taus[i]), im: decay * sin(wd * taus[i]))
-            let g = (w.re * inv.im + w.im * inv.re) / c
-            s = s + k.direction * (k.amplitude * g)
-            e += k.amplitude * decay
-        }
-        e /= c * (1 - q)
-        let len = s.length
-        let start = t - (taus.min() ?? 0)
-        guard e > 0, len > 0, len.isFinite else {
-            return MotionReading(amplitude: e, direction: .zero, cycleStart: start, level: 0, swing: 0, offsetDirection: .zero)
-        }
-        let unit = s / len
-        return MotionReading(amplitude: e, direction: unit, cycleStart: start, level: Swift.min(e, 4),
-                             swing: -Swift.min(len / e, 1), offsetDirection: unit)
+        guard let steady else { return .still(direction: .zero, cycleStart: 0) }
+        return steady.reading(at: t, taus: taus)
     }
 
     /// The first kick before which the steady envelope (without rests)
@@ -157,10 +86,10 @@ public struct LoopedMotion: Sendable, Equatable {
     }
 }
 
-/// Why a model cannot loop (a `loop` error), nil when it can.
+/// Why a model cannot loop (a `loop` error), nil when it can: what its
+/// parameters' table says a loop needs.
 public func loopProblem(_ parameters: WobbleParameters, hasKicks: Bool) -> String? {
-    guard hasKicks, parameters.motion == .spring, SpringMotion(parameters).decayRate <= 0 else { return nil }
-    return "a spring with damping = 0 never settles into a loop (give it damping > 0)"
+    MotionCatalog.standard.loopProblem(parameters, hasKicks: hasKicks)
 }
 
 /// Resolves which gated kicks (shakes) act in the steady state of a loop
@@ -207,4 +136,65 @@ public func resolveLoopGates(_ kicks: [LoopKick], parameters: WobbleParameters, 
         b = b.merging(previous) { $0 && $1 }
     }
     return (acting(b).map { kicks[$0].kick }, converged)
+}
+
+/// The spring's steady state for one period: the model, the kick before
+/// which it rests every period (nil: it never rests), and `1 / (1 − z)`
+/// with `z = e^{−ZωP}·e^{iω_d P}` (the sum of the repetitions), computed once.
+struct SpringLoop: SteadyLoop {
+    let spring: SpringMotion
+    let kicks: [Impulse]
+    let anchor: Int?
+    let q: Double
+    let inv: (re: Double, im: Double)
+
+    init(_ spring: SpringMotion, period: Double, kicks: [Impulse]) {
+        self.spring = spring
+        self.kicks = kicks
+        anchor = LoopedMotion.restAnchor(spring, period: period, kicks: kicks, threshold: spring.parameters.threshold)
+        q = exp(-spring.decayRate * period)
+        let zr = 1 - q * cos(spring.omegaD * period), zi = -q * sin(spring.omegaD * period)
+        let norm = zr * zr + zi * zi
+        inv = (re: zr / norm, im: -zi / norm)
+    }
+
+    /// The spring's steady state. Without a rest, every sum of the spring
+    /// model over the repetitions `n >= 0` is a geometric series:
+    /// `Σ_n h(τ + nP) = Im(e^{(−Zω + iω_d)τ} / (1 − e^{(−Zω + iω_d)P})) / c` and
+    /// `Σ_n e^{−Zω(τ + nP)} = e^{−Zωτ} / (1 − e^{−ZωP})`. When the steady
+    /// envelope falls below `threshold` before some kick, the model rests
+    /// there every period: the state is then that of the kicks since that
+    /// rest, from rest (`SpringMotion`'s own rules, no series).
+    func reading(at t: Double, taus: [Double]) -> MotionReading {
+        let a = spring.decayRate, wd = spring.omegaD, c = spring.c
+        if let anchor {
+            // The kicks since the rest before `anchor`, oldest first.
+            let since = kicks.indices.filter { taus[$0] <= taus[anchor] + timeEpsilon }
+                .sorted { taus[$0] != taus[$1] ? taus[$0] > taus[$1] : $0 < $1 }
+            var history: [Impulse] = []
+            for i in since {
+                let k = kicks[i]
+                history = spring.adding(Impulse(start: t - taus[i], direction: k.direction, amplitude: k.amplitude), to: history)
+            }
+            return spring.reading(history, at: t, preparedAt: 0)
+        }
+        var s = Point.zero
+        var e = 0.0
+        for (i, k) in kicks.enumerated() {
+            let decay = exp(-a * taus[i])
+            let w = (re: decay * cos(wd * taus[i]), im: decay * sin(wd * taus[i]))
+            let g = (w.re * inv.im + w.im * inv.re) / c
+            s = s + k.direction * (k.amplitude * g)
+            e += k.amplitude * decay
+        }
+        e /= c * (1 - q)
+        let len = s.length
+        let start = t - (taus.min() ?? 0)
+        guard e > 0, len > 0, len.isFinite else {
+            return MotionReading(amplitude: e, direction: .zero, cycleStart: start, level: 0, swing: 0, offsetDirection: .zero)
+        }
+        let unit = s / len
+        return MotionReading(amplitude: e, direction: unit, cycleStart: start, level: Swift.min(e, 4),
+                             swing: -Swift.min(len / e, 1), offsetDirection: unit)
+    }
 }

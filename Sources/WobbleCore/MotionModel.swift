@@ -46,9 +46,9 @@ public struct MotionReading: Sendable, Equatable {
 /// Everything is closed-form in time, so a frame, `--check` and
 /// `untilStill` are exact and cost the same at any time.
 ///
-/// A new model is one file: a type conforming to this protocol, a case of
-/// `MotionKind`, and its parameters (`WobbleParameters`, keys of
-/// `addSketch`).
+/// A new model is one file: a type conforming to this protocol and its
+/// `MotionDeclaration` (its name and parameter table), added to
+/// `MotionCatalog.standard`.
 public protocol MotionModel: Sendable {
     /// The kick history after `kick` (at `kick.start`, the current time,
     /// later than or equal to every kick in `kicks`).
@@ -62,22 +62,23 @@ public protocol MotionModel: Sendable {
     /// The parameters with which a model never rests, for `untilStill`'s
     /// error: `decay = 1 or threshold = 0`.
     var neverRests: String { get }
+    /// The steady state of a loop of `period` whose kicks of one period
+    /// are `kicks` (in time order, at least one), each repeating every period.
+    func looped(period: Double, kicks: [Impulse]) -> any SteadyLoop
 }
 
-/// The motion models a sketch can use (`addSketch{motion = ...}`).
-public enum MotionKind: String, Sendable, Hashable, Codable, CaseIterable {
-    /// The original's cycles: an impulse restarts the cycle.
-    case classic
-    /// A damped spring: kicks add up.
-    case spring
+/// The steady state of a looping scene's model (see `LoopedMotion`): what
+/// the model reads at a time of the period, given for each kick the time
+/// since its latest occurrence.
+public protocol SteadyLoop: Sendable {
+    /// The reading at `t` in `[0, P)`; `taus[i]` is the time since kick
+    /// `i`'s latest occurrence, in `[0, P]`.
+    func reading(at t: Double, taus: [Double]) -> MotionReading
 }
 
 extension WobbleParameters {
     /// The motion model these parameters describe.
     public var model: any MotionModel {
-        switch motion {
-        case .classic: ClassicMotion(self)
-        case .spring: SpringMotion(self)
-        }
+        (MotionCatalog.standard.declaration(motion) ?? MotionCatalog.standard.models[0]).make(self)
     }
 }

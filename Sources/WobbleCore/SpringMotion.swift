@@ -99,4 +99,22 @@ public struct SpringMotion: MotionModel {
     }
 
     public var neverRests: String { "damping = 0 or threshold = 0" }
+
+    public func looped(period: Double, kicks: [Impulse]) -> any SteadyLoop { SpringLoop(self, period: period, kicks: kicks) }
+
+    /// `addSketch{motion = "spring", duration =, strength =, damping =, threshold =}`.
+    public static let declaration = MotionDeclaration(kind: .spring, parameters: [
+        .duration(default: 1.2),
+        .strength(default: 0.08),
+        MotionParameter(key: "damping", accepted: ParameterRange(0, 1, upperOpen: true), valid: 0...0.99, step: 0.01,
+                        defaultValue: 0.1,
+                        loopNeeds: ({ $0 > 0 }, "a spring with damping = 0 never settles into a loop (give it damping > 0)"),
+                        get: { $0.damping }, set: { $0.damping = $1 }),
+        .threshold(default: 0.02),
+    ], make: { SpringMotion($0) })
+}
+
+extension MotionKind {
+    /// A damped spring: kicks add up.
+    public static let spring = MotionKind(name: "spring")
 }

@@ -1,5 +1,6 @@
 /// The constants of one wobble model. The defaults are MFWobbleView's
-/// (the classic model); `.spring` holds the spring model's.
+/// (the classic model); `.spring` holds the spring model's. Each model's
+/// file declares which of these it reads, their ranges and defaults.
 ///
 /// Lua: `addSketch{..., motion=, duration=, decay=, damping=, threshold=, strength=, pin=, cutout=}`.
 public struct WobbleParameters: Sendable, Hashable {
@@ -24,15 +25,26 @@ public struct WobbleParameters: Sendable, Hashable {
     /// instead of the whole region deforming; nil: no cutout.
     public var cutout: CutoutRequest? = nil
 
-    public init(motion: MotionKind = .classic, duration: Double = 1.2, decay: Double = 0.7, damping: Double = 0.1,
-                threshold: Double? = nil, strength: Double = 0.08, pin: PinSide? = nil) {
-        self.motion = motion
-        self.duration = duration
-        self.decay = decay
-        self.damping = damping
-        self.threshold = threshold ?? WobbleParameters.defaultThreshold(motion)
-        self.strength = strength
+    /// The defaults of `motion` (its declaration's), with the values given.
+    public init(motion: MotionKind = .classic, duration: Double? = nil, decay: Double? = nil, damping: Double? = nil,
+                threshold: Double? = nil, strength: Double? = nil, pin: PinSide? = nil) {
+        self = MotionCatalog.standard.defaults(motion)
+        if let duration { self.duration = duration }
+        if let decay { self.decay = decay }
+        if let damping { self.damping = damping }
+        if let threshold { self.threshold = threshold }
+        if let strength { self.strength = strength }
         self.pin = pin
+    }
+
+    /// Every number 0: what the catalog's defaults are written into.
+    init(bare motion: MotionKind) {
+        self.motion = motion
+        duration = 0
+        decay = 0
+        damping = 0
+        threshold = 0
+        strength = 0
     }
 
     /// The original's classic parameters.
@@ -40,18 +52,9 @@ public struct WobbleParameters: Sendable, Hashable {
     /// The spring model's defaults.
     public static let spring = WobbleParameters(motion: .spring)
 
-    /// The default `threshold` of a motion model: 0.1 classic, 0.02 spring.
-    public static func defaultThreshold(_ motion: MotionKind) -> Double {
-        motion == .spring ? 0.02 : 0.1
-    }
-
-    /// Checks the ranges; returns a message naming the bad field, or nil.
+    /// Checks the ranges (every model's parameters, as their tables accept
+    /// them); returns a message naming the bad field, or nil.
     public func validationError() -> String? {
-        if !(duration.isFinite && duration > 0 && duration <= 3600) { return "duration must be a number in (0, 3600]" }
-        if !(decay.isFinite && decay >= 0 && decay <= 1) { return "decay must be a number in [0, 1]" }
-        if !(damping.isFinite && damping >= 0 && damping < 1) { return "damping must be a number in [0, 1)" }
-        if !(threshold.isFinite && threshold >= 0 && threshold <= 1000) { return "threshold must be a number in [0, 1000]" }
-        if !(strength.isFinite && strength >= 0 && strength <= 1) { return "strength must be a number in [0, 1]" }
-        return nil
+        MotionCatalog.standard.validationError(self)
     }
 }

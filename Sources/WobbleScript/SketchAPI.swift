@@ -1,15 +1,5 @@
 import WobbleCore
 
-/// One field of sketch handles and key of `addSketch{...}` that is a
-/// number parameter of the model (`duration`, `decay`, …).
-struct SketchParameter: Sendable {
-    let name: String
-    /// The only motion model it applies to (`decay`: classic), nil for all.
-    let model: MotionKind?
-    let get: @Sendable (WobbleParameters) -> Double
-    let set: @Sendable (inout WobbleParameters, Double) -> Void
-}
-
 /// A point field of sketch handles and key of `addSketch{...}` (corners).
 struct SketchPoint: Sendable {
     let name: String
@@ -41,20 +31,15 @@ extension ScriptSession {
         SketchPoint(name: "rb", get: { $0.rb }, set: { $0.rb = $1 }),
         SketchPoint(name: "lb", get: { $0.lb }, set: { $0.lb = $1 }),
     ]
-    /// The number parameters of a model (after `motion`, a name).
-    static let sketchParameters: [SketchParameter] = [
-        SketchParameter(name: "duration", model: nil, get: { $0.duration }, set: { $0.duration = $1 }),
-        SketchParameter(name: "decay", model: .classic, get: { $0.decay }, set: { $0.decay = $1 }),
-        SketchParameter(name: "damping", model: .spring, get: { $0.damping }, set: { $0.damping = $1 }),
-        SketchParameter(name: "threshold", model: nil, get: { $0.threshold }, set: { $0.threshold = $1 }),
-        SketchParameter(name: "strength", model: nil, get: { $0.strength }, set: { $0.strength = $1 }),
-    ]
+    /// The number parameters of every model (after `motion`, a name), as
+    /// the models' tables declare them.
+    static let sketchParameters = MotionCatalog.standard.parameters
     /// The rectangle shorthand of `addSketch{x =, y =, w =, h =}`.
     static let rectKeys = ["x", "y", "w", "h"]
     /// Keys of `addSketch{...}`.
-    static let sketchKeys = sketchCorners.map(\.name) + ["center"] + rectKeys + ["motion"] + sketchParameters.map(\.name) + ["pin", "cutout"]
+    static let sketchKeys = sketchCorners.map(\.name) + ["center"] + rectKeys + ["motion"] + sketchParameters.map(\.key) + ["pin", "cutout"]
     /// Fields of sketch handles.
-    static let sketchFields = sketchCorners.map(\.name) + ["center", "motion"] + sketchParameters.map(\.name) + ["pin"]
+    static let sketchFields = sketchCorners.map(\.name) + ["center", "motion"] + sketchParameters.map(\.key) + ["pin"]
     /// Methods of sketch handles, for messages.
     static let sketchMethodNames = sketchAPI.filter { $0.role == .sketchMethod }.map(\.name)
 
@@ -104,11 +89,14 @@ extension ScriptSession {
             if let motion = try r.choice(1, "motion", of: MotionKind.self) {
                 parameters = WobbleParameters(motion: motion)
             }
+            let catalog = MotionCatalog.standard
             for p in ScriptSession.sketchParameters {
-                if let only = p.model, only != parameters.motion, r.has(1, p.name) {
-                    throw SceneError("addSketch", "\(p.name) applies to motion = \"\(only.rawValue)\" only (this sketch's motion is \"\(parameters.motion.rawValue)\")")
+                let models = catalog.models(having: p.key)
+                if !models.contains(parameters.motion), r.has(1, p.key) {
+                    let only = models.map { "motion = \"\($0.rawValue)\"" }.joined(separator: " or ")
+                    throw SceneError("addSketch", "\(p.key) applies to \(only) only (this sketch's motion is \"\(parameters.motion.rawValue)\")")
                 }
-                if let v = try r.number(1, p.name) { p.set(&parameters, v) }
+                if let v = try r.number(1, p.key) { p.set(&parameters, v) }
             }
             if let problem = parameters.validationError() { throw SceneError("addSketch", problem) }
             parameters.pin = try r.choice(1, "pin", of: PinSide.self)
@@ -214,7 +202,7 @@ extension ScriptSession {
             lua.push(s.parameters.motion.rawValue)
         } else if key == "pin" {
             if let pin = s.parameters.pin { lua.push(pin.rawValue) } else { lua.pushNil() }
-        } else if let p = ScriptSession.sketchParameters.first(where: { $0.name == key }) {
+        } else if let p = ScriptSession.sketchParameters.first(where: { $0.key == key }) {
             lua.push(p.get(s.parameters))
         } else {
             if let key {
@@ -247,18 +235,13 @@ extension ScriptSession {
         } else if key == "center" {
             s.assignedCenter = a.isNil(3) ? nil : try r.point(3, name: key)
         } else if key == "motion" {
-            var p = s.parameters
-            p.motion = try r.choice(3, name: key)
-            // A threshold left at the old model's default follows the model.
-            if p.threshold == WobbleParameters.defaultThreshold(s.parameters.motion) {
-                p.threshold = WobbleParameters.defaultThreshold(p.motion)
-            }
-            s.parameters = p
+            // A parameter left at the old model's default follows the model.
+            s.parameters = MotionCatalog.standard.switching(s.parameters, to: try r.choice(3, name: key))
         } else if key == "pin" {
             let pin: PinSide? = a.isNil(3) ? nil : try r.choice(3, name: key)
             if let pin, let problem = s.shape.pinProblem(pin) { throw SceneError("sketch", problem) }
             s.parameters.pin = pin
-        } else if let field = ScriptSession.sketchParameters.first(where: { $0.name == key }) {
+        } else if let field = ScriptSession.sketchParameters.first(where: { $0.key == key }) {
             guard let v = lua.number(3) else {
                 throw SceneError("sketch", "\(key) must be a number, got \(describe(lua, 3))")
             }

@@ -344,17 +344,21 @@ public struct SketchSource {
         return "{" + fields + "}"
     }
 
-    /// The keys of the parameters in the order they are written.
-    public static let parameterKeys = ["motion", "duration", "decay", "damping", "threshold", "strength", "pin", "cutout"]
+    /// The keys of the parameters in the order they are written: the
+    /// model, the number parameters of the models' tables, pin, cutout.
+    public static func parameterKeys(_ catalog: MotionCatalog = .standard) -> [String] {
+        ["motion"] + catalog.parameters.map(\.key) + ["pin", "cutout"]
+    }
 
-    /// Whether `key` may be given for a sketch of `motion` (`decay`: classic
-    /// only, `damping`: spring only).
-    public static func applies(_ key: String, to motion: MotionKind) -> Bool {
-        key == "decay" ? motion == .classic : key == "damping" ? motion == .spring : true
+    /// Whether `key` may be given for a sketch of `motion` (a number
+    /// parameter: when the model's table has it).
+    public static func applies(_ key: String, to motion: MotionKind, _ catalog: MotionCatalog = .standard) -> Bool {
+        guard catalog.parameter(key) != nil else { return true }
+        return catalog.declaration(motion)?.parameter(key) != nil
     }
 
     /// A parameter's value as a Lua literal (nil: the key is best left out).
-    static func literal(_ key: String, _ p: WobbleParameters) -> String? {
+    static func literal(_ key: String, _ p: WobbleParameters, _ catalog: MotionCatalog = .standard) -> String? {
         switch key {
         case "motion": return "\"\(p.motion.rawValue)\""
         case "pin": return p.pin.map { "\"\($0.rawValue)\"" }
@@ -364,12 +368,9 @@ public struct SketchSource {
             case .file(_, let written): return LuaLiteral.string(written)
             case .memory, nil: return nil
             }
-        case "duration": return formatParameter(p.duration)
-        case "decay": return formatParameter(p.decay)
-        case "damping": return formatParameter(p.damping)
-        case "threshold": return formatParameter(p.threshold)
-        case "strength": return formatParameter(p.strength)
-        default: return nil
+        default:
+            guard let q = catalog.declaration(p.motion)?.parameter(key) ?? catalog.parameter(key) else { return nil }
+            return LuaLiteral.number(q.get(p), decimals: q.decimals)
         }
     }
 
@@ -377,26 +378,28 @@ public struct SketchSource {
     /// whose value is replaced, fields removed (a key that no longer applies,
     /// `pin` back to none) and keys inserted (a value the default would not
     /// give). `present` finds a key's field in the constructor.
-    static func parameterFields(old: WobbleParameters, new: WobbleParameters, present: (String) -> Field?)
+    static func parameterFields(old: WobbleParameters, new: WobbleParameters, catalog: MotionCatalog = .standard,
+                                present: (String) -> Field?)
         -> (replaced: [(Field, String)], removed: [Field], inserts: [(String, String)]) {
         var replaced: [(Field, String)] = [], removed: [Field] = [], inserts: [(String, String)] = []
         // What the text gives for a key left out: the default model, and
         // the defaults of the model it names.
-        let implied = WobbleParameters(motion: new.motion)
-        for key in parameterKeys {
+        let implied = catalog.defaults(new.motion)
+        for key in parameterKeys(catalog) {
             // A mask still in memory is not text yet (a save writes its file
             // and names it first): the key stays as the text has it.
             if key == "cutout", case .memory? = new.cutout?.source { continue }
             let field = present(key)
-            guard applies(key, to: new.motion) else {
+            guard applies(key, to: new.motion, catalog) else {
                 if let field { removed.append(field) }
                 continue
             }
-            let lit = literal(key, new)
+            let lit = literal(key, new, catalog)
             if let field {
-                guard literal(key, old) != lit else { continue }
+                guard literal(key, old, catalog) != lit else { continue }
                 if let lit { replaced.append((field, lit)) } else { removed.append(field) }
-            } else if lit != (key == "motion" ? literal(key, .original) : literal(key, implied)), let lit {
+            } else if lit != (key == "motion" ? literal(key, catalog.defaults(catalog.models[0].kind), catalog)
+                                               : literal(key, implied, catalog)), let lit {
                 inserts.append((key, lit))
             }
         }

@@ -2,50 +2,42 @@ import WobbleCore
 import WobbleStudioCore
 import WobbleRender
 
-/// A box of image pixels.
-struct PixelBox: Equatable {
-    var x: Int, y: Int, w: Int, h: Int
-
+/// The boxes of image pixels the window uploads and draws again.
+extension PixelRect {
     /// The pixels one region can change: its corners' box, a pixel
     /// wider, clipped to the image (the whole image for a region with a
     /// non-finite corner); nil when nothing of it is inside.
-    static func of(_ r: RegionFrame, mapping m: OutputMapping) -> PixelBox? {
+    static func of(_ r: RegionFrame, mapping m: OutputMapping) -> PixelRect? {
         let width = m.outputWidth, height = m.outputHeight
         let sx = m.scaleX, sy = m.scaleY
         let b = Rect(minX: r.shape.bbox.minX / sx, minY: r.shape.bbox.minY / sy,
                      maxX: r.shape.bbox.maxX / sx, maxY: r.shape.bbox.maxY / sy)
         guard b.minX.isFinite, b.minY.isFinite, b.maxX.isFinite, b.maxY.isFinite else {
-            return PixelBox(x: 0, y: 0, w: width, h: height)
+            return PixelRect(width: width, height: height)
         }
         func clampInt(_ v: Double, _ hi: Int) -> Int { Int(min(max(v, 0), Double(hi))) }
         let x0 = clampInt((b.minX - 2).rounded(.down), width), y0 = clampInt((b.minY - 2).rounded(.down), height)
         let x1 = clampInt((b.maxX + 2).rounded(.up), width), y1 = clampInt((b.maxY + 2).rounded(.up), height)
         guard x1 > x0, y1 > y0 else { return nil }
-        return PixelBox(x: x0, y: y0, w: x1 - x0, h: y1 - y0)
+        return PixelRect(x0: x0, y0: y0, x1: x1, y1: y1)
     }
 
     /// The boxes of the pixels the regions can change, one per region
     /// (equal ones once); beyond `limit` boxes, their union.
-    static func covering(_ regions: [RegionFrame], width: Int, height: Int, limit: Int = 8) -> [PixelBox] {
+    static func covering(_ regions: [RegionFrame], width: Int, height: Int, limit: Int = 8) -> [PixelRect] {
         covering(regions, mapping: OutputMapping(sourceWidth: width, sourceHeight: height, outputWidth: width, outputHeight: height),
                  limit: limit)
     }
 
     /// The same in the output pixels of `mapping` (a frame rendered smaller
     /// than the source).
-    static func covering(_ regions: [RegionFrame], mapping: OutputMapping, limit: Int = 8) -> [PixelBox] {
-        var boxes: [PixelBox] = []
+    static func covering(_ regions: [RegionFrame], mapping: OutputMapping, limit: Int = 8) -> [PixelRect] {
+        var boxes: [PixelRect] = []
         for r in regions {
             if let b = of(r, mapping: mapping), !boxes.contains(b) { boxes.append(b) }
         }
-        guard boxes.count > limit, let first = boxes.first else { return boxes }
-        var u = first
-        for b in boxes.dropFirst() {
-            let x1 = max(u.x + u.w, b.x + b.w), y1 = max(u.y + u.h, b.y + b.h)
-            u.x = min(u.x, b.x); u.y = min(u.y, b.y)
-            u.w = x1 - u.x; u.h = y1 - u.y
-        }
-        return [u]
+        guard boxes.count > limit else { return boxes }
+        return [boxes.reduce(boxes[0]) { $0.union($1) }]
     }
 }
 

@@ -169,7 +169,7 @@ final class Presenter {
         } else {
             // Only the regions change between frames of one run: the window
             // uploads just their boxes (this frame's and the last one's).
-            var changedBoxes: [PixelBox]? = nil
+            var changedBoxes: [PixelRect]? = nil
             // (A new handles layer alone, the selection changed: drawn again too.)
             let redraw = frameChanged || presentedDirect || overlayRebuilt
             if redraw, let state {
@@ -180,7 +180,7 @@ final class Presenter {
                     if !presentedDirect, key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn,
                        shapes == presentedShapes, !overlayRebuilt, img.width == presentedSize.0, img.height == presentedSize.1,
                        let m = session.mapping {
-                        changedBoxes = PixelBox.covering(state.regions + last.regions, mapping: m)
+                        changedBoxes = PixelRect.covering(state.regions + last.regions, mapping: m)
                     }
                     presentedSize = (img.width, img.height)
                     presentedShapes = shapes

@@ -545,15 +545,15 @@ final class StudioWindow {
     }
 
     /// Uploads the pixels of `box` of `image` into `texture` (of the image's size).
-    private func uploadPart(_ image: RGBAImage, _ box: PixelBox, into texture: GLuint) {
+    private func uploadPart(_ image: RGBAImage, _ box: PixelRect, into texture: GLuint) {
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindTexture(GLenum(GL_TEXTURE_2D), texture)
-        guard box.w > 0, box.h > 0, box.x >= 0, box.y >= 0, box.x + box.w <= image.width, box.y + box.h <= image.height else { return }
+        guard !box.isEmpty, box.x0 >= 0, box.y0 >= 0, box.x1 <= image.width, box.y1 <= image.height else { return }
         glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
         glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(image.width))
         image.pixels.withUnsafeBufferPointer { px in
-            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(box.x), GLint(box.y), GLsizei(box.w), GLsizei(box.h),
-                            GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress.map { $0 + (box.y * image.width + box.x) * 4 })
+            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(box.x0), GLint(box.y0), GLsizei(box.width), GLsizei(box.height),
+                            GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress.map { $0 + (box.y0 * image.width + box.x0) * 4 })
         }
         glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
     }
@@ -706,7 +706,7 @@ final class StudioWindow {
     /// pixels, scaled with linear filtering when it is not 1:1) and
     /// `chrome` at 1:1 at `(0, chromeY)`, then swaps. `frameChanged` false
     /// reuses the frame texture of the last call.
-    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
+    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelRect]?,
                  frameRect: (x: Int, y: Int, w: Int, h: Int),
                  chrome: RGBAImage, chromeY: Int) throws {
         let tStart = monotonic()
@@ -740,8 +740,8 @@ final class StudioWindow {
                 glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
             } else if frameChanged, let boxes = frameDirty {
                 glEnable(GLenum(GL_SCISSOR_TEST))
-                for b in boxes where b.w > 0 && b.h > 0 {
-                    glScissor(GLint(frameRect.x + b.x), GLint(dh - (frameRect.y + b.y + b.h)), GLsizei(b.w), GLsizei(b.h))
+                for b in boxes where !b.isEmpty {
+                    glScissor(GLint(frameRect.x + b.x0), GLint(dh - (frameRect.y + b.y1)), GLsizei(b.width), GLsizei(b.height))
                     glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
                 }
                 glDisable(GLenum(GL_SCISSOR_TEST))

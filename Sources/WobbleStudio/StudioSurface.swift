@@ -38,7 +38,7 @@ protocol StudioSurface: AnyObject {
     /// `frame` (nil: a plain dark area) into `frameRect`, `chrome` at
     /// `(0, chromeY)`; `frameChanged` false reuses the last frame,
     /// `frameDirty` the boxes that changed since it.
-    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
+    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelRect]?,
                  frameRect: (x: Int, y: Int, w: Int, h: Int),
                  chrome: RGBAImage, chromeY: Int) throws
 }

@@ -3,8 +3,8 @@ import WobbleEngine
 import WobbleScript
 import WobbleSystem
 
-/// The inspector: which region is selected, its rows (name, motion,
-/// duration, strength, decay or damping, threshold, pin), changed by mouse
+/// The inspector: which region is selected, its rows (name, motion, the
+/// model's parameters as its table declares them, pin), changed by mouse
 /// (sliders scrubbed, choices clicked) and keys (Up/Down a row, -/+ a
 /// step, Enter renames), every change through the `SketchEditor` (one
 /// undo step per gesture; the scene runs again with it). Computed sketches
@@ -185,12 +185,9 @@ package final class Inspector {
 
     package func setMotion(_ m: MotionKind) {
         modify { s in
-            // A threshold left at the old model's default follows the model
+            // A parameter left at the old model's default follows the model
             // (as assigning `motion` in a script does).
-            if s.parameters.threshold == WobbleParameters.defaultThreshold(s.parameters.motion) {
-                s.parameters.threshold = WobbleParameters.defaultThreshold(m)
-            }
-            s.parameters.motion = m
+            s.parameters = MotionCatalog.standard.switching(s.parameters, to: m)
             return nil
         }
     }

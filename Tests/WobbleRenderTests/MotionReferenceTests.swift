@@ -99,6 +99,9 @@ enum Reference {
             let rest = last.t + log(eLast / p.threshold) / (z * w)
             guard t < rest - 1e-9, e > 0 else { return nil }
             return (min(e, 4), s * (-1 / e))
+        default:
+            XCTFail("no reference for motion \(p.motion)")
+            return nil
         }
     }
 

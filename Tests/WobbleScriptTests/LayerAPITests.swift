@@ -27,7 +27,7 @@ final class LayerAPITests: XCTestCase {
 
     func testAddSketchErrors() {
         let f = SceneFixture()
-        let valid = "lt, rt, rb, lb, center, x, y, w, h, motion, duration, decay, damping, threshold, strength, pin, cutout"
+        let valid = "lt, rt, rb, lb, center, x, y, w, h, motion, duration, strength, decay, damping, threshold, pin, cutout"
         let cases: [(String, String)] = [
             ("addSketch(5)", "bad argument #1 to 'addSketch' (table expected, got number)"),
             ("addSketch{widht = 3}", "addSketch: unknown key 'widht' (valid: \(valid))"),
@@ -122,11 +122,11 @@ final class LayerAPITests: XCTestCase {
         let cases: [(String, String)] = [
             ("s.lt = 5", "sketch: lt must be a point {x, y} or {x = .., y = ..}, got number"),
             ("s.lt = {1, 0/0}", "sketch: lt[2] must be a finite number, got nan"),
-            ("s.widht = 1", "sketch: no field 'widht' (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength, pin)"),
-            ("s[1] = 1", "sketch: no field [1] (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength, pin)"),
+            ("s.widht = 1", "sketch: no field 'widht' (fields: lt, rt, rb, lb, center, motion, duration, strength, decay, damping, threshold, pin)"),
+            ("s[1] = 1", "sketch: no field [1] (fields: lt, rt, rb, lb, center, motion, duration, strength, decay, damping, threshold, pin)"),
             ("s.decay = 2", "sketch: decay must be a number in [0, 1]"),
             ("s.decay = 'x'", "sketch: decay must be a number, got string"),
-            ("local x = s.centre", "sketch: no field 'centre' (fields: lt, rt, rb, lb, center, motion, duration, decay, damping, threshold, strength, pin;"
+            ("local x = s.centre", "sketch: no field 'centre' (fields: lt, rt, rb, lb, center, motion, duration, strength, decay, damping, threshold, pin;"
                 + " methods: topLineCenter, leftLineCenter, bottomLineCenter, rightLineCenter, contains)"),
             ("s:contains('a', 1)", "bad argument #1 to 'contains' (number expected, got string)"),
             ("s:contains(1, 0/0)", "bad argument #2 to 'contains' (finite number expected, got nan)"),

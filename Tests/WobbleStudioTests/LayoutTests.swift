@@ -48,11 +48,11 @@ final class LayoutTests: XCTestCase {
     func testChangedBoxCoversTheRegionsAndStaysInTheImage() {
         let shape = RegionShape(lt: Point(10, 20), rt: Point(50, 20), rb: Point(50, 60), lb: Point(10, 60), center: Point(30, 40))
         let r = RegionFrame(shape: shape, peak: 3, direction: Point(1, 0), swing: 0.5)
-        XCTAssertEqual(PixelBox.covering([r], width: 100, height: 100), [PixelBox(x: 8, y: 18, w: 44, h: 44)])
-        XCTAssertEqual(PixelBox.covering([r, r], width: 30, height: 30), [PixelBox(x: 8, y: 18, w: 22, h: 12)])
-        XCTAssertEqual(PixelBox.covering([], width: 30, height: 30), [])
+        XCTAssertEqual(PixelRect.covering([r], width: 100, height: 100), [PixelRect(x0: 8, y0: 18, x1: 52, y1: 62)])
+        XCTAssertEqual(PixelRect.covering([r, r], width: 30, height: 30), [PixelRect(x0: 8, y0: 18, x1: 30, y1: 30)])
+        XCTAssertEqual(PixelRect.covering([], width: 30, height: 30), [])
         let far = RegionShape(lt: Point(200, 200), rt: Point(250, 200), rb: Point(250, 260), lb: Point(200, 260), center: Point(225, 230))
-        XCTAssertEqual(PixelBox.covering([RegionFrame(shape: far, peak: 1, direction: Point(0, 1), swing: 1)], width: 100, height: 100), [])
+        XCTAssertEqual(PixelRect.covering([RegionFrame(shape: far, peak: 1, direction: Point(0, 1), swing: 1)], width: 100, height: 100), [])
         // Many boxes: their union.
         var many: [RegionFrame] = []
         for i in 0..<10 {
@@ -60,10 +60,10 @@ final class LayoutTests: XCTestCase {
             let shape = RegionShape(lt: Point(x, 0), rt: Point(x + 4, 0), rb: Point(x + 4, 4), lb: Point(x, 4), center: Point(x + 2, 2))
             many.append(RegionFrame(shape: shape, peak: 1, direction: Point(1, 0), swing: 1))
         }
-        XCTAssertEqual(PixelBox.covering(many, width: 100, height: 100), [PixelBox(x: 0, y: 0, w: 51, h: 6)])
+        XCTAssertEqual(PixelRect.covering(many, width: 100, height: 100), [PixelRect(x0: 0, y0: 0, x1: 51, y1: 6)])
         let wild = RegionShape(lt: Point(-.infinity, 0), rt: Point(1, 0), rb: Point(1, 1), lb: Point(0, 1), center: Point(0.5, 0.5))
         let w = RegionFrame(shape: wild, peak: 1, direction: Point(1, 0), swing: 1)
-        XCTAssertEqual(PixelBox.covering([w], width: 30, height: 20), [PixelBox(x: 0, y: 0, w: 30, h: 20)])
+        XCTAssertEqual(PixelRect.covering([w], width: 30, height: 20), [PixelRect(x0: 0, y0: 0, x1: 30, y1: 20)])
     }
 
     func testTheSparseOverlayBlendsOnlyItsPixels() {

@@ -108,7 +108,7 @@ final class FakeSurface: StudioSurface {
                  drawImage: (DrawTarget, _ full: Bool) throws -> Void) throws {
         XCTFail("a fake surface has no GL context: frames come through present(frame:)")
     }
-    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelBox]?,
+    func present(frame: RGBAImage?, frameOpaque: Bool, frameChanged: Bool, frameDirty: [PixelRect]?,
                  frameRect: (x: Int, y: Int, w: Int, h: Int), chrome: RGBAImage, chromeY: Int) throws {
         frames.append((clock.t, frame))
         frameRects.append(frameRect)
