@@ -3,6 +3,7 @@ import Foundation
 import WobbleCore
 import WobbleSystem
 import WobbleMedia
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,10 +24,11 @@ import Glibc
 ///    rendered once into memory, centred on a transparent canvas where
 ///    the platform asks for a square.
 /// 4. For each format the platform takes (Discord: APNG and GIF) the
-///    quality is bisected (each try a whole file in a private temporary
-///    folder, through the output table) for the best that fits the byte
-///    limit; APNG is lossless, so there fewer colour levels are tried (8,
-///    7, … 4 bits a channel). With two formats, the one whose frames are
+///    quality is searched (`search`: each try a whole file in a private
+///    temporary folder, through the output table, two at a time; the
+///    quality predicted from the sizes of the first tries) for the best
+///    that fits the byte limit; APNG is lossless, so there fewer colour
+///    levels are tried (8, 7, … 4 bits a channel). With two formats, the one whose frames are
 ///    closest to the rendered ones (PSNR, the GIF decoded back) wins.
 ///    Where even the lowest does not fit and the platform allows it, half
 ///    the frame rate is tried (fewer frames), twice at most.
@@ -339,46 +341,126 @@ package struct PresetRun {
     }
 
     /// The best level of `format` (quality, or APNG colour bits) whose file
-    /// fits, or nil.
+    /// fits, or nil. Tries run two at a time (each on a thread of its own,
+    /// the frames shared, not copied), in rounds:
+    ///
+    /// - APNG (lossless, fewer colour levels): 8 and 7 bits, then 6 and 5,
+    ///   then 4; the most bits that fit.
+    /// - A quality (WebP, video, GIF): bytes against quality are smooth,
+    ///   close to exponential, so the search predicts instead of bisecting.
+    ///   Round 1 tries the top (`QualityModel.top`, done when it fits) and a
+    ///   second point below it; round 2 the quality that the line through
+    ///   the logarithms of the nearest two sizes says fits at the limit,
+    ///   beside a slightly lower one; round 3, only where neither fitted,
+    ///   one correction from the sizes then known, beside the lowest quality.
+    ///   The best that fitted wins; where the lowest does not fit, nothing does.
     package func search(_ frames: [RGBAImage], still: RGBAImage?, format: OutputFormat, fps: Double, loop: Int, in trials: TrialFolder,
                 smallest: inout Int) throws -> Candidate? {
         let p = preset
         let apng = format == .apng
-        func encode(_ level: Int) throws -> Candidate {
-            let path = trials.next(format.extensions.first ?? "")
-            let plan = try OutputPlan.decide(path: path, format: format)
-            let spec = OutputPlan.Frames(width: frames[0].width, height: frames[0].height, fps: fps,
-                                         count: frames.count, fullRender: true, loop: loop,
-                                         quality: apng ? nil : level, alpha: true, matte: options.matte)
-            guard let sink = try plan.makeSink(spec, still: { still ?? frames[0] }) else { throw RunError("\(p.name): no output") }
-            try streamFrames(Array(frames.enumerated()), into: sink, reporter: ProgressReporter(total: frames.count, quiet: true), control: options.control) { k, f in
-                (apng ? Posterize.apply(f, bits: level) : f, k)
+        let spec = OutputPlan.Frames(width: frames[0].width, height: frames[0].height, fps: fps,
+                                     count: frames.count, fullRender: true, loop: loop,
+                                     quality: nil, alpha: true, matte: options.matte)
+        /// Each of `levels` encoded into a trial file at once; the files' sizes.
+        func encode(_ levels: [Int]) throws -> [Candidate] {
+            let paths = levels.map { _ in trials.next(format.extensions.first ?? "") }
+            let results = Mutex<[Result<Candidate, any Error>?]>(Array(repeating: nil, count: levels.count))
+            let control = options.control
+            Parallel.run(levels.count) { i in
+                let level = levels[i], path = paths[i]
+                let r = Result { () throws -> Candidate in
+                    let plan = try OutputPlan.decide(path: path, format: format)
+                    var s = spec
+                    s.quality = apng ? nil : level
+                    guard let sink = try plan.makeSink(s, still: { still ?? frames[0] }) else { throw RunError("\(p.name): no output") }
+                    try streamFrames(frames.indices, into: sink, reporter: ProgressReporter(total: frames.count, quiet: true),
+                                     control: control) { k in
+                        (apng ? Posterize.apply(frames[k], bits: level) : frames[k], k)
+                    }
+                    return Candidate(format: format, bytes: sink.bytesWritten ?? Int.max, path: path, level: level)
+                }
+                results.withLock { $0[i] = r }
             }
-            let size = sink.bytesWritten ?? Int.max
-            smallest = min(smallest, size)
-            return Candidate(format: format, bytes: size, path: path, level: level)
+            let done = try results.withLock { try $0.map { try $0!.get() } }
+            smallest = min(smallest, done.map(\.bytes).min() ?? Int.max)
+            return done
         }
+        let fits = { (c: Candidate) in c.bytes <= p.byteLimit }
         if apng {
-            for bits in stride(from: 8, through: 4, by: -1) {
-                let c = try encode(bits)
-                if c.bytes <= p.byteLimit { return c }
+            for round in [[8, 7], [6, 5], [4]] {
+                if let c = try encode(round).first(where: fits) { return c }
             }
             return nil
         }
-        // Bisection on quality for the largest that fits.
-        var lo = Self.lowestQuality, hi = 95
-        let top = try encode(hi)
-        if top.bytes <= p.byteLimit { return top }
-        // The lowest next: when even it does not fit, no bisection.
-        let low = try encode(lo)
-        guard low.bytes <= p.byteLimit else { return nil }
-        var found = low
-        while hi - lo > 2 {
-            let mid = (lo + hi) / 2
-            let c = try encode(mid)
-            if c.bytes <= p.byteLimit { lo = mid; found = c } else { hi = mid }
+        var model = QualityModel(limit: p.byteLimit)
+        let first = try encode([QualityModel.top, QualityModel.second])
+        model.add(first)
+        if fits(first[0]) { return first[0] }
+        let predicted = model.predict()
+        var round = [predicted]
+        if let below = model.hedge(below: predicted) { round.append(below) }
+        model.add(try encode(round))
+        if let best = model.best { return best }
+        // One correction, beside the lowest: where even it does not fit, nothing does.
+        let corrected = model.predict()
+        model.add(try encode(corrected > Self.lowestQuality ? [corrected, Self.lowestQuality] : [Self.lowestQuality]))
+        return model.best
+    }
+
+    /// The search's picture of bytes against quality: the qualities tried,
+    /// their files, and the next quality to try.
+    package struct QualityModel {
+        /// The first try (done when it fits) and the point tried beside it.
+        package static let top = 95, second = 80
+        package let limit: Int
+        package private(set) var tried: [Candidate] = []
+
+        package init(limit: Int) { self.limit = limit }
+
+        package mutating func add(_ cs: [Candidate]) { tried += cs }
+
+        /// The highest quality tried that fits.
+        package var best: Candidate? { tried.filter { $0.bytes <= limit }.max { $0.level < $1.level } }
+        /// The highest quality known to fit, and the lowest known not to.
+        private var fitting: Int { best?.level ?? (lowestQuality - 1) }
+        private var failing: Int { tried.filter { $0.bytes > limit }.map(\.level).min() ?? (Self.top + 1) }
+        private var lowestQuality: Int { PresetRun.lowestQuality }
+
+        /// The quality the line through the logarithms of the two sizes
+        /// nearest the limit (one on each side where there are both) says
+        /// fits at the limit, strictly between the best fitting and the
+        /// lowest failing quality; their middle where the sizes do not fall
+        /// with the quality.
+        package func predict() -> Int {
+            let lo = fitting, hi = failing
+            guard hi - lo > 1 else { return max(lowestQuality, lo) }
+            let byLevel = Dictionary(tried.map { ($0.level, $0.bytes) }, uniquingKeysWith: { a, _ in a })
+            let points = byLevel.sorted { $0.key < $1.key }
+            let below = points.filter { $0.value <= limit }.last
+            let above = points.filter { $0.value > limit }.first
+            let pair: [(key: Int, value: Int)]
+            if let below, let above {
+                pair = [below, above]
+            } else {
+                // All on one side: the two nearest the limit.
+                pair = Array((below == nil ? points.prefix(2) : points.suffix(2)))
+            }
+            var q = (lo + hi) / 2
+            if pair.count == 2, pair[1].value > pair[0].value, pair[1].key > pair[0].key, pair[0].value > 0 {
+                let slope = (log(Double(pair[1].value)) - log(Double(pair[0].value))) / Double(pair[1].key - pair[0].key)
+                let at = Double(pair[0].key) + (log(Double(limit)) - log(Double(pair[0].value))) / slope
+                if at.isFinite { q = Int(at.rounded(.down)) }
+            }
+            return min(hi - 1, max(lo + 1, max(lowestQuality, q)))
         }
-        return found
+
+        /// A quality two below `q`, tried beside it in case the prediction
+        /// is just over the limit; nil where none lies above the best
+        /// fitting quality.
+        package func hedge(below q: Int) -> Int? {
+            let lower = q - 2
+            return lower > fitting && lower >= lowestQuality ? lower : nil
+        }
     }
 
     /// How close `c`'s frames, as a player shows them, are to `frames`:
