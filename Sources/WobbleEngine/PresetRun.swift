@@ -392,19 +392,7 @@ package struct PresetRun {
             }
             return nil
         }
-        var model = QualityModel(limit: p.byteLimit)
-        let first = try encode([QualityModel.top, QualityModel.second])
-        model.add(first)
-        if fits(first[0]) { return first[0] }
-        let predicted = model.predict()
-        var round = [predicted]
-        if let below = model.hedge(below: predicted) { round.append(below) }
-        model.add(try encode(round))
-        if let best = model.best { return best }
-        // One correction, beside the lowest: where even it does not fit, nothing does.
-        let corrected = model.predict()
-        model.add(try encode(corrected > Self.lowestQuality ? [corrected, Self.lowestQuality] : [Self.lowestQuality]))
-        return model.best
+        return try QualityModel.search(limit: p.byteLimit, encode: encode)
     }
 
     /// The search's picture of bytes against quality: the qualities tried,
@@ -418,6 +406,25 @@ package struct PresetRun {
         package init(limit: Int) { self.limit = limit }
 
         package mutating func add(_ cs: [Candidate]) { tried += cs }
+
+        /// The rounds of `search` for a quality: `encode` makes the files of
+        /// the qualities it is given; the best that fits, or nil.
+        package static func search(limit: Int, encode: ([Int]) throws -> [Candidate]) throws -> Candidate? {
+            var model = QualityModel(limit: limit)
+            let first = try encode([top, second])
+            model.add(first)
+            if first[0].bytes <= limit { return first[0] }
+            let predicted = model.predict()
+            var round = [predicted]
+            if let below = model.hedge(below: predicted) { round.append(below) }
+            model.add(try encode(round))
+            if let best = model.best { return best }
+            // One correction, beside the lowest: where even it does not fit, nothing does.
+            let corrected = model.predict()
+            let lowest = PresetRun.lowestQuality
+            model.add(try encode(corrected > lowest ? [corrected, lowest] : [lowest]))
+            return model.best
+        }
 
         /// The highest quality tried that fits.
         package var best: Candidate? { tried.filter { $0.bytes <= limit }.max { $0.level < $1.level } }
