@@ -132,15 +132,14 @@ package struct PresetRun {
             runner.makeSink = { f, still in try collector.start(f, still: still) }
             runner.soundless = "\(p.what) (--preset \(p.name))"
             summary = try runner.run(report: report)
-            let frames = collector.frames
             choice.fps = rate
             choice.loop = loop
-            choice.frames = frames.count
+            choice.frames = collector.count
             compared = []
             for format in formats {
-                guard var c = try search(frames, still: collector.still, format: format, fps: rate, loop: loop, in: trials,
+                guard var c = try search(collector, format: format, fps: rate, loop: loop, in: trials,
                                          smallest: &smallest) else { continue }
-                if formats.count > 1 { c.psnr = try fidelity(of: c, to: frames) }
+                if formats.count > 1 { c.psnr = try fidelity(of: c, to: collector) }
                 compared.append(c)
                 // A lossless file cannot be beaten.
                 if c.psnr == nil || c.psnr! >= Fidelity.exact { break }
@@ -354,11 +353,11 @@ package struct PresetRun {
     ///   beside a slightly lower one; round 3, only where neither fitted,
     ///   one correction from the sizes then known, beside the lowest quality.
     ///   The best that fitted wins; where the lowest does not fit, nothing does.
-    package func search(_ frames: [RGBAImage], still: RGBAImage?, format: OutputFormat, fps: Double, loop: Int, in trials: TrialFolder,
+    package func search(_ frames: FrameCollector, format: OutputFormat, fps: Double, loop: Int, in trials: TrialFolder,
                 smallest: inout Int) throws -> Candidate? {
         let p = preset
         let apng = format == .apng
-        let spec = OutputPlan.Frames(width: frames[0].width, height: frames[0].height, fps: fps,
+        let spec = OutputPlan.Frames(width: frames.canvas.0, height: frames.canvas.1, fps: fps,
                                      count: frames.count, fullRender: true, loop: loop,
                                      quality: nil, alpha: true, matte: options.matte)
         /// Each of `levels` encoded into a trial file at once; the files' sizes.
@@ -372,10 +371,15 @@ package struct PresetRun {
                     let plan = try OutputPlan.decide(path: path, format: format)
                     var s = spec
                     s.quality = apng ? nil : level
-                    guard let sink = try plan.makeSink(s, still: { still ?? frames[0] }) else { throw RunError("\(p.name): no output") }
-                    try streamFrames(frames.indices, into: sink, reporter: ProgressReporter(total: frames.count, quiet: true),
+                    var replay = frames.replay()
+                    guard let sink = try plan.makeSink(s, still: { try frames.still ?? replay.frame(0).image }) else {
+                        throw RunError("\(p.name): no output")
+                    }
+                    replay = frames.replay()
+                    try streamFrames(0..<frames.count, into: sink, reporter: ProgressReporter(total: frames.count, quiet: true),
                                      control: control) { k in
-                        (apng ? Posterize.apply(frames[k], bits: level) : frames[k], k)
+                        let f = replay.frame(k)
+                        return (apng ? Posterize.apply(f.image, bits: level) : f.image, k, f.changed)
                     }
                     return Candidate(format: format, bytes: sink.bytesWritten ?? Int.max, path: path, level: level)
                 }
@@ -473,15 +477,19 @@ package struct PresetRun {
     /// How close `c`'s frames, as a player shows them, are to `frames`:
     /// APNG is lossless (its frames are the posterized ones), a GIF is
     /// decoded back (`GIFReader`).
-    package func fidelity(of c: Candidate, to frames: [RGBAImage]) throws -> Double {
+    package func fidelity(of c: Candidate, to frames: FrameCollector) throws -> Double {
         var sum = Fidelity()
+        var replay = frames.replay()
         switch c.format {
         case .apng:
-            for f in frames { sum.add(Posterize.apply(f, bits: c.level), f) }
+            for k in 0..<frames.count {
+                let f = replay.frame(k).image
+                sum.add(Posterize.apply(f, bits: c.level), f)
+            }
         case .gif:
             var k = 0
             try GIFReader.frames(path: c.path) { shown, _ in
-                if k < frames.count { sum.add(shown, frames[k]) }
+                if k < frames.count { sum.add(shown, replay.frame(k).image) }
                 k += 1
             }
         default:
@@ -576,24 +584,40 @@ package struct Fidelity {
     }
 }
 
-/// Collects the rendered frames in memory, centred on a transparent canvas.
+/// Collects the rendered frames in memory, centred on a transparent canvas,
+/// each kept once and only where it changed: the first frame (and any whose
+/// changed boxes are not known) whole, each later one as the boxes where it
+/// differs from the frame before (`FrameSink.write(_:index:changed:)`). A
+/// clip whose regions cover a fifth of the picture takes about a fifth of
+/// its frames' memory. `replay()` gives them back whole, with their boxes.
 package final class FrameCollector {
     package let canvas: (Int, Int)
-    private(set) var frames: [RGBAImage] = []
+    /// One frame: whole, or the boxes (canvas pixels) and their pixels.
+    private struct Kept {
+        var whole: RGBAImage?
+        var boxes: [(PixelRect, [UInt8])]
+    }
+    private var kept: [Kept] = []
     private(set) var still: RGBAImage?
 
     package init(canvas: (Int, Int)) { self.canvas = canvas }
+
+    /// The frames collected.
+    package var count: Int { kept.count }
 
     package func start(_ f: OutputPlan.Frames, still: () throws -> RGBAImage) throws -> FrameSink {
         self.still = pad(try still())
         return Sink(self)
     }
 
+    /// Where a picture of `w × h` sits on the canvas.
+    private func offset(_ w: Int, _ h: Int) -> (Int, Int) { ((canvas.0 - w) / 2, (canvas.1 - h) / 2) }
+
     package func pad(_ img: RGBAImage) -> RGBAImage {
         let (cw, ch) = canvas
         if img.width == cw && img.height == ch { return img }
         var px = [UInt8](repeating: 0, count: cw * ch * 4)
-        let ox = (cw - img.width) / 2, oy = (ch - img.height) / 2
+        let (ox, oy) = offset(img.width, img.height)
         for y in 0..<min(img.height, ch) {
             let s = y * img.width * 4, d = ((y + oy) * cw + ox) * 4
             px.replaceSubrange(d..<(d + min(img.width, cw) * 4), with: img.pixels[s..<(s + min(img.width, cw) * 4)])
@@ -601,12 +625,71 @@ package final class FrameCollector {
         return RGBAImage(width: cw, height: ch, pixels: px)
     }
 
+    /// Keeps `frame`: whole where `changed` is nil or it is the first,
+    /// else only the pixels inside `changed`.
+    fileprivate func add(_ frame: RGBAImage, changed: [PixelRect]?) {
+        guard let changed, !kept.isEmpty, frame.width <= canvas.0, frame.height <= canvas.1 else {
+            kept.append(Kept(whole: pad(frame), boxes: []))
+            return
+        }
+        let (ox, oy) = offset(frame.width, frame.height)
+        var boxes: [(PixelRect, [UInt8])] = []
+        for r in changed {
+            let x0 = max(0, r.x0), y0 = max(0, r.y0), x1 = min(frame.width, r.x1), y1 = min(frame.height, r.y1)
+            guard x1 > x0, y1 > y0 else { continue }
+            var px: [UInt8] = []
+            px.reserveCapacity((x1 - x0) * (y1 - y0) * 4)
+            for y in y0..<y1 { px += frame.pixels[((y * frame.width + x0) * 4)..<((y * frame.width + x1) * 4)] }
+            boxes.append((PixelRect(x0: x0 + ox, y0: y0 + oy, x1: x1 + ox, y1: y1 + oy), px))
+        }
+        kept.append(Kept(whole: nil, boxes: boxes))
+    }
+
+    /// The frames whole again, in order (each replay its own running frame).
+    package func replay() -> Replay { Replay(owner: self) }
+
+    package struct Replay {
+        fileprivate let owner: FrameCollector
+        private var current: RGBAImage?
+        private var next = 0
+
+        fileprivate init(owner: FrameCollector) { self.owner = owner }
+
+        /// Frame `k` (0, 1, 2, … in order) and the canvas boxes outside
+        /// which it equals frame `k - 1` (nil: all).
+        package mutating func frame(_ k: Int) -> (image: RGBAImage, changed: [PixelRect]?) {
+            precondition(k == next, "frames are replayed in order")
+            next = k + 1
+            let kept = owner.kept[k]
+            if let whole = kept.whole {
+                current = whole
+                return (whole, nil)
+            }
+            var img = current!
+            let cw = img.width
+            img.pixels.withUnsafeMutableBufferPointer { dst in
+                for (r, px) in kept.boxes {
+                    let row = (r.x1 - r.x0) * 4
+                    px.withUnsafeBufferPointer { src in
+                        for y in r.y0..<r.y1 {
+                            let d = (y * cw + r.x0) * 4, s = (y - r.y0) * row
+                            UnsafeMutableRawPointer(dst.baseAddress! + d).copyMemory(from: src.baseAddress! + s, byteCount: row)
+                        }
+                    }
+                }
+            }
+            current = img
+            return (img, kept.boxes.map(\.0))
+        }
+    }
+
     private final class Sink: FrameSink {
         package let owner: FrameCollector
         package init(_ owner: FrameCollector) { self.owner = owner }
-        package func write(_ frame: RGBAImage, index: Int) throws { owner.frames.append(owner.pad(frame)) }
+        package func write(_ frame: RGBAImage, index: Int) throws { owner.add(frame, changed: nil) }
+        package func write(_ frame: RGBAImage, index: Int, changed: [PixelRect]?) throws { owner.add(frame, changed: changed) }
         package func finish() throws {}
-        package func abort() { owner.frames.removeAll() }
+        package func abort() { owner.kept.removeAll() }
         package var bytesWritten: Int? { nil }
     }
 }
