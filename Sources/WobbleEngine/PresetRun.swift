@@ -21,8 +21,9 @@ import Glibc
 ///    with a warning saying so. The plays follow `--loop` where the
 ///    platform allows it (else a usage error), or as many as fit.
 /// 3. The picture is scaled to the platform's box, and the frames are
-///    rendered once into memory, centred on a transparent canvas where
-///    the platform asks for a square.
+///    rendered once into memory (`FrameCollector`: each kept only where it
+///    changed), centred on a transparent canvas where the platform asks
+///    for a square.
 /// 4. For each format the platform takes (Discord: APNG and GIF) the
 ///    quality is searched (`search`: each try a whole file in a private
 ///    temporary folder, through the output table, two at a time; the
