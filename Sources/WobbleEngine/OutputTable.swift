@@ -171,11 +171,11 @@ package struct OutputPlan: Equatable {
             if let matte = f.matte {
                 return try MatteSink(matte: matte) { matted in
                     try GIFSink(path: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop,
-                                still: matted(try still()), quality: f.quality)
+                                still: matted(try still()), quality: f.quality, frameCount: f.count)
                 }
             }
             return try GIFSink(path: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop,
-                               still: try still(), quality: f.quality)
+                               still: try still(), quality: f.quality, frameCount: f.count)
         case .webp:
             return try WebPSink(path: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop, quality: f.quality)
         case .apng:

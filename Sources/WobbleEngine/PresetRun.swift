@@ -3,6 +3,7 @@ import Foundation
 import WobbleCore
 import WobbleSystem
 import WobbleMedia
+import Synchronization
 
 /// `--preset NAME`: a render that fits a platform's rules the first time.
 ///
@@ -17,13 +18,15 @@ import WobbleMedia
 ///    with a warning saying so. The plays follow `--loop` where the
 ///    platform allows it (else a usage error), or as many as fit.
 /// 3. The picture is scaled to the platform's box, and the frames are
-///    rendered once into memory, centred on a transparent canvas where
-///    the platform asks for a square.
+///    rendered once into memory (`FrameCollector`: each kept only where it
+///    changed), centred on a transparent canvas where the platform asks
+///    for a square.
 /// 4. For each format the platform takes (Discord: APNG and GIF) the
-///    quality is bisected (each try a whole file in a private temporary
-///    folder, through the output table) for the best that fits the byte
-///    limit; APNG is lossless, so there fewer colour levels are tried (8,
-///    7, … 4 bits a channel). With two formats, the one whose frames are
+///    quality is searched (`search`: each try a whole file in a private
+///    temporary folder, through the output table, two at a time; the
+///    quality predicted from the sizes of the first tries) for the best
+///    that fits the byte limit; APNG is lossless, so there fewer colour
+///    levels are tried (8, 7, … 4 bits a channel). With two formats, the one whose frames are
 ///    closest to the rendered ones (PSNR, the GIF decoded back) wins.
 ///    Where even the lowest does not fit and the platform allows it, half
 ///    the frame rate is tried (fewer frames), twice at most.
@@ -127,15 +130,14 @@ package struct PresetRun {
             runner.makeSink = { f, still in try collector.start(f, still: still) }
             runner.soundless = "\(p.what) (--preset \(p.name))"
             summary = try runner.run(report: report)
-            let frames = collector.frames
             choice.fps = rate
             choice.loop = loop
-            choice.frames = frames.count
+            choice.frames = collector.count
             compared = []
             for format in formats {
-                guard var c = try search(frames, still: collector.still, format: format, fps: rate, loop: loop, in: trials,
+                guard var c = try search(collector, format: format, fps: rate, loop: loop, in: trials,
                                          smallest: &smallest) else { continue }
-                if formats.count > 1 { c.psnr = try fidelity(of: c, to: frames) }
+                if formats.count > 1 { c.psnr = try fidelity(of: c, to: collector) }
                 compared.append(c)
                 // A lossless file cannot be beaten.
                 if c.psnr == nil || c.psnr! >= Fidelity.exact { break }
@@ -336,60 +338,156 @@ package struct PresetRun {
     }
 
     /// The best level of `format` (quality, or APNG colour bits) whose file
-    /// fits, or nil.
-    package func search(_ frames: [RGBAImage], still: RGBAImage?, format: OutputFormat, fps: Double, loop: Int, in trials: TrialFolder,
+    /// fits, or nil. Tries run two at a time (each on a thread of its own,
+    /// the frames shared, not copied), in rounds:
+    ///
+    /// - APNG (lossless, fewer colour levels): 8 and 7 bits, then 6 and 5,
+    ///   then 4; the most bits that fit.
+    /// - A quality (WebP, video, GIF): bytes against quality are smooth,
+    ///   close to exponential, so the search predicts instead of bisecting.
+    ///   Round 1 tries the top (`QualityModel.top`, done when it fits) and a
+    ///   second point below it; round 2 the quality that the line through
+    ///   the logarithms of the nearest two sizes says fits at the limit,
+    ///   beside a slightly lower one; round 3, only where neither fitted,
+    ///   one correction from the sizes then known, beside the lowest quality.
+    ///   The best that fitted wins; where the lowest does not fit, nothing does.
+    package func search(_ frames: FrameCollector, format: OutputFormat, fps: Double, loop: Int, in trials: TrialFolder,
                 smallest: inout Int) throws -> Candidate? {
         let p = preset
         let apng = format == .apng
-        func encode(_ level: Int) throws -> Candidate {
-            let path = trials.next(format.extensions.first ?? "")
-            let plan = try OutputPlan.decide(path: path, format: format)
-            let spec = OutputPlan.Frames(width: frames[0].width, height: frames[0].height, fps: fps,
-                                         count: frames.count, fullRender: true, loop: loop,
-                                         quality: apng ? nil : level, alpha: true, matte: options.matte)
-            guard let sink = try plan.makeSink(spec, still: { still ?? frames[0] }) else { throw RunError("\(p.name): no output") }
-            try streamFrames(Array(frames.enumerated()), into: sink, reporter: ProgressReporter(total: frames.count, quiet: true), control: options.control) { k, f in
-                (apng ? Posterize.apply(f, bits: level) : f, k)
+        let spec = OutputPlan.Frames(width: frames.canvas.0, height: frames.canvas.1, fps: fps,
+                                     count: frames.count, fullRender: true, loop: loop,
+                                     quality: nil, alpha: true, matte: options.matte)
+        /// Each of `levels` encoded into a trial file at once; the files' sizes.
+        func encode(_ levels: [Int]) throws -> [Candidate] {
+            let paths = levels.map { _ in trials.next(format.extensions.first ?? "") }
+            let results = Mutex<[Result<Candidate, any Error>?]>(Array(repeating: nil, count: levels.count))
+            let control = options.control
+            Parallel.run(levels.count) { i in
+                let level = levels[i], path = paths[i]
+                let r = Result { () throws -> Candidate in
+                    let plan = try OutputPlan.decide(path: path, format: format)
+                    var s = spec
+                    s.quality = apng ? nil : level
+                    var replay = frames.replay()
+                    guard let sink = try plan.makeSink(s, still: { try frames.still ?? replay.frame(0).image }) else {
+                        throw RunError("\(p.name): no output")
+                    }
+                    replay = frames.replay()
+                    try streamFrames(0..<frames.count, into: sink, reporter: ProgressReporter(total: frames.count, quiet: true),
+                                     control: control) { k in
+                        let f = replay.frame(k)
+                        return (apng ? Posterize.apply(f.image, bits: level) : f.image, k, f.changed)
+                    }
+                    return Candidate(format: format, bytes: sink.bytesWritten ?? Int.max, path: path, level: level)
+                }
+                results.withLock { $0[i] = r }
             }
-            let size = sink.bytesWritten ?? Int.max
-            smallest = min(smallest, size)
-            return Candidate(format: format, bytes: size, path: path, level: level)
+            let done = try results.withLock { try $0.map { try $0!.get() } }
+            smallest = min(smallest, done.map(\.bytes).min() ?? Int.max)
+            return done
         }
+        let fits = { (c: Candidate) in c.bytes <= p.byteLimit }
         if apng {
-            for bits in stride(from: 8, through: 4, by: -1) {
-                let c = try encode(bits)
-                if c.bytes <= p.byteLimit { return c }
+            for round in [[8, 7], [6, 5], [4]] {
+                if let c = try encode(round).first(where: fits) { return c }
             }
             return nil
         }
-        // Bisection on quality for the largest that fits.
-        var lo = Self.lowestQuality, hi = 95
-        let top = try encode(hi)
-        if top.bytes <= p.byteLimit { return top }
-        // The lowest next: when even it does not fit, no bisection.
-        let low = try encode(lo)
-        guard low.bytes <= p.byteLimit else { return nil }
-        var found = low
-        while hi - lo > 2 {
-            let mid = (lo + hi) / 2
-            let c = try encode(mid)
-            if c.bytes <= p.byteLimit { lo = mid; found = c } else { hi = mid }
+        return try QualityModel.search(limit: p.byteLimit, encode: encode)
+    }
+
+    /// The search's picture of bytes against quality: the qualities tried,
+    /// their files, and the next quality to try.
+    package struct QualityModel {
+        /// The first try (done when it fits) and the point tried beside it.
+        package static let top = 95, second = 80
+        package let limit: Int
+        package private(set) var tried: [Candidate] = []
+
+        package init(limit: Int) { self.limit = limit }
+
+        package mutating func add(_ cs: [Candidate]) { tried += cs }
+
+        /// The rounds of `search` for a quality: `encode` makes the files of
+        /// the qualities it is given; the best that fits, or nil.
+        package static func search(limit: Int, encode: ([Int]) throws -> [Candidate]) throws -> Candidate? {
+            var model = QualityModel(limit: limit)
+            let first = try encode([top, second])
+            model.add(first)
+            if first[0].bytes <= limit { return first[0] }
+            let predicted = model.predict()
+            var round = [predicted]
+            if let below = model.hedge(below: predicted) { round.append(below) }
+            model.add(try encode(round))
+            if let best = model.best { return best }
+            // One correction, beside the lowest: where even it does not fit, nothing does.
+            let corrected = model.predict()
+            let lowest = PresetRun.lowestQuality
+            model.add(try encode(corrected > lowest ? [corrected, lowest] : [lowest]))
+            return model.best
         }
-        return found
+
+        /// The highest quality tried that fits.
+        package var best: Candidate? { tried.filter { $0.bytes <= limit }.max { $0.level < $1.level } }
+        /// The highest quality known to fit, and the lowest known not to.
+        private var fitting: Int { best?.level ?? (lowestQuality - 1) }
+        private var failing: Int { tried.filter { $0.bytes > limit }.map(\.level).min() ?? (Self.top + 1) }
+        private var lowestQuality: Int { PresetRun.lowestQuality }
+
+        /// The quality the line through the logarithms of the two sizes
+        /// nearest the limit (one on each side where there are both) says
+        /// fits at the limit, strictly between the best fitting and the
+        /// lowest failing quality; their middle where the sizes do not fall
+        /// with the quality.
+        package func predict() -> Int {
+            let lo = fitting, hi = failing
+            guard hi - lo > 1 else { return max(lowestQuality, lo) }
+            let byLevel = Dictionary(tried.map { ($0.level, $0.bytes) }, uniquingKeysWith: { a, _ in a })
+            let points = byLevel.sorted { $0.key < $1.key }
+            let below = points.filter { $0.value <= limit }.last
+            let above = points.filter { $0.value > limit }.first
+            let pair: [(key: Int, value: Int)]
+            if let below, let above {
+                pair = [below, above]
+            } else {
+                // All on one side: the two nearest the limit.
+                pair = Array((below == nil ? points.prefix(2) : points.suffix(2)))
+            }
+            var q = (lo + hi) / 2
+            if pair.count == 2, pair[1].value > pair[0].value, pair[1].key > pair[0].key, pair[0].value > 0 {
+                let slope = (log(Double(pair[1].value)) - log(Double(pair[0].value))) / Double(pair[1].key - pair[0].key)
+                let at = Double(pair[0].key) + (log(Double(limit)) - log(Double(pair[0].value))) / slope
+                if at.isFinite { q = Int(at.rounded(.down)) }
+            }
+            return min(hi - 1, max(lo + 1, max(lowestQuality, q)))
+        }
+
+        /// A quality two below `q`, tried beside it in case the prediction
+        /// is just over the limit; nil where none lies above the best
+        /// fitting quality.
+        package func hedge(below q: Int) -> Int? {
+            let lower = q - 2
+            return lower > fitting && lower >= lowestQuality ? lower : nil
+        }
     }
 
     /// How close `c`'s frames, as a player shows them, are to `frames`:
     /// APNG is lossless (its frames are the posterized ones), a GIF is
     /// decoded back (`GIFReader`).
-    package func fidelity(of c: Candidate, to frames: [RGBAImage]) throws -> Double {
+    package func fidelity(of c: Candidate, to frames: FrameCollector) throws -> Double {
         var sum = Fidelity()
+        var replay = frames.replay()
         switch c.format {
         case .apng:
-            for f in frames { sum.add(Posterize.apply(f, bits: c.level), f) }
+            for k in 0..<frames.count {
+                let f = replay.frame(k).image
+                sum.add(Posterize.apply(f, bits: c.level), f)
+            }
         case .gif:
             var k = 0
             try GIFReader.frames(path: c.path) { shown, _ in
-                if k < frames.count { sum.add(shown, frames[k]) }
+                if k < frames.count { sum.add(shown, replay.frame(k).image) }
                 k += 1
             }
         default:
@@ -484,24 +582,40 @@ package struct Fidelity {
     }
 }
 
-/// Collects the rendered frames in memory, centred on a transparent canvas.
+/// Collects the rendered frames in memory, centred on a transparent canvas,
+/// each kept once and only where it changed: the first frame (and any whose
+/// changed boxes are not known) whole, each later one as the boxes where it
+/// differs from the frame before (`FrameSink.write(_:index:changed:)`). A
+/// clip whose regions cover a fifth of the picture takes about a fifth of
+/// its frames' memory. `replay()` gives them back whole, with their boxes.
 package final class FrameCollector {
     package let canvas: (Int, Int)
-    private(set) var frames: [RGBAImage] = []
+    /// One frame: whole, or the boxes (canvas pixels) and their pixels.
+    private struct Kept {
+        var whole: RGBAImage?
+        var boxes: [(PixelRect, [UInt8])]
+    }
+    private var kept: [Kept] = []
     private(set) var still: RGBAImage?
 
     package init(canvas: (Int, Int)) { self.canvas = canvas }
+
+    /// The frames collected.
+    package var count: Int { kept.count }
 
     package func start(_ f: OutputPlan.Frames, still: () throws -> RGBAImage) throws -> FrameSink {
         self.still = pad(try still())
         return Sink(self)
     }
 
+    /// Where a picture of `w × h` sits on the canvas.
+    private func offset(_ w: Int, _ h: Int) -> (Int, Int) { ((canvas.0 - w) / 2, (canvas.1 - h) / 2) }
+
     package func pad(_ img: RGBAImage) -> RGBAImage {
         let (cw, ch) = canvas
         if img.width == cw && img.height == ch { return img }
         var px = [UInt8](repeating: 0, count: cw * ch * 4)
-        let ox = (cw - img.width) / 2, oy = (ch - img.height) / 2
+        let (ox, oy) = offset(img.width, img.height)
         for y in 0..<min(img.height, ch) {
             let s = y * img.width * 4, d = ((y + oy) * cw + ox) * 4
             px.replaceSubrange(d..<(d + min(img.width, cw) * 4), with: img.pixels[s..<(s + min(img.width, cw) * 4)])
@@ -509,12 +623,71 @@ package final class FrameCollector {
         return RGBAImage(width: cw, height: ch, pixels: px)
     }
 
+    /// Keeps `frame`: whole where `changed` is nil or it is the first,
+    /// else only the pixels inside `changed`.
+    fileprivate func add(_ frame: RGBAImage, changed: [PixelRect]?) {
+        guard let changed, !kept.isEmpty, frame.width <= canvas.0, frame.height <= canvas.1 else {
+            kept.append(Kept(whole: pad(frame), boxes: []))
+            return
+        }
+        let (ox, oy) = offset(frame.width, frame.height)
+        var boxes: [(PixelRect, [UInt8])] = []
+        for r in changed {
+            let x0 = max(0, r.x0), y0 = max(0, r.y0), x1 = min(frame.width, r.x1), y1 = min(frame.height, r.y1)
+            guard x1 > x0, y1 > y0 else { continue }
+            var px: [UInt8] = []
+            px.reserveCapacity((x1 - x0) * (y1 - y0) * 4)
+            for y in y0..<y1 { px += frame.pixels[((y * frame.width + x0) * 4)..<((y * frame.width + x1) * 4)] }
+            boxes.append((PixelRect(x0: x0 + ox, y0: y0 + oy, x1: x1 + ox, y1: y1 + oy), px))
+        }
+        kept.append(Kept(whole: nil, boxes: boxes))
+    }
+
+    /// The frames whole again, in order (each replay its own running frame).
+    package func replay() -> Replay { Replay(owner: self) }
+
+    package struct Replay {
+        fileprivate let owner: FrameCollector
+        private var current: RGBAImage?
+        private var next = 0
+
+        fileprivate init(owner: FrameCollector) { self.owner = owner }
+
+        /// Frame `k` (0, 1, 2, … in order) and the canvas boxes outside
+        /// which it equals frame `k - 1` (nil: all).
+        package mutating func frame(_ k: Int) -> (image: RGBAImage, changed: [PixelRect]?) {
+            precondition(k == next, "frames are replayed in order")
+            next = k + 1
+            let kept = owner.kept[k]
+            if let whole = kept.whole {
+                current = whole
+                return (whole, nil)
+            }
+            var img = current!
+            let cw = img.width
+            img.pixels.withUnsafeMutableBufferPointer { dst in
+                for (r, px) in kept.boxes {
+                    let row = (r.x1 - r.x0) * 4
+                    px.withUnsafeBufferPointer { src in
+                        for y in r.y0..<r.y1 {
+                            let d = (y * cw + r.x0) * 4, s = (y - r.y0) * row
+                            UnsafeMutableRawPointer(dst.baseAddress! + d).copyMemory(from: src.baseAddress! + s, byteCount: row)
+                        }
+                    }
+                }
+            }
+            current = img
+            return (img, kept.boxes.map(\.0))
+        }
+    }
+
     private final class Sink: FrameSink {
         package let owner: FrameCollector
         package init(_ owner: FrameCollector) { self.owner = owner }
-        package func write(_ frame: RGBAImage, index: Int) throws { owner.frames.append(owner.pad(frame)) }
+        package func write(_ frame: RGBAImage, index: Int) throws { owner.add(frame, changed: nil) }
+        package func write(_ frame: RGBAImage, index: Int, changed: [PixelRect]?) throws { owner.add(frame, changed: changed) }
         package func finish() throws {}
-        package func abort() { owner.frames.removeAll() }
+        package func abort() { owner.kept.removeAll() }
         package var bytesWritten: Int? { nil }
     }
 }

@@ -70,7 +70,11 @@ struct GIFPalette {
     /// wall time; in one band, its contrast maps included, 55–60 ms): the
     /// palette about 140 ms of wall time on two free cores instead of
     /// 200 ms, and 205–215 ms of CPU instead of 235.
-    init(still: RGBAImage, speed: Int32, dithering: Float, maxColors: Int = 255, what: String) throws {
+    ///
+    /// `quantizerSpeed` (default `speed`) is the quantiser's alone; the
+    /// remap keeps `speed` (its edge-aware dithering is what the speed
+    /// buys there).
+    init(still: RGBAImage, speed: Int32, quantizerSpeed: Int32? = nil, dithering: Float, maxColors: Int = 255, what: String) throws {
         let maxColors = Int32(min(255, max(2, maxColors)))
         let w = still.width, h = still.height
         // Binary alpha, as the GIF shows it: the quantiser then spends no
@@ -96,7 +100,9 @@ struct GIFPalette {
             let distinct = ResultSlots(1, initial: Distinct())
             var cpu = GIFPalette.parallel(2) { c in
                 if c == 0 {
-                    found.set(0, Result { try GIFPalette.quantize(histogram, maxColors: liqMax, speed: speed, what: what) })
+                    found.set(0, Result {
+                        try GIFPalette.quantize(histogram, maxColors: liqMax, speed: quantizerSpeed ?? speed, what: what)
+                    })
                 } else {
                     images.set(0, Result {
                         try (0..<bands).map { band in

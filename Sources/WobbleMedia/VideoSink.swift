@@ -289,7 +289,9 @@ public final class VideoSink: FrameSink {
         // The temporary file we created and hold open is ffmpeg's
         // descriptor 3, which it reopens (seekable) through /proc: its
         // output lands in that file even if the folder is renamed meanwhile.
-        args += ["-f", format.muxer, "-y", streaming ? "pipe:1" : "file:/proc/self/fd/3"]
+        // The same frames give the same bytes: no random track UIDs, no
+        // date, no muxer version in the container.
+        args += ["-fflags", "+bitexact", "-f", format.muxer, "-y", streaming ? "pipe:1" : "file:/proc/self/fd/3"]
 
         var pipes: [Int32] = []
         func makePipe() throws -> (read: Int32, write: Int32) {

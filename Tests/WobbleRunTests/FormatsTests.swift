@@ -389,6 +389,25 @@ final class PresetTests: XCTestCase {
         XCTAssertEqual(p["limit"] as? Int, 256 * 1024)
     }
 
+    /// The file a preset keeps is, byte for byte, what a plain render at
+    /// the size, frame rate and quality it chose writes: the search's tries
+    /// are ordinary encodes, whichever way the quality was found.
+    func testThePresetsFileIsThePlainRenderAtTheQualityChosen() throws {
+        guard ChildProcess.findExecutable("ffprobe") != nil else { throw XCTSkip("ffmpeg is not installed") }
+        let (_, j) = try preset("telegram", scene: "long.lua", ["--frames", "0-89", "-o", "kept.webm"])
+        let p = try XCTUnwrap(j["preset"] as? [String: Any])
+        let q = try XCTUnwrap(p["quality"] as? Int)
+        let picture = try XCTUnwrap(p["picture"] as? [Int])
+        XCTAssertLessThan(q, 95, "the limit is what chose it")
+        let r = try Tool.run(["long.lua", "--backend", "cpu", "-q", "--frames", "0-89", "--width", "\(picture[0])", "--height", "\(picture[1])",
+                              "--fps", "30", "--quality", "\(q)", "-o", "plain.webm"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let kept = try Data(contentsOf: box.url.appendingPathComponent("kept.webm"))
+        XCTAssertEqual(kept.count, p["bytes"] as? Int)
+        XCTAssertLessThanOrEqual(kept.count, 256 * 1024)
+        XCTAssertEqual(kept, try Data(contentsOf: box.url.appendingPathComponent("plain.webm")))
+    }
+
     func testWhatsAppWebPFitsEveryLimit() throws {
         let (_, j) = try preset("whatsapp")
         let i = try inspect("cat-whatsapp.webp")

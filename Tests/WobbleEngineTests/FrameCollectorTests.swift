@@ -1,0 +1,56 @@
+import Foundation
+import XCTest
+import WobbleCore
+@testable import WobbleEngine
+
+/// The preset's frames kept once, only where they changed, and given back
+/// whole: every replayed frame equals the rendered frame on its canvas.
+final class FrameCollectorTests: XCTestCase {
+    /// A 30×20 picture whose pixels depend on the frame inside `box` only.
+    func frame(_ k: Int, box: PixelRect) -> RGBAImage {
+        var px = [UInt8](repeating: 0, count: 30 * 20 * 4)
+        for y in 0..<20 {
+            for x in 0..<30 {
+                let i = (y * 30 + x) * 4
+                let inside = x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1
+                let v = inside ? (x * 7 + y * 3 + k * 40) : (x * 5 + y * 11)
+                px[i] = UInt8(v & 255)
+                px[i + 1] = UInt8((v * 3) & 255)
+                px[i + 2] = inside ? UInt8(k * 9 & 255) : 7
+                px[i + 3] = inside ? UInt8(100 + k) : 255
+            }
+        }
+        return RGBAImage(width: 30, height: 20, pixels: px)
+    }
+
+    func testReplayedFramesAreTheRenderedOnesOnTheCanvas() throws {
+        for canvas in [(30, 20), (40, 40)] {
+            let c = FrameCollector(canvas: canvas)
+            let spec = OutputPlan.Frames(width: 30, height: 20, fps: 30, count: 6, fullRender: true, loop: 0, quality: nil)
+            let box = PixelRect(x0: 5, y0: 4, x1: 17, y1: 12)
+            let sink = try c.start(spec) { self.frame(0, box: box) }
+            var rendered: [RGBAImage] = []
+            for k in 0..<6 {
+                var f = frame(k, box: box)
+                if k == 3 { f = rendered[2] }                       // unchanged: no box
+                rendered.append(f)
+                // Frame 4's boxes unknown (nil): kept whole.
+                try sink.write(f, index: k, changed: k == 0 || k == 4 ? nil : (k == 3 ? [] : [box, PixelRect(x0: 25, y0: 18, x1: 40, y1: 30)]))
+            }
+            try sink.finish()
+            XCTAssertEqual(c.count, 6)
+            var replay = c.replay()
+            for k in 0..<6 {
+                let got = replay.frame(k)
+                XCTAssertTrue(got.image == c.pad(rendered[k]), "canvas \(canvas) frame \(k)")
+                let (ox, oy) = ((canvas.0 - 30) / 2, (canvas.1 - 20) / 2)
+                switch k {
+                case 0, 4: XCTAssertNil(got.changed)
+                case 3: XCTAssertEqual(got.changed, [])
+                default: XCTAssertEqual(got.changed, [PixelRect(x0: 5 + ox, y0: 4 + oy, x1: 17 + ox, y1: 12 + oy),
+                                                      PixelRect(x0: 25 + ox, y0: 18 + oy, x1: 30 + ox, y1: 20 + oy)])
+                }
+            }
+        }
+    }
+}
