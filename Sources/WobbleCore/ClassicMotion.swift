@@ -39,7 +39,7 @@ public struct ClassicMotion: MotionModel {
     public func looped(period: Double, kicks: [Impulse]) -> any SteadyLoop { ClassicLoop(model: self, kicks: kicks) }
 
     /// `addSketch{motion = "classic", duration =, strength =, decay =, threshold =}`.
-    public static let declaration = MotionDeclaration(kind: .classic, parameters: [
+    public static let declaration = MotionDeclaration(name: "classic", parameters: [
         .duration(default: 1.2),
         .strength(default: 0.08),
         MotionParameter(key: "decay", accepted: ParameterRange(0, 1), valid: 0...1, step: 0.05, defaultValue: 0.7,
@@ -50,7 +50,7 @@ public struct ClassicMotion: MotionModel {
 
 extension MotionKind {
     /// The original's cycles: an impulse restarts the cycle.
-    public static let classic = MotionKind(name: "classic")
+    public static let classic = ClassicMotion.declaration.kind
 }
 
 /// The classic model's steady state: the state of the last kick at or

@@ -48,7 +48,7 @@ public struct MotionReading: Sendable, Equatable {
 ///
 /// A new model is one file: a type conforming to this protocol and its
 /// `MotionDeclaration` (its name and parameter table), added to
-/// `MotionCatalog.standard`.
+/// `MotionCatalog.standard` or to the catalog a scene is run with.
 public protocol MotionModel: Sendable {
     /// The kick history after `kick` (at `kick.start`, the current time,
     /// later than or equal to every kick in `kicks`).
@@ -79,6 +79,6 @@ public protocol SteadyLoop: Sendable {
 extension WobbleParameters {
     /// The motion model these parameters describe.
     public var model: any MotionModel {
-        (MotionCatalog.standard.declaration(motion) ?? MotionCatalog.standard.models[0]).make(self)
+        motion.declaration.make(self)
     }
 }

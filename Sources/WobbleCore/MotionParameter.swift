@@ -75,6 +75,17 @@ public struct MotionParameter: Sendable {
         self.set = set
     }
 
+    /// A parameter of the model's own, kept by its key in
+    /// `WobbleParameters.modelValues` (reading its default until set): a
+    /// new model's parameters need no field of their own.
+    public init(key: String, accepted: ParameterRange, valid: ClosedRange<Double>, knee: Double? = nil, step: Double,
+                unit: String = "", defaultValue: Double, decimals: Int = 4,
+                loopNeeds: (@Sendable (Double) -> Bool, problem: String)? = nil) {
+        self.init(key: key, accepted: accepted, valid: valid, knee: knee, step: step, unit: unit, defaultValue: defaultValue,
+                  decimals: decimals, loopNeeds: loopNeeds,
+                  get: { $0.modelValues[key] ?? defaultValue }, set: { $0.modelValues[key] = $1 })
+    }
+
     /// `accepted` as messages write it.
     public var validText: String { accepted.text }
 
@@ -107,24 +118,42 @@ public struct MotionParameter: Sendable {
 /// A motion model as the scene, the studio and loops see it: its name
 /// (`addSketch{motion = NAME}`), its number parameters (in the order the
 /// inspector shows them and a save writes them), and how to make the model.
-public struct MotionDeclaration: Sendable {
-    public var kind: MotionKind
-    public var parameters: [MotionParameter]
-    public var make: @Sendable (WobbleParameters) -> any MotionModel
+/// A sketch's `MotionKind` carries its declaration, so whatever holds a
+/// sketch's parameters (the renderer, loops, the source writer, the
+/// inspector's rows) reads its model from there, with no table of models.
+public final class MotionDeclaration: Sendable {
+    public let name: String
+    public let parameters: [MotionParameter]
+    public let make: @Sendable (WobbleParameters) -> any MotionModel
 
-    public init(kind: MotionKind, parameters: [MotionParameter], make: @escaping @Sendable (WobbleParameters) -> any MotionModel) {
-        self.kind = kind
+    public init(name: String, parameters: [MotionParameter], make: @escaping @Sendable (WobbleParameters) -> any MotionModel) {
+        self.name = name
         self.parameters = parameters
         self.make = make
     }
 
+    /// The model's name as a sketch's parameters hold it.
+    public var kind: MotionKind { MotionKind(self) }
+
     public func parameter(_ key: String) -> MotionParameter? { parameters.first { $0.key == key } }
+
+    /// Why a model with `p` cannot loop (a `loop` error), nil when it can:
+    /// what its parameters' table says a loop needs.
+    public func loopProblem(_ p: WobbleParameters) -> String? {
+        for q in parameters {
+            if let needs = q.loopNeeds, !needs.0(q.get(p)) { return needs.problem }
+        }
+        return nil
+    }
 }
 
-/// The motion models a sketch can use, each declared in its own file.
-/// Everything that lists parameters (the Lua binding, the inspector, the
-/// source writer, loops) reads them from here: a new model is one file
-/// declaring itself, and its declaration added to `standard`.
+/// The motion models a scene can name, each declared in its own file: what
+/// lists every model or every key (the Lua binding's `addSketch` keys and
+/// `motion` names, the inspector's choice of model) reads them from here.
+/// A new model is one file declaring itself, its declaration added to
+/// `standard` (or to a catalog given to the binding and the studio:
+/// `ScriptOptions.motions`, `SessionOptions.motions`). The first model is
+/// the default (a sketch without `motion`).
 public struct MotionCatalog: Sendable {
     public let models: [MotionDeclaration]
 
@@ -153,7 +182,19 @@ public struct MotionCatalog: Sendable {
     /// The models of `addSketch{motion = ...}`; the first is the default.
     public static let standard = MotionCatalog([ClassicMotion.declaration, SpringMotion.declaration])
 
-    public func declaration(_ kind: MotionKind) -> MotionDeclaration? { models.first { $0.kind == kind } }
+    /// This catalog and `more` models after its own.
+    public func adding(_ more: MotionDeclaration...) -> MotionCatalog { MotionCatalog(models + more) }
+
+    public func declaration(_ kind: MotionKind) -> MotionDeclaration? { models.first { $0.name == kind.rawValue } }
+
+    /// The model named `name` (`addSketch{motion = NAME}`), nil for none.
+    public func kind(named name: String) -> MotionKind? { models.first { $0.name == name }?.kind }
+
+    /// The names, as messages list them: `"classic" or "spring"`.
+    public var namesText: String {
+        let q = models.map { "\"\($0.name)\"" }
+        return q.count < 2 ? q.joined() : q.dropLast().joined(separator: ", ") + " or " + (q.last ?? "")
+    }
 
     public func parameter(_ key: String) -> MotionParameter? { parameters.first { $0.key == key } }
 
@@ -167,53 +208,53 @@ public struct MotionCatalog: Sendable {
     public func defaults(_ kind: MotionKind) -> WobbleParameters {
         var p = WobbleParameters(bare: kind)
         for q in parameters { q.set(&p, q.defaultValue) }
-        for q in declaration(kind)?.parameters ?? [] { q.set(&p, q.defaultValue) }
+        for q in kind.declaration.parameters { q.set(&p, q.defaultValue) }
+        // A model's own values are read as their defaults when absent: only the model's are kept.
+        p.modelValues = p.modelValues.filter { kind.declaration.parameter($0.key) != nil }
         return p
     }
 
-    /// `p` with the model `kind`: a parameter left at the old model's
-    /// default takes the new model's (as assigning `motion` in a script does).
-    public func switching(_ p: WobbleParameters, to kind: MotionKind) -> WobbleParameters {
-        var out = p
-        out.motion = kind
-        guard let old = declaration(p.motion), let new = declaration(kind) else { return out }
-        for q in new.parameters {
-            if let o = old.parameter(q.key), o.get(p) == o.defaultValue { q.set(&out, q.defaultValue) }
-        }
-        return out
-    }
-
-    /// Why `p` is refused (the first parameter out of range), nil when
-    /// every parameter is accepted.
+    /// Why `p` is refused (the first parameter out of range, of this
+    /// catalog's and of its own model's), nil when every parameter is accepted.
     public func validationError(_ p: WobbleParameters) -> String? {
-        parameters.lazy.compactMap { $0.problem($0.get(p)) }.first
-    }
-
-    /// Why a model cannot loop (a `loop` error), nil when it can.
-    public func loopProblem(_ p: WobbleParameters, hasKicks: Bool) -> String? {
-        guard hasKicks else { return nil }
-        for q in declaration(p.motion)?.parameters ?? [] {
-            if let needs = q.loopNeeds, !needs.0(q.get(p)) { return needs.problem }
-        }
-        return nil
+        (parameters + p.motion.declaration.parameters).lazy.compactMap { $0.problem($0.get(p)) }.first
     }
 }
 
-/// The name of a motion model (`addSketch{motion = ...}`): one of the
-/// standard catalog's when read from a script or decoded.
+/// The name of a motion model (`addSketch{motion = ...}`), carrying its
+/// declaration: two kinds are equal when their names are. Read from a
+/// script by a catalog; decoded (and made from a raw value) from the
+/// standard catalog's.
 public struct MotionKind: RawRepresentable, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
-    public let rawValue: String
+    public let declaration: MotionDeclaration
+    public var rawValue: String { declaration.name }
 
-    /// A model's own name, as its declaration gives it.
-    public init(name: String) { rawValue = name }
+    init(_ declaration: MotionDeclaration) { self.declaration = declaration }
 
     /// The standard model of that name, nil for any other.
     public init?(rawValue: String) {
-        guard MotionCatalog.standard.models.contains(where: { $0.kind.rawValue == rawValue }) else { return nil }
-        self.rawValue = rawValue
+        guard let d = MotionCatalog.standard.models.first(where: { $0.name == rawValue }) else { return nil }
+        declaration = d
     }
 
     public static var allCases: [MotionKind] { MotionCatalog.standard.models.map(\.kind) }
 
+    public static func == (a: MotionKind, b: MotionKind) -> Bool { a.rawValue == b.rawValue }
+    public func hash(into h: inout Hasher) { h.combine(rawValue) }
+
     public var description: String { rawValue }
+}
+
+extension WobbleParameters {
+    /// `self` with the model `kind`: a parameter left at the old model's
+    /// default takes the new model's (as assigning `motion` in a script does).
+    public func switching(to kind: MotionKind) -> WobbleParameters {
+        var out = self
+        out.motion = kind
+        let old = motion.declaration
+        for q in kind.declaration.parameters {
+            if let o = old.parameter(q.key), o.get(self) == o.defaultValue { q.set(&out, q.defaultValue) }
+        }
+        return out
+    }
 }

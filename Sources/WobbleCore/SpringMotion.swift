@@ -103,7 +103,7 @@ public struct SpringMotion: MotionModel {
     public func looped(period: Double, kicks: [Impulse]) -> any SteadyLoop { SpringLoop(self, period: period, kicks: kicks) }
 
     /// `addSketch{motion = "spring", duration =, strength =, damping =, threshold =}`.
-    public static let declaration = MotionDeclaration(kind: .spring, parameters: [
+    public static let declaration = MotionDeclaration(name: "spring", parameters: [
         .duration(default: 1.2),
         .strength(default: 0.08),
         MotionParameter(key: "damping", accepted: ParameterRange(0, 1, upperOpen: true), valid: 0...0.99, step: 0.01,
@@ -116,5 +116,95 @@ public struct SpringMotion: MotionModel {
 
 extension MotionKind {
     /// A damped spring: kicks add up.
-    public static let spring = MotionKind(name: "spring")
+    public static let spring = SpringMotion.declaration.kind
+}
+
+extension LoopedMotion {
+    /// The first kick before which the steady envelope (without rests)
+    /// falls below `threshold` (the model then rests in the gap before it,
+    /// every period), nil when it never does. The envelope is lowest just
+    /// before a kick; swept once around the period: just after kick `j` it
+    /// is the value before it plus `a_j/c` (this period's occurrence
+    /// replaces the previous one, `a_j·e^{−ZωP}/(c(1−e^{−ZωP}))`, by
+    /// `a_j/(c(1−e^{−ZωP}))`).
+    func restAnchor(_ spring: SpringMotion) -> Int? {
+        LoopedMotion.restAnchor(spring, period: period, kicks: kicks, threshold: parameters.threshold)
+    }
+
+    static func restAnchor(_ spring: SpringMotion, period p: Double, kicks: [Impulse], threshold: Double) -> Int? {
+        let a = spring.decayRate, c = spring.c
+        let q = exp(-a * p)
+        // Just before kick 0, every kick's last occurrence is the previous period's.
+        var before = kicks.reduce(0.0) { $0 + $1.amplitude * exp(-a * (kicks[0].start - $1.start + p)) } / (c * (1 - q))
+        for j in kicks.indices {
+            // A gap before j (not a kick at the same time as the previous one).
+            let previous = j == 0 ? kicks[kicks.count - 1].start - p : kicks[j - 1].start
+            if kicks[j].start - previous > timeEpsilon && before < threshold { return j }
+            let after = before + kicks[j].amplitude / c
+            let next = j + 1 < kicks.count ? kicks[j + 1].start : kicks[0].start + p
+            before = after * exp(-a * (next - kicks[j].start))
+        }
+        return nil
+    }
+}
+
+/// The spring's steady state for one period: the model, the kick before
+/// which it rests every period (nil: it never rests), and `1 / (1 − z)`
+/// with `z = e^{−ZωP}·e^{iω_d P}` (the sum of the repetitions), computed once.
+struct SpringLoop: SteadyLoop {
+    let spring: SpringMotion
+    let kicks: [Impulse]
+    let anchor: Int?
+    let q: Double
+    let inv: (re: Double, im: Double)
+
+    init(_ spring: SpringMotion, period: Double, kicks: [Impulse]) {
+        self.spring = spring
+        self.kicks = kicks
+        anchor = LoopedMotion.restAnchor(spring, period: period, kicks: kicks, threshold: spring.parameters.threshold)
+        q = exp(-spring.decayRate * period)
+        let zr = 1 - q * cos(spring.omegaD * period), zi = -q * sin(spring.omegaD * period)
+        let norm = zr * zr + zi * zi
+        inv = (re: zr / norm, im: -zi / norm)
+    }
+
+    /// The spring's steady state. Without a rest, every sum of the spring
+    /// model over the repetitions `n >= 0` is a geometric series:
+    /// `Σ_n h(τ + nP) = Im(e^{(−Zω + iω_d)τ} / (1 − e^{(−Zω + iω_d)P})) / c` and
+    /// `Σ_n e^{−Zω(τ + nP)} = e^{−Zωτ} / (1 − e^{−ZωP})`. When the steady
+    /// envelope falls below `threshold` before some kick, the model rests
+    /// there every period: the state is then that of the kicks since that
+    /// rest, from rest (`SpringMotion`'s own rules, no series).
+    func reading(at t: Double, taus: [Double]) -> MotionReading {
+        let a = spring.decayRate, wd = spring.omegaD, c = spring.c
+        if let anchor {
+            // The kicks since the rest before `anchor`, oldest first.
+            let since = kicks.indices.filter { taus[$0] <= taus[anchor] + timeEpsilon }
+                .sorted { taus[$0] != taus[$1] ? taus[$0] > taus[$1] : $0 < $1 }
+            var history: [Impulse] = []
+            for i in since {
+                let k = kicks[i]
+                history = spring.adding(Impulse(start: t - taus[i], direction: k.direction, amplitude: k.amplitude), to: history)
+            }
+            return spring.reading(history, at: t, preparedAt: 0)
+        }
+        var s = Point.zero
+        var e = 0.0
+        for (i, k) in kicks.enumerated() {
+            let decay = exp(-a * taus[i])
+            let w = (re: decay * cos(wd * taus[i]), im: decay * sin(wd * taus[i]))
+            let g = (w.re * inv.im + w.im * inv.re) / c
+            s = s + k.direction * (k.amplitude * g)
+            e += k.amplitude * decay
+        }
+        e /= c * (1 - q)
+        let len = s.length
+        let start = t - (taus.min() ?? 0)
+        guard e > 0, len > 0, len.isFinite else {
+            return MotionReading(amplitude: e, direction: .zero, cycleStart: start, level: 0, swing: 0, offsetDirection: .zero)
+        }
+        let unit = s / len
+        return MotionReading(amplitude: e, direction: unit, cycleStart: start, level: Swift.min(e, 4),
+                             swing: -Swift.min(len / e, 1), offsetDirection: unit)
+    }
 }

@@ -24,6 +24,9 @@ public struct WobbleParameters: Sendable, Hashable {
     /// `addSketch{cutout = "auto" | "PATH"}`: the object moves over a plate
     /// instead of the whole region deforming; nil: no cutout.
     public var cutout: CutoutRequest? = nil
+    /// The parameters a model declares without a field here (by key): a
+    /// new model's own.
+    public var modelValues: [String: Double] = [:]
 
     /// The defaults of `motion` (its declaration's), with the values given.
     public init(motion: MotionKind = .classic, duration: Double? = nil, decay: Double? = nil, damping: Double? = nil,

@@ -26,6 +26,8 @@ public struct SessionOptions: Sendable {
     public var backend: Backend = .gles
     /// Print the renderer's description.
     public var verbose = false
+    /// The motion models the scene may name (the inspector offers them).
+    public var motions: MotionCatalog = .standard
 
     public init(scenePath: String) {
         self.scenePath = scenePath

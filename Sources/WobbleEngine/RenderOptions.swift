@@ -28,6 +28,8 @@ package struct RenderOptions: Sendable {
     package var check = false
     package var seed = 0
     package var timeout: Double?
+    /// The motion models the scene may name (a front end's own catalog).
+    package var motions: MotionCatalog = .standard
     package var maxFrames = RenderOptions.defaultMaxFrames
     /// The `--max-frames` default.
     package static let defaultMaxFrames = 100_000
@@ -57,6 +59,7 @@ package struct RenderOptions: Sendable {
         s.timeout = timeout
         s.backend = backend
         s.verbose = verbose
+        s.motions = motions
         return s
     }
 

@@ -66,6 +66,7 @@ public final class SceneRunner {
         so.imageOverride = override
         so.onPath = { [unowned self] in self.named.append($0) }
         so.soundLoader = loadSound
+        so.motions = options.motions
         configure(&so)
         var result = try ScriptHost(options: so).run()
         // Cutouts: masks and plates, once per run, before any frame.

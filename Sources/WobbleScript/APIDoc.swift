@@ -1,3 +1,5 @@
+import WobbleCore
+
 /// The Lua API described for editors: every global function with its
 /// parameters and a one-line doc, from which `wobble-run --generate`
 /// writes a Lua language-server definition file (`---@meta`) and a
@@ -97,6 +99,11 @@ public enum LuaAPIDoc {
     /// A Lua language-server definition file (`---@meta`): editors
     /// complete and check scenes with it.
     public static func luaLSMeta(version: String) -> String {
+        // The models and their number parameters, as the models declare them.
+        let motions = MotionCatalog.standard.models.map { "\"\($0.name)\"" }.joined(separator: "|")
+        func numbers(_ optional: String) -> String {
+            MotionCatalog.standard.parameters.map { "---@field \($0.key)\(optional) number" }.joined(separator: "\n")
+        }
         var s = """
         ---@meta wobble-run
         -- The wobble-run scene API (\(version)), for the Lua language server.
@@ -118,12 +125,8 @@ public enum LuaAPIDoc {
         ---@field w? number
         ---@field h? number
         ---@field center? wobble.PointSpec
-        ---@field motion? "classic"|"spring"
-        ---@field duration? number
-        ---@field decay? number
-        ---@field damping? number
-        ---@field threshold? number
-        ---@field strength? number
+        ---@field motion? \(motions)
+        \(numbers("?"))
         ---@field pin? "bottom"|"top"|"left"|"right"
         ---@field cutout? "auto"|string
 
@@ -133,12 +136,8 @@ public enum LuaAPIDoc {
         ---@field rb wobble.Point
         ---@field lb wobble.Point
         ---@field center wobble.Point
-        ---@field motion "classic"|"spring"
-        ---@field duration number
-        ---@field decay number
-        ---@field damping number
-        ---@field threshold number
-        ---@field strength number
+        ---@field motion \(motions)
+        \(numbers(""))
         ---@field pin? "bottom"|"top"|"left"|"right"
         local Sketch = {}
 

@@ -179,13 +179,31 @@ struct TableReader {
     }
 
     /// The name at `t[key]` as one of `E`'s values, nil when absent:
-    /// `addSketch: motion must be "classic" or "spring" (got "jelly")`.
+    /// `addSketch: pin must be "bottom", "top", "left" or "right" (got "up")`.
     func choice<E: CaseIterable & RawRepresentable>(_ t: Int32, _ key: String, of: E.Type = E.self) throws -> E?
     where E.RawValue == String {
         lua.rawGet(t, key)
         defer { lua.pop() }
         if lua.type(-1) == .nil { return nil }
         return try choice(-1, name: key)
+    }
+
+    /// The model named at `t[key]` (one of `catalog`'s), nil when absent.
+    func motion(_ t: Int32, _ key: String, among catalog: MotionCatalog) throws -> MotionKind? {
+        lua.rawGet(t, key)
+        defer { lua.pop() }
+        if lua.type(-1) == .nil { return nil }
+        return try motion(-1, name: key, among: catalog)
+    }
+
+    /// The model named at stack index `i`: one of `catalog`'s names, else
+    /// `sketch: motion must be "classic" or "spring" (got "jelly")`.
+    func motion(_ i: Int32, name: String, among catalog: MotionCatalog) throws -> MotionKind {
+        guard lua.type(i) == .string, let s = lua.string(i) else {
+            throw SceneError(function, "\(name) must be \(catalog.namesText) (got \(describe(lua, i)))")
+        }
+        guard let v = catalog.kind(named: s) else { throw SceneError(function, "\(name) must be \(catalog.namesText) (got \(quoted(s)))") }
+        return v
     }
 
     /// The value at stack index `i` as one of `E`'s names; `name` names it.

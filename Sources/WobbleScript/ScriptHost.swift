@@ -53,6 +53,8 @@ public struct ScriptOptions {
     /// Where the script's `print` writes: stdout (true, the default) or
     /// stderr (false: when the frames themselves go to stdout).
     public var printToStdout: Bool = true
+    /// The motion models `addSketch{motion = ...}` may name (and their keys).
+    public var motions: MotionCatalog = .standard
     /// Decodes a sound file (path resolved against the script's folder) to
     /// mono samples at 44 100 Hz, refusing one longer than the given
     /// seconds; a thrown error's description becomes the message

@@ -31,15 +31,17 @@ extension ScriptSession {
         SketchPoint(name: "rb", get: { $0.rb }, set: { $0.rb = $1 }),
         SketchPoint(name: "lb", get: { $0.lb }, set: { $0.lb = $1 }),
     ]
-    /// The number parameters of every model (after `motion`, a name), as
-    /// the models' tables declare them.
-    static let sketchParameters = MotionCatalog.standard.parameters
+    /// The number parameters of every model the scene may name (after
+    /// `motion`, a name), as the models' tables declare them.
+    var sketchParameters: [MotionParameter] { options.motions.parameters }
     /// The rectangle shorthand of `addSketch{x =, y =, w =, h =}`.
     static let rectKeys = ["x", "y", "w", "h"]
     /// Keys of `addSketch{...}`.
-    static let sketchKeys = sketchCorners.map(\.name) + ["center"] + rectKeys + ["motion"] + sketchParameters.map(\.key) + ["pin", "cutout"]
+    var sketchKeys: [String] {
+        ScriptSession.sketchCorners.map(\.name) + ["center"] + ScriptSession.rectKeys + ["motion"] + sketchParameters.map(\.key) + ["pin", "cutout"]
+    }
     /// Fields of sketch handles.
-    static let sketchFields = sketchCorners.map(\.name) + ["center", "motion"] + sketchParameters.map(\.key) + ["pin"]
+    var sketchFields: [String] { ScriptSession.sketchCorners.map(\.name) + ["center", "motion"] + sketchParameters.map(\.key) + ["pin"] }
     /// Methods of sketch handles, for messages.
     static let sketchMethodNames = sketchAPI.filter { $0.role == .sketchMethod }.map(\.name)
 
@@ -51,12 +53,13 @@ extension ScriptSession {
         }
         var corners = [Point(10, 10), Point(100, 10), Point(100, 100), Point(10, 100)]
         var center: Point?
-        var parameters = WobbleParameters.original
+        let catalog = options.motions
+        var parameters = catalog.defaults(catalog.models[0].kind)
         var cutout: String?
         if !a.isNil(1) {
             guard lua.type(1) == .table else { throw a.typeError(1, "table") }
             let r = TableReader(lua: lua, function: "addSketch")
-            try r.checkKeys(1, valid: ScriptSession.sketchKeys)
+            try r.checkKeys(1, valid: sketchKeys)
             let cornerKeys = ScriptSession.sketchCorners.map(\.name), rectKeys = ScriptSession.rectKeys
             let hasCorners = cornerKeys.filter { r.has(1, $0) }, hasRect = rectKeys.filter { r.has(1, $0) }
             if !hasCorners.isEmpty && !hasRect.isEmpty {
@@ -86,11 +89,10 @@ extension ScriptSession {
                 corners = [Point(x, y), Point(x + w, y), Point(x + w, y + h), Point(x, y + h)]
             }
             center = try r.point(1, "center")
-            if let motion = try r.choice(1, "motion", of: MotionKind.self) {
-                parameters = WobbleParameters(motion: motion)
+            if let motion = try r.motion(1, "motion", among: catalog) {
+                parameters = catalog.defaults(motion)
             }
-            let catalog = MotionCatalog.standard
-            for p in ScriptSession.sketchParameters {
+            for p in sketchParameters {
                 let models = catalog.models(having: p.key)
                 if !models.contains(parameters.motion), r.has(1, p.key) {
                     let only = models.map { "motion = \"\($0.rawValue)\"" }.joined(separator: " or ")
@@ -98,7 +100,7 @@ extension ScriptSession {
                 }
                 if let v = try r.number(1, p.key) { p.set(&parameters, v) }
             }
-            if let problem = parameters.validationError() { throw SceneError("addSketch", problem) }
+            if let problem = catalog.validationError(parameters) { throw SceneError("addSketch", problem) }
             parameters.pin = try r.choice(1, "pin", of: PinSide.self)
             cutout = try r.string(1, "cutout", expected: "\"auto\" or a mask image's path")
         }
@@ -202,14 +204,14 @@ extension ScriptSession {
             lua.push(s.parameters.motion.rawValue)
         } else if key == "pin" {
             if let pin = s.parameters.pin { lua.push(pin.rawValue) } else { lua.pushNil() }
-        } else if let p = ScriptSession.sketchParameters.first(where: { $0.key == key }) {
+        } else if let p = sketchParameters.first(where: { $0.key == key }) {
             lua.push(p.get(s.parameters))
         } else {
             if let key {
                 lua.rawGet(LuaStack.registry, RegistryKey.sketchMethods)
                 if lua.rawGet(-1, key) == .function { return 1 }
             }
-            throw SceneError("sketch", "no field \(describeKey(lua, 2)) (fields: \(ScriptSession.sketchFields.joined(separator: ", "));"
+            throw SceneError("sketch", "no field \(describeKey(lua, 2)) (fields: \(sketchFields.joined(separator: ", "));"
                              + " methods: \(ScriptSession.sketchMethodNames.joined(separator: ", ")))")
         }
         return 1
@@ -236,21 +238,21 @@ extension ScriptSession {
             s.assignedCenter = a.isNil(3) ? nil : try r.point(3, name: key)
         } else if key == "motion" {
             // A parameter left at the old model's default follows the model.
-            s.parameters = MotionCatalog.standard.switching(s.parameters, to: try r.choice(3, name: key))
+            s.parameters = s.parameters.switching(to: try r.motion(3, name: key, among: options.motions))
         } else if key == "pin" {
             let pin: PinSide? = a.isNil(3) ? nil : try r.choice(3, name: key)
             if let pin, let problem = s.shape.pinProblem(pin) { throw SceneError("sketch", problem) }
             s.parameters.pin = pin
-        } else if let field = ScriptSession.sketchParameters.first(where: { $0.key == key }) {
+        } else if let field = sketchParameters.first(where: { $0.key == key }) {
             guard let v = lua.number(3) else {
                 throw SceneError("sketch", "\(key) must be a number, got \(describe(lua, 3))")
             }
             var p = s.parameters
             field.set(&p, v)
-            if let problem = p.validationError() { throw SceneError("sketch", problem) }
+            if let problem = options.motions.validationError(p) { throw SceneError("sketch", problem) }
             s.parameters = p
         } else {
-            throw SceneError("sketch", "no field \(describeKey(lua, 2)) (fields: \(ScriptSession.sketchFields.joined(separator: ", ")))")
+            throw SceneError("sketch", "no field \(describeKey(lua, 2)) (fields: \(sketchFields.joined(separator: ", ")))")
         }
         return 0
     }

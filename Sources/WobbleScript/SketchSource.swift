@@ -377,10 +377,12 @@ public struct SketchSource {
     /// What changes so that a constructor giving `old` gives `new`: fields
     /// whose value is replaced, fields removed (a key that no longer applies,
     /// `pin` back to none) and keys inserted (a value the default would not
-    /// give). `present` finds a key's field in the constructor.
-    static func parameterFields(old: WobbleParameters, new: WobbleParameters, catalog: MotionCatalog = .standard,
-                                present: (String) -> Field?)
+    /// give). `present` finds a key's field in the constructor. The keys
+    /// are the standard models' and those of the two models (each
+    /// parameters' kind carries its table), so any model is written.
+    static func parameterFields(old: WobbleParameters, new: WobbleParameters, present: (String) -> Field?)
         -> (replaced: [(Field, String)], removed: [Field], inserts: [(String, String)]) {
+        let catalog = MotionCatalog(MotionCatalog.standard.models + [old.motion.declaration, new.motion.declaration])
         var replaced: [(Field, String)] = [], removed: [Field] = [], inserts: [(String, String)] = []
         // What the text gives for a key left out: the default model, and
         // the defaults of the model it names.

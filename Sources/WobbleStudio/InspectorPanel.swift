@@ -24,6 +24,8 @@ struct InspectorPanel: Equatable {
     /// it), else the caret is drawn at `caret` (a character index).
     var typingSelected = false
     var caret = 0
+    /// The models the motion row offers (the scene's).
+    var motions: [String] = MotionKind.allCases.map(\.rawValue)
 
     static let pad = 8
     static let top = 26
@@ -53,7 +55,7 @@ struct InspectorPanel: Equatable {
     func choices(_ row: InspectorRow) -> [(label: String, x: Int, w: Int)] {
         let labels: [String]
         switch row {
-        case .motion: labels = MotionKind.allCases.map(\.rawValue)
+        case .motion: labels = motions
         case .pin: labels = InspectorRow.pinChoices.map { $0?.rawValue ?? "none" }
         default: return []
         }
@@ -110,7 +112,7 @@ struct InspectorPanel: Equatable {
                     c.text(ch.label, x: ch.x + 3, y: y + 16, on ? (255, 255, 255) : ink)
                 }
             case .number(let key):
-                guard let spec = InspectorRow.spec(key) else { continue }
+                guard let spec = InspectorRow.spec(key, of: parameters.motion) else { continue }
                 let v = spec.get(parameters)
                 c.text(key, x: p, y: y + 1, dim)
                 let value = SketchSource.formatParameter(v) + spec.unit

@@ -378,7 +378,8 @@ final class StudioApp {
         let v = core.inspector.shown()
         return InspectorPanel(width: r.w, height: r.h, parameters: v.parameters, name: v.name, origin: v.origin,
                               readOnly: v.readOnly, focused: v.focused, typing: v.typing,
-                              typingSelected: core.inspector.typingSelected, caret: core.inspector.caret)
+                              typingSelected: core.inspector.typingSelected, caret: core.inspector.caret,
+                              motions: core.inspector.motions.models.map(\.name))
     }
 
     /// A press in the inspector's column: the row under it, its choice, where on the slider.

@@ -44,6 +44,7 @@ package final class Exporter {
         o.backend = options.backend
         o.allowIO = options.allowIO
         o.scriptArguments = options.arguments
+        o.motions = options.motions
         o.outputFolder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
         o.preset = preset
         return o

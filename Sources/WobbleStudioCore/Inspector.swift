@@ -26,6 +26,8 @@ package final class Inspector {
     package private(set) var caret = 0
     /// The number row a slider drag moves.
     private var scrubbing: String?
+    /// The models the motion row offers (the scene's).
+    package var motions: MotionCatalog { session.options.motions }
 
     package init(session: LiveSession, editor: SketchEditor) {
         self.session = session
@@ -137,10 +139,10 @@ package final class Inspector {
         let rows = InspectorRow.rows(p.motion).map { r -> InspectorValues.Row in
             switch r {
             case .name: return .init(key: "name", text: v.name ?? "")
-            case .motion: return .init(key: "motion", text: p.motion.rawValue, choices: MotionKind.allCases.map(\.rawValue))
+            case .motion: return .init(key: "motion", text: p.motion.rawValue, choices: motions.models.map(\.name))
             case .pin: return .init(key: "pin", text: p.pin?.rawValue ?? "none", choices: InspectorRow.pinChoices.map { $0?.rawValue ?? "none" })
             case .number(let key):
-                let value = InspectorRow.spec(key)?.get(p)
+                let value = InspectorRow.spec(key, of: p.motion)?.get(p)
                 return .init(key: key, text: value.map(fmt) ?? "", value: value)
             }
         }
@@ -165,12 +167,12 @@ package final class Inspector {
     /// Sets a number parameter (clamped to what `addSketch` accepts, to the
     /// step's precision).
     private func set(_ key: String, _ v: Double) {
-        guard let spec = InspectorRow.spec(key) else { return }
+        guard let spec = InspectorRow.spec(key, of: state?.parameters.motion) else { return }
         let q = (min(max(v, spec.valid.lowerBound), spec.valid.upperBound) / spec.step).rounded() * spec.step
         let value = max(spec.valid.lowerBound, min(spec.valid.upperBound, (q * 1e6).rounded() / 1e6))
         modify { s in
             spec.set(&s.parameters, value)
-            return s.parameters.validationError()
+            return motions.validationError(s.parameters)
         }
     }
 
@@ -178,7 +180,7 @@ package final class Inspector {
     /// there is no such row.
     @discardableResult
     package func set(parameter key: String, to v: Double) -> Bool {
-        guard InspectorRow.spec(key) != nil else { return false }
+        guard InspectorRow.spec(key, of: state?.parameters.motion) != nil else { return false }
         set(key, v)
         return true
     }
@@ -187,7 +189,7 @@ package final class Inspector {
         modify { s in
             // A parameter left at the old model's default follows the model
             // (as assigning `motion` in a script does).
-            s.parameters = MotionCatalog.standard.switching(s.parameters, to: m)
+            s.parameters = s.parameters.switching(to: m)
             return nil
         }
     }
@@ -211,7 +213,7 @@ package final class Inspector {
             startRenaming()
         case .motion:
             // A choice moves one place whatever the step (Shift included).
-            let all = MotionKind.allCases
+            let all = motions.models.map(\.kind)
             let i = all.firstIndex(of: s.parameters.motion) ?? 0
             setMotion(all[((i + steps.signum()) % all.count + all.count) % all.count])
         case .pin:
@@ -219,7 +221,7 @@ package final class Inspector {
             let i = all.firstIndex(of: s.parameters.pin) ?? 0
             setPin(all[((i + steps.signum()) % all.count + all.count) % all.count])
         case .number(let key):
-            guard let spec = InspectorRow.spec(key) else { return }
+            guard let spec = InspectorRow.spec(key, of: s.parameters.motion) else { return }
             set(key, spec.get(s.parameters) + Double(steps) * spec.step)
         }
     }
@@ -344,7 +346,7 @@ package final class Inspector {
         case .motion, .pin:
             guard let ch = choice else { return }
             if rows[i] == .motion {
-                if let m = MotionKind(rawValue: ch) { setMotion(m) }
+                if let m = motions.kind(named: ch) { setMotion(m) }
             } else {
                 setPin(PinSide(rawValue: ch))
             }
@@ -359,7 +361,7 @@ package final class Inspector {
 
     /// The slider under way goes to `fraction` (0 to 1) of its width.
     package func slide(to fraction: Double) {
-        guard let key = scrubbing, let spec = InspectorRow.spec(key) else { return }
+        guard let key = scrubbing, let spec = InspectorRow.spec(key, of: state?.parameters.motion) else { return }
         set(key, spec.value(atFraction: min(max(fraction, 0), 1)))
     }
 

@@ -5,15 +5,18 @@ import WobbleCore
 package enum InspectorRow: Equatable {
     case name, motion, number(String), pin
 
-    /// The number rows, as the models' tables declare them (each key once).
+    /// The number rows of the standard models, as their tables declare them (each key once).
     package static var specs: [MotionParameter] { MotionCatalog.standard.parameters }
 
-    package static func spec(_ key: String) -> MotionParameter? { MotionCatalog.standard.parameter(key) }
+    /// The number row `key` of a sketch of `motion`: its model's, else a standard model's.
+    package static func spec(_ key: String, of motion: MotionKind? = nil) -> MotionParameter? {
+        motion?.declaration.parameter(key) ?? MotionCatalog.standard.parameter(key)
+    }
 
     /// The rows for a sketch of `motion`, top to bottom: the name, the
     /// model, its table's parameters, the pin.
-    package static func rows(_ motion: MotionKind, _ catalog: MotionCatalog = .standard) -> [InspectorRow] {
-        [.name, .motion] + (catalog.declaration(motion)?.parameters ?? []).map { .number($0.key) } + [.pin]
+    package static func rows(_ motion: MotionKind) -> [InspectorRow] {
+        [.name, .motion] + motion.declaration.parameters.map { .number($0.key) } + [.pin]
     }
 
     package static let pinChoices: [PinSide?] = [nil, .bottom, .top, .left, .right]

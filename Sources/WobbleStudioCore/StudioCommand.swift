@@ -53,7 +53,8 @@ package enum StudioCommand: Codable, Equatable, Sendable {
     case stepParameter(Int)
     /// Sets a number parameter (`strength`, `duration`, ...) of the selected region.
     case setParameter(key: String, value: Double)
-    case setMotion(MotionKind)
+    /// Sets the selected region's motion model, by name (one of the scene's models).
+    case setMotion(String)
     case setPin(PinSide?)
     /// Renaming the selected region: start, characters typed, a character
     /// deleted, kept, left as it was.

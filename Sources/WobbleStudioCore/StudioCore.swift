@@ -489,8 +489,8 @@ package final class StudioCore {
             inspector.step(n)
         case .setParameter(let key, let value):
             if !inspector.set(parameter: key, to: value) { fail("no parameter '\(key)' (\(InspectorRow.specs.map(\.key).joined(separator: ", ")))") }
-        case .setMotion(let m):
-            inspector.setMotion(m)
+        case .setMotion(let name):
+            if let m = inspector.motions.kind(named: name) { inspector.setMotion(m) } else { fail("no motion '\(name)' (\(inspector.motions.namesText))") }
         case .setPin(let p):
             inspector.setPin(p)
         case .startRename:

@@ -185,7 +185,7 @@ final class StudioCoreTests: XCTestCase {
         try roundTrip(core.session.performed, "performed events")
         let commands: [StudioCommand] = [
             .togglePlay, .step(-1), .seek(frame: 4), .quit(closing: true), .answerQuit(.saveAndQuit), .add(at: Point(1, 2)),
-            .grab(at: Point(3, 4), radius: 2.5), .dragTo(Point(5, 6)), .select(at: Point(1, 1), radius: 10), .setMotion(.spring),
+            .grab(at: Point(3, 4), radius: 2.5), .dragTo(Point(5, 6)), .select(at: Point(1, 1), radius: 10), .setMotion("spring"),
             .setPin(nil), .setPin(.bottom), .setParameter(key: "strength", value: 0.25), .type("blob"),
             .inspectorPress(row: 2, choice: nil, fraction: 0.5), .shake(ax: 1.5, ay: 0), .accelerometer(x: 0.1, y: 0.9),
             .pressTick(snapshot.ticks.first), .dragTick(to: 0.2), .strokeBegin(at: Point(7, 8), radius: 6, object: true),
