@@ -1,5 +1,3 @@
-import Dispatch
-import Synchronization
 import WobbleCore
 import WobbleScript
 import WobbleSystem
@@ -32,52 +30,35 @@ package final class ExportJob: Sendable {
         package var cancelled = false
     }
 
-    /// What the worker and the caller share.
-    private final class Shared: Sendable {
-        let state = Mutex<(done: Int, total: Int, outcome: Outcome?)>((0, 0, nil))
-        let finished = DispatchSemaphore(value: 0)
-    }
-    private let shared = Shared()
-    private let control: RunControl
+    private let job: BackgroundJob<Outcome>
     /// What the export renders.
     package let options: RenderOptions
 
     /// Starts rendering `options` (its `control` is replaced by the job's;
     /// `quiet`: nothing on stderr) on a worker thread.
     package init(options: RenderOptions) {
-        let shared = self.shared
-        let control = RunControl(progress: { done, total in shared.state.withLock { $0.done = done; $0.total = total } })
         var o = options
-        o.control = control
         o.quiet = true
         o.check = false
         self.options = o
-        self.control = control
-        let work = { @Sendable [o] in
-            let outcome = ExportJob.render(o)
-            shared.state.withLock { $0.outcome = outcome }
-            shared.finished.signal()
+        job = BackgroundJob { [o] control in
+            var o = o
+            o.control = control
+            return ExportJob.render(o)
         }
-        // No thread to be had: the export runs here, before init returns.
-        if !SystemThread.detach(work) { work() }
     }
 
     /// Frames written so far, of how many (0 of 0 while the script runs).
-    package var progress: (done: Int, total: Int) { shared.state.withLock { ($0.done, $0.total) } }
+    package var progress: (done: Int, total: Int) { job.progress }
 
     /// How it ended; nil while it runs.
-    package var outcome: Outcome? { shared.state.withLock { $0.outcome } }
+    package var outcome: Outcome? { job.outcome }
 
     /// Asks the export to stop (any thread); `reason` is its error line.
-    package func cancel(_ reason: String? = nil) { control.cancel(reason) }
+    package func cancel(_ reason: String? = nil) { job.cancel(reason) }
 
     /// Waits up to `seconds` for the export to end; true when it has.
-    package func wait(seconds: Double) -> Bool {
-        if outcome != nil { return true }
-        guard shared.finished.wait(timeout: .now() + seconds) == .success else { return false }
-        shared.finished.signal()
-        return true
-    }
+    package func wait(seconds: Double) -> Bool { job.wait(seconds: seconds) }
 
     /// Runs the render (or the preset's search) on this thread.
     static func render(_ o: RenderOptions) -> Outcome {

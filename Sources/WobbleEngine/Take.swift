@@ -203,3 +203,51 @@ public struct Take: Sendable {
         }
     }
 }
+
+/// A take written in the background, in-process: `Take.write` (its check
+/// runs of the scene included) on a worker thread, so the window goes on
+/// answering. `cancel` stops the check at its script's next count hook;
+/// neither the take nor the hidden file it is checked from is left.
+package final class TakeJob: Sendable {
+    /// How the write ended.
+    package struct Outcome: Sendable, Equatable {
+        /// The take's file; nil when it was not written.
+        package var path: String?
+        /// Why it was not (the error's text, or the reason it was cancelled).
+        package var error: String?
+        /// Stopped by `cancel`.
+        package var cancelled = false
+    }
+
+    private let job: BackgroundJob<Outcome>
+    /// The take being written.
+    package let take: Take
+
+    /// Starts writing `take` after `sceneText` (nil: the scene file) beside `scenePath`.
+    package init(take: Take, scenePath: String, sceneText: [UInt8]?, recordedSeconds: Double, loop: Take.Loop?,
+                 options: SessionOptions) {
+        self.take = take
+        job = BackgroundJob { control in
+            do {
+                let path = try take.write(scenePath: scenePath, sceneText: sceneText, recordedSeconds: recordedSeconds, loop: loop,
+                                          options: options, control: control)
+                return Outcome(path: path)
+            } catch is Interrupted {
+                return Outcome(error: control.reason ?? "stopped", cancelled: true)
+            } catch {
+                // A check stopped in its script reads as a problem of the take: it was cancelled.
+                if control.stopped { return Outcome(error: control.reason ?? "stopped", cancelled: true) }
+                return Outcome(error: "\(error)")
+            }
+        }
+    }
+
+    /// How it ended; nil while it runs.
+    package var outcome: Outcome? { job.outcome }
+
+    /// Asks the write to stop (any thread); `reason` is its error.
+    package func cancel(_ reason: String? = nil) { job.cancel(reason) }
+
+    /// Waits up to `seconds` for the write to end; true when it has.
+    package func wait(seconds: Double) -> Bool { job.wait(seconds: seconds) }
+}

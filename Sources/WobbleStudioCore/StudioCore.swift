@@ -152,13 +152,15 @@ package final class StudioCore {
         if cutouts.poll() { dirty = true }
         // (The seconds are shown while no other message took the row.)
         exporter.poll(now: clock.now(), showProgress: message.hasPrefix("exporting"))
+        recorder.poll()
         advance()
     }
 
     /// The studio ends: a run in flight is abandoned (its script stops at
     /// its next instruction count hook, its result is dropped); a take
     /// being recorded is written, an export stopped, the sound closed,
-    /// unsaved edits named on stderr.
+    /// unsaved edits named on stderr. A take being written is waited for
+    /// (stopped when its checks outlast their timeouts).
     package func finish() {
         if session.isRunning {
             let ended = session.abandonRun(waitingUpTo: 1)
@@ -750,6 +752,7 @@ package final class StudioCore {
             return
         }
         guard session.clip != nil else { fail("cannot record: the scene failed"); return }
+        guard !recorder.isWriting else { fail("the last take is still being written: R again when it is done"); return }
         if !session.performed.isEmpty {
             session.setPerformed([])
             requestRun()
@@ -758,10 +761,12 @@ package final class StudioCore {
         transport.startRecording(from: session.scriptedDuration)
     }
 
-    /// A take being recorded is written (the studio quits, or its display went away).
+    /// A take being recorded is written, and one being written is waited
+    /// for (the studio quits, or its display went away: the process exits
+    /// next, so the write is done here, within its checks' timeouts).
     package func finishRecordingOnQuit() {
-        guard recorder.isRecording else { return }
-        stopRecording()
+        if recorder.isRecording { stopRecording() }
+        recorder.finishWriting()
     }
 
     // MARK: What a front end shows

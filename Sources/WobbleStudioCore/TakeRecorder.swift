@@ -60,9 +60,9 @@ package final class TakeRecorder {
         return (PerformedEvent(time: s, action: action), "\(fmt3(s)) s")
     }
 
-    /// Ends the take being recorded (`seconds` long) and writes it after
-    /// `sceneText` (nil: the scene file as it is); a take that cannot be
-    /// written goes to stderr, nothing performed is lost.
+    /// Ends the take being recorded (`seconds` long) and starts writing it
+    /// after `sceneText` (nil: the scene file as it is) in the background
+    /// (`poll` says how it ended).
     package func stop(seconds: Double, sceneName: String, sceneText: [UInt8]?, loop: Take.Loop? = nil, scene: Scene) {
         guard let take else { return }
         self.take = nil
@@ -71,16 +71,57 @@ package final class TakeRecorder {
             status("take: nothing performed, nothing written", false)
             return
         }
-        do {
-            let path = try take.write(scenePath: options.scenePath, sceneText: sceneText, recordedSeconds: seconds, loop: loop, options: options)
-            status("wrote \(path) (\(take.events.count) event\(take.events.count == 1 ? "" : "s"))" + scene.said, false)
+        writing = (TakeJob(take: take, scenePath: options.scenePath, sceneText: sceneText, recordedSeconds: seconds, loop: loop,
+                           options: options), sceneName, scene)
+        status("writing the take (its scene runs once to check it)...", false)
+    }
+
+    /// The take being written, nil when none is.
+    private var writing: (job: TakeJob, sceneName: String, scene: Scene)?
+
+    package var isWriting: Bool { writing != nil }
+
+    /// Waits (wall time) up to `seconds` for the take being written to be
+    /// done (`poll` then says so); true when none is being written.
+    package func waitForWrite(upTo seconds: Double) -> Bool { writing?.job.wait(seconds: seconds) ?? true }
+
+    /// Looks whether the take being written is done (each turn of the
+    /// window's loop) and says how it ended; a take that cannot be written
+    /// goes to stderr, nothing performed is lost.
+    package func poll() {
+        guard let w = writing, let outcome = w.job.outcome else { return }
+        writing = nil
+        let n = w.job.take.events.count
+        if let path = outcome.path {
+            status("wrote \(path) (\(n) event\(n == 1 ? "" : "s"))" + w.scene.said, false)
             printError("studio: wrote \(path)")
-        } catch {
-            status("take not written (the performance is on stderr): \(error)", true)
-            printError("wobble-run: take not written: \(error)")
-            // Nothing performed is lost: the block the take would end with.
-            let block = take.block(sceneName: sceneName)
-            printError("studio: the performance, to add at the end of \(sceneName):\n" + (block.hasSuffix("\n") ? String(block.dropLast()) : block))
+            return
         }
+        let why = outcome.error ?? "stopped"
+        status("take not written (the performance is on stderr): " + (outcome.cancelled ? "cancelled: " : "") + why, true)
+        printError("wobble-run: take not written: \(why)")
+        // Nothing performed is lost: the block the take would end with.
+        let block = w.job.take.block(sceneName: w.sceneName)
+        printError("studio: the performance, to add at the end of \(w.sceneName):\n" + (block.hasSuffix("\n") ? String(block.dropLast()) : block))
+    }
+
+    /// Stops the take being written (`reason` says why) and waits for it to end.
+    package func cancel(_ reason: String) {
+        guard let w = writing else { return }
+        w.job.cancel(reason)
+        _ = w.job.wait(seconds: Exporter.stopGrace)
+        poll()
+    }
+
+    /// The studio quits: the take being written is given the time its
+    /// checks may take (each run is held to the scene's timeout), then
+    /// stopped; how it ended is said either way.
+    package func finishWriting() {
+        guard let w = writing else { return }
+        // Two checks at most (a take that never rests is checked again with an end).
+        if !w.job.wait(seconds: 2 * (options.timeout ?? 10) + Exporter.stopGrace) {
+            cancel("the studio quit")
+        }
+        poll()
     }
 }

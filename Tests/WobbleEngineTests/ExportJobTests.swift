@@ -151,6 +151,50 @@ final class ExportJobTests: SessionTestCase {
         XCTAssertEqual(control.reason, "the studio quit")
         XCTAssertEqual(try files(), ["img.png", "scene.lua"], "no take, no hidden check file")
     }
+
+    /// A take renders through the same job as the scene: the file the take
+    /// writes, exported in-process and cancelled, leaves no output beside it.
+    func testATakesSceneExportsInProcessAndIsCancelled() throws {
+        let path = try scene(Self.long)
+        var take = Take()
+        take.events = [(100, .touch(from: Point(20, 15), to: Point(24, 15)))]
+        let written = try take.write(scenePath: path, recordedSeconds: 1, options: SessionOptions(scenePath: path))
+        XCTAssertEqual(written, dir.appendingPathComponent("scene-take-1.lua").path)
+        let job = ExportJob(options: options(written))
+        XCTAssertTrue(waitUntil(60) { job.progress.done >= 2 || job.outcome != nil }, "no frame was written")
+        XCTAssertNil(job.outcome, "the export ended before it could be cancelled")
+        XCTAssertGreaterThan(job.progress.total, 600, "the take's clip: the scene's and the take's second")
+        job.cancel("the studio quit")
+        XCTAssertTrue(job.wait(seconds: 30), "the export did not stop")
+        let out = try XCTUnwrap(job.outcome)
+        XCTAssertTrue(out.cancelled)
+        XCTAssertEqual(out.error, "the studio quit")
+        XCTAssertNil(out.output)
+        XCTAssertEqual(try files(), ["img.png", "scene-take-1.lua", "scene.lua"], "nothing left beside the take")
+    }
+
+    /// A take's write on a worker (`TakeJob`, what the studio's `R` runs):
+    /// written, or cancelled in its check with nothing left.
+    func testATakeJobWritesOrIsCancelled() throws {
+        let path = try scene(LiveSessionTests.still)
+        var take = Take()
+        take.events = [(100, .touch(from: Point(20, 15), to: Point(24, 15)))]
+        let done = TakeJob(take: take, scenePath: path, sceneText: nil, recordedSeconds: 0.5, loop: nil,
+                           options: SessionOptions(scenePath: path))
+        XCTAssertTrue(done.wait(seconds: 60))
+        XCTAssertEqual(done.outcome, TakeJob.Outcome(path: dir.appendingPathComponent("scene-take-1.lua").path))
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("scene-take-1.lua"))
+
+        let busy = try scene(Self.busy)
+        let job = TakeJob(take: take, scenePath: busy, sceneText: nil, recordedSeconds: 0.5, loop: nil,
+                          options: SessionOptions(scenePath: busy))
+        XCTAssertTrue(waitUntil(30) { ((try? self.files()) ?? []).contains { $0.hasPrefix(".scene-take-check") } }, "the check never started")
+        XCTAssertNil(job.outcome)
+        job.cancel("the studio quit")
+        XCTAssertTrue(job.wait(seconds: 30), "the take's check did not stop")
+        XCTAssertEqual(job.outcome, TakeJob.Outcome(path: nil, error: "the studio quit", cancelled: true))
+        XCTAssertEqual(try files(), ["img.png", "scene.lua"], "no take, no hidden check file")
+    }
 }
 
 extension Result where Failure == Error {

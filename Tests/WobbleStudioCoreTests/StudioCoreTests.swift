@@ -48,6 +48,49 @@ final class StudioCoreTests: XCTestCase {
         }
     }
 
+    /// A take is written on a worker, in-process: the core goes on
+    /// answering while its scene runs to check it, and a take cancelled
+    /// meanwhile leaves neither the take nor the hidden file it is checked
+    /// from, and says so. (The scene is slow only when it runs as the check.)
+    func testATakeIsWrittenOnAWorkerAndCancelled() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
+        try box.write("s.lua", """
+        image("img.png")
+        if arg[0]:find("take%-check") then for i = 1, 2000000000 do end end
+        addSketch{x = 10, y = 10, w = 40, h = 40}
+        prepare()
+        wait(0.5)
+
+        """)
+        var options = SessionOptions(scenePath: box.path("s.lua"))
+        options.backend = .cpu
+        options.timeout = 60
+        let core = StudioCore(session: options, verbose: false, clock: clock,
+                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
+        core.start()
+        settle(core)
+        core.perform(.toggleRecording)
+        clock.t += 0.2
+        core.perform(.pokeBegin(Point(20, 20)))
+        core.perform(.pokeEnd(Point(30, 20)))
+        core.perform(.toggleRecording)
+        XCTAssertTrue(core.recorder.isWriting)
+        XCTAssertEqual(core.message, "writing the take (its scene runs once to check it)...")
+        // The core answers while the check runs.
+        core.perform(.home)
+        XCTAssertEqual(core.playhead, 0)
+        core.perform(.toggleRecording)
+        XCTAssertEqual(core.message, "the last take is still being written: R again when it is done")
+        XCTAssertFalse(core.recorder.isRecording)
+        XCTAssertFalse(core.recorder.waitForWrite(upTo: 0.3), "the check ended while it should still run")
+        XCTAssertTrue(box.files().contains { $0.hasPrefix(".s-take-check") }, "\(box.files())")
+        core.recorder.cancel("stopped by the test")
+        XCTAssertFalse(core.recorder.isWriting)
+        XCTAssertTrue(core.messageIsError)
+        XCTAssertEqual(core.message, "take not written (the performance is on stderr): cancelled: stopped by the test")
+        XCTAssertEqual(box.files().sorted(), ["img.png", "s.lua"], "no take, no hidden check file")
+    }
+
     func testCommandsAddUndoPokeSaveAndQuit() throws {
         let core = try makeCore()
         XCTAssertEqual(core.session.clip?.frameCount, 15)
@@ -146,6 +189,10 @@ final class StudioCoreTests: XCTestCase {
         XCTAssertEqual(core.message, "shake(1.500, 0.000) at +0.250 s")
         core.perform(.toggleRecording)
         XCTAssertFalse(core.recorder.isRecording)
+        // Written on a worker: the core goes on answering meanwhile.
+        XCTAssertEqual(core.message, "writing the take (its scene runs once to check it)...")
+        XCTAssertTrue(core.recorder.waitForWrite(upTo: 60), "the take's write did not end")
+        settle(core)
         XCTAssertTrue(core.message.hasPrefix("wrote ") && core.message.hasSuffix("s-take-1.lua (1 event)"), core.message)
         // The export chooser by command: opened, moved, cancelled.
         core.perform(.openExportChooser)

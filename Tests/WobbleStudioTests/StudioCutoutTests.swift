@@ -73,6 +73,7 @@ final class StudioCutoutTests: InProcessStudioCase {
         let (status, surface, app) = try runStudio("s.lua", clock: clock, script: script) { s, app in
             s.settle = { [unowned app] in
                 XCTAssertTrue(app.cutouts.waitForJob(upTo: 60), "a cutout job did not end")
+                XCTAssertTrue(app.core.recorder.waitForWrite(upTo: 60), "a take's write did not end")
                 XCTAssertTrue(app.session.waitForRun(upTo: 60), "a run of the scene did not end")
             }
             s.actions = actions.map { a in (a.at, { [unowned app] in a.run(app) }) }
@@ -327,6 +328,7 @@ final class StudioCutoutTests: InProcessStudioCase {
         ]) { s, app in
             s.settle = { [unowned app] in
                 XCTAssertTrue(app.cutouts.waitForJob(upTo: 60), "a cutout job did not end")
+                XCTAssertTrue(app.core.recorder.waitForWrite(upTo: 60), "a take's write did not end")
                 XCTAssertTrue(app.session.waitForRun(upTo: 60), "a run of the scene did not end")
             }
             s.actions = [

@@ -174,7 +174,10 @@ class InProcessStudioCase: XCTestCase {
             open: { _, w, h, _ in
                 let s = FakeSurface(clock: clock, width: w, height: h, script: script)
                 if let app {
-                    s.settle = { [unowned app] in XCTAssertTrue(app.session.waitForRun(upTo: 60), "a run of the scene did not end") }
+                    s.settle = { [unowned app] in
+                        XCTAssertTrue(app.core.recorder.waitForWrite(upTo: 60), "a take's write did not end")
+                        XCTAssertTrue(app.session.waitForRun(upTo: 60), "a run of the scene did not end")
+                    }
                     prepare(s, app)
                 }
                 surface = s
