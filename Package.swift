@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore", "WobbleAudio"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
-        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender"]),
+        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender", "WobbleMedia"]),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleStudioCore", "WobbleCore", "WobbleMedia", "WobbleAudio", "WobbleEngine", "WobbleRender", "WobbleScript"]),
         .testTarget(name: "WobbleStudioCoreTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleStudioCore", "WobbleCore", "WobbleEngine"]),
         .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleEngine", "WobbleCore", "WobbleMedia", "WobbleRender", "wobble-run"]),

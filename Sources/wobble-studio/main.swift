@@ -1,5 +1,3 @@
-import WobbleCore
-import WobbleMedia
 import WobbleStudio
 import WobbleSystem
 import Foundation
