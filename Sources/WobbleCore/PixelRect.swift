@@ -15,6 +15,9 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
         self.y1 = y1
     }
 
+    /// No pixel.
+    public static let empty = PixelRect(x0: 0, y0: 0, x1: 0, y1: 0)
+
     /// The whole of a `width × height` frame.
     public init(width: Int, height: Int) { self.init(x0: 0, y0: 0, x1: width, y1: height) }
 

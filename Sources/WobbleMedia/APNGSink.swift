@@ -47,7 +47,7 @@ public final class APNGSink: FrameSink {
     /// op depends on it), and its rectangle against `base`.
     private var base: RGBAImage?
     private var pending: RGBAImage?
-    private var pendingRect: Rect?
+    private var pendingRect: Changed?
     /// A box holding every pixel where the pending frame differs from
     /// `base` (from the boxes frames come with; the whole frame when not known).
     private var pendingSinceBase = PixelRect(x0: 0, y0: 0, x1: 0, y1: 0)
@@ -148,14 +148,13 @@ public final class APNGSink: FrameSink {
 
     /// The smallest rectangle where two frames differ, and whether every
     /// pixel that differs is opaque in `frame`; nil when they are equal.
-    struct Rect {
-        var minX: Int, minY: Int, maxX: Int, maxY: Int
+    struct Changed {
+        var box: PixelRect
         var allOpaque: Bool
-        var area: Int { (maxX - minX + 1) * (maxY - minY + 1) }
     }
 
     /// Looked for in `box` only, which must hold every pixel that differs.
-    private func changed(_ frame: RGBAImage, from canvas: RGBAImage, within box: PixelRect) -> Rect? {
+    private func changed(_ frame: RGBAImage, from canvas: RGBAImage, within box: PixelRect) -> Changed? {
         let w = width
         var minX = w, minY = height, maxX = -1, maxY = -1
         var allOpaque = true
@@ -174,7 +173,7 @@ public final class APNGSink: FrameSink {
                 }
             }
         }
-        return maxX < 0 ? nil : Rect(minX: minX, minY: minY, maxX: maxX, maxY: maxY, allOpaque: allOpaque)
+        return maxX < 0 ? nil : Changed(box: PixelRect(x0: minX, y0: minY, x1: maxX + 1, y1: maxY + 1), allOpaque: allOpaque)
     }
 
     /// Takes the next frame. The frame before it is written now, with the
@@ -207,7 +206,7 @@ public final class APNGSink: FrameSink {
         let sinceBase = pendingSinceBase.union(changed)
         let keep = self.changed(frame, from: pending, within: changed)
         let revert = self.changed(frame, from: base, within: sinceBase)
-        let previous = (revert?.area ?? 0) < (keep?.area ?? 0)
+        let previous = (revert?.box.area ?? 0) < (keep?.box.area ?? 0)
         try emit(pending, rect: pendingRect, over: base, dispose: previous ? 2 : 0)
         if !previous { self.base = pending }
         self.pending = frame
@@ -217,14 +216,14 @@ public final class APNGSink: FrameSink {
 
     /// Writes `frame` as its rectangle `rect` against `canvas` (nil: no
     /// change, one transparent pixel blended over).
-    private func emit(_ frame: RGBAImage, rect: Rect?, over canvas: RGBAImage, dispose: UInt8) throws {
+    private func emit(_ frame: RGBAImage, rect: Changed?, over canvas: RGBAImage, dispose: UInt8) throws {
         let w = width
         var width = 1, height = 1, x = 0, y = 0, over = true
         var png: [UInt8]
         if let r = rect {
-            width = r.maxX - r.minX + 1
-            height = r.maxY - r.minY + 1
-            (x, y) = (r.minX, r.minY)
+            width = r.box.width
+            height = r.box.height
+            (x, y) = (r.box.x0, r.box.y0)
             /// The rectangle's pixels; with `blank`, those equal to the canvas's transparent (0).
             func pixels(blank: Bool) -> RGBAImage {
                 var px = [UInt8](repeating: 0, count: width * height * 4)
@@ -234,7 +233,7 @@ public final class APNGSink: FrameSink {
                             let f = fb.bindMemory(to: UInt32.self), c = cb.bindMemory(to: UInt32.self)
                             let o = ob.bindMemory(to: UInt32.self)
                             for row in 0..<height {
-                                let src = (r.minY + row) * w + r.minX
+                                let src = (r.box.y0 + row) * w + r.box.x0
                                 for col in 0..<width {
                                     let v = f[src + col]
                                     o[row * width + col] = blank && v == c[src + col] ? 0 : v

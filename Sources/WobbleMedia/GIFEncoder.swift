@@ -179,25 +179,11 @@ final class GIFEncoder {
 
     // MARK: - Frame output
 
-    private struct Rect {
-        var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
-        var isEmpty: Bool { maxX < minX }
-        mutating func add(_ x: Int, _ y: Int) {
-            minX = min(minX, x); maxX = max(maxX, x)
-            minY = min(minY, y); maxY = max(maxY, y)
-        }
-        mutating func add(_ r: Rect) {
-            guard !r.isEmpty else { return }
-            add(r.minX, r.minY); add(r.maxX, r.maxY)
-        }
-        var box: PixelRect { isEmpty ? PixelRect(x0: 0, y0: 0, x1: 0, y1: 0) : PixelRect(x0: minX, y0: minY, x1: maxX + 1, y1: maxY + 1) }
-    }
-
     /// Bounding box of the pixels where `a` and `b` differ (with
     /// `becomingTransparent`: where `b` is transparent and `a` is not),
     /// looked for in `within` only (which must hold all of them).
-    private func diffBox(_ a: [UInt8], _ b: [UInt8], becomingTransparent: Bool, within box: PixelRect) -> Rect {
-        var r = Rect()
+    private func diffBox(_ a: [UInt8], _ b: [UInt8], becomingTransparent: Bool, within box: PixelRect) -> PixelRect {
+        var r = PixelRect.empty
         let w = width, t = self.t
         guard !box.isEmpty else { return r }
         a.withUnsafeBufferPointer { a in
@@ -213,7 +199,7 @@ final class GIFEncoder {
                             last = x
                         }
                     }
-                    if first >= 0 { r.add(first, y); r.add(last, y) }
+                    if first >= 0 { r = r.union(PixelRect(x0: first, y0: y, x1: last + 1, y1: y + 1)) }
                 }
             }
         }
@@ -229,8 +215,8 @@ final class GIFEncoder {
     /// returns a box of the pixels kept.
     private func keepCloseColors(within box: PixelRect) -> PixelRect {
         let w = width, t = self.t, beta = keepTolerance
-        var kept = Rect()
-        guard let frame = pendingFrame, !box.isEmpty else { return kept.box }
+        var kept = PixelRect.empty
+        guard let frame = pendingFrame, !box.isEmpty else { return kept }
         frame.pixels.withUnsafeBufferPointer { f in
             palette.rgb.withUnsafeBufferPointer { pal in
                 canvas.withUnsafeBufferPointer { c in
@@ -247,7 +233,7 @@ final class GIFEncoder {
                                 let er = Int32(pal[pi]) &- r, eg = Int32(pal[pi + 1]) &- g, eb = Int32(pal[pi + 2]) &- b
                                 if dr &* dr &+ dg &* dg &+ db &* db <= er &* er &+ eg &* eg &+ eb &* eb &+ beta {
                                     p[i] = cv
-                                    kept.add(i - row, y)
+                                    kept = kept.union(PixelRect(x0: i - row, y0: y, x1: i - row + 1, y1: y + 1))
                                 }
                             }
                         }
@@ -255,7 +241,7 @@ final class GIFEncoder {
                 }
             }
         }
-        return kept.box
+        return kept
     }
 
     /// Writes the pending frame. With `clearForNext`, the next frame (in
@@ -264,14 +250,14 @@ final class GIFEncoder {
     /// every pixel where the next frame differs from the pending one.
     private func emit(index: Int, clearForNext: Bool, nextChanged: PixelRect) throws {
         let w = width
-        var rect: Rect
+        var rect: PixelRect
         let first = framesWritten == 0
         // The canvas can differ from the pending frame only where it differed
         // from the frame before's mapping, or where the frame changed.
         let suspect = canvasOff.union(pendingChanged ?? PixelRect(width: width, height: height))
-        var kept = PixelRect(x0: 0, y0: 0, x1: 0, y1: 0)
+        var kept = PixelRect.empty
         if first {
-            rect = Rect(minX: 0, minY: 0, maxX: width - 1, maxY: height - 1)
+            rect = PixelRect(width: width, height: height)
         } else {
             if keepTolerance > 0 { kept = keepCloseColors(within: suspect) }
             rect = diffBox(canvas, pending, becomingTransparent: false, within: suspect)
@@ -283,23 +269,23 @@ final class GIFEncoder {
             let clear = diffBox(pending, current, becomingTransparent: true, within: nextChanged)
             if !clear.isEmpty {
                 disposal = 2
-                rect.add(clear)
+                rect = rect.union(clear)
             }
         }
         if rect.isEmpty {
             // Nothing changed: one transparent pixel, still with its delay.
-            rect = Rect(minX: 0, minY: 0, maxX: 0, maxY: 0)
+            rect = PixelRect(x0: 0, y0: 0, x1: 1, y1: 1)
         }
-        let rw = rect.maxX - rect.minX + 1, rh = rect.maxY - rect.minY + 1
+        let rw = rect.width, rh = rect.height
         if rectPixels.count != rw * rh { rectPixels = [UInt8](repeating: 0, count: rw * rh) }
         let t = self.t
         rectPixels.withUnsafeMutableBufferPointer { out in
             pending.withUnsafeBufferPointer { p in
                 canvas.withUnsafeMutableBufferPointer { c in
                     var k = 0
-                    for y in rect.minY...rect.maxY {
+                    for y in rect.y0..<rect.y1 {
                         let row = y * w
-                        for x in rect.minX...rect.maxX {
+                        for x in rect.x0..<rect.x1 {
                             let v = p[row + x]
                             // Invariant: pending transparent ⇒ canvas transparent.
                             out[k] = (first || v != c[row + x]) ? v : t
@@ -310,10 +296,10 @@ final class GIFEncoder {
                 }
             }
         }
-        try writer.putFrame(left: rect.minX, top: rect.minY, width: rw, height: rh,
+        try writer.putFrame(left: rect.x0, top: rect.y0, width: rw, height: rh,
                             delay: GIFSink.delay(index: index, fps: fps), disposal: disposal,
                             transparent: t, pixels: &rectPixels)
         framesWritten += 1
-        canvasOff = disposal == 2 ? kept.union(PixelRect(x0: rect.minX, y0: rect.minY, x1: rect.maxX + 1, y1: rect.maxY + 1)) : kept
+        canvasOff = disposal == 2 ? kept.union(rect) : kept
     }
 }
