@@ -13,40 +13,6 @@ import WobbleRender
 import WobbleStudioCore
 import WobbleSystem
 
-/// One input event of the window.
-enum StudioInput: Equatable {
-    case quit
-    case key(StudioKey, shift: Bool, ctrl: Bool)
-    case mouseDown(x: Int, y: Int)
-    case mouseMove(x: Int, y: Int)
-    case mouseUp(x: Int, y: Int)
-    /// The wheel turned by `steps` notches (positive: away from the user)
-    /// with the mouse at `(x, y)`.
-    case wheel(x: Int, y: Int, steps: Double)
-    /// A pan starts: the middle button pressed, or the left one with
-    /// `Space` held (`space`); it ends with that button's release.
-    case panStart(x: Int, y: Int, space: Bool)
-    case panEnd(x: Int, y: Int)
-    /// A Ctrl+click or a right click: selects the region there (no poke, no drag).
-    case select(x: Int, y: Int)
-    /// A left press with `Shift` (`object`) or `Alt` held: a stroke on the
-    /// selected region's cutout (or, with `Shift` and no drag, a click that
-    /// adds a region around the object there); it goes on with `mouseMove`
-    /// and ends with `mouseUp`.
-    case strokeStart(x: Int, y: Int, object: Bool)
-    /// Text typed (SDL's text input: the characters, after the keyboard layout).
-    case text(String)
-    /// A game controller's accelerometer, in g (SDL's axes: x right, y up).
-    case accel(x: Double, y: Double, z: Double)
-    /// The window needs drawing again (exposed).
-    case redraw
-    /// The window was resized (by a window manager or another program) to
-    /// this size in window pixels.
-    case resized(width: Int, height: Int)
-    /// The window no longer exists (another program destroyed it).
-    case windowGone
-}
-
 /// An error opening the window, as one line.
 struct WindowError: Error, CustomStringConvertible {
     var message: String
