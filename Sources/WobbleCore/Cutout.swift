@@ -1,5 +1,5 @@
 /// Where a cutout's mask comes from (`addSketch{cutout = "auto" | "PATH"}`).
-public enum CutoutSource: Sendable, Hashable {
+public enum CutoutSource: Sendable, Hashable, Codable {
     /// Found by GrabCut, initialised from the region (`"auto"`).
     case auto
     /// A mask image, resolved like `image()`: the full path, and the path as
@@ -13,7 +13,7 @@ public enum CutoutSource: Sendable, Hashable {
 /// A stroke painted over the picture to correct a cutout (the studio's
 /// `Shift`+drag marks object, `Alt`+drag background): its points in image
 /// pixels and the brush's radius.
-public struct CutoutStroke: Sendable, Hashable {
+public struct CutoutStroke: Sendable, Hashable, Codable {
     public var points: [Point]
     public var radius: Double
     /// true: the pixels under it are object for sure; false: background.
@@ -77,7 +77,7 @@ public struct CutoutStroke: Sendable, Hashable {
 /// it was refined with. Equal and hashed by its bytes and strokes (a
 /// digest of the bytes is taken once), so that a frame's lookups of its
 /// layer cost nothing and an edit that gives the same mask is no change.
-public final class MaskImage: Sendable, Hashable, CustomStringConvertible {
+public final class MaskImage: Sendable, Hashable, Codable, CustomStringConvertible {
     public let mask: GreyMask
     public let strokes: [CutoutStroke]
     /// FNV-1a of the mask's size and bytes.
@@ -91,6 +91,19 @@ public final class MaskImage: Sendable, Hashable, CustomStringConvertible {
         for v in [mask.width, mask.height] { for k in 0..<8 { add(UInt8(truncatingIfNeeded: v >> (k * 8))) } }
         mask.pixels.withUnsafeBufferPointer { p in for b in p { add(b) } }
         digest = h
+    }
+
+    private enum CodingKeys: String, CodingKey { case mask, strokes }
+
+    public convenience init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(mask: try c.decode(GreyMask.self, forKey: .mask), strokes: try c.decode([CutoutStroke].self, forKey: .strokes))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(mask, forKey: .mask)
+        try c.encode(strokes, forKey: .strokes)
     }
 
     public static func == (a: MaskImage, b: MaskImage) -> Bool {
@@ -107,7 +120,7 @@ public final class MaskImage: Sendable, Hashable, CustomStringConvertible {
 /// image), and where the scene asked (`scene.lua:12`, for messages).
 /// Resolved into a `CutoutLayer` once per run, after the script
 /// (`Clip.cutouts`).
-public struct CutoutRequest: Sendable, Hashable {
+public struct CutoutRequest: Sendable, Hashable, Codable {
     public var source: CutoutSource
     public var shape: RegionShape
     /// `scene.lua:12` (the chunk and line of the `addSketch` call), nil when
@@ -123,7 +136,7 @@ public struct CutoutRequest: Sendable, Hashable {
 
 /// An 8-bit grey mask the size of an image: 255 object, 0 background,
 /// values between a soft edge. One byte per pixel.
-public struct GreyMask: Sendable, Equatable {
+public struct GreyMask: Sendable, Equatable, Codable {
     public let width: Int
     public let height: Int
     /// `width * height` bytes, rows top to bottom.
@@ -134,6 +147,19 @@ public struct GreyMask: Sendable, Equatable {
         self.width = width
         self.height = height
         self.pixels = pixels
+    }
+
+    private enum CodingKeys: String, CodingKey { case width, height, pixels }
+
+    /// Decoded: a size and as many bytes (anything else is refused, never trapped on).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let w = try c.decode(Int.self, forKey: .width), h = try c.decode(Int.self, forKey: .height)
+        let pixels = try c.decode([UInt8].self, forKey: .pixels)
+        guard w >= 0, h >= 0, w.multipliedReportingOverflow(by: h) == (pixels.count, false) else {
+            throw DecodingError.dataCorruptedError(forKey: .pixels, in: c, debugDescription: "a \(w)x\(h) mask needs \(w)x\(h) bytes, got \(pixels.count)")
+        }
+        self.init(width: w, height: h, pixels: pixels)
     }
 
     /// An all-background mask.

@@ -1,6 +1,6 @@
 /// The five points of a sketch as `addSketch{...}` gives them: four corners
 /// and the center when one was set (nil: the mean of the corners).
-public struct SketchPoints: Sendable, Equatable, Hashable {
+public struct SketchPoints: Sendable, Equatable, Hashable, Codable {
     public var lt: Point
     public var rt: Point
     public var rb: Point

@@ -3,7 +3,7 @@
 /// file declares which of these it reads, their ranges and defaults.
 ///
 /// Lua: `addSketch{..., motion=, duration=, decay=, damping=, threshold=, strength=, pin=, cutout=}`.
-public struct WobbleParameters: Sendable, Hashable {
+public struct WobbleParameters: Sendable, Hashable, Codable {
     /// Which motion model moves the region (default: the original's cycles).
     public var motion: MotionKind
     /// Classic: the cycle duration D; spring: the period P of the undamped

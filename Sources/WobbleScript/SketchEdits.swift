@@ -2,7 +2,7 @@ import WobbleCore
 
 /// What one sketch is, as far as the studio edits it: its points, its
 /// model's parameters and the name of the local it is assigned to.
-public struct SketchState: Sendable, Equatable, Hashable {
+public struct SketchState: Sendable, Equatable, Hashable, Codable {
     public var points: SketchPoints
     public var parameters: WobbleParameters
     /// The local the sketch is assigned to (`local body = addSketch{...}`), nil: none.
@@ -18,7 +18,7 @@ public struct SketchState: Sendable, Equatable, Hashable {
 /// The studio's unsaved edits: the sketches of `addSketch` calls as they
 /// should be (by call, 0-based in run order) and the sketches added.
 /// A run applies them (`ScriptOptions.sketchEdits`); a save writes them.
-public struct SketchEdits: Sendable, Equatable {
+public struct SketchEdits: Sendable, Equatable, Codable {
     /// The n-th `addSketch` call of a run makes this sketch instead of its own.
     public var calls: [Int: SketchState] = [:]
     /// Sketches added, put on the control layer before the script's first
