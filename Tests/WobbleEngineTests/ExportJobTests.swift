@@ -50,6 +50,19 @@ final class ExportJobTests: SessionTestCase {
         return done()
     }
 
+    /// Cancels `job` ("the studio quit") once it wrote two frames; its
+    /// outcome says it was cancelled and why, and names no file.
+    func cancelAfterTwoFrames(_ job: ExportJob) throws {
+        XCTAssertTrue(waitUntil(60) { job.progress.done >= 2 || job.outcome != nil }, "no frame was written")
+        XCTAssertNil(job.outcome, "the export ended before it could be cancelled")
+        job.cancel("the studio quit")
+        XCTAssertTrue(job.wait(seconds: 30), "the export did not stop")
+        let out = try XCTUnwrap(job.outcome)
+        XCTAssertTrue(out.cancelled)
+        XCTAssertEqual(out.error, "the studio quit")
+        XCTAssertNil(out.output)
+    }
+
     func testAnExportWritesTheScenesOutputBesideItAndSaysWhat() throws {
         let scene = try scene(LiveSessionTests.still.replacingOccurrences(of: "prepare()", with: "prepare()\ntouch(20, 15, 25, 15)"))
         let job = ExportJob(options: options(scene))
@@ -72,14 +85,7 @@ final class ExportJobTests: SessionTestCase {
     func testACancelledExportLeavesNoFileAndSaysSo() throws {
         let scene = try scene(Self.long)
         let job = ExportJob(options: options(scene))
-        XCTAssertTrue(waitUntil(60) { job.progress.done >= 2 || job.outcome != nil }, "no frame was written")
-        XCTAssertNil(job.outcome, "the export ended before it could be cancelled")
-        job.cancel("the studio quit")
-        XCTAssertTrue(job.wait(seconds: 30), "the export did not stop")
-        let out = try XCTUnwrap(job.outcome)
-        XCTAssertTrue(out.cancelled)
-        XCTAssertEqual(out.error, "the studio quit")
-        XCTAssertNil(out.output)
+        try cancelAfterTwoFrames(job)
         XCTAssertLessThan(job.progress.done, 600)
         XCTAssertEqual(try files(), ["img.png", "scene.lua"], "nothing left beside the scene")
     }
@@ -161,15 +167,8 @@ final class ExportJobTests: SessionTestCase {
         let written = try take.write(scenePath: path, recordedSeconds: 1, options: SessionOptions(scenePath: path))
         XCTAssertEqual(written, dir.appendingPathComponent("scene-take-1.lua").path)
         let job = ExportJob(options: options(written))
-        XCTAssertTrue(waitUntil(60) { job.progress.done >= 2 || job.outcome != nil }, "no frame was written")
-        XCTAssertNil(job.outcome, "the export ended before it could be cancelled")
+        try cancelAfterTwoFrames(job)
         XCTAssertGreaterThan(job.progress.total, 600, "the take's clip: the scene's and the take's second")
-        job.cancel("the studio quit")
-        XCTAssertTrue(job.wait(seconds: 30), "the export did not stop")
-        let out = try XCTUnwrap(job.outcome)
-        XCTAssertTrue(out.cancelled)
-        XCTAssertEqual(out.error, "the studio quit")
-        XCTAssertNil(out.output)
         XCTAssertEqual(try files(), ["img.png", "scene-take-1.lua", "scene.lua"], "nothing left beside the take")
     }
 

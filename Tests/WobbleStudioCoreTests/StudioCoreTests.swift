@@ -9,15 +9,7 @@ import WobbleSystem
 /// The studio core with no window: a scene in a sandbox, commands in
 /// (image pixels, no keys), state and snapshots out, on a manual clock
 /// (a run of the scene is awaited, never slept for).
-final class StudioCoreTests: XCTestCase {
-    var box: Sandbox!
-    let clock = ManualClock()
-    var nextPoll = 0.0
-
-    override func setUpWithError() throws {
-        box = try Sandbox()
-    }
-
+final class StudioCoreTests: StudioCoreTestCase {
     /// `s.lua` on a 200x150 picture: one region, a half-second clip.
     let text = """
     image("img.png")
@@ -37,15 +29,6 @@ final class StudioCoreTests: XCTestCase {
         core.start()
         settle(core)
         return core
-    }
-
-    /// Lets the runs the commands asked for finish and swaps them in.
-    func settle(_ core: StudioCore) {
-        for _ in 0..<3 {
-            XCTAssertTrue(core.session.waitForRun(upTo: 60), "a run of the scene did not end")
-            clock.t += 0.01
-            core.update(nextPoll: &nextPoll)
-        }
     }
 
     /// A take is written on a worker, in-process: the core goes on

@@ -72,15 +72,12 @@ struct BounceMotion: MotionModel {
     func looped(period: Double, kicks: [Impulse]) -> any SteadyLoop { Loop(model: self, kicks: kicks) }
 }
 
-final class ThirdMotionModelTests: XCTestCase {
-    var box: Sandbox!
-    let clock = ManualClock()
-    var nextPoll = 0.0
+final class ThirdMotionModelTests: StudioCoreTestCase {
     /// The standard models and the bounce.
     let motions = MotionCatalog.standard.adding(BounceMotion.declaration)
 
     override func setUpWithError() throws {
-        box = try Sandbox()
+        try super.setUpWithError()
         try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
     }
 
@@ -90,14 +87,6 @@ final class ThirdMotionModelTests: XCTestCase {
         o.backend = .cpu
         o.motions = motions ?? self.motions
         return o
-    }
-
-    func settle(_ core: StudioCore) {
-        for _ in 0..<3 {
-            XCTAssertTrue(core.session.waitForRun(upTo: 60), "a run of the scene did not end")
-            clock.t += 0.01
-            core.update(nextPoll: &nextPoll)
-        }
     }
 
     static let scene = """
