@@ -76,6 +76,59 @@ final class StudioApp {
 
     // MARK: Running
 
+    /// With the GLES backend, the renderer lives in the window's context:
+    /// frames are drawn straight into the back buffer (no read-back, no
+    /// upload). Where that context cannot host it, the headless one does.
+    private func drawInTheWindowsContext() {
+        guard options.session.backend == .gles, presenter.directWanted, let w = window else { return }
+        let verbose = options.verbose
+        nonisolated(unsafe) var windowFailed = false
+        session.makeRenderer = { [weak w, weak self] img, m in
+            if !windowFailed, let w {
+                do {
+                    try w.makeCurrent()
+                    let r = try GLESRenderer(inCurrentContext: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
+                    self?.presenter.windowRenderer = r
+                    if verbose { printError("studio: frames drawn in the window's context: \(r.platformDescription)") }
+                    return r
+                } catch {
+                    windowFailed = true
+                    printError("studio: the window's context cannot render (\(error)); rendering headless")
+                }
+            }
+            return try FrameRenderers.make(.gles, source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: verbose)
+        }
+    }
+
+    /// How long the loop may wait for input at `now`: until the next
+    /// frame is due while playing, shorter while a run, an export, a
+    /// take's write or a cutout goes on (they are polled), 0 when
+    /// something is to be drawn.
+    private func inputWait(now: Double, nextPoll: Double) -> Double {
+        var wait = max(0, nextPoll - now)
+        if core.playing || core.recorder.isRecording, let clip = session.clip, !options.unpaced {
+            // The playhead as it is now (it was last moved before the
+            // previous frame was drawn), and the next frame's time.
+            let current = core.currentPlayhead(at: now)
+            let due = session.frameIndex(at: current)
+            if due == presenter.presentedIndex {
+                let next = Double(due + 1) / clip.fps
+                wait = min(wait, max(0, next - current))
+            } else {
+                // A frame is due that is not on screen (the last one took
+                // longer than a frame): draw it now, not at the next one's time.
+                wait = 0
+            }
+        }
+        // A wait of a millisecond or two costs more than it saves on a busy
+        // machine (the process gives up its turn): poll instead.
+        if session.isRunning { wait = min(wait, StudioApp.runPollInterval) }
+        if core.exporter.isExporting || core.recorder.isWriting { wait = min(wait, 0.1) }
+        if core.cutouts.isComputing { wait = min(wait, StudioApp.runPollInterval) }
+        if options.unpaced || core.dirty || wait < 0.002 { wait = 0 }
+        return wait
+    }
+
     func run() -> Int32 {
         let started = clock.now()
         // The first run goes on off the window thread: a quick scene has
@@ -104,54 +157,13 @@ final class StudioApp {
         if options.verbose, let w = window {
             printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
         }
-        if options.session.backend == .gles, presenter.directWanted, let w = window {
-            // The GLES renderer lives in the window's context: frames are
-            // drawn straight into the back buffer (no read-back, no upload).
-            // Where that context cannot host it, the headless one does.
-            let verbose = options.verbose
-            nonisolated(unsafe) var windowFailed = false
-            session.makeRenderer = { [weak w, weak self] img, m in
-                if !windowFailed, let w {
-                    do {
-                        try w.makeCurrent()
-                        let r = try GLESRenderer(inCurrentContext: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight)
-                        self?.presenter.windowRenderer = r
-                        if verbose { printError("studio: frames drawn in the window's context: \(r.platformDescription)") }
-                        return r
-                    } catch {
-                        windowFailed = true
-                        printError("studio: the window's context cannot render (\(error)); rendering headless")
-                    }
-                }
-                return try FrameRenderers.make(.gles, source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: verbose)
-            }
-        }
+        drawInTheWindowsContext()
         var nextPoll = clock.now() + core.watch.pollInterval
         while true {
             let now = clock.now()
             if let q = options.quitAfter, now - started >= q { break }
             if Signals.received != nil { break }
-            var wait = max(0, nextPoll - now)
-            if core.playing || core.recorder.isRecording, let clip = session.clip, !options.unpaced {
-                // The playhead as it is now (it was last moved before the
-                // previous frame was drawn), and the next frame's time.
-                let current = core.currentPlayhead(at: now)
-                let due = session.frameIndex(at: current)
-                if due == presenter.presentedIndex {
-                    let next = Double(due + 1) / clip.fps
-                    wait = min(wait, max(0, next - current))
-                } else {
-                    // A frame is due that is not on screen (the last one took
-                    // longer than a frame): draw it now, not at the next one's time.
-                    wait = 0
-                }
-            }
-            // A wait of a millisecond or two costs more than it saves on a busy
-            // machine (the process gives up its turn): poll instead.
-            if session.isRunning { wait = min(wait, StudioApp.runPollInterval) }
-            if core.exporter.isExporting { wait = min(wait, 0.1) }
-            if core.cutouts.isComputing { wait = min(wait, StudioApp.runPollInterval) }
-            if options.unpaced || core.dirty || wait < 0.002 { wait = 0 }
+            let wait = inputWait(now: now, nextPoll: nextPoll)
             let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
             var quit = false
             for i in inputs where !quit && handle(i) { quit = true }
