@@ -184,6 +184,15 @@ final class PresetLimitTests: XCTestCase {
         let wrong = try Tool.run(["cat.lua", "--preset", "discord", "-o", "d.webp"], cwd: box.url)
         XCTAssertEqual(wrong.status, 2)
         XCTAssertEqual(wrong.firstError, "wobble-run: --preset discord writes APNG or GIF; the output 'd.webp' is not one: name it x.png or x.gif")
+        // A name that says no format is not taken as the platform's either
+        // (a WebM named x.jpg), unless --format says which.
+        for name in ["d.jpg", "d"] {
+            let unknown = try Tool.run(["cat.lua", "--preset", "telegram", "-o", name], cwd: box.url)
+            XCTAssertEqual(unknown.status, 2, name)
+            XCTAssertEqual(unknown.firstError,
+                           "wobble-run: --preset telegram writes WEBM; the output '\(name)' is not a file of that kind: name it x.webm")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: box.path(name)), name)
+        }
     }
 
     /// `-v` with a preset: one `wrote` line, the preset's (the inner runs
