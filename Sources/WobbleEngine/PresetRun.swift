@@ -170,7 +170,8 @@ package struct PresetRun {
         s.output = path
         s.width = canvas.0
         s.height = canvas.1
-        if !o.quiet {
+        // What it chose, as a plain render's summary: on a terminal or with -v.
+        if !o.quiet && (o.verbose || Posix.isTerminal(2)) {
             printError("wrote \(path): \(p.what), \(best.format.rawValue.uppercased()), \(choice.frames) frames at \(Self.short(rate)) fps, \(canvas.0)×\(canvas.1), \(choice.levelText), \(Self.kb(bytes.count)) of \(Self.kb(p.byteLimit))")
         }
         return s

@@ -204,6 +204,13 @@ final class PresetLimitTests: XCTestCase {
         let wrote = r.stderr.split(separator: "\n").filter { $0.hasPrefix("wrote ") || $0.hasPrefix("wobble-run: wrote ") }
         XCTAssertEqual(wrote.count, 1, r.stderr)
         XCTAssertTrue(wrote.first?.hasPrefix("wrote e.gif: Slack custom emoji, GIF, 9 frames at 30 fps, 128×128, ") == true, r.stderr)
+        // Without -v, in a pipeline (stderr not a terminal): no summary
+        // (the scene's warning stays).
+        let plain = try Tool.run(["s.lua", "--backend", "cpu", "--preset", "slack", "-o", "f.gif"], cwd: box.url)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertFalse(plain.stderr.contains("wrote"), plain.stderr)
+        XCTAssertEqual(plain.stderr.split(separator: "\n").filter { !$0.hasPrefix("wobble-run: warning: ") }, [], plain.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("f.gif")))
     }
 
     /// A TMPDIR that is not there: one line naming TMPDIR, nothing written.
