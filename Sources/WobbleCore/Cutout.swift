@@ -190,6 +190,15 @@ public struct GreyMask: Sendable, Equatable, Codable {
 
     /// Whether every pixel is background.
     public var isAllBackground: Bool { !pixels.contains { $0 != 0 } }
+    /// Whether some pixel of `box` (clipped to the mask) is not background.
+    public func hasObject(in box: PixelRect) -> Bool {
+        let b = box.clipped(width: width, height: height)
+        guard !b.isEmpty else { return false }
+        for y in b.y0 ..< b.y1 where pixels[(y * width + b.x0) ..< (y * width + b.x1)].contains(where: { $0 != 0 }) {
+            return true
+        }
+        return false
+    }
     /// Whether every pixel is fully object.
     public var isAllObject: Bool { !pixels.contains { $0 != 255 } }
 }

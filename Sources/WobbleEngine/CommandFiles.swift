@@ -46,6 +46,10 @@ package enum CommandFiles {
         do {
             switch query {
             case .box(let x, let y, let w, let h):
+                // X + W past the largest integer is outside any photo.
+                guard !x.addingReportingOverflow(w).overflow, !y.addingReportingOverflow(h).overflow else {
+                    throw RunError("\(shown): the box reaches outside the \(image.width)×\(image.height) image")
+                }
                 // The same region `addSketch{x =, y =, w =, h =}` makes.
                 let region = SketchPoints(lt: Point(Double(x), Double(y)), rt: Point(Double(x + w), Double(y)),
                                           rb: Point(Double(x + w), Double(y + h)), lb: Point(Double(x), Double(y + h))).shape
@@ -62,12 +66,8 @@ package enum CommandFiles {
         if let a = PathPolicy.identity(photo), let b = PathPolicy.identity(target), a.device == b.device, a.inode == b.inode {
             throw RunError("-o '\(PathBytes.display(target))' is the photo itself: nothing written")
         }
-        var grey = RGBAImage(width: image.width, height: image.height)
-        for (k, v) in mask.pixels.enumerated() {
-            grey.pixels[k * 4] = v; grey.pixels[k * 4 + 1] = v; grey.pixels[k * 4 + 2] = v; grey.pixels[k * 4 + 3] = 255
-        }
         do {
-            try ImageIO.writePNG(grey, to: target)
+            try AtomicFile.write(try ImageIO.encodeMaskPNG(mask), to: target)
         } catch let e as MediaError {
             throw RunError(e.message)
         }

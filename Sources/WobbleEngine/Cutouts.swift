@@ -36,7 +36,10 @@ enum Cutouts {
         case .memory: what = "the studio's cutout"
         }
         let box = pixelBox(request.shape.bbox)
-        guard box.x0 >= 0, box.y0 >= 0, box.x1 <= image.width, box.y1 <= image.height, !box.isEmpty else {
+        guard !box.isEmpty else {
+            throw fail("\(what): the region (box \(box.x0),\(box.y0) to \(box.x1),\(box.y1)) has no area: there is nothing to cut out")
+        }
+        guard box.x0 >= 0, box.y0 >= 0, box.x1 <= image.width, box.y1 <= image.height else {
             throw fail("\(what): " + CutoutProblem.outsideImage(box: box, width: image.width, height: image.height).description)
         }
         let mask: GreyMask
@@ -51,6 +54,11 @@ enum Cutouts {
                     throw MaskProblem(message: "\(what) is \(m.mask.width)×\(m.mask.height), but the image is \(image.width)×\(image.height)")
                 }
                 mask = m.mask
+            }
+            // Only the object inside the region moves: a mask whose object is
+            // all elsewhere would leave the clip still.
+            guard mask.hasObject(in: box) else {
+                throw MaskProblem(message: "\(what) has no object inside the region (box \(box.x0),\(box.y0) to \(box.x1),\(box.y1)): nothing would move")
             }
             return try CutoutVision.layer(image: image, mask: mask)
         } catch let e as CutoutProblem {

@@ -679,9 +679,7 @@ public final class LiveSession {
                     file = "\(p.name)-\(n).png"
                 }
                 let full = ScenePaths.join(folder, file)
-                var rgba = [UInt8](repeating: 255, count: p.mask.mask.pixels.count * 4)
-                for (k, v) in p.mask.mask.pixels.enumerated() { rgba[k * 4] = v; rgba[k * 4 + 1] = v; rgba[k * 4 + 2] = v }
-                let png = try ImageIO.encodePNG(RGBAImage(width: p.mask.mask.width, height: p.mask.mask.height, pixels: rgba))
+                let png = try ImageIO.encodeMaskPNG(p.mask.mask)
                 try AtomicFile.write(png, to: full, beforeRename: {
                     guard Posix.kind(full, follow: false) == nil else {
                         throw SaveError(message: "not saved: \(ScenePaths.shown(full)) appeared meanwhile (save again)")

@@ -170,7 +170,8 @@ package struct PresetRun {
         s.output = path
         s.width = canvas.0
         s.height = canvas.1
-        if !o.quiet {
+        // What it chose, as a plain render's summary: on a terminal or with -v.
+        if !o.quiet && (o.verbose || Posix.isTerminal(2)) {
             printError("wrote \(path): \(p.what), \(best.format.rawValue.uppercased()), \(choice.frames) frames at \(Self.short(rate)) fps, \(canvas.0)×\(canvas.1), \(choice.levelText), \(Self.kb(bytes.count)) of \(Self.kb(p.byteLimit))")
         }
         return s
@@ -188,12 +189,13 @@ package struct PresetRun {
             }
             allowed = [f]
         }
-        guard let out = options.output, out != "-", !OutputTarget.namesStdout(out), let plan = OutputPlan.pathFormat(out) else {
-            return allowed
-        }
+        guard let out = options.output, out != "-", !OutputTarget.namesStdout(out) else { return allowed }
+        // A name that says no format (`x.jpg`, `x`) takes `--format`'s, as a plain render does.
+        let plan = OutputPlan.pathFormat(out)
+        if plan == nil, options.format != nil { return allowed }
         // `x.png` is a sticker's usual name for an APNG.
-        var says: OutputFormat? = plan.format
-        if plan.format == .png { if case .file? = plan.png { says = .apng } else { says = nil } }
+        var says: OutputFormat? = plan?.format
+        if let plan, plan.format == .png { if case .file? = plan.png { says = .apng } else { says = nil } }
         guard let says, allowed.contains(says) else {
             let name = Preset.spelled(allowed)
             throw UsageError("--preset \(p.name) writes \(name); the output '\(PathBytes.display(out, controls: true))' is not \(allowed.count > 1 ? "one" : "a file of that kind"): name it \(allowed.map { "x" + Preset.fileExtension($0) }.joined(separator: " or "))")

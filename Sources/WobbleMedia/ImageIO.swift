@@ -123,6 +123,18 @@ public enum ImageIO {
         return PNGCodec.encode(image, level: compressionLevel)
     }
 
+    /// Encodes a mask as an 8-bit greyscale PNG (255 object, 0 background),
+    /// what `wobble-run cutout` and the studio write and a scene's
+    /// `cutout = "PATH"` reads.
+    ///
+    /// - Throws: `MediaError` for a mask with no pixels.
+    public static func encodeMaskPNG(_ mask: GreyMask, compressionLevel: Int = defaultPNGCompressionLevel) throws -> [UInt8] {
+        guard mask.width > 0, mask.height > 0, mask.pixels.count == mask.width * mask.height else {
+            throw MediaError("cannot write a PNG of \(mask.width)×\(mask.height) pixels")
+        }
+        return PNGCodec.encode(grey: mask, level: compressionLevel)
+    }
+
     /// Writes an image as a PNG file, atomically (`AtomicFile`): an existing
     /// file at `path` stays intact until the new one is complete, and the
     /// new file gets the usual permissions (0644 under umask 022).

@@ -116,6 +116,16 @@ enum PNGCodec {
     /// `level` is the zlib level (0 to 9). Levels 1 to 3 use only the cheap
     /// Sub and Up filters, higher levels let libpng try all five per row.
     static func encode(_ image: RGBAImage, level: Int) -> [UInt8] {
+        encode(image.pixels, width: image.width, height: image.height, grey: false, level: level)
+    }
+
+    /// Encodes one byte a pixel as an 8-bit greyscale PNG (a mask), as
+    /// `encode` does RGBA8.
+    static func encode(grey mask: GreyMask, level: Int) -> [UInt8] {
+        encode(mask.pixels, width: mask.width, height: mask.height, grey: true, level: level)
+    }
+
+    private static func encode(_ pixels: [UInt8], width: Int, height: Int, grey: Bool, level: Int) -> [UInt8] {
         let onError: png_error_ptr = { _, message in
             let text = message.map { String(cString: $0) } ?? "unknown error"
             fatalError("libpng write failed (out of memory?): \(text)")
@@ -130,7 +140,7 @@ enum PNGCodec {
         guard info != nil else { fatalError("png_create_info_struct failed (out of memory)") }
 
         let output = Output()
-        output.bytes.reserveCapacity(image.width * image.height + 1024)
+        output.bytes.reserveCapacity(width * height + 1024)
         let box = Unmanaged.passRetained(output)
         defer { box.release() }
         png_set_write_fn(png, box.toOpaque(), { png, data, length in
@@ -150,14 +160,14 @@ enum PNGCodec {
         }
         png_set_filter(png, Int32(PNG_FILTER_TYPE_BASE), filters)
         png_set_IHDR(
-            png, info, UInt32(image.width), UInt32(image.height), 8,
-            Int32(PNG_COLOR_TYPE_RGB_ALPHA), Int32(PNG_INTERLACE_NONE),
+            png, info, UInt32(width), UInt32(height), 8,
+            Int32(grey ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB_ALPHA), Int32(PNG_INTERLACE_NONE),
             Int32(PNG_COMPRESSION_TYPE_DEFAULT), Int32(PNG_FILTER_TYPE_DEFAULT))
         png_set_sRGB(png, info, Int32(PNG_sRGB_INTENT_PERCEPTUAL))
         png_write_info(png, info)
-        image.pixels.withUnsafeBufferPointer { pixels in
-            let stride = image.width * 4
-            for y in 0..<image.height {
+        pixels.withUnsafeBufferPointer { pixels in
+            let stride = width * (grey ? 1 : 4)
+            for y in 0..<height {
                 png_write_row(png, pixels.baseAddress! + y * stride)
             }
         }

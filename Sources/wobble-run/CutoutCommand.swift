@@ -33,14 +33,15 @@ enum CutoutCommand {
     """
 
     struct Failure: Error { let message: String; let code: Int32 }
+    /// `--help` or `-h` among the options (not as an option's value).
+    struct Help: Error {}
 
     static func run(_ args: [String]) -> Int32 {
-        if args.contains("--help") || args.contains("-h") {
-            print(helpText, terminator: "")
-            return 0
-        }
         do {
             try perform(args)
+            return 0
+        } catch is Help {
+            print(helpText, terminator: "")
             return 0
         } catch let f as Failure {
             printError("wobble-run: cutout: \(f.message)")
@@ -53,30 +54,45 @@ enum CutoutCommand {
 
     static func perform(_ args: [String]) throws {
         var photo: String?, boxText: String?, atText: String?, output: String?
-        var i = 0
+        var i = 0, optionsEnded = false
         func value(_ name: String) throws -> String {
             i += 1
             guard i < args.count else { throw Failure(message: "\(name) needs a value (\(usage))", code: 2) }
             return args[i]
         }
+        /// An option's value, refused when the option came before.
+        func once(_ slot: inout String?, _ name: String, _ v: String) throws {
+            guard slot == nil else { throw Failure(message: "\(name) is given twice (\(usage))", code: 2) }
+            slot = v
+        }
         while i < args.count {
             let a = args[i]
-            switch a {
-            case "--box": boxText = try value(a)
-            case "--at": atText = try value(a)
-            case "-o", "--output": output = try value(a)
-            default:
-                if a.hasPrefix("--box=") { boxText = String(a.dropFirst(6)) }
-                else if a.hasPrefix("--at=") { atText = String(a.dropFirst(5)) }
-                else if a.hasPrefix("--output=") { output = String(a.dropFirst(9)) }
-                else if a.hasPrefix("-") && a != "-" { throw Failure(message: "unknown option '\(PathBytes.display(a))' (\(usage))", code: 2) }
-                else if photo == nil { photo = a }
-                else { throw Failure(message: "one photo only (\(usage))", code: 2) }
+            defer { i += 1 }
+            if optionsEnded || a == "-" || !a.hasPrefix("-") {
+                guard photo == nil else { throw Failure(message: "one photo only (\(usage))", code: 2) }
+                photo = a
+                continue
             }
-            i += 1
+            switch a {
+            case "--": optionsEnded = true
+            case "--help", "-h": throw Help()
+            case "--box": try once(&boxText, a, try value(a))
+            case "--at": try once(&atText, a, try value(a))
+            case "-o", "--output": try once(&output, "-o", try value(a))
+            default:
+                if a.hasPrefix("--box=") { try once(&boxText, "--box", String(a.dropFirst(6))) }
+                else if a.hasPrefix("--at=") { try once(&atText, "--at", String(a.dropFirst(5))) }
+                else if a.hasPrefix("--output=") { try once(&output, "-o", String(a.dropFirst(9))) }
+                else { throw Failure(message: "unknown option '\(PathBytes.display(a))' (\(usage))", code: 2) }
+            }
         }
         guard let photo else { throw Failure(message: usage, code: 2) }
         let target = output ?? ScenePaths.baseName(photo) + "-mask.png"
+        // A mask is a PNG: another name would hold bytes its extension does not say.
+        let stream = target == "-" || OutputTarget.namesStdout(target) || Posix.kind(target)?.isStream == true
+        guard stream || target.lowercased().hasSuffix(".png") else {
+            throw Failure(message: "-o '\(PathBytes.display(target, controls: true))': a mask is a PNG file: name it with .png", code: 2)
+        }
         let query: CommandFiles.CutoutQuery, shown: String
         switch (boxText, atText) {
         case (let boxText?, nil):

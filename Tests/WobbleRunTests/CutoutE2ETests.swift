@@ -77,6 +77,11 @@ final class CutoutE2ETests: XCTestCase {
                           "scene.lua:2: addSketch: cutout = \"auto\": the region (box 80,15 to 140,75) reaches outside the 120×90 image")
         try expectFailure(scene("\"mask.png\"", rect: "x = -5, y = 15, w = 60, h = 60"),
                           "scene.lua:2: addSketch: cutout mask 'mask.png': the region (box -5,15 to 55,75) reaches outside the 120×90 image")
+        // The disc's mask with a region beside the disc: nothing of it inside.
+        try expectFailure(scene("\"mask.png\"", rect: "x = 0, y = 0, w = 20, h = 20"),
+                          "scene.lua:2: addSketch: cutout mask 'mask.png' has no object inside the region (box 0,0 to 20,20): nothing would move")
+        try expectFailure(scene("\"auto\"", rect: "x = 75, y = 15, w = 0, h = 0").replacingOccurrences(of: "pin = \"bottom\", ", with: ""),
+                          "scene.lua:2: addSketch: cutout = \"auto\": the region (box 75,15 to 75,15) has no area: there is nothing to cut out")
         try expectFailure(scene("\"auto\"", image: "flat.png"),
                           "scene.lua:2: addSketch: cutout = \"auto\": the region is one uniform colour: there is no object to cut out")
         try expectFailure(scene("42"), "scene.lua:2: addSketch: cutout must be \"auto\" or a mask image's path (got number)")
@@ -155,6 +160,40 @@ final class CutoutE2ETests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("m.png")))
         let u = try Tool.run(["cutout", "img.png"], cwd: box.url)
         XCTAssertEqual(u.status, 2)
+        // X + W past the largest integer: the same kind of line, not a trap.
+        let huge = try Tool.run(["cutout", "img.png", "--box", "1,1,9223372036854775807,1", "-o", "m.png"], cwd: box.url)
+        XCTAssertEqual(huge.status, 1)
+        XCTAssertEqual(huge.firstError, "wobble-run: cutout: --box 1,1,9223372036854775807,1: the box reaches outside the 120×90 image")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("m.png")))
+    }
+
+    /// The mask is an 8-bit greyscale PNG, named .png; the options are
+    /// read as options (once each, `--` ending them), never as values.
+    func testCommandWritesAGreyPNGAndReadsItsOptionsStrictly() throws {
+        let r = try Tool.run(["cutout", "--box", "30,15,60,60", "-o", "m.png", "--", "img.png"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let bytes = [UInt8](try Data(contentsOf: box.url.appendingPathComponent("m.png")))
+        // IHDR: bit depth 8 (byte 24), colour type 0, greyscale (byte 25).
+        XCTAssertEqual(Array(bytes[12 ..< 16]), Array("IHDR".utf8))
+        XCTAssertEqual(bytes[24], 8)
+        XCTAssertEqual(bytes[25], 0)
+        let mask = try ImageIO.load(path: box.path("m.png"))
+        XCTAssertEqual(mask.width, Self.w)
+        XCTAssertEqual(Set(stride(from: 3, to: mask.pixels.count, by: 4).map { mask.pixels[$0] }), [255])
+
+        let jpg = try Tool.run(["cutout", "img.png", "--box", "30,15,60,60", "-o", "m.jpg"], cwd: box.url)
+        XCTAssertEqual(jpg.status, 2)
+        XCTAssertEqual(jpg.firstError, "wobble-run: cutout: -o 'm.jpg': a mask is a PNG file: name it with .png")
+        let helpAsValue = try Tool.run(["cutout", "img.png", "--box", "30,15,60,60", "-o", "--help"], cwd: box.url)
+        XCTAssertEqual(helpAsValue.status, 2)
+        XCTAssertEqual(helpAsValue.firstError, "wobble-run: cutout: -o '--help': a mask is a PNG file: name it with .png")
+        XCTAssertEqual(helpAsValue.stdout, "")
+        let twice = try Tool.run(["cutout", "img.png", "--box", "30,15,60,60", "--box", "1,1,2,2", "-o", "n.png"], cwd: box.url)
+        XCTAssertEqual(twice.status, 2)
+        XCTAssertTrue(twice.firstError.hasPrefix("wobble-run: cutout: --box is given twice ("), twice.firstError)
+        for name in ["m.jpg", "--help", "n.png"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: box.path(name)), name)
+        }
     }
 
     /// A looping, pinned cutout: both backends render every frame within

@@ -184,6 +184,15 @@ final class PresetLimitTests: XCTestCase {
         let wrong = try Tool.run(["cat.lua", "--preset", "discord", "-o", "d.webp"], cwd: box.url)
         XCTAssertEqual(wrong.status, 2)
         XCTAssertEqual(wrong.firstError, "wobble-run: --preset discord writes APNG or GIF; the output 'd.webp' is not one: name it x.png or x.gif")
+        // A name that says no format is not taken as the platform's either
+        // (a WebM named x.jpg), unless --format says which.
+        for name in ["d.jpg", "d"] {
+            let unknown = try Tool.run(["cat.lua", "--preset", "telegram", "-o", name], cwd: box.url)
+            XCTAssertEqual(unknown.status, 2, name)
+            XCTAssertEqual(unknown.firstError,
+                           "wobble-run: --preset telegram writes WEBM; the output '\(name)' is not a file of that kind: name it x.webm")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: box.path(name)), name)
+        }
     }
 
     /// `-v` with a preset: one `wrote` line, the preset's (the inner runs
@@ -195,6 +204,13 @@ final class PresetLimitTests: XCTestCase {
         let wrote = r.stderr.split(separator: "\n").filter { $0.hasPrefix("wrote ") || $0.hasPrefix("wobble-run: wrote ") }
         XCTAssertEqual(wrote.count, 1, r.stderr)
         XCTAssertTrue(wrote.first?.hasPrefix("wrote e.gif: Slack custom emoji, GIF, 9 frames at 30 fps, 128×128, ") == true, r.stderr)
+        // Without -v, in a pipeline (stderr not a terminal): no summary
+        // (the scene's warning stays).
+        let plain = try Tool.run(["s.lua", "--backend", "cpu", "--preset", "slack", "-o", "f.gif"], cwd: box.url)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertFalse(plain.stderr.contains("wrote"), plain.stderr)
+        XCTAssertEqual(plain.stderr.split(separator: "\n").filter { !$0.hasPrefix("wobble-run: warning: ") }, [], plain.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("f.gif")))
     }
 
     /// A TMPDIR that is not there: one line naming TMPDIR, nothing written.
