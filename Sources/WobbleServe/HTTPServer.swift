@@ -206,11 +206,27 @@ public final class HTTPServer: @unchecked Sendable {
         SystemThread.onFullStack(work)
     }
 
-    /// Stops listening and closes every connection (waits for civetweb's threads).
+    /// Stops listening and closes every connection (waits for civetweb's
+    /// threads), promptly: civetweb's threads look at its stop flag only
+    /// between waits of up to 2 s (the listening thread's on the listening
+    /// socket, each WebSocket's on its socket), so each page is sent a
+    /// WebSocket close first (the browser answers it, which ends that
+    /// socket's thread), and while civetweb stops, a connection to the
+    /// listening port now and then wakes the listening thread.
     public func stop() {
         guard let ctx = context else { return }
         context = nil
-        mg_stop(ctx)
+        _ = write([0x03, 0xE9], opcode: MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, to: nil)   // 1001: going away
+        let stopped = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let stopping = ctx   // civetweb's context, used by that thread only from here on
+        DispatchQueue.global().async {
+            mg_stop(stopping)
+            stopped.signal()
+        }
+        let host = ["0.0.0.0", "localhost"].contains(config.host) ? "127.0.0.1" : config.host
+        while stopped.wait(timeout: .now() + 0.01) == .timedOut {
+            Posix.knock(host: host, port: port)
+        }
         lock.withLock { sockets.removeAll() }
     }
 

@@ -100,6 +100,26 @@ public enum Posix {
         kind(path) == .regular && PathBytes.withCString(path, { access($0, X_OK) == 0 }) == true
     }
 
+    /// Opens a TCP connection to the IPv4 address `host` (dotted, e.g.
+    /// `127.0.0.1`) at `port` and closes it at once, sending nothing: wakes
+    /// a server waiting on its listening socket. False when it could not
+    /// connect (nothing listens there any more, or `host` is not an IPv4
+    /// address).
+    @discardableResult
+    public static func knock(host: String, port: Int) -> Bool {
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian
+        guard port > 0, port < 65536, inet_pton(AF_INET, host, &addr.sin_addr) == 1 else { return false }
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return r == 0
+    }
+
     /// Waits up to `seconds` for the peer of the socket `fd` to hang up
     /// (POLLRDHUP, POLLHUP or POLLERR); true when it has.
     public static func waitForHangUp(_ fd: Int32, seconds: Double) -> Bool {
