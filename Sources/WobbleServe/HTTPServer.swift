@@ -219,9 +219,13 @@ public final class HTTPServer: @unchecked Sendable {
         _ = write([0x03, 0xE9], opcode: MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, to: nil)   // 1001: going away
         let stopped = DispatchSemaphore(value: 0)
         nonisolated(unsafe) let stopping = ctx   // civetweb's context, used by that thread only from here on
-        DispatchQueue.global().async {
+        guard SystemThread.detach({
             mg_stop(stopping)
             stopped.signal()
+        }) else {
+            mg_stop(ctx)   // no thread to spare: stopped at civetweb's own pace
+            lock.withLock { sockets.removeAll() }
+            return
         }
         let host = ["0.0.0.0", "localhost"].contains(config.host) ? "127.0.0.1" : config.host
         while stopped.wait(timeout: .now() + 0.01) == .timedOut {
