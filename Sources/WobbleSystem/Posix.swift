@@ -305,12 +305,23 @@ public enum Posix {
     /// `limit` bytes throws `FileTooLarge` (a regular file is refused by its
     /// size before anything is read; a pipe or a device once it passes the
     /// limit). Other failures throw `PosixError` naming `shown`.
-    public static func readFile(_ path: String, shown: String? = nil, limit: Int = Int.max) throws -> [UInt8] {
+    ///
+    /// With `inside` (a canonical folder): only a regular file that, as
+    /// opened, lies inside that folder — checked on the open descriptor, so
+    /// a link swapped between a check by name and the open cannot lead
+    /// outside (`OutsideFolder`); opened without waiting (a FIFO put there
+    /// meanwhile is refused, not waited on).
+    public static func readFile(_ path: String, shown: String? = nil, limit: Int = Int.max, inside folder: String? = nil) throws -> [UInt8] {
         let name = shown ?? path
-        let fd = try open(path, O_RDONLY, shown: name)
+        let fd = try open(path, folder == nil ? O_RDONLY : O_RDONLY | O_NONBLOCK, shown: name)
         defer { closeQuietly(fd) }
         let st = try fstat(fd, shown: name)
         let regular = FileKind(st) == .regular
+        if let folder {
+            let opened = try readlink("/proc/self/fd/\(fd)", shown: name)
+            let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+            guard regular, opened.hasPrefix(prefix) else { throw OutsideFolder(path: name) }
+        }
         if regular && Int(st.st_size) > limit { throw FileTooLarge(path: name, limit: limit) }
         // Regular files: read exactly their size (plus one byte, to see
         // growth); pipes and devices: in chunks, doubling, up to the limit.
@@ -424,6 +435,14 @@ public enum Posix {
 }
 
 /// A file larger than a reader's limit (`Posix.readFile`).
+/// A file that, as opened, is not a regular file inside the folder a
+/// reader was confined to (`Posix.readFile(_:inside:)`).
+public struct OutsideFolder: Error, Equatable {
+    /// The path as the user named it.
+    public let path: String
+    public init(path: String) { self.path = path }
+}
+
 public struct FileTooLarge: Error, Equatable {
     /// The path as the user named it.
     public let path: String
