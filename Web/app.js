@@ -21,6 +21,10 @@ let renderer = null;
 let scene = null;            // the last scene message, with its frames
 let states = null;           // the states message that came before it
 let frame = 0, playing = true, clockTime = 0, lastTick = null;
+// While a take records, the playhead is the live clock: from the scripted
+// clip's end it runs on (frames past the end, whose states the server
+// sends meanwhile) and never loops, as in the window.
+let recording = false;
 let showHandles = true, dirty = true;
 let seq = 0;
 let pendingPoke = null;      // { seq, t0, frame, before } until its scene arrives
@@ -92,7 +96,12 @@ function onBinary(buffer) {
     handles.width = head.width;
     handles.height = head.height;
   } else if (head.type === "states") {
-    states = { generation: head.generation, frames: decodeStates(new Float64Array(buffer.slice(start))) };
+    const frames = decodeStates(new Float64Array(buffer.slice(start)));
+    if (head.from === undefined) { states = { generation: head.generation, frames }; return; }
+    // Frames past the clip's end (a take records): kept with their run's.
+    if (!states || states.generation !== head.generation) return;
+    frames.forEach((f, i) => { states.frames[head.from + i] = f; });
+    if (frame >= head.from && frame < head.from + frames.length) dirty = true;
     return;
   } else if (head.type === "field") {
     const n = head.width * head.height;
@@ -150,6 +159,11 @@ function onScene(m) {
   $("scene").textContent = m.scene;
   $("unsaved").hidden = !m.unsaved;
   notes = m.notes;
+  if (pendingPoke && m.answers >= pendingPoke.seq && recording) {
+    // Recording, the live clock goes on: the poke shows at the frame due.
+    awaitingDraw.push({ list: metrics.pokeLatency, t0: pendingPoke.t0 });
+    pendingPoke = null;
+  }
   if (pendingPoke && m.answers >= pendingPoke.seq) {
     // The region moves from the frame after the poke: show that frame now.
     const p = pendingPoke;
@@ -165,7 +179,8 @@ function onScene(m) {
     if (m.answers >= s) { awaitingDraw.push({ list: metrics.dragLatency, t0 }); pendingDrags.delete(s); }
   }
   if (!drag) drawHandlesLater();
-  if (frame >= m.frameCount) { frame = 0; clockTime = 0; }
+  ticksDirty = true;
+  if (frame >= m.frameCount && !recording) { frame = 0; clockTime = 0; }
   metrics.ready = true;
   dirty = true;
   if (!old) requestAnimationFrame(tick);
@@ -193,7 +208,11 @@ function drawHandles() {
   handlesDirty = false;
   const ctx = handles.getContext("2d");
   ctx.clearRect(0, 0, handles.width, handles.height);
-  if (!showHandles || !scene) return;
+  // Hidden handles: the empty layer made fully transparent, so the browser
+  // does not blend it over every frame (it still takes the pointer).
+  const none = !showHandles || !scene;
+  handles.style.opacity = none ? "0" : "";
+  if (none) return;
   const scale = handles.width / handles.getBoundingClientRect().width || 1;
   const chosen = selectedKey();
   for (const s of scene.sketches) {
@@ -229,14 +248,18 @@ function tick(now) {
     clockTime += (now - lastTick) / 1000;
     const k = Math.floor(clockTime * scene.fps + 1e-9);
     if (k !== frame) {
-      frame = scene.frameCount ? k % scene.frameCount : 0;
-      if (k >= scene.frameCount) clockTime = frame / scene.fps;
+      frame = recording ? k : scene.frameCount ? k % scene.frameCount : 0;
+      if (k >= scene.frameCount && !recording) clockTime = frame / scene.fps;
       dirty = true;
     }
   }
   lastTick = now;
   if (scene && (dirty || metrics.forceDraw)) {
-    const exact = renderer.draw(scene.frames[frame] || [], scene.overlap, scene.edges);
+    // Past the frames the page has (a take's live clock ahead of the
+    // states sent), the last one stands in.
+    const shownFrames = scene.frames;
+    const exact = renderer.draw(shownFrames[Math.min(frame, shownFrames.length - 1)] || [], scene.overlap, scene.edges) &&
+      frame < shownFrames.length;
     metrics.draws++;
     dirty = false;
     metrics.frame = frame;
@@ -257,7 +280,16 @@ function tick(now) {
 // The timeline's seconds: the clip the page plays.
 function timelineSeconds() { return scene ? scene.frameCount / scene.fps : 1; }
 
-function drawTimeline() {
+// The timeline: its ticks drawn on its canvas when they change (a scene,
+// a snapshot, a tick dragged, a new size); the playhead a marker moved
+// over it, and the clock beside it, written only when they change, so
+// playing redraws nothing but the picture.
+let ticksDirty = true;
+const shown = { playhead: null, clock: null, play: null };
+new ResizeObserver(() => { ticksDirty = true; dirty = true; }).observe(timeline);
+
+function drawTicks() {
+  ticksDirty = false;
   const w = timeline.clientWidth;
   if (timeline.width !== w) timeline.width = w;
   const ctx = timeline.getContext("2d");
@@ -272,10 +304,17 @@ function drawTimeline() {
     const inset = t.selected ? 1 : t.sound ? 14 : 5;
     ctx.fillRect(x - (t.selected ? 2 : 1), inset, t.selected ? 4 : 2, h - 2 * inset + (t.sound ? 10 : 0));
   }
-  ctx.fillStyle = "#8ab4f8";
-  ctx.fillRect((frame / Math.max(1, scene.frameCount)) * w - 1, 0, 3, h);
-  $("clock").textContent = `${frame} / ${scene.frameCount - 1}  ${(frame / scene.fps).toFixed(2)} s`;
-  $("play").textContent = playing ? "❚❚" : "▶";
+}
+
+function drawTimeline() {
+  if (ticksDirty) drawTicks();
+  if (!scene) return;
+  const x = (Math.min(frame, scene.frameCount) / Math.max(1, scene.frameCount)) * timeline.width - 1;
+  if (x !== shown.playhead) { $("playhead").style.transform = `translateX(${x}px)`; shown.playhead = x; }
+  const clock = `${frame} / ${scene.frameCount - 1}  ${(frame / scene.fps).toFixed(2)} s`;
+  if (clock !== shown.clock) { $("clock").textContent = clock; shown.clock = clock; }
+  const play = playing ? "❚❚" : "▶";
+  if (play !== shown.play) { $("play").textContent = play; shown.play = play; }
 }
 
 function seek(k) {
@@ -387,7 +426,7 @@ function tickNear(e) {
 }
 
 function scrub(e) {
-  if (!scene) return;
+  if (!scene || recording) return;
   playing = false;
   seek(Math.round((timelineTime(e) / timelineSeconds()) * scene.frameCount));
 }
@@ -404,6 +443,7 @@ timeline.addEventListener("pointermove", (e) => {
     if (!tickDrag.baked) return;
     tickDrag.at = timelineTime(e);
     send({ commands: [{ dragTick: { to: tickDrag.at } }] });
+    ticksDirty = true;
     dirty = true;
     return;
   }
@@ -412,8 +452,13 @@ timeline.addEventListener("pointermove", (e) => {
 timeline.addEventListener("pointerup", (e) => {
   if (tickDrag && tickDrag.at !== undefined) send({ commands: [{ endTickDrag: { at: timelineTime(e) } }] });
   tickDrag = null;
+  ticksDirty = true;
 });
-$("play").addEventListener("click", () => { playing = !playing; dirty = true; });
+$("play").addEventListener("click", () => {
+  if (recording) { send({ commands: [{ togglePlay: {} }] }); return; }   // refused by the core, which says why
+  playing = !playing;
+  dirty = true;
+});
 
 // The core's snapshot: the inspector, ticks, status, chooser, title.
 function onStudio(s) {
@@ -423,11 +468,22 @@ function onStudio(s) {
   document.title = s.title;
   $("unsaved").hidden = !s.unsaved;
   $("recording").hidden = !s.recording;
+  if (s.recording && !recording && scene) {
+    // The take's live clock starts at the scripted clip's end, playing.
+    clockTime = s.scriptedDuration;
+    frame = Math.floor(clockTime * scene.fps + 1e-9);
+    playing = true;
+    dirty = true;
+  }
+  // Stopped, it plays on from there (looping again, into the clip).
+  recording = s.recording;
+  metrics.recording = recording;
   if (s.handlesShown !== showHandles) showHandles = s.handlesShown;
   showStatus();
   showInspector(s.inspector);
   showChooser(s.chooserChoices, s.chooserRow);
   drawHandlesLater();
+  ticksDirty = true;
   dirty = true;
 }
 
@@ -547,7 +603,7 @@ window.addEventListener("keydown", (e) => {
   const busy = studio && (studio.chooserRow !== null && studio.chooserRow !== undefined || studio.askingToQuit ||
                           (studio.inspector && studio.inspector.typing !== null && studio.inspector.typing !== undefined));
   // The page's playhead is its own: Space, the arrows and Home move it.
-  if (!busy && !ctrl && !e.shiftKey && ["space", "left", "right", "home"].includes(name)) {
+  if (!busy && !recording && !ctrl && !e.shiftKey && ["space", "left", "right", "home"].includes(name)) {
     if (name === "space") { playing = !playing; dirty = true; }
     else if (name === "home") seek(0);
     else { playing = false; seek(frame + (name === "left" ? -1 : 1)); }

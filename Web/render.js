@@ -36,18 +36,52 @@ function prepare(sources, name, defines) {
 export class Renderer {
   constructor(canvas, sources) {
     this.canvas = canvas;
-    const gl = canvas.getContext("webgl2", { antialias: false, premultipliedAlpha: false, alpha: true,
-                                             preserveDrawingBuffer: false, depth: false, stencil: false });
-    if (!gl) throw new Error("this browser has no WebGL2");
-    this.gl = gl;
     this.sources = sources;
-    this.programs = new Map();
     this.shapes = new Map();
-    this.floatTargets = !!gl.getExtension("EXT_color_buffer_float") && !!gl.getExtension("EXT_float_blend");
-    this.vao = gl.createVertexArray();
     this.width = 0;
     this.height = 0;
     this.edges = "mirror";
+    this.context(true);
+  }
+
+  // A WebGL2 context on the canvas, opaque (`alpha: false`) unless the
+  // image has transparent pixels: the browser then composites the picture
+  // without blending it over the page or drawing the checkerboard under it.
+  // A context's kind is fixed, so another kind takes a fresh canvas in the
+  // same place; the shapes' fields go to it again. The drawing buffer is
+  // kept between frames: a frame draws again only the regions' boxes
+  // (outside them every frame is the still image).
+  context(opaque) {
+    if (this.gl) {
+      const fresh = this.canvas.cloneNode(false);
+      this.canvas.replaceWith(fresh);
+      this.canvas = fresh;
+    }
+    const gl = this.canvas.getContext("webgl2", { antialias: false, premultipliedAlpha: false, alpha: !opaque,
+                                                  preserveDrawingBuffer: true, depth: false, stencil: false });
+    if (!gl) throw new Error("this browser has no WebGL2");
+    this.gl = gl;
+    this.opaque = opaque;
+    this.programs = new Map();
+    this.floatTargets = !!gl.getExtension("EXT_color_buffer_float") && !!gl.getExtension("EXT_float_blend");
+    this.vao = gl.createVertexArray();
+    this.source = this.still = this.offsets = this.stillFB = this.offsetFB = null;
+    for (const g of this.shapes.values()) { g.texture = this.fieldTexture(g.w, g.h); g.uploaded = null; }
+    // Whether the next frame copies in the whole still image (a new image
+    // or context, a shape forgotten), else only the boxes of the shapes known.
+    this.whole = true;
+  }
+
+  // A shape's field texture: one float per pixel of its box.
+  fieldTexture(w, h) {
+    const gl = this.gl;
+    const texture = gl.createTexture();
+    gl.activeTexture(gl.TEXTURE1);
+    gl.bindTexture(gl.TEXTURE_2D, texture);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.R32F, w, h);
+    return texture;
   }
 
   program(frag, defines) {
@@ -120,6 +154,9 @@ export class Renderer {
 
   // The image's pixels (straight RGBA8, rows top to bottom) as the source.
   setImage(width, height, pixels) {
+    let opaque = true;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 255) { opaque = false; break; }
+    if (opaque !== this.opaque) this.context(opaque);
     const gl = this.gl;
     this.width = width;
     this.height = height;
@@ -132,6 +169,7 @@ export class Renderer {
     this.stillFB = this.target(this.still);
     this.offsets = null;
     this.offsetFB = null;
+    this.whole = true;
     if (this.floatTargets) {
       this.offsets = this.texture(2, gl.RG32F, width, height, gl.RG, gl.FLOAT, null);
       this.offsetFB = this.target(this.offsets);
@@ -154,15 +192,9 @@ export class Renderer {
   addField(id, k, x0, y0, w, h, floats) {
     let g = this.shapes.get(id);
     if (!g) {
-      const gl = this.gl;
-      const texture = gl.createTexture();
-      gl.activeTexture(gl.TEXTURE1);
-      gl.bindTexture(gl.TEXTURE_2D, texture);
-      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
-      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
-      gl.texStorage2D(gl.TEXTURE_2D, 1, gl.R32F, w, h);
-      g = { texture, x0, y0, w, h, fields: new Map(), uploaded: null, scratch: null };
+      g = { texture: this.fieldTexture(w, h), x0, y0, w, h, fields: new Map(), uploaded: null, scratch: null };
       this.shapes.set(id, g);
+      this.whole = true;
     }
     g.fields.set(k, floats || new Float32Array(w * h));
   }
@@ -170,7 +202,7 @@ export class Renderer {
   // Forgets the shapes whose id is not in `keep`.
   keepShapes(keep) {
     for (const [id, g] of this.shapes) {
-      if (!keep.has(id)) { this.gl.deleteTexture(g.texture); this.shapes.delete(id); }
+      if (!keep.has(id)) { this.gl.deleteTexture(g.texture); this.shapes.delete(id); this.whole = true; }
     }
   }
 
@@ -220,15 +252,20 @@ export class Renderer {
     if (!this.source) return;
     // The canvas: row 0 at the bottom, so output = (x, H − y).
     const place = [1, 0, -1, H];
-    // A clear first: the browser clears a fresh drawing buffer before the
-    // first draw or clear after it was shown, and a blit does not count, so
-    // without it the still image would be wiped by the first region's draw.
-    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
-    gl.clearColor(0, 0, 0, 0);
-    gl.clear(gl.COLOR_BUFFER_BIT);
+    // The still image where this frame draws (row 0 of the still is the
+    // top): everywhere after a new image or a shape forgotten, else in the
+    // box of every shape known (a region drawn last frame, or about to be).
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, this.stillFB);
     gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, null);
-    gl.blitFramebuffer(0, 0, W, H, 0, H, W, 0, gl.COLOR_BUFFER_BIT, gl.NEAREST);
+    if (this.whole) {
+      gl.blitFramebuffer(0, 0, W, H, 0, H, W, 0, gl.COLOR_BUFFER_BIT, gl.NEAREST);
+      this.whole = false;
+    } else {
+      for (const g of this.shapes.values()) {
+        const x1 = g.x0 + g.w, y1 = g.y0 + g.h;
+        gl.blitFramebuffer(g.x0, g.y0, x1, y1, g.x0, H - g.y0, x1, H - y1, gl.COLOR_BUFFER_BIT, gl.NEAREST);
+      }
+    }
     gl.bindFramebuffer(gl.FRAMEBUFFER, null);
     gl.viewport(0, 0, W, H);
     gl.bindVertexArray(this.vao);

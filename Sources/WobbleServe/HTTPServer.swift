@@ -41,6 +41,23 @@ public struct ServerConfig: Sendable {
         self.token = token
     }
 
+    /// Why `host` cannot be listened on as given, nil when it can: an
+    /// IPv4 address written as four decimal numbers 0–255 (`127.0.0.1`,
+    /// `0.0.0.0`). Anything else would be read by the system's own rules
+    /// (`256.0.0.0` as `0.0.0.0`, `010.0.0.1` in octal) and listen
+    /// somewhere the person did not name.
+    public static func hostProblem(_ host: String) -> String? {
+        if host.contains(":") {
+            return "--host '\(host)': this build's server listens on IPv4 addresses only (127.0.0.1, 0.0.0.0, or one of this machine's)"
+        }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        let quad = parts.count == 4 && parts.allSatisfy { p in
+            (1...3).contains(p.count) && p.allSatisfy { $0.isASCII && $0.isNumber }
+                && (p.count == 1 || p.first != "0") && (Int(p) ?? 256) <= 255
+        }
+        return quad ? nil : "--host '\(ScenePaths.shown(host))' is not an IPv4 address written as four numbers 0 to 255 (like 127.0.0.1 or 0.0.0.0)"
+    }
+
     /// A new random token: 128 bits as 32 hex digits.
     public static func randomToken() -> String {
         var g = SystemRandomNumberGenerator()
@@ -121,18 +138,19 @@ public final class HTTPServer: @unchecked Sendable {
             }
         }
         // Debian's civetweb is built without IPv6.
-        if config.host.contains(":") {
-            throw ServerError("--host '\(config.host)': this build's server listens on IPv4 addresses only (127.0.0.1, 0.0.0.0, or one of this machine's)")
-        }
+        if let why = ServerConfig.hostProblem(config.host) { throw ServerError(why) }
         lock.withLock { startup = [] }
         _ = mg_init_library(UInt32(MG_FEATURES_WEBSOCKET))
         let host = config.host.contains(":") ? "[\(config.host)]" : config.host
         let options = ["listening_ports", "\(host):\(config.port)",
-                       "num_threads", "6",
-                       "request_timeout_ms", "10000",
+                       // Each open page holds a thread for its WebSocket:
+                       // the sockets' share and as many again for requests.
+                       "num_threads", "\(config.maxSockets * 3)",
+                       "request_timeout_ms", "5000",
                        "enable_websocket_ping_pong", "yes",
                        "websocket_timeout_ms", "30000",
                        "max_request_size", "16384",
+                       "decode_url", "no",
                        "enable_directory_listing", "no"]
         var callbacks = mg_callbacks()
         callbacks.log_message = { conn, message in
@@ -206,11 +224,31 @@ public final class HTTPServer: @unchecked Sendable {
         SystemThread.onFullStack(work)
     }
 
-    /// Stops listening and closes every connection (waits for civetweb's threads).
+    /// Stops listening and closes every connection (waits for civetweb's
+    /// threads), promptly: civetweb's threads look at its stop flag only
+    /// between waits of up to 2 s (the listening thread's on the listening
+    /// socket, each WebSocket's on its socket), so each page is sent a
+    /// WebSocket close first (the browser answers it, which ends that
+    /// socket's thread), and while civetweb stops, a connection to the
+    /// listening port now and then wakes the listening thread.
     public func stop() {
         guard let ctx = context else { return }
         context = nil
-        mg_stop(ctx)
+        _ = write([0x03, 0xE9], opcode: MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, to: nil)   // 1001: going away
+        let stopped = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let stopping = ctx   // civetweb's context, used by that thread only from here on
+        guard SystemThread.detach({
+            mg_stop(stopping)
+            stopped.signal()
+        }) else {
+            mg_stop(ctx)   // no thread to spare: stopped at civetweb's own pace
+            lock.withLock { sockets.removeAll() }
+            return
+        }
+        let host = ["0.0.0.0", "localhost"].contains(config.host) ? "127.0.0.1" : config.host
+        while stopped.wait(timeout: .now() + 0.01) == .timedOut {
+            Posix.knock(host: host, port: port)
+        }
         lock.withLock { sockets.removeAll() }
     }
 
@@ -257,6 +295,8 @@ public final class HTTPServer: @unchecked Sendable {
     struct Request {
         var method: String
         var path: String
+        /// The path had a NUL or a malformed `%` escape.
+        var malformed: Bool
         var query: [String: String]
         var headers: [String: String]
         var remote: String
@@ -264,7 +304,13 @@ public final class HTTPServer: @unchecked Sendable {
         init(_ info: UnsafePointer<mg_request_info>) {
             let i = info.pointee
             method = i.request_method.map { String(cString: $0) } ?? ""
-            path = (i.local_uri_raw ?? i.request_uri).map { String(cString: $0) } ?? ""
+            // civetweb leaves the path encoded (`decode_url` no): decoded
+            // here, where a NUL (`%00`, which would cut a C string short) or
+            // a malformed escape makes it malformed, not another path.
+            let raw = (i.local_uri_raw ?? i.request_uri).map { String(cString: $0) } ?? ""
+            let decoded = HTTPServer.percentDecoded(raw, plusIsSpace: false)
+            path = decoded ?? raw
+            malformed = decoded == nil
             query = HTTPServer.form(i.query_string.map { String(cString: $0) } ?? "")
             var h: [String: String] = [:]
             withUnsafeBytes(of: i.http_headers) { raw in
@@ -292,11 +338,13 @@ public final class HTTPServer: @unchecked Sendable {
         return out
     }
 
-    static func percentDecoded(_ s: String) -> String? {
+    /// `%XX` decoded (and `+` as a space, in a form); nil for a malformed
+    /// escape, a NUL or bytes that are not UTF-8.
+    static func percentDecoded(_ s: String, plusIsSpace: Bool = true) -> String? {
         var bytes: [UInt8] = []
         var it = Array(s.utf8).makeIterator()
         while let c = it.next() {
-            if c == UInt8(ascii: "+") { bytes.append(0x20); continue }
+            if plusIsSpace && c == UInt8(ascii: "+") { bytes.append(0x20); continue }
             guard c == UInt8(ascii: "%") else { bytes.append(c); continue }
             guard let h = it.next(), let l = it.next(), let v = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16), v != 0 else { return nil }
             bytes.append(v)
@@ -333,6 +381,12 @@ public final class HTTPServer: @unchecked Sendable {
             names.formUnion(["127.0.0.1", "localhost", "[::1]"])
         }
         return Set(names.map { "\($0):\(port)" })
+    }
+
+    /// Whether a request's `Origin` is the page's own (`http://` and one of
+    /// `allowedHosts`).
+    func isOwnOrigin(_ origin: String) -> Bool {
+        allowedHosts.contains { origin == "http://\($0)" }
     }
 
     private func refuse(_ conn: OpaquePointer, _ r: Request, _ status: Int, _ why: String) -> Int32 {
@@ -372,8 +426,13 @@ public final class HTTPServer: @unchecked Sendable {
     func answer(_ conn: OpaquePointer) -> Int32 {
         guard let info = mg_get_request_info(conn) else { return 500 }
         let r = Request(info)
+        guard !r.malformed else { return refuse(conn, r, 400, "a malformed path") }
         guard authorised(r) else { return refuse(conn, r, 403, "no valid token") }
         guard allowedHosts.contains(r.headers["host"] ?? "") else { return refuse(conn, r, 403, "not this server's host name") }
+        // A browser names the page that asks (cross-origin requests): only ours.
+        if let origin = r.headers["origin"], !isOwnOrigin(origin) {
+            return refuse(conn, r, 403, "the origin '\(HTTPServer.printable(origin))' is not the page's")
+        }
         guard r.method == "GET" || r.method == "HEAD" else { return refuse(conn, r, 405, "only GET and HEAD") }
         let head = r.method == "HEAD"
         if let asset = config.assets[r.path] {
@@ -398,7 +457,9 @@ public final class HTTPServer: @unchecked Sendable {
                 return refuse(conn, r, 404, "not a file of the folder")
             }
             guard Int(status.st_size) <= config.maxFileBytes else { return refuse(conn, r, 413, "the file is too large to serve") }
-            let bytes = head ? [] : try Posix.readFile(path)
+            // Read through the descriptor that was checked: a link swapped
+            // after the check above cannot lead out of the folder.
+            let bytes = head ? [] : try Posix.readFile(path, inside: folder)
             guard bytes.count <= config.maxFileBytes else { return refuse(conn, r, 413, "the file is too large to serve") }
             respond(conn, status: 200, type: HTTPServer.contentType(name), body: bytes, head: false,
                     extra: head ? [] : [])
@@ -436,7 +497,7 @@ public final class HTTPServer: @unchecked Sendable {
             why = "no valid token"
         } else if !allowedHosts.contains(r.headers["host"] ?? "") {
             why = "not this server's host name"
-        } else if let origin = r.headers["origin"], !allowedHosts.contains(where: { origin == "http://\($0)" }) {
+        } else if let origin = r.headers["origin"], !isOwnOrigin(origin) {
             why = "the origin '\(HTTPServer.printable(origin))' is not the page's"
         } else if r.headers["origin"] == nil {
             why = "no origin"
@@ -447,6 +508,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         if let why {
             log("serve: 403 WebSocket \(HTTPServer.printable(r.path)) from \(r.remote): \(why)")
+            respond(conn, status: 403, type: "text/plain; charset=utf-8", body: Array("403 \(why)\n".utf8), head: false, extra: [])
             return 1
         }
         return 0

@@ -32,7 +32,7 @@ enum PageAssets {
 </div>
 <footer>
   <button id="play" title="Space">▶</button>
-  <canvas id="timeline" height="28"></canvas>
+  <div id="timeline-box"><canvas id="timeline" height="28"></canvas><div id="playhead"></div></div>
   <span id="clock">0 / 0</span>
 </footer>
 <div id="messages"></div>
@@ -73,6 +73,10 @@ let renderer = null;
 let scene = null;            // the last scene message, with its frames
 let states = null;           // the states message that came before it
 let frame = 0, playing = true, clockTime = 0, lastTick = null;
+// While a take records, the playhead is the live clock: from the scripted
+// clip's end it runs on (frames past the end, whose states the server
+// sends meanwhile) and never loops, as in the window.
+let recording = false;
 let showHandles = true, dirty = true;
 let seq = 0;
 let pendingPoke = null;      // { seq, t0, frame, before } until its scene arrives
@@ -144,7 +148,12 @@ function onBinary(buffer) {
     handles.width = head.width;
     handles.height = head.height;
   } else if (head.type === "states") {
-    states = { generation: head.generation, frames: decodeStates(new Float64Array(buffer.slice(start))) };
+    const frames = decodeStates(new Float64Array(buffer.slice(start)));
+    if (head.from === undefined) { states = { generation: head.generation, frames }; return; }
+    // Frames past the clip's end (a take records): kept with their run's.
+    if (!states || states.generation !== head.generation) return;
+    frames.forEach((f, i) => { states.frames[head.from + i] = f; });
+    if (frame >= head.from && frame < head.from + frames.length) dirty = true;
     return;
   } else if (head.type === "field") {
     const n = head.width * head.height;
@@ -202,6 +211,11 @@ function onScene(m) {
   $("scene").textContent = m.scene;
   $("unsaved").hidden = !m.unsaved;
   notes = m.notes;
+  if (pendingPoke && m.answers >= pendingPoke.seq && recording) {
+    // Recording, the live clock goes on: the poke shows at the frame due.
+    awaitingDraw.push({ list: metrics.pokeLatency, t0: pendingPoke.t0 });
+    pendingPoke = null;
+  }
   if (pendingPoke && m.answers >= pendingPoke.seq) {
     // The region moves from the frame after the poke: show that frame now.
     const p = pendingPoke;
@@ -217,7 +231,8 @@ function onScene(m) {
     if (m.answers >= s) { awaitingDraw.push({ list: metrics.dragLatency, t0 }); pendingDrags.delete(s); }
   }
   if (!drag) drawHandlesLater();
-  if (frame >= m.frameCount) { frame = 0; clockTime = 0; }
+  ticksDirty = true;
+  if (frame >= m.frameCount && !recording) { frame = 0; clockTime = 0; }
   metrics.ready = true;
   dirty = true;
   if (!old) requestAnimationFrame(tick);
@@ -245,7 +260,11 @@ function drawHandles() {
   handlesDirty = false;
   const ctx = handles.getContext("2d");
   ctx.clearRect(0, 0, handles.width, handles.height);
-  if (!showHandles || !scene) return;
+  // Hidden handles: the empty layer made fully transparent, so the browser
+  // does not blend it over every frame (it still takes the pointer).
+  const none = !showHandles || !scene;
+  handles.style.opacity = none ? "0" : "";
+  if (none) return;
   const scale = handles.width / handles.getBoundingClientRect().width || 1;
   const chosen = selectedKey();
   for (const s of scene.sketches) {
@@ -281,14 +300,18 @@ function tick(now) {
     clockTime += (now - lastTick) / 1000;
     const k = Math.floor(clockTime * scene.fps + 1e-9);
     if (k !== frame) {
-      frame = scene.frameCount ? k % scene.frameCount : 0;
-      if (k >= scene.frameCount) clockTime = frame / scene.fps;
+      frame = recording ? k : scene.frameCount ? k % scene.frameCount : 0;
+      if (k >= scene.frameCount && !recording) clockTime = frame / scene.fps;
       dirty = true;
     }
   }
   lastTick = now;
   if (scene && (dirty || metrics.forceDraw)) {
-    const exact = renderer.draw(scene.frames[frame] || [], scene.overlap, scene.edges);
+    // Past the frames the page has (a take's live clock ahead of the
+    // states sent), the last one stands in.
+    const shownFrames = scene.frames;
+    const exact = renderer.draw(shownFrames[Math.min(frame, shownFrames.length - 1)] || [], scene.overlap, scene.edges) &&
+      frame < shownFrames.length;
     metrics.draws++;
     dirty = false;
     metrics.frame = frame;
@@ -309,7 +332,16 @@ function tick(now) {
 // The timeline's seconds: the clip the page plays.
 function timelineSeconds() { return scene ? scene.frameCount / scene.fps : 1; }
 
-function drawTimeline() {
+// The timeline: its ticks drawn on its canvas when they change (a scene,
+// a snapshot, a tick dragged, a new size); the playhead a marker moved
+// over it, and the clock beside it, written only when they change, so
+// playing redraws nothing but the picture.
+let ticksDirty = true;
+const shown = { playhead: null, clock: null, play: null };
+new ResizeObserver(() => { ticksDirty = true; dirty = true; }).observe(timeline);
+
+function drawTicks() {
+  ticksDirty = false;
   const w = timeline.clientWidth;
   if (timeline.width !== w) timeline.width = w;
   const ctx = timeline.getContext("2d");
@@ -324,10 +356,17 @@ function drawTimeline() {
     const inset = t.selected ? 1 : t.sound ? 14 : 5;
     ctx.fillRect(x - (t.selected ? 2 : 1), inset, t.selected ? 4 : 2, h - 2 * inset + (t.sound ? 10 : 0));
   }
-  ctx.fillStyle = "#8ab4f8";
-  ctx.fillRect((frame / Math.max(1, scene.frameCount)) * w - 1, 0, 3, h);
-  $("clock").textContent = `${frame} / ${scene.frameCount - 1}  ${(frame / scene.fps).toFixed(2)} s`;
-  $("play").textContent = playing ? "❚❚" : "▶";
+}
+
+function drawTimeline() {
+  if (ticksDirty) drawTicks();
+  if (!scene) return;
+  const x = (Math.min(frame, scene.frameCount) / Math.max(1, scene.frameCount)) * timeline.width - 1;
+  if (x !== shown.playhead) { $("playhead").style.transform = `translateX(${x}px)`; shown.playhead = x; }
+  const clock = `${frame} / ${scene.frameCount - 1}  ${(frame / scene.fps).toFixed(2)} s`;
+  if (clock !== shown.clock) { $("clock").textContent = clock; shown.clock = clock; }
+  const play = playing ? "❚❚" : "▶";
+  if (play !== shown.play) { $("play").textContent = play; shown.play = play; }
 }
 
 function seek(k) {
@@ -439,7 +478,7 @@ function tickNear(e) {
 }
 
 function scrub(e) {
-  if (!scene) return;
+  if (!scene || recording) return;
   playing = false;
   seek(Math.round((timelineTime(e) / timelineSeconds()) * scene.frameCount));
 }
@@ -456,6 +495,7 @@ timeline.addEventListener("pointermove", (e) => {
     if (!tickDrag.baked) return;
     tickDrag.at = timelineTime(e);
     send({ commands: [{ dragTick: { to: tickDrag.at } }] });
+    ticksDirty = true;
     dirty = true;
     return;
   }
@@ -464,8 +504,13 @@ timeline.addEventListener("pointermove", (e) => {
 timeline.addEventListener("pointerup", (e) => {
   if (tickDrag && tickDrag.at !== undefined) send({ commands: [{ endTickDrag: { at: timelineTime(e) } }] });
   tickDrag = null;
+  ticksDirty = true;
 });
-$("play").addEventListener("click", () => { playing = !playing; dirty = true; });
+$("play").addEventListener("click", () => {
+  if (recording) { send({ commands: [{ togglePlay: {} }] }); return; }   // refused by the core, which says why
+  playing = !playing;
+  dirty = true;
+});
 
 // The core's snapshot: the inspector, ticks, status, chooser, title.
 function onStudio(s) {
@@ -475,11 +520,22 @@ function onStudio(s) {
   document.title = s.title;
   $("unsaved").hidden = !s.unsaved;
   $("recording").hidden = !s.recording;
+  if (s.recording && !recording && scene) {
+    // The take's live clock starts at the scripted clip's end, playing.
+    clockTime = s.scriptedDuration;
+    frame = Math.floor(clockTime * scene.fps + 1e-9);
+    playing = true;
+    dirty = true;
+  }
+  // Stopped, it plays on from there (looping again, into the clip).
+  recording = s.recording;
+  metrics.recording = recording;
   if (s.handlesShown !== showHandles) showHandles = s.handlesShown;
   showStatus();
   showInspector(s.inspector);
   showChooser(s.chooserChoices, s.chooserRow);
   drawHandlesLater();
+  ticksDirty = true;
   dirty = true;
 }
 
@@ -599,7 +655,7 @@ window.addEventListener("keydown", (e) => {
   const busy = studio && (studio.chooserRow !== null && studio.chooserRow !== undefined || studio.askingToQuit ||
                           (studio.inspector && studio.inspector.typing !== null && studio.inspector.typing !== undefined));
   // The page's playhead is its own: Space, the arrows and Home move it.
-  if (!busy && !ctrl && !e.shiftKey && ["space", "left", "right", "home"].includes(name)) {
+  if (!busy && !recording && !ctrl && !e.shiftKey && ["space", "left", "right", "home"].includes(name)) {
     if (name === "space") { playing = !playing; dirty = true; }
     else if (name === "home") seek(0);
     else { playing = false; seek(frame + (name === "left" ? -1 : 1)); }
@@ -680,18 +736,52 @@ function prepare(sources, name, defines) {
 export class Renderer {
   constructor(canvas, sources) {
     this.canvas = canvas;
-    const gl = canvas.getContext("webgl2", { antialias: false, premultipliedAlpha: false, alpha: true,
-                                             preserveDrawingBuffer: false, depth: false, stencil: false });
-    if (!gl) throw new Error("this browser has no WebGL2");
-    this.gl = gl;
     this.sources = sources;
-    this.programs = new Map();
     this.shapes = new Map();
-    this.floatTargets = !!gl.getExtension("EXT_color_buffer_float") && !!gl.getExtension("EXT_float_blend");
-    this.vao = gl.createVertexArray();
     this.width = 0;
     this.height = 0;
     this.edges = "mirror";
+    this.context(true);
+  }
+
+  // A WebGL2 context on the canvas, opaque (`alpha: false`) unless the
+  // image has transparent pixels: the browser then composites the picture
+  // without blending it over the page or drawing the checkerboard under it.
+  // A context's kind is fixed, so another kind takes a fresh canvas in the
+  // same place; the shapes' fields go to it again. The drawing buffer is
+  // kept between frames: a frame draws again only the regions' boxes
+  // (outside them every frame is the still image).
+  context(opaque) {
+    if (this.gl) {
+      const fresh = this.canvas.cloneNode(false);
+      this.canvas.replaceWith(fresh);
+      this.canvas = fresh;
+    }
+    const gl = this.canvas.getContext("webgl2", { antialias: false, premultipliedAlpha: false, alpha: !opaque,
+                                                  preserveDrawingBuffer: true, depth: false, stencil: false });
+    if (!gl) throw new Error("this browser has no WebGL2");
+    this.gl = gl;
+    this.opaque = opaque;
+    this.programs = new Map();
+    this.floatTargets = !!gl.getExtension("EXT_color_buffer_float") && !!gl.getExtension("EXT_float_blend");
+    this.vao = gl.createVertexArray();
+    this.source = this.still = this.offsets = this.stillFB = this.offsetFB = null;
+    for (const g of this.shapes.values()) { g.texture = this.fieldTexture(g.w, g.h); g.uploaded = null; }
+    // Whether the next frame copies in the whole still image (a new image
+    // or context, a shape forgotten), else only the boxes of the shapes known.
+    this.whole = true;
+  }
+
+  // A shape's field texture: one float per pixel of its box.
+  fieldTexture(w, h) {
+    const gl = this.gl;
+    const texture = gl.createTexture();
+    gl.activeTexture(gl.TEXTURE1);
+    gl.bindTexture(gl.TEXTURE_2D, texture);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.R32F, w, h);
+    return texture;
   }
 
   program(frag, defines) {
@@ -764,6 +854,9 @@ export class Renderer {
 
   // The image's pixels (straight RGBA8, rows top to bottom) as the source.
   setImage(width, height, pixels) {
+    let opaque = true;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 255) { opaque = false; break; }
+    if (opaque !== this.opaque) this.context(opaque);
     const gl = this.gl;
     this.width = width;
     this.height = height;
@@ -776,6 +869,7 @@ export class Renderer {
     this.stillFB = this.target(this.still);
     this.offsets = null;
     this.offsetFB = null;
+    this.whole = true;
     if (this.floatTargets) {
       this.offsets = this.texture(2, gl.RG32F, width, height, gl.RG, gl.FLOAT, null);
       this.offsetFB = this.target(this.offsets);
@@ -798,15 +892,9 @@ export class Renderer {
   addField(id, k, x0, y0, w, h, floats) {
     let g = this.shapes.get(id);
     if (!g) {
-      const gl = this.gl;
-      const texture = gl.createTexture();
-      gl.activeTexture(gl.TEXTURE1);
-      gl.bindTexture(gl.TEXTURE_2D, texture);
-      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
-      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
-      gl.texStorage2D(gl.TEXTURE_2D, 1, gl.R32F, w, h);
-      g = { texture, x0, y0, w, h, fields: new Map(), uploaded: null, scratch: null };
+      g = { texture: this.fieldTexture(w, h), x0, y0, w, h, fields: new Map(), uploaded: null, scratch: null };
       this.shapes.set(id, g);
+      this.whole = true;
     }
     g.fields.set(k, floats || new Float32Array(w * h));
   }
@@ -814,7 +902,7 @@ export class Renderer {
   // Forgets the shapes whose id is not in `keep`.
   keepShapes(keep) {
     for (const [id, g] of this.shapes) {
-      if (!keep.has(id)) { this.gl.deleteTexture(g.texture); this.shapes.delete(id); }
+      if (!keep.has(id)) { this.gl.deleteTexture(g.texture); this.shapes.delete(id); this.whole = true; }
     }
   }
 
@@ -864,15 +952,20 @@ export class Renderer {
     if (!this.source) return;
     // The canvas: row 0 at the bottom, so output = (x, H − y).
     const place = [1, 0, -1, H];
-    // A clear first: the browser clears a fresh drawing buffer before the
-    // first draw or clear after it was shown, and a blit does not count, so
-    // without it the still image would be wiped by the first region's draw.
-    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
-    gl.clearColor(0, 0, 0, 0);
-    gl.clear(gl.COLOR_BUFFER_BIT);
+    // The still image where this frame draws (row 0 of the still is the
+    // top): everywhere after a new image or a shape forgotten, else in the
+    // box of every shape known (a region drawn last frame, or about to be).
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, this.stillFB);
     gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, null);
-    gl.blitFramebuffer(0, 0, W, H, 0, H, W, 0, gl.COLOR_BUFFER_BIT, gl.NEAREST);
+    if (this.whole) {
+      gl.blitFramebuffer(0, 0, W, H, 0, H, W, 0, gl.COLOR_BUFFER_BIT, gl.NEAREST);
+      this.whole = false;
+    } else {
+      for (const g of this.shapes.values()) {
+        const x1 = g.x0 + g.w, y1 = g.y0 + g.h;
+        gl.blitFramebuffer(g.x0, g.y0, x1, y1, g.x0, H - g.y0, x1, H - y1, gl.COLOR_BUFFER_BIT, gl.NEAREST);
+      }
+    }
     gl.bindFramebuffer(gl.FRAMEBUFFER, null);
     gl.viewport(0, 0, W, H);
     gl.bindVertexArray(this.vao);
@@ -984,7 +1077,9 @@ header, footer { display: flex; align-items: center; gap: 10px; height: 30px; pa
 #inspector .row.focused { background: #3c4043; }
 #inspector input, #inspector select { width: 120px; background: #202124; color: inherit; border: 1px solid #5f6368; border-radius: 3px; font: inherit; }
 #inspector .warning { color: #fbbc04; }
-#timeline { flex: 1; height: 28px; background: #3c4043; cursor: pointer; }
+#timeline-box { flex: 1; position: relative; height: 28px; min-width: 0; }
+#timeline { display: block; width: 100%; height: 28px; background: #3c4043; cursor: pointer; }
+#playhead { position: absolute; left: 0; top: 0; width: 3px; height: 28px; background: #8ab4f8; pointer-events: none; will-change: transform; }
 #play { width: 34px; background: #3c4043; color: inherit; border: 1px solid #5f6368; border-radius: 4px; }
 #messages { padding: 4px 10px; min-height: 1.4em; white-space: pre-wrap; }
 #messages .error { color: #f28b82; }

@@ -216,7 +216,9 @@ public enum StudioProtocol {
     /// A binary message: a little-endian UInt32 header length, the JSON
     /// header (`{"type": "image", "stamp", "width", "height"}`,
     /// `{"type": "field", "id", "k", "x0", "y0", "width", "height"}` or
-    /// `{"type": "states", "generation"}`), space
+    /// `{"type": "states", "generation"}`, with `from` when the states are
+    /// of frames past the clip's end from that frame on, sent while a take
+    /// records: `frameCount` is then their number), space
     /// padding to a multiple of 4 bytes, then the payload (RGBA8 pixels, or
     /// one little-endian float32 per pixel of the box, rows top to bottom,
     /// none for the all-zero field `k = 0`; or the states' float64 numbers).

@@ -152,6 +152,8 @@ public final class StudioServer: @unchecked Sendable {
             server.send(lastScene, to: socket)
         }
         if let sentSnapshot { server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: sentSnapshot)), to: socket) }
+        // The frames past the end again (to every page: they are few).
+        tailSent = nil
     }
 
     /// A turn of the core without page messages.
@@ -192,6 +194,7 @@ public final class StudioServer: @unchecked Sendable {
             sentSnapshot = snap
             server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: snap)))
         }
+        sendTail()
         if core.exporter.ended != exportsSeen {
             exportsSeen = core.exporter.ended
             let url = core.exporter.lastOutput.flatMap { fileURL($0) }
@@ -359,22 +362,10 @@ public final class StudioServer: @unchecked Sendable {
         states.reserveCapacity(1 + clip.frameCount * 8)
         let shown = min(max(0, focus), max(0, clip.frameCount - 1))
         for k in 0..<clip.frameCount {
-            let countAt = states.count
-            states.append(0)
-            for r in session.frameState(k)?.regions ?? [] where r.movesPixels {
-                if r.cutout != nil { notes.insert("cutouts are drawn as plain regions in the page") }
-                guard let (id, profile) = shape(r.shape, pin: r.pin, width: image.width, height: image.height),
-                      let b = profile.blend(peak: r.peak) else { continue }
-                used.insert(id)
-                var entry = [Double(id), Double(b.k), Double(b.t), r.direction.x, r.direction.y, r.swing]
-                for s in b.settled { entry += [Double(s.index), Double(s.m)] }
-                states.append(Double(entry.count))
-                states += entry
-                states[countAt] += 1
-                for f in [FieldKey(id: id, k: b.k), FieldKey(id: id, k: b.k + 1)] {
-                    if k == shown { focusFields.append(f) }
-                    if seen.insert(f).inserted { fields.append(f) }
-                }
+            appendFrame(k, image: image, to: &states, notes: &notes) { f in
+                used.insert(f.id)
+                if k == shown { focusFields.append(f) }
+                if seen.insert(f).inserted { fields.append(f) }
             }
         }
         // Shapes no frame uses any more are forgotten.
@@ -394,6 +385,61 @@ public final class StudioServer: @unchecked Sendable {
         statesMessage = StudioProtocol.binary(header: ["generation": session.generation], type: "states",
                                               payload: StudioProtocol.float64Payload(states))
         return (StudioProtocol.json(message), focusFields)
+    }
+
+    /// Appends frame `k`'s part of a `states` message (its number of
+    /// regions, then each one's entry's length and entry) to `states`;
+    /// `uses` hears the two fields of each region entry.
+    private func appendFrame(_ k: Int, image: RGBAImage, to states: inout [Double], notes: inout Set<String>,
+                             uses: (FieldKey) -> Void) {
+        let countAt = states.count
+        states.append(0)
+        for r in session.frameState(k)?.regions ?? [] where r.movesPixels {
+            if r.cutout != nil { notes.insert("cutouts are drawn as plain regions in the page") }
+            guard let (id, profile) = shape(r.shape, pin: r.pin, width: image.width, height: image.height),
+                  let b = profile.blend(peak: r.peak) else { continue }
+            var entry = [Double(id), Double(b.k), Double(b.t), r.direction.x, r.direction.y, r.swing]
+            for s in b.settled { entry += [Double(s.index), Double(s.m)] }
+            states.append(Double(entry.count))
+            states += entry
+            states[countAt] += 1
+            uses(FieldKey(id: id, k: b.k))
+            uses(FieldKey(id: id, k: b.k + 1))
+        }
+    }
+
+    // MARK: frames past the end while a take records
+
+    /// While a take records, the page's clip runs on past the scripted
+    /// clip's end (the live clock the take is stamped with), as the
+    /// window's does: the pages get those frames' states (`states` with a
+    /// `from`), a little ahead of the core's playhead, and the fields they
+    /// use. The run (generation) and the first frame not sent yet.
+    private var tailSent: (generation: Int, next: Int)?
+    /// How far ahead of the core's playhead the frames past the end go (seconds).
+    static let tailAhead = 1.5
+
+    private func sendTail() {
+        guard core.recorder.isRecording, let clip = session.clip, let image = session.image, !statesMessage.isEmpty else {
+            tailSent = nil
+            return
+        }
+        let generation = session.generation
+        let from = tailSent.flatMap { $0.generation == generation ? $0.next : nil } ?? clip.frameCount
+        let end = max(core.currentIndex, clip.frameCount) + Int((StudioServer.tailAhead * clip.fps).rounded(.up))
+        guard from < end else { return }
+        var states: [Double] = [Double(end - from)]
+        var notes = Set<String>()
+        var fields: [FieldKey] = []
+        for k in from..<end {
+            appendFrame(k, image: image, to: &states, notes: &notes) { f in
+                if !fieldsSent.contains(f), !fields.contains(f) { fields.append(f) }
+            }
+        }
+        for f in fields { sendField(f) }
+        server.send(binary: StudioProtocol.binary(header: ["generation": generation, "from": from], type: "states",
+                                                  payload: StudioProtocol.float64Payload(states)))
+        tailSent = (generation, end)
     }
 
     /// The id and profile of a shape, made on first use; nil when it moves no pixel.

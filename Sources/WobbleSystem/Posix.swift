@@ -100,6 +100,26 @@ public enum Posix {
         kind(path) == .regular && PathBytes.withCString(path, { access($0, X_OK) == 0 }) == true
     }
 
+    /// Opens a TCP connection to the IPv4 address `host` (dotted, e.g.
+    /// `127.0.0.1`) at `port` and closes it at once, sending nothing: wakes
+    /// a server waiting on its listening socket. False when it could not
+    /// connect (nothing listens there any more, or `host` is not an IPv4
+    /// address).
+    @discardableResult
+    public static func knock(host: String, port: Int) -> Bool {
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian
+        guard port > 0, port < 65536, inet_pton(AF_INET, host, &addr.sin_addr) == 1 else { return false }
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return r == 0
+    }
+
     /// Waits up to `seconds` for the peer of the socket `fd` to hang up
     /// (POLLRDHUP, POLLHUP or POLLERR); true when it has.
     public static func waitForHangUp(_ fd: Int32, seconds: Double) -> Bool {
@@ -285,12 +305,23 @@ public enum Posix {
     /// `limit` bytes throws `FileTooLarge` (a regular file is refused by its
     /// size before anything is read; a pipe or a device once it passes the
     /// limit). Other failures throw `PosixError` naming `shown`.
-    public static func readFile(_ path: String, shown: String? = nil, limit: Int = Int.max) throws -> [UInt8] {
+    ///
+    /// With `inside` (a canonical folder): only a regular file that, as
+    /// opened, lies inside that folder — checked on the open descriptor, so
+    /// a link swapped between a check by name and the open cannot lead
+    /// outside (`OutsideFolder`); opened without waiting (a FIFO put there
+    /// meanwhile is refused, not waited on).
+    public static func readFile(_ path: String, shown: String? = nil, limit: Int = Int.max, inside folder: String? = nil) throws -> [UInt8] {
         let name = shown ?? path
-        let fd = try open(path, O_RDONLY, shown: name)
+        let fd = try open(path, folder == nil ? O_RDONLY : O_RDONLY | O_NONBLOCK, shown: name)
         defer { closeQuietly(fd) }
         let st = try fstat(fd, shown: name)
         let regular = FileKind(st) == .regular
+        if let folder {
+            let opened = try readlink("/proc/self/fd/\(fd)", shown: name)
+            let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+            guard regular, opened.hasPrefix(prefix) else { throw OutsideFolder(path: name) }
+        }
         if regular && Int(st.st_size) > limit { throw FileTooLarge(path: name, limit: limit) }
         // Regular files: read exactly their size (plus one byte, to see
         // growth); pipes and devices: in chunks, doubling, up to the limit.
@@ -404,6 +435,14 @@ public enum Posix {
 }
 
 /// A file larger than a reader's limit (`Posix.readFile`).
+/// A file that, as opened, is not a regular file inside the folder a
+/// reader was confined to (`Posix.readFile(_:inside:)`).
+public struct OutsideFolder: Error, Equatable {
+    /// The path as the user named it.
+    public let path: String
+    public init(path: String) { self.path = path }
+}
+
 public struct FileTooLarge: Error, Equatable {
     /// The path as the user named it.
     public let path: String

@@ -53,7 +53,8 @@ enum Serve {
                 guard i < args.count else { throw Failure(message: "\(a) needs a value (\(usage))", code: 2) }
                 if a == "--host" {
                     guard !args[i].isEmpty else { throw Failure(message: "--host needs an address", code: 2) }
-                    host = args[i]
+                    guard let why = ServerConfig.hostProblem(args[i]) else { host = args[i]; break }
+                    throw Failure(message: why, code: 2)
                 } else {
                     guard let n = Int(args[i]), (0...65535).contains(n) else {
                         throw Failure(message: "--port '\(args[i])' is not a port number (0 to 65535)", code: 2)

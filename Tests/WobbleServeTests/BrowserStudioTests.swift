@@ -178,6 +178,36 @@ final class BrowserStudioTests: XCTestCase {
         XCTAssertEqual(time, 0.5, accuracy: 0.02, text)
     }
 
+    /// The page's frame every 50 ms for 1.5 s (an `eval` step).
+    static let sampleFrames = "new Promise((done) => { const xs = []; const t = setInterval(() => { xs.push(window.wobble.frame);"
+        + " if (xs.length === 30) { clearInterval(t); done(xs); } }, 50); })"
+
+    func testWhileATakeRecordsThePageRunsOnPastTheClipsEndAndAPokeShowsThere() throws {
+        let out = box.path("shots")
+        let result = try drive([["open"], ["wait_ready"], ["hide_handles"], ["metrics", "m0"],
+                                ["key", "r"], BrowserStudioTests.studio("s.recording"),
+                                ["eval", "recording", BrowserStudioTests.sampleFrames], ["screenshot", "still"],
+                                ["poke", 120, 95, 120, 140], ["screenshot", "poked"],
+                                ["eval", "afterPoke", BrowserStudioTests.sampleFrames],
+                                ["key", "r"], BrowserStudioTests.studio("!s.recording"),
+                                ["wait", "window.wobble.frame < window.wobble.frameCount"], ["metrics", "m"]], out: out)
+        let frameCount = try XCTUnwrap((result["m0"] as? [String: Any])?["frameCount"] as? Int)
+        // From the scripted clip's end on, frame after frame: never back into the clip.
+        for key in ["recording", "afterPoke"] {
+            let frames = try XCTUnwrap(result[key] as? [Int], key)
+            XCTAssertEqual(frames.count, 30)
+            XCTAssertGreaterThanOrEqual(frames.min() ?? -1, frameCount - 1, "\(key): \(frames) (the clip has \(frameCount) frames)")
+            XCTAssertEqual(frames, frames.sorted(), "\(key): \(frames)")
+            XCTAssertGreaterThan((frames.last ?? 0) - (frames.first ?? 0), 20, "\(key): \(frames) runs at the clip's rate")
+        }
+        // The poke, stamped on the live clock, moves the picture there.
+        XCTAssertLessThan(psnr(try image(out + "/still.png"), try image(out + "/poked.png")), 35, "the poke shows past the end")
+        let m = try XCTUnwrap(result["m"] as? [String: Any])
+        XCTAssertEqual((m["pokeLatency"] as? [Double])?.count, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: box.path("")).filter { $0.contains("take") && $0.hasSuffix(".lua") }.count, 1,
+                       "the take is written when R stops it")
+    }
+
     func testAMalformedCommandIsAnErrorAndShiftEDownloadsTelegramWithinItsLimits() throws {
         let result = try drive([["open"], ["wait_ready"],
                                 ["eval", "sent", #"window.wobble.sendRaw('{"command":{"explode":{}}}'), true"#],

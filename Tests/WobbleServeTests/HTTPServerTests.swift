@@ -151,6 +151,78 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertEqual(try get("/?token=\(token)").status, 200, "the first one still serves")
     }
 
+    /// Only four decimal numbers 0–255: the system's lenient reading
+    /// (`256.0.0.0` as `0.0.0.0`, `010.0.0.1` as octal) would listen
+    /// somewhere else than the person named.
+    func testAHostIsFourDecimalNumbersOrRefused() throws {
+        for good in ["127.0.0.1", "0.0.0.0", "192.168.10.255"] { XCTAssertNil(ServerConfig.hostProblem(good), good) }
+        for bad in ["256.0.0.0", "999.1.1.1", "383.0.0.1", "010.0.0.1", "127.1", "0x7f000001", "2130706433", "1.2.3.4.5",
+                    "1..2.3", " 127.0.0.1", "localhost", "١٢٧.0.0.1"] {
+            XCTAssertEqual(ServerConfig.hostProblem(bad),
+                           "--host '\(bad)' is not an IPv4 address written as four numbers 0 to 255 (like 127.0.0.1 or 0.0.0.0)", bad)
+        }
+        var c = ServerConfig(token: ServerConfig.randomToken())
+        c.host = "256.0.0.0"
+        XCTAssertThrowsError(try HTTPServer(c, log: { _ in }).start()) { e in
+            XCTAssertEqual((e as? ServerError)?.message,
+                           "--host '256.0.0.0' is not an IPv4 address written as four numbers 0 to 255 (like 127.0.0.1 or 0.0.0.0)")
+        }
+    }
+
+    /// A NUL or a broken escape in the path is a malformed path (400), not
+    /// a shorter name; `+` in a path is a plus; another page's origin: 403.
+    func testAPathIsDecodedOnceAndAnotherOriginIsRefused() throws {
+        try box.write("a+b.txt", "plus")
+        try box.write("a b.txt", "space")
+        XCTAssertEqual(try get("/files/a+b.txt?token=\(token)").body, "plus")
+        XCTAssertEqual(try get("/files/a%20b.txt?token=\(token)").body, "space")
+        for target in ["/files/scene.lua%00.png", "/files/scene.lua%00", "/files/scene%2", "/files/scene%zz.lua", "/files/%ff%fe.lua"] {
+            let r = try get(target + "?token=\(token)")
+            XCTAssertEqual(r.status, 400, target)
+            XCTAssertFalse(r.body.contains("image("), target)
+        }
+        XCTAssertTrue(lines.lines.contains { $0.hasPrefix("serve: 400 GET /files/scene.lua") && $0.hasSuffix(": a malformed path") },
+                      lines.lines.joined(separator: "\n"))
+        for origin in ["http://evil.example", "null", "https://\(host)"] {
+            let r = try get("/files/scene.lua?token=\(token)", headers: ["Origin: \(origin)"])
+            XCTAssertEqual(r.status, 403, origin)
+            XCTAssertFalse(r.body.contains("image("), origin)
+        }
+        XCTAssertEqual(try get("/files/scene.lua?token=\(token)", headers: ["Origin: http://\(host)"]).status, 200)
+    }
+
+    /// The file read is the one checked: a link inside the folder to a
+    /// file outside it, or a FIFO, is refused on the open descriptor (a
+    /// name swapped between a check and the open cannot lead outside, nor
+    /// hold a thread on a FIFO).
+    func testAFileIsCheckedAsOpened() throws {
+        let folder = box.url.resolvingSymlinksInPath().path
+        XCTAssertEqual(try Posix.readFile(box.path("sub/notes.txt"), inside: folder), Array("hello".utf8))
+        XCTAssertThrowsError(try Posix.readFile(box.path("link.txt"), inside: folder)) { e in
+            XCTAssertEqual(e as? OutsideFolder, OutsideFolder(path: box.path("link.txt")))
+        }
+        XCTAssertEqual(mkfifo(box.path("pipe.png"), 0o644), 0)
+        XCTAssertThrowsError(try Posix.readFile(box.path("pipe.png"), inside: folder)) { e in
+            XCTAssertEqual(e as? OutsideFolder, OutsideFolder(path: box.path("pipe.png")))
+        }
+        // Outside the folder it was confined to, even a plain file.
+        XCTAssertThrowsError(try Posix.readFile(box.path("sub/notes.txt"), inside: folder + "/sub/other"))
+    }
+
+    /// Open pages hold a thread each for their WebSockets: requests are
+    /// still answered with every socket the server admits open.
+    func testRequestsAreAnsweredWithEverySocketOpen() throws {
+        let clients = (0 ..< server.config.maxSockets).map { _ in SocketClient(port: server.port) }
+        for c in clients {
+            XCTAssertTrue(c.upgrade(path: "/ws?token=\(token)", host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101"))
+        }
+        // (With no thread left, the request would wait past the reader's 5 s: no answer.)
+        for _ in 0 ..< 4 { XCTAssertEqual(try get("/files/scene.lua?token=\(token)").status, 200) }
+        // One socket more than allowed: refused with a 403, not dropped.
+        let extra = SocketClient(port: server.port)
+        XCTAssertTrue(extra.upgrade(path: "/ws?token=\(token)", host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 403"))
+    }
+
     func testMalformedRequestsNeverStopIt() throws {
         var g = SplitMix64(state: 7)
         let base = Array("GET /files/scene.lua?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n".utf8)
@@ -311,7 +383,7 @@ final class WebSocketTests: XCTestCase {
         for (path, origin) in cases {
             let c = SocketClient(port: server.port)
             let head = c.upgrade(path: path, host: host, origin: origin)
-            XCTAssertFalse(head.hasPrefix("HTTP/1.1 101"), "\(path) \(origin ?? "-"): \(head)")
+            XCTAssertTrue(head.hasPrefix("HTTP/1.1 403"), "\(path) \(origin ?? "-"): \(head)")
         }
         XCTAssertEqual(server.socketCount, 0)
         let refused = box.lines.filter { $0.hasPrefix("serve: 403 WebSocket /ws from 127.0.0.1: ") }

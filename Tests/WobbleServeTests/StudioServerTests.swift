@@ -104,6 +104,57 @@ final class StudioServerTests: XCTestCase {
         }
     }
 
+    /// The `states` messages of frames past the clip's end among `binaries`: (from, frames).
+    static func tails(_ binaries: [[String: Any]]) throws -> [(from: Int, frames: [[[Double]]])] {
+        try binaries.filter { $0["type"] as? String == "states" && $0["from"] != nil }.map {
+            (try XCTUnwrap($0["from"] as? Int), try frames([$0]))
+        }
+    }
+
+    func testWhileATakeRecordsTheFramesPastTheEndComeAheadOfTheLiveClock() throws {
+        let c = try connect()
+        var binaries: [[String: Any]] = []
+        let scene = try next(c, "scene", binaries: &binaries)
+        XCTAssertEqual(scene["frameCount"] as? Int, 30)
+        let early = try StudioServerTests.tails(binaries).map(\.from)
+        XCTAssertEqual(early, [], "no frames past the end before a take")
+        c.frame(Array(#"{"seq":1,"key":{"name":"r"}}"#.utf8))
+        _ = try next(c, "nothing", binaries: &binaries, upTo: 1.0)
+        let tails = try StudioServerTests.tails(binaries)
+        // From the clip's end, contiguous, at least 1.5 s (45 frames) ahead.
+        let first = try XCTUnwrap(tails.first)
+        XCTAssertEqual(first.from, 30)
+        var next = 30
+        for t in tails {
+            XCTAssertEqual(t.from, next, "\(tails.map(\.from))")
+            next = t.from + t.frames.count
+        }
+        XCTAssertGreaterThanOrEqual(next, 30 + 45)
+        // Each frame as the session has it past the end (closed form), with
+        // every field its entries read sent before it.
+        let sent = Set(binaries.filter { $0["type"] as? String == "field" }.map { [$0["id"] as? Int ?? -1, $0["k"] as? Int ?? -1] })
+        for t in tails {
+            for (i, regions) in t.frames.enumerated() {
+                let state = try XCTUnwrap(studio.queue.sync { studio.session.frameState(t.from + i) })
+                XCTAssertEqual(regions.count, state.regions.filter(\.movesPixels).count, "frame \(t.from + i)")
+                for (entry, r) in zip(regions, state.regions.filter(\.movesPixels)) {
+                    XCTAssertEqual(entry[3], r.direction.x)
+                    XCTAssertEqual(entry[5], r.swing)
+                    XCTAssertTrue(sent.contains([Int(entry[0]), Int(entry[1])]) && sent.contains([Int(entry[0]), Int(entry[1]) + 1]),
+                                  "frame \(t.from + i): field of \(entry.prefix(2)) not sent")
+                }
+            }
+        }
+        // R again: the take is written, and no more frames past the end come.
+        c.frame(Array(#"{"seq":2,"key":{"name":"r"}}"#.utf8))
+        var after: [[String: Any]] = []
+        _ = try self.next(c, "nothing", binaries: &after, upTo: 0.5)
+        after = []
+        _ = try self.next(c, "nothing", binaries: &after, upTo: 0.5)
+        let late = try StudioServerTests.tails(after).map(\.from)
+        XCTAssertEqual(late, [], "frames past the end after the take stopped")
+    }
+
     func testConnectSendsImageFieldsThenTheScene() throws {
         let c = try connect()
         var binaries: [[String: Any]] = []

@@ -5,7 +5,8 @@ Usage: drive.py URL OUT_DIR STEPS_JSON
 STEPS_JSON is a list of steps, each a list: ["wait_ready"], ["seek", k],
 ["hide_handles"], ["screenshot", name], ["poke", x0, y0, x1, y1] (image
 pixels, waits for the answer), ["drag", x0, y0, x1, y1], ["key", "Control+s"],
-["wait_saved"], ["play_fps", seconds], ["wait_generation_above", g],
+["wait_saved"], ["play_fps", seconds], ["floor_fps", seconds] (the page drawing
+empty frames: a clear), ["wait_generation_above", g],
 ["metrics", name], ["status", name] (HTTP status of URL, as the page gets it),
 ["click", x, y] (image pixels), ["fill", input_name, value] (an inspector
 field, then Enter), ["wait", js] (until true), ["eval", name, js],
@@ -50,6 +51,26 @@ def main():
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f)
     sys.exit(1 if "error" in result else 0)
+
+
+def browser_cpu_ms():
+    """CPU time (user + system, ms) of this process's descendants: the browser's processes."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append((int(d), int(fields[11]) + int(fields[12])))
+    total, todo = 0, [os.getpid()]
+    while todo:
+        for pid, ticks in children.get(todo.pop(), []):
+            total += ticks
+            todo.append(pid)
+    return total * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def to_page(page, x, y):
@@ -141,13 +162,22 @@ def run(page, url, out, step, result):
         result[step[2]] = os.path.getsize(path)
     elif kind == "wait_saved":
         page.wait_for_function("window.wobble.saved.length > 0", timeout=20000)
-    elif kind == "play_fps":
+    elif kind in ("play_fps", "floor_fps"):
+        # Frames drawn per second while playing, and the browser's CPU time
+        # per frame (all its processes: a figure that holds on a busy
+        # machine). floor_fps: the same page drawing an empty frame (a clear).
+        name = "fps" if kind == "play_fps" else "floor_fps"
+        if kind == "floor_fps":
+            page.evaluate("(() => { const r = window.wobble.renderer; r.draw = () => { const gl = r.gl;"
+                          " gl.bindFramebuffer(gl.FRAMEBUFFER, null); gl.clearColor(0, 0, 0, 1); gl.clear(gl.COLOR_BUFFER_BIT); return true; }; })()")
         page.evaluate("window.wobble.forceDraw = true; window.wobble.play()")
-        d0 = page.evaluate("window.wobble.draws")
+        time.sleep(0.5)
+        d0, c0 = page.evaluate("window.wobble.draws"), browser_cpu_ms()
         t0 = time.monotonic()
         time.sleep(float(step[1]))
-        d1 = page.evaluate("window.wobble.draws")
-        result["fps"] = (d1 - d0) / (time.monotonic() - t0)
+        d1, c1 = page.evaluate("window.wobble.draws"), browser_cpu_ms()
+        result[name] = (d1 - d0) / (time.monotonic() - t0)
+        result[name + "_cpu_ms"] = (c1 - c0) / max(1, d1 - d0)
         page.evaluate("window.wobble.forceDraw = false")
     elif kind == "metrics":
         result[step[1]] = page.evaluate(
