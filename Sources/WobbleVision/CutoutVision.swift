@@ -62,7 +62,7 @@ public enum CutoutVision {
     /// `objectMask(image:box:...)` with GrabCut on at most `workingSide`
     /// pixels a side.
     static func objectMask(image: RGBAImage, box: PixelRect, region: RegionShape?, object: GreyMask?, background: GreyMask?,
-                           workingSide: Int) throws -> GreyMask {
+                           workingSide: Int, probable: GreyMask? = nil) throws -> GreyMask {
         let w = image.width, h = image.height
         guard !box.isEmpty, box.x0 >= 0, box.y0 >= 0, box.x1 <= w, box.y1 <= h else {
             throw CutoutProblem.outsideImage(box: box, width: w, height: h)
@@ -107,6 +107,9 @@ public enum CutoutVision {
                         label = marked
                     } else if c.x < Double(box.x0) || c.x > Double(box.x1) || c.y < Double(box.y0) || c.y > Double(box.y1) {
                         label = .background
+                    } else if let probable {
+                        let px = min(fx1 - 1, Int(c.x)), py = min(fy1 - 1, Int(c.y))
+                        label = probable.pixels[py * w + px] > 127 ? .probablyObject : .probablyBackground
                     } else if region.map({ $0.contains(c) }) ?? true {
                         label = .probablyObject
                     } else {
@@ -167,21 +170,29 @@ public enum CutoutVision {
     /// click tries several, and answers within a second).
     public static let clickWorkingSide = 128
 
-    /// What a click may mean, best first: the object under `point` (image
-    /// pixels) found in squares around it of several sizes (half the
-    /// picture's shorter side, halved down to `smallestClickSide`), each
-    /// with GrabCut from a disc around the click (sure object, radius 0.12
-    /// of the square's side, at least 3.5 pixels), a centred square of 0.6
-    /// of the side probably object and the rest probably background, keeping only the
-    /// part connected to the click.
+    /// What a click may mean, best first, from squares around `point`
+    /// (image pixels) of several sizes (half the picture's shorter side,
+    /// halved down to `smallestClickSide`):
+    /// - in each, GrabCut from a disc around the click (sure object, radius
+    ///   0.12 of the square's side, at least 3.5 pixels), a centred square
+    ///   of 0.6 of the side probably object and the rest probably
+    ///   background, keeping only the part connected to the click;
+    /// - in each, the part under the click of an over-segmentation at each
+    ///   of `partScales` (`parts`): it follows edges rather than colours,
+    ///   so it holds an object whose colours also occur around it (a dark
+    ///   housing around a bright mirror glass, on a dark shelf) that
+    ///   GrabCut's colour models give to the background.
     ///
-    /// Order: objects that stay clear of their square's inner edges (the
-    /// object is whole) and are more than the disc they started from, the
-    /// smallest first (a click means the small thing under it; a larger
-    /// one is the next); then the ones that reach their square's edges,
-    /// the smallest square first. A mask within 0.9 IoU of an earlier one
-    /// is left out. Deterministic like `objectMask`. Throws as
-    /// `objectMask` when no square finds an object.
+    /// Order: GrabCut's objects that stay clear of their square's inner
+    /// edges (the object is whole) and are more than the disc they started
+    /// from, the smallest first (a click means the small thing under it;
+    /// a larger one is the next); then the ones that reach their square's
+    /// edges, the smallest square first; then the ones no more than their
+    /// disc. The first of those leads; then come the parts, smallest first,
+    /// leaving out those over a third of their square (the background
+    /// around the thing); then GrabCut's others. A mask within 0.9
+    /// IoU of an earlier one is left out. Deterministic like `objectMask`.
+    /// Throws as `objectMask` when no square finds an object.
     public static func clickCandidates(image: RGBAImage, at point: Point) throws -> [GreyMask] {
         let w = image.width, h = image.height
         var sides: [Int] = []
@@ -189,8 +200,17 @@ public enum CutoutVision {
         while side >= smallestClickSide { sides.append(side); side /= 2 }
         if sides.isEmpty { sides = [min(w, h)] }
         var clear: [(mask: GreyMask, area: Int)] = [], cut: [GreyMask] = [], trivial: [GreyMask] = []
+        var partsFound: [(mask: GreyMask, area: Int)] = []
         var firstProblem: Error?
+        func objectArea(_ m: GreyMask) -> Int { m.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) } }
         for side in sides.reversed() {
+            if point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h), side >= 8 {
+                let found = parts(image: image, at: point, side: side, ks: partScales, workingSide: clickWorkingSide)
+                for m in found.masks {
+                    let area = objectArea(m)
+                    if area * 3 <= found.box.area { partsFound.append((m, area)) }
+                }
+            }
             let found: (mask: GreyMask, box: PixelRect, seedArea: Double)
             do {
                 found = try clickMask(image: image, at: point, side: side, workingSide: clickWorkingSide)
@@ -199,7 +219,7 @@ public enum CutoutVision {
                 continue
             }
             let m = found.mask, b = found.box
-            let area = m.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) }
+            let area = objectArea(m)
             // Object pixels on the square's edges that are not the picture's.
             var touching = 0
             for x in b.x0 ..< b.x1 {
@@ -218,12 +238,17 @@ public enum CutoutVision {
                 cut.append(m)
             }
         }
+        // Without any GrabCut object, no parts either: the problem is said.
+        guard !(clear.isEmpty && cut.isEmpty && trivial.isEmpty) else { throw firstProblem ?? CutoutProblem.noObject }
+        func smallestFirst(_ list: [(mask: GreyMask, area: Int)]) -> [GreyMask] {
+            list.enumerated().sorted { ($0.element.area, $0.offset) < ($1.element.area, $1.offset) }.map(\.element.mask)
+        }
+        let grabCut = smallestFirst(clear) + cut + trivial
         var ordered: [GreyMask] = []
-        let ranked = clear.enumerated().sorted { ($0.element.area, $0.offset) < ($1.element.area, $1.offset) }.map(\.element.mask)
-        for m in ranked + cut + trivial where !ordered.contains(where: { intersectionOverUnion($0, m) > 0.9 }) {
+        for m in grabCut.prefix(1) + smallestFirst(partsFound) + grabCut.dropFirst()
+        where !ordered.contains(where: { intersectionOverUnion($0, m) > 0.9 }) {
             ordered.append(m)
         }
-        guard !ordered.isEmpty else { throw firstProblem ?? CutoutProblem.noObject }
         return ordered
     }
 
@@ -251,8 +276,7 @@ public enum CutoutVision {
                                                             y1: Int(point.y) + 1), width: w, height: h)
         }
         let cx = Int(point.x), cy = Int(point.y)
-        let x0 = min(max(0, cx - s / 2), w - s), y0 = min(max(0, cy - s / 2), h - s)
-        let box = PixelRect(x0: x0, y0: y0, x1: x0 + s, y1: y0 + s)
+        let box = clickSquare(point, side: s, width: w, height: h)
         let c = Point(Double(cx) + 0.5, Double(cy) + 0.5)
         let r = 0.3 * Double(s)
         let region = SketchPoints(lt: Point(c.x - r, c.y - r), rt: Point(c.x + r, c.y - r),
@@ -269,10 +293,26 @@ public enum CutoutVision {
         }
         var mask = try objectMask(image: image, box: box, region: region, object: seed, background: nil, workingSide: workingSide)
         // Only the part connected to the click.
+        guard mask.pixels[cy * w + cx] > 0 else { throw CutoutProblem.noObject }
+        keepConnected(&mask, to: cx, cy)
+        return (mask, box, seedArea)
+    }
+
+    /// The square of `side` pixels around `point`, moved inside the picture.
+    static func clickSquare(_ point: Point, side s: Int, width w: Int, height h: Int) -> PixelRect {
+        let cx = Int(point.x), cy = Int(point.y)
+        let x0 = min(max(0, cx - s / 2), w - s), y0 = min(max(0, cy - s / 2), h - s)
+        return PixelRect(x0: x0, y0: y0, x1: x0 + s, y1: y0 + s)
+    }
+
+    /// Clears every pixel of `mask` not connected (4-neighbours, above 0)
+    /// to `(cx, cy)`; all of it when that pixel is 0.
+    static func keepConnected(_ mask: inout GreyMask, to cx: Int, _ cy: Int) {
+        let w = mask.width, h = mask.height
+        guard cx >= 0, cy >= 0, cx < w, cy < h, mask.pixels[cy * w + cx] > 0 else { mask = GreyMask(width: w, height: h); return }
         var keep = [Bool](repeating: false, count: w * h)
+        keep[cy * w + cx] = true
         var stack = [cy * w + cx]
-        keep[cy * w + cx] = mask.pixels[cy * w + cx] > 0
-        guard keep[cy * w + cx] else { throw CutoutProblem.noObject }
         while let k = stack.popLast() {
             let x = k % w, y = k / w
             for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < w && ny < h {
@@ -281,7 +321,107 @@ public enum CutoutVision {
             }
         }
         for k in 0 ..< w * h where !keep[k] { mask.pixels[k] = 0 }
-        return (mask, box, seedArea)
+    }
+
+    /// The over-segmentation scales (`Segments.felzenszwalb`'s k, on a
+    /// square scaled to at most `clickWorkingSide` pixels a side) whose part
+    /// under a click is a candidate.
+    public static let partScales: [Double] = [250, 400, 600]
+    /// A part's rims: segments at most this wide (twice their area over
+    /// their perimeter, working pixels) with at least `rimShare` of their
+    /// perimeter on the part.
+    static let rimWidth = 2.0, rimShare = 0.4
+
+    /// The parts under `point` of the square of `side` around it (moved
+    /// inside the picture), one for each of `ks`: the square scaled to at
+    /// most `workingSide` pixels a side and over-segmented
+    /// (`Segments.felzenszwalb`, segments of at least 10 pixels); the
+    /// segment under the click with its rims (thin segments along it: an
+    /// outline, a highlight on an edge) and its holes filled, as a mask of
+    /// the image's size (255 in the part). The masks and the square.
+    static func parts(image: RGBAImage, at point: Point, side s: Int, ks: [Double], workingSide: Int) -> (masks: [GreyMask], box: PixelRect) {
+        let w = image.width, h = image.height
+        let cx = min(max(0, Int(point.x)), w - 1), cy = min(max(0, Int(point.y)), h - 1)
+        let box = clickSquare(Point(Double(cx), Double(cy)), side: s, width: w, height: h)
+        let factor = max(1, (s + workingSide - 1) / workingSide)
+        let lw = (s + factor - 1) / factor, lh = lw
+        let rgb = workingRGB(image, box, factor: factor, width: lw, height: lh)
+        let masks = Segments.felzenszwalb(rgb: rgb, width: lw, height: lh, ks: ks, minSize: 10).map { seg -> GreyMask in
+            let labels = seg.labels
+            let target = labels[((cy - box.y0) / factor) * lw + (cx - box.x0) / factor]
+            // Each segment's area, perimeter and perimeter on the part.
+            var area = [Int](repeating: 0, count: seg.count), perimeter = area, onPart = area
+            for y in 0..<lh {
+                for x in 0..<lw {
+                    let l = Int(labels[y * lw + x])
+                    area[l] += 1
+                    for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] {
+                        guard nx >= 0, ny >= 0, nx < lw, ny < lh else { perimeter[l] += 1; continue }
+                        let n = labels[ny * lw + nx]
+                        if Int(n) != l {
+                            perimeter[l] += 1
+                            if n == target { onPart[l] += 1 }
+                        }
+                    }
+                }
+            }
+            let rim = (0 ..< seg.count).map { l in
+                l != Int(target) && Double(2 * area[l]) <= rimWidth * Double(perimeter[l])
+                    && Double(onPart[l]) >= rimShare * Double(perimeter[l])
+            }
+            var inPart = labels.map { $0 == target || rim[Int($0)] }
+            // Holes: what is not in the part and does not reach the square's edge.
+            var outside = [Bool](repeating: false, count: lw * lh)
+            var stack: [Int] = []
+            for i in 0 ..< lw * lh where !inPart[i] {
+                let x = i % lw, y = i / lw
+                if x == 0 || y == 0 || x == lw - 1 || y == lh - 1 { outside[i] = true; stack.append(i) }
+            }
+            while let i = stack.popLast() {
+                let x = i % lw, y = i / lw
+                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < lw && ny < lh {
+                    let n = ny * lw + nx
+                    if !inPart[n] && !outside[n] { outside[n] = true; stack.append(n) }
+                }
+            }
+            for i in 0 ..< lw * lh where !outside[i] { inPart[i] = true }
+            var mask = GreyMask(width: w, height: h)
+            for y in box.y0 ..< box.y1 {
+                let row = ((y - box.y0) / factor) * lw
+                for x in box.x0 ..< box.x1 where inPart[row + (x - box.x0) / factor] { mask.pixels[y * w + x] = 255 }
+            }
+            return mask
+        }
+        return (masks, box)
+    }
+
+    /// `box` of `image` averaged over squares of `factor` pixels: `width ×
+    /// height` pixels of 3 bytes (integer arithmetic: the same bytes on
+    /// every machine).
+    static func workingRGB(_ image: RGBAImage, _ box: PixelRect, factor: Int, width lw: Int, height lh: Int) -> [UInt8] {
+        let w = image.width
+        var rgb = [UInt8](repeating: 0, count: lw * lh * 3)
+        image.pixels.withUnsafeBufferPointer { src in
+            for j in 0..<lh {
+                for i in 0..<lw {
+                    let fx0 = box.x0 + i * factor, fy0 = box.y0 + j * factor
+                    let fx1 = min(box.x1, fx0 + factor), fy1 = min(box.y1, fy0 + factor)
+                    var sum = (0, 0, 0), n = 0
+                    for y in fy0 ..< fy1 {
+                        for x in fx0 ..< fx1 {
+                            let k = (y * w + x) * 4
+                            sum.0 += Int(src[k]); sum.1 += Int(src[k + 1]); sum.2 += Int(src[k + 2])
+                            n += 1
+                        }
+                    }
+                    let o = (j * lw + i) * 3
+                    rgb[o] = UInt8((sum.0 + n / 2) / n)
+                    rgb[o + 1] = UInt8((sum.1 + n / 2) / n)
+                    rgb[o + 2] = UInt8((sum.2 + n / 2) / n)
+                }
+            }
+        }
+        return rgb
     }
 
     /// Whether every pixel of `box` in `image` is within 2 levels of the

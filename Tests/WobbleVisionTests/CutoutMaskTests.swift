@@ -127,3 +127,53 @@ final class CutoutMaskTests: XCTestCase {
         XCTAssertNotEqual(plate, c.image)
     }
 }
+
+/// A click on a two-tone object whose rim's colour is all over the
+/// background (a mirror's bright glass in its dark housing, in a cluttered
+/// garage): GrabCut's colour models give the rim to the background, the
+/// over-segmentation's part under the click holds it.
+final class CutoutTwoToneClickTests: XCTestCase {
+    /// 240×160: 8-pixel blocks of clutter whose colours include the
+    /// object's, all with a grain of ±12 levels; an ellipse at (120, 80) of
+    /// radii 34 and 20 with a bright outline a pixel wide: a light centre
+    /// (radii 24 and 11) in a darker rim; the ellipse's mask.
+    static func picture() -> (RGBAImage, GreyMask) {
+        let w = 240, h = 160
+        var img = RGBAImage(width: w, height: h)
+        var mask = GreyMask(width: w, height: h)
+        func hash(_ a: Int, _ b: Int) -> Int { ((a &* 73_856_093) ^ (b &* 19_349_663)) & 0xffff }
+        let glass = (150, 142, 128), housing = (100, 94, 86)
+        let clutter = [housing, (40, 60, 150), (124, 94, 86), glass, (70, 50, 40), (100, 118, 86), (110, 112, 118), (30, 28, 26)]
+        for y in 0..<h {
+            for x in 0..<w {
+                var c = clutter[hash(x / 8, y / 8) % clutter.count]
+                let ex = (Double(x) + 0.5 - 120) / 34, ey = (Double(y) + 0.5 - 80) / 20
+                let e = ex * ex + ey * ey
+                let ix = (Double(x) + 0.5 - 120) / 24, iy = (Double(y) + 0.5 - 80) / 11
+                if e <= 1 {
+                    c = ix * ix + iy * iy <= 1 ? glass : housing
+                    if e > 0.9 { c = (190, 185, 175) }                                    // the outline
+                    mask.pixels[y * w + x] = 255
+                }
+                let grain = hash(x, y + 1000) % 25 - 12
+                let i = (y * w + x) * 4
+                img.pixels[i] = UInt8(max(0, min(255, c.0 + grain)))
+                img.pixels[i + 1] = UInt8(max(0, min(255, c.1 + grain)))
+                img.pixels[i + 2] = UInt8(max(0, min(255, c.2 + grain)))
+                img.pixels[i + 3] = 255
+            }
+        }
+        return (img, mask)
+    }
+
+    func testAClickOnTheBrightCentreFindsTheWholeObjectWithinTwoMoreClicks() throws {
+        let (image, truth) = Self.picture()
+        let candidates = try CutoutVision.clickCandidates(image: image, at: Point(120, 80))
+        let ious = candidates.map { CutoutVision.intersectionOverUnion($0, truth) }
+        print("two-tone click: \(candidates.count) candidates, IoU with the whole object: "
+              + ious.map { String(format: "%.3f", $0) }.joined(separator: " "))
+        let first3 = ious.prefix(3)
+        XCTAssertGreaterThanOrEqual(first3.max() ?? 0, 0.85, "the whole object (glass and housing) among the first three")
+        XCTAssertEqual(try CutoutVision.clickCandidates(image: image, at: Point(120, 80)), candidates, "the same bytes again")
+    }
+}
