@@ -77,46 +77,39 @@ public enum CutoutVision {
         let longer = max(crop.width, crop.height)
         let factor = max(1, (longer + workingSide - 1) / workingSide)   // crop pixels per working pixel
         let lw = (crop.width + factor - 1) / factor, lh = (crop.height + factor - 1) / factor
-        var rgb = [UInt8](repeating: 0, count: lw * lh * 3)
+        let rgb = workingRGB(image, crop, factor: factor, width: lw, height: lh)
         var labels = [UInt8](repeating: OpenCV.Label.background.rawValue, count: lw * lh)
-        image.pixels.withUnsafeBufferPointer { src in
-            for j in 0..<lh {
-                for i in 0..<lw {
-                    // The working pixel's footprint in the image.
-                    let fx0 = crop.x0 + i * factor, fy0 = crop.y0 + j * factor
-                    let fx1 = min(crop.x1, fx0 + factor), fy1 = min(crop.y1, fy0 + factor)
-                    var sum = (0, 0, 0), n = 0
-                    var marked: OpenCV.Label?
+        for j in 0..<lh {
+            for i in 0..<lw {
+                // The working pixel's footprint in the image.
+                let fx0 = crop.x0 + i * factor, fy0 = crop.y0 + j * factor
+                let fx1 = min(crop.x1, fx0 + factor), fy1 = min(crop.y1, fy0 + factor)
+                // A stroke over any of it marks it (background first).
+                var marked: OpenCV.Label?
+                if background != nil || object != nil {
                     for y in fy0 ..< fy1 {
                         for x in fx0 ..< fx1 {
-                            let k = (y * w + x) * 4
-                            sum.0 += Int(src[k]); sum.1 += Int(src[k + 1]); sum.2 += Int(src[k + 2])
-                            n += 1
                             if let background, background.pixels[y * w + x] > 127 { marked = .background }
                             if marked == nil, let object, object.pixels[y * w + x] > 127 { marked = .object }
                         }
                     }
-                    let o = (j * lw + i) * 3
-                    rgb[o] = UInt8((sum.0 + n / 2) / n)
-                    rgb[o + 1] = UInt8((sum.1 + n / 2) / n)
-                    rgb[o + 2] = UInt8((sum.2 + n / 2) / n)
-                    // Labelled by the footprint's centre.
-                    let c = Point(Double(fx0 + fx1) / 2, Double(fy0 + fy1) / 2)
-                    let label: OpenCV.Label
-                    if let marked {
-                        label = marked
-                    } else if c.x < Double(box.x0) || c.x > Double(box.x1) || c.y < Double(box.y0) || c.y > Double(box.y1) {
-                        label = .background
-                    } else if let probable {
-                        let px = min(fx1 - 1, Int(c.x)), py = min(fy1 - 1, Int(c.y))
-                        label = probable.pixels[py * w + px] > 127 ? .probablyObject : .probablyBackground
-                    } else if region.map({ $0.contains(c) }) ?? true {
-                        label = .probablyObject
-                    } else {
-                        label = .probablyBackground
-                    }
-                    labels[j * lw + i] = label.rawValue
                 }
+                // Labelled by the footprint's centre.
+                let c = Point(Double(fx0 + fx1) / 2, Double(fy0 + fy1) / 2)
+                let label: OpenCV.Label
+                if let marked {
+                    label = marked
+                } else if c.x < Double(box.x0) || c.x > Double(box.x1) || c.y < Double(box.y0) || c.y > Double(box.y1) {
+                    label = .background
+                } else if let probable {
+                    let px = min(fx1 - 1, Int(c.x)), py = min(fy1 - 1, Int(c.y))
+                    label = probable.pixels[py * w + px] > 127 ? .probablyObject : .probablyBackground
+                } else if region.map({ $0.contains(c) }) ?? true {
+                    label = .probablyObject
+                } else {
+                    label = .probablyBackground
+                }
+                labels[j * lw + i] = label.rawValue
             }
         }
         guard labels.contains(where: { $0 == OpenCV.Label.probablyObject.rawValue || $0 == OpenCV.Label.object.rawValue }),
