@@ -381,7 +381,8 @@ package struct PresetRun {
                     // Named for messages (and a video's container) only: nothing is written there.
                     let name = "\(p.name) try at \(apng ? "\(level) bits" : "quality \(level)")\(format.extensions.first ?? "")"
                     let plan = OutputPlan(format: format, path: name)
-                    let memory = MemoryStream(shown: name)
+                    // A try over the limit keeps only its size, not its bytes.
+                    let memory = MemoryStream(shown: name, cap: limit)
                     var s = spec
                     s.quality = apng ? nil : level
                     var replay = frames.replay()
@@ -395,7 +396,7 @@ package struct PresetRun {
                         return (apng ? Posterize.apply(f.image, bits: level) : f.image, k, f.changed)
                     }
                     let bytes = sink.bytesWritten ?? Int.max
-                    return Candidate(format: format, bytes: bytes, level: level, data: bytes <= limit ? memory.take() : [])
+                    return Candidate(format: format, bytes: bytes, level: level, data: memory.overflowed ? [] : memory.take())
                 }
                 results.withLock { $0[i] = r }
             }

@@ -102,28 +102,44 @@ public final class DescriptorStream: ByteStream {
     }
 }
 
-/// An output kept in memory: `bytes` is what was written.
+/// An output kept in memory: `bytes` is what was written. With a cap,
+/// an output that grows past it keeps only its size (a preset's try over
+/// the byte limit is of no use beyond its size, and must not hold a whole
+/// lossless file in memory).
 public final class MemoryStream: ByteStream {
     public let shown: String
-    /// Everything written so far (emptied by `abort()`).
+    /// Everything written so far (emptied by `abort()`, and once the
+    /// output grew past the cap).
     public private(set) var bytes: [UInt8] = []
+    /// The bytes written, kept or not.
+    public private(set) var count = 0
+    private let cap: Int
     private var closed = false
     public private(set) var committedSize: Int?
 
-    /// `shown` names the output in messages.
-    public init(shown: String = "memory") {
+    /// `shown` names the output in messages; `cap`: the most bytes kept.
+    public init(shown: String = "memory", cap: Int = Int.max) {
         self.shown = shown
+        self.cap = cap
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard !closed else { throw MediaError("output '\(shown)': written after it was closed") }
-        self.bytes.append(contentsOf: bytes)
+        count += bytes.count
+        if count <= cap {
+            self.bytes.append(contentsOf: bytes)
+        } else if !self.bytes.isEmpty {
+            self.bytes = []
+        }
     }
+
+    /// True when the output grew past the cap (its bytes were dropped).
+    public var overflowed: Bool { count > cap }
 
     public func commit() throws {
         guard !closed else { return }
         closed = true
-        committedSize = bytes.count
+        committedSize = count
     }
 
     public func abort() {

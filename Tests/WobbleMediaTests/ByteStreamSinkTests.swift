@@ -195,4 +195,23 @@ final class ByteStreamSinkTests: XCTestCase {
         XCTAssertEqual(mediaErrorMessage { try m.write([4]) }, "output 'try': written after it was closed")
         XCTAssertEqual(m.take(), [1, 2, 3])
     }
+
+    /// A capped memory stream keeps its bytes up to the cap, and past it
+    /// only their count: the size is still exact.
+    func testACappedMemoryStreamKeepsOnlyTheSizePastItsCap() throws {
+        let fits = MemoryStream(shown: "try", cap: 4)
+        try fits.write([1, 2])
+        try fits.write([3, 4])
+        try fits.commit()
+        XCTAssertFalse(fits.overflowed)
+        XCTAssertEqual(fits.take(), [1, 2, 3, 4])
+        let over = MemoryStream(shown: "try", cap: 4)
+        try over.write([1, 2, 3])
+        try over.write([4, 5])
+        try over.write([6])
+        try over.commit()
+        XCTAssertTrue(over.overflowed)
+        XCTAssertEqual(over.bytes, [])
+        XCTAssertEqual(over.committedSize, 6)
+    }
 }
