@@ -624,8 +624,6 @@ package final class FrameCollector {
 
     /// The frames collected.
     package var count: Int { kept.count }
-    /// The bytes the kept pixels take.
-    package var keptBytes: Int { kept.reduce(0) { $0 + ($1.whole?.pixels.count ?? 0) + $1.boxes.reduce(0) { $0 + $1.1.count } } }
 
     package func start(_ f: OutputPlan.Frames, still: () throws -> RGBAImage) throws -> FrameSink {
         self.still = pad(try still())
