@@ -122,7 +122,10 @@ package struct PresetRun {
                 chosen.loop = loop
                 if o.frames != nil { chosen.frames = window.selection(fps: rate) }
             }
-            let collector = FrameCollector(canvas: canvas)
+            // Packed where the search's peak is this process's (WebP, APNG,
+            // GIF); a video's peak is ffmpeg's own, so its frames are kept
+            // as they are (unpacking them for each try costs time).
+            let collector = FrameCollector(canvas: canvas, packs: formats.contains { $0.video == nil })
             var runner = Runner(options: chosen)
             runner.announces = false
             runner.makeSink = { f, still in try collector.start(f, still: still) }
@@ -622,7 +625,13 @@ package final class FrameCollector {
     private var kept: [Kept] = []
     private(set) var still: RGBAImage?
 
-    package init(canvas: (Int, Int)) { self.canvas = canvas }
+    /// Whether the changed pixels are packed (`PackedPixels`).
+    package let packs: Bool
+
+    package init(canvas: (Int, Int), packs: Bool = true) {
+        self.canvas = canvas
+        self.packs = packs
+    }
 
     /// The frames collected.
     package var count: Int { kept.count }
@@ -662,7 +671,7 @@ package final class FrameCollector {
             var px: [UInt8] = []
             px.reserveCapacity((x1 - x0) * (y1 - y0) * 4)
             for y in y0..<y1 { px += frame.pixels[((y * frame.width + x0) * 4)..<((y * frame.width + x1) * 4)] }
-            boxes.append((PixelRect(x0: x0 + ox, y0: y0 + oy, x1: x1 + ox, y1: y1 + oy), PackedPixels(px, rowBytes: (x1 - x0) * 4)))
+            boxes.append((PixelRect(x0: x0 + ox, y0: y0 + oy, x1: x1 + ox, y1: y1 + oy), PackedPixels(px, rowBytes: (x1 - x0) * 4, pack: packs)))
         }
         kept.append(Kept(whole: nil, boxes: boxes))
     }

@@ -58,11 +58,12 @@ public struct PackedPixels: Sendable {
     /// The bytes one row takes (a row's first pixel is kept as it is).
     public let rowBytes: Int
 
-    /// Packs `pixels` (RGBA rows of `rowBytes` bytes each).
-    public init(_ pixels: [UInt8], rowBytes: Int) {
+    /// Packs `pixels` (RGBA rows of `rowBytes` bytes each); with `pack`
+    /// false they are kept as they are.
+    public init(_ pixels: [UInt8], rowBytes: Int, pack: Bool = true) {
         count = pixels.count
         self.rowBytes = rowBytes
-        guard rowBytes > 4, pixels.count >= rowBytes, pixels.count % rowBytes == 0 else {
+        guard pack, rowBytes > 4, pixels.count >= rowBytes, pixels.count % rowBytes == 0 else {
             data = pixels
             packed = false
             return

@@ -27,7 +27,7 @@ final class FrameCollectorTests: XCTestCase {
 
     func testReplayedFramesAreTheRenderedOnesOnTheCanvas() throws {
         for canvas in [(30, 20), (40, 40)] {
-            let c = FrameCollector(canvas: canvas)
+            let c = FrameCollector(canvas: canvas, packs: canvas.0 == 30)   // packed and not
             let spec = OutputPlan.Frames(width: 30, height: 20, fps: 30, count: 6, fullRender: true, loop: 0, quality: nil)
             let box = PixelRect(x0: 5, y0: 4, x1: 17, y1: 12)
             let sink = try c.start(spec) { self.frame(0, box: box) }
