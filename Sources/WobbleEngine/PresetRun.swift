@@ -612,8 +612,8 @@ package struct Fidelity {
 /// changed boxes are not known) whole, each later one as the boxes where it
 /// differs from the frame before (`FrameSink.write(_:index:changed:)`),
 /// those pixels packed (`PackedPixels`, about half their size on photos).
-/// A clip whose regions cover a fifth of the picture takes about a tenth of
-/// its frames' memory. `replay()` gives them back whole, with their boxes.
+/// A clip whose regions cover a fifth of the picture keeps about a fifth
+/// of its frames' pixels, packed to about half that. `replay()` gives them back whole, with their boxes.
 package final class FrameCollector {
     package let canvas: (Int, Int)
     /// One frame: whole, or the boxes (canvas pixels) and their pixels,
