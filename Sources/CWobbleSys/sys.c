@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -19,6 +20,10 @@ int wobble_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char
 
 int wobble_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
+}
+
+int wobble_memfd(const char *name) {
+    return (int)syscall(SYS_memfd_create, name, (unsigned int)MFD_CLOEXEC);
 }
 
 int wobble_spawn(const char *path, char *const argv[], char *const envp[], int in, int out, int err, int extra) {

@@ -163,28 +163,36 @@ package struct OutputPlan: Equatable {
     }
 
     /// Builds the sink; nil for `null`. `still` makes the GIF's palette.
-    package func makeSink(_ f: Frames, still: () throws -> RGBAImage) throws -> FrameSink? {
+    /// The bytes go to `stream` where one is given (a preset's tries keep
+    /// them in memory), else to the path (`ByteStreams.open`: a file
+    /// replaced atomically, or a pipe); PNG frames (a folder) take no stream.
+    package func makeSink(_ f: Frames, to stream: ByteStream? = nil, still: () throws -> RGBAImage) throws -> FrameSink? {
         guard let path else { return nil }
+        /// The output, opened once the sink has checked its parameters.
+        func open() throws -> ByteStream { try stream ?? ByteStreams.open(path) }
         switch format {
         case .null: return nil
         case .gif:
             if let matte = f.matte {
                 return try MatteSink(matte: matte) { matted in
-                    try GIFSink(path: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop,
+                    try GIFSink(stream: try open(), shown: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop,
                                 still: matted(try still()), quality: f.quality, frameCount: f.count)
                 }
             }
-            return try GIFSink(path: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop,
+            return try GIFSink(stream: try open(), shown: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop,
                                still: try still(), quality: f.quality, frameCount: f.count)
         case .webp:
-            return try WebPSink(path: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop, quality: f.quality)
+            return try WebPSink(stream: try open(), shown: path, width: f.width, height: f.height, fps: f.fps, loop: f.loop,
+                                quality: f.quality)
         case .apng:
-            return try APNGSink(path: path, width: f.width, height: f.height, fps: f.fps, frameCount: f.count, loop: f.loop)
+            return try APNGSink(stream: try open(), shown: path, width: f.width, height: f.height, fps: f.fps,
+                                frameCount: f.count, loop: f.loop)
         case .png:
             guard let png else { return nil }
+            if stream != nil { throw MediaError("output '\(path)': PNG frames are files in a folder, not one stream") }
             return try PNGSequenceSink(output: png, fullRender: f.fullRender, frameCount: f.count, fps: f.fps)
         case .mp4, .webm, .mov, .mkv:
-            return try VideoSink(path: path, width: f.width, height: f.height, fps: f.fps,
+            return try VideoSink(stream: try open(), shown: path, width: f.width, height: f.height, fps: f.fps,
                                  format: format.video, quality: f.quality, alpha: f.alpha, audio: f.audio)
         }
     }

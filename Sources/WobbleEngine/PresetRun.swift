@@ -22,9 +22,9 @@ import Synchronization
 ///    changed), centred on a transparent canvas where the platform asks
 ///    for a square.
 /// 4. For each format the platform takes (Discord: APNG and GIF) the
-///    quality is searched (`search`: each try a whole file in a private
-///    temporary folder, through the output table, two at a time; the
-///    quality predicted from the sizes of the first tries) for the best
+///    quality is searched (`search`: each try a whole file encoded into
+///    memory, through the output table, two at a time; the quality
+///    predicted from the sizes of the first tries) for the best
 ///    that fits the byte limit; APNG is lossless, so there fewer colour
 ///    levels are tried (8, 7, … 4 bits a channel). With two formats, the one whose frames are
 ///    closest to the rendered ones (PSNR, the GIF decoded back) wins.
@@ -104,8 +104,6 @@ package struct PresetRun {
         }
 
         // 3–4. Render, search; fewer frames where the quality alone is not enough.
-        let trials = try TrialFolder()
-        defer { trials.remove() }
         var rate = fitted.fps, loop = fitted.loop
         var summary: Runner.Summary?
         var best: Candidate?
@@ -124,7 +122,10 @@ package struct PresetRun {
                 chosen.loop = loop
                 if o.frames != nil { chosen.frames = window.selection(fps: rate) }
             }
-            let collector = FrameCollector(canvas: canvas)
+            // Packed where the search's peak is this process's (WebP, APNG,
+            // GIF); a video's peak is ffmpeg's own, so its frames are kept
+            // as they are (unpacking them for each try costs time).
+            let collector = FrameCollector(canvas: canvas, packs: formats.contains { $0.video == nil })
             var runner = Runner(options: chosen)
             runner.announces = false
             runner.makeSink = { f, still in try collector.start(f, still: still) }
@@ -135,7 +136,7 @@ package struct PresetRun {
             choice.frames = collector.count
             compared = []
             for format in formats {
-                guard var c = try search(collector, format: format, fps: rate, loop: loop, in: trials,
+                guard var c = try search(collector, format: format, fps: rate, loop: loop,
                                          smallest: &smallest) else { continue }
                 if formats.count > 1 { c.psnr = try fidelity(of: c, to: collector) }
                 compared.append(c)
@@ -151,7 +152,7 @@ package struct PresetRun {
 
         // 5. The chosen file into place (named for its format when -o is not given).
         let path = o.output ?? o.placed(sceneBase + Preset.fileExtension(best.format))
-        let bytes = try ImageIO.readFile(path: best.path)
+        let bytes = best.data
         try AtomicFile.write(bytes, to: path)
         choice.format = best.format
         choice.level = best.level
@@ -321,15 +322,23 @@ package struct PresetRun {
         package func count(fps: Double) -> Int { selection(fps: fps).count }
     }
 
-    /// A file that fits: its format, size, trial path and level (quality,
-    /// or APNG colour bits), and how close it is to the frames (PSNR, dB;
-    /// measured only when formats are compared).
+    /// A try: its format, size, level (quality, or APNG colour bits), its
+    /// bytes where it fits (a try over the limit keeps only its size), and
+    /// how close it is to the frames (PSNR, dB; measured only when formats
+    /// are compared).
     package struct Candidate {
         package let format: OutputFormat
         package let bytes: Int
-        package let path: String
         package let level: Int
+        package var data: [UInt8] = []
         package var psnr: Double?
+
+        package init(format: OutputFormat, bytes: Int, level: Int, data: [UInt8] = []) {
+            self.format = format
+            self.bytes = bytes
+            self.level = level
+            self.data = data
+        }
 
         package var json: String {
             var f = ["\"format\":\(RunReport.quote(format.rawValue))",
@@ -341,7 +350,7 @@ package struct PresetRun {
 
     /// The best level of `format` (quality, or APNG colour bits) whose file
     /// fits, or nil. Tries run two at a time (each on a thread of its own,
-    /// the frames shared, not copied), in rounds:
+    /// the frames shared, not copied; WebP's one after the other), in rounds:
     ///
     /// - APNG (lossless, fewer colour levels): 8 and 7 bits, then 6 and 5,
     ///   then 4; the most bits that fit.
@@ -353,26 +362,36 @@ package struct PresetRun {
     ///   beside a slightly lower one; round 3, only where neither fitted,
     ///   one correction from the sizes then known, beside the lowest quality.
     ///   The best that fitted wins; where the lowest does not fit, nothing does.
-    package func search(_ frames: FrameCollector, format: OutputFormat, fps: Double, loop: Int, in trials: TrialFolder,
+    package func search(_ frames: FrameCollector, format: OutputFormat, fps: Double, loop: Int,
                 smallest: inout Int) throws -> Candidate? {
         let p = preset
         let apng = format == .apng
         let spec = OutputPlan.Frames(width: frames.canvas.0, height: frames.canvas.1, fps: fps,
                                      count: frames.count, fullRender: true, loop: loop,
                                      quality: nil, alpha: true, matte: options.matte)
-        /// Each of `levels` encoded into a trial file at once; the files' sizes.
+        /// Each of `levels` encoded into memory at once; the files' sizes,
+        /// and the bytes of those that fit.
         func encode(_ levels: [Int]) throws -> [Candidate] {
-            let paths = levels.map { _ in trials.next(format.extensions.first ?? "") }
             let results = Mutex<[Result<Candidate, any Error>?]>(Array(repeating: nil, count: levels.count))
             let control = options.control
-            Parallel.run(levels.count) { i in
-                let level = levels[i], path = paths[i]
+            let limit = p.byteLimit
+            // WebP's encoder holds several whole canvases (8.6 MB at 512×512)
+            // and already codes on a second thread: its tries run one after
+            // the other, which kept WhatsApp's peak at 1.48× a plain encode
+            // instead of 1.71×.
+            let together = format != .webp
+            let one = { (i: Int) in
+                let level = levels[i]
                 let r = Result { () throws -> Candidate in
-                    let plan = try OutputPlan.decide(path: path, format: format)
+                    // Named for messages (and a video's container) only: nothing is written there.
+                    let name = "\(p.name) try at \(apng ? "\(level) bits" : "quality \(level)")\(format.extensions.first ?? "")"
+                    let plan = OutputPlan(format: format, path: name)
+                    // A try over the limit keeps only its size, not its bytes.
+                    let memory = MemoryStream(shown: name, cap: limit)
                     var s = spec
                     s.quality = apng ? nil : level
                     var replay = frames.replay()
-                    guard let sink = try plan.makeSink(s, still: { try frames.still ?? replay.frame(0).image }) else {
+                    guard let sink = try plan.makeSink(s, to: memory, still: { try frames.still ?? replay.frame(0).image }) else {
                         throw RunError("\(p.name): no output")
                     }
                     replay = frames.replay()
@@ -381,9 +400,15 @@ package struct PresetRun {
                         let f = replay.frame(k)
                         return (apng ? Posterize.apply(f.image, bits: level) : f.image, k, f.changed)
                     }
-                    return Candidate(format: format, bytes: sink.bytesWritten ?? Int.max, path: path, level: level)
+                    let bytes = sink.bytesWritten ?? Int.max
+                    return Candidate(format: format, bytes: bytes, level: level, data: memory.overflowed ? [] : memory.take())
                 }
                 results.withLock { $0[i] = r }
+            }
+            if together {
+                Parallel.run(levels.count, one)
+            } else {
+                for i in levels.indices { one(i) }
             }
             let done = try results.withLock { try $0.map { try $0!.get() } }
             smallest = min(smallest, done.map(\.bytes).min() ?? Int.max)
@@ -488,7 +513,7 @@ package struct PresetRun {
             }
         case .gif:
             var k = 0
-            try GIFReader.frames(path: c.path) { shown, _ in
+            try GIFReader.frames(bytes: c.data, shown: "the GIF try") { shown, _ in
                 if k < frames.count { sum.add(shown, replay.frame(k).image) }
                 k += 1
             }
@@ -587,20 +612,28 @@ package struct Fidelity {
 /// Collects the rendered frames in memory, centred on a transparent canvas,
 /// each kept once and only where it changed: the first frame (and any whose
 /// changed boxes are not known) whole, each later one as the boxes where it
-/// differs from the frame before (`FrameSink.write(_:index:changed:)`). A
-/// clip whose regions cover a fifth of the picture takes about a fifth of
-/// its frames' memory. `replay()` gives them back whole, with their boxes.
+/// differs from the frame before (`FrameSink.write(_:index:changed:)`),
+/// those pixels packed (`PackedPixels`, about half their size on photos).
+/// A clip whose regions cover a fifth of the picture keeps about a fifth
+/// of its frames' pixels, packed to about half that. `replay()` gives them back whole, with their boxes.
 package final class FrameCollector {
     package let canvas: (Int, Int)
-    /// One frame: whole, or the boxes (canvas pixels) and their pixels.
+    /// One frame: whole, or the boxes (canvas pixels) and their pixels,
+    /// packed (`PackedPixels`: about half their size on photos).
     private struct Kept {
         var whole: RGBAImage?
-        var boxes: [(PixelRect, [UInt8])]
+        var boxes: [(PixelRect, PackedPixels)]
     }
     private var kept: [Kept] = []
     private(set) var still: RGBAImage?
 
-    package init(canvas: (Int, Int)) { self.canvas = canvas }
+    /// Whether the changed pixels are packed (`PackedPixels`).
+    package let packs: Bool
+
+    package init(canvas: (Int, Int), packs: Bool = true) {
+        self.canvas = canvas
+        self.packs = packs
+    }
 
     /// The frames collected.
     package var count: Int { kept.count }
@@ -633,14 +666,14 @@ package final class FrameCollector {
             return
         }
         let (ox, oy) = offset(frame.width, frame.height)
-        var boxes: [(PixelRect, [UInt8])] = []
+        var boxes: [(PixelRect, PackedPixels)] = []
         for r in changed {
             let x0 = max(0, r.x0), y0 = max(0, r.y0), x1 = min(frame.width, r.x1), y1 = min(frame.height, r.y1)
             guard x1 > x0, y1 > y0 else { continue }
             var px: [UInt8] = []
             px.reserveCapacity((x1 - x0) * (y1 - y0) * 4)
             for y in y0..<y1 { px += frame.pixels[((y * frame.width + x0) * 4)..<((y * frame.width + x1) * 4)] }
-            boxes.append((PixelRect(x0: x0 + ox, y0: y0 + oy, x1: x1 + ox, y1: y1 + oy), px))
+            boxes.append((PixelRect(x0: x0 + ox, y0: y0 + oy, x1: x1 + ox, y1: y1 + oy), PackedPixels(px, rowBytes: (x1 - x0) * 4, pack: packs)))
         }
         kept.append(Kept(whole: nil, boxes: boxes))
     }
@@ -668,7 +701,8 @@ package final class FrameCollector {
             var img = current!
             let cw = img.width
             img.pixels.withUnsafeMutableBufferPointer { dst in
-                for (r, px) in kept.boxes {
+                for (r, packed) in kept.boxes {
+                    let px = packed.unpack()
                     let row = (r.x1 - r.x0) * 4
                     px.withUnsafeBufferPointer { src in
                         for y in r.y0..<r.y1 {
@@ -706,51 +740,5 @@ package enum Posterize {
             for i in 0..<p.count where i & 3 != 3 { p[i] = table[Int(p[i])] }
         }
         return RGBAImage(width: img.width, height: img.height, pixels: px)
-    }
-}
-
-/// A private temporary folder for the tries (removed at the end, and by
-/// the signal handler through `TemporaryPaths`).
-package final class TrialFolder {
-    private let parent: Int32
-    private let name: String
-    private let token: TemporaryPaths.Token
-    private var n = 0
-    package let path: String
-
-    package init() throws {
-        let given = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
-        let tmp = given ?? "/tmp"
-        /// The folder named, and why it cannot hold the tries, in one line.
-        func unusable(_ error: Error) -> RunError {
-            let reason = (error as? PosixError).map { Posix.reason($0.code) } ?? "\(error)"
-            let named = given != nil ? "TMPDIR '\(PathBytes.display(tmp, controls: true))'" : "'/tmp' (TMPDIR is not set)"
-            return RunError("--preset keeps its tries in a temporary folder, and \(named) cannot hold one: \(reason); set TMPDIR to a writable folder (nothing written)")
-        }
-        do {
-            parent = try Posix.open(tmp, O_RDONLY | O_DIRECTORY, shown: tmp)
-        } catch {
-            throw unusable(error)
-        }
-        name = TemporaryName.make()
-        do {
-            try Posix.mkdir(parent, name, 0o700, shown: tmp)
-        } catch {
-            Posix.closeQuietly(parent)
-            throw unusable(error)
-        }
-        token = TemporaryPaths.add(dir: parent, name: name)
-        path = tmp + "/" + name
-    }
-
-    package func next(_ ext: String) -> String {
-        n += 1
-        return path + "/try\(n)" + ext
-    }
-
-    package func remove() {
-        Posix.removeTree(parent, name)
-        TemporaryPaths.remove(token)
-        Posix.closeQuietly(parent)
     }
 }

@@ -31,15 +31,16 @@ import WobbleSystem
 /// - Streaming: a frame is compressed and written when the next one comes;
 ///   memory is three frames (the canvas, the waiting frame, the new one).
 ///   The frame count is written first, so it must be known (`frameCount`).
-/// - The file appears at `path` only when `finish()` succeeds
-///   (`AtomicFile`), or is written in place to a pipe or device.
+/// - The bytes go to a `ByteStream`: a file appears at `path` only when
+///   `finish()` succeeds (`AtomicFile`); a pipe or device is written in
+///   place; memory keeps them.
 public final class APNGSink: FrameSink {
     public let path: String
     public let width: Int
     public let height: Int
     public let fps: Double
     public let frameCount: Int
-    private let file: AtomicFile
+    private let file: ByteStream
     private let plays: Int
     private let level: Int
     /// What a decoder shows before the pending frame is drawn (nil before
@@ -66,7 +67,15 @@ public final class APNGSink: FrameSink {
     /// - Parameters:
     ///   - frameCount: the frames that will be written (the `acTL` count).
     ///   - loop: `--loop` (0 forever, -1 once, N repeat N more times).
-    public init(path: String, width: Int, height: Int, fps: Double, frameCount: Int, loop: Int = 0) throws {
+    public convenience init(path: String, width: Int, height: Int, fps: Double, frameCount: Int, loop: Int = 0) throws {
+        try self.init(stream: try ByteStreams.open(path), shown: path, width: width, height: height, fps: fps,
+                      frameCount: frameCount, loop: loop)
+    }
+
+    /// Writes to the stream `stream` makes (opened once the parameters are
+    /// checked); `shown` names the output in messages.
+    public init(stream: @autoclosure () throws -> ByteStream, shown path: String, width: Int, height: Int, fps: Double,
+                frameCount: Int, loop: Int = 0) throws {
         let what = "output '\(path)'"
         guard (1...65535).contains(width), (1...65535).contains(height) else {
             throw MediaError("\(what): an APNG here is 1 to 65535 pixels wide and high, not \(width)x\(height)")
@@ -82,7 +91,7 @@ public final class APNGSink: FrameSink {
         self.frameCount = frameCount
         plays = AnimationTiming.plays(loop: loop)
         level = Self.compressionLevel
-        file = try AtomicFile(target: path)
+        file = try stream()
     }
 
     deinit { abort() }

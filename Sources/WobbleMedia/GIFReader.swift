@@ -21,6 +21,23 @@ public enum GIFReader {
             throw MediaError("\(what): cannot open it (giflib: \(reason(err)))")
         }
         defer { DGifCloseFile(gif, &err) }
+        try frames(gif, what: what, body)
+    }
+
+    /// As `frames(path:_:)`, for a GIF in memory; `shown` names it in messages.
+    public static func frames(bytes: [UInt8], shown: String, _ body: (RGBAImage, Int) throws -> Void) throws {
+        let what = "GIF '\(shown)'"
+        let input = GIFByteInput(bytes)
+        var err: Int32 = 0
+        guard let gif = DGifOpen(Unmanaged.passUnretained(input).toOpaque(), gifInput, &err) else {
+            throw MediaError("\(what): cannot open it (giflib: \(reason(err)))")
+        }
+        defer { DGifCloseFile(gif, &err) }
+        try withExtendedLifetime(input) { try frames(gif, what: what, body) }
+    }
+
+    private static func frames(_ gif: UnsafeMutablePointer<GifFileType>, what: String,
+                               _ body: (RGBAImage, Int) throws -> Void) throws {
         guard DGifSlurp(gif) == GIF_OK else { throw MediaError("\(what): cannot read it (giflib: \(reason(gif.pointee.Error)))") }
         let w = Int(gif.pointee.SWidth), h = Int(gif.pointee.SHeight)
         guard w > 0, h > 0, let images = gif.pointee.SavedImages else { throw MediaError("\(what): no picture in it") }
@@ -58,6 +75,27 @@ public enum GIFReader {
                 canvas = before
             }
         }
+    }
+
+    /// A GIF in memory, read by giflib through `gifInput`.
+    private final class GIFByteInput {
+        let bytes: [UInt8]
+        var offset = 0
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+    }
+
+    /// giflib's `InputFunc`: copies the next bytes from the `GIFByteInput`
+    /// in `UserData`; fewer than asked at the end.
+    private static let gifInput: @convention(c) (UnsafeMutablePointer<GifFileType>?, UnsafeMutablePointer<GifByteType>?, Int32) -> Int32 = { gif, out, n in
+        guard let gif, let user = gif.pointee.UserData, let out, n > 0 else { return 0 }
+        let input = Unmanaged<GIFByteInput>.fromOpaque(user).takeUnretainedValue()
+        let count = min(Int(n), input.bytes.count - input.offset)
+        guard count > 0 else { return 0 }
+        input.bytes.withUnsafeBufferPointer { b in
+            out.update(from: b.baseAddress! + input.offset, count: count)
+        }
+        input.offset += count
+        return Int32(count)
     }
 
     private static func reason(_ code: Int32) -> String {

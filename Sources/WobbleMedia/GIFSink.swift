@@ -21,10 +21,12 @@ import WobbleSystem
 /// - `write` hands the frame to the encoder through a queue of three frames,
 ///   so rendering and encoding overlap; an encoding error is thrown by a
 ///   later `write` or by `finish`.
-/// - The file appears at `path` only when `finish()` succeeds (written
-///   beside it, then renamed); the same frames give identical bytes.
+/// - The bytes go to a `ByteStream`: a file appears at its path only when
+///   `finish()` succeeds (written beside it, then renamed); a pipe gets
+///   them as they come; memory keeps them. The same frames give identical
+///   bytes in all three.
 public final class GIFSink: FrameSink {
-    /// The target file.
+    /// The output as the user named it (messages name it).
     public let path: String
     /// Frame width in pixels.
     public let width: Int
@@ -42,8 +44,18 @@ public final class GIFSink: FrameSink {
     private var lastIndex: Int?
     private var closed = false
 
-    /// Opens `path` for writing (a temporary file beside it) and starts
-    /// building the palette from `still` in the background.
+    /// Opens `path` for writing (`ByteStreams.open`: a temporary file
+    /// beside it, or a pipe) and starts building the palette from `still`
+    /// in the background.
+    public convenience init(path: String, width: Int, height: Int, fps: Double, loop: Int = 0, still: RGBAImage,
+                            quality: Int? = nil, frameCount: Int? = nil) throws {
+        try self.init(stream: try ByteStreams.open(path), shown: path, width: width, height: height, fps: fps, loop: loop,
+                      still: still, quality: quality, frameCount: frameCount)
+    }
+
+    /// Writes the GIF to the stream `stream` makes (opened only once the
+    /// parameters are checked; aborted by `abort()` or a failure) and
+    /// starts building the palette from `still` in the background.
     ///
     /// - Parameters:
     ///   - width, height: the frame size (1...65535); `still` must have it.
@@ -59,8 +71,8 @@ public final class GIFSink: FrameSink {
     ///     one-frame GIF quantises its palette at `stillQuantizerSpeed`.
     /// - Throws: `MediaError` for bad parameters or when the file cannot be
     ///   created.
-    public init(path: String, width: Int, height: Int, fps: Double, loop: Int = 0, still: RGBAImage,
-                quality: Int? = nil, frameCount: Int? = nil) throws {
+    public init(stream: @autoclosure () throws -> ByteStream, shown path: String, width: Int, height: Int, fps: Double,
+                loop: Int = 0, still: RGBAImage, quality: Int? = nil, frameCount: Int? = nil) throws {
         let what = "output '\(path)'"
         guard (1...65535).contains(width), (1...65535).contains(height) else {
             throw MediaError("\(what): a GIF is 1 to 65535 pixels wide and high, not \(width)x\(height)")
@@ -80,7 +92,7 @@ public final class GIFSink: FrameSink {
         self.width = width
         self.height = height
         self.fps = fps
-        let file = try AtomicFile(target: path)
+        let file = try stream()
         work = GIFWork(file: file, what: what)
         let work = self.work
         queue.async {
@@ -250,7 +262,7 @@ public final class GIFSink: FrameSink {
 /// The encoder's state, touched only on the sink's serial queue except for
 /// the error and cancel flags, which are locked.
 private final class GIFWork: @unchecked Sendable {
-    let file: AtomicFile
+    let file: ByteStream
     let what: String
     var encoder: GIFEncoder?
     /// Set on the queue when the palette is built.
@@ -259,7 +271,7 @@ private final class GIFWork: @unchecked Sendable {
     private var error: Error?
     private var cancelled = false
 
-    init(file: AtomicFile, what: String) {
+    init(file: ByteStream, what: String) {
         self.file = file
         self.what = what
     }

@@ -2,17 +2,17 @@ internal import CGIF
 import Foundation
 import WobbleSystem
 
-/// Bytes from giflib's encoder, buffered and appended to an `AtomicFile`.
+/// Bytes from giflib's encoder, buffered and appended to a `ByteStream`.
 /// giflib calls `gifOutput` with its `UserData` pointing here.
 private final class GIFByteOutput {
-    let file: AtomicFile
+    let file: ByteStream
     var buffer: [UInt8] = []
     /// The first write error; giflib only learns that a write failed.
     var error: Error?
     /// Set by `GIFWriter.discard()`: swallow giflib's last bytes.
     var discarding = false
 
-    init(file: AtomicFile) {
+    init(file: ByteStream) {
         self.file = file
         buffer.reserveCapacity(1 << 16)
     }
@@ -51,7 +51,7 @@ final class GIFWriter {
     /// Opens the stream on `file` and writes the header, the screen
     /// descriptor with `palette` (`r, g, b` triples padded to `tableSize`)
     /// and, unless `loop` is nil, the NETSCAPE2.0 loop count.
-    init(file: AtomicFile, what: String, width: Int, height: Int,
+    init(file: ByteStream, what: String, width: Int, height: Int,
          palette: [UInt8], tableSize: Int, background: Int, loop: Int?) throws {
         self.what = what
         output = GIFByteOutput(file: file)

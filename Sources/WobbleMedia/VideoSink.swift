@@ -67,15 +67,18 @@ public enum VideoFormat: String, Sendable, CaseIterable {
 /// range and tagged so (`color_space`, `color_primaries`, `color_transfer`
 /// bt709, `color_range` tv): players need not guess.
 ///
-/// The commit protocol of `AtomicFile`: ffmpeg writes the temporary file
-/// beside the target that we created and hold open (passed as its
-/// descriptor 3); `finish()` waits for it, and the file replaces the
-/// target only when ffmpeg exited with status 0 *and* the file is a
-/// complete container (`VideoContainer.verify`: ffmpeg 5 exits 0 even when
-/// the disk filled up under it). To a pipe or device (`-o -`,
-/// `/dev/stdout`, a FIFO), ffmpeg writes a streamable file (fragmented MP4)
-/// into a pipe of ours and a thread copies it to the target with checked
-/// writes, so a full disk or a closed reader is an error.
+/// The bytes go to a `ByteStream`, and are the same whichever it is:
+/// ffmpeg always writes a seekable file (an MP4's index at its start), and
+/// the stream gets it only when ffmpeg exited with status 0 *and* the file
+/// is a complete container (`VideoContainer.verify`: ffmpeg 5 exits 0 even
+/// when the disk filled up under it). To a file (`AtomicFile`) ffmpeg
+/// writes the temporary file beside the target that we created and hold
+/// open (passed as its descriptor 3), which then replaces the target. To a
+/// pipe, device or memory, ffmpeg writes a private scratch file
+/// (`ScratchFile`: unnamed in `TMPDIR`, or in memory for a memory output)
+/// that `finish()` copies into the stream with checked writes, so a full
+/// disk or a closed reader is an error; a pipe then gets the video at the
+/// end, not as it is encoded.
 ///
 /// ffmpeg runs in its own process group (a Ctrl-C reaches only us) and
 /// dies with us (`PR_SET_PDEATHSIG`, SIGKILL, tied to the thread that
@@ -157,12 +160,14 @@ public final class VideoSink: FrameSink {
     /// Whether the video keeps the frames' alpha.
     public let keepsAlpha: Bool
 
-    private let file: AtomicFile
+    private let stream: ByteStream
+    /// ffmpeg's file where the stream has none of its own to give.
+    private let scratch: ScratchFile?
+    /// The seekable file ffmpeg writes (the stream's, or `scratch`).
+    private let container: Int32
     private let child: ChildProcess
     private var input: Int32
     private let stderrCollector: OutputCollector
-    /// Copies ffmpeg's output to a pipe or device target; nil for a file.
-    private let forwarder: Forwarder?
     private let paddedWidth: Int
     private let paddedHeight: Int
     private var rowBuffer: [UInt8] = []
@@ -182,8 +187,17 @@ public final class VideoSink: FrameSink {
     /// `alpha` (the frames have transparent pixels) makes a `.mov` ProRes
     /// 4444 with alpha instead of H.264; `quality` then sets `-qscale:v`
     /// 31 ... 1 (nil: prores_ks's own rate control).
-    public init(path: String, width: Int, height: Int, fps: Double, format: VideoFormat? = nil,
-                quality: Int? = nil, alpha: Bool = false, audio: Audio? = nil) throws {
+    public convenience init(path: String, width: Int, height: Int, fps: Double, format: VideoFormat? = nil,
+                            quality: Int? = nil, alpha: Bool = false, audio: Audio? = nil) throws {
+        try self.init(stream: try ByteStreams.open(path), shown: path, width: width, height: height, fps: fps,
+                      format: format, quality: quality, alpha: alpha, audio: audio)
+    }
+
+    /// As `init(path:...)`, writing to the stream `stream` makes (opened
+    /// once the parameters and ffmpeg are checked); `shown` names the output
+    /// in messages, and its extension the format where `format` is nil.
+    public init(stream makeStream: @autoclosure () throws -> ByteStream, shown path: String, width: Int, height: Int,
+                fps: Double, format: VideoFormat? = nil, quality: Int? = nil, alpha: Bool = false, audio: Audio? = nil) throws {
         if let quality, !(1...100).contains(quality) {
             throw MediaError("video '\(path)': quality must be 1 to 100, not \(quality)")
         }
@@ -263,7 +277,15 @@ public final class VideoSink: FrameSink {
                 + ["-ar", String(Audio.rate), "-ac", "2", "-flags:a", "+bitexact", "-fflags", "+bitexact", "-map_metadata", "-1"]
         }
         self.audio = audio
-        file = try AtomicFile(target: path)
+        let stream = try makeStream()
+        self.stream = stream
+        do {
+            scratch = stream.seekableDescriptor == nil ? try ScratchFile(inMemory: stream.inMemory, shown: path) : nil
+        } catch {
+            stream.abort()
+            throw MediaError("video '\(path)': no scratch file for ffmpeg's container: \(error)")
+        }
+        container = stream.seekableDescriptor ?? scratch?.fd ?? -1
         var args = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "error",
                     "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(paddedWidth)x\(paddedHeight)",
                     "-framerate", VideoSink.rate(fps), "-i", "pipe:0"]
@@ -281,17 +303,17 @@ public final class VideoSink: FrameSink {
                      + "setparams=color_primaries=bt709:color_trc=bt709:colorspace=bt709:range=tv"]
         }
         args += ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"]
-        let streaming = file.isDirect
         if format == .mp4 || format == .mov {
-            // A pipe cannot seek back to write the index: fragmented MP4.
-            args += ["-movflags", streaming ? "frag_keyframe+empty_moov+default_base_moof" : "+faststart"]
+            // The index first, so a player can start before the end.
+            args += ["-movflags", "+faststart"]
         }
-        // The temporary file we created and hold open is ffmpeg's
-        // descriptor 3, which it reopens (seekable) through /proc: its
-        // output lands in that file even if the folder is renamed meanwhile.
-        // The same frames give the same bytes: no random track UIDs, no
-        // date, no muxer version in the container.
-        args += ["-fflags", "+bitexact", "-f", format.muxer, "-y", streaming ? "pipe:1" : "file:/proc/self/fd/3"]
+        // The file we created and hold open (the temporary file beside the
+        // target, or the scratch file) is ffmpeg's descriptor 3, which it
+        // reopens (seekable) through /proc: its output lands in that file
+        // even if the folder is renamed meanwhile. The same frames give the
+        // same bytes: no random track UIDs, no date, no muxer version in
+        // the container.
+        args += ["-fflags", "+bitexact", "-f", format.muxer, "-y", "file:/proc/self/fd/3"]
 
         var pipes: [Int32] = []
         func makePipe() throws -> (read: Int32, write: Int32) {
@@ -301,19 +323,18 @@ public final class VideoSink: FrameSink {
         }
         func closeAll() { for fd in pipes { Posix.closeQuietly(fd) } }
         let stdinPipe: (read: Int32, write: Int32), stderrPipe: (read: Int32, write: Int32)
-        var stdoutPipe: (read: Int32, write: Int32)?
         let devNull: Int32
         do {
             stdinPipe = try makePipe()
             stderrPipe = try makePipe()
-            if streaming { stdoutPipe = try makePipe() }
             devNull = try Posix.open("/dev/null", O_WRONLY)
             pipes.append(devNull)
-            child = try ChildProcess(ffmpeg, args, stdin: stdinPipe.read, stdout: stdoutPipe?.write ?? devNull,
-                                     stderr: stderrPipe.write, extra: streaming ? -1 : file.fileDescriptor)
+            child = try ChildProcess(ffmpeg, args, stdin: stdinPipe.read, stdout: devNull,
+                                     stderr: stderrPipe.write, extra: container)
         } catch {
             closeAll()
-            file.abort()
+            scratch?.close()
+            stream.abort()
             throw MediaError("video '\(path)': cannot start ffmpeg (\(ffmpeg)): \(error)")
         }
         // Our copies of the child's ends must go, or a dead ffmpeg would
@@ -321,18 +342,14 @@ public final class VideoSink: FrameSink {
         Posix.closeQuietly(stdinPipe.read)
         Posix.closeQuietly(stderrPipe.write)
         Posix.closeQuietly(devNull)
-        if let stdoutPipe { Posix.closeQuietly(stdoutPipe.write) }
         input = stdinPipe.write
         stderrCollector = OutputCollector(stderrPipe.read)
         stderrCollector.start()
-        let target = file.fileDescriptor
-        forwarder = stdoutPipe.map { Forwarder(from: $0.read, to: target, shown: path) }
-        forwarder?.start()
     }
 
     deinit { if !finished { abort() } }
 
-    public var bytesWritten: Int? { file.committedSize }
+    public var bytesWritten: Int? { stream.committedSize }
 
     /// Sends one frame to ffmpeg (blocks while ffmpeg catches up).
     public func write(_ frame: RGBAImage, index: Int) throws {
@@ -393,15 +410,19 @@ public final class VideoSink: FrameSink {
         closeInput()
         let status = child.wait()
         stderrCollector.wait()
-        forwarder?.wait()
         guard case .exited(0) = status else { throw failure("ffmpeg failed") }
-        if let error = forwarder?.error { throw failure("\(error)", primary: true) }
-        if let forwarder { file.countDirect(forwarder.copied) }
         finished = true
-        let format = self.format, path = self.path
         do {
-            try file.commit { fd in try VideoContainer.verify(fd: fd, format: format, shown: path) }
+            // Checked before anything reaches the output.
+            try VideoContainer.verify(fd: container, format: format, shown: path)
+            if let scratch {
+                try scratch.copy(into: stream)
+                scratch.close()
+            }
+            try stream.commit()
         } catch {
+            scratch?.close()
+            stream.abort()
             throw Self.describe(error, path: path)
         }
     }
@@ -414,8 +435,8 @@ public final class VideoSink: FrameSink {
         child.kill()
         _ = child.wait()
         stderrCollector.wait()
-        forwarder?.wait()
-        file.abort()
+        scratch?.close()
+        stream.abort()
     }
 
     private func closeInput() {
@@ -429,17 +450,14 @@ public final class VideoSink: FrameSink {
     }
 
     /// Stops ffmpeg, removes the temporary file and describes the failure
-    /// with ffmpeg's exit status and the last lines of its stderr; with
-    /// `primary`, `what` is the cause and ffmpeg's status is secondary.
-    private func failure(_ what: String, primary: Bool = false) -> MediaError {
+    /// with ffmpeg's exit status and the last lines of its stderr.
+    private func failure(_ what: String) -> MediaError {
         closeInput()
         // Give a failing ffmpeg a moment to say why, then stop it.
         if !child.waitExited(timeout: 2) { child.kill() }
         let status = child.wait()
         stderrCollector.wait()
-        forwarder?.wait()
         var cause = what
-        if !primary, let error = forwarder?.error { cause = "\(error)" }
         var detail = ""
         switch status {
         case .signalled(let s): detail = " (ffmpeg was killed by signal \(s))"
@@ -447,7 +465,8 @@ public final class VideoSink: FrameSink {
         default: break
         }
         finished = true
-        file.abort()
+        scratch?.close()
+        stream.abort()
         // ffmpeg's own write failing is the cause to name first (a full
         // disk stops it mid-stream: we then only see it stop taking frames).
         if stderrCollector.text.contains("No space left on device") {
@@ -588,67 +607,6 @@ final class OutputCollector: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return String(decoding: data, as: UTF8.self)
-    }
-}
-
-/// Copies ffmpeg's output from a pipe to a pipe or device target, on a
-/// background thread, with checked writes. After a write error it closes
-/// the pipe (ffmpeg then fails on its next write) and keeps the error.
-final class Forwarder: @unchecked Sendable {
-    private let from: Int32
-    private let to: Int32
-    private let shown: String
-    private let done = DispatchSemaphore(value: 0)
-    private var joined = false
-    private let lock = NSLock()
-    private var firstError: Error?
-    /// Bytes copied to the target (read after `wait()`).
-    private(set) var copied = 0
-
-    /// Takes ownership of `from`; `to` stays the caller's.
-    init(from: Int32, to: Int32, shown: String) {
-        self.from = from
-        self.to = to
-        self.shown = shown
-    }
-
-    func start() {
-        let running = SystemThread.detach { [self] in
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            do {
-                while true {
-                    let n = try buffer.withUnsafeMutableBytes { try Posix.read(from, into: $0, shown: "ffmpeg") }
-                    if n == 0 { break }
-                    try buffer.withUnsafeBytes { try Posix.write(to, UnsafeRawBufferPointer(rebasing: $0[0..<n]), shown: shown) }
-                    copied += n
-                }
-            } catch {
-                lock.lock()
-                firstError = error
-                lock.unlock()
-            }
-            Posix.closeQuietly(from)
-            done.signal()
-        }
-        if !running {
-            firstError = MediaError("video '\(shown)': no thread could be started to copy ffmpeg's output")
-            Posix.closeQuietly(from)
-            done.signal()
-        }
-    }
-
-    /// Waits until ffmpeg's output ended (or a write failed).
-    func wait() {
-        guard !joined else { return }
-        done.wait()
-        joined = true
-    }
-
-    /// The first read or write error, if any.
-    var error: Error? {
-        lock.lock()
-        defer { lock.unlock() }
-        return firstError
     }
 }
 

@@ -8,22 +8,31 @@ import WobbleSystem
 /// `loop` is `--loop` (0 forever, -1 once, N repeat N more times).
 ///
 /// Each frame is encoded as it comes (the encoder keeps only the changed
-/// rectangle of each, compressed); the file is written beside the target
-/// and renamed over it by `finish()` (`AtomicFile`), or written in place to
-/// a pipe or device.
+/// rectangle of each, compressed); `finish()` writes the whole file to its
+/// `ByteStream`: a file beside the target renamed over it (`AtomicFile`),
+/// a pipe or device in place, or memory.
 public final class WebPSink: FrameSink {
     public let path: String
     public let width: Int
     public let height: Int
     public let fps: Double
-    private let file: AtomicFile
+    private let file: ByteStream
     private var animation: WebPAnimation?
     private var firstIndex: Int?
     private var lastIndex: Int?
     private var written = 0
     private var closed = false
 
-    public init(path: String, width: Int, height: Int, fps: Double, loop: Int = 0, quality: Int? = nil) throws {
+    /// Writes `path` (`ByteStreams.open`).
+    public convenience init(path: String, width: Int, height: Int, fps: Double, loop: Int = 0, quality: Int? = nil) throws {
+        try self.init(stream: try ByteStreams.open(path), shown: path, width: width, height: height, fps: fps, loop: loop,
+                      quality: quality)
+    }
+
+    /// Writes to the stream `stream` makes (opened once the parameters are
+    /// checked); `shown` names the output in messages.
+    public init(stream: @autoclosure () throws -> ByteStream, shown path: String, width: Int, height: Int, fps: Double,
+                loop: Int = 0, quality: Int? = nil) throws {
         let what = "output '\(path)'"
         guard fps.isFinite, fps > 0 else { throw MediaError("\(what): frame rate must be positive, not \(fps)") }
         if let quality, !(1...100).contains(quality) {
@@ -38,7 +47,7 @@ public final class WebPSink: FrameSink {
         self.fps = fps
         let animation = try WebPAnimation(width: width, height: height, settings: .init(quality: quality),
                                           loopCount: AnimationTiming.plays(loop: loop), what: what)
-        file = try AtomicFile(target: path)
+        file = try stream()
         self.animation = animation
     }
 

@@ -262,7 +262,7 @@ public enum OutputTarget: Equatable {
 /// intact until the new one is complete, and every step is checked. The
 /// final file gets the usual permissions (0666 & ~umask), not a temporary
 /// file's. A pipe or device is written in place (`OutputTarget`).
-public final class AtomicFile {
+public final class AtomicFile: ByteStream {
     /// The output as the user named it (messages name it).
     public let target: String
     /// True when the target is a pipe, terminal or device, written in place.
@@ -286,34 +286,45 @@ public final class AtomicFile {
     /// temporary file beside the target (after removing what killed runs
     /// left there). Throws `MediaError` for a refused target, `PosixError`
     /// when the system says no.
-    public init(target: String) throws {
-        self.target = target
-        let what = "output '\(target)'"
-        switch try OutputTarget.resolve(target, what: what) {
+    public convenience init(target: String) throws {
+        switch try OutputTarget.resolve(target, what: "output '\(target)'") {
         case .stream(let fd):
-            self.fd = fd
-            isDirect = true
-            folder = ""
-            name = ""
-            temporaryName = ""
+            self.init(target: target, direct: fd)
         case .file(let folder, let name):
-            isDirect = false
-            self.folder = folder
-            self.name = name
-            temporaryName = TemporaryName.make()
-            let dir = try Posix.open(folder, O_RDONLY | O_DIRECTORY, shown: folder)
-            folderFD = dir
-            let st = try Posix.fstat(dir, shown: folder)
-            folderID = (UInt64(st.st_dev), UInt64(st.st_ino))
-            TemporaryName.removeLeftovers(in: dir, shown: folder)
-            do {
-                fd = try Posix.openat(dir, temporaryName, O_RDWR | O_CREAT | O_EXCL, 0o600, shown: target)
-            } catch {
-                close(dir)
-                throw error
-            }
-            token = TemporaryPaths.add(dir: dir, name: temporaryName)
+            try self.init(target: target, folder: folder, name: name)
         }
+    }
+
+    /// The file `name` in `folder` (as `OutputTarget.resolve` found them
+    /// for `target`): creates the temporary file beside it.
+    public init(target: String, folder: String, name: String) throws {
+        self.target = target
+        isDirect = false
+        self.folder = folder
+        self.name = name
+        temporaryName = TemporaryName.make()
+        let dir = try Posix.open(folder, O_RDONLY | O_DIRECTORY, shown: folder)
+        folderFD = dir
+        let st = try Posix.fstat(dir, shown: folder)
+        folderID = (UInt64(st.st_dev), UInt64(st.st_ino))
+        TemporaryName.removeLeftovers(in: dir, shown: folder)
+        do {
+            fd = try Posix.openat(dir, temporaryName, O_RDWR | O_CREAT | O_EXCL, 0o600, shown: target)
+        } catch {
+            close(dir)
+            folderFD = -1
+            throw error
+        }
+        token = TemporaryPaths.add(dir: dir, name: temporaryName)
+    }
+
+    private init(target: String, direct fd: Int32) {
+        self.target = target
+        self.fd = fd
+        isDirect = true
+        folder = ""
+        name = ""
+        temporaryName = ""
     }
 
     deinit {
@@ -348,6 +359,16 @@ public final class AtomicFile {
     public func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
+
+    /// The output as the user named it (`ByteStream`).
+    public var shown: String { target }
+
+    /// The temporary file, which a writer that seeks (ffmpeg) may fill
+    /// itself; nil for a pipe or device.
+    public var seekableDescriptor: Int32? { isDirect || done ? nil : fd }
+
+    /// `commit(verify:beforeRename:)` with neither (`ByteStream`).
+    public func commit() throws { try commit(verify: nil, beforeRename: nil) }
 
     /// The open file descriptor (the temporary file, or the pipe/device),
     /// for readers that check what was written. The caller must not close it.

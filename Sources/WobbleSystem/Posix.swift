@@ -62,6 +62,12 @@ public enum Posix {
         return (fds[0], fds[1])
     }
 
+    /// An anonymous file in memory (`memfd_create`), close-on-exec:
+    /// seekable, on no disk, gone when its last descriptor closes.
+    public static func memoryFile(shown: String) throws -> Int32 {
+        try call("memfd_create", shown) { wobble_memfd("wobble") }
+    }
+
     /// `open(2)`, close-on-exec.
     public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0, shown: String? = nil) throws -> Int32 {
         try withPath("open", path, shown) { Glibc.open($0, flags | O_CLOEXEC, mode) }

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 import WobbleCore
+import WobbleMedia
+import WobbleTestSupport
 @testable import WobbleEngine
 
 /// The preset's frames kept once, only where they changed, and given back
@@ -25,7 +27,7 @@ final class FrameCollectorTests: XCTestCase {
 
     func testReplayedFramesAreTheRenderedOnesOnTheCanvas() throws {
         for canvas in [(30, 20), (40, 40)] {
-            let c = FrameCollector(canvas: canvas)
+            let c = FrameCollector(canvas: canvas, packs: canvas.0 == 30)   // packed and not
             let spec = OutputPlan.Frames(width: 30, height: 20, fps: 30, count: 6, fullRender: true, loop: 0, quality: nil)
             let box = PixelRect(x0: 5, y0: 4, x1: 17, y1: 12)
             let sink = try c.start(spec) { self.frame(0, box: box) }
@@ -52,5 +54,22 @@ final class FrameCollectorTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// The kept pixels are packed and come back byte for byte: smooth rows
+    /// (a gradient) take far less, noise and rows of one pixel stay whole.
+    func testPackedPixelsComeBackExactly() {
+        var smooth: [UInt8] = []
+        for y in 0..<40 { for x in 0..<64 { smooth += [UInt8(x * 3 & 255), UInt8((x + y) & 255), UInt8(y * 5 & 255), 255] } }
+        let p = PackedPixels(smooth, rowBytes: 64 * 4)
+        XCTAssertEqual(p.unpack(), smooth)
+        XCTAssertLessThan(p.storedBytes, smooth.count / 10, "a gradient packs small")
+        var noise = SplitMix64(state: 7)
+        let random = (0..<(33 * 17 * 4)).map { _ in UInt8(truncatingIfNeeded: noise.next()) }
+        let q = PackedPixels(random, rowBytes: 33 * 4)
+        XCTAssertEqual(q.unpack(), random)
+        XCTAssertLessThanOrEqual(q.storedBytes, random.count, "never more than the pixels")
+        let column = (0..<(9 * 4)).map { UInt8($0 * 7 & 255) }
+        XCTAssertEqual(PackedPixels(column, rowBytes: 4).unpack(), column)
     }
 }

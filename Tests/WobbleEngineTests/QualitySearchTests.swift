@@ -12,7 +12,7 @@ final class QualitySearchTests: XCTestCase {
         var rounds: [[Int]] = []
         let c = try PresetRun.QualityModel.search(limit: limit) { levels in
             rounds.append(levels)
-            return levels.map { PresetRun.Candidate(format: .webm, bytes: bytes($0), path: "try\($0)", level: $0) }
+            return levels.map { PresetRun.Candidate(format: .webm, bytes: bytes($0), level: $0) }
         }
         return (c, rounds)
     }

@@ -18,6 +18,13 @@ int wobble_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char
 /// could inherit it (and ffmpeg would never see its input end).
 int wobble_pipe_cloexec(int fds[2]);
 
+/// Why: memfd_create(2) is declared only under _GNU_SOURCE, which Swift's
+/// Glibc module does not see. An anonymous file in memory, close-on-exec:
+/// a seekable place for ffmpeg's container when the output is memory, with
+/// no file on any disk to leave behind. Returns the descriptor, or -1 with
+/// errno.
+int wobble_memfd(const char *name);
+
 /// Why: a child must die with us (ffmpeg left running after a SIGKILL
 /// would keep writing), which needs prctl(PR_SET_PDEATHSIG) between fork
 /// and exec; posix_spawn and Foundation's Process cannot do that.
