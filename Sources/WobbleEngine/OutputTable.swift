@@ -155,7 +155,11 @@ package struct OutputPlan: Equatable {
             try png?.validate(frameCount: f.count)
         default:
             guard let path else { return }
-            if case .stream(let fd) = try OutputTarget.resolve(path, what: "output '\(path)'") { Posix.closeQuietly(fd) }
+            // A FIFO is not opened to be checked: closing it again would hand
+            // its reader an end of file before the clip (and the open that
+            // writes it would then wait for a reader that has gone).
+            if Posix.kind(path) != .fifo,
+               case .stream(let fd) = try OutputTarget.resolve(path, what: "output '\(path)'") { Posix.closeQuietly(fd) }
             if format.video != nil, ChildProcess.findExecutable("ffmpeg") == nil {
                 throw MediaError("video output needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg); write a .gif or PNG frames instead")
             }

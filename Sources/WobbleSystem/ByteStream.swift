@@ -161,11 +161,15 @@ public final class MemoryStream: ByteStream {
 /// finishing a container), for an output that cannot seek: an anonymous
 /// file in memory (`memfd_create`) for a memory output, else an unnamed
 /// file in `TMPDIR` (created and unlinked at once: nothing to leave
-/// behind), or memory where `TMPDIR` cannot hold one. Once complete it is
+/// behind), or memory where `TMPDIR` cannot hold one (not there, not
+/// writable, or under `roomNeeded` free). Once complete it is
 /// copied into the output (`copy(into:)`).
 public final class ScratchFile {
     /// The descriptor (read and write); a child may write it as its own.
     public private(set) var fd: Int32
+
+    /// The free space a `TMPDIR` must have to hold a scratch file (64 MiB).
+    public static let roomNeeded = 64 << 20
 
     public init(inMemory: Bool, shown: String) throws {
         if !inMemory, let fd = ScratchFile.unnamedTemporary() {
@@ -203,6 +207,8 @@ public final class ScratchFile {
         let folder = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         guard let dir = try? Posix.open(folder, O_RDONLY | O_DIRECTORY, shown: folder) else { return nil }
         defer { Posix.closeQuietly(dir) }
+        // A full or tiny TMPDIR would fail the video halfway: memory instead.
+        if let free = Posix.freeBytes(dir), free < roomNeeded { return nil }
         let name = TemporaryName.make()
         guard let fd = try? Posix.openat(dir, name, O_RDWR | O_CREAT | O_EXCL, 0o600, shown: folder) else { return nil }
         do {

@@ -185,6 +185,14 @@ public enum Posix {
         return st
     }
 
+    /// The bytes an unprivileged writer may still put on the file system
+    /// of `fd` (`fstatvfs(2)`), nil when it cannot be told.
+    public static func freeBytes(_ fd: Int32) -> Int? {
+        var v = Glibc.statvfs()
+        guard Glibc.fstatvfs(fd, &v) == 0 else { return nil }
+        return Int(v.f_bavail).multipliedReportingOverflow(by: Int(v.f_frsize)).partialValue
+    }
+
     /// `stat(2)` (follows links), or nil when nothing is there (ENOENT,
     /// ENOTDIR: a path through a file); other errors throw.
     public static func fileStatus(_ path: String, shown: String? = nil) throws -> Glibc.stat? {

@@ -501,6 +501,27 @@ final class OutputTrustTests: XCTestCase {
         XCTAssertGreaterThan((try? Data(contentsOf: URL(fileURLWithPath: box.path("got.mp4"))))?.count ?? 0, 500)
     }
 
+    /// A preset into a FIFO: checking the output does not open it (an open
+    /// and a close handed the reader an end of file, and the write then
+    /// waited for ever for a reader); the reader gets the bytes the same
+    /// preset writes to a file.
+    func testAPresetIntoAFIFOGivesItsReaderTheWholeFile() throws {
+        XCTAssertEqual(mkfifo(box.path("fifo"), 0o644), 0)
+        let reader = try Tool.start(["-c", "cat fifo > got.gif"], cwd: box.url, executable: "/bin/sh")
+        let r = try Tool.run(["60", tool, "s.lua", "--backend", "cpu", "--preset", "slack", "--format", "gif", "-o", "fifo"],
+                             cwd: box.url, executable: "/usr/bin/timeout")
+        let release = open(box.path("fifo"), O_WRONLY | O_NONBLOCK)
+        if release >= 0 { close(release) }
+        reader.0.waitUntilExit()
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let file = try Tool.run(["s.lua", "--backend", "cpu", "--preset", "slack", "-o", "file.gif"], cwd: box.url)
+        XCTAssertEqual(file.status, 0, file.stderr)
+        let got = try Data(contentsOf: URL(fileURLWithPath: box.path("got.gif")))
+        XCTAssertGreaterThan(got.count, 100)
+        XCTAssertEqual(got, try Data(contentsOf: URL(fileURLWithPath: box.path("file.gif"))))
+        XCTAssertEqual(Posix.kind(box.path("fifo"), follow: false), .fifo)
+    }
+
     /// `-o /dev/stdout` with stdout closed replaced the system's
     /// `/dev/stdout` link by a file (as root); dangling and looping links
     /// were replaced by files. Links to devices are written through, links
