@@ -11,13 +11,18 @@
 #      on the machine) per frame of 61 moving frames beyond one (setup,
 #      GrabCut and plate subtracted), best of 3, per backend;
 #   3. memory: the peak RSS of both renders.
-# Usage: Scripts/bench-cutout.sh          Env: SCRATCH (build folder, default .build-bench)
+# Usage: Scripts/bench-cutout.sh          Env: SCRATCH (build folder, default .build-bench),
+#        WOBBLE_RUN (a built binary: no build)
 # Needs ImageMagick (convert) and GNU time (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=${SCRATCH:-.build-bench}
-swift build -c release --product wobble-run --scratch-path "$scratch" >&2
-bin="$PWD/$scratch/release/wobble-run"
+if [[ -n "${WOBBLE_RUN:-}" ]]; then
+  bin=$(realpath "$WOBBLE_RUN")
+else
+  swift build -c release --product wobble-run --scratch-path "$scratch" >&2
+  bin="$PWD/$scratch/release/wobble-run"
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

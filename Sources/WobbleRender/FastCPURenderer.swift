@@ -9,15 +9,16 @@ import WobbleSystem
 /// channels of a sample filtered at once (`SIMD4<Float>`).
 ///
 /// Everything else is the reference's (`CPURenderer`, which it keeps for
-/// the still image, the area-averaged source and cutouts): the same sample
+/// the still image, the area-averaged source and a cutout's layers): the same sample
 /// positions (mirrored or clamped, `edges`), bilinear filtering on
 /// premultiplied values divided by alpha again (an opaque source skips the
 /// division, which cannot change a byte there), overlapping regions summed
 /// or first-wins on the reference's own membership, a smaller output
 /// area-averaged from the wobbled frame at the image's size, and cutouts
-/// composited by the reference's code at the profile's offset. It differs
+/// composited as the reference does at the profile's offset. It differs
 /// from the reference only by float rounding: the sample position and
-/// weights are single precision, the displacement magnitude a float.
+/// weights are single precision, the displacement magnitude a float, a
+/// cutout's compositing four channels at once in single precision.
 public final class FastCPURenderer: FrameRenderer {
     /// The source image.
     public let source: RGBAImage
@@ -136,7 +137,7 @@ public final class FastCPURenderer: FrameRenderer {
         let geometry = (sx: sx, sy: sy, fx: f.x, fy: f.y, width: sw, height: sh)
         let plain = live.filter { $0.cutout == nil }.map { Span($0, geometry) }, cut = live.filter { $0.cutout != nil }
         let cutSpans = cut.map { Span($0, geometry) }
-        let sum = frame.overlap == .sum, mirror = frame.edges == .mirror, edges = frame.edges
+        let sum = frame.overlap == .sum, mirror = frame.edges == .mirror
         let rows = box.height
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, rows / 8))
         let image = source
@@ -185,9 +186,10 @@ public final class FastCPURenderer: FrameRenderer {
                                         for (k, l) in cutSpans.enumerated() where j >= l.y0 && j < l.y1 && i >= l.x0 && i < l.x1 {
                                             let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
                                             guard mag > 0, let layer = cut[k].cutout else { continue }
-                                            let p = Point((Double(i) + 0.5) * sx, py)
-                                            CPURenderer.composite(layer, image: full, p: p, q: Point(p.x + mag * l.vx, p.y + mag * l.vy),
-                                                                  edges: edges, into: out, at: (rowOut + i) * 4)
+                                            let px = (Double(i) + 0.5) * sx
+                                            dst32[rowOut + i] = FastCPURenderer.composite(layer, image: full, p: (px, py),
+                                                                                          q: (px + mag * l.vx, py + mag * l.vy),
+                                                                                          mirror: mirror)
                                             hit = true
                                             break
                                         }
@@ -325,6 +327,58 @@ public final class FastCPURenderer: FrameRenderer {
             v[3] = alpha
         }
         return packed(v)
+    }
+
+    /// A cutout's pixel at `p` (source pixels) whose object comes from `q`:
+    /// the object (premultiplied) sampled bilinearly at `q` (mirrored into
+    /// the image where `mirror`, else clamped to its edge; 0 outside the
+    /// layer's box) over the plate at `p` (the image's own pixels outside
+    /// the box), divided by the alpha again — the reference's compositing
+    /// (`CPURenderer.composite`), in single precision four channels at once.
+    @inline(__always)
+    static func composite(_ layer: CutoutLayer, image: UnsafeBufferPointer<UInt8>, p: (x: Double, y: Double),
+                          q: (x: Double, y: Double), mirror: Bool) -> UInt32 {
+        let w = layer.imageWidth, h = layer.imageHeight, box = layer.box
+        @inline(__always)
+        func footprint(_ x: Double, _ y: Double, mirrored: Bool) -> (Int, Int, Int, Int, Float, Float) {
+            let px = mirrored ? CPURenderer.mirror(x, Double(w)) : x
+            let py = mirrored ? CPURenderer.mirror(y, Double(h)) : y
+            let fx = min(max(px - 0.5, 0), Double(w - 1)), fy = min(max(py - 0.5, 0), Double(h - 1))
+            let x0 = Int(fx), y0 = Int(fy)
+            return (x0, y0, min(x0 + 1, w - 1), min(y0 + 1, h - 1), Float(fx - Double(x0)), Float(fy - Double(y0)))
+        }
+        var object = SIMD4<Float>(repeating: 0)
+        layer.object.withUnsafeBytes { raw in
+            let ob = raw.bindMemory(to: UInt32.self)
+            let (x0, y0, x1, y1, ax, ay) = footprint(q.x, q.y, mirrored: mirror)
+            @inline(__always) func tap(_ x: Int, _ y: Int, _ wt: Float) {
+                guard x >= box.x0, x < box.x1, y >= box.y0, y < box.y1 else { return }
+                object += wt * channels(ob[(y - box.y0) * box.width + x - box.x0])
+            }
+            tap(x0, y0, (1 - ax) * (1 - ay)); tap(x1, y0, ax * (1 - ay)); tap(x0, y1, (1 - ax) * ay); tap(x1, y1, ax * ay)
+        }
+        var plate = SIMD4<Float>(repeating: 0), straight = SIMD4<Float>(repeating: 0)
+        layer.plate.withUnsafeBytes { raw in
+            let pl = raw.bindMemory(to: UInt32.self)
+            let im = UnsafeRawBufferPointer(image).bindMemory(to: UInt32.self)
+            let (x0, y0, x1, y1, ax, ay) = footprint(p.x, p.y, mirrored: false)
+            @inline(__always) func tap(_ x: Int, _ y: Int, _ wt: Float) {
+                guard wt != 0 else { return }
+                let inBox = x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1
+                let c = channels(inBox ? pl[(y - box.y0) * box.width + x - box.x0] : im[y * w + x])
+                var premultiplied = c * (c[3] / 255)
+                premultiplied[3] = c[3]
+                plate += wt * premultiplied
+                straight += wt * c
+            }
+            tap(x0, y0, (1 - ax) * (1 - ay)); tap(x1, y0, ax * (1 - ay)); tap(x0, y1, (1 - ax) * ay); tap(x1, y1, ax * ay)
+        }
+        let keep = 1 - object[3] / 255
+        let sum = object + keep * plate
+        let alpha = sum[3]
+        var v = alpha >= 0.5 ? sum / alpha * 255 : straight
+        v[3] = alpha
+        return packed(v.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255)))
     }
 
     /// The four bytes of a pixel as floats: each byte put in the low
