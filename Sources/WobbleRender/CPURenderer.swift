@@ -143,6 +143,19 @@ public final class CPURenderer: FrameRenderer {
         return nil
     }
 
+    /// The four texels around `(x, y)` (image pixels; mirrored into the
+    /// `width × height` image, or clamped to its edge) and the fractions
+    /// between them: how a cutout samples its object and its plate.
+    @inline(__always)
+    static func cutoutFootprint(_ x: Double, _ y: Double, width w: Int, height h: Int,
+                                mirrored: Bool) -> (Int, Int, Int, Int, Double, Double) {
+        let px = mirrored ? mirror(x, Double(w)) : x
+        let py = mirrored ? mirror(y, Double(h)) : y
+        let fx = min(max(px - 0.5, 0), Double(w - 1)), fy = min(max(py - 0.5, 0), Double(h - 1))
+        let x0 = Int(fx), y0 = Int(fy)
+        return (x0, y0, min(x0 + 1, w - 1), min(y0 + 1, h - 1), fx - Double(x0), fy - Double(y0))
+    }
+
     /// A cutout's pixel: its object layer (premultiplied, 0
     /// outside its box) sampled bilinearly at `q` (mirrored or clamped into
     /// the image as the source is), over its plate (the image outside the
@@ -153,13 +166,9 @@ public final class CPURenderer: FrameRenderer {
     @inline(__always)
     static func composite(_ layer: CutoutLayer, image: UnsafeBufferPointer<UInt8>, p: Point, q: Point, edges: EdgeMode,
                           into dst: UnsafeMutableBufferPointer<UInt8>, at o: Int) {
-        let w = layer.imageWidth, h = layer.imageHeight, box = layer.box
+        let w = layer.imageWidth, box = layer.box
         func footprint(_ p: Point, mirrored: Bool) -> (Int, Int, Int, Int, Double, Double) {
-            let px = mirrored ? mirror(p.x, Double(w)) : p.x
-            let py = mirrored ? mirror(p.y, Double(h)) : p.y
-            let fx = min(max(px - 0.5, 0), Double(w - 1)), fy = min(max(py - 0.5, 0), Double(h - 1))
-            let x0 = Int(fx), y0 = Int(fy)
-            return (x0, y0, min(x0 + 1, w - 1), min(y0 + 1, h - 1), fx - Double(x0), fy - Double(y0))
+            cutoutFootprint(p.x, p.y, width: w, height: layer.imageHeight, mirrored: mirrored)
         }
         var object = (0.0, 0.0, 0.0, 0.0)
         var plate = (0.0, 0.0, 0.0, 0.0), straight = (0.0, 0.0, 0.0)

@@ -341,11 +341,8 @@ public final class FastCPURenderer: FrameRenderer {
         let w = layer.imageWidth, h = layer.imageHeight, box = layer.box
         @inline(__always)
         func footprint(_ x: Double, _ y: Double, mirrored: Bool) -> (Int, Int, Int, Int, Float, Float) {
-            let px = mirrored ? CPURenderer.mirror(x, Double(w)) : x
-            let py = mirrored ? CPURenderer.mirror(y, Double(h)) : y
-            let fx = min(max(px - 0.5, 0), Double(w - 1)), fy = min(max(py - 0.5, 0), Double(h - 1))
-            let x0 = Int(fx), y0 = Int(fy)
-            return (x0, y0, min(x0 + 1, w - 1), min(y0 + 1, h - 1), Float(fx - Double(x0)), Float(fy - Double(y0)))
+            let (x0, y0, x1, y1, ax, ay) = CPURenderer.cutoutFootprint(x, y, width: w, height: h, mirrored: mirrored)
+            return (x0, y0, x1, y1, Float(ax), Float(ay))
         }
         var object = SIMD4<Float>(repeating: 0)
         layer.object.withUnsafeBytes { raw in
