@@ -12,7 +12,8 @@
 #      GrabCut and plate subtracted), best of 3, per backend;
 #   3. memory: the peak RSS of both renders.
 # Usage: Scripts/bench-cutout.sh          Env: SCRATCH (build folder, default .build-bench),
-#        WOBBLE_RUN (a built binary: no build)
+#        WOBBLE_RUN (a built binary: no build), BACKENDS (default "gles cpu"),
+#        PARTS (default "auto frames": "frames" skips 1 and 1b)
 # Needs ImageMagick (convert) and GNU time (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,10 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+parts=${PARTS:-auto frames}
+backends=${BACKENDS:-gles cpu}
+
+if [[ " $parts " == *" auto "* ]]; then
 # 1. "auto" on a 512 px box.
 convert Examples/latte/coffee.png -resize 1200x800 "$out/big.png"
 best=""
@@ -44,6 +49,7 @@ for _ in 1 2 3 4 5; do
 done
 median=$(printf "%s\n" "${times[@]}" | sort -g | sed -n 3p)
 echo "Shift+click (cutout --at) on a 1200×800 photo: ${median} s (median of 5: ${times[*]}; one thread)"
+fi
 
 # 2 and 3. Moving frames with and without the cutout.
 cp Examples/latte/coffee.png "$out/coffee.png"
@@ -62,7 +68,7 @@ run() { # scene backend frames -> "cpu_s peak_kB" (best of 3)
   echo "$best $peak"
 }
 printf "%-8s %-8s %14s %10s %12s\n" backend scene "ms per frame" ratio "peak RSS"
-for backend in gles cpu; do
+for backend in $backends; do
   base=""
   for scene in patch.lua cutout.lua; do
     read -r one _ < <(run "$scene" "$backend" 8-8)

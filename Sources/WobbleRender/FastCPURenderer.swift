@@ -134,21 +134,25 @@ public final class FastCPURenderer: FrameRenderer {
         let sx = m.scaleX, sy = m.scaleY
         // Plain values for the rows (no reference counting per pixel): the
         // layers, which own the fields, live until this returns.
-        let geometry = (sx: sx, sy: sy, fx: f.x, fy: f.y, width: sw, height: sh)
-        let plain = live.filter { $0.cutout == nil }.map { Span($0, geometry) }, cut = live.filter { $0.cutout != nil }
-        let cutSpans = cut.map { Span($0, geometry) }
+        let plain = live.filter { $0.cutout == nil }.map(Span.init), cut = live.filter { $0.cutout != nil }
+        let cutSpans = cut.map(Span.init)
         let sum = frame.overlap == .sum, mirror = frame.edges == .mirror
+        // A cutout's rows go eight pixels at a time where an output pixel is
+        // a source pixel (its plate read as it is, not filtered).
+        let unit = sx == 1 && sy == 1 && f.x == 1 && f.y == 1
         let rows = box.height
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, rows / 8))
         let image = source
         nonisolated(unsafe) let out = dst
         withExtendedLifetime(live) {
+            CutoutRows.with(cut.compactMap(\.cutout)) { cutoutRows in
             sampled.pixels.withUnsafeBytes { raw in
                 nonisolated(unsafe) let src = raw.bindMemory(to: UInt32.self).baseAddress!
                 image.pixels.withUnsafeBufferPointer { fullImage in
                     nonisolated(unsafe) let full = fullImage
                     plain.withUnsafeBufferPointer { plainSpans in
-                        nonisolated(unsafe) let spans = plainSpans
+                      cutSpans.withUnsafeBufferPointer { cutoutSpans in
+                        nonisolated(unsafe) let spans = plainSpans, cuts = cutoutSpans
                         // Each worker writes only its own rows of `dst`.
                         Parallel.run(workers) { worker in
                             let dst32 = UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: UInt32.self)
@@ -157,19 +161,25 @@ public final class FastCPURenderer: FrameRenderer {
                             while j < box.y1 {
                                 let py = (Double(j) + 0.5) * sy
                                 let rowOut = (j - origin.y) * stride - origin.x
-                                // Runs of the row that one region alone moves, with
-                                // every sample well inside the image: eight pixels
-                                // at a time (the same values whatever the box).
+                                // Runs of the row that one region alone moves: eight
+                                // pixels at a time (the same values whatever the box).
                                 runs.removeAll(keepingCapacity: true)
-                                for k in 0 ..< spans.count where spans[k].interior
-                                    && FastCPURenderer.alone(k, spans, cutSpans, row: j) {
+                                for k in 0 ..< spans.count where FastCPURenderer.alone(k, spans, cuts, row: j) {
                                     let l = spans[k]
                                     let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
                                     guard a < b else { continue }
-                                    FastCPURenderer.interiorRow(src, sw: sw, field: l.field + (j - l.y0) * l.width + (a - l.x0), count: b - a,
-                                                                out: dst32 + rowOut + a, x: Float((Double(a) + 0.5) * sx), stepX: Float(sx),
-                                                                y: Float(py), vx: Float(l.vx), vy: Float(l.vy), fx: Float(f.x), fy: Float(f.y),
-                                                                opaque: opaque)
+                                    FastCPURenderer.movingRow(src, sw: sw, sh: sh, field: l.field + (j - l.y0) * l.width + (a - l.x0),
+                                                              count: b - a, out: dst32 + rowOut + a, x: Float((Double(a) + 0.5) * sx),
+                                                              stepX: Float(sx), y: Float(py), vx: Float(l.vx), vy: Float(l.vy),
+                                                              fx: Float(f.x), fy: Float(f.y), mirror: mirror, opaque: opaque)
+                                    runs.append((a, b))
+                                }
+                                for k in 0 ..< cuts.count where unit && FastCPURenderer.alone(k, cuts, spans, row: j) {
+                                    let l = cuts[k]
+                                    let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
+                                    guard a < b, let rows = cutoutRows[k] else { continue }
+                                    rows.row(field: l.field + (j - l.y0) * l.width + (a - l.x0), count: b - a, x: a, y: j,
+                                             vx: Float(l.vx), vy: Float(l.vy), mirror: mirror, image: full, out: dst32 + rowOut + a)
                                     runs.append((a, b))
                                 }
                                 var i = box.x0
@@ -213,8 +223,10 @@ public final class FastCPURenderer: FrameRenderer {
                                 j += workers
                             }
                         }
+                      }
                     }
                 }
+            }
             }
         }
     }
@@ -224,19 +236,11 @@ public final class FastCPURenderer: FrameRenderer {
         var x0: Int, y0: Int, x1: Int, y1: Int, width: Int
         var field: UnsafeMutablePointer<Float>
         var vx: Double, vy: Double
-        /// Whether every sample position of the layer (its box, moved by
-        /// at most its largest offset) lies at least a texel inside the
-        /// sampled image, where mirroring and clamping change nothing.
-        var interior: Bool
 
-        init(_ l: Layer, _ g: (sx: Double, sy: Double, fx: Double, fy: Double, width: Int, height: Int)) {
+        init(_ l: Layer) {
             x0 = l.x0; y0 = l.y0; x1 = l.x1; y1 = l.y1; width = l.width
             field = l.field.values.baseAddress!
             vx = l.vx; vy = l.vy
-            let reach = Double(l.field.maxValue) * (vx * vx + vy * vy).squareRoot() + 0.01
-            let left = ((Double(x0) + 0.5) * g.sx - reach) * g.fx - 0.5, right = ((Double(x1) - 0.5) * g.sx + reach) * g.fx - 0.5
-            let top = ((Double(y0) + 0.5) * g.sy - reach) * g.fy - 0.5, bottom = ((Double(y1) - 0.5) * g.sy + reach) * g.fy - 0.5
-            interior = left >= 1 && top >= 1 && right <= Double(g.width - 3) && bottom <= Double(g.height - 3)
         }
     }
 
@@ -244,7 +248,7 @@ public final class FastCPURenderer: FrameRenderer {
     /// cutout) covering that row overlaps its columns: then it alone moves
     /// its pixels of the row (whatever box is drawn).
     @inline(__always)
-    static func alone(_ k: Int, _ spans: UnsafeBufferPointer<Span>, _ cut: [Span], row j: Int) -> Bool {
+    static func alone(_ k: Int, _ spans: UnsafeBufferPointer<Span>, _ cut: UnsafeBufferPointer<Span>, row j: Int) -> Bool {
         let l = spans[k]
         guard j >= l.y0, j < l.y1 else { return false }
         for c in cut where j >= c.y0 && j < c.y1 && c.x0 < l.x1 && l.x0 < c.x1 { return false }
@@ -255,19 +259,25 @@ public final class FastCPURenderer: FrameRenderer {
         return true
     }
 
-    /// `count` pixels of one row that one region alone moves, every sample
-    /// inside the image (no mirroring or clamping): pixel `n` at source x
-    /// `x + n·stepX`, row `y`, offset `m·(vx, vy)` with `m = field[n]`
-    /// (skipped where 0), scaled by `(fx, fy)` into the sampled image.
-    /// Positions, floors and weights for eight pixels at a time
-    /// (`SIMD8<Float>`; floors by the 2²³ trick, exact for these sizes),
-    /// then the four texels of each moving pixel filtered as `sample`
-    /// does. The last `count % 8` pixels take the same float operations
-    /// one at a time, so a pixel's value does not depend on its lane.
-    static func interiorRow(_ src: UnsafePointer<UInt32>, sw: Int, field: UnsafePointer<Float>, count: Int,
-                            out: UnsafeMutablePointer<UInt32>, x: Float, stepX: Float, y: Float, vx: Float, vy: Float,
-                            fx: Float, fy: Float, opaque: Bool) {
+    /// `count` pixels of one row that one region alone moves: pixel `n` at
+    /// source x `x + n·stepX`, row `y`, offset `m·(vx, vy)` with
+    /// `m = field[n]` (skipped where 0), scaled by `(fx, fy)` into the
+    /// sampled image (`sw × sh`). Positions, floors and weights for eight
+    /// pixels at a time (`SIMD8<Float>`; floors by the 2²³ trick, exact for
+    /// these sizes), then the four texels of each moving pixel filtered as
+    /// `sample` does; a pixel whose four texels are not all inside the image
+    /// (where mirroring or clamping would move them) is `sample`'s own at
+    /// the same position. The last `count % 8` pixels take the same float
+    /// operations one at a time, so a pixel's value does not depend on its
+    /// lane.
+    static func movingRow(_ src: UnsafePointer<UInt32>, sw: Int, sh: Int, field: UnsafePointer<Float>, count: Int,
+                          out: UnsafeMutablePointer<UInt32>, x: Float, stepX: Float, y: Float, vx: Float, vy: Float,
+                          fx: Float, fy: Float, mirror: Bool, opaque: Bool) {
         let magic: Float = 8_388_608
+        let right = Float(sw - 1), bottom = Float(sh - 1)
+        @inline(__always) func edge(_ px: Float, _ py: Float) -> UInt32 {
+            sample(src, sw, sh, Double(px) + 0.5, Double(py) + 0.5, mirror: mirror, opaque: opaque)
+        }
         var n = 0
         let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         while n + 8 <= count {
@@ -282,8 +292,10 @@ public final class FastCPURenderer: FrameRenderer {
                 let ax = px - rx, ay = py - ry
                 let ix = unsafeBitCast(rx + magic, to: SIMD8<UInt32>.self) & 0x7F_FFFF
                 let iy = unsafeBitCast(ry + magic, to: SIMD8<UInt32>.self) & 0x7F_FFFF
+                let inside = (px .>= 0) .& (px .< right) .& (py .>= 0) .& (py .< bottom)
                 for k in 0 ..< 8 where moving[k] {
-                    out[n + k] = blend(src + Int(iy[k]) * sw + Int(ix[k]), sw, ax[k], ay[k], opaque: opaque)
+                    out[n + k] = inside[k] ? blend(src + Int(iy[k]) * sw + Int(ix[k]), sw, ax[k], ay[k], opaque: opaque)
+                        : edge(px[k], py[k])
                 }
             }
             n += 8
@@ -293,10 +305,14 @@ public final class FastCPURenderer: FrameRenderer {
             if m > 0 {
                 let px = (x + (Float(n) + 0) * stepX + m * vx) * fx - 0.5
                 let py = (y + m * vy) * fy - 0.5
-                var rx = (px + magic) - magic, ry = (py + magic) - magic
-                if rx > px { rx = rx - 1 }
-                if ry > py { ry = ry - 1 }
-                out[n] = blend(src + Int(ry) * sw + Int(rx), sw, px - rx, py - ry, opaque: opaque)
+                if px >= 0, px < right, py >= 0, py < bottom {
+                    var rx = (px + magic) - magic, ry = (py + magic) - magic
+                    if rx > px { rx = rx - 1 }
+                    if ry > py { ry = ry - 1 }
+                    out[n] = blend(src + Int(ry) * sw + Int(rx), sw, px - rx, py - ry, opaque: opaque)
+                } else {
+                    out[n] = edge(px, py)
+                }
             }
             n += 1
         }
@@ -363,19 +379,141 @@ public final class FastCPURenderer: FrameRenderer {
                 guard wt != 0 else { return }
                 let inBox = x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1
                 let c = channels(inBox ? pl[(y - box.y0) * box.width + x - box.x0] : im[y * w + x])
-                var premultiplied = c * (c[3] / 255)
+                var premultiplied = c * (c[3] * FastCPURenderer.inverse255)
                 premultiplied[3] = c[3]
                 plate += wt * premultiplied
                 straight += wt * c
             }
             tap(x0, y0, (1 - ax) * (1 - ay)); tap(x1, y0, ax * (1 - ay)); tap(x0, y1, (1 - ax) * ay); tap(x1, y1, ax * ay)
         }
-        let keep = 1 - object[3] / 255
+        return over(object, plate: plate, straight: straight)
+    }
+
+    /// 1/255: a multiplication where a division would hold up the pixel.
+    static let inverse255: Float = 1 / 255
+
+    /// The object (premultiplied) over the plate (premultiplied, and its
+    /// straight colour): `object + (1 − object alpha) · plate`, divided by
+    /// the alpha again; where that alpha is under half a level, the plate's
+    /// straight colour.
+    @inline(__always)
+    static func over(_ object: SIMD4<Float>, plate: SIMD4<Float>, straight: SIMD4<Float>) -> UInt32 {
+        let keep = 1 - object[3] * inverse255
         let sum = object + keep * plate
         let alpha = sum[3]
-        var v = alpha >= 0.5 ? sum / alpha * 255 : straight
+        var v = alpha >= 0.5 ? sum * (255 / alpha) : straight
         v[3] = alpha
-        return packed(v.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255)))
+        // Clamped to [0, 255] (a NaN-free sum: `replace`, which the
+        // compiler inlines, where `clamped` went through a generic call).
+        v.replace(with: 0, where: v .< 0)
+        v.replace(with: 255, where: v .> 255)
+        return packed(v)
+    }
+
+    /// A cutout layer's object and plate as the rows read them, for the
+    /// duration of one `with`.
+    struct CutoutRows: @unchecked Sendable {
+        let layer: CutoutLayer
+        let object: UnsafePointer<UInt32>, plate: UnsafePointer<UInt32>
+        let box: PixelRect
+
+        /// `body` with the rows of each of `layers` (nil for a layer with
+        /// an empty box), in order.
+        static func with<R>(_ layers: [CutoutLayer], _ body: ([CutoutRows?]) -> R) -> R {
+            func next(_ k: Int, _ acc: [CutoutRows?]) -> R {
+                guard k < layers.count else { return body(acc) }
+                let l = layers[k]
+                return l.object.withUnsafeBytes { ob in
+                    l.plate.withUnsafeBytes { pl in
+                        guard let o = ob.baseAddress, let p = pl.baseAddress, !l.box.isEmpty else { return next(k + 1, acc + [nil]) }
+                        return next(k + 1, acc + [CutoutRows(layer: l, object: o.assumingMemoryBound(to: UInt32.self),
+                                                             plate: p.assumingMemoryBound(to: UInt32.self), box: l.box)])
+                    }
+                }
+            }
+            return next(0, [])
+        }
+
+        /// `count` pixels of row `y` from column `x` that this cutout alone
+        /// moves, an output pixel a source pixel: pixel `n`'s object sampled
+        /// at `(x + n, y) + m·(vx, vy)` with `m = field[n]` (skipped where 0),
+        /// over its plate at the pixel itself (the image's own outside the
+        /// box) — `composite`'s values but for the sample position, taken in
+        /// single precision. Positions, floors and weights eight pixels at a
+        /// time, the last `count % 8` by the same float operations one at a
+        /// time; a pixel whose object sample is not inside the image (where
+        /// mirroring or clamping would move it) is `composite`'s own.
+        func row(field: UnsafePointer<Float>, count: Int, x: Int, y: Int, vx: Float, vy: Float, mirror: Bool,
+                 image: UnsafeBufferPointer<UInt8>, out: UnsafeMutablePointer<UInt32>) {
+            guard let base = image.baseAddress else { return }
+            let w = layer.imageWidth
+            let im = UnsafeRawPointer(base).assumingMemoryBound(to: UInt32.self) + y * w
+            let right = Float(w - 1), bottom = Float(layer.imageHeight - 1)
+            let bx0 = box.x0, by0 = box.y0, bx1 = box.x1, by1 = box.y1, bw = box.width
+            let plateRow: UnsafePointer<UInt32>? = y >= by0 && y < by1 ? plate + (y - by0) * bw : nil
+            let magic: Float = 8_388_608
+            let fy = Float(y)
+            @inline(__always) func tap(_ tx: Int, _ ty: Int) -> SIMD4<Float> {
+                tx >= bx0 && tx < bx1 && ty >= by0 && ty < by1 ? channels(object[(ty - by0) * bw + tx - bx0]) : SIMD4(repeating: 0)
+            }
+            /// The pixel at column `i` whose object comes from `(px, py)`
+            /// (pixel centres at whole numbers).
+            @inline(__always) func pixel(_ i: Int, _ m: Float, _ px: Float, _ py: Float) -> UInt32 {
+                guard px >= 0, px <= right, py >= 0, py <= bottom else {
+                    let p = (x: Double(i) + 0.5, y: Double(y) + 0.5)
+                    return FastCPURenderer.composite(layer, image: image, p: p,
+                                                     q: (p.x + Double(m) * Double(vx), p.y + Double(m) * Double(vy)), mirror: mirror)
+                }
+                var rx = (px + magic) - magic, ry = (py + magic) - magic
+                if rx > px { rx = rx - 1 }
+                if ry > py { ry = ry - 1 }
+                let ix = Int(rx), iy = Int(ry), ax = px - rx, ay = py - ry
+                let w00 = (1 - ax) * (1 - ay), w10 = ax * (1 - ay), w01 = (1 - ax) * ay, w11 = ax * ay
+                let c00: SIMD4<Float>, c10: SIMD4<Float>, c01: SIMD4<Float>, c11: SIMD4<Float>
+                if ix >= bx0 && ix + 1 < bx1 && iy >= by0 && iy + 1 < by1 {
+                    let r = object + (iy - by0) * bw + ix - bx0
+                    c00 = channels(r[0]); c10 = channels(r[1]); c01 = channels(r[bw]); c11 = channels(r[bw + 1])
+                } else {
+                    c00 = tap(ix, iy); c10 = tap(ix + 1, iy); c01 = tap(ix, iy + 1); c11 = tap(ix + 1, iy + 1)
+                }
+                let ob = w00 * c00 + w10 * c10 + w01 * c01 + w11 * c11
+                let c: SIMD4<Float>
+                if let plateRow, i >= bx0, i < bx1 { c = channels(plateRow[i - bx0]) } else { c = channels(im[i]) }
+                if c[3] == 255 {
+                    // An opaque plate: the premultiplied plate is its colour and
+                    // the sum's alpha 255 (to within float rounding, which the
+                    // division would only add), so no division.
+                    var v = ob + (1 - ob[3] * FastCPURenderer.inverse255) * c
+                    v.replace(with: 0, where: v .< 0)
+                    v.replace(with: 255, where: v .> 255)
+                    return FastCPURenderer.packed(v)
+                }
+                var premultiplied = c * (c[3] * FastCPURenderer.inverse255)
+                premultiplied[3] = c[3]
+                return FastCPURenderer.over(ob, plate: premultiplied, straight: c)
+            }
+            var n = 0
+            let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+            while n + 8 <= count {
+                let m = UnsafeRawPointer(field + n).loadUnaligned(as: SIMD8<Float>.self)
+                let moving = m .> 0
+                if any(moving) {
+                    let px = (SIMD8<Float>(repeating: Float(x + n)) + lanes) + m * vx
+                    let py = SIMD8<Float>(repeating: fy) + m * vy
+                    for k in 0 ..< 8 where moving[k] {
+                        out[n + k] = pixel(x + n + k, m[k], px[k], py[k])
+                    }
+                }
+                n += 8
+            }
+            while n < count {
+                let m = field[n]
+                if m > 0 {
+                    out[n] = pixel(x + n, m, Float(x + n) + m * vx, fy + m * vy)
+                }
+                n += 1
+            }
+        }
     }
 
     /// The four bytes of a pixel as floats: each byte put in the low

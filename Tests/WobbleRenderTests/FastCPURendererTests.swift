@@ -100,8 +100,31 @@ final class FastCPURendererTests: XCTestCase {
         try assertClose(source: source, frames: frames, outputWidth: 21, outputHeight: 16, label: "third")
     }
 
+    /// A region alone on its rows takes the eight-pixels-at-a-time rows
+    /// even where it runs off the picture: a pixel sampling outside it
+    /// (mirrored or clamped there) is the per-pixel sample's, on every side,
+    /// alpha and opaque, at the image's size and downscaled.
+    func testRowsRunningOffThePictureMatchTheReference() throws {
+        let alpha = testImage(width: 67, height: 45, seed: 41)
+        var opaque = alpha
+        for k in stride(from: 3, to: opaque.pixels.count, by: 4) { opaque.pixels[k] = 255 }
+        let whole = rect(-9, -7, 85, 59, center: Point(30.4, 21.7))
+        var frames: [FrameState] = []
+        for t in [0.15, 0.35, 0.7] {
+            for edges in [EdgeMode.mirror, .clamp] {
+                for d in [Point(1, 0.4), Point(-0.6, -1)] {
+                    frames.append(frameState([regionFrame(whole, direction: d, amplitude: 4, t: t)], time: t, edges: edges))
+                }
+            }
+        }
+        for (name, source) in [("alpha", alpha), ("opaque", opaque)] {
+            try assertClose(source: source, frames: frames, label: "off-\(name)")
+            try assertClose(source: source, frames: frames, outputWidth: 33, outputHeight: 22, label: "off-\(name)-down")
+        }
+    }
+
     /// Regions well inside a larger picture take the eight-pixels-at-a-time
-    /// rows (no mirroring or clamping there): side by side in the same
+    /// rows: side by side in the same
     /// rows, odd widths (a tail of fewer than eight), alpha and opaque,
     /// at the image's size and downscaled; one overlapping pair keeps the
     /// per-pixel path on its shared columns.

@@ -226,6 +226,56 @@ final class CutoutRenderTests: XCTestCase {
         }
     }
 
+    /// The CPU backend's cutout rows (eight pixels at a time, positions in
+    /// single precision) give the per-pixel compositing's values, within a
+    /// level: across the layer's box and beyond it (the image's own pixels
+    /// as the plate, the object 0 outside its box), pixels with no offset
+    /// left as they were, a row whose length is not a multiple of eight,
+    /// samples outside the image (mirrored there, as `composite` does).
+    func testACutoutRowGivesThePerPixelCompositingsValues() throws {
+        let (source, _, mask) = Self.scene()
+        let layer = try CutoutVision.layer(image: source, mask: mask)
+        let count = 77
+        let field = (0 ..< count).map { n in n % 9 == 4 ? Float(0) : Float(n) / Float(count) * 7 }
+        var compared = 0, exact = 0, moved = 0
+        for (x0, y) in [(41, 22), (41, 36), (41, 60), (41, 84), (41, 95), (0, 60), (83, 2)] {
+            for (vx, vy) in [(Float(0.8), Float(0.6)), (Float(-1.3), Float(-0.4))] {
+                var out = [UInt32](repeating: 0xDEAD_BEEF, count: count)
+                source.pixels.withUnsafeBufferPointer { image in
+                    FastCPURenderer.CutoutRows.with([layer]) { rows in
+                        guard let row = rows[0] else { return XCTFail("no rows for the layer") }
+                        field.withUnsafeBufferPointer { f in
+                            out.withUnsafeMutableBufferPointer { o in
+                                row.row(field: f.baseAddress!, count: count, x: x0, y: y, vx: vx, vy: vy, mirror: true, image: image,
+                                        out: o.baseAddress!)
+                            }
+                        }
+                    }
+                    for n in 0 ..< count {
+                        guard field[n] > 0 else {
+                            XCTAssertEqual(out[n], 0xDEAD_BEEF, "pixel \(x0 + n), \(y): no offset, not drawn")
+                            continue
+                        }
+                        let p = (x: Double(x0 + n) + 0.5, y: Double(y) + 0.5)
+                        let q = (x: p.x + Double(field[n]) * Double(vx), y: p.y + Double(field[n]) * Double(vy))
+                        let want = FastCPURenderer.composite(layer, image: image, p: p, q: q, mirror: true)
+                        let a = withUnsafeBytes(of: out[n]) { Array($0) }, b = withUnsafeBytes(of: want) { Array($0) }
+                        for c in 0 ..< 4 {
+                            XCTAssertLessThanOrEqual(abs(Int(a[c]) - Int(b[c])), 1, "pixel \(x0 + n), \(y), channel \(c)")
+                        }
+                        let k = ((y * Self.width) + x0 + n) * 4
+                        if a != Array(source.pixels[k ..< k + 4]) { moved += 1 }
+                        if a == b { exact += 1 }
+                        compared += 1
+                    }
+                }
+            }
+        }
+        print("cutout rows: \(exact) of \(compared) pixels exactly the per-pixel compositing's, \(moved) unlike the source")
+        XCTAssertGreaterThan(moved, compared / 5)
+        XCTAssertGreaterThan(exact, compared * 9 / 10)
+    }
+
     /// No halo: the object layer's soft edge carries less of the old
     /// background than the source's edge pixels do (its colour is unmixed
     /// from the plate: source − (1 − a)·plate), so a moving edge does not
