@@ -241,7 +241,11 @@ public struct Clip: Sendable {
     /// How long the clip plays: its frames at its rate (90 frames at 30
     /// fps are 3 s, as a GIF of them lasts), whatever time before the next
     /// frame the script returned at.
-    public var length: Double { Double(frameCount) / fps }
+    public var length: Double { length(frames: frameCount) }
+
+    /// How long `n` of the clip's frames play, in seconds (a `--frames`
+    /// selection plays its own frames, not the whole clip).
+    public func length(frames n: Int) -> Double { Double(n) / fps }
 
     /// Frame `k` (time `k / fps`); `overlay` forces the control layer on (`--overlay`).
     public func frame(_ k: Int, overlay forced: Bool = false) -> FrameState {

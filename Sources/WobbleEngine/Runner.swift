@@ -119,7 +119,7 @@ package struct Runner {
         let selection = try frameSelection(clip)
         report.frames = selection.count
         report.fps = clip.fps
-        report.duration = clip.length
+        report.duration = clip.length(frames: selection.count)
         let still = ClipWarnings.isStill(clip)
         report.still = still
         report.loop = clip.loop != nil

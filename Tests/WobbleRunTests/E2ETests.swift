@@ -326,6 +326,18 @@ final class E2ETests: XCTestCase {
         var centiseconds = 0
         try GIFReader.frames(path: box.path("d.gif")) { _, delay in centiseconds += delay }
         XCTAssertEqual(centiseconds, 300)
+        // A --frames selection plays its own frames: --check, --json and the
+        // file agree (they said the whole clip's 3 s).
+        let c = try Tool.run(["d.lua", "--check", "--frames", "0-8"], cwd: box.url)
+        XCTAssertEqual(c.firstError, "ok: 9 frames, 0.3 s at 30 fps, 40×30")
+        let p = try Tool.run(["d.lua", "--frames", "30-59", "-o", "part.gif", "--json"], cwd: box.url)
+        XCTAssertEqual(p.status, 0, p.stderr)
+        let part = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(p.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(part["frames"] as? Int, 30)
+        XCTAssertEqual(part["duration"] as? Double, 1)
+        centiseconds = 0
+        try GIFReader.frames(path: box.path("part.gif")) { _, delay in centiseconds += delay }
+        XCTAssertEqual(centiseconds, 100)
     }
 
     func testNullFormatAndFrameSelectionErrors() throws {
