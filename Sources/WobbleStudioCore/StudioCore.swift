@@ -173,7 +173,8 @@ package final class StudioCore {
         if session.hasUnsavedEdits, !(editor.keptUnsaved && session.sceneFileIsGone) {
             let names = editor.editedNames
             let n = names.count
-            printError("wobble-run: \(sceneName): \(n) unsaved edit\(n == 1 ? "" : "s") not saved (\(names.joined(separator: ", ")); Ctrl+S saves them)")
+            // The window is gone: the line says what was dropped, not how to save it.
+            printError("wobble-run: \(sceneName): \(n) unsaved edit\(n == 1 ? "" : "s") not saved (\(names.joined(separator: ", ")))")
         }
     }
 

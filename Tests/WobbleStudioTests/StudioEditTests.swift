@@ -121,7 +121,8 @@ final class StudioEditTests: XCTestCase {
         try w.drag(from: (ax + 355, ay + 15), to: (ax + 350, ay + 10))
         try w.waitForLine(after: before, "the drag", { $0.hasPrefix("studio: dragged lt of the sketch of line 19") })
         XCTAssertEqual(try w.quit(), 0)
-        XCTAssertTrue(w.linesSnapshot().contains { $0.hasPrefix("wobble-run: \(scene): 1 unsaved edit not saved") })
+        XCTAssertTrue(w.linesSnapshot().contains { $0.hasPrefix("wobble-run: \(scene): 1 unsaved edit not saved (") && $0.hasSuffix(")") },
+                      "one line naming the edit dropped, no hint to a window that is gone: \(w.linesSnapshot().suffix(3))")
         XCTAssertEqual(try read(scene), added)
     }
 
