@@ -442,7 +442,7 @@ package struct PresetRun {
 
     /// How far above the limit's bitrate (limit × 8 / seconds) pass 2
     /// aims: libvpx's rate control undershoots the rate asked.
-    package static let twoPassAim = 1.0
+    package static let twoPassAim = 1.05
     /// The most second passes; then the quality is searched.
     package static let secondPasses = 3
 
