@@ -21,8 +21,10 @@ import Synchronization
 ///    rendered once into memory (`FrameCollector`: each kept only where it
 ///    changed), centred on a transparent canvas where the platform asks
 ///    for a square.
-/// 4. For each format the platform takes (Discord: APNG and GIF) the
-///    quality is searched (`search`: each try a whole file encoded into
+/// 4. A video (Telegram's VP9) is encoded in two passes (`twoPass`: pass
+///    2 at the limit's bitrate, its quality capped at 95), the quality
+///    search only where that fails. For each other format the platform
+///    takes (Discord: APNG and GIF) the quality is searched (`search`: each try a whole file encoded into
 ///    memory, through the output table, two at a time; the quality
 ///    predicted from the sizes of the first tries) for the best
 ///    that fits the byte limit; APNG is lossless, so there fewer colour
