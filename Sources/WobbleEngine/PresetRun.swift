@@ -465,7 +465,8 @@ package struct PresetRun {
         guard let video = format.video, VideoSink.supportsTwoPass(video), frames.count > 0 else { return nil }
         let folder: ScratchFolder
         do {
-            folder = try ScratchFolder()
+            // (The statistics: a few hundred bytes a frame.)
+            folder = try ScratchFolder(room: 1 << 20)
         } catch let e as MediaError {
             note("no two-pass encode (\(e.message)): the quality is searched instead")
             return nil

@@ -260,7 +260,9 @@ public final class ScratchFolder {
         self.home = home
         self.name = name
         token = TemporaryPaths.add(dir: home, name: name)
-        path = (folder.hasSuffix("/") ? folder : folder + "/") + name
+        // A relative TMPDIR starts "./": a child that parses its paths as
+        // URLs (ffmpeg) must not read "a:b" as the protocol "a".
+        path = (folder.hasPrefix("/") ? "" : "./") + (folder.hasSuffix("/") ? folder : folder + "/") + name
     }
 
     deinit { remove() }
