@@ -123,6 +123,8 @@ package struct OutputPlan: Equatable {
         package var matte: Matte? = nil
         /// The soundtrack, for the video formats (`soundtrack()`).
         package var audio: VideoSink.Audio? = nil
+        /// One pass of a two-pass video encode (WebM/VP9; `quality` is then unused).
+        package var twoPass: VideoSink.TwoPass? = nil
     }
 
     /// Checks that the output can hold the clip (a single PNG file holds
@@ -197,7 +199,8 @@ package struct OutputPlan: Equatable {
             return try PNGSequenceSink(output: png, fullRender: f.fullRender, frameCount: f.count, fps: f.fps)
         case .mp4, .webm, .mov, .mkv:
             return try VideoSink(stream: try open(), shown: path, width: f.width, height: f.height, fps: f.fps,
-                                 format: format.video, quality: f.quality, alpha: f.alpha, audio: f.audio)
+                                 format: format.video, quality: f.quality, alpha: f.alpha, audio: f.audio,
+                                 twoPass: f.twoPass)
         }
     }
 }

@@ -21,8 +21,10 @@ import Synchronization
 ///    rendered once into memory (`FrameCollector`: each kept only where it
 ///    changed), centred on a transparent canvas where the platform asks
 ///    for a square.
-/// 4. For each format the platform takes (Discord: APNG and GIF) the
-///    quality is searched (`search`: each try a whole file encoded into
+/// 4. A video (Telegram's VP9) is encoded in two passes (`twoPass`: pass
+///    2 at the limit's bitrate, its quality capped at 95), the quality
+///    search only where that fails. For each other format the platform
+///    takes (Discord: APNG and GIF) the quality is searched (`search`: each try a whole file encoded into
 ///    memory, through the output table, two at a time; the quality
 ///    predicted from the sizes of the first tries) for the best
 ///    that fits the byte limit; APNG is lossless, so there fewer colour
@@ -136,8 +138,10 @@ package struct PresetRun {
             choice.frames = collector.count
             compared = []
             for format in formats {
-                guard var c = try search(collector, format: format, fps: rate, loop: loop,
-                                         smallest: &smallest) else { continue }
+                // A video: two passes, and the quality search only where they fail.
+                var found = try twoPass(collector, format: format, fps: rate, loop: loop, smallest: &smallest)
+                if found == nil { found = try search(collector, format: format, fps: rate, loop: loop, smallest: &smallest) }
+                guard var c = found else { continue }
                 if formats.count > 1 { c.psnr = try fidelity(of: c, to: collector) }
                 compared.append(c)
                 // A lossless file cannot be beaten.
@@ -156,6 +160,8 @@ package struct PresetRun {
         try AtomicFile.write(bytes, to: path)
         choice.format = best.format
         choice.level = best.level
+        choice.bitrate = best.bitrate
+        choice.passes = best.passes
         choice.bytes = bytes.count
         choice.psnr = best.psnr
         if compared.count > 1 { choice.compared = compared }
@@ -332,6 +338,10 @@ package struct PresetRun {
         package let level: Int
         package var data: [UInt8] = []
         package var psnr: Double?
+        /// A two-pass file's bitrate asked (bits a second; `level` is then
+        /// the quality cap) and its second passes.
+        package var bitrate: Int?
+        package var passes = 0
 
         package init(format: OutputFormat, bytes: Int, level: Int, data: [UInt8] = []) {
             self.format = format
@@ -341,8 +351,9 @@ package struct PresetRun {
         }
 
         package var json: String {
-            var f = ["\"format\":\(RunReport.quote(format.rawValue))",
-                     format == .apng ? "\"colour_bits\":\(level)" : "\"quality\":\(level)", "\"bytes\":\(bytes)"]
+            var f = ["\"format\":\(RunReport.quote(format.rawValue))"]
+            if let bitrate { f += ["\"rate_control\":\"two-pass\"", "\"bitrate\":\(bitrate)"] }
+            f += [format == .apng ? "\"colour_bits\":\(level)" : "\"quality\":\(level)", "\"bytes\":\(bytes)"]
             if let psnr { f.append("\"psnr\":\(NumberText.plain((psnr * 100).rounded() / 100))") }
             return "{" + f.joined(separator: ",") + "}"
         }
@@ -373,36 +384,13 @@ package struct PresetRun {
         /// and the bytes of those that fit.
         func encode(_ levels: [Int]) throws -> [Candidate] {
             let results = Mutex<[Result<Candidate, any Error>?]>(Array(repeating: nil, count: levels.count))
-            let control = options.control
-            let limit = p.byteLimit
             // WebP's encoder holds several whole canvases (8.6 MB at 512×512)
             // and already codes on a second thread: its tries run one after
             // the other, which kept WhatsApp's peak at 1.48× a plain encode
             // instead of 1.71×.
             let together = format != .webp
             let one = { (i: Int) in
-                let level = levels[i]
-                let r = Result { () throws -> Candidate in
-                    // Named for messages (and a video's container) only: nothing is written there.
-                    let name = "\(p.name) try at \(apng ? "\(level) bits" : "quality \(level)")\(format.extensions.first ?? "")"
-                    let plan = OutputPlan(format: format, path: name)
-                    // A try over the limit keeps only its size, not its bytes.
-                    let memory = MemoryStream(shown: name, cap: limit)
-                    var s = spec
-                    s.quality = apng ? nil : level
-                    var replay = frames.replay()
-                    guard let sink = try plan.makeSink(s, to: memory, still: { try frames.still ?? replay.frame(0).image }) else {
-                        throw RunError("\(p.name): no output")
-                    }
-                    replay = frames.replay()
-                    try streamFrames(0..<frames.count, into: sink, reporter: ProgressReporter(total: frames.count, quiet: true),
-                                     control: control) { k in
-                        let f = replay.frame(k)
-                        return (apng ? Posterize.apply(f.image, bits: level) : f.image, k, f.changed)
-                    }
-                    let bytes = sink.bytesWritten ?? Int.max
-                    return Candidate(format: format, bytes: bytes, level: level, data: memory.overflowed ? [] : memory.take())
-                }
+                let r = Result { try self.encode(frames, spec: spec, format: format, level: levels[i]) }
                 results.withLock { $0[i] = r }
             }
             if together {
@@ -422,6 +410,94 @@ package struct PresetRun {
             return nil
         }
         return try QualityModel.search(limit: p.byteLimit, encode: encode)
+    }
+
+    /// One try: `frames` encoded into memory as `format` at `level`
+    /// (quality, or APNG colour bits), or as one pass of a two-pass video.
+    /// A try over the limit keeps only its size, not its bytes.
+    package func encode(_ frames: FrameCollector, spec: OutputPlan.Frames, format: OutputFormat, level: Int,
+                        twoPass: VideoSink.TwoPass? = nil) throws -> Candidate {
+        let p = preset
+        let apng = format == .apng
+        // Named for messages (and a video's container) only: nothing is written there.
+        let what = twoPass.map { "pass \($0.pass.rawValue) at \($0.bitrate / 1000) kbit/s" }
+            ?? (apng ? "\(level) bits" : "quality \(level)")
+        let name = "\(p.name) try at \(what)\(format.extensions.first ?? "")"
+        let plan = OutputPlan(format: format, path: name)
+        let memory = MemoryStream(shown: name, cap: p.byteLimit)
+        var s = spec
+        s.quality = apng ? nil : level
+        s.twoPass = twoPass
+        var replay = frames.replay()
+        guard let sink = try plan.makeSink(s, to: memory, still: { try frames.still ?? replay.frame(0).image }) else {
+            throw RunError("\(p.name): no output")
+        }
+        replay = frames.replay()
+        try streamFrames(0..<frames.count, into: sink, reporter: ProgressReporter(total: frames.count, quiet: true),
+                         control: options.control) { k in
+            let f = replay.frame(k)
+            return (apng ? Posterize.apply(f.image, bits: level) : f.image, k, f.changed)
+        }
+        let bytes = sink.bytesWritten ?? Int.max
+        return Candidate(format: format, bytes: bytes, level: level, data: memory.overflowed ? [] : memory.take())
+    }
+
+    /// How far above the limit's bitrate (limit × 8 / seconds) pass 2
+    /// aims: libvpx's rate control undershoots the rate asked.
+    package static let twoPassAim = 1.05
+    /// The most second passes; then the quality is searched.
+    package static let secondPasses = 3
+
+    /// A video's file in two passes (`VideoSink.TwoPass`): pass 1's
+    /// statistics, then pass 2 in constrained quality, the quality capped at
+    /// the search's top (`QualityModel.top`: an easy clip stops there, under
+    /// the limit) and the bitrate that fills the limit (`twoPassAim`), so a
+    /// hard clip is held to it. Where the file is over the limit, pass 2
+    /// again at the bitrate scaled by limit / size × 0.95 (the statistics
+    /// serve again), `secondPasses` in all. The statistics live in a
+    /// private folder (`ScratchFolder`), removed on every way out. Nil
+    /// where the quality must be searched instead: no VP9 encoder, no
+    /// folder for the statistics (said with `-v`), or still over the limit.
+    package func twoPass(_ frames: FrameCollector, format: OutputFormat, fps: Double, loop: Int,
+                         smallest: inout Int) throws -> Candidate? {
+        let p = preset, o = options
+        func note(_ line: String) { if o.verbose && !o.quiet { printError("wobble-run: \(p.name): \(line)") } }
+        guard let video = format.video, VideoSink.supportsTwoPass(video), frames.count > 0 else { return nil }
+        let folder: ScratchFolder
+        do {
+            // (The statistics: a few hundred bytes a frame.)
+            folder = try ScratchFolder(room: 1 << 20)
+        } catch let e as MediaError {
+            note("no two-pass encode (\(e.message)): the quality is searched instead")
+            return nil
+        }
+        defer { folder.remove() }
+        let spec = OutputPlan.Frames(width: frames.canvas.0, height: frames.canvas.1, fps: fps,
+                                     count: frames.count, fullRender: true, loop: loop,
+                                     quality: nil, alpha: true, matte: options.matte)
+        let seconds = max(Preset.played(frames: frames.count, fps: fps, format: format), 1e-3)
+        let top = QualityModel.top
+        var bitrate = max(1000, Int((Double(p.byteLimit) * 8 / seconds * Self.twoPassAim).rounded(.down)))
+        let statistics = folder.path + "/pass"
+        func pass(_ n: VideoSink.TwoPass.Pass) throws -> Candidate {
+            try encode(frames, spec: spec, format: format, level: top,
+                       twoPass: VideoSink.TwoPass(pass: n, statistics: statistics, bitrate: bitrate, quality: top))
+        }
+        _ = try pass(.first)
+        for n in 1...Self.secondPasses {
+            var c = try pass(.second)
+            smallest = min(smallest, c.bytes)
+            if c.bytes <= p.byteLimit {
+                c.bitrate = bitrate
+                c.passes = n
+                return c
+            }
+            let next = max(1000, Int((Double(bitrate) * Double(p.byteLimit) / Double(c.bytes) * 0.95).rounded(.down)))
+            note("pass 2 at \(bitrate / 1000) kbit/s made \(Self.kb(c.bytes)), over \(Self.kb(p.byteLimit))"
+                 + (n < Self.secondPasses ? "; again at \(next / 1000) kbit/s" : ": the quality is searched instead"))
+            bitrate = next
+        }
+        return nil
     }
 
     /// The search's picture of bytes against quality: the qualities tried,
@@ -535,6 +611,9 @@ package struct PresetRun {
         package var loop: Int
         package var frames = 0
         package var level: Int?
+        /// A two-pass file: the bitrate asked (bits a second) and the second passes made.
+        package var bitrate: Int?
+        package var passes = 0
         package var bytes: Int?
         package var psnr: Double?
         package var compared: [Candidate] = []
@@ -550,6 +629,7 @@ package struct PresetRun {
 
         package var levelText: String {
             guard let level else { return "" }
+            if let bitrate { return "two-pass at \(bitrate / 1000) kbit/s, quality at most \(level)" }
             return format == .apng ? (level == 8 ? "lossless" : "\(level) bits a channel") : "quality \(level)"
         }
 
@@ -562,6 +642,7 @@ package struct PresetRun {
                 "\"seconds\":\(NumberText.seconds(Preset.played(frames: frames, fps: fps, format: format)))",
                 "\"plays\":\(AnimationTiming.plays(loop: loop))", "\"limit\":\(preset.byteLimit)",
             ]
+            if let bitrate { f += ["\"rate_control\":\"two-pass\"", "\"bitrate\":\(bitrate)", "\"passes\":\(passes + 1)"] }
             if let level {
                 f.append(format == .apng ? "\"colour_bits\":\(level)" : "\"quality\":\(level)")
             }

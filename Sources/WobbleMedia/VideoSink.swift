@@ -140,6 +140,42 @@ public final class VideoSink: FrameSink {
         }
     }
 
+    /// One pass of a two-pass VP9 encode in constrained-quality mode: pass
+    /// 1 writes the statistics of the frames to `statistics`-0.log (ffmpeg
+    /// names the file: `-passlogfile`), pass 2 reads them and encodes at
+    /// about `bitrate` bits a second, its quality capped by the CRF of
+    /// `quality` (an easy clip stops there, below the bitrate). Pass 2
+    /// needs the same frames as pass 1; the statistics serve any number of
+    /// second passes. libvpx-vp9 only (`supportsTwoPass`).
+    public struct TwoPass: Sendable, Equatable {
+        public enum Pass: Int, Sendable { case first = 1, second = 2 }
+        public var pass: Pass
+        /// The statistics' path less ffmpeg's "-0.log" (a private folder's file).
+        public var statistics: String
+        /// Bits a second aimed at (`-b:v`).
+        public var bitrate: Int
+        /// The best quality (1...100, the CRF it maps to: `-crf`).
+        public var quality: Int
+
+        public init(pass: Pass, statistics: String, bitrate: Int, quality: Int) {
+            self.pass = pass
+            self.statistics = statistics
+            self.bitrate = bitrate
+            self.quality = quality
+        }
+
+        /// The file ffmpeg writes the statistics to (its one video stream's).
+        public static func statisticsFile(_ statistics: String) -> String { statistics + "-0.log" }
+    }
+
+    /// Whether `format` can be encoded in two passes with the installed
+    /// ffmpeg (WebM with libvpx-vp9).
+    public static func supportsTwoPass(_ format: VideoFormat) -> Bool {
+        guard format == .webm, let ffmpeg = ChildProcess.findExecutable("ffmpeg"),
+              let encoders = try? encoders(ffmpeg: ffmpeg, what: "ffmpeg") else { return false }
+        return encoders.contains("libvpx-vp9")
+    }
+
     /// The soundtrack muxed, if any.
     public let audio: Audio?
     /// The target path.
@@ -187,17 +223,22 @@ public final class VideoSink: FrameSink {
     /// `alpha` (the frames have transparent pixels) makes a `.mov` ProRes
     /// 4444 with alpha instead of H.264; `quality` then sets `-qscale:v`
     /// 31 ... 1 (nil: prores_ks's own rate control).
+    ///
+    /// `twoPass` (WebM with libvpx-vp9 only; `quality` is then its cap)
+    /// makes this one pass of a two-pass encode (`TwoPass`).
     public convenience init(path: String, width: Int, height: Int, fps: Double, format: VideoFormat? = nil,
-                            quality: Int? = nil, alpha: Bool = false, audio: Audio? = nil) throws {
+                            quality: Int? = nil, alpha: Bool = false, audio: Audio? = nil, twoPass: TwoPass? = nil) throws {
         try self.init(stream: try ByteStreams.open(path), shown: path, width: width, height: height, fps: fps,
-                      format: format, quality: quality, alpha: alpha, audio: audio)
+                      format: format, quality: quality, alpha: alpha, audio: audio, twoPass: twoPass)
     }
 
     /// As `init(path:...)`, writing to the stream `stream` makes (opened
     /// once the parameters and ffmpeg are checked); `shown` names the output
     /// in messages, and its extension the format where `format` is nil.
     public init(stream makeStream: @autoclosure () throws -> ByteStream, shown path: String, width: Int, height: Int,
-                fps: Double, format: VideoFormat? = nil, quality: Int? = nil, alpha: Bool = false, audio: Audio? = nil) throws {
+                fps: Double, format: VideoFormat? = nil, quality: Int? = nil, alpha: Bool = false, audio: Audio? = nil,
+                twoPass: TwoPass? = nil) throws {
+        let quality = twoPass?.quality ?? quality
         if let quality, !(1...100).contains(quality) {
             throw MediaError("video '\(path)': quality must be 1 to 100, not \(quality)")
         }
@@ -246,8 +287,12 @@ public final class VideoSink: FrameSink {
         case .webm:
             if encoders.contains("libvpx-vp9") {
                 encoder = "libvpx-vp9"
-                codec = ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-crf", scale(63, 0, 30), "-b:v", "0",
-                         "-deadline", "good", "-cpu-used", "4", "-row-mt", "1"]
+                // Constant quality, or (two-pass) constrained quality: the
+                // bitrate aimed at, the CRF as the best quality.
+                let rate = twoPass.map { ["-b:v", String($0.bitrate), "-pass", String($0.pass.rawValue),
+                                          "-passlogfile", $0.statistics] } ?? ["-b:v", "0"]
+                codec = ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-crf", scale(63, 0, 30)] + rate
+                    + ["-deadline", "good", "-cpu-used", "4", "-row-mt", "1"]
             } else if encoders.contains("libvpx") {
                 encoder = "libvpx"
                 codec = ["-c:v", "libvpx", "-pix_fmt", "yuva420p", "-crf", scale(63, 4, 10), "-b:v", "4M", "-auto-alt-ref", "0"]
@@ -263,6 +308,14 @@ public final class VideoSink: FrameSink {
                 codec = ["-c:v", "mpeg4", "-pix_fmt", "yuv420p", "-q:v", scale(31, 2, 2)]
             } else {
                 throw MediaError("video '\(path)': the installed ffmpeg has no H.264 (libx264) or MPEG-4 encoder; write .webm, a .gif or PNG frames instead")
+            }
+        }
+        if let twoPass {
+            guard encoder == "libvpx-vp9" else {
+                throw MediaError("video '\(path)': a two-pass encode is for WebM with libvpx-vp9, not \(encoder)")
+            }
+            guard twoPass.bitrate > 0, !twoPass.statistics.isEmpty else {
+                throw MediaError("video '\(path)': bad two-pass bitrate \(twoPass.bitrate)")
             }
         }
         var audioArgs: [String] = []

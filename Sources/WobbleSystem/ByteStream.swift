@@ -220,3 +220,60 @@ public final class ScratchFile {
         return fd
     }
 }
+
+/// A private folder for files a child process must find by name (ffmpeg's
+/// two-pass statistics: it names the file itself): made in `TMPDIR` (else
+/// /tmp) with a temporary name (`TemporaryName`) and mode 0700, and
+/// registered with `TemporaryPaths`, so it goes with everything in it on
+/// `remove()` (and on deinit), when a signal stops the run, or, left by a
+/// killed run, at the next one's start (`TemporaryName.removeLeftovers`).
+public final class ScratchFolder {
+    /// The folder's path (the files in it are named by the caller).
+    public let path: String
+    private var home: Int32
+    private let name: String
+    private var token: TemporaryPaths.Token?
+
+    /// Makes the folder; throws `MediaError` saying why where `TMPDIR` has
+    /// no room for one (not there, not writable, under `room` bytes free).
+    public init(room: Int = ScratchFile.roomNeeded) throws {
+        let folder = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let shown = "the temporary folder '\(PathBytes.display(folder))'"
+        let home: Int32
+        do {
+            home = try Posix.open(folder, O_RDONLY | O_DIRECTORY, shown: folder)
+        } catch {
+            throw MediaError("\(shown) cannot be opened: \(error)")
+        }
+        if let free = Posix.freeBytes(home), free < room {
+            Posix.closeQuietly(home)
+            throw MediaError("\(shown) has only \(free >> 20) MiB free")
+        }
+        TemporaryName.removeLeftovers(in: home, shown: folder)
+        let name = TemporaryName.make()
+        do {
+            try Posix.mkdir(home, name, 0o700, shown: folder)
+        } catch {
+            Posix.closeQuietly(home)
+            throw MediaError("\(shown): no private folder could be made in it: \(error)")
+        }
+        self.home = home
+        self.name = name
+        token = TemporaryPaths.add(dir: home, name: name)
+        // A relative TMPDIR starts "./": a child that parses its paths as
+        // URLs (ffmpeg) must not read "a:b" as the protocol "a".
+        path = (folder.hasPrefix("/") ? "" : "./") + (folder.hasSuffix("/") ? folder : folder + "/") + name
+    }
+
+    deinit { remove() }
+
+    /// Removes the folder and everything in it (once; later calls do nothing).
+    public func remove() {
+        guard let token else { return }
+        self.token = nil
+        Posix.removeTree(home, name)
+        TemporaryPaths.remove(token)
+        Posix.closeQuietly(home)
+        home = -1
+    }
+}

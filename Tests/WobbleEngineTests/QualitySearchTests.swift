@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import WobbleMedia
+import WobbleCore
 @testable import WobbleEngine
 
 /// The preset's quality search (`PresetRun.QualityModel.search`) on sizes
@@ -77,5 +78,78 @@ final class QualitySearchTests: XCTestCase {
         let chosen = try XCTUnwrap(c, "\(rounds)")
         XCTAssertLessThanOrEqual(chosen.bytes, 1000)
         XCTAssertLessThan(chosen.level, 60)
+    }
+}
+
+/// The two-pass VP9 encode of a preset's video (`PresetRun.twoPass`) on
+/// frames made here, for limits a real platform does not have: a limit the
+/// first pass 2 overshoots is met by pass 2 again at a lower bitrate; one
+/// that three second passes cannot meet leaves it to the quality search,
+/// which still finds a quality.
+final class TwoPassTests: XCTestCase {
+    /// `n` frames of `w × h` at 30 fps: a gradient, and a box of noise that moves.
+    func clip(_ n: Int, w: Int = 160, h: Int = 120) throws -> FrameCollector {
+        let c = FrameCollector(canvas: (w, h), packs: false)
+        var seed: UInt32 = 12345
+        func image(_ k: Int) -> RGBAImage {
+            var px = [UInt8](repeating: 255, count: w * h * 4)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = (y * w + x) * 4
+                    let inBox = x >= k * 2 && x < k * 2 + 60 && y >= 20 && y < 90
+                    seed = seed &* 1_664_525 &+ 1_013_904_223
+                    let noise = UInt8(truncatingIfNeeded: seed >> 24)
+                    px[i] = inBox ? noise : UInt8(x * 255 / w)
+                    px[i + 1] = inBox ? noise &+ 80 : UInt8(y * 255 / h)
+                    px[i + 2] = inBox ? 255 &- noise : 128
+                }
+            }
+            return RGBAImage(width: w, height: h, pixels: px)
+        }
+        let spec = OutputPlan.Frames(width: w, height: h, fps: 30, count: n, fullRender: true, loop: 0, quality: nil, alpha: true)
+        let sink = try c.start(spec, still: { image(0) })
+        for k in 0..<n { try sink.write(image(k), index: k) }
+        try sink.finish()
+        return c
+    }
+
+    func run(limit: Int) -> PresetRun {
+        let p = Preset(name: "tiny", what: "tiny stickers", formats: [.webm], fit: .longSide(160), maxFPS: 30, maxDuration: 3,
+                       frames: nil, byteLimit: limit, plays: .forever, source: "a test")
+        return PresetRun(options: RenderOptions(), preset: p)
+    }
+
+    /// 20 KB for this clip's 1 s: pass 2 at the aimed bitrate (20 KB × 8
+    /// × 1.05 a second) comes out over, pass 2 again at the bitrate scaled
+    /// by limit / size × 0.95 fits (with this libvpx: 19,128 bytes).
+    func testAPassTwoOverTheLimitRunsAgainAtALowerBitrate() throws {
+        guard VideoSink.supportsTwoPass(.webm) else { throw XCTSkip("ffmpeg has no libvpx-vp9") }
+        let frames = try clip(30)
+        var smallest = Int.max
+        let c = try XCTUnwrap(try run(limit: 20_000).twoPass(frames, format: .webm, fps: 30, loop: 0, smallest: &smallest))
+        XCTAssertEqual(c.passes, 2, "the first pass 2 was over")
+        XCTAssertLessThanOrEqual(c.bytes, 20_000)
+        XCTAssertGreaterThan(c.bytes, 20_000 * 8 / 10)
+        XCTAssertEqual(c.data.count, c.bytes)
+        XCTAssertEqual(c.level, 95, "the cap")
+        let aimed = Int(20_000 * 8 * PresetRun.twoPassAim)
+        XCTAssertLessThan(try XCTUnwrap(c.bitrate), aimed * 95 / 100, "lower than the first")
+        XCTAssertEqual(Array(c.data.prefix(4)), [0x1A, 0x45, 0xDF, 0xA3], "a WebM (EBML)")
+    }
+
+    /// 3 KB for this clip: three second passes cannot meet it, so the
+    /// two passes give up (nil: the quality is searched instead); the
+    /// smallest file made is reported.
+    func testALimitTheSecondPassesCannotMeetIsLeftToTheSearch() throws {
+        guard VideoSink.supportsTwoPass(.webm) else { throw XCTSkip("ffmpeg has no libvpx-vp9") }
+        let frames = try clip(30)
+        var smallest = Int.max
+        XCTAssertNil(try run(limit: 3_000).twoPass(frames, format: .webm, fps: 30, loop: 0, smallest: &smallest))
+        XCTAssertGreaterThan(smallest, 3_000)
+        XCTAssertLessThan(smallest, 20_000, "the second passes went down: \(smallest)")
+        // With room, the first pass 2 fits.
+        let c = try XCTUnwrap(try run(limit: 90_000).twoPass(frames, format: .webm, fps: 30, loop: 0, smallest: &smallest))
+        XCTAssertEqual(c.passes, 1)
+        XCTAssertEqual(c.bitrate, Int(90_000 * 8 * PresetRun.twoPassAim))
     }
 }

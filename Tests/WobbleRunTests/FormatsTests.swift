@@ -387,15 +387,184 @@ final class PresetTests: XCTestCase {
         XCTAssertEqual(j["bytes"] as? Int, bytes)
         XCTAssertNotNil(p["quality"] as? Int)
         XCTAssertEqual(p["limit"] as? Int, 256 * 1024)
+        // Two passes, the quality capped at 95, the bitrate the limit's
+        // (256 KB in the clip's 1 s) and a little more.
+        XCTAssertEqual(p["rate_control"] as? String, "two-pass")
+        XCTAssertEqual(p["quality"] as? Int, 95)
+        let bitrate = try XCTUnwrap(p["bitrate"] as? Int)
+        XCTAssertTrue((256 * 1024 * 8...256 * 1024 * 8 * 6 / 5).contains(bitrate), "\(bitrate)")
+        XCTAssertEqual(p["passes"] as? Int, 2, "pass 1, then pass 2 once")
     }
 
-    /// The file a preset keeps is, byte for byte, what a plain render at
-    /// the size, frame rate and quality it chose writes: the search's tries
-    /// are ordinary encodes, whichever way the quality was found.
+    /// The tool run with `TMPDIR` (and optionally `PATH`) set, in the
+    /// sandbox: status, the `--json` object (nil without one), stderr.
+    func run(_ args: [String], tmpdir: String, path: String? = nil) throws -> (Int32, [String: Any]?, String) {
+        var env = ProcessInfo.processInfo.environment
+        env["TMPDIR"] = tmpdir
+        if let path { env["PATH"] = path }
+        let r = try Tool.exec(Tool.executable.path, args, cwd: box.url, env: env)
+        let last = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+        return (r.status, try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], r.stderr)
+    }
+
+    /// What is in the folder `name` of the sandbox (hidden entries too).
+    func entries(_ name: String) throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: box.path(name)) }
+
+    /// The two-pass file: the same bytes on every run, and pass 1's
+    /// statistics (a private folder in TMPDIR) gone afterwards; a relative
+    /// TMPDIR whose name has a colon serves too (ffmpeg reads pass 1's
+    /// statistics through its URL parser, which took "t:" for a protocol).
+    func testTelegramTwoPassIsDeterministicAndLeavesNoStatistics() throws {
+        guard ChildProcess.findExecutable("ffprobe") != nil else { throw XCTSkip("ffmpeg is not installed") }
+        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: box.path("t:mp"), withIntermediateDirectories: false)
+        var files: [Data] = []
+        for (name, tmp) in [("a.webm", box.path("tmp")), ("b.webm", "t:mp")] {
+            let (status, j, err) = try run(["cat.lua", "--backend", "cpu", "-q", "--preset", "telegram", "--json", "-o", name], tmpdir: tmp)
+            XCTAssertEqual(status, 0, err)
+            XCTAssertEqual((j?["preset"] as? [String: Any])?["rate_control"] as? String, "two-pass")
+            XCTAssertEqual(try entries("tmp"), [], "the statistics and their folder are removed")
+            XCTAssertEqual(try entries("t:mp"), [])
+            files.append(try Data(contentsOf: box.url.appendingPathComponent(name)))
+        }
+        XCTAssertGreaterThan(files[0].count, 1000)
+        XCTAssertLessThanOrEqual(files[0].count, 256 * 1024)
+        XCTAssertEqual(files[0], files[1], "the same scene gives the same bytes")
+    }
+
+    /// A still scene is easy: pass 2 stops at the quality cap, far under
+    /// the limit (the bitrate does not inflate it to fill the limit).
+    func testTelegramStillSceneStopsAtTheQualityCap() throws {
+        guard ChildProcess.findExecutable("ffprobe") != nil else { throw XCTSkip("ffmpeg is not installed") }
+        try box.write("still.lua", """
+            image("cat.png")
+            prepare()
+            wait(3)
+            """)
+        let (_, j) = try preset("telegram", scene: "still.lua", ["-o", "still.webm"])
+        let p = try XCTUnwrap(j["preset"] as? [String: Any])
+        XCTAssertEqual(p["rate_control"] as? String, "two-pass")
+        XCTAssertEqual(p["quality"] as? Int, 95, "the cap")
+        XCTAssertEqual(p["frames"] as? Int, 90)
+        XCTAssertEqual(p["passes"] as? Int, 2)
+        let bytes = try Data(contentsOf: box.url.appendingPathComponent("still.webm")).count
+        XCTAssertEqual(p["bytes"] as? Int, bytes)
+        XCTAssertLessThan(bytes, 256 * 1024 / 2, "well under the limit: \(bytes)")
+        // The bitrate asked would fill the limit: it was not what stopped it.
+        let asked = try XCTUnwrap(p["bitrate"] as? Int)
+        XCTAssertGreaterThanOrEqual(asked * 3 / 8, 256 * 1024)
+        // About a plain render's at quality 95 (a two-pass file is not
+        // byte for byte one; without the cap it would be several times it).
+        let r = try Tool.run(["still.lua", "--backend", "cpu", "-q", "--width", "512", "--height", "341", "--quality", "95", "-o", "cap.webm"],
+                             cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let cap = try Data(contentsOf: box.url.appendingPathComponent("cap.webm")).count
+        XCTAssertLessThanOrEqual(bytes, cap * 11 / 10, "\(bytes) against \(cap) at quality 95")
+    }
+
+    /// A clip too rich for quality 95 within the limit is held to it: the
+    /// file fits, and fills most of it.
+    func testTelegramHardClipIsHeldToTheLimit() throws {
+        guard ChildProcess.findExecutable("ffprobe") != nil else { throw XCTSkip("ffmpeg is not installed") }
+        let (_, j) = try preset("telegram", scene: "long.lua", ["--frames", "0-89", "-o", "hard.webm"])
+        let p = try XCTUnwrap(j["preset"] as? [String: Any])
+        XCTAssertEqual(p["rate_control"] as? String, "two-pass")
+        let picture = try XCTUnwrap(p["picture"] as? [Int])
+        let bytes = try Data(contentsOf: box.url.appendingPathComponent("hard.webm")).count
+        XCTAssertLessThanOrEqual(bytes, 256 * 1024)
+        XCTAssertGreaterThan(bytes, 256 * 1024 * 7 / 10, "the limit, not the cap, held it")
+        // At the cap alone the same frames are over the limit.
+        let r = try Tool.run(["long.lua", "--backend", "cpu", "-q", "--frames", "0-89", "--width", "\(picture[0])", "--height", "\(picture[1])",
+                              "--fps", "30", "--quality", "95", "-o", "cap.webm"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertGreaterThan(try Data(contentsOf: box.url.appendingPathComponent("cap.webm")).count, 256 * 1024)
+    }
+
+    /// An ffmpeg that fails in pass 2: the run fails with ffmpeg's line,
+    /// writes nothing, and the statistics' folder is gone.
+    func testTelegramPassFailureLeavesNoStatistics() throws {
+        guard let real = ChildProcess.findExecutable("ffmpeg") else { throw XCTSkip("ffmpeg is not installed") }
+        let bin = box.path("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: false)
+        try """
+            #!/bin/sh
+            case "$*" in *"-pass 2"*) cat >/dev/null; echo 'fake ffmpeg: pass 2 fell over' >&2; exit 3;; esac
+            exec \(real) "$@"
+            """.write(toFile: bin + "/ffmpeg", atomically: false, encoding: .utf8)
+        XCTAssertEqual(chmod(bin + "/ffmpeg", 0o755), 0)
+        let (status, _, err) = try run(["cat.lua", "--backend", "cpu", "-q", "--preset", "telegram", "-o", "t.webm"], tmpdir: box.path("tmp"),
+                                       path: bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"))
+        XCTAssertEqual(status, 1, err)
+        let lines = err.split(separator: "\n").map(String.init)
+        let first = lines.first ?? ""
+        XCTAssertTrue(first.hasPrefix("wobble-run: video 'telegram try at pass 2 at ") && first.hasSuffix(" kbit/s.webm': ffmpeg failed (ffmpeg's exit status 3)"), first)
+        XCTAssertEqual(lines.last, "  ffmpeg: fake ffmpeg: pass 2 fell over")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("t.webm")))
+        XCTAssertEqual(try entries("tmp"), [])
+    }
+
+    /// SIGINT while pass 1 writes its statistics: status 130, and the
+    /// folder holding them is gone.
+    func testTelegramInterruptedInPassOneLeavesNoStatistics() throws {
+        guard let real = ChildProcess.findExecutable("ffmpeg") else { throw XCTSkip("ffmpeg is not installed") }
+        let bin = box.path("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: false)
+        // Pass 1 writes its statistics file, then hangs (not reading its frames).
+        try """
+            #!/bin/sh
+            case "$*" in *"-pass 1"*)
+              log=$(printf '%s\\n' "$@" | sed -n '/^-passlogfile$/{n;p;}')
+              echo stats > "$log-0.log"
+              exec sleep 60;;
+            esac
+            exec \(real) "$@"
+            """.write(toFile: bin + "/ffmpeg", atomically: false, encoding: .utf8)
+        XCTAssertEqual(chmod(bin + "/ffmpeg", 0o755), 0)
+        let p = Process()
+        p.executableURL = Tool.executable
+        p.arguments = ["cat.lua", "--backend", "cpu", "-q", "--preset", "telegram", "-o", "t.webm"]
+        p.currentDirectoryURL = box.url
+        var env = ProcessInfo.processInfo.environment
+        env["TMPDIR"] = box.path("tmp")
+        env["PATH"] = bin + ":" + (env["PATH"] ?? "/usr/bin")
+        p.environment = env
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        func statistics() -> Bool {
+            let folders = (try? entries("tmp")) ?? []
+            return folders.contains { ((try? entries("tmp/" + $0)) ?? []).contains("pass-0.log") }
+        }
+        let deadline = Date().addingTimeInterval(30 * Tool.slowdown)
+        while !statistics() && p.isRunning && Date() < deadline { usleep(10_000) }
+        XCTAssertTrue(statistics(), "pass 1 never wrote its statistics")
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 130)
+        XCTAssertEqual(try entries("tmp"), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("t.webm")))
+    }
+
+    /// Where no folder for pass 1's statistics can be made (TMPDIR is not
+    /// there), the quality is searched, as for the other formats (`-v` says
+    /// so). The file a preset keeps is then, byte for byte, what a plain
+    /// render at the size, frame rate and quality it chose writes: the
+    /// search's tries are ordinary encodes, whichever way the quality was
+    /// found.
     func testThePresetsFileIsThePlainRenderAtTheQualityChosen() throws {
         guard ChildProcess.findExecutable("ffprobe") != nil else { throw XCTSkip("ffmpeg is not installed") }
-        let (_, j) = try preset("telegram", scene: "long.lua", ["--frames", "0-89", "-o", "kept.webm"])
+        let (status, json, err) = try run(["long.lua", "--backend", "cpu", "-v", "--preset", "telegram", "--json", "--frames", "0-89", "-o", "kept.webm"],
+                                          tmpdir: box.path("missing"))
+        XCTAssertEqual(status, 0, err)
+        XCTAssertTrue(err.contains("wobble-run: telegram: no two-pass encode (the temporary folder '\(box.path("missing"))' cannot be opened: "), err)
+        XCTAssertTrue(err.contains("): the quality is searched instead\n"), err)
+        let j = try XCTUnwrap(json, err)
         let p = try XCTUnwrap(j["preset"] as? [String: Any])
+        XCTAssertNil(p["rate_control"], "a searched quality")
+        XCTAssertNil(p["bitrate"])
         let q = try XCTUnwrap(p["quality"] as? Int)
         let picture = try XCTUnwrap(p["picture"] as? [Int])
         XCTAssertLessThan(q, 95, "the limit is what chose it")
