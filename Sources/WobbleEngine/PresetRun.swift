@@ -179,7 +179,7 @@ package struct PresetRun {
         s.height = canvas.1
         // What it chose, as a plain render's summary: on a terminal or with -v.
         if !o.quiet && (o.verbose || Posix.isTerminal(2)) {
-            printError("wrote \(path): \(p.what), \(best.format.rawValue.uppercased()), \(choice.frames) frames at \(Self.short(rate)) fps, \(canvas.0)×\(canvas.1), \(choice.levelText), \(Self.kb(bytes.count)) of \(Self.kb(p.byteLimit))")
+            printError("wrote \(path): \(p.what), \(best.format.rawValue.uppercased()), \(choice.frames) frame\(choice.frames == 1 ? "" : "s") at \(Self.short(rate)) fps, \(canvas.0)×\(canvas.1), \(choice.levelText), \(Self.kb(bytes.count)) of \(Self.kb(p.byteLimit))")
         }
         return s
     }
