@@ -480,19 +480,26 @@ final class PresetTests: XCTestCase {
         XCTAssertGreaterThan(try Data(contentsOf: box.url.appendingPathComponent("cap.webm")).count, 256 * 1024)
     }
 
-    /// An ffmpeg that fails in pass 2: the run fails with ffmpeg's line,
-    /// writes nothing, and the statistics' folder is gone.
-    func testTelegramPassFailureLeavesNoStatistics() throws {
+    /// A folder `bin` holding an `ffmpeg` script (`script` given the real
+    /// ffmpeg's path), and an empty `tmp` beside it; the folder's path.
+    private func fakeFFmpeg(_ script: (String) -> String) throws -> String {
         guard let real = ChildProcess.findExecutable("ffmpeg") else { throw XCTSkip("ffmpeg is not installed") }
         let bin = box.path("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: false)
         try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: false)
-        try """
+        try script(real).write(toFile: bin + "/ffmpeg", atomically: false, encoding: .utf8)
+        XCTAssertEqual(chmod(bin + "/ffmpeg", 0o755), 0)
+        return bin
+    }
+
+    /// An ffmpeg that fails in pass 2: the run fails with ffmpeg's line,
+    /// writes nothing, and the statistics' folder is gone.
+    func testTelegramPassFailureLeavesNoStatistics() throws {
+        let bin = try fakeFFmpeg { real in """
             #!/bin/sh
             case "$*" in *"-pass 2"*) cat >/dev/null; echo 'fake ffmpeg: pass 2 fell over' >&2; exit 3;; esac
             exec \(real) "$@"
-            """.write(toFile: bin + "/ffmpeg", atomically: false, encoding: .utf8)
-        XCTAssertEqual(chmod(bin + "/ffmpeg", 0o755), 0)
+            """ }
         let (status, _, err) = try run(["cat.lua", "--backend", "cpu", "-q", "--preset", "telegram", "-o", "t.webm"], tmpdir: box.path("tmp"),
                                        path: bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"))
         XCTAssertEqual(status, 1, err)
@@ -507,12 +514,8 @@ final class PresetTests: XCTestCase {
     /// SIGINT while pass 1 writes its statistics: status 130, and the
     /// folder holding them is gone.
     func testTelegramInterruptedInPassOneLeavesNoStatistics() throws {
-        guard let real = ChildProcess.findExecutable("ffmpeg") else { throw XCTSkip("ffmpeg is not installed") }
-        let bin = box.path("bin")
-        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: false)
-        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: false)
         // Pass 1 writes its statistics file, then hangs (not reading its frames).
-        try """
+        let bin = try fakeFFmpeg { real in """
             #!/bin/sh
             case "$*" in *"-pass 1"*)
               log=$(printf '%s\\n' "$@" | sed -n '/^-passlogfile$/{n;p;}')
@@ -520,8 +523,7 @@ final class PresetTests: XCTestCase {
               exec sleep 60;;
             esac
             exec \(real) "$@"
-            """.write(toFile: bin + "/ffmpeg", atomically: false, encoding: .utf8)
-        XCTAssertEqual(chmod(bin + "/ffmpeg", 0o755), 0)
+            """ }
         let p = Process()
         p.executableURL = Tool.executable
         p.arguments = ["cat.lua", "--backend", "cpu", "-q", "--preset", "telegram", "-o", "t.webm"]
