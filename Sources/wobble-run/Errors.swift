@@ -47,8 +47,15 @@ enum Failure {
     /// script (`wobble-run: image 'x.png': not a PNG or JPEG file`).
     static func prefixed(_ message: String) -> String { "wobble-run: " + message }
 
-    /// Any error as the tool reports it.
+    /// Any error as the tool reports it. Once SIGINT or SIGTERM arrived,
+    /// an error outside the script that came on the way out (a child
+    /// stopped by the same signal while it was asked something, a pipe it
+    /// closed) is the interruption: exit 128 + the signal, nothing printed.
     static func describe(_ error: Error) -> (code: Int32, lines: [String]) {
+        if let s = Interrupt.signal, error is MediaError || error is RunError {
+            let stopped = Interrupted(signal: s)
+            return (stopped.exitCode, stopped.lines)
+        }
         if let e = error as? ExitCoded { return (e.exitCode, e.lines) }
         return (1, [prefixed("\(error)")])
     }

@@ -380,6 +380,58 @@ final class OutputTrustTests: XCTestCase {
         XCTAssertEqual(gif.last, 0x3B, "a complete GIF ends with its trailer")
     }
 
+    /// SIGINT and SIGTERM while ffmpeg is asked for its encoders (an
+    /// ffmpeg that never answers): 128 + the signal, nothing printed and
+    /// `"error":"interrupted"`, like any interruption (it was exit 1 and
+    /// "interrupted while asking ffmpeg for its encoders").
+    func testASignalWhileFFmpegIsAskedForItsEncodersIsAnInterruption() throws {
+        let bin = box.path("hang-bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: false)
+        try "#!/bin/sh\nexec sleep 30\n".write(toFile: bin + "/ffmpeg", atomically: false, encoding: .utf8)
+        XCTAssertEqual(chmod(bin + "/ffmpeg", 0o755), 0)
+        /// The pids whose parent is `pid`.
+        func children(of pid: Int32) -> [Int32] {
+            let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            return all.compactMap { Int32($0) }.filter { c in
+                guard let stat = try? String(contentsOfFile: "/proc/\(c)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { return false }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                return fields.count > 1 && Int32(fields[1]) == pid
+            }
+        }
+        for (sig, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            let p = Process()
+            p.executableURL = Tool.executable
+            p.arguments = ["long.lua", "--backend", "cpu", "-q", "--json", "-o", "asked.webm"]
+            p.currentDirectoryURL = box.url
+            var env = ProcessInfo.processInfo.environment
+            env["PATH"] = bin + ":" + (env["PATH"] ?? "/usr/bin")
+            p.environment = env
+            let out = Pipe(), err = Pipe()
+            p.standardOutput = out
+            p.standardError = err
+            p.standardInput = FileHandle.nullDevice
+            try p.run()
+            let deadline = Date().addingTimeInterval(20 * Tool.slowdown)
+            while children(of: p.processIdentifier).isEmpty && p.isRunning && Date() < deadline { usleep(10_000) }
+            XCTAssertFalse(children(of: p.processIdentifier).isEmpty, "ffmpeg was never asked")
+            kill(p.processIdentifier, sig)
+            nonisolated(unsafe) var errData = Data()
+            let g = DispatchGroup()
+            g.enter()
+            DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); g.leave() }
+            let outData = out.fileHandleForReading.readDataToEndOfFile()
+            g.wait()
+            p.waitUntilExit()
+            let stderr = String(decoding: errData, as: UTF8.self)
+            XCTAssertEqual(p.terminationStatus, code, stderr)
+            XCTAssertEqual(stderr, "", "an interruption prints nothing")
+            let json = try JSONSerialization.jsonObject(with: outData) as? [String: Any]
+            XCTAssertEqual(json?["error"] as? String, "interrupted")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("asked.webm")))
+        }
+    }
+
     /// SIGINT and SIGTERM mid-encode of a video: 130/143, old video kept,
     /// no temporary file, ffmpeg gone.
     func testSignalsMidEncodeKeepTheOldVideo() throws {
