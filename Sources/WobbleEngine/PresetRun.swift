@@ -478,12 +478,19 @@ package struct PresetRun {
         let seconds = max(Preset.played(frames: frames.count, fps: fps, format: format), 1e-3)
         let top = QualityModel.top
         var bitrate = max(1000, Int((Double(p.byteLimit) * 8 / seconds * Self.twoPassAim).rounded(.down)))
-        let statistics = folder.path + "/pass"
+        let statistics = folder.path + "/pass", statisticsFile = VideoSink.TwoPass.statisticsFile("pass")
         func pass(_ n: VideoSink.TwoPass.Pass) throws -> Candidate {
             try encode(frames, spec: spec, format: format, level: top,
                        twoPass: VideoSink.TwoPass(pass: n, statistics: statistics, bitrate: bitrate, quality: top))
         }
         _ = try pass(.first)
+        // ffmpeg ends pass 1 with success even where TMPDIR filled up under
+        // it and its statistics are empty: pass 2 could not use them.
+        guard let written = folder.size(of: statisticsFile), written > 0 else {
+            let state = folder.size(of: statisticsFile) == nil ? "missing" : "empty"
+            note("no two-pass encode (pass 1's statistics in \(PathBytes.display(folder.path)) are \(state); is TMPDIR full?): the quality is searched instead")
+            return nil
+        }
         for n in 1...Self.secondPasses {
             var c = try pass(.second)
             smallest = min(smallest, c.bytes)

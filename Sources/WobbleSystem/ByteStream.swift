@@ -267,6 +267,14 @@ public final class ScratchFolder {
 
     deinit { remove() }
 
+    /// The size in bytes of the file `name` in the folder, or nil where it
+    /// is not there (or the folder is removed).
+    public func size(of name: String) -> Int? {
+        guard token != nil, let fd = try? Posix.openat(home, self.name + "/" + name, O_RDONLY, shown: name) else { return nil }
+        defer { Posix.closeQuietly(fd) }
+        return (try? Posix.fstat(fd, shown: name)).map { Int($0.st_size) }
+    }
+
     /// Removes the folder and everything in it (once; later calls do nothing).
     public func remove() {
         guard let token else { return }

@@ -511,6 +511,34 @@ final class PresetTests: XCTestCase {
         XCTAssertEqual(try entries("tmp"), [])
     }
 
+    /// Pass 1 ends well but its statistics are empty (TMPDIR filled up
+    /// under ffmpeg): no pass 2 on them; the quality is searched instead,
+    /// `-v` says why, and the file fits.
+    func testTelegramWithEmptyStatisticsSearchesTheQuality() throws {
+        let bin = try fakeFFmpeg { real in """
+            #!/bin/sh
+            case "$*" in *"-pass 1"*)
+              log=$(printf '%s\\n' "$@" | sed -n '/^-passlogfile$/{n;p;}')
+              \(real) "$@"; status=$?
+              : > "$log-0.log"
+              exit $status;;
+            esac
+            exec \(real) "$@"
+            """ }
+        let (status, json, err) = try run(["cat.lua", "--backend", "cpu", "-v", "--json", "--frames", "0-29", "--preset", "telegram", "-o", "t.webm"],
+                                          tmpdir: box.path("tmp"), path: bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"))
+        XCTAssertEqual(status, 0, err)
+        XCTAssertTrue(err.split(separator: "\n").contains { $0.hasPrefix("wobble-run: telegram: no two-pass encode (pass 1's statistics in ")
+                && $0.hasSuffix(" are empty; is TMPDIR full?): the quality is searched instead") }, err)
+        let preset = try XCTUnwrap(json?["preset"] as? [String: Any])
+        XCTAssertNil(preset["rate_control"], "a searched quality")
+        XCTAssertNotNil(preset["quality"])
+        let bytes = try XCTUnwrap(preset["bytes"] as? Int)
+        XCTAssertLessThanOrEqual(bytes, 256 * 1024)
+        XCTAssertEqual(try Data(contentsOf: box.url.appendingPathComponent("t.webm")).count, bytes)
+        XCTAssertEqual(try entries("tmp"), [])
+    }
+
     /// SIGINT while pass 1 writes its statistics: status 130, and the
     /// folder holding them is gone.
     func testTelegramInterruptedInPassOneLeavesNoStatistics() throws {
