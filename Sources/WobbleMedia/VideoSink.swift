@@ -176,6 +176,15 @@ public final class VideoSink: FrameSink {
         return encoders.contains("libvpx-vp9")
     }
 
+    /// Whether the installed ffmpeg answers but has no VP9 encoder
+    /// (libvpx-vp9): a `.webm` would then be VP8. False where ffmpeg is
+    /// missing or cannot tell (the sink says so when it starts).
+    public static func lacksVP9() -> Bool {
+        guard let ffmpeg = ChildProcess.findExecutable("ffmpeg"),
+              let encoders = try? encoders(ffmpeg: ffmpeg, what: "ffmpeg") else { return false }
+        return !encoders.contains("libvpx-vp9")
+    }
+
     /// The soundtrack muxed, if any.
     public let audio: Audio?
     /// The target path.

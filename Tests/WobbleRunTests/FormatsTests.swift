@@ -539,6 +539,24 @@ final class PresetTests: XCTestCase {
         XCTAssertEqual(try entries("tmp"), [])
     }
 
+    /// An ffmpeg without libvpx-vp9 would make the sticker VP8, which
+    /// Telegram refuses: one line, nothing written (it wrote VP8, exit 0).
+    func testTelegramWithoutAVP9EncoderSaysSo() throws {
+        let bin = try fakeFFmpeg { real in """
+            #!/bin/sh
+            for a in "$@"; do [ "$a" = "-encoders" ] && { \(real) "$@" | grep -v -e libvpx-vp9; exit 0; }; done
+            for a in "$@"; do [ "$a" = "libvpx-vp9" ] && { echo "Unknown encoder 'libvpx-vp9'" >&2; exit 1; }; done
+            exec \(real) "$@"
+            """ }
+        let (status, _, err) = try run(["cat.lua", "--backend", "cpu", "-q", "--frames", "0-9", "--preset", "telegram", "-o", "t.webm"],
+                                       tmpdir: box.path("tmp"), path: bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"))
+        XCTAssertEqual(status, 1, err)
+        XCTAssertEqual(err.split(separator: "\n").first.map(String.init),
+                       "wobble-run: telegram: Telegram video stickers take VP9 only, and the installed ffmpeg has no VP9 encoder (libvpx-vp9): install an ffmpeg built with libvpx")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("t.webm")))
+        XCTAssertEqual(try entries("tmp"), [])
+    }
+
     /// SIGINT while pass 1 writes its statistics: status 130, and the
     /// folder holding them is gone.
     func testTelegramInterruptedInPassOneLeavesNoStatistics() throws {
