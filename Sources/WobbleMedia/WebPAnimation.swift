@@ -112,7 +112,10 @@ final class WebPAnimation {
     /// at least two frames (`keepAnimated`). `frames`: the frames added;
     /// `firstEnd`: when the first frame ends (ms).
     func assemble(end: Int, firstEnd: Int, frames: Int) throws -> [UInt8] {
-        try keepAnimated(try assemble(end: end), end: end, firstEnd: firstEnd, frames: frames)
+        // A one-frame clip is two frames of at least 1 ms: one shorter than
+        // 2 ms (over 500 fps) plays 2 ms, else libwebpmux keeps a still image.
+        let end = frames >= 2 ? end : max(end, 2)
+        return try keepAnimated(try assemble(end: end), end: end, firstEnd: firstEnd, frames: frames)
     }
 
     /// libwebp's own file: frames whose pixels equal the frame before are

@@ -114,6 +114,22 @@ final class PresetLimitTests: XCTestCase {
         XCTAssertEqual(j["bytes"] as? Int, try Data(contentsOf: URL(fileURLWithPath: box.path("w.webp"))).count)
     }
 
+    /// A one-frame WebP above 500 fps (its frame under 2 ms) is still an
+    /// animation of two frames, its loop count kept (libwebpmux made a
+    /// still image of it, without timing or loop count).
+    func testAOneFrameWebPOver500FPSIsStillAnAnimation() throws {
+        try box.write("one.lua", "image('img.png')\n")
+        for fps in ["1000", "501"] {
+            let r = try Tool.run(["one.lua", "--backend", "cpu", "-q", "--fps", fps, "--loop", "3", "-o", "o\(fps).webp"], cwd: box.url)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let i = try inspect("o\(fps).webp")
+            XCTAssertEqual(i["animated"] as? Bool, true, fps)
+            XCTAssertEqual(i["frames"] as? Int, 2, fps)
+            XCTAssertEqual(i["durations"] as? [Int], [1, 1], fps)
+            XCTAssertEqual(i["loop"] as? Int, 4, "--loop 3: four plays (\(fps) fps)")
+        }
+    }
+
     /// `--preset X --loop N`: honoured where the platform allows it, else
     /// one line naming the rule (exit 2 when the options alone break it,
     /// 1 when the clip's length does).
