@@ -118,6 +118,8 @@ package struct PresetRun {
                 if let r = p.frames, window.count(fps: lower) < r.lowerBound { break }
                 if lower < 1 { break }
                 let refit = try fitPlayback(lower, window: window, formats: formats)
+                // Said: a pipeline would otherwise find half the frames it asked for.
+                report.warn("\(p.name): no file fits the \(Self.kb(p.byteLimit)) at \(Self.short(rate)) fps (the smallest \(Self.kb(smallest))): trying \(Self.short(refit.fps)) fps, fewer frames")
                 if let w = refit.warning { report.warn(w) }
                 (rate, loop) = (refit.fps, refit.loop)
                 chosen.fps = rate

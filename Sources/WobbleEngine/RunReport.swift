@@ -42,8 +42,11 @@ package final class RunReport {
     /// Warnings not printed yet.
     private var unprinted: [String] = []
 
-    /// Records a warning (`flushWarnings` prints it).
+    /// Records a warning (`flushWarnings` prints it); one already given is
+    /// not repeated (a preset that renders the clip again at a lower frame
+    /// rate meets the same ones).
     package func warn(_ message: String) {
+        guard !warnings.contains(message) else { return }
         warnings.append(message)
         unprinted.append(message)
     }

@@ -722,6 +722,13 @@ final class PresetTests: XCTestCase {
             """)
         let noise = try Tool.run(["noise.lua", "--backend", "cpu", "-q", "--preset", "slack"], cwd: box.url)
         XCTAssertEqual(noise.status, 1)
+        // Each lower frame rate is said, and a warning met again is not repeated.
+        let warnings = noise.stderr.split(separator: "\n").filter { $0.hasPrefix("wobble-run: warning: ") }
+        XCTAssertEqual(warnings.filter { $0.hasPrefix("wobble-run: warning: slack: no file fits the 128 KB at ") }.map { $0.hasSuffix("fewer frames") },
+                       [true, true], noise.stderr)
+        XCTAssertTrue(warnings.contains { $0.contains("at 30 fps (the smallest ") && $0.hasSuffix("trying 15 fps, fewer frames") }, noise.stderr)
+        XCTAssertTrue(warnings.contains { $0.contains("at 15 fps (the smallest ") && $0.hasSuffix("trying 7.5 fps, fewer frames") }, noise.stderr)
+        XCTAssertEqual(Set(warnings).count, warnings.count, "no warning twice: \(noise.stderr)")
         XCTAssertTrue(noise.firstError.hasPrefix("wobble-run: slack: even at the lowest quality and 7.5 fps the file is "), noise.firstError)
         XCTAssertTrue(noise.firstError.hasSuffix("more than the 128 KB Slack custom emoji may have; make the clip shorter or its moving regions smaller (nothing written)"), noise.firstError)
         try box.write("still.lua", "image('cat.png')\n")
