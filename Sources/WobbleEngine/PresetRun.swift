@@ -70,7 +70,8 @@ package struct PresetRun {
         let clipFPS = first.clip.fps
         report.frames = first.frames
         report.fps = clipFPS
-        report.duration = first.clip.duration
+        // The frames' play time (of the --frames part where one is asked for), as a plain run says.
+        report.duration = first.clip.length(frames: first.frames)
         // The part of the clip that goes out: all of it, or --frames A-B as
         // a time window (kept when the frame rate changes).
         var window = Window(start: 0, end: first.clip.duration, clipEnd: first.clip.duration)
@@ -233,13 +234,7 @@ package struct PresetRun {
         let p = preset
         let duration = window.end - window.start
         if let limit = p.maxDuration, duration > limit + 1e-9 {
-            // --frames counts frames at the clip's rate: offered where the preset keeps it.
-            // (At a rate where one frame alone shows longer than the limit,
-            // no part fits: a higher --fps is the way.)
-            let last = Int((limit * requested + 1e-9).rounded(.down)) - 1
-            let part = last >= 0 ? ", or take a part with --frames 0-\(last)"
-                : ", or pass a higher --fps (at \(Self.short(requested)) fps one frame alone shows \(NumberText.seconds(1 / requested)) s)"
-            throw RunError("\(p.name): \(p.what) last at most \(NumberText.plain(limit)) s; this clip lasts \(NumberText.seconds(duration)) s: end the scene sooner\(part) (nothing written)")
+            throw RunError(tooLong(limit: limit, requested: requested, window: window))
         }
         var fps = min(requested, p.maxFPS(formats))
         guard let range = p.frames else { return fps }
@@ -259,6 +254,26 @@ package struct PresetRun {
             }
         }
         return fps
+    }
+
+    /// The error for a clip (or the `--frames` part) longer than the
+    /// platform's `limit`: its play time, its frames at the requested
+    /// rate, as `--json`'s `duration` says it, and the fix: the frames
+    /// that fit from the same start (`--frames` counts frames at that
+    /// rate), or, where one frame alone shows longer than the limit, a
+    /// higher `--fps`.
+    package func tooLong(limit: Double, requested: Double, window: Window) -> String {
+        let p = preset
+        let played = NumberText.seconds(Double(window.count(fps: requested)) / requested)
+        let start = options.frames?.lowerBound ?? 0
+        let fit = Int((limit * requested + 1e-9).rounded(.down))
+        let higher = "pass a higher --fps (at \(Self.short(requested)) fps one frame alone shows \(NumberText.seconds(1 / requested)) s)"
+        let part = "--frames \(start)-\(start + fit - 1)"
+        let head = "\(p.name): \(p.what) last at most \(NumberText.plain(limit)) s; "
+        if let asked = options.frames {
+            return head + "the part \(Runner.describe(frames: asked)) selects lasts \(played) s: \(fit > 0 ? "take a shorter part, such as " + part : higher) (nothing written)"
+        }
+        return head + "this clip lasts \(played) s: end the scene sooner, or \(fit > 0 ? "take a part with " + part : higher) (nothing written)"
     }
 
     /// The frame rate and `--loop` for frames at `fps`, counted as a player
