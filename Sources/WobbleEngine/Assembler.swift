@@ -120,7 +120,7 @@ package struct Assembler {
         report.record(sink)
         let what = outputName.map { "wrote \($0)" } ?? "read"
         reporter.finish(String(format: "%@: %d frames (%d-%d), %d×%d at %@ fps, in %.2f s", what, frames.count,
-                               frames[0].index, frames[frames.count - 1].index, w, h, NumberText.plain(fps), reporter.elapsed))
+                               frames[0].index, frames[frames.count - 1].index, w, h, NumberText.rate(fps), reporter.elapsed))
     }
 
     /// The sound slices of the folder (`sound_NNNNN.wav`, `AudioSlice`)
@@ -155,7 +155,7 @@ package struct Assembler {
             let from = (sample(max(index, first)) - sample(index)) * AudioSlice.frameBytes
             // Every slice but the last holds its frames' samples exactly.
             guard i + 1 < slices.count ? bytes.count == expected : bytes.count >= expected else {
-                throw RunError("--assemble '\(directory)': '\(name)' holds \(bytes.count / AudioSlice.frameBytes) samples, not the \(expected / AudioSlice.frameBytes) of frames \(index)-\(end - 1) at \(NumberText.plain(fps)) fps (render that slice again, at this frame rate)")
+                throw RunError("--assemble '\(directory)': '\(name)' holds \(bytes.count / AudioSlice.frameBytes) samples, not the \(expected / AudioSlice.frameBytes) of frames \(index)-\(end - 1) at \(NumberText.rate(fps)) fps (render that slice again, at this frame rate)")
             }
             pcm += bytes[from..<expected]
         }

@@ -152,7 +152,7 @@ package struct PresetRun {
             if best != nil { break }
         }
         guard let best, var s = summary else {
-            throw RunError("\(p.name): even at the lowest quality and \(Self.short(rate)) fps the file is \(Self.kb(smallest)), more than the \(Self.kb(p.byteLimit)) \(p.what) may have; make the clip shorter or its moving regions smaller (nothing written)")
+            throw RunError("\(p.name): even at the lowest quality and \(NumberText.rate(rate)) fps the file is \(Self.kb(smallest)), more than the \(Self.kb(p.byteLimit)) \(p.what) may have; make the clip shorter or its moving regions smaller (nothing written)")
         }
 
         // 5. The chosen file into place (named for its format when -o is not given).
@@ -180,7 +180,7 @@ package struct PresetRun {
         s.height = canvas.1
         // What it chose, as a plain render's summary: on a terminal or with -v.
         if !o.quiet && (o.verbose || Posix.isTerminal(2)) {
-            printError("wrote \(path): \(p.what), \(best.format.rawValue.uppercased()), \(choice.frames) frame\(choice.frames == 1 ? "" : "s") at \(Self.short(rate)) fps, \(canvas.0)×\(canvas.1), \(choice.levelText), \(Self.kb(bytes.count)) of \(Self.kb(p.byteLimit))")
+            printError("wrote \(path): \(p.what), \(best.format.rawValue.uppercased()), \(choice.frames) frame\(choice.frames == 1 ? "" : "s") at \(NumberText.rate(rate)) fps, \(canvas.0)×\(canvas.1), \(choice.levelText), \(Self.kb(bytes.count)) of \(Self.kb(p.byteLimit))")
         }
         return s
     }
@@ -267,7 +267,7 @@ package struct PresetRun {
         let played = NumberText.seconds(Double(window.count(fps: requested)) / requested)
         let start = options.frames?.lowerBound ?? 0
         let fit = Int((limit * requested + 1e-9).rounded(.down))
-        let higher = "pass a higher --fps (at \(Self.short(requested)) fps one frame alone shows \(NumberText.seconds(1 / requested)) s)"
+        let higher = "pass a higher --fps (at \(NumberText.rate(requested)) fps one frame alone shows \(NumberText.seconds(1 / requested)) s)"
         let part = "--frames \(start)-\(start + fit - 1)"
         let head = "\(p.name): \(p.what) last at most \(NumberText.plain(limit)) s; "
         if let asked = options.frames {
@@ -289,9 +289,9 @@ package struct PresetRun {
         if let limit = p.maxDuration, played(fps) > limit + 1e-9 {
             let raised = Double(n) / limit
             guard raised <= p.maxFPS(formats), window.count(fps: raised) == n, played(raised) <= limit + 1e-9 else {
-                throw RunError("\(p.name): at \(Self.short(fps)) fps the clip's \(n) frames play \(NumberText.seconds(played(fps))) s (every frame shows 1/fps, the last one too), more than the \(NumberText.plain(limit)) s \(p.what) may last; pass a higher --fps (nothing written)")
+                throw RunError("\(p.name): at \(NumberText.rate(fps)) fps the clip's \(n) frames play \(NumberText.seconds(played(fps))) s (every frame shows 1/fps, the last one too), more than the \(NumberText.plain(limit)) s \(p.what) may last; pass a higher --fps (nothing written)")
             }
-            warning = "\(p.name): at \(Self.short(fps)) fps the clip's \(n) frames would play \(NumberText.seconds(played(fps))) s (every frame shows 1/fps, the last one too), more than the \(NumberText.plain(limit)) s \(p.what) may last: written at \(Self.short(raised)) fps (\(n) frames, \(NumberText.seconds(played(raised))) s)"
+            warning = "\(p.name): at \(NumberText.rate(fps)) fps the clip's \(n) frames would play \(NumberText.seconds(played(fps))) s (every frame shows 1/fps, the last one too), more than the \(NumberText.plain(limit)) s \(p.what) may last: written at \(NumberText.rate(raised)) fps (\(n) frames, \(NumberText.seconds(played(raised))) s)"
             fps = raised
         }
         return (fps, try chooseLoop(played: played(fps)), warning)
@@ -318,9 +318,6 @@ package struct PresetRun {
             return plays == 1 ? -1 : plays - 1
         }
     }
-
-    /// A frame rate for messages: at most three decimals (0.667).
-    package static func short(_ fps: Double) -> String { NumberText.seconds(fps) }
 
     /// The part of the clip written, in seconds: frame k at k/fps is in
     /// it when `start <= k/fps < end` (and k/fps < the clip's end).

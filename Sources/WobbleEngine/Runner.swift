@@ -164,7 +164,7 @@ package struct Runner {
         try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
         if plan.format == .gif {
             if clip.fps > 50 {
-                report.warn("\(NumberText.plain(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
+                report.warn("\(NumberText.rate(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
             }
             // A loop() clip flows from its last frame into its first; one
             // frame shown over and over jumps nowhere.
@@ -251,7 +251,7 @@ package struct Runner {
     package static func describe(_ s: Summary) -> String {
         let what = s.output.map { "wrote \($0)" } ?? "rendered"
         return String(format: "%@: %d frames, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.width, s.height,
-                      NumberText.seconds(s.clip.length), NumberText.plain(s.clip.fps), s.seconds)
+                      NumberText.seconds(s.clip.length), NumberText.rate(s.clip.fps), s.seconds)
     }
 
     /// Loads a PNG or JPEG; a bad file is a `RunError` naming it.

@@ -92,7 +92,7 @@ func runOnce(_ cli: Options, report: RunReport) throws {
     let summary = try options.preset.map { try PresetRun(options: options, preset: $0).run(report: report) }
         ?? Runner(options: options).run(report: report)
     if options.check && !options.quiet {
-        printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(NumberText.seconds(summary.clip.length(frames: summary.frames))) s at \(NumberText.plain(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
+        printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(NumberText.seconds(summary.clip.length(frames: summary.frames))) s at \(NumberText.rate(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
     }
     try report.printJSON()
 }
