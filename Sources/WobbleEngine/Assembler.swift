@@ -36,7 +36,10 @@ package struct Assembler {
         package var path: String
     }
 
-    package func run() throws {
+    /// Assembles (or with `--check` reads) the frames; the `--check` line
+    /// for them (`Runner.okLine`).
+    @discardableResult
+    package func run() throws -> String {
         let o = options
         if o.overlay { throw UsageError("--overlay does not apply to --assemble (the frames are already drawn)") }
         if o.image != nil { throw UsageError("--image does not apply to --assemble") }
@@ -79,7 +82,8 @@ package struct Assembler {
         }
         report.fps = fps
         report.frames = frames.count
-        report.duration = Double(frames.count) / fps
+        let seconds = Double(frames.count) / fps
+        report.duration = seconds
         let reporter = ProgressReporter(total: frames.count, quiet: o.quiet, observer: o.control.progress)
 
         let (w, h) = try outputSize(first.width, first.height)
@@ -121,6 +125,7 @@ package struct Assembler {
         let what = outputName.map { "wrote \($0)" } ?? "read"
         reporter.finish(String(format: "%@: %d frames (%d-%d), %d×%d at %@ fps, in %.2f s", what, frames.count,
                                frames[0].index, frames[frames.count - 1].index, w, h, NumberText.rate(fps), reporter.elapsed))
+        return Runner.okLine(frames: frames.count, seconds: seconds, fps: fps, width: w, height: h)
     }
 
     /// The sound slices of the folder (`sound_NNNNN.wav`, `AudioSlice`)

@@ -70,6 +70,11 @@ package struct Runner {
         package var clip: Clip
         package var output: String?
         package var seconds: Double
+
+        /// The `--check` line for these frames (`Runner.okLine`).
+        package var okLine: String {
+            Runner.okLine(frames: frames, seconds: clip.length(frames: frames), fps: clip.fps, width: width, height: height)
+        }
     }
 
     package func run(report: RunReport = RunReport(json: false)) throws -> Summary {
@@ -246,6 +251,12 @@ package struct Runner {
         default: what = "PNG frames"
         }
         return "'\(plan.path ?? "-")' is \(what), which has no sound: the soundtrack is left out (write .mp4, .webm or .mov to keep it)"
+    }
+
+    /// The `--check` line, a scene's and `--assemble`'s: `ok: N frames,
+    /// S s at F fps, W×H`, S the frames' play time.
+    package static func okLine(frames: Int, seconds: Double, fps: Double, width: Int, height: Int) -> String {
+        "ok: \(frames) frame\(frames == 1 ? "" : "s"), \(NumberText.seconds(seconds)) s at \(NumberText.rate(fps)) fps, \(width)×\(height)"
     }
 
     package static func describe(_ s: Summary) -> String {
