@@ -259,10 +259,12 @@ package struct Runner {
         "ok: \(frames) frame\(frames == 1 ? "" : "s"), \(NumberText.seconds(seconds)) s at \(NumberText.rate(fps)) fps, \(width)×\(height)"
     }
 
+    /// A render's summary line: its frames (a `--frames` part's own), their
+    /// play time, size and rate.
     package static func describe(_ s: Summary) -> String {
         let what = s.output.map { "wrote \($0)" } ?? "rendered"
-        return String(format: "%@: %d frames, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.width, s.height,
-                      NumberText.seconds(s.clip.length), NumberText.rate(s.clip.fps), s.seconds)
+        return String(format: "%@: %d frame%@, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.frames == 1 ? "" : "s",
+                      s.width, s.height, NumberText.seconds(s.clip.length(frames: s.frames)), NumberText.rate(s.clip.fps), s.seconds)
     }
 
     /// Loads a PNG or JPEG; a bad file is a `RunError` naming it.

@@ -293,7 +293,8 @@ final class PresetLimitTests: XCTestCase {
     }
 
     /// The `ok:` and `wrote` lines give a frame rate in its short form
-    /// (a preset's raised 2/3 fps, a scene's 1/3), as every message does.
+    /// (a preset's raised 2/3 fps, a scene's 1/3), as every message does;
+    /// the `wrote` line says "1 frame" and a `--frames` part's own length.
     func testTheOkAndWroteLinesRoundTheFrameRate() throws {
         try scene("three.lua", seconds: 3)
         let r = try Tool.run(["three.lua", "--backend", "cpu", "--fps", "0.4", "--preset", "telegram", "--check"], cwd: box.url)
@@ -305,7 +306,12 @@ final class PresetLimitTests: XCTestCase {
         let v = try Tool.run(["third.lua", "--backend", "cpu", "-v", "-o", "t.gif"], cwd: box.url)
         XCTAssertEqual(v.status, 0, v.stderr)
         let wrote = v.stderr.split(separator: "\n").first { $0.hasPrefix("wrote t.gif: ") }.map(String.init) ?? v.stderr
-        XCTAssertTrue(wrote.contains(", 3 s at 0.333 fps, in "), wrote)
+        XCTAssertTrue(wrote.hasPrefix("wrote t.gif: 1 frame, 64×48, 3 s at 0.333 fps, in "), wrote)
+        // The wrote line of a --frames part: its frames' play time, as the ok: line.
+        let part = try Tool.run(["three.lua", "--backend", "cpu", "-v", "--frames", "0-4", "-o", "f.gif"], cwd: box.url)
+        XCTAssertEqual(part.status, 0, part.stderr)
+        let line = part.stderr.split(separator: "\n").first { $0.hasPrefix("wrote f.gif: ") }.map(String.init) ?? part.stderr
+        XCTAssertTrue(line.hasPrefix("wrote f.gif: 5 frames, 64×48, 0.167 s at 30 fps, in "), line)
     }
 }
 
