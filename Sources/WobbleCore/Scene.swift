@@ -265,7 +265,7 @@ public final class Scene {
         if fixedFPS != nil { return }
         if n == fps { return }
         if hasRecordedFrame {
-            throw SceneError("fps", "cannot change the frame rate (\(NumberText.plain(fps))) once a frame has been recorded")
+            throw SceneError("fps", "cannot change the frame rate (\(NumberText.rate(fps))) once a frame has been recorded")
         }
         fps = n
     }

@@ -36,7 +36,10 @@ package struct Assembler {
         package var path: String
     }
 
-    package func run() throws {
+    /// Assembles (or with `--check` reads) the frames; the `--check` line
+    /// for them (`Runner.okLine`).
+    @discardableResult
+    package func run() throws -> String {
         let o = options
         if o.overlay { throw UsageError("--overlay does not apply to --assemble (the frames are already drawn)") }
         if o.image != nil { throw UsageError("--image does not apply to --assemble") }
@@ -79,7 +82,8 @@ package struct Assembler {
         }
         report.fps = fps
         report.frames = frames.count
-        report.duration = Double(frames.count) / fps
+        let seconds = Double(frames.count) / fps
+        report.duration = seconds
         let reporter = ProgressReporter(total: frames.count, quiet: o.quiet, observer: o.control.progress)
 
         let (w, h) = try outputSize(first.width, first.height)
@@ -120,7 +124,8 @@ package struct Assembler {
         report.record(sink)
         let what = outputName.map { "wrote \($0)" } ?? "read"
         reporter.finish(String(format: "%@: %d frames (%d-%d), %d×%d at %@ fps, in %.2f s", what, frames.count,
-                               frames[0].index, frames[frames.count - 1].index, w, h, NumberText.plain(fps), reporter.elapsed))
+                               frames[0].index, frames[frames.count - 1].index, w, h, NumberText.rate(fps), reporter.elapsed))
+        return Runner.okLine(frames: frames.count, seconds: seconds, fps: fps, width: w, height: h)
     }
 
     /// The sound slices of the folder (`sound_NNNNN.wav`, `AudioSlice`)
@@ -155,7 +160,7 @@ package struct Assembler {
             let from = (sample(max(index, first)) - sample(index)) * AudioSlice.frameBytes
             // Every slice but the last holds its frames' samples exactly.
             guard i + 1 < slices.count ? bytes.count == expected : bytes.count >= expected else {
-                throw RunError("--assemble '\(directory)': '\(name)' holds \(bytes.count / AudioSlice.frameBytes) samples, not the \(expected / AudioSlice.frameBytes) of frames \(index)-\(end - 1) at \(NumberText.plain(fps)) fps (render that slice again, at this frame rate)")
+                throw RunError("--assemble '\(directory)': '\(name)' holds \(bytes.count / AudioSlice.frameBytes) samples, not the \(expected / AudioSlice.frameBytes) of frames \(index)-\(end - 1) at \(NumberText.rate(fps)) fps (render that slice again, at this frame rate)")
             }
             pcm += bytes[from..<expected]
         }

@@ -70,7 +70,8 @@ package struct PresetRun {
         let clipFPS = first.clip.fps
         report.frames = first.frames
         report.fps = clipFPS
-        report.duration = first.clip.duration
+        // The frames' play time (of the --frames part where one is asked for), as a plain run says.
+        report.duration = first.clip.length(frames: first.frames)
         // The part of the clip that goes out: all of it, or --frames A-B as
         // a time window (kept when the frame rate changes).
         var window = Window(start: 0, end: first.clip.duration, clipEnd: first.clip.duration)
@@ -153,7 +154,7 @@ package struct PresetRun {
             if best != nil { break }
         }
         guard let best, var s = summary else {
-            throw RunError("\(p.name): even at the lowest quality and \(Self.short(rate)) fps the file is \(Self.kb(smallest)), more than the \(Self.kb(p.byteLimit)) \(p.what) may have; make the clip shorter or its moving regions smaller (nothing written)")
+            throw RunError("\(p.name): even at the lowest quality and \(NumberText.rate(rate)) fps the file is \(Self.kb(smallest)), more than the \(Self.kb(p.byteLimit)) \(p.what) may have; make the clip shorter or its moving regions smaller (nothing written)")
         }
 
         // 5. The chosen file into place (named for its format when -o is not given).
@@ -181,7 +182,7 @@ package struct PresetRun {
         s.height = canvas.1
         // What it chose, as a plain render's summary: on a terminal or with -v.
         if !o.quiet && (o.verbose || Posix.isTerminal(2)) {
-            printError("wrote \(path): \(p.what), \(best.format.rawValue.uppercased()), \(choice.frames) frame\(choice.frames == 1 ? "" : "s") at \(Self.short(rate)) fps, \(canvas.0)×\(canvas.1), \(choice.levelText), \(Self.kb(bytes.count)) of \(Self.kb(p.byteLimit))")
+            printError("wrote \(path): \(p.what), \(best.format.rawValue.uppercased()), \(choice.frames) frame\(choice.frames == 1 ? "" : "s") at \(NumberText.rate(rate)) fps, \(canvas.0)×\(canvas.1), \(choice.levelText), \(Self.kb(bytes.count)) of \(Self.kb(p.byteLimit))")
         }
         return s
     }
@@ -235,13 +236,7 @@ package struct PresetRun {
         let p = preset
         let duration = window.end - window.start
         if let limit = p.maxDuration, duration > limit + 1e-9 {
-            // --frames counts frames at the clip's rate: offered where the preset keeps it.
-            // (At a rate where one frame alone shows longer than the limit,
-            // no part fits: a higher --fps is the way.)
-            let last = Int((limit * requested + 1e-9).rounded(.down)) - 1
-            let part = last >= 0 ? ", or take a part with --frames 0-\(last)"
-                : ", or pass a higher --fps (at \(Self.short(requested)) fps one frame alone shows \(NumberText.seconds(1 / requested)) s)"
-            throw RunError("\(p.name): \(p.what) last at most \(NumberText.plain(limit)) s; this clip lasts \(NumberText.seconds(duration)) s: end the scene sooner\(part) (nothing written)")
+            throw RunError(tooLong(limit: limit, requested: requested, window: window))
         }
         var fps = min(requested, p.maxFPS(formats))
         guard let range = p.frames else { return fps }
@@ -263,6 +258,26 @@ package struct PresetRun {
         return fps
     }
 
+    /// The error for a clip (or the `--frames` part) longer than the
+    /// platform's `limit`: its play time, its frames at the requested
+    /// rate, as `--json`'s `duration` says it, and the fix: the frames
+    /// that fit from the same start (`--frames` counts frames at that
+    /// rate), or, where one frame alone shows longer than the limit, a
+    /// higher `--fps`.
+    package func tooLong(limit: Double, requested: Double, window: Window) -> String {
+        let p = preset
+        let played = NumberText.seconds(Double(window.count(fps: requested)) / requested)
+        let start = options.frames?.lowerBound ?? 0
+        let fit = Int((limit * requested + 1e-9).rounded(.down))
+        let higher = "pass a higher --fps (at \(NumberText.rate(requested)) fps one frame alone shows \(NumberText.seconds(1 / requested)) s)"
+        let part = "--frames \(start)-\(start + fit - 1)"
+        let head = "\(p.name): \(p.what) last at most \(NumberText.plain(limit)) s; "
+        if let asked = options.frames {
+            return head + "the part \(Runner.describe(frames: asked)) selects lasts \(played) s: \(fit > 0 ? "take a shorter part, such as " + part : higher) (nothing written)"
+        }
+        return head + "this clip lasts \(played) s: end the scene sooner, or \(fit > 0 ? "take a part with " + part : higher) (nothing written)"
+    }
+
     /// The frame rate and `--loop` for frames at `fps`, counted as a player
     /// plays them (`Preset.played`): where one play would last longer than
     /// the platform allows (the last frame shows a whole 1/fps), the rate
@@ -276,9 +291,9 @@ package struct PresetRun {
         if let limit = p.maxDuration, played(fps) > limit + 1e-9 {
             let raised = Double(n) / limit
             guard raised <= p.maxFPS(formats), window.count(fps: raised) == n, played(raised) <= limit + 1e-9 else {
-                throw RunError("\(p.name): at \(Self.short(fps)) fps the clip's \(n) frames play \(NumberText.seconds(played(fps))) s (every frame shows 1/fps, the last one too), more than the \(NumberText.plain(limit)) s \(p.what) may last; pass a higher --fps (nothing written)")
+                throw RunError("\(p.name): at \(NumberText.rate(fps)) fps the clip's \(n) frames play \(NumberText.seconds(played(fps))) s (every frame shows 1/fps, the last one too), more than the \(NumberText.plain(limit)) s \(p.what) may last; pass a higher --fps (nothing written)")
             }
-            warning = "\(p.name): at \(Self.short(fps)) fps the clip's \(n) frames would play \(NumberText.seconds(played(fps))) s (every frame shows 1/fps, the last one too), more than the \(NumberText.plain(limit)) s \(p.what) may last: written at \(Self.short(raised)) fps (\(n) frames, \(NumberText.seconds(played(raised))) s)"
+            warning = "\(p.name): at \(NumberText.rate(fps)) fps the clip's \(n) frames would play \(NumberText.seconds(played(fps))) s (every frame shows 1/fps, the last one too), more than the \(NumberText.plain(limit)) s \(p.what) may last: written at \(NumberText.rate(raised)) fps (\(n) frames, \(NumberText.seconds(played(raised))) s)"
             fps = raised
         }
         return (fps, try chooseLoop(played: played(fps)), warning)
@@ -305,9 +320,6 @@ package struct PresetRun {
             return plays == 1 ? -1 : plays - 1
         }
     }
-
-    /// A frame rate for messages: at most three decimals (0.667).
-    package static func short(_ fps: Double) -> String { NumberText.seconds(fps) }
 
     /// The part of the clip written, in seconds: frame k at k/fps is in
     /// it when `start <= k/fps < end` (and k/fps < the clip's end).

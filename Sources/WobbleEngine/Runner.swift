@@ -70,6 +70,11 @@ package struct Runner {
         package var clip: Clip
         package var output: String?
         package var seconds: Double
+
+        /// The `--check` line for these frames (`Runner.okLine`).
+        package var okLine: String {
+            Runner.okLine(frames: frames, seconds: clip.length(frames: frames), fps: clip.fps, width: width, height: height)
+        }
     }
 
     package func run(report: RunReport = RunReport(json: false)) throws -> Summary {
@@ -164,7 +169,7 @@ package struct Runner {
         try refuseToReplaceInputs(plan, inputs: inputs, frames: selection)
         if plan.format == .gif {
             if clip.fps > 50 {
-                report.warn("\(NumberText.plain(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
+                report.warn("\(NumberText.rate(clip.fps)) fps is more than GIF players show (browsers slow GIFs above 50 fps down); consider --fps 25 or 50")
             }
             // A loop() clip flows from its last frame into its first; one
             // frame shown over and over jumps nowhere.
@@ -248,10 +253,18 @@ package struct Runner {
         return "'\(plan.path ?? "-")' is \(what), which has no sound: the soundtrack is left out (write .mp4, .webm or .mov to keep it)"
     }
 
+    /// The `--check` line, a scene's and `--assemble`'s: `ok: N frames,
+    /// S s at F fps, W×H`, S the frames' play time.
+    package static func okLine(frames: Int, seconds: Double, fps: Double, width: Int, height: Int) -> String {
+        "ok: \(frames) frame\(frames == 1 ? "" : "s"), \(NumberText.seconds(seconds)) s at \(NumberText.rate(fps)) fps, \(width)×\(height)"
+    }
+
+    /// A render's summary line: its frames (a `--frames` part's own), their
+    /// play time, size and rate.
     package static func describe(_ s: Summary) -> String {
         let what = s.output.map { "wrote \($0)" } ?? "rendered"
-        return String(format: "%@: %d frames, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.width, s.height,
-                      NumberText.seconds(s.clip.length), NumberText.plain(s.clip.fps), s.seconds)
+        return String(format: "%@: %d frame%@, %d×%d, %@ s at %@ fps, in %.2f s", what, s.frames, s.frames == 1 ? "" : "s",
+                      s.width, s.height, NumberText.seconds(s.clip.length(frames: s.frames)), NumberText.rate(s.clip.fps), s.seconds)
     }
 
     /// Loads a PNG or JPEG; a bad file is a `RunError` naming it.

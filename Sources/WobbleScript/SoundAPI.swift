@@ -85,7 +85,7 @@ extension ScriptSession {
             let s = Sound(samples: samples, sampleRate: 44_100)
             guard !samples.isEmpty else { throw SceneError("sound", "'\(shown)' has no samples (a sound of length 0)") }
             guard s.duration <= limit + 1e-9 else {
-                throw SceneError("sound", "'\(shown)' is longer than the longest clip (\(NumberText.seconds(limit)) s: --max-frames \(scene.maxFrames) at \(NumberText.plain(scene.fps)) fps)")
+                throw SceneError("sound", "'\(shown)' is longer than the longest clip (\(NumberText.seconds(limit)) s: --max-frames \(scene.maxFrames) at \(NumberText.rate(scene.fps)) fps)")
             }
             sound = s
             sounds[full] = s

@@ -274,7 +274,7 @@ package final class StudioCore {
             } else if let r = reason {
                 say(r.count == 1 ? "reloaded: \(r[0]) changed" : "reloaded: \(r[0]) and \(r.count - 1) more changed")
             } else {
-                say("\(sceneName): \(session.clip?.frameCount ?? 0) frames at \(fmt(session.clip?.fps ?? 30)) fps")
+                say("\(sceneName): \(session.clip?.frameCount ?? 0) frames at \(NumberText.rate(session.clip?.fps ?? 30)) fps")
             }
             if verbose { printError("studio: reloaded (run \(session.generation))") }
             printWarningsIfChanged()

@@ -82,18 +82,17 @@ func runOnce(_ cli: Options, report: RunReport) throws {
     var options = cli.render
     // Signals stop the run; a read or a library call past --timeout ends the process.
     options.control = Interrupt.control
+    let ok: String
     if let dir = cli.assemble {
         var assembler = Assembler(options: options, directory: dir)
         assembler.report = report
-        try assembler.run()
-        try report.printJSON()
-        return
+        ok = try assembler.run()
+    } else {
+        let summary = try options.preset.map { try PresetRun(options: options, preset: $0).run(report: report) }
+            ?? Runner(options: options).run(report: report)
+        ok = summary.okLine
     }
-    let summary = try options.preset.map { try PresetRun(options: options, preset: $0).run(report: report) }
-        ?? Runner(options: options).run(report: report)
-    if options.check && !options.quiet {
-        printError("ok: \(summary.frames) frame\(summary.frames == 1 ? "" : "s"), \(NumberText.seconds(summary.clip.length(frames: summary.frames))) s at \(NumberText.plain(summary.clip.fps)) fps, \(summary.width)×\(summary.height)")
-    }
+    if options.check && !options.quiet { printError(ok) }
     try report.printJSON()
 }
 

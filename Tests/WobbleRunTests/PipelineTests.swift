@@ -326,6 +326,22 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(try json(r)["duration"] as? Double, 4)
     }
 
+    /// `--assemble --check` prints the `ok:` line a scene's `--check` does
+    /// (it printed nothing), the frame rate in its short form.
+    func testAssembleCheckPrintsTheOkLine() throws {
+        var r = try Tool.run(["s.lua", "--backend", "cpu", "-q", "--width", "8", "-o", "frames/"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        r = try Tool.run(["--assemble", "frames", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "ok: 9 frames, 0.3 s at 30 fps, 8×6\n")
+        r = try Tool.run(["--assemble", "frames", "--fps", "0.33333333", "--frames", "0-0", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "ok: 1 frame, 3 s at 0.333 fps, 8×6\n")
+        r = try Tool.run(["--assemble", "frames", "--check", "-q"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "", "-q: no line")
+    }
+
     func testMaxFramesCountsTheFramesWritten() throws {
         try box.write("long.lua", Sandbox.poke + "\nwait(4.7)\n")   // 150 frames
         var r = try Tool.run(["long.lua", "--backend", "cpu", "-q", "--frames", "0-9", "--max-frames", "10", "-o", "f/"], cwd: box.url)

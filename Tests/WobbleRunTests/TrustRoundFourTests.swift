@@ -256,7 +256,8 @@ final class PresetLimitTests: XCTestCase {
     /// A hostile round's presets at odd rates: `--check` says the size of
     /// the file (the padded canvas); a part too long at a rate where one
     /// frame alone is longer than the limit suggests a higher --fps, never
-    /// `--frames 0--1`; LINE raises the rate of a clip that lasts but has
+    /// `--frames 0--1` (the clip lasts its 2 frames at 0.15 fps, 13.333 s,
+    /// as `--json` says); LINE raises the rate of a clip that lasts but has
     /// one frame at the asked rate; a one-frame GIF does not warn of a jump.
     func testPresetsAtOddRatesSayTheTruth() throws {
         try scene("sc.lua", seconds: 1)
@@ -268,7 +269,7 @@ final class PresetLimitTests: XCTestCase {
         try scene("long.lua", seconds: 10, extra: "fps(0.15)")
         let r = try Tool.run(["--backend", "cpu", "-q", "long.lua", "--preset", "telegram", "-o", "t.webm"], cwd: box.url)
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.stderr, "wobble-run: telegram: Telegram video stickers last at most 3 s; this clip lasts 10 s: end the scene sooner, or pass a higher --fps (at 0.15 fps one frame alone shows 6.667 s) (nothing written)\n")
+        XCTAssertEqual(r.stderr, "wobble-run: telegram: Telegram video stickers last at most 3 s; this clip lasts 13.333 s: end the scene sooner, or pass a higher --fps (at 0.15 fps one frame alone shows 6.667 s) (nothing written)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("t.webm")))
         let (_, l) = try preset(["sc.lua", "--preset", "line", "--fps", "0.4", "-o", "l.png"])
         let lp = try XCTUnwrap(l["preset"] as? [String: Any])
@@ -276,6 +277,57 @@ final class PresetLimitTests: XCTestCase {
         let (g, gj) = try preset(["sc.lua", "--preset", "slack", "--fps", "0.4", "-o", "s.gif"])
         XCTAssertFalse(g.stderr.contains("the GIF loops but ends while regions still move"), g.stderr)
         XCTAssertEqual((gj["warnings"] as? [String])?.contains { $0.contains("the GIF loops but ends") }, false)
+    }
+
+    /// A part too long for the platform (`--frames`): the message and
+    /// `--json`'s `duration` give the part's play time (its frames at the
+    /// rate, not the whole scene's), a render and `--check` alike, and the
+    /// shorter part offered starts where the one asked for does (and fits).
+    func testAPartTooLongSaysThePartsLengthAndKeepsItsStart() throws {
+        try scene("nine.lua", seconds: 9.3)
+        let limit = "telegram: Telegram video stickers last at most 3 s; "
+        let cases: [([String], Int, Double, String, [String]?)] = [
+            (["--frames", "0-90"], 91, 3.033, "the part --frames 0-90 selects lasts 3.033 s: take a shorter part, such as --frames 0-89", ["--frames", "0-89"]),
+            (["--fps", "29.97", "--frames", "10-99"], 90, 3.003, "the part --frames 10-99 selects lasts 3.003 s: take a shorter part, such as --frames 10-98", ["--fps", "29.97", "--frames", "10-98"]),
+            (["--fps", "0.4", "--frames", "1-2"], 2, 5, "the part --frames 1-2 selects lasts 5 s: take a shorter part, such as --frames 1-1", ["--fps", "0.4", "--frames", "1-1"]),
+            (["--fps", "0.01", "--frames", "0-0"], 1, 100, "the part --frames 0-0 selects lasts 100 s: pass a higher --fps (at 0.01 fps one frame alone shows 100 s)", nil),
+        ]
+        for (args, frames, duration, message, fix) in cases {
+            for check in [false, true] {
+                let (r, j) = try preset(["nine.lua", "--preset", "telegram", "-o", "p.webm"] + args + (check ? ["--check"] : []), status: 1)
+                XCTAssertEqual(r.stderr, "wobble-run: " + limit + message + " (nothing written)\n", "\(args)")
+                XCTAssertEqual(j["error"] as? String, limit + message + " (nothing written)", "\(args)")
+                XCTAssertEqual(j["frames"] as? Int, frames, "\(args)")
+                XCTAssertEqual(j["duration"] as? Double ?? 0, duration, accuracy: 0.0005, "\(args)")
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("p.webm")))
+            if let fix {
+                let (_, ok) = try preset(["nine.lua", "--preset", "telegram", "-o", "p.webm", "--check"] + fix)
+                XCTAssertLessThanOrEqual(ok["duration"] as? Double ?? 99, 3, "\(fix)")
+            }
+        }
+    }
+
+    /// The `ok:` and `wrote` lines give a frame rate in its short form
+    /// (a preset's raised 2/3 fps, a scene's 1/3), as every message does;
+    /// the `wrote` line says "1 frame" and a `--frames` part's own length.
+    func testTheOkAndWroteLinesRoundTheFrameRate() throws {
+        try scene("three.lua", seconds: 3)
+        let r = try Tool.run(["three.lua", "--backend", "cpu", "--fps", "0.4", "--preset", "telegram", "--check"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").first { $0.hasPrefix("ok: ") }.map(String.init), "ok: 2 frames, 3 s at 0.667 fps, 512×384")
+        try scene("third.lua", seconds: 3, extra: "fps(1/3)")
+        let c = try Tool.run(["third.lua", "--check"], cwd: box.url)
+        XCTAssertEqual(c.stderr.split(separator: "\n").first { $0.hasPrefix("ok: ") }.map(String.init), "ok: 1 frame, 3 s at 0.333 fps, 64×48")
+        let v = try Tool.run(["third.lua", "--backend", "cpu", "-v", "-o", "t.gif"], cwd: box.url)
+        XCTAssertEqual(v.status, 0, v.stderr)
+        let wrote = v.stderr.split(separator: "\n").first { $0.hasPrefix("wrote t.gif: ") }.map(String.init) ?? v.stderr
+        XCTAssertTrue(wrote.hasPrefix("wrote t.gif: 1 frame, 64×48, 3 s at 0.333 fps, in "), wrote)
+        // The wrote line of a --frames part: its frames' play time, as the ok: line.
+        let part = try Tool.run(["three.lua", "--backend", "cpu", "-v", "--frames", "0-4", "-o", "f.gif"], cwd: box.url)
+        XCTAssertEqual(part.status, 0, part.stderr)
+        let line = part.stderr.split(separator: "\n").first { $0.hasPrefix("wrote f.gif: ") }.map(String.init) ?? part.stderr
+        XCTAssertTrue(line.hasPrefix("wrote f.gif: 5 frames, 64×48, 0.167 s at 30 fps, in "), line)
     }
 }
 

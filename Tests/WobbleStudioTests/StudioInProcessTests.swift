@@ -479,4 +479,18 @@ final class StudioFirstRunTests: InProcessStudioCase {
         XCTAssertEqual(seen, "s.lua: 5 frames at 10 fps")
         XCTAssertFalse(app.session.isProvisional)
     }
+
+    /// The clip's line gives its frame rate short, as every message does.
+    func testTheClipLineRoundsTheFrameRate() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 40, height: 30))
+        try box.write("s.lua", "image(\"img.png\")\nfps(1/3)\naddSketch{x = 6, y = 5, w = 28, h = 20}\nprepare()\nwait(6)\n")
+        let clock = ManualClock()
+        let t0 = clock.t
+        var seen = ""
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [(t0 + 0.2, .key(.escape, shift: false, ctrl: false))]) { surface, app in
+            surface.actions = [(t0 + 0.1, { seen = app.message })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(seen, "s.lua: 2 frames at 0.333 fps")
+    }
 }
