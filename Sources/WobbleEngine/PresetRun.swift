@@ -120,7 +120,7 @@ package struct PresetRun {
                 if lower < 1 { break }
                 let refit = try fitPlayback(lower, window: window, formats: formats)
                 // Said: a pipeline would otherwise find half the frames it asked for.
-                report.warn("\(p.name): no file fits the \(Self.kb(p.byteLimit)) at \(Self.short(rate)) fps (the smallest \(Self.kb(smallest))): trying \(Self.short(refit.fps)) fps, fewer frames")
+                report.warn("\(p.name): no file fits the \(Self.kb(p.byteLimit)) at \(NumberText.rate(rate)) fps (the smallest \(Self.kb(smallest))): trying \(NumberText.rate(refit.fps)) fps, fewer frames")
                 if let w = refit.warning { report.warn(w) }
                 (rate, loop) = (refit.fps, refit.loop)
                 chosen.fps = rate
