@@ -97,6 +97,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var sockets: [Int: OpaquePointer] = [:]
     private var nextSocket = 1
+    /// Sockets admitted whose handshake is not done yet (`reserve`).
+    private var reserved: Set<Int> = []
     private var folder: String?
     /// civetweb's complaints while it starts (nil once started): a failed
     /// start says them in its one line instead.
@@ -501,7 +503,7 @@ public final class HTTPServer: @unchecked Sendable {
             why = "the origin '\(HTTPServer.printable(origin))' is not the page's"
         } else if r.headers["origin"] == nil {
             why = "no origin"
-        } else if socketCount >= config.maxSockets {
+        } else if !reserve(conn) {
             why = "too many sockets (\(config.maxSockets))"
         } else {
             why = nil
@@ -514,14 +516,30 @@ public final class HTTPServer: @unchecked Sendable {
         return 0
     }
 
-    func opened(_ conn: OpaquePointer) {
-        let id: Int = lock.withLock {
+    /// A place for `conn` among the sockets the server admits, taken as it
+    /// is admitted (before its handshake is answered): counted from then
+    /// on, so that sockets admitted at once cannot pass the limit together
+    /// (counted only once open, the next could be admitted before the last
+    /// one's answer had counted it). False where none is left.
+    private func reserve(_ conn: OpaquePointer) -> Bool {
+        let id: Int? = lock.withLock {
+            guard sockets.count + reserved.count < config.maxSockets else { return nil }
             let id = nextSocket
             nextSocket += 1
-            sockets[id] = conn
+            reserved.insert(id)
             return id
         }
+        guard let id else { return false }
         mg_set_user_connection_data(conn, UnsafeMutableRawPointer(bitPattern: id))
+        return true
+    }
+
+    func opened(_ conn: OpaquePointer) {
+        let id = socketID(conn)
+        lock.withLock {
+            reserved.remove(id)
+            sockets[id] = conn
+        }
         onOpen?(id)
     }
 
@@ -561,7 +579,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     func closed(_ conn: OpaquePointer) {
         let id = socketID(conn)
-        let was = lock.withLock { sockets.removeValue(forKey: id) != nil }
+        let was = lock.withLock {
+            reserved.remove(id)
+            return sockets.removeValue(forKey: id) != nil
+        }
         if was { onClose?(id) }
     }
 }

@@ -220,7 +220,32 @@ final class HTTPServerTests: XCTestCase {
         for _ in 0 ..< 4 { XCTAssertEqual(try get("/files/scene.lua?token=\(token)").status, 200) }
         // One socket more than allowed: refused with a 403, not dropped.
         let extra = SocketClient(port: server.port)
-        XCTAssertTrue(extra.upgrade(path: "/ws?token=\(token)", host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 403"))
+        let answer = extra.upgrade(path: "/ws?token=\(token)", host: host, origin: "http://\(host)")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 403"), answer)
+    }
+
+    /// Sockets asked for at once cannot pass the limit together: each is
+    /// counted as it is admitted, before its handshake is answered (counted
+    /// once open, the next was admitted before the last one counted: the
+    /// whole suite's load once let a ninth of eight through).
+    func testSocketsAskedForAtOnceKeepTheLimit() throws {
+        let limit = server.config.maxSockets
+        let clients = (0 ..< limit * 2).map { _ in SocketClient(port: server.port) }
+        let request = ["GET /ws?token=\(token) HTTP/1.1", "Host: \(host)", "Upgrade: websocket", "Connection: Upgrade",
+                       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13", "Origin: http://\(host)"]
+        // Every request sent before any answer is read: the server admits them side by side.
+        for c in clients { c.write(Array((request.joined(separator: "\r\n") + "\r\n\r\n").utf8)) }
+        let answers = clients.map { $0.readHead() }
+        XCTAssertEqual(answers.filter { $0.hasPrefix("HTTP/1.1 101") }.count, limit, "\(answers.map { $0.prefix(12) })")
+        XCTAssertEqual(answers.filter { $0.hasPrefix("HTTP/1.1 403") }.count, limit, "\(answers.map { $0.prefix(12) })")
+        // Closing the open ones gives their places back.
+        let open = zip(clients, answers).filter { $0.1.hasPrefix("HTTP/1.1 101") }.map(\.0)
+        for c in open { c.frame([], opcode: 8) }
+        let deadline = Date().addingTimeInterval(5)
+        while server.socketCount > 0 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(server.socketCount, 0)
+        let again = SocketClient(port: server.port)
+        XCTAssertTrue(again.upgrade(path: "/ws?token=\(token)", host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101"))
     }
 
     func testMalformedRequestsNeverStopIt() throws {
