@@ -400,28 +400,14 @@ final class OutputTrustTests: XCTestCase {
             }
         }
         for (sig, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
-            let p = Process()
-            p.executableURL = Tool.executable
-            p.arguments = ["long.lua", "--backend", "cpu", "-q", "--json", "-o", "asked.webm"]
-            p.currentDirectoryURL = box.url
             var env = ProcessInfo.processInfo.environment
             env["PATH"] = bin + ":" + (env["PATH"] ?? "/usr/bin")
-            p.environment = env
-            let out = Pipe(), err = Pipe()
-            p.standardOutput = out
-            p.standardError = err
-            p.standardInput = FileHandle.nullDevice
-            try p.run()
+            let (p, out, err) = try Tool.start(["long.lua", "--backend", "cpu", "-q", "--json", "-o", "asked.webm"], cwd: box.url, env: env)
             let deadline = Date().addingTimeInterval(20 * Tool.slowdown)
             while children(of: p.processIdentifier).isEmpty && p.isRunning && Date() < deadline { usleep(10_000) }
             XCTAssertFalse(children(of: p.processIdentifier).isEmpty, "ffmpeg was never asked")
             kill(p.processIdentifier, sig)
-            nonisolated(unsafe) var errData = Data()
-            let g = DispatchGroup()
-            g.enter()
-            DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); g.leave() }
-            let outData = out.fileHandleForReading.readDataToEndOfFile()
-            g.wait()
+            let (outData, errData) = Tool.drain(out, err)
             p.waitUntilExit()
             let stderr = String(decoding: errData, as: UTF8.self)
             XCTAssertEqual(p.terminationStatus, code, stderr)

@@ -49,9 +49,10 @@ public enum Tool {
 
     /// Starts the tool; the caller waits.
     /// `executable`: another program (a path, or a name looked up on PATH).
-    public static func start(_ args: [String], cwd: URL, executable other: String? = nil) throws -> (Process, Pipe, Pipe) {
+    public static func start(_ args: [String], cwd: URL, executable other: String? = nil,
+                             env: [String: String]? = nil) throws -> (Process, Pipe, Pipe) {
         let url = other.map { URL(fileURLWithPath: $0.contains("/") ? $0 : ChildProcess.findExecutable($0) ?? $0) } ?? executable
-        return try launch(url, args, cwd: cwd, env: nil)
+        return try launch(url, args, cwd: cwd, env: env)
     }
 
     /// Runs `program` (a path, or a name looked up on PATH through
@@ -83,7 +84,7 @@ public enum Tool {
     }
 
     /// Reads both pipes to their ends concurrently, so neither fills up.
-    static func drain(_ out: Pipe, _ err: Pipe) -> (Data, Data) {
+    public static func drain(_ out: Pipe, _ err: Pipe) -> (Data, Data) {
         nonisolated(unsafe) var errData = Data()
         let g = DispatchGroup()
         g.enter()
