@@ -187,7 +187,10 @@ final class BrowserStudioTests: XCTestCase {
         let result = try drive([["open"], ["wait_ready"], ["hide_handles"], ["metrics", "m0"],
                                 ["key", "r"], BrowserStudioTests.studio("s.recording"),
                                 ["eval", "recording", BrowserStudioTests.sampleFrames], ["screenshot", "still"],
-                                ["poke", 120, 95, 120, 140], ["screenshot", "poked"],
+                                // (A fifth of a second for the wobble to grow: a screenshot at once,
+                                // on a loaded machine, caught it a frame in, too faint to tell.)
+                                ["poke", 120, 95, 120, 140], ["eval", "grown", "new Promise((done) => setTimeout(() => done(0), 200))"],
+                                ["screenshot", "poked"],
                                 ["eval", "afterPoke", BrowserStudioTests.sampleFrames],
                                 ["key", "r"], BrowserStudioTests.studio("!s.recording"),
                                 ["wait", "window.wobble.frame < window.wobble.frameCount"], ["metrics", "m"]], out: out)
