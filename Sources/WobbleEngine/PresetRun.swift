@@ -476,13 +476,18 @@ package struct PresetRun {
                          smallest: inout Int) throws -> Candidate? {
         let p = preset, o = options
         func note(_ line: String) { if o.verbose && !o.quiet { printError("wobble-run: \(p.name): \(line)") } }
-        guard let video = format.video, frames.count > 0 else { return nil }
+        guard format.video == .webm, frames.count > 0 else { return nil }
         // A platform's WebM is VP9 (Telegram refuses VP8, which an ffmpeg
-        // without libvpx-vp9 would write).
-        if video == .webm && VideoSink.lacksVP9() {
+        // without libvpx-vp9 would write); where ffmpeg cannot tell, the
+        // search's sink says why.
+        switch VideoSink.hasVP9() {
+        case false?:
             throw RunError("\(p.name): \(p.what) take VP9 only, and the installed ffmpeg has no VP9 encoder (libvpx-vp9): install an ffmpeg built with libvpx")
+        case nil:
+            return nil
+        case true?:
+            break
         }
-        guard VideoSink.supportsTwoPass(video) else { return nil }
         let folder: ScratchFolder
         do {
             // (The statistics: a few hundred bytes a frame.)

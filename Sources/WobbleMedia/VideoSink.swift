@@ -168,22 +168,18 @@ public final class VideoSink: FrameSink {
         public static func statisticsFile(_ statistics: String) -> String { statistics + "-0.log" }
     }
 
-    /// Whether `format` can be encoded in two passes with the installed
-    /// ffmpeg (WebM with libvpx-vp9).
-    public static func supportsTwoPass(_ format: VideoFormat) -> Bool {
-        guard format == .webm, let ffmpeg = ChildProcess.findExecutable("ffmpeg"),
-              let encoders = try? encoders(ffmpeg: ffmpeg, what: "ffmpeg") else { return false }
+    /// Whether the installed ffmpeg has a VP9 encoder (libvpx-vp9; without
+    /// it a `.webm` is VP8); nil where ffmpeg is missing or cannot tell
+    /// (the sink says so when it starts).
+    public static func hasVP9() -> Bool? {
+        guard let ffmpeg = ChildProcess.findExecutable("ffmpeg"),
+              let encoders = try? encoders(ffmpeg: ffmpeg, what: "ffmpeg") else { return nil }
         return encoders.contains("libvpx-vp9")
     }
 
-    /// Whether the installed ffmpeg answers but has no VP9 encoder
-    /// (libvpx-vp9): a `.webm` would then be VP8. False where ffmpeg is
-    /// missing or cannot tell (the sink says so when it starts).
-    public static func lacksVP9() -> Bool {
-        guard let ffmpeg = ChildProcess.findExecutable("ffmpeg"),
-              let encoders = try? encoders(ffmpeg: ffmpeg, what: "ffmpeg") else { return false }
-        return !encoders.contains("libvpx-vp9")
-    }
+    /// Whether `format` can be encoded in two passes with the installed
+    /// ffmpeg (WebM with libvpx-vp9).
+    public static func supportsTwoPass(_ format: VideoFormat) -> Bool { format == .webm && hasVP9() == true }
 
     /// The soundtrack muxed, if any.
     public let audio: Audio?

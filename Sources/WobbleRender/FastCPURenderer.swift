@@ -146,87 +146,89 @@ public final class FastCPURenderer: FrameRenderer {
         nonisolated(unsafe) let out = dst
         withExtendedLifetime(live) {
             CutoutRows.with(cut.compactMap(\.cutout)) { cutoutRows in
-            sampled.pixels.withUnsafeBytes { raw in
-                nonisolated(unsafe) let src = raw.bindMemory(to: UInt32.self).baseAddress!
-                image.pixels.withUnsafeBufferPointer { fullImage in
-                    nonisolated(unsafe) let full = fullImage
-                    plain.withUnsafeBufferPointer { plainSpans in
-                      cutSpans.withUnsafeBufferPointer { cutoutSpans in
-                        nonisolated(unsafe) let spans = plainSpans, cuts = cutoutSpans
-                        // Each worker writes only its own rows of `dst`.
-                        Parallel.run(workers) { worker in
-                            let dst32 = UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: UInt32.self)
-                            var j = box.y0 + worker
-                            var runs: [(Int, Int)] = []
-                            while j < box.y1 {
-                                let py = (Double(j) + 0.5) * sy
-                                let rowOut = (j - origin.y) * stride - origin.x
-                                // Runs of the row that one region alone moves: eight
-                                // pixels at a time (the same values whatever the box).
-                                runs.removeAll(keepingCapacity: true)
-                                for k in 0 ..< spans.count where FastCPURenderer.alone(k, spans, cuts, row: j) {
-                                    let l = spans[k]
-                                    let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
-                                    guard a < b else { continue }
-                                    FastCPURenderer.movingRow(src, sw: sw, sh: sh, field: l.field + (j - l.y0) * l.width + (a - l.x0),
-                                                              count: b - a, out: dst32 + rowOut + a, x: Float((Double(a) + 0.5) * sx),
-                                                              stepX: Float(sx), y: Float(py), vx: Float(l.vx), vy: Float(l.vy),
-                                                              fx: Float(f.x), fy: Float(f.y), mirror: mirror, opaque: opaque)
-                                    runs.append((a, b))
-                                }
-                                for k in 0 ..< cuts.count where unit && FastCPURenderer.alone(k, cuts, spans, row: j) {
-                                    let l = cuts[k]
-                                    let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
-                                    guard a < b, let rows = cutoutRows[k] else { continue }
-                                    rows.row(field: l.field + (j - l.y0) * l.width + (a - l.x0), count: b - a, x: a, y: j,
-                                             vx: Float(l.vx), vy: Float(l.vy), mirror: mirror, image: full, out: dst32 + rowOut + a)
-                                    runs.append((a, b))
-                                }
-                                var i = box.x0
-                                while i < box.x1 {
-                                    if let r = runs.first(where: { $0.0 == i }) {
-                                        i = r.1
-                                        continue
-                                    }
-                                    defer { i += 1 }
-                                    // A cutout (the first that moves the pixel) draws
-                                    // its object over its plate, as the reference.
-                                    if !cutSpans.isEmpty {
-                                        var hit = false
-                                        for (k, l) in cutSpans.enumerated() where j >= l.y0 && j < l.y1 && i >= l.x0 && i < l.x1 {
-                                            let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
-                                            guard mag > 0, let layer = cut[k].cutout else { continue }
-                                            let px = (Double(i) + 0.5) * sx
-                                            dst32[rowOut + i] = FastCPURenderer.composite(layer, image: full, p: (px, py),
-                                                                                          q: (px + mag * l.vx, py + mag * l.vy),
-                                                                                          mirror: mirror)
-                                            hit = true
-                                            break
+                sampled.pixels.withUnsafeBytes { raw in
+                    nonisolated(unsafe) let src = raw.bindMemory(to: UInt32.self).baseAddress!
+                    image.pixels.withUnsafeBufferPointer { fullImage in
+                        nonisolated(unsafe) let full = fullImage
+                        plain.withUnsafeBufferPointer { plainSpans in
+                            cutSpans.withUnsafeBufferPointer { cutoutSpans in
+                                nonisolated(unsafe) let spans = plainSpans, cuts = cutoutSpans
+                                // Each worker writes only its own rows of `dst`.
+                                Parallel.run(workers) { worker in
+                                    let dst32 = UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: UInt32.self)
+                                    var j = box.y0 + worker
+                                    var runs: [(Int, Int)] = []
+                                    while j < box.y1 {
+                                        let py = (Double(j) + 0.5) * sy
+                                        let rowOut = (j - origin.y) * stride - origin.x
+                                        // Runs of the row that one region alone moves: eight
+                                        // pixels at a time (the same values whatever the box).
+                                        runs.removeAll(keepingCapacity: true)
+                                        for k in 0 ..< spans.count where FastCPURenderer.alone(k, spans, cuts, row: j) {
+                                            let l = spans[k]
+                                            let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
+                                            guard a < b else { continue }
+                                            FastCPURenderer.movingRow(src, sw: sw, sh: sh, field: l.field + (j - l.y0) * l.width + (a - l.x0),
+                                                                      count: b - a, out: dst32 + rowOut + a, x: Float((Double(a) + 0.5) * sx),
+                                                                      stepX: Float(sx), y: Float(py), vx: Float(l.vx), vy: Float(l.vy),
+                                                                      fx: Float(f.x), fy: Float(f.y), mirror: mirror, opaque: opaque)
+                                            runs.append((a, b))
                                         }
-                                        if hit { continue }
+                                        for k in 0 ..< cuts.count where unit && FastCPURenderer.alone(k, cuts, spans, row: j) {
+                                            let l = cuts[k]
+                                            let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
+                                            guard a < b, let rows = cutoutRows[k] else { continue }
+                                            rows.row(field: l.field + (j - l.y0) * l.width + (a - l.x0), count: b - a, x: a, y: j,
+                                                     vx: Float(l.vx), vy: Float(l.vy), mirror: mirror, image: full, out: dst32 + rowOut + a)
+                                            runs.append((a, b))
+                                        }
+                                        var i = box.x0
+                                        while i < box.x1 {
+                                            if let r = runs.first(where: { $0.0 == i }) {
+                                                i = r.1
+                                                continue
+                                            }
+                                            defer { i += 1 }
+                                            // A cutout (the first that moves the pixel) draws
+                                            // its object over its plate, as the reference.
+                                            if cuts.count > 0 {
+                                                var hit = false
+                                                for k in 0 ..< cuts.count {
+                                                    let l = cuts[k]
+                                                    guard j >= l.y0, j < l.y1, i >= l.x0, i < l.x1 else { continue }
+                                                    let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
+                                                    guard mag > 0, let layer = cut[k].cutout else { continue }
+                                                    let px = (Double(i) + 0.5) * sx
+                                                    dst32[rowOut + i] = FastCPURenderer.composite(layer, image: full, p: (px, py),
+                                                                                                  q: (px + mag * l.vx, py + mag * l.vy),
+                                                                                                  mirror: mirror)
+                                                    hit = true
+                                                    break
+                                                }
+                                                if hit { continue }
+                                            }
+                                            var ox = 0.0, oy = 0.0, moved = false
+                                            for k in 0 ..< spans.count {
+                                                let l = spans[k]
+                                                guard j >= l.y0, j < l.y1, i >= l.x0, i < l.x1 else { continue }
+                                                let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
+                                                guard mag > 0 else { continue }
+                                                ox += mag * l.vx
+                                                oy += mag * l.vy
+                                                moved = true
+                                                if !sum { break }
+                                            }
+                                            guard moved else { continue }
+                                            let px = ((Double(i) + 0.5) * sx + ox) * f.x, qy = (py + oy) * f.y
+                                            dst32[rowOut + i] = FastCPURenderer.sample(src, sw, sh, px, qy, mirror: mirror, opaque: opaque)
+                                        }
+                                        j += workers
                                     }
-                                    var ox = 0.0, oy = 0.0, moved = false
-                                    for k in 0 ..< spans.count {
-                                        let l = spans[k]
-                                        guard j >= l.y0, j < l.y1, i >= l.x0, i < l.x1 else { continue }
-                                        let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
-                                        guard mag > 0 else { continue }
-                                        ox += mag * l.vx
-                                        oy += mag * l.vy
-                                        moved = true
-                                        if !sum { break }
-                                    }
-                                    guard moved else { continue }
-                                    let px = ((Double(i) + 0.5) * sx + ox) * f.x, qy = (py + oy) * f.y
-                                    dst32[rowOut + i] = FastCPURenderer.sample(src, sw, sh, px, qy, mirror: mirror, opaque: opaque)
                                 }
-                                j += workers
                             }
                         }
-                      }
                     }
                 }
-            }
             }
         }
     }
@@ -403,8 +405,14 @@ public final class FastCPURenderer: FrameRenderer {
         let alpha = sum[3]
         var v = alpha >= 0.5 ? sum * (255 / alpha) : straight
         v[3] = alpha
-        // Clamped to [0, 255] (a NaN-free sum: `replace`, which the
-        // compiler inlines, where `clamped` went through a generic call).
+        return clampedAndPacked(v)
+    }
+
+    /// `v` clamped to [0, 255] and packed (`replace`, which the compiler
+    /// inlines, where `clamped` went through a generic call).
+    @inline(__always)
+    static func clampedAndPacked(_ v: SIMD4<Float>) -> UInt32 {
+        var v = v
         v.replace(with: 0, where: v .< 0)
         v.replace(with: 255, where: v .> 255)
         return packed(v)
@@ -483,10 +491,7 @@ public final class FastCPURenderer: FrameRenderer {
                     // An opaque plate: the premultiplied plate is its colour and
                     // the sum's alpha 255 (to within float rounding, which the
                     // division would only add), so no division.
-                    var v = ob + (1 - ob[3] * FastCPURenderer.inverse255) * c
-                    v.replace(with: 0, where: v .< 0)
-                    v.replace(with: 255, where: v .> 255)
-                    return FastCPURenderer.packed(v)
+                    return FastCPURenderer.clampedAndPacked(ob + (1 - ob[3] * FastCPURenderer.inverse255) * c)
                 }
                 var premultiplied = c * (c[3] * FastCPURenderer.inverse255)
                 premultiplied[3] = c[3]
