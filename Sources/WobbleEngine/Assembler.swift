@@ -123,7 +123,7 @@ package struct Assembler {
         }
         report.record(sink)
         let what = outputName.map { "wrote \($0)" } ?? "read"
-        reporter.finish(String(format: "%@: %d frames (%d-%d), %d×%d at %@ fps, in %.2f s", what, frames.count,
+        reporter.finish(String(format: "%@: %d frame%@ (%d-%d), %d×%d at %@ fps, in %.2f s", what, frames.count, frames.count == 1 ? "" : "s",
                                frames[0].index, frames[frames.count - 1].index, w, h, NumberText.rate(fps), reporter.elapsed))
         return Runner.okLine(frames: frames.count, seconds: seconds, fps: fps, width: w, height: h)
     }
