@@ -59,6 +59,7 @@ package struct PresetRun {
         var base = o
         base.format = formats[0]
         base.output = o.output ?? o.placed(sceneBase + Preset.fileExtension(formats[0]))
+        base.outputMadeUp = o.output == nil || o.outputMadeUp
 
         // 1. The clip's length, as --check finds it.
         var look = base
@@ -160,7 +161,7 @@ package struct PresetRun {
         // 5. The chosen file into place (named for its format when -o is not given).
         let path = o.output ?? o.placed(sceneBase + Preset.fileExtension(best.format))
         let bytes = best.data
-        try AtomicFile.write(bytes, to: path)
+        try AtomicFile.write(bytes, to: path, name: o.output == nil || o.outputMadeUp ? .madeUp : .given)
         choice.format = best.format
         choice.level = best.level
         choice.bitrate = best.bitrate

@@ -136,7 +136,7 @@ package final class Exporter {
         do {
             let frame = try StillFrame.render(state, image: image, backend: options.backend)
             let path = ScenePaths.firstFree(beside: options.scenePath, tag: "still", ext: "png")
-            try AtomicFile.write(try ImageIO.encodePNG(frame), to: path)
+            try AtomicFile.write(try ImageIO.encodePNG(frame), to: path, name: .fresh)
             status("wrote \(path)", false)
             printError("studio: wrote \(path)")
             return path
