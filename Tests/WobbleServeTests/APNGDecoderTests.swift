@@ -37,19 +37,22 @@ final class APNGDecoderTests: XCTestCase {
     /// A classic wobble of half a second sampled at 8 fps swings out and
     /// back to the still picture every other frame (frame k + 2 equals
     /// frame k): the clip that had seven frames disposed "previous", each
-    /// followed by a 1×1 frame. Opaque and partly transparent pictures,
-    /// with and without `--overlay`.
+    /// followed by a 1×1 frame (Pillow 13 drew fourteen of the cat's
+    /// sixteen frames wrong, up to 152 levels). An opaque photo and a
+    /// partly transparent picture, with and without `--overlay`.
     func testTheFramesDecodeExactlyInPillowFFmpegAndChromium() throws {
         var mixed = Sandbox.pattern(width: 96, height: 72, checker: 4)
         for y in 0..<72 {
             for x in 48..<96 { mixed.pixels[(y * 96 + x) * 4 + 3] = UInt8((x - 48) * 255 / 47) }
         }
-        try box.writeImage("opaque.png", Sandbox.pattern(width: 96, height: 72, checker: 4))
         try box.writeImage("mixed.png", mixed)
-        for (image, extra) in [("opaque.png", [String]()), ("mixed.png", []), ("mixed.png", ["--overlay"])] {
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        try FileManager.default.copyItem(atPath: repo.appendingPathComponent("Examples/cat/chelsea.png").path, toPath: box.path("cat.png"))
+        let cat = "x = 150, y = 120, w = 200, h = 160", small = "x = 10, y = 8, w = 70, h = 56"
+        for (image, region, extra) in [("cat.png", cat, [String]()), ("mixed.png", small, []), ("mixed.png", small, ["--overlay"])] {
             try box.write("s.lua", """
                 image("\(image)")
-                local a = addSketch{x = 10, y = 8, w = 70, h = 56, duration = 0.5}
+                local a = addSketch{\(region), duration = 0.5}
                 prepare()
                 impulse(a, 1, 0)
                 wait(2)
