@@ -99,7 +99,7 @@ public final class APNGSink: FrameSink {
 
     /// As `write(_:index:)`; the changed rectangles are looked for only in
     /// `changed` (the boxes outside which the frame equals the one before;
-    /// nil: all) and where earlier frames changed since the canvas.
+    /// nil: all).
     public func write(_ frame: RGBAImage, index: Int, changed: [PixelRect]?) throws {
         guard !closed else { throw MediaError("output '\(path)': the APNG is already finished or aborted") }
         guard frame.width == width, frame.height == height else {
