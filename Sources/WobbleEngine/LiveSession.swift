@@ -22,8 +22,11 @@ public struct SessionOptions: Sendable {
     /// Wall-clock limit for one run of the scene (a live session re-runs it
     /// on every change, so a runaway script must not hang the window).
     public var timeout: Double? = 10
-    /// The renderer (`--backend`).
-    public var backend: Backend = .gles
+    /// The renderer (`--backend`): `auto` by default, as for a render, so
+    /// that every front end (the window, the page, the command line) draws
+    /// the same scene with the same backend and exports the same bytes;
+    /// `FrameRenderers.resolve` is the one place `auto` is decided.
+    public var backend: Backend = .auto
     /// Print the renderer's description.
     public var verbose = false
     /// The motion models the scene may name (the inspector offers them).
