@@ -28,7 +28,8 @@ import Synchronization
 ///    memory, through the output table, two at a time; the quality
 ///    predicted from the sizes of the first tries) for the best
 ///    that fits the byte limit; APNG is lossless, so there fewer colour
-///    levels are tried (8, 7, … 4 bits a channel). With two formats, the one whose frames are
+///    levels are tried (8 and 7 bits a channel, then the level their sizes
+///    predict: `ColourBits`). With two formats, the one whose frames are
 ///    closest to the rendered ones (PSNR, the GIF decoded back) wins.
 ///    Where even the lowest does not fit and the platform allows it, half
 ///    the frame rate is tried (fewer frames), twice at most.
