@@ -39,8 +39,13 @@ let package = Package(
         // The studio window only (the `wobble-studio` executable): SDL2.
         systemLibrary("CSDL2", pkgConfig: "sdl2", apt: "libsdl2-dev"),
 
-        // The only hand-written C: Lua trampolines and macros as functions.
+        // Hand-written C: Lua trampolines and macros as functions.
         .target(name: "CWobbleLuaShim", dependencies: ["CLua"]),
+        // The CPU renderer's per-row kernel (the four texel loads, the
+        // bilinear filter, the store) built for several CPU levels and
+        // chosen at run time; exact against its Swift reference. Optimised
+        // in debug builds too, as WobbleRender is (below).
+        .target(name: "CWobbleKernel", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         // System calls Swift's Glibc lacks: renameat2, spawning a child that
         // dies with us, the async-signal-safe signal handler.
         .target(name: "CWobbleSys"),
@@ -71,7 +76,7 @@ let package = Package(
         // Optimised in debug builds too: the CPU backend is the default
         // renderer where there is no GPU, and unoptimised SIMD code is some
         // 50 times slower (the end-to-end tests run the debug binary).
-        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES"],
+        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES", "CWobbleKernel"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Cutouts: masks (GrabCut) and plates (inpainting) for regions whose
         // object moves over a still background; the only OpenCV user.

@@ -7,11 +7,14 @@
 # ns per moving pixel above the still clip:
 #   (moving − still) / (4 · 300 · 220 · 90)   (goal: <= 4 ns, default backend)
 # With BEFORE (another build's wobble-run, e.g. main's), its gles clips join
-# the interleaved runs (its default then).
+# the interleaved runs (its default then). Two more kinds run the CPU
+# backend with another row kernel (WOBBLE_CPU): "swift" the Swift reference
+# kernel (the kernel before the C one), "baseline" the C kernel's baseline
+# x86-64 build (what a CPU without AVX2 runs).
 # Usage: Scripts/bench-moving.sh
 # Env: RUNS (default 5), SCRATCH (build folder, default .build-bench),
 #      WOBBLE_RUN (a built binary: no build), BEFORE (see above),
-#      BACKENDS (default "auto gles cpu").
+#      BACKENDS (default "auto gles cpu swift baseline").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
@@ -30,16 +33,17 @@ convert Examples/cat/chelsea.png -resize '1280x720!' "$tmp/photo.png"
 
 # One run of kind "<backend>-<moving|still>" or "before-<moving|still>": "wall cpu".
 one() {
-  local run=$bin backend=${1%-*} arg=regions backendArgs=()
+  local run=$bin backend=${1%-*} arg=regions backendArgs=() cpu=
   [[ $1 == *-still ]] && arg=none
   if [[ $backend == before ]]; then run=$before; backendArgs=(--backend gles)
+  elif [[ $backend == swift || $backend == baseline ]]; then backendArgs=(--backend cpu); cpu=$backend
   elif [[ $backend != auto ]]; then backendArgs=(--backend "$backend"); fi
-  /usr/bin/time -f "%e %U %S" -o "$tmp/t" \
+  WOBBLE_CPU=$cpu /usr/bin/time -f "%e %U %S" -o "$tmp/t" \
     "$run" Scripts/bench/moving.lua --image "$tmp/photo.png" "${backendArgs[@]}" --format null -q -- "$arg" 2>/dev/null
   awk '{printf "%s %.2f\n", $1, $2 + $3}' "$tmp/t"
 }
 
-backends=(${BACKENDS:-auto gles cpu})
+backends=(${BACKENDS:-auto gles cpu swift baseline})
 [[ -n $before ]] && backends+=(before)
 kinds=()
 for b in "${backends[@]}"; do kinds+=("$b-moving" "$b-still"); done

@@ -11,7 +11,7 @@
 #    quality the preset chose (`--width W --height H --fps F --quality Q`,
 #    APNG: --format apng; the picture without the padding to a square);
 # then the medians and the ratios preset / plain (goals: time <= 2x,
-# memory <= 1.5x). With BEFORE (another build's wobble-run), the same for
+# memory <= 1.5x; CPU time, user + system, besides). With BEFORE (another build's wobble-run), the same for
 # it in the same interleaved runs: before/after.
 #
 # Usage: Scripts/bench-preset.sh
@@ -32,17 +32,17 @@ scene=Examples/cat/cat.lua
 clip=(--frames 0-89 --backend "$backend" -q)
 
 median() { sort -g | awk '{a[NR] = $1} END {printf "%.2f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-timed() {   # file, command...: appends "wall peak_MB"
+timed() {   # file, command...: appends "wall peak_MB cpu" (cpu: user + system)
   local out=$1; shift
-  /usr/bin/time -f '%e %M' -o "$tmp/t" "$@" >"$tmp/stdout" 2>/dev/null
-  awk '{ printf "%s %.1f\n", $1, $2 / 1024 }' "$tmp/t" >> "$out"
+  /usr/bin/time -f '%e %M %U %S' -o "$tmp/t" "$@" >"$tmp/stdout" 2>/dev/null
+  awk '{ printf "%s %.1f %.2f\n", $1, $2 / 1024, $3 + $4 }' "$tmp/t" >> "$out"
 }
 field() { python3 -c "import json,sys; j=json.loads(sys.argv[1]); p=j['preset']; print(p.get('$2', ''))" "$1"; }
 
 builds=(after)
 [[ -n $before ]] && builds+=(before)
 declare -A binary=([after]=$bin [before]=$before)
-printf '%-8s %-6s %-7s %6s %9s %7s %7s %6s %7s %7s %6s\n' preset build format level bytes "pre s" "plain s" ratio "pre MB" "pl MB" ratio
+printf '%-8s %-6s %-7s %6s %9s %7s %7s %6s %7s %7s %6s %7s %7s %6s\n' preset build format level bytes "pre s" "plain s" ratio "pre MB" "pl MB" ratio "pre cpu" "pl cpu" ratio
 for p in $presets; do
   case $p in telegram) ext=.webm ;; whatsapp) ext=.webp ;; discord|line) ext=.png ;; slack) ext=.gif ;; esac
   for b in "${builds[@]}"; do rm -f "$tmp/$p-$b".*; done
@@ -63,7 +63,9 @@ for p in $presets; do
     format=$(field "$json" format); lv=$(field "$json" quality); [[ -z $lv ]] && lv="$(field "$json" colour_bits)b"
     tp=$(awk '{print $1}' "$tmp/$p-$b.preset" | median); mp=$(awk '{print $2}' "$tmp/$p-$b.preset" | median)
     tq=$(awk '{print $1}' "$tmp/$p-$b.plain" | median); mq=$(awk '{print $2}' "$tmp/$p-$b.plain" | median)
-    printf '%-8s %-6s %-7s %6s %9s %7s %7s %6s %7s %7s %6s\n' "$p" "$b" "$format" "$lv" "$(field "$json" bytes)" "$tp" "$tq" \
-      "$(awk -v a="$tp" -v b="$tq" 'BEGIN {printf "%.2f", a / b}')" "$mp" "$mq" "$(awk -v a="$mp" -v b="$mq" 'BEGIN {printf "%.2f", a / b}')"
+    cp=$(awk '{print $3}' "$tmp/$p-$b.preset" | median); cq=$(awk '{print $3}' "$tmp/$p-$b.plain" | median)
+    printf '%-8s %-6s %-7s %6s %9s %7s %7s %6s %7s %7s %6s %7s %7s %6s\n' "$p" "$b" "$format" "$lv" "$(field "$json" bytes)" "$tp" "$tq" \
+      "$(awk -v a="$tp" -v b="$tq" 'BEGIN {printf "%.2f", a / b}')" "$mp" "$mq" "$(awk -v a="$mp" -v b="$mq" 'BEGIN {printf "%.2f", a / b}')" \
+      "$cp" "$cq" "$(awk -v a="$cp" -v b="$cq" 'BEGIN {printf "%.2f", a / b}')"
   done
 done

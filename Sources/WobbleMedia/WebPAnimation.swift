@@ -69,7 +69,6 @@ final class WebPAnimation {
             config.quality = settings.factor
             config.method = 4
             config.alpha_quality = 100
-            config.use_sharp_yuv = 1
         }
         // A second thread where libwebp can use one (analysis, filtering).
         config.thread_level = 1

@@ -1,3 +1,4 @@
+import CWobbleKernel
 import Foundation
 import WobbleCore
 import WobbleSystem
@@ -6,7 +7,9 @@ import WobbleSystem
 /// region's static displacement profile (`DisplacementProfile`), so a moving
 /// pixel costs a multiply-add per region over it and one bilinear sample,
 /// with the rows of each box split over every core (`Parallel`) and the four
-/// channels of a sample filtered at once (`SIMD4<Float>`).
+/// channels of a sample filtered at once (`SIMD4<Float>`); the rows one
+/// region alone moves go to the C row kernel at the CPU's best level
+/// (`RowKernel`: the same bytes as the Swift `movingRow`, its reference).
 ///
 /// Everything else is the reference's (`CPURenderer`, which it keeps for
 /// the still image, the area-averaged source and a cutout's layers): the same sample
@@ -34,6 +37,9 @@ public final class FastCPURenderer: FrameRenderer {
     private let sampledOpaque: Bool
     private let sourceOpaque: Bool
     private var frameNumber = 0
+    /// The kernel of the rows a region alone moves (the C kernel at the
+    /// CPU's best level unless `WOBBLE_CPU` says otherwise: `RowKernel`).
+    var rowKernel = RowKernel.chosen
 
     /// A renderer of `source` at `outputWidth`×`outputHeight` (default: the
     /// source's size).
@@ -143,6 +149,8 @@ public final class FastCPURenderer: FrameRenderer {
         let rows = box.height
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, rows / 8))
         let image = source
+        // The C kernel indexes the sampled image with 32-bit offsets.
+        let kernel = sw * sh < Int(Int32.max) ? rowKernel : .swift
         nonisolated(unsafe) let out = dst
         withExtendedLifetime(live) {
             CutoutRows.with(cut.compactMap(\.cutout)) { cutoutRows in
@@ -158,6 +166,7 @@ public final class FastCPURenderer: FrameRenderer {
                                     let dst32 = UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: UInt32.self)
                                     var j = box.y0 + worker
                                     var runs: [(Int, Int)] = []
+                                    var edges = [Int32](repeating: 0, count: kernel == .swift ? 0 : box.width)
                                     while j < box.y1 {
                                         let py = (Double(j) + 0.5) * sy
                                         let rowOut = (j - origin.y) * stride - origin.x
@@ -168,10 +177,10 @@ public final class FastCPURenderer: FrameRenderer {
                                             let l = spans[k]
                                             let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
                                             guard a < b else { continue }
-                                            FastCPURenderer.movingRow(src, sw: sw, sh: sh, field: l.field + (j - l.y0) * l.width + (a - l.x0),
+                                            FastCPURenderer.movingRow(kernel, src, sw: sw, sh: sh, field: l.field + (j - l.y0) * l.width + (a - l.x0),
                                                                       count: b - a, out: dst32 + rowOut + a, x: Float((Double(a) + 0.5) * sx),
                                                                       stepX: Float(sx), y: Float(py), vx: Float(l.vx), vy: Float(l.vy),
-                                                                      fx: Float(f.x), fy: Float(f.y), mirror: mirror, opaque: opaque)
+                                                                      fx: Float(f.x), fy: Float(f.y), mirror: mirror, opaque: opaque, edges: &edges)
                                             runs.append((a, b))
                                         }
                                         for k in 0 ..< cuts.count where unit && FastCPURenderer.alone(k, cuts, spans, row: j) {
@@ -259,6 +268,32 @@ public final class FastCPURenderer: FrameRenderer {
             if j >= c.y0 && j < c.y1 && c.x0 < l.x1 && l.x0 < c.x1 { return false }
         }
         return true
+    }
+
+    /// `movingRow`'s pixels drawn by `kernel`: the Swift kernel itself, or
+    /// the C kernel (the same bytes), whose pixels off the image's inside
+    /// (listed in `edges`, room for `count`) are `sample`'s as the Swift
+    /// kernel's are.
+    @inline(__always)
+    static func movingRow(_ kernel: RowKernel, _ src: UnsafePointer<UInt32>, sw: Int, sh: Int, field: UnsafePointer<Float>,
+                          count: Int, out: UnsafeMutablePointer<UInt32>, x: Float, stepX: Float, y: Float, vx: Float, vy: Float,
+                          fx: Float, fy: Float, mirror: Bool, opaque: Bool, edges: inout [Int32]) {
+        guard case .c(let level) = kernel else {
+            movingRow(src, sw: sw, sh: sh, field: field, count: count, out: out, x: x, stepX: stepX, y: y, vx: vx, vy: vy,
+                      fx: fx, fy: fy, mirror: mirror, opaque: opaque)
+            return
+        }
+        if edges.count < count { edges = [Int32](repeating: 0, count: count) }
+        edges.withUnsafeMutableBufferPointer { e in
+            let found = wobble_moving_row(level.rawValue, src, sw, sh, field, count, out, x, stepX, y, vx, vy, fx, fy,
+                                          opaque ? 1 : 0, e.baseAddress)
+            for k in 0 ..< found {
+                let n = Int(e[k]), m = field[n]
+                let px = (x + Float(n) * stepX + m * vx) * fx - 0.5
+                let py = (y + m * vy) * fy - 0.5
+                out[n] = sample(src, sw, sh, Double(px) + 0.5, Double(py) + 0.5, mirror: mirror, opaque: opaque)
+            }
+        }
     }
 
     /// `count` pixels of one row that one region alone moves: pixel `n` at

@@ -153,3 +153,54 @@ final class TwoPassTests: XCTestCase {
         XCTAssertEqual(c.bitrate, Int(90_000 * 8 * PresetRun.twoPassAim))
     }
 }
+
+/// The preset's search for an APNG's colour bits
+/// (`PresetRun.ColourBits.search`) on made-up sizes: it keeps the most bits
+/// that fit, as trying 8, 7, 6, 5, 4 in turn would, two tries at a time,
+/// and skips the levels its prediction rules out.
+final class ColourBitsSearchTests: XCTestCase {
+    func run(limit: Int, _ bytes: (Int) -> Int) throws -> (PresetRun.Candidate?, [[Int]]) {
+        var rounds: [[Int]] = []
+        let c = try PresetRun.ColourBits.search(limit: limit) { levels in
+            rounds.append(levels)
+            return levels.map { PresetRun.Candidate(format: .apng, bytes: bytes($0), level: $0) }
+        }
+        return (c, rounds)
+    }
+
+    func testEveryLimitKeepsTheMostBitsThatFit() throws {
+        // Sizes falling by a ratio a bit (1.25 to 1.6), and one that falls
+        // unevenly; limits between and at every level's size.
+        var curves: [(Int) -> Int] = [1.25, 1.4, 1.6].map { r in { b in Int(100_000 * pow(r, Double(b - 4))) } }
+        curves.append { b in [4: 90_000, 5: 95_000, 6: 200_000, 7: 210_000, 8: 600_000][b] ?? 0 }
+        for bytes in curves {
+            let sizes = (4...8).map(bytes)
+            for limit in sizes.flatMap({ [$0 - 1, $0, $0 + 1] }) + [1, 10_000_000] {
+                let (c, rounds) = try run(limit: limit, bytes)
+                XCTAssertEqual(c?.level, (4...8).last { bytes($0) <= limit }, "limit \(limit): \(rounds)")
+                XCTAssertEqual(rounds.first, [8, 7])
+                XCTAssertLessThanOrEqual(rounds.map(\.count).max() ?? 0, 2, "two tries at a time")
+                XCTAssertEqual(Set(rounds.joined()).count, rounds.joined().count, "a level tried twice: \(rounds)")
+            }
+        }
+    }
+
+    func testSizesThatDoNotFallWithTheBitsEndTheSearch() throws {
+        // 8 bits fit and 7 do not: 8 is kept, nothing more is tried.
+        let (c, rounds) = try run(limit: 100) { $0 == 8 ? 90 : 120 }
+        XCTAssertEqual(c?.level, 8)
+        XCTAssertEqual(rounds, [[8, 7]])
+    }
+
+    func testAPredictedLevelSkipsTheRoundAboveIt() throws {
+        // 4 bits fit, 5 do not: 8 and 7, then 5 and 4 (no round of 6 and 5).
+        let bytes = { (b: Int) in Int(100_000 * pow(1.4, Double(b - 4))) }
+        let (c, rounds) = try run(limit: 120_000, bytes)
+        XCTAssertEqual(c?.level, 4)
+        XCTAssertEqual(rounds, [[8, 7], [5, 4]])
+        // Nothing fits: the lowest level alone confirms it.
+        let (none, tries) = try run(limit: 50_000, bytes)
+        XCTAssertNil(none)
+        XCTAssertEqual(tries, [[8, 7], [4]])
+    }
+}

@@ -7,16 +7,30 @@ import XCTest
 /// reference on every motion feature: pins, springs and loops, overlap sum
 /// and first, mirror and clamp edges, alpha, scaled outputs. Each frame
 /// must be ≥ 50 dB from the reference, with at most 0.1% of channel values
-/// more than 2 apart and none more than 8.
+/// more than 2 apart and none more than 8; and the C row kernel, at the
+/// baseline and at this CPU's best level, must give the Swift kernel's
+/// bytes.
 final class FastCPURendererTests: XCTestCase {
     private func assertClose(source: RGBAImage, frames: [FrameState], outputWidth: Int? = nil, outputHeight: Int? = nil,
                              label: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let fast = FastCPURenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight)
+        fast.rowKernel = .swift
+        // The C kernel at each level must give the Swift kernel's bytes.
+        let kernels = Set([CPULevel.baseline, CPULevel.best]).sorted { $0.rawValue < $1.rawValue }.map { level in
+            let renderer = FastCPURenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight)
+            renderer.rowKernel = .c(level)
+            return (level, renderer)
+        }
         let cpu = CPURenderer(source: source, outputWidth: outputWidth, outputHeight: outputHeight)
         let still = try cpu.render(frameState([]))
         var moved = 0
         for (n, frame) in frames.enumerated() {
             let f = try fast.render(frame), c = try cpu.render(frame)
+            for (level, renderer) in kernels {
+                let k = try renderer.render(frame)
+                XCTAssertTrue(k == f, "\(label) frame \(n): the C kernel (\(level)) differs from the Swift kernel: \(ImageDifference(k, f))",
+                              file: file, line: line)
+            }
             let diff = ImageDifference(f, c)
             let db = Reference.psnr(f, c)
             if c != still { moved += 1 }
