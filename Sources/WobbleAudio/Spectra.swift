@@ -13,9 +13,9 @@ final class Spectra: @unchecked Sendable {
     private var functions: [OnsetOptions.Method: [Double]] = [:]
     /// Slices computed side by side (tests compare 1 with 2 and 3).
     var threads = 2
-    private let samples: [Float]
+    private let samples: CheckedArray<Float>
 
-    init(samples: [Float], sampleRate: Int) {
+    init(samples: CheckedArray<Float>, sampleRate: Int) {
         self.samples = samples
         self.sampleRate = sampleRate
         hop = max(1, Int((Double(sampleRate) / 100).rounded()))

@@ -76,7 +76,7 @@ extension ScriptSession {
                 throw SceneError("sound", "cannot decode '\(shown)': no sound decoder in this program")
             }
             let limit = longestSound
-            let samples: [Float]
+            let samples: CheckedArray<Float>
             do {
                 samples = try loader(full, limit)
             } catch {

@@ -50,7 +50,7 @@ case "bench":
         var summary = ""
         for _ in 0..<runs {
             let start = monotonic()
-            let s = Sound(samples: t.samples, sampleRate: t.sampleRate)
+            guard let s = try? Sound(samples: t.samples, sampleRate: t.sampleRate) else { fail("out of memory") }
             let onsets = s.onsets(), beats = s.beats(), tempo = s.tempo()
             let ms = (monotonic() - start) * 1e3
             best = min(best, ms)
