@@ -88,7 +88,7 @@ public final class Sound: @unchecked Sendable {
 
     private func beatAnalysis() -> (beats: [Double], tempo: Double) {
         if let known = beatCache { return known }
-        let frames = BeatTracker.track(spectra.detection(.flux), framesPerSecond: spectra.framesPerSecond)
+        let frames = BeatTracker.track(spectra.detection(.flux), low: spectra.lowFlux(), framesPerSecond: spectra.framesPerSecond)
         let beats = frames.map { Sound.milliseconds(spectra.time(ofFrame: $0)) }
         var tempo = 0.0
         if beats.count >= 2 {

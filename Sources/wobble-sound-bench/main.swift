@@ -1,7 +1,7 @@
 // wobble-sound-bench: the sound analysis benchmark and the drum
 // synthesiser behind Scripts/bench-sound.sh and Scripts/make-drums.sh.
 //
-//   wobble-sound-bench synth steady|tempo-change|swing|pad OUT.wav [--seconds S]
+//   wobble-sound-bench synth steady|tempo-change|swing|pad|funk|noise OUT.wav [--seconds S]
 //   wobble-sound-bench bench [--seconds 30] [--runs 5]
 import Foundation
 import WobbleSystem
@@ -27,14 +27,16 @@ func track(_ name: String, seconds: Double) -> SyntheticTrack {
         return DrumSynth.drums(tempo: [(120, beats), (96, Int(Double(beats) * 0.8))])
     case "swing": return DrumSynth.drums(bpm: 120, bars: max(1, Int((seconds / 2).rounded(.up))), swing: 2.0 / 3)
     case "pad": return DrumSynth.pad(chords: max(2, Int(seconds)))
-    default: fail("unknown track '\(name)' (steady, tempo-change, swing, pad)")
+    case "funk": return DrumSynth.funk(bpm: 104, bars: max(1, Int((seconds / 2.3).rounded(.up))))
+    case "noise": return DrumSynth.noise(seconds: seconds)
+    default: fail("unknown track '\(name)' (steady, tempo-change, swing, pad, funk, noise)")
     }
 }
 
 let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
 case "synth":
-    guard args.count >= 3 else { fail("usage: synth steady|tempo-change|swing|pad OUT.wav [--seconds S]") }
+    guard args.count >= 3 else { fail("usage: synth steady|tempo-change|swing|pad|funk|noise OUT.wav [--seconds S]") }
     let t = track(args[1], seconds: value("--seconds", in: args, default: 16))
     let bytes = WAVFile.encode(t.samples, sampleRate: t.sampleRate)
     guard FileManager.default.createFile(atPath: args[2], contents: Data(bytes)) else { fail("cannot write \(args[2])") }
@@ -42,7 +44,7 @@ case "synth":
 case "bench":
     let seconds = value("--seconds", in: args, default: 30)
     let runs = Int(value("--runs", in: args, default: 5))
-    for name in ["steady", "tempo-change", "pad"] {
+    for name in ["steady", "tempo-change", "pad", "funk", "noise"] {
         var t = track(name, seconds: seconds)
         let n = Int(seconds * Double(t.sampleRate))
         if t.samples.count > n { t.samples = Array(t.samples[0..<n]) }

@@ -108,6 +108,30 @@ final class AnalysisTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(m.f, 0.9)
     }
 
+    /// White noise has no periodic pulse: no beats, and a tempo of 0
+    /// (as docs/API.md says), though the tracker alone would find a chain.
+    func testNoiseHasNoBeats() throws {
+        for seed: UInt64 in [1, 2, 3] {
+            let t = DrumSynth.noise(seconds: 12, seed: seed)
+            let s = try Sound(samples: t.samples, sampleRate: t.sampleRate)
+            XCTAssertEqual(s.beats(), [], "seed \(seed)")
+            XCTAssertEqual(s.tempo(), 0, "seed \(seed)")
+        }
+    }
+
+    /// A syncopated groove whose snare and open hat (off the beat) rise
+    /// more than the kick (on it): the beats are on the kicks.
+    func testBeatsOfASyncopatedGrooveAreOnTheKicks() throws {
+        for bpm in [96.0, 104, 112] {
+            let t = DrumSynth.funk(bpm: bpm, bars: 8)
+            let s = try Sound(samples: t.samples, sampleRate: t.sampleRate)
+            let m = fMeasure(s.beats(), t.beats, tolerance: 0.07)
+            report("beats, syncopated groove at \(bpm) BPM", m)
+            XCTAssertGreaterThanOrEqual(m.f, 0.9, "\(bpm) BPM: \(s.beats())")
+            XCTAssertEqual(s.tempo(), bpm, accuracy: 1)
+        }
+    }
+
     func testTheSameNumbersTwice() throws {
         let t = DrumSynth.drums(tempo: [(120, 8), (96, 8)])
         let a = try Sound(samples: t.samples, sampleRate: t.sampleRate), b = try Sound(samples: t.samples, sampleRate: t.sampleRate)
@@ -153,7 +177,7 @@ final class ThreadingTests: XCTestCase {
         for threads in [1, 2, 3] {
             let s = Spectra(samples: try CheckedArray.copy(of: t.samples), sampleRate: t.sampleRate)
             s.threads = threads
-            results.append(OnsetOptions.Method.allCases.flatMap { s.detection($0).map(\.bitPattern) })
+            results.append(OnsetOptions.Method.allCases.flatMap { s.detection($0).map(\.bitPattern) } + s.lowFlux().map(\.bitPattern))
         }
         XCTAssertEqual(results[0], results[1])
         XCTAssertEqual(results[0], results[2])
