@@ -48,18 +48,20 @@ case "bench":
         var t = track(name, seconds: seconds)
         let n = Int(seconds * Double(t.sampleRate))
         if t.samples.count > n { t.samples = Array(t.samples[0..<n]) }
-        var best = Double.infinity
+        var times: [Double] = []
         var summary = ""
         for _ in 0..<runs {
             let start = monotonic()
             guard let s = try? Sound(samples: t.samples, sampleRate: t.sampleRate) else { fail("out of memory") }
             let onsets = s.onsets(), beats = s.beats(), tempo = s.tempo()
             let ms = (monotonic() - start) * 1e3
-            best = min(best, ms)
+            times.append(ms)
             summary = "\(onsets.count) onsets, \(beats.count) beats, \(tempo) BPM"
         }
-        print(String(format: "%-13@ %5.1f s of audio: onsets + beats + tempo in %6.1f ms (best of %d; %@)",
-                     name as NSString, Double(t.samples.count) / Double(t.sampleRate), best, runs, summary as NSString))
+        times.sort()
+        let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        print(String(format: "%-13@ %5.1f s of audio: onsets + beats + tempo in %6.1f ms median, %6.1f best of %d (%@)",
+                     name as NSString, Double(t.samples.count) / Double(t.sampleRate), median, times[0], runs, summary as NSString))
     }
 default:
     fail("usage: wobble-sound-bench synth KIND OUT.wav | bench [--seconds 30] [--runs 5]")
