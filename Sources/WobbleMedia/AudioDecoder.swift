@@ -49,6 +49,14 @@ public enum AudioDecoder {
         }
         switch result {
         case .success(let status):
+            // 127: the loader could not start it (under `ulimit -v`, ffmpeg's
+            // own libraries need some 200 MB of address space).
+            if status == .exited(127) {
+                throw MediaError("'\(shown)': ffmpeg ('\(ffmpeg)') could not start (exit 127: its libraries could not be loaded; too little memory allowed?)")
+            }
+            if case .signalled(let signal) = status {
+                throw MediaError("'\(shown)': ffmpeg was killed (signal \(signal)) while decoding it")
+            }
             guard status == .exited(0), reader.isComplete else {
                 throw MediaError("'\(shown)' is not a sound ffmpeg can decode (no audio stream, or a damaged or unknown format)")
             }

@@ -71,7 +71,8 @@ extension SoundE2ETests {
 
     /// A 30 minute sound under `ulimit -v`: the analysis holds its samples
     /// once (4 bytes each, no copy), so at the 1.2 GB it loads;
-    /// with less memory than the samples need it is one line and exit 1.
+    /// with less memory than the samples need, or than ffmpeg needs to
+    /// start, it is one line and exit 1.
     /// Never a trap (`Fatal error: failed to allocate`, SIGABRT).
     func testALongSoundUnderAMemoryLimitLoadsOrFailsWithOneLine() throws {
         let made = try Tool.exec("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=220:r=8000:d=1800", "-c:a", "flac",
@@ -101,5 +102,16 @@ extension SoundE2ETests {
         XCTAssertTrue(first.hasPrefix("long.lua:2: sound: 'long.flac': out of memory after "), tight.stderr)
         XCTAssertTrue(first.hasSuffix(" more refused): the sound is too long for the memory allowed"), tight.stderr)
         XCTAssertFalse(tight.stderr.contains("Fatal error"), tight.stderr)
+        // 150 MB: too little for ffmpeg itself to start here (its libraries
+        // take some 200 MB of address space); an ffmpeg that starts runs
+        // out of memory as above.
+        let tiny = try run(150_000)
+        XCTAssertEqual(tiny.status, 1, tiny.stderr)
+        let line = String(tiny.stderr.split(separator: "\n").first ?? "")
+        let cannotStart = line.hasPrefix("long.lua:2: sound: 'long.flac': ffmpeg (")
+            && line.hasSuffix(") could not start (exit 127: its libraries could not be loaded; too little memory allowed?)")
+        let outOfMemory = line.hasPrefix("long.lua:2: sound: 'long.flac': out of memory after ")
+        XCTAssertTrue(cannotStart || outOfMemory, tiny.stderr)
+        XCTAssertFalse(tiny.stderr.contains("Fatal error"), tiny.stderr)
     }
 }
