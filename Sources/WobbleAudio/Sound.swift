@@ -43,6 +43,12 @@ public final class Sound: @unchecked Sendable {
         self.sampleRate = sampleRate
     }
 
+    /// An upper bound on the memory the analysis of `sampleCount` samples
+    /// takes at once (onsets, beats, tempo: some 240 bytes per 10 ms
+    /// frame, 0.55 bytes a sample; doubled for a margin), so a caller can
+    /// make sure of it before (`CheckedMemory.ensureRoom`).
+    public static func analysisBytes(sampleCount: Int) -> Int { max(0, sampleCount) }
+
     /// A sound of samples the program made (a copy, checked).
     public convenience init(samples: [Float], sampleRate: Int) throws {
         self.init(samples: try CheckedArray.copy(of: samples), sampleRate: sampleRate)

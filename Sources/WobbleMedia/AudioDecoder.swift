@@ -38,9 +38,11 @@ public enum AudioDecoder {
                     "-c:a", "pcm_f32le", "-f", "wav", "pipe:1"]
         let limit = ChildProcess.answerTimeout(timeout)
         var reader = WAVStreamReader(maxFrames: Int(seconds * Double(sampleRate)))
+        // ffmpeg's messages, to tell a refusal of memory from a bad file.
+        let messages = try? ScratchFile(inMemory: true, shown: "ffmpeg's messages")
         let result: Result<ChildProcess.Status, ChildProcess.Failure>
         do {
-            result = try ChildProcess.stream(ffmpeg, args, timeout: limit.seconds) { try reader.consume($0) }
+            result = try ChildProcess.stream(ffmpeg, args, timeout: limit.seconds, stderr: messages?.fd) { try reader.consume($0) }
         } catch let e as MemoryRefused {
             let seconds = Double(reader.samples.count) / Double(sampleRate)
             throw MediaError("'\(shown)': out of memory after \(NumberText.seconds(seconds.rounded())) s of it (\(MemoryRefused.shown(reader.bytesHeld)) of samples held, \(MemoryRefused.shown(e.bytes)) more refused): the sound is too long for the memory allowed")
@@ -57,6 +59,9 @@ public enum AudioDecoder {
             if case .signalled(let signal) = status {
                 throw MediaError("'\(shown)': ffmpeg was killed (signal \(signal)) while decoding it")
             }
+            if status != .exited(0), let messages, AudioDecoder.tail(messages).contains("Cannot allocate memory") {
+                throw MediaError("'\(shown)': ffmpeg ran out of memory decoding it: the sound is too long for the memory allowed")
+            }
             guard status == .exited(0), reader.isComplete else {
                 throw MediaError("'\(shown)' is not a sound ffmpeg can decode (no audio stream, or a damaged or unknown format)")
             }
@@ -65,6 +70,14 @@ public enum AudioDecoder {
         case .failure(.notStarted): throw MediaError("'\(shown)': ffmpeg ('\(ffmpeg)') could not be run (too few processes or open files allowed?)")
         }
         return reader.samples.finish()
+    }
+
+    /// The last 16 kB of what a child wrote into `file`.
+    static func tail(_ file: ScratchFile) -> String {
+        guard let size = try? file.size(shown: "ffmpeg's messages") else { return "" }
+        var bytes = [UInt8](repeating: 0, count: min(size, 16 << 10))
+        let n = bytes.withUnsafeMutableBytes { (try? Posix.pread(file.fd, into: $0, at: size - $0.count, shown: "ffmpeg's messages")) ?? 0 }
+        return String(decoding: bytes.prefix(n), as: UTF8.self)
     }
 }
 

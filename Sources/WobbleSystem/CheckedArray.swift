@@ -21,6 +21,19 @@ public struct MemoryRefused: Error, Equatable, Sendable, CustomStringConvertible
     }
 }
 
+/// Room for memory about to be used by many small allocations (Swift
+/// arrays, which trap when refused) whose total is known in advance.
+public enum CheckedMemory {
+    /// Whether `bytes` could be allocated now: they are, and released at
+    /// once (large blocks are mapped and unmapped: the address space a
+    /// limit such as `ulimit -v` counts).
+    public static func ensureRoom(_ bytes: Int) throws {
+        guard bytes > 0 else { return }
+        guard let p = malloc(bytes) else { throw MemoryRefused(bytes: bytes) }
+        free(p)
+    }
+}
+
 /// Builds a `CheckedArray`: appends grow the storage with `realloc` (by
 /// half again, so appending costs amortised O(1); glibc moves large blocks
 /// by remapping pages, without a second copy), and a refused growth throws
@@ -40,7 +53,16 @@ public final class CheckedArrayBuilder<Element: BitwiseCopyable> {
         guard !overflow else { throw MemoryRefused(bytes: Int.max) }
         guard needed > capacity else { return }
         let grown = capacity > Int.max / 3 ? needed : max(needed, capacity + capacity / 2, 1024)
-        try resize(to: grown)
+        // Refused: less headroom, then none (the last piece of a long
+        // sound may still fit where half as much again does not).
+        for n in [grown, max(needed, capacity + capacity / 16), needed] where n <= grown {
+            do {
+                try resize(to: n)
+                return
+            } catch is MemoryRefused where n > needed {
+                continue
+            }
+        }
     }
 
     /// Appends `n` elements that `fill` writes (it is given exactly `n`

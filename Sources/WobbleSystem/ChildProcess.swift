@@ -161,15 +161,17 @@ extension ChildProcess {
     /// Runs `executable` like `output`, but hands what it writes on stdout
     /// to `consume` as it comes (pieces of up to 64 kB), keeping none of
     /// it: memory does not grow with the output. When `consume` throws,
-    /// the child is killed and reaped and the error is thrown on.
-    public static func stream(_ executable: String, _ arguments: [String], timeout: Double,
+    /// the child is killed and reaped and the error is thrown on. The
+    /// child's stderr goes to `stderr` (a descriptor this process keeps
+    /// owning), else to /dev/null.
+    public static func stream(_ executable: String, _ arguments: [String], timeout: Double, stderr: Int32? = nil,
                               consume: (UnsafeRawBufferPointer) throws -> Void) rethrows -> Result<Status, Failure> {
         guard let null = try? Posix.open("/dev/null", O_RDWR) else { return .failure(.notStarted) }
         defer { Glibc.close(null) }
         guard let pipe = try? Posix.pipe(shown: executable) else { return .failure(.notStarted) }
         let child: ChildProcess
         do {
-            child = try ChildProcess(executable, arguments, stdin: null, stdout: pipe.write, stderr: null)
+            child = try ChildProcess(executable, arguments, stdin: null, stdout: pipe.write, stderr: stderr ?? null)
         } catch {
             Glibc.close(pipe.read)
             Glibc.close(pipe.write)
