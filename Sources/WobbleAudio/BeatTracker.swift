@@ -9,11 +9,13 @@
 ///    so a tempo change is followed and a jump to half or double tempo
 ///    costs as much as four windows of evidence. Periods are refined by a
 ///    parabola and interpolated between window centres.
-/// 2. The beats: each frame's score is the envelope smoothed at the local
-///    period's scale plus the best earlier beat between ½ and 2 local
-///    periods back, less `tightness · log(gap / period)²`; the best chain
-///    is traced back from the last strong frame; weak beats at either end
-///    are dropped.
+/// 2. The beats: each frame's score is the envelope (plus `kickWeight`
+///    times the low band's, so the phase follows the kick) smoothed at the
+///    local period's scale plus the best earlier beat between ½ and 2
+///    local periods back, less `tightness · log(gap / period)²`; the best
+///    chain is traced back from the last strong frame; weak beats at
+///    either end are dropped, and so are beats where the tempo window
+///    found no periodic pulse (`confidenceFloor`: noise, a soft pad).
 enum BeatTracker {
     static let tightness = 100.0
     static let jumpPenalty = 4.0
@@ -24,8 +26,9 @@ enum BeatTracker {
     /// beats' phase, next to the whole spectrum's (1).
     static let kickWeight = 1.5
     /// The least regularity a window's envelope must have for beats there:
-    /// its autocorrelation at the chosen period over its energy (a steady
-    /// pulse: 0.3 and more; white noise: under 0.1).
+    /// its autocorrelation at the chosen period over its energy (our
+    /// synthetic drums: 0.37 at a tempo change, 0.7 to 0.84 steady; white
+    /// noise: under 0.15).
     static let confidenceFloor = 0.2
 
     /// The standard deviation of `d` (0 when it is constant).
