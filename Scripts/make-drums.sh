@@ -5,6 +5,9 @@
 #   tempo-change  the same, 120 BPM then 96 BPM
 #   swing         120 BPM with triplet-swung hats
 #   pad           a soft pad whose chords change at uneven times
+#   funk          a syncopated groove at 104 BPM: kick on the beats, snare and
+#                 open hat between them (louder), ghost notes
+#   noise         white noise (no onsets, no pulse)
 # Usage: Scripts/make-drums.sh KIND OUT.wav [--seconds S]
 # (Examples/drums/drums.wav: Scripts/make-drums.sh steady Examples/drums/drums.wav --seconds 8)
 set -euo pipefail

@@ -53,6 +53,44 @@ public enum DrumSynth {
         return SyntheticTrack(samples: finish(mix), sampleRate: sampleRate, onsets: onsets, beats: beats)
     }
 
+    /// A syncopated funk groove: the kick on every beat, the snare and an
+    /// open hat on the off-beat eighths (the snare on the "and" of 2 and
+    /// 4, louder than the kick in every band but the lowest), a closed
+    /// hat on every sixteenth and soft ghost snares on the "e" and "a"
+    /// of some beats; `bars` bars of 4/4 at `bpm`. Most of the sound's
+    /// rise falls between the beats: a tracker that follows the loudest
+    /// onsets finds the off-beats. `beats` are the kicks.
+    public static func funk(bpm: Double, bars: Int, start: Double = 0.1, tail: Double = 1) -> SyntheticTrack {
+        let period = 60 / bpm, sixteenth = period / 4
+        var beats: [Double] = []
+        var hits: [(time: Double, kind: Hit, gain: Double)] = []
+        for b in 0..<(bars * 4) {
+            let t = start + Double(b) * period
+            beats.append(t)
+            hits.append((t, .kick, 1))
+            for k in 0..<4 { hits.append((t + Double(k) * sixteenth, .hat, k == 2 ? 1.6 : 0.5)) }
+            if b % 2 == 1 { hits.append((t + 2 * sixteenth, .snare, 1.4)) } else { hits.append((t + 2 * sixteenth, .snare, 0.7)) }
+            // Ghost notes: soft snares around the beat, varying bar to bar.
+            if b % 4 == 1 || b % 4 == 3 { hits.append((t + 3 * sixteenth, .snare, 0.25)) }
+            if b % 4 == 2 { hits.append((t + sixteenth, .snare, 0.25)) }
+        }
+        let end = start + Double(bars * 4) * period
+        let length = Int(((end + tail) * Double(sampleRate)).rounded())
+        var mix = [Double](repeating: 0, count: length)
+        var noise = Noise(seed: 0xF0_4C)
+        for (time, kind, gain) in hits { kind.add(into: &mix, at: time, noise: &noise, gain: gain) }
+        let onsets = Array(Set(hits.map { Sound.milliseconds($0.time) })).sorted()
+        return SyntheticTrack(samples: finish(mix), sampleRate: sampleRate, onsets: onsets, beats: beats)
+    }
+
+    /// White noise of `amplitude` (uniform, seeded): no onsets, no pulse.
+    public static func noise(seconds: Double, amplitude: Double = 0.3, seed: UInt64 = 0x401_5E) -> SyntheticTrack {
+        var n = Noise(seed: seed)
+        let count = Int((seconds * Double(sampleRate)).rounded())
+        let samples = (0..<count).map { _ in Float(amplitude * n.next()) }
+        return SyntheticTrack(samples: samples, sampleRate: sampleRate, onsets: [], beats: [])
+    }
+
     /// A soft pad: chords of three detuned notes with an 80 ms attack,
     /// changing at uneven times; the onsets are the chord starts.
     public static func pad(chords: Int = 16, start: Double = 0.2) -> SyntheticTrack {
@@ -102,7 +140,7 @@ public enum DrumSynth {
     enum Hit {
         case kick, snare, hat
 
-        func add(into mix: inout [Double], at time: Double, noise: inout Noise) {
+        func add(into mix: inout [Double], at time: Double, noise: inout Noise, gain: Double = 1) {
             let sr = Double(DrumSynth.sampleRate)
             let first = Int((time * sr).rounded())
             let length: Double = self == .kick ? 0.35 : self == .snare ? 0.25 : 0.08
@@ -115,19 +153,19 @@ public enum DrumSynth {
                     let u = Double(i) / sr
                     let f = 50 + 90 * exp(-u / 0.03)
                     phase += 2 * Double.pi * f / sr
-                    mix[first + i] += fade(u) * 0.9 * exp(-u / 0.12) * sin(phase)
+                    mix[first + i] += gain * fade(u) * 0.9 * exp(-u / 0.12) * sin(phase)
                 }
             case .snare:
                 for i in 0..<Int(0.25 * sr) where first + i < mix.count {
                     let u = Double(i) / sr
-                    mix[first + i] += fade(u) * (0.45 * exp(-u / 0.06) * noise.next() + 0.3 * exp(-u / 0.05) * sin(2 * Double.pi * 185 * u))
+                    mix[first + i] += gain * fade(u) * (0.45 * exp(-u / 0.06) * noise.next() + 0.3 * exp(-u / 0.05) * sin(2 * Double.pi * 185 * u))
                 }
             case .hat:
                 var last = 0.0
                 for i in 0..<Int(0.08 * sr) where first + i < mix.count {
                     let u = Double(i) / sr
                     let n = noise.next()
-                    mix[first + i] += fade(u) * 0.25 * exp(-u / 0.015) * (n - last)
+                    mix[first + i] += gain * fade(u) * 0.25 * exp(-u / 0.015) * (n - last)
                     last = n
                 }
             }

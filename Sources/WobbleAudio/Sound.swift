@@ -1,3 +1,5 @@
+import WobbleSystem
+
 /// A decoded sound and what is measured on it: onsets, beats, tempo and
 /// level (Lua's `sound(path)` handle). Mono samples at `sampleRate`
 /// (44 100 Hz as `sound()` decodes them). Every figure is computed on one
@@ -5,30 +7,61 @@
 /// same samples give the same numbers on every machine; times are
 /// rounded to the millisecond.
 public final class Sound: @unchecked Sendable {
-    /// The samples, mono, nominally in [−1, 1].
-    public let samples: [Float]
+    /// The samples, mono, nominally in [−1, 1] (memory allocated through
+    /// a checked path: a long sound is one error, not a trap).
+    public let samples: CheckedArray<Float>
     public let sampleRate: Int
     /// Seconds.
     public var duration: Double { Double(samples.count) / Double(sampleRate) }
 
-    /// Running sums of squares for `level` (index i: the first i samples).
-    private lazy var squares: [Double] = {
-        var sums = [Double](repeating: 0, count: samples.count + 1)
+    /// Samples per block of `squareSums`.
+    static let block = 4096
+    /// The running sum of squares at every block's start (index k: the
+    /// first k · block samples): `level` adds the rest of a block in the
+    /// same order, so its sums are the same bits as a sum over every
+    /// sample, for 1/2048 of the memory of one sum per sample.
+    private lazy var squareSums: [Double] = {
+        var sums: [Double] = []
+        sums.reserveCapacity(samples.count / Sound.block + 1)
         var s = 0.0
-        for (i, x) in samples.enumerated() {
-            s += Double(x) * Double(x)
-            sums[i + 1] = s
+        samples.withUnsafeBufferPointer { x in
+            for i in 0..<x.count {
+                if i % Sound.block == 0 { sums.append(s) }
+                s += Double(x[i]) * Double(x[i])
+            }
         }
+        if samples.count % Sound.block == 0 { sums.append(s) }
         return sums
     }()
     private lazy var spectra = Spectra(samples: samples, sampleRate: sampleRate)
     private var onsetCache: [OnsetOptions: [Double]] = [:]
     private var beatCache: (beats: [Double], tempo: Double)?
 
-    public init(samples: [Float], sampleRate: Int) {
+    public init(samples: CheckedArray<Float>, sampleRate: Int) {
         precondition(sampleRate > 0)
         self.samples = samples
         self.sampleRate = sampleRate
+    }
+
+    /// An upper bound on the memory the analysis of `sampleCount` samples
+    /// takes at once (onsets, beats, tempo: some 240 bytes per 10 ms
+    /// frame, 0.55 bytes a sample; doubled for a margin), so a caller can
+    /// make sure of it before (`CheckedMemory.ensureRoom`).
+    public static func analysisBytes(sampleCount: Int) -> Int { max(0, sampleCount) }
+
+    /// A sound of samples the program made (a copy, checked).
+    public convenience init(samples: [Float], sampleRate: Int) throws {
+        self.init(samples: try CheckedArray.copy(of: samples), sampleRate: sampleRate)
+    }
+
+    /// The sum of the squares of the first `i` samples, summed in order.
+    private func squareSum(_ i: Int) -> Double {
+        let k = i / Sound.block
+        var s = squareSums[k]
+        samples.withUnsafeBufferPointer { x in
+            for j in (k * Sound.block)..<i { s += Double(x[j]) * Double(x[j]) }
+        }
+        return s
     }
 
     /// RMS of the samples in `[t0, t1)` seconds (silence outside the
@@ -38,7 +71,7 @@ public final class Sound: @unchecked Sendable {
         let a = Sound.sampleIndex(t0, sampleRate), b = Sound.sampleIndex(t1, sampleRate)
         guard b > a else { return 0 }
         let lo = min(max(a, 0), n), hi = min(max(b, 0), n)
-        let sum = max(0, squares[hi] - squares[lo])
+        let sum = max(0, squareSum(hi) - squareSum(lo))
         return min(1, (sum / Double(b - a)).squareRoot())
     }
 
@@ -61,7 +94,7 @@ public final class Sound: @unchecked Sendable {
 
     private func beatAnalysis() -> (beats: [Double], tempo: Double) {
         if let known = beatCache { return known }
-        let frames = BeatTracker.track(spectra.detection(.flux), framesPerSecond: spectra.framesPerSecond)
+        let frames = BeatTracker.track(spectra.detection(.flux), low: spectra.lowFlux(), framesPerSecond: spectra.framesPerSecond)
         let beats = frames.map { Sound.milliseconds(spectra.time(ofFrame: $0)) }
         var tempo = 0.0
         if beats.count >= 2 {

@@ -11,11 +11,12 @@ final class Spectra: @unchecked Sendable {
     let sampleRate: Int
     var framesPerSecond: Double { Double(sampleRate) / Double(hop) }
     private var functions: [OnsetOptions.Method: [Double]] = [:]
+    private var low: [Double] = []
     /// Slices computed side by side (tests compare 1 with 2 and 3).
     var threads = 2
-    private let samples: [Float]
+    private let samples: CheckedArray<Float>
 
-    init(samples: [Float], sampleRate: Int) {
+    init(samples: CheckedArray<Float>, sampleRate: Int) {
         self.samples = samples
         self.sampleRate = sampleRate
         hop = max(1, Int((Double(sampleRate) / 100).rounded()))
@@ -29,6 +30,17 @@ final class Spectra: @unchecked Sendable {
         if functions.isEmpty { compute() }
         return functions[method] ?? []
     }
+
+    /// The spectral flux of the lowest bins only (up to `lowTop`: 21.5 to
+    /// 129 Hz at 44.1 kHz, where a kick drum is and little else is),
+    /// normalised so its largest value is 1: the beat tracker's phase.
+    func lowFlux() -> [Double] {
+        if functions.isEmpty { compute() }
+        return low
+    }
+
+    /// The highest bin of `lowFlux` (bins are 21.5 Hz apart at 44.1 kHz).
+    static let lowTop = 6
 
     /// Frames whose history a slice recomputes before its first frame:
     /// the maximum filter's memory (and the previous frame's energy).
@@ -47,22 +59,23 @@ final class Spectra: @unchecked Sendable {
             results.values[p] = self.slice(bounds[p]..<bounds[p + 1])
         }
         Parallel.run(parts, work)
-        var flux: [Double] = [], energy: [Double] = [], hfc: [Double] = []
-        for r in results.values { flux += r.flux; energy += r.energy; hfc += r.hfc }
+        var flux: [Double] = [], energy: [Double] = [], hfc: [Double] = [], low: [Double] = []
+        for r in results.values { flux += r.flux; energy += r.energy; hfc += r.hfc; low += r.low }
         func normalised(_ v: [Double]) -> [Double] {
             let top = v.max() ?? 0
             return top > 0 ? v.map { $0 / top } : v
         }
         functions = [.flux: normalised(flux), .energy: normalised(energy), .hfc: normalised(hfc)]
+        self.low = normalised(low)
     }
 
     /// One result per slice; each thread writes its own slot only.
     private final class Slots: @unchecked Sendable {
-        typealias Value = (flux: [Double], energy: [Double], hfc: [Double])
+        typealias Value = (flux: [Double], energy: [Double], hfc: [Double], low: [Double])
         let values: UnsafeMutableBufferPointer<Value>
         init(_ n: Int) {
             values = .allocate(capacity: n)
-            values.initialize(repeating: ([], [], []))
+            values.initialize(repeating: ([], [], [], []))
         }
         deinit {
             values.deinitialize()
@@ -71,7 +84,7 @@ final class Spectra: @unchecked Sendable {
     }
 
     /// The detection functions of `frames`.
-    private func slice(_ frames: Range<Int>) -> (flux: [Double], energy: [Double], hfc: [Double]) {
+    private func slice(_ frames: Range<Int>) -> Slots.Value {
         let n = Spectra.frameSize, bins = n / 2 + 1, hop = self.hop, memory = Spectra.memory
         var fft = RealFFT(size: n)
         let (c, _) = ExactMath.unitCircle(n, count: n)
@@ -86,6 +99,8 @@ final class Spectra: @unchecked Sendable {
         var flux = [Double](repeating: 0, count: frames.count)
         var energy = [Double](repeating: 0, count: frames.count)
         var hfc = [Double](repeating: 0, count: frames.count)
+        var low = [Double](repeating: 0, count: frames.count)
+        let lowTop = min(Spectra.lowTop, bins - 1)
         var lastEnergy = 0.0, lastHFC = 0.0
         let warmUp = max(0, frames.lowerBound - memory)
         samples.withUnsafeBufferPointer { x in
@@ -120,7 +135,7 @@ final class Spectra: @unchecked Sendable {
                             ref[k] = r
                         }
                         let slot = (t % memory) * stride + 1
-                        var rise = 0.0, e = 0.0, h = 0.0
+                        var rise = 0.0, e = 0.0, h = 0.0, lowRise = 0.0
                         for k in 1..<bins {
                             let mk = m[k]
                             // Compressed magnitude: √(|X| + 1) − 1 grows as √|X|
@@ -129,7 +144,10 @@ final class Spectra: @unchecked Sendable {
                             // frame adds next to nothing (full scale |X| ≈ 512).
                             let v = (mk + 1).squareRoot() - 1
                             let d = v - ref[k]
-                            if d > 0 { rise += d }
+                            if d > 0 {
+                                rise += d
+                                if k <= lowTop { lowRise += d }
+                            }
                             hist[slot + k] = v
                             let p = mk * mk
                             e += p
@@ -139,6 +157,7 @@ final class Spectra: @unchecked Sendable {
                         if t >= frames.lowerBound {
                             let o = t - frames.lowerBound
                             flux[o] = t == 0 ? 0 : rise
+                            low[o] = t == 0 ? 0 : lowRise
                             energy[o] = max(0, ce - lastEnergy)
                             hfc[o] = max(0, ch - lastHFC)
                         }
@@ -151,7 +170,7 @@ final class Spectra: @unchecked Sendable {
             }
           }
         }
-        return (flux, energy, hfc)
+        return (flux, energy, hfc, low)
     }
 }
 

@@ -9,7 +9,7 @@ typealias ImageCache = [String: (stamp: FileStamp, image: RGBAImage)]
 /// Decoded sounds by path, with the stamp of the file and the length limit
 /// each was decoded under (a rerun that asks the same gets the same samples
 /// without running ffmpeg again).
-typealias SoundCache = [String: (stamp: FileStamp, maxSeconds: Double, samples: [Float])]
+typealias SoundCache = [String: (stamp: FileStamp, maxSeconds: Double, samples: CheckedArray<Float>)]
 
 /// What a cutout's layer was made from: the request (where the scene asked
 /// left out), the image file's stamp and, for a mask file, its stamp. A

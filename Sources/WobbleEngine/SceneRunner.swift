@@ -17,10 +17,10 @@ public final class SceneRunner {
     public let options: SessionOptions
     /// Reads an image file; its errors end the run as they are.
     public let loadImage: (String) throws -> RGBAImage
-    /// Decodes a sound file (`sound(path)`) to mono samples at 44 100 Hz,
+    /// Decodes a sound file (`sound(path)`) to mono samples at 44 100 Hz (the mean of its channels),
     /// refusing one longer than the given seconds: ffmpeg's decoder, or a
     /// front end's cache over it.
-    public var loadSound: (_ path: String, _ maxSeconds: Double) throws -> [Float] = { path, maxSeconds in
+    public var loadSound: (_ path: String, _ maxSeconds: Double) throws -> CheckedArray<Float> = { path, maxSeconds in
         try AudioDecoder.decode(path: path, maxSeconds: maxSeconds)
     }
     /// The files the script named so far (images, traces, modules).

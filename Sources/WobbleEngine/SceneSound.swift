@@ -1,3 +1,4 @@
+import WobbleSystem
 import WobbleAudio
 import WobbleScript
 
@@ -9,7 +10,7 @@ public struct SceneSound: Sendable, Equatable {
     /// The file, where it starts on the clip (`offset`) and its length.
     public var track: Soundtrack
     /// Mono samples at `sampleRate` (the sound's time 0 at clip time `track.offset`).
-    public var samples: [Float]
+    public var samples: CheckedArray<Float>
     public var sampleRate: Int
     /// Beat times on the clip (the sound's `:beats()` moved by the offset),
     /// those from 0 on.
@@ -17,7 +18,7 @@ public struct SceneSound: Sendable, Equatable {
     /// Onset times on the clip (`:onsets()` with its defaults), from 0 on.
     public var onsets: [Double]
 
-    public init(track: Soundtrack, samples: [Float], sampleRate: Int, beats: [Double], onsets: [Double]) {
+    public init(track: Soundtrack, samples: CheckedArray<Float>, sampleRate: Int, beats: [Double], onsets: [Double]) {
         self.track = track
         self.samples = samples
         self.sampleRate = sampleRate

@@ -1,3 +1,4 @@
+import WobbleSystem
 import WobbleAudio
 import WobbleCore
 
@@ -56,11 +57,11 @@ public struct ScriptOptions {
     /// The motion models `addSketch{motion = ...}` may name (and their keys).
     public var motions: MotionCatalog = .standard
     /// Decodes a sound file (path resolved against the script's folder) to
-    /// mono samples at 44 100 Hz, refusing one longer than the given
+    /// mono samples at 44 100 Hz (the mean of its channels), refusing one longer than the given
     /// seconds; a thrown error's description becomes the message
     /// (`sound: <description>`). Nil: `sound()` is an error (the engine
     /// sets ffmpeg's decoder, `AudioDecoder`).
-    public var soundLoader: ((_ path: String, _ maxSeconds: Double) throws -> [Float])? = nil
+    public var soundLoader: ((_ path: String, _ maxSeconds: Double) throws -> CheckedArray<Float>)? = nil
 
     /// Options for `scriptPath`, loading images with `imageLoader`.
     public init(scriptPath: String, imageLoader: @escaping (String) throws -> (width: Int, height: Int)) {

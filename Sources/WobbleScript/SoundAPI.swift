@@ -76,7 +76,7 @@ extension ScriptSession {
                 throw SceneError("sound", "cannot decode '\(shown)': no sound decoder in this program")
             }
             let limit = longestSound
-            let samples: [Float]
+            let samples: CheckedArray<Float>
             do {
                 samples = try loader(full, limit)
             } catch {
@@ -84,6 +84,14 @@ extension ScriptSession {
             }
             let s = Sound(samples: samples, sampleRate: 44_100)
             guard !samples.isEmpty else { throw SceneError("sound", "'\(shown)' has no samples (a sound of length 0)") }
+            // The analysis's arrays (a tenth of the samples' memory) are
+            // made later, by `onsets()`, `beats()` or the studio: their room
+            // is made sure of now, while a refusal can still be one line.
+            do {
+                try CheckedMemory.ensureRoom(Sound.analysisBytes(sampleCount: samples.count))
+            } catch let e as MemoryRefused {
+                throw SceneError("sound", "'\(shown)': out of memory for its analysis (\(MemoryRefused.shown(e.bytes)) refused): the sound is too long for the memory allowed")
+            }
             guard s.duration <= limit + 1e-9 else {
                 throw SceneError("sound", "'\(shown)' is longer than the longest clip (\(NumberText.seconds(limit)) s: --max-frames \(scene.maxFrames) at \(NumberText.rate(scene.fps)) fps)")
             }

@@ -1,9 +1,11 @@
+import WobbleSystem
+
 /// The soundtrack as the audio device plays it: the scene's samples laid
 /// on the clip's time, looping over the clip. Immutable, so the device's
 /// thread reads it while the window thread makes the next one.
 package final class AudioTrack: Sendable {
     /// Mono samples; `samples[0]` plays at clip sample `start`.
-    package let samples: [Float]
+    package let samples: CheckedArray<Float>
     /// Samples per second.
     package let rate: Int
     /// The clip sample of the sound's first sample (`soundtrack(s, offset)`:
@@ -13,7 +15,7 @@ package final class AudioTrack: Sendable {
     /// preview loops (at least 1).
     package let length: Int
 
-    package init(samples: [Float], rate: Int, offset: Double, clipLength: Double) {
+    package init(samples: CheckedArray<Float>, rate: Int, offset: Double, clipLength: Double) {
         self.samples = samples
         self.rate = max(1, rate)
         start = AudioTrack.samples(offset, rate: self.rate)

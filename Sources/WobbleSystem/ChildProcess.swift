@@ -151,12 +151,27 @@ extension ChildProcess {
     /// reaped, nothing is left running, and the `Failure` says which.
     public static func output(_ executable: String, _ arguments: [String], timeout: Double,
                               limit: Int = 16 << 20) -> Result<Output, Failure> {
+        var out: [UInt8] = []
+        let r = stream(executable, arguments, timeout: timeout) { chunk in
+            if out.count < limit { out += chunk.prefix(min(chunk.count, limit - out.count)) }
+        }
+        return r.map { Output(status: $0, stdout: out) }
+    }
+
+    /// Runs `executable` like `output`, but hands what it writes on stdout
+    /// to `consume` as it comes (pieces of up to 64 kB), keeping none of
+    /// it: memory does not grow with the output. When `consume` throws,
+    /// the child is killed and reaped and the error is thrown on. The
+    /// child's stderr goes to `stderr` (a descriptor this process keeps
+    /// owning), else to /dev/null.
+    public static func stream(_ executable: String, _ arguments: [String], timeout: Double, stderr: Int32? = nil,
+                              consume: (UnsafeRawBufferPointer) throws -> Void) rethrows -> Result<Status, Failure> {
         guard let null = try? Posix.open("/dev/null", O_RDWR) else { return .failure(.notStarted) }
         defer { Glibc.close(null) }
         guard let pipe = try? Posix.pipe(shown: executable) else { return .failure(.notStarted) }
         let child: ChildProcess
         do {
-            child = try ChildProcess(executable, arguments, stdin: null, stdout: pipe.write, stderr: null)
+            child = try ChildProcess(executable, arguments, stdin: null, stdout: pipe.write, stderr: stderr ?? null)
         } catch {
             Glibc.close(pipe.read)
             Glibc.close(pipe.write)
@@ -165,7 +180,6 @@ extension ChildProcess {
         Glibc.close(pipe.write)
         defer { Glibc.close(pipe.read) }
         let deadline = monotonic() + timeout
-        var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         var ended = false
         while !ended {
@@ -179,10 +193,16 @@ extension ChildProcess {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(pipe.read, $0.baseAddress, $0.count) }
             if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if n <= 0 { ended = true; break }
-            if out.count < limit { out += buffer.prefix(min(n, limit - out.count)) }
+            do {
+                try buffer.withUnsafeBytes { try consume(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            } catch {
+                child.kill()
+                child.wait()
+                throw error
+            }
         }
         if ended, child.waitExited(timeout: max(0, deadline - monotonic())) {
-            return .success(Output(status: child.wait(), stdout: out))
+            return .success(child.wait())
         }
         child.kill()
         child.wait()

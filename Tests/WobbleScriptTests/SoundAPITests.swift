@@ -2,6 +2,7 @@ import XCTest
 import WobbleAudio
 @testable import WobbleScript
 import WobbleCore
+import WobbleSystem
 
 /// `sound()` and its handles in process, with a stub decoder (a synthetic
 /// drum track): fields, methods, option tables, messages, `reset()`,
@@ -16,7 +17,7 @@ final class SoundAPITests: XCTestCase {
             o.maxFrames = maxFrames
             o.soundLoader = { path, _ in
                 guard (path as NSString).lastPathComponent == "drums.wav" else { throw StubSoundError() }
-                return Self.drums.samples
+                return try CheckedArray.copy(of: Self.drums.samples)
             }
         }
     }

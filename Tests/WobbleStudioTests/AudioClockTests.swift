@@ -1,4 +1,5 @@
 import XCTest
+import WobbleSystem
 @testable import WobbleStudio
 @testable import WobbleStudioCore
 
@@ -25,9 +26,9 @@ final class AudioClockTests: XCTestCase {
         XCTAssertEqual(c.heard(at: 11.055), 300, accuracy: 1e-9, "never back")
     }
 
-    func testATrackPlaysTheSoundAtItsOffsetLoopingOverTheClip() {
+    func testATrackPlaysTheSoundAtItsOffsetLoopingOverTheClip() throws {
         // 10 samples a second; the sound at 0.2 s of a 0.6 s clip.
-        let t = AudioTrack(samples: [1, 2, 3], rate: 10, offset: 0.2, clipLength: 0.6)
+        let t = AudioTrack(samples: try CheckedArray.copy(of: [1, 2, 3]), rate: 10, offset: 0.2, clipLength: 0.6)
         XCTAssertEqual(t.start, 2)
         XCTAssertEqual(t.length, 6)
         var out = [Float](repeating: 9, count: 8)
@@ -40,7 +41,7 @@ final class AudioClockTests: XCTestCase {
         _ = out.withUnsafeMutableBufferPointer { t.fill($0, from: 2, muted: true) }
         XCTAssertEqual(out, [Float](repeating: 0, count: 8), "muted: silence")
         // A negative offset cuts the sound's start; a position outside the clip starts it over.
-        let cut = AudioTrack(samples: [1, 2, 3], rate: 10, offset: -0.1, clipLength: 0.4)
+        let cut = AudioTrack(samples: try CheckedArray.copy(of: [1, 2, 3]), rate: 10, offset: -0.1, clipLength: 0.4)
         var four = [Float](repeating: 9, count: 4)
         _ = four.withUnsafeMutableBufferPointer { cut.fill($0, from: 99, muted: false) }
         XCTAssertEqual(four, [2, 3, 0, 0])
