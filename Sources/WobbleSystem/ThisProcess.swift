@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,6 +8,13 @@ import Glibc
 public enum ThisProcess {
     /// The process id.
     public static var id: Int32 { getpid() }
+
+    /// The processors this process may use (its affinity mask, which a
+    /// batch scheduler narrows to the cores it granted, and a cgroup's CPU
+    /// quota, as Foundation reads them), at least 1.
+    public static var cores: Int {
+        max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
 
     /// Ends the process with `status` (stdio flushed, `atexit` handlers run).
     public static func exit(_ status: Int32) -> Never {
