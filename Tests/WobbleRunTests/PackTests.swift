@@ -175,6 +175,7 @@ final class PackTests: XCTestCase {
     func testDuplicateAndOutsideOutputsAreRefused() throws {
         let outside = try Sandbox()
         try FileManager.default.createSymbolicLink(atPath: box.path("planted"), withDestinationPath: outside.path)
+        try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)
         try box.write("pack.csv", """
         scene,image,output
         s.lua,a.png,dup.gif
