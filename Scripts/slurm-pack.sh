@@ -106,7 +106,7 @@ source Scripts/bench/make-pack.sh
 make_pack "$work/local" "$rows"
 cp -r "$work/local" "$work/array"
 start=$(date +%s.%N)
-"$bin" pack "$work/local/pack.csv" -q
+"$bin" pack "$work/local/pack.csv" -q 2>"$work/log/local.err" || { cat "$work/log/local.err" >&2; exit 1; }
 local_s=$(echo "$(date +%s.%N) - $start" | bc)
 
 cat > "$work/job.sh" <<JOB
@@ -121,9 +121,6 @@ while squeue -h -j "$job" 2>/dev/null | grep -q .; do sleep 0.2; done
 array_s=$(echo "$(date +%s.%N) - $start" | bc)
 
 failed=0
-for t in $(seq 0 $((tasks - 1))); do
-  if [[ -s "$work/log/task-$t.out" ]]; then echo "slurm-pack: task $t said:" >&2; cat "$work/log/task-$t.out" >&2; fi
-done
 n=0
 for f in "$work/local/out/"*.gif; do
   name=$(basename "$f")
@@ -131,6 +128,9 @@ for f in "$work/local/out/"*.gif; do
   n=$((n + 1))
 done
 [[ $n -eq $rows ]] || { echo "slurm-pack: the local run wrote $n of $rows clips" >&2; failed=1; }
+if [[ $failed -ne 0 ]]; then
+  for t in $(seq 0 $((tasks - 1))); do echo "slurm-pack: task $t said:" >&2; grep -v 'warning:' "$work/log/task-$t.out" >&2 || true; done
+fi
 printf 'slurm-pack: %d clips, local run (one process, --jobs %d) %.1f s; Slurm array of %d tasks (--jobs 1 each) %.1f s from sbatch to the last task; outputs %s\n' \
   "$rows" "$cpus" "$local_s" "$tasks" "$array_s" "$([[ $failed -eq 0 ]] && echo "byte-identical" || echo "DIFFER")"
 exit $failed
