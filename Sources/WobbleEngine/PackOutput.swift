@@ -20,7 +20,7 @@ final class PackOutput: Sendable {
     private let state = Mutex(Progress())
     private let clock = MonotonicClock()
 
-    func startProgress(total: Int, enabled: Bool, clock: MonotonicClock) {
+    func startProgress(total: Int, enabled: Bool) {
         let now = self.clock.now()
         state.withLock { $0 = Progress(total: total, enabled: enabled, start: now) }
     }

@@ -157,7 +157,7 @@ package final class PackRun {
         let jobs = max(1, min(o.jobs ?? ThisProcess.cores, max(items.count, 1)))
         let next = Mutex(0)
         let results = Mutex([Int: Outcome]())
-        output.startProgress(total: items.count, enabled: !o.quiet && Posix.isTerminal(2), clock: clock)
+        output.startProgress(total: items.count, enabled: !o.quiet && Posix.isTerminal(2))
         Parallel.run(jobs) { _ in
             while Signals.received == nil {
                 let i: Int = next.withLock { n in defer { n += 1 }; return n }
@@ -216,7 +216,7 @@ package final class PackRun {
         var o = plan.options
         o.control = control
         do {
-            try makeFolders(for: plan.output, inside: ScenePaths.folder(options.manifest))
+            try makeFolders(for: plan.output)
             if let shard = item.shard {
                 return try performShard(plan, shard: shard, options: o, report: report, state: state, start: start, clock: clock)
             }
@@ -255,11 +255,12 @@ package final class PackRun {
         return entry
     }
 
-    /// Creates the folders of `output` that do not exist yet (0755), below `folder`.
-    func makeFolders(for output: String, inside folder: String) throws {
+    /// Creates the folders of `output` that do not exist yet (0755): the
+    /// row's plan checked that they lead nowhere outside the pack's folder.
+    func makeFolders(for output: String) throws {
         let parent = ScenePaths.folder(output)
         guard Posix.kind(parent) == nil else { return }
-        try makeFolders(for: parent, inside: folder)
+        try makeFolders(for: parent)
         let fd = try Posix.open(ScenePaths.folder(parent), O_RDONLY | O_DIRECTORY, shown: ScenePaths.folder(parent))
         defer { Posix.closeQuietly(fd) }
         do {
