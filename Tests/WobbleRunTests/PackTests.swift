@@ -304,6 +304,26 @@ final class PackTests: XCTestCase {
         XCTAssertEqual(try objects(r).summary?["skipped"] as? Int, 6)
     }
 
+    func testAShardKilledIsRenderedAgainAndTheLastSliceAssembles() throws {
+        try box.write("long.lua", "image('a.png') addSketch{x = 8, y = 6, w = 24, h = 18} prepare() impulse(1, 1, 0) wait(0.7)")
+        try box.write("pack.csv", "scene,image,output\nlong.lua,,long.gif\n")
+        let reference = try Tool.run(["long.lua", "--backend", "cpu", "-q", "-o", "ref.gif"], cwd: box.url)
+        XCTAssertEqual(reference.status, 0, reference.stderr)
+        let (p, out, err) = try Tool.start(["pack", "pack.csv", "--backend", "cpu", "--slice", "0/2", "--shard-frames", "5",
+                                            "--stop-at", "shard-written:0"], cwd: box.url)
+        _ = Tool.drain(out, err)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, SIGKILL)
+        for i in [1, 0] {
+            let r = try pack(["pack.csv", "--slice", "\(i)/2", "--shard-frames", "5", "--json"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(try objects(r).rows.map { $0["status"] as? String }, [i == 1 ? "shard" : "written"], "slice \(i)")
+        }
+        XCTAssertEqual(try bytes("long.gif"), try bytes("ref.gif"))
+        XCTAssertEqual(box.leftovers(), [])
+        XCTAssertEqual(try box.list(".wobble-pack/shards"), [])
+    }
+
     func testSliceUsageErrors() throws {
         try box.write("pack.csv", "scene,image,output\n")
         let env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
