@@ -49,8 +49,8 @@ package struct PackStop: Sendable, Equatable {
 
     func fire(_ stage: String, row: Int? = nil) {
         guard stage == self.stage, self.row == nil || self.row == row else { return }
-        kill(ThisProcess.id, signal)
-        if signal == SIGKILL { while true { pause() } }
+        ThisProcess.send(signal)
+        if signal == SIGKILL { while true { pause(seconds: 1) } }
     }
 }
 
@@ -112,7 +112,7 @@ package final class PackRun {
         o.stopAt?.fire("claimed")
         if let hold = o.holdUntil {
             _ = try? AtomicFile.write([], to: hold + ".claimed")
-            while Posix.kind(hold) == nil && Signals.received == nil { usleep(50_000) }
+            while Posix.kind(hold) == nil && Signals.sleep(0.05) == nil {}
         }
         // What a killed run left in the state folder.
         if let fd = try? Posix.open(state, O_RDONLY | O_DIRECTORY, shown: state) {

@@ -72,7 +72,7 @@ package enum PackState {
                 waiting("another pack (or this slice of this pack) is being rendered into this folder: waiting for it to finish")
                 told = true
             }
-            usleep(200_000)
+            _ = Signals.sleep(0.2)
         }
     }
 }

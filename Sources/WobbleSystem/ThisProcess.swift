@@ -16,6 +16,13 @@ public enum ThisProcess {
         max(1, ProcessInfo.processInfo.activeProcessorCount)
     }
 
+    /// Sends `signal` to this process (`kill(getpid(), signal)`): for a
+    /// test hook that stops the process at a chosen moment as a signal
+    /// from outside would.
+    public static func send(_ signal: Int32) {
+        kill(getpid(), signal)
+    }
+
     /// Ends the process with `status` (stdio flushed, `atexit` handlers run).
     public static func exit(_ status: Int32) -> Never {
         Glibc.exit(status)
