@@ -34,7 +34,7 @@ enum Pack {
             o.pack.timeout = try OptionParser.number(v, "--timeout", min: 0, exclusiveMin: true, max: 1e9)
         },
         OptionSpec(names: ["--json"], value: nil, help: "print one JSON object per row as it ends (type row: output, status, bytes, frames, duration, warnings, error) and one of type summary at the end, on stdout") { o, _ in o.pack.json = true },
-        OptionSpec(names: ["-q", "--quiet"], value: nil, help: "no progress line") { o, _ in o.pack.quiet = true },
+        OptionSpec(names: ["-q", "--quiet"], value: nil, help: "no progress line, no summary line when every row succeeded") { o, _ in o.pack.quiet = true },
         OptionSpec(names: ["--stop-at"], value: "STAGE", help: "test hook: stop the process at a stage", hidden: true) { o, v in
             o.pack.stopAt = try PackStop.parse(v)
         },
