@@ -202,6 +202,18 @@ final class PackTests: XCTestCase {
         XCTAssertEqual(try bytes("fine.gif"), try single("a.png"))
     }
 
+    func testOnATerminalAProgressLineCountsRowsAndTheTimeLeft() throws {
+        guard let script = ChildProcess.findExecutable("script") else { throw XCTSkip("no script(1) to give the pack a terminal") }
+        try box.write("pack.csv", "scene,image,output\ns.lua,a.png,a.gif\ns.lua,b.png,b.gif\n")
+        let command = "\(ScenePaths.shellWord(Tool.executable.path)) pack pack.csv --jobs 1 --backend cpu"
+        let r = try Tool.run(["-qec", command, "/dev/null"], cwd: box.url, executable: script)
+        XCTAssertEqual(r.status, 0, r.stdout)
+        let shown = r.stdout.replacingOccurrences(of: "\r", with: "\n")
+        XCTAssertTrue(shown.range(of: #"pack: 1/2 rows  [0-9.]+ clips/min  0:[0-9]{2} left"#, options: .regularExpression) != nil, shown)
+        XCTAssertTrue(shown.contains("pack: 2/2 rows"), shown)
+        XCTAssertTrue(shown.contains("wobble-run: pack: 2 rows: 2 written, 0 already done, 0 failed, in "), shown)
+    }
+
     // MARK: - Kills and resume
 
     /// Four rows, one at a time; stopped at `stage`, then run again.
