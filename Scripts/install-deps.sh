@@ -4,7 +4,8 @@
 # Usage: Scripts/install-deps.sh [--bench]   (--bench adds what the tests and
 # benchmarks run: ffmpeg, imagemagick, and Xvfb + xdotool + x11-apps for the
 # studio's window tests, luacheck, man-db for the install tests, chromium and
-# python3-venv for the browser studio's tests)
+# python3-venv for the browser studio's tests, slurm-wlm + munge for the
+# pack's job-array test)
 set -euo pipefail
 
 packages=(
@@ -34,6 +35,8 @@ if [[ "${1:-}" == "--bench" || "${WOBBLE_INSTALL_BENCH:-}" == 1 ]]; then
   # The browser studio's tests: Debian's chromium (headless, WebGL2 on
   # SwiftShader) and a python venv for Playwright (Scripts/install-browser-tests.sh).
   packages+=(chromium python3-venv)
+  # A single-node Slurm for the pack's job-array test (Scripts/slurm-pack.sh).
+  packages+=(slurm-wlm munge)
 fi
 
 missing=()

@@ -177,6 +177,26 @@ package enum OptionParser {
         return d
     }
 
+    /// A frame range: `A-B`, `A` (one frame) or `A-` (to the end), 0-based
+    /// and inclusive (`--frames`, a pack's `frames` column).
+    package static func frameRange(_ v: String, _ name: String) throws -> ClosedRange<Int> {
+        let parts = v.split(separator: "-", omittingEmptySubsequences: false)
+        func n(_ s: Substring) throws -> Int {
+            // ASCII digits only (`Int(digits:)`): no sign, no overflow.
+            guard let x = Int(digits: s) else { throw UsageError("\(name): '\(v)' is not a range A-B of frame numbers (0-based)") }
+            return x
+        }
+        switch parts.count {
+        case 1: let a = try n(parts[0]); return a...a
+        case 2:
+            let a = try n(parts[0])
+            let b = parts[1].isEmpty ? Int.max : try n(parts[1])
+            guard a <= b else { throw UsageError("\(name): \(v): the first frame is after the last") }
+            return a...b
+        default: throw UsageError("\(name): '\(v)' is not a range A-B of frame numbers (0-based)")
+        }
+    }
+
     package static func integer(_ v: String, _ name: String, min: Int, max: Int) throws -> Int {
         guard let n = Int(v) else { throw UsageError("\(name): '\(v)' is not a whole number") }
         if n < min || n > max { throw UsageError("\(name): \(v) is out of range (\(min)...\(max))") }

@@ -31,6 +31,9 @@ package final class RunReport {
     package var details: String?
     /// `--preset`: what was chosen, a JSON object.
     package var preset: String?
+    /// The files the run read (the scene, its image, modules, traces,
+    /// masks, sounds) as it named them: what a pack's journal fingerprints.
+    package var inputs: [String] = []
     /// `--json` given: print the object at the end.
     package let json: Bool
 

@@ -88,7 +88,10 @@ package struct Runner {
         let runner = SceneRunner(options: o.sceneRun) { path in
             try deadline.reading("image '\(path)'") { try Runner.loadImage(path, warn: imageWarnings.add) }
         }
-        defer { Runner.lastInputs = runner.named + (runner.imagePath.map { [$0] } ?? []) }
+        defer {
+            Runner.lastInputs = runner.named + (runner.imagePath.map { [$0] } ?? [])
+            for path in [scenePath] + Runner.lastInputs where !report.inputs.contains(path) { report.inputs.append(path) }
+        }
         // The count hook cannot fire inside one long C call of Lua's own
         // libraries (a pathological string.find pattern): past the timeout
         // and a grace period, stop the process (nothing is written yet).

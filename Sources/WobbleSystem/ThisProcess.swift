@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,6 +8,20 @@ import Glibc
 public enum ThisProcess {
     /// The process id.
     public static var id: Int32 { getpid() }
+
+    /// The processors this process may use (its affinity mask, which a
+    /// batch scheduler narrows to the cores it granted, and a cgroup's CPU
+    /// quota, as Foundation reads them), at least 1.
+    public static var cores: Int {
+        max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// Sends `signal` to this process (`kill(getpid(), signal)`): for a
+    /// test hook that stops the process at a chosen moment as a signal
+    /// from outside would.
+    public static func send(_ signal: Int32) {
+        kill(getpid(), signal)
+    }
 
     /// Ends the process with `status` (stdio flushed, `atexit` handlers run).
     public static func exit(_ status: Int32) -> Never {

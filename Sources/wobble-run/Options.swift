@@ -114,6 +114,7 @@ enum CommandLine_ {
                wobble-run new PHOTO [SCENE.lua]      (a starter scene for a photo)
                wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]   (the mask cutout = "auto" finds)
                wobble-run serve SCENE.lua [--port N] [--host ADDRESS]   (the studio in a browser: wobble-run serve --help)
+               wobble-run pack MANIFEST [--jobs N] [--slice I/N]   (many clips, one per row: wobble-run pack --help)
 
         A Lua scene script marks soft regions on an image and choreographs
         touches and shakes over virtual time; the frames are written as an
@@ -145,21 +146,7 @@ enum CommandLine_ {
 
     /// `A-B`, `A` (one frame) or `A-` (to the end).
     static func frameRange(_ v: String) throws -> ClosedRange<Int> {
-        let parts = v.split(separator: "-", omittingEmptySubsequences: false)
-        func n(_ s: Substring) throws -> Int {
-            // ASCII digits only (`Int(digits:)`): no sign, no overflow.
-            guard let x = Int(digits: s) else { throw UsageError("--frames: '\(v)' is not a range A-B of frame numbers (0-based)") }
-            return x
-        }
-        switch parts.count {
-        case 1: let a = try n(parts[0]); return a...a
-        case 2:
-            let a = try n(parts[0])
-            let b = parts[1].isEmpty ? Int.max : try n(parts[1])
-            guard a <= b else { throw UsageError("--frames: \(v): the first frame is after the last") }
-            return a...b
-        default: throw UsageError("--frames: '\(v)' is not a range A-B of frame numbers (0-based)")
-        }
+        try OptionParser.frameRange(v, "--frames")
     }
 
 }

@@ -30,6 +30,9 @@ func main() -> Int32 {
     // `wobble-run serve SCENE.lua`: the studio as a web page (a scene file
     // named `serve` is `./serve`).
     if args.first == "serve" { return Serve.run(Array(args.dropFirst())) }
+    // `wobble-run pack MANIFEST`: many clips, one per manifest row (a
+    // scene file named `pack` is `./pack`).
+    if args.first == "pack" { return Pack.run(Array(args.dropFirst()), version: CommandLine_.version) }
     // A usage error is reported as JSON too when --json was asked for.
     let report = RunReport(json: args.prefix { $0 != "--" }.contains("--json"))
     // With the frames on stdout the object goes to stderr, usage errors too.
@@ -88,8 +91,7 @@ func runOnce(_ cli: Options, report: RunReport) throws {
         assembler.report = report
         ok = try assembler.run()
     } else {
-        let summary = try options.preset.map { try PresetRun(options: options, preset: $0).run(report: report) }
-            ?? Runner(options: options).run(report: report)
+        let summary = try RenderEntry.run(options, report: report)
         ok = summary.okLine
     }
     if options.check && !options.quiet { printError(ok) }
