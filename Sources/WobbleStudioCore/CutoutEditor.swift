@@ -235,8 +235,10 @@ package final class CutoutEditor {
             let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
             return .mask(try CutoutVision.objectMask(image: image, box: box, region: shape, object: seeds.object, background: seeds.background))
         case .fit(let p):
-            let fitted = try CutoutVision.clickCandidates(image: image, at: p).compactMap { mask in
-                CutoutVision.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }
+            // Each candidate matted (a soft edge, as "auto"'s).
+            let fitted = try CutoutVision.clickCandidates(image: image, at: p).compactMap { found in
+                let mask = try CutoutVision.matte(image: image, mask: found)
+                return CutoutVision.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }
             }
             guard !fitted.isEmpty else { throw CutoutProblem.noObject }
             return .fitted(fitted)
