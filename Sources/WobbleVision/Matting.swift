@@ -272,10 +272,6 @@ extension CutoutVision {
     /// the soft edge's estimated background among what it fills from), so
     /// the plate has no seam at the band and the object layer
     /// (`source − (1 − a)·plate`) is the object's own colour times alpha.
-    /// λ: how much the smooth background estimate counts against the
-    /// picture's own detail on a soft pixel (against (1 − a)²).
-    static let plateDetail = 0.05
-
     static func mattedPlate(image: RGBAImage, mask: GreyMask, box ob: PixelRect) throws -> RGBAImage {
         let w = image.width, h = image.height
         let radius = 5, margin = 16
@@ -292,22 +288,13 @@ extension CutoutVision {
             }
         }
         do {
-            let (foreground, background) = try OpenCV.foregroundBackground(rgb: rgb, width: cw, height: ch, alpha: alpha)
+            let (_, background) = try OpenCV.foregroundBackground(rgb: rgb, width: cw, height: ch, alpha: alpha)
             var holes = [UInt8](repeating: 0, count: cw * ch)
             for o in 0 ..< cw * ch {
                 switch alpha[o] {
                 case 0: continue
                 case 255: holes[o] = 255
-                default:
-                    // The estimate is smooth; the picture holds the
-                    // background's texture where alpha leaves it visible:
-                    // B minimising (I − a·F − (1 − a)·B)² + λ·(B − B̂)².
-                    let a = Double(alpha[o]) / 255, b = 1 - a
-                    for c in 0..<3 {
-                        let i = Double(rgb[o * 3 + c]), f = Double(foreground[o * 3 + c]), e = Double(background[o * 3 + c])
-                        let v = (b * (i - a * f) + plateDetail * e) / (b * b + plateDetail)
-                        rgb[o * 3 + c] = UInt8(min(255, max(0, v.rounded())))
-                    }
+                default: for c in 0..<3 { rgb[o * 3 + c] = background[o * 3 + c] }
                 }
             }
             try OpenCV.inpaint(rgb: &rgb, width: cw, height: ch, holes: holes, radius: Double(radius))
