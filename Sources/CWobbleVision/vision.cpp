@@ -196,16 +196,26 @@ extern "C" int wobble_matte_closed_form(const uint8_t *rgb, int width, int heigh
             x[k] = alpha[unknown[k]] / 255.0;
             diag[k] = row[12] > 1e-12 ? row[12] : 1.0;
         }
+        // L_uu in compressed rows (the unknown neighbours only).
+        std::vector<size_t> rowStart(u + 1, 0);
+        std::vector<int> column;
+        std::vector<double> value;
+        column.reserve(u * 25);
+        value.reserve(u * 25);
+        for (size_t k = 0; k < u; k++) {
+            const int px = static_cast<int>(unknown[k] % w), py = static_cast<int>(unknown[k] / w);
+            const double *row = &L[k * 25];
+            for (int o = 0; o < 25; o++) {
+                if (row[o] == 0) continue;
+                const int kj = index[static_cast<size_t>(py + o / 5 - 2) * w + (px + o % 5 - 2)];
+                if (kj >= 0) { column.push_back(kj); value.push_back(row[o]); }
+            }
+            rowStart[k + 1] = column.size();
+        }
         auto apply = [&](const std::vector<double> &v, std::vector<double> &out) {
             for (size_t k = 0; k < u; k++) {
-                const int px = static_cast<int>(unknown[k] % w), py = static_cast<int>(unknown[k] / w);
-                const double *row = &L[k * 25];
                 double sum = 0;
-                for (int o = 0; o < 25; o++) {
-                    if (row[o] == 0) continue;
-                    const int kj = index[static_cast<size_t>(py + o / 5 - 2) * w + (px + o % 5 - 2)];
-                    if (kj >= 0) sum += row[o] * v[kj];
-                }
+                for (size_t e = rowStart[k]; e < rowStart[k + 1]; e++) sum += value[e] * v[column[e]];
                 out[k] = sum;
             }
         };
@@ -215,7 +225,7 @@ extern "C" int wobble_matte_closed_form(const uint8_t *rgb, int width, int heigh
         for (size_t k = 0; k < u; k++) { z[k] = r[k] / diag[k]; s[k] = z[k]; }
         double rz = 0;
         for (size_t k = 0; k < u; k++) rz += r[k] * z[k];
-        const double tolerance = 1e-10 * std::max(norm0, 1e-12);
+        const double tolerance = 1e-8 * std::max(norm0, 1e-12);
         for (int it = 0; it < iterations; it++) {
             double rr = 0;
             for (size_t k = 0; k < u; k++) rr += r[k] * r[k];

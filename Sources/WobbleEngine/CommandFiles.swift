@@ -59,7 +59,8 @@ package enum CommandFiles {
                     throw RunError("\(shown): the point is outside the \(image.width)×\(image.height) image")
                 }
                 // The first candidate, matted like "auto"'s mask.
-                mask = try CutoutVision.matte(image: image, mask: CutoutVision.clickCandidates(image: image, at: Point(x, y))[0])
+                mask = try CutoutVision.matte(image: image, mask: CutoutVision.clickCandidates(image: image, at: Point(x, y))[0],
+                                              band: CutoutVision.clickMatteBand(width: image.width, height: image.height))
             }
         } catch let e as CutoutProblem {
             throw RunError("\(shown): \(e)")

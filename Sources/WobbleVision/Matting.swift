@@ -40,6 +40,12 @@ extension CutoutVision {
         max(3, factor + 1, (max(width, height) + 200) / 400)
     }
 
+    /// `matteBand` for a click's candidate (`clickCandidates`): GrabCut's
+    /// factor in the click's largest square.
+    public static func clickMatteBand(width: Int, height: Int) -> Int {
+        matteBand(width: width, height: height, factor: max(1, (min(width, height) / 2 + clickWorkingSide - 1) / clickWorkingSide))
+    }
+
     /// `mask` (the image's size) as a soft matte: the pixels within `band`
     /// pixels (nil: `matteBand`) of its edge (between a pixel above 127 and
     /// one at or below) solved by `method`, the mask's value there the first
