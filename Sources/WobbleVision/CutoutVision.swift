@@ -44,13 +44,16 @@ public enum CutoutVision {
     /// GrabCut's rounds.
     public static let iterations = 5
 
-    /// The object inside `box` (image pixels) of `image`, as a mask of the
-    /// image's size (255 object, 0 background, a soft edge about a pixel
-    /// wide). GrabCut starts with everything outside `box` as background,
-    /// the pixels inside `region` (nil: the whole box) as probably object
-    /// and the rest of the box as probably background; `object` and
+    /// The object inside `box` (image pixels) of `image`, as a soft matte
+    /// of the image's size (255 object, 0 background, the edge's alpha
+    /// solved at full resolution: `matte(image:mask:)`). GrabCut starts
+    /// with everything outside `box`, and anything more than a few pixels
+    /// outside `region`, as background, the pixels inside `region` (nil:
+    /// the whole box) as probably object and the rest of the box as
+    /// probably background, and keeps the piece of object under the
+    /// region's centre (`keepObjectUnderCentre`); `object` and
     /// `background` (masks of the image's size: pixels above 127) are
-    /// strokes that mark pixels for sure.
+    /// strokes that mark pixels for sure (the matte keeps them).
     ///
     /// Throws `CutoutProblem`: the box outside the image, a uniform box,
     /// no object found, OpenCV's failure.

@@ -49,8 +49,12 @@ extension CutoutVision {
     /// `mask` (the image's size) as a soft matte: the pixels within `band`
     /// pixels (nil: `matteBand`) of its edge (between a pixel above 127 and
     /// one at or below) solved by `method`, the mask's value there the first
-    /// guess; 255 elsewhere above 127, 0 elsewhere at or below. An empty
-    /// mask comes back as it is. Deterministic. Throws `CutoutProblem.vision`.
+    /// guess; 255 elsewhere above 127, 0 elsewhere at or below. Where the
+    /// solved alpha is cut off at the band's edge the band grows there
+    /// (`matteGrowth`). Pixels under `background` (above 127) are 0 and
+    /// under `object` 255, as strokes mark them. `epsilon`: the method's
+    /// regularisation (nil: its default). An empty mask comes back as it
+    /// is. Deterministic. Throws `CutoutProblem.vision`.
     public static func matte(image: RGBAImage, mask: GreyMask, band: Int? = nil,
                              method: MatteMethod = .closedForm, epsilon: Double? = nil,
                              object: GreyMask? = nil, background: GreyMask? = nil) throws -> GreyMask {

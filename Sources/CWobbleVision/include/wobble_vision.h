@@ -1,5 +1,6 @@
 // OpenCV behind a tiny C interface: the only code in the tree that calls
-// OpenCV (imgproc's grabCut, photo's inpaint). C stays at this edge:
+// OpenCV (imgproc's grabCut, photo's inpaint), and the cutout's matting
+// (plain C++ beside it). C stays at this edge:
 // Swift calls these only through WobbleVision (Vision.swift), which checks
 // every result. No OpenCV type crosses it: plain byte buffers only.
 #ifndef WOBBLE_VISION_H
