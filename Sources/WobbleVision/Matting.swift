@@ -282,6 +282,48 @@ extension CutoutVision {
     /// the soft edge's estimated background among what it fills from), so
     /// the plate has no seam at the band and the object layer
     /// (`source − (1 − a)·plate`) is the object's own colour times alpha.
+    /// The estimation's tiles: squares of this side, each with
+    /// `backgroundTileOverlap` more pixels of context around it; only the
+    /// tiles holding a soft pixel are estimated (memory and time follow
+    /// the edge, not the object's area).
+    static let backgroundTile = 256, backgroundTileOverlap = 24
+
+    /// The background colour (3 bytes a pixel, `width × height`) under
+    /// `alpha` at every soft pixel (1…254) of `rgb`, estimated tile by tile;
+    /// other pixels 0.
+    static func estimatedBackground(rgb: [UInt8], alpha: [UInt8], width cw: Int, height ch: Int,
+                                    tile t: Int = backgroundTile) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: cw * ch * 3)
+        let pad = backgroundTileOverlap
+        for ty in stride(from: 0, to: ch, by: t) {
+            for tx in stride(from: 0, to: cw, by: t) {
+                let core = PixelRect(x0: tx, y0: ty, x1: min(cw, tx + t), y1: min(ch, ty + t))
+                var soft = false
+                for y in core.y0 ..< core.y1 where !soft {
+                    for x in core.x0 ..< core.x1 where alpha[y * cw + x] != 0 && alpha[y * cw + x] != 255 { soft = true; break }
+                }
+                guard soft else { continue }
+                let r = PixelRect(x0: max(0, core.x0 - pad), y0: max(0, core.y0 - pad), x1: min(cw, core.x1 + pad), y1: min(ch, core.y1 + pad))
+                var tileRGB = [UInt8](repeating: 0, count: r.area * 3), tileAlpha = [UInt8](repeating: 0, count: r.area)
+                for y in r.y0 ..< r.y1 {
+                    for x in r.x0 ..< r.x1 {
+                        let o = (y - r.y0) * r.width + (x - r.x0), k = y * cw + x
+                        tileAlpha[o] = alpha[k]
+                        for c in 0..<3 { tileRGB[o * 3 + c] = rgb[k * 3 + c] }
+                    }
+                }
+                let (_, b) = try OpenCV.foregroundBackground(rgb: tileRGB, width: r.width, height: r.height, alpha: tileAlpha)
+                for y in core.y0 ..< core.y1 {
+                    for x in core.x0 ..< core.x1 where alpha[y * cw + x] != 0 && alpha[y * cw + x] != 255 {
+                        let o = (y - r.y0) * r.width + (x - r.x0), k = y * cw + x
+                        for c in 0..<3 { out[k * 3 + c] = b[o * 3 + c] }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
     static func mattedPlate(image: RGBAImage, mask: GreyMask, box ob: PixelRect) throws -> RGBAImage {
         let w = image.width, h = image.height
         let radius = 5, margin = 16
@@ -298,7 +340,7 @@ extension CutoutVision {
             }
         }
         do {
-            let (_, background) = try OpenCV.foregroundBackground(rgb: rgb, width: cw, height: ch, alpha: alpha)
+            let background = try estimatedBackground(rgb: rgb, alpha: alpha, width: cw, height: ch)
             var holes = [UInt8](repeating: 0, count: cw * ch)
             for o in 0 ..< cw * ch {
                 switch alpha[o] {

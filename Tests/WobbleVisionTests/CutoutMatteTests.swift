@@ -323,3 +323,32 @@ final class CutoutPlateTests: XCTestCase {
         }
     }
 }
+
+/// The background under a large object's soft edge is estimated tile by
+/// tile (memory follows the edge, not the object's area): as close to the
+/// true background as the estimate in one piece.
+final class CutoutBackgroundTileTests: XCTestCase {
+    func testTilesEstimateTheBackgroundAsWellAsOnePiece() throws {
+        let cat = try CutoutMatteTests.photo("cat/chelsea.png"), coffee = try CutoutMatteTests.photo("latte/coffee.png")
+        let c = CutoutMatteTests.composite("a large disc", donor: cat, from: (225, 150), into: coffee, at: (300, 200), radii: (170, 160))
+        let w = c.image.width, h = c.image.height
+        var rgb = [UInt8](repeating: 0, count: w * h * 3)
+        for k in 0 ..< w * h { for ch in 0..<3 { rgb[k * 3 + ch] = c.image.pixels[k * 4 + ch] } }
+        let tiled = try CutoutVision.estimatedBackground(rgb: rgb, alpha: c.truth.pixels, width: w, height: h)
+        let whole = try CutoutVision.estimatedBackground(rgb: rgb, alpha: c.truth.pixels, width: w, height: h, tile: max(w, h))
+        func db(_ b: [UInt8]) -> Double {
+            var sum = 0.0, n = 0
+            for k in 0 ..< w * h where c.truth.pixels[k] != 0 && c.truth.pixels[k] < 200 {
+                for ch in 0..<3 {
+                    let d = Double(b[k * 3 + ch]) - Double(c.background.pixels[k * 4 + ch])
+                    sum += d * d; n += 1
+                }
+            }
+            return 10 * log10(255 * 255 / (sum / Double(max(1, n))))
+        }
+        let dbTiled = db(tiled), dbWhole = db(whole)
+        print("background tiles: soft pixels (alpha < 0.78) against the true background: tiled \(CutoutMatteTests.f1(dbTiled)) dB, one piece \(CutoutMatteTests.f1(dbWhole)) dB")
+        XCTAssertGreaterThanOrEqual(dbTiled, dbWhole - 0.5)
+        XCTAssertGreaterThan(dbTiled, 26)
+    }
+}
