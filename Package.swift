@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleStudioCore", "WobbleCore", "WobbleMedia", "WobbleAudio", "WobbleEngine", "WobbleRender", "WobbleScript"]),
         .testTarget(name: "WobbleStudioCoreTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleStudioCore", "WobbleCore", "WobbleEngine"]),
         .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleEngine", "WobbleCore", "WobbleMedia", "WobbleRender", "wobble-run"],
-                    exclude: ["Browser/drive.py"]),
+                    exclude: ["Browser/drive.py", "Browser/decode-apng.py"]),
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
         .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),
     ],

@@ -119,75 +119,39 @@ extension MotionKind {
     public static let spring = SpringMotion.declaration.kind
 }
 
-extension LoopedMotion {
-    /// The first kick before which the steady envelope (without rests)
-    /// falls below `threshold` (the model then rests in the gap before it,
-    /// every period), nil when it never does. The envelope is lowest just
-    /// before a kick; swept once around the period: just after kick `j` it
-    /// is the value before it plus `a_j/c` (this period's occurrence
-    /// replaces the previous one, `a_j·e^{−ZωP}/(c(1−e^{−ZωP}))`, by
-    /// `a_j/(c(1−e^{−ZωP}))`).
-    func restAnchor(_ spring: SpringMotion) -> Int? {
-        LoopedMotion.restAnchor(spring, period: period, kicks: kicks, threshold: parameters.threshold)
-    }
-
-    static func restAnchor(_ spring: SpringMotion, period p: Double, kicks: [Impulse], threshold: Double) -> Int? {
-        let a = spring.decayRate, c = spring.c
-        let q = exp(-a * p)
-        // Just before kick 0, every kick's last occurrence is the previous period's.
-        var before = kicks.reduce(0.0) { $0 + $1.amplitude * exp(-a * (kicks[0].start - $1.start + p)) } / (c * (1 - q))
-        for j in kicks.indices {
-            // A gap before j (not a kick at the same time as the previous one).
-            let previous = j == 0 ? kicks[kicks.count - 1].start - p : kicks[j - 1].start
-            if kicks[j].start - previous > timeEpsilon && before < threshold { return j }
-            let after = before + kicks[j].amplitude / c
-            let next = j + 1 < kicks.count ? kicks[j + 1].start : kicks[0].start + p
-            before = after * exp(-a * (next - kicks[j].start))
-        }
-        return nil
-    }
-}
-
-/// The spring's steady state for one period: the model, the kick before
-/// which it rests every period (nil: it never rests), and `1 / (1 − z)`
+/// The spring's steady state for one period: the model and `1 / (1 − z)`
 /// with `z = e^{−ZωP}·e^{iω_d P}` (the sum of the repetitions), computed once.
+///
+/// A looping spring never comes to rest: its `threshold` does not apply.
+/// Resting (the swing set to 0 once the envelope falls below the
+/// threshold) is a step in the picture, up to the threshold's share of the
+/// strength; in a clip that ends there it is the last frame, but a loop
+/// plays through it every period, and where it falls just before the
+/// period's end (a loop made with the studio's `L` over a clip that ran
+/// until the regions rested) it was a pop at the seam (up to 34 levels).
+/// Without it the motion is continuous everywhere (a kick changes the
+/// velocity, never the position) and the frame after the last is frame 0.
 struct SpringLoop: SteadyLoop {
     let spring: SpringMotion
     let kicks: [Impulse]
-    let anchor: Int?
     let q: Double
     let inv: (re: Double, im: Double)
 
     init(_ spring: SpringMotion, period: Double, kicks: [Impulse]) {
         self.spring = spring
         self.kicks = kicks
-        anchor = LoopedMotion.restAnchor(spring, period: period, kicks: kicks, threshold: spring.parameters.threshold)
         q = exp(-spring.decayRate * period)
         let zr = 1 - q * cos(spring.omegaD * period), zi = -q * sin(spring.omegaD * period)
         let norm = zr * zr + zi * zi
         inv = (re: zr / norm, im: -zi / norm)
     }
 
-    /// The spring's steady state. Without a rest, every sum of the spring
-    /// model over the repetitions `n >= 0` is a geometric series:
+    /// The spring's steady state: every sum of the spring model over the
+    /// repetitions `n >= 0` is a geometric series:
     /// `Σ_n h(τ + nP) = Im(e^{(−Zω + iω_d)τ} / (1 − e^{(−Zω + iω_d)P})) / c` and
-    /// `Σ_n e^{−Zω(τ + nP)} = e^{−Zωτ} / (1 − e^{−ZωP})`. When the steady
-    /// envelope falls below `threshold` before some kick, the model rests
-    /// there every period: the state is then that of the kicks since that
-    /// rest, from rest (`SpringMotion`'s own rules, no series).
+    /// `Σ_n e^{−Zω(τ + nP)} = e^{−Zωτ} / (1 − e^{−ZωP})`.
     func reading(at t: Double, taus: [Double]) -> MotionReading {
         let a = spring.decayRate, wd = spring.omegaD, c = spring.c
-        if let anchor {
-            // The kicks since the rest before `anchor`, oldest first.
-            let since = kicks.indices.filter { taus[$0] <= taus[anchor] + timeEpsilon }
-                .sorted { taus[$0] != taus[$1] ? taus[$0] > taus[$1] : $0 < $1 }
-            var history: [Impulse] = []
-            for i in since {
-                let k = kicks[i]
-                history = spring.adding(Impulse(start: t - taus[i], direction: k.direction, amplitude: k.amplitude), to: history)
-            }
-            return spring.reading(history, at: t, preparedAt: 0)
-        }
         var s = Point.zero
         var e = 0.0
         for (i, k) in kicks.enumerated() {

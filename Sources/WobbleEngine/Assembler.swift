@@ -102,10 +102,10 @@ package struct Assembler {
         report.height = h
         var spec = OutputPlan.Frames(width: w, height: h, fps: fps, count: frames.count, fullRender: true,
                                      loop: o.loop, quality: o.quality, alpha: first.hasTransparentPixels, matte: o.matte)
-        // The slices' sound, joined (a temporary WAV beside the output).
-        let joined = try joinSound(frames, fps: fps)
-        defer { if let joined { try? Posix.unlink(AT_FDCWD, joined, shown: joined) } }
-        if let joined {
+        // The slices' sound, joined (a WAV in a private temporary folder).
+        let sound = try joinSound(frames, fps: fps)
+        defer { sound?.folder.remove() }
+        if let joined = sound?.path {
             if plan.format.video != nil {
                 let start = Double(frames[0].index) / fps
                 spec.audio = VideoSink.Audio(path: joined, offset: start, start: start,
@@ -129,10 +129,13 @@ package struct Assembler {
     }
 
     /// The sound slices of the folder (`sound_NNNNN.wav`, `AudioSlice`)
-    /// for `frames`, joined end to end into a temporary WAV; nil when the
-    /// folder has none. Each slice must hold exactly the samples of the
-    /// frames from its first to the next slice's (or the last frame).
-    package func joinSound(_ frames: [Frame], fps: Double) throws -> String? {
+    /// for `frames`, joined end to end into a WAV in a private temporary
+    /// folder (`ScratchFolder`: mode 0700, a fresh name, so nothing planted
+    /// in `TMPDIR` is written through); nil when the folder has none. Each
+    /// slice must hold exactly the samples of the frames from its first to
+    /// the next slice's (or the last frame). Each slice is read under
+    /// `--timeout`, as the frames are (a FIFO nobody writes to).
+    package func joinSound(_ frames: [Frame], fps: Double) throws -> (folder: ScratchFolder, path: String)? {
         let fd = try Posix.open(directory, O_RDONLY | O_DIRECTORY)
         let names: [String]
         do {
@@ -155,7 +158,9 @@ package struct Assembler {
             let end = i + 1 < slices.count ? slices[i + 1].0 : last + 1
             let path = (directory as NSString).appendingPathComponent(name)
             let bytes: [UInt8]
-            do { bytes = try AudioSlice.readPCM(path) } catch let e as MediaError { throw RunError(e.message) }
+            do {
+                bytes = try deadline.reading("sound slice '\(PathBytes.display(path))'") { try AudioSlice.readPCM(path) }
+            } catch let e as MediaError { throw RunError(e.message) }
             let expected = (sample(end) - sample(index)) * AudioSlice.frameBytes
             let from = (sample(max(index, first)) - sample(index)) * AudioSlice.frameBytes
             // Every slice but the last holds its frames' samples exactly.
@@ -164,14 +169,20 @@ package struct Assembler {
             }
             pcm += bytes[from..<expected]
         }
-        // (In the temporary folder: the frames' folder may be read-only.)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wobble-sound-\(ThisProcess.id)-\(UInt32.random(in: 0...UInt32.max)).wav").path
+        // (In a temporary folder: the frames' folder may be read-only.)
         do {
-            try AtomicFile.write(AudioSlice.wav(pcm: pcm), to: path)
+            let folder = try ScratchFolder(room: pcm.count + (1 << 20))
+            let path = folder.path + "/sound.wav"
+            do {
+                try AtomicFile.write(AudioSlice.wav(pcm: pcm), to: path, name: .fresh)
+            } catch {
+                folder.remove()
+                throw error
+            }
+            return (folder, path)
         } catch {
             throw RunError("--assemble '\(directory)': cannot write the joined sound (\(error))")
         }
-        return path
     }
 
     package func load(_ f: Frame) throws -> RGBAImage {

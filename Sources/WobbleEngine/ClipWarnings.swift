@@ -51,7 +51,7 @@ public enum ClipWarnings {
         if clip.frameCount > 1 || everPrepared {
             let moves = (0..<clip.frameCount).contains { !clip.frame($0).regions.isEmpty }
             if !moves {
-                out.append("nothing moves in the clip's \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s")" + (everPrepared ? " (\(whyStill(entries)))" : ""))
+                out.append("nothing moves in the clip's \(clip.frameCount) frame\(clip.frameCount == 1 ? "" : "s")" + (everPrepared ? " (\(whyStill(entries, clip: clip)))" : ""))
             }
         }
         return out
@@ -77,7 +77,7 @@ public enum ClipWarnings {
 
     /// Why no region moves in a clip that has models: none was reached,
     /// or those reached cannot move (and why), or they move by nothing.
-    private static func whyStill(_ entries: [(time: Double, state: SceneSnapshot)]) -> String {
+    private static func whyStill(_ entries: [(time: Double, state: SceneSnapshot)], clip: Clip) -> String {
         var seen = Set<RegionShape>(), reached: [(shape: RegionShape, pinned: Bool)] = []
         for e in entries {
             for m in e.state.models where !m.kicks.isEmpty && seen.insert(m.shape).inserted {
@@ -88,6 +88,19 @@ public enum ClipWarnings {
         let n = reached.count
         let did = n == 1 ? "an impulse, touch or shake reached a region" : "impulses, touches or shakes reached \(n) regions"
         guard let stuck = reached.first(where: { !$0.shape.canMove }), reached.allSatisfy({ !$0.shape.canMove }) else {
+            // A kick that can move something but comes after the last
+            // frame is seen by no frame (a low --fps: one frame at 0 s).
+            var first: Double?
+            for e in entries {
+                for m in e.state.models where m.shape.canMove && m.parameters.strength != 0 {
+                    for k in m.kicks.array where k.amplitude != 0 { first = min(first ?? k.start, k.start) }
+                }
+            }
+            let last = Double(max(0, clip.frameCount - 1)) / clip.fps
+            if let first, first > last + timeEpsilon {
+                let frames = clip.frameCount == 1 ? "the only frame is at 0 s" : "the last frame, \(clip.frameCount - 1), is at \(NumberText.seconds(last)) s"
+                return "the first impulse, touch or shake comes at \(NumberText.seconds(first)) s, after the last frame: \(frames) at \(NumberText.rate(clip.fps)) fps; wait() longer after it, or raise the frame rate"
+            }
             return "\(did), but \(n == 1 ? "its" : "their") amplitude or strength is 0"
         }
         let whose = n == 1 ? "its" : "the first's"

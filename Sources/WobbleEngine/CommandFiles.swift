@@ -35,7 +35,16 @@ package enum CommandFiles {
     /// `target` as a grey PNG the photo's size (255 object, 0 background).
     /// Throws `RunError` with the line to print (`shown`, the option as the
     /// user wrote it, leads it).
-    package static func writeCutoutMask(photo: String, query: CutoutQuery, shown: String, to target: String) throws {
+    /// The photo must be a regular file (a FIFO would block the read, a
+    /// device never end it), as `image()` requires. `name`: who chose
+    /// `target` (`OutputName`: the default `<photo>-mask.png` is made up,
+    /// so a link there is replaced, never written through). `beforeWrite`
+    /// runs once the mask is found, before the file is written.
+    package static func writeCutoutMask(photo: String, query: CutoutQuery, shown: String, to target: String,
+                                        name: OutputName = .given, beforeWrite: () -> Void = {}) throws {
+        if photo != "-", case .failure(let refusal) = PathPolicy(folder: "", allowIO: false).data(photo) {
+            throw RunError("photo '\(PathBytes.display(photo, controls: true))' \(refusal.message.replacingOccurrences(of: "a scene reads files only (use --image for a pipe)", with: "cutout reads files only"))")
+        }
         let image: RGBAImage
         do {
             image = try ImageIO.load(path: photo)
@@ -68,8 +77,9 @@ package enum CommandFiles {
         if let a = PathPolicy.identity(photo), let b = PathPolicy.identity(target), a.device == b.device, a.inode == b.inode {
             throw RunError("-o '\(PathBytes.display(target))' is the photo itself: nothing written")
         }
+        beforeWrite()
         do {
-            try AtomicFile.write(try ImageIO.encodeMaskPNG(mask), to: target)
+            try AtomicFile.write(try ImageIO.encodeMaskPNG(mask), to: target, name: name)
         } catch let e as MediaError {
             throw RunError(e.message)
         }

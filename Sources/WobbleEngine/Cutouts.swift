@@ -55,6 +55,13 @@ enum Cutouts {
                 }
                 mask = m.mask
             }
+            // One rule for every source (a file, "auto", the studio's): a
+            // mask with no object is refused; one that is all object (the
+            // whole picture moves, as "auto" finds for a box over the whole
+            // picture) is used.
+            if mask.isAllBackground {
+                throw MaskProblem(message: "\(what) is all background (every pixel 0): nothing would move")
+            }
             // Only the object inside the region moves: a mask whose object is
             // all elsewhere would leave the clip still.
             guard mask.hasObject(in: box) else {
@@ -79,7 +86,8 @@ enum Cutouts {
     struct MaskProblem: Error { let message: String }
 
     /// A mask file: the alpha channel of an image with transparency, else its
-    /// grey level; the image's size; neither all background nor all object.
+    /// grey level; the image's size (whether it has an object is checked
+    /// for every source alike, in `layer`).
     static func readMask(_ path: String, what: String, width: Int, height: Int) throws -> GreyMask {
         let img: RGBAImage
         do {
@@ -105,13 +113,6 @@ enum Cutouts {
                 }
             }
         }
-        let mask = GreyMask(width: width, height: height, pixels: pixels)
-        if mask.isAllBackground {
-            throw MaskProblem(message: "\(what) is all background (every pixel 0): nothing would move")
-        }
-        if mask.isAllObject {
-            throw MaskProblem(message: "\(what) is all object (every pixel 255): no background would stay")
-        }
-        return mask
+        return GreyMask(width: width, height: height, pixels: pixels)
     }
 }

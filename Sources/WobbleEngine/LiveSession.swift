@@ -22,8 +22,11 @@ public struct SessionOptions: Sendable {
     /// Wall-clock limit for one run of the scene (a live session re-runs it
     /// on every change, so a runaway script must not hang the window).
     public var timeout: Double? = 10
-    /// The renderer (`--backend`).
-    public var backend: Backend = .gles
+    /// The renderer (`--backend`): `auto` by default, as for a render, so
+    /// that every front end (the window, the page, the command line) draws
+    /// the same scene with the same backend and exports the same bytes;
+    /// `FrameRenderers.resolve` is the one place `auto` is decided.
+    public var backend: Backend = .auto
     /// Print the renderer's description.
     public var verbose = false
     /// The motion models the scene may name (the inspector offers them).
@@ -662,10 +665,14 @@ public final class LiveSession {
         let sceneFolder = ScenePaths.folder(options.scenePath)
         let folderName = masksFolderName
         let folder = ScenePaths.join(sceneFolder, folderName)
-        switch Posix.kind(folder) {
+        // Not followed: a link planted as `<scene>-masks` would put the
+        // masks wherever it leads.
+        switch Posix.kind(folder, follow: false) {
         case .directory?: break
         case nil:
             do { try Posix.mkdir(AT_FDCWD, folder, 0o755, shown: ScenePaths.shown(folder)) } catch { throw SaveError(message: "not saved: \(error)") }
+        case .link?:
+            throw SaveError(message: "not saved: \(ScenePaths.shown(folder)) is a symbolic link; the cutout masks go into a folder of that name beside the scene, never through a link (remove it)")
         default:
             throw SaveError(message: "not saved: \(ScenePaths.shown(folder)) is not a folder (the cutout masks go there)")
         }
@@ -680,11 +687,12 @@ public final class LiveSession {
                 }
                 let full = ScenePaths.join(folder, file)
                 let png = try ImageIO.encodeMaskPNG(p.mask.mask)
-                try AtomicFile.write(png, to: full, beforeRename: {
-                    guard Posix.kind(full, follow: false) == nil else {
-                        throw SaveError(message: "not saved: \(ScenePaths.shown(full)) appeared meanwhile (save again)")
-                    }
-                })
+                do {
+                    // `.fresh`: never over anything there, a link planted meanwhile too.
+                    try AtomicFile.write(png, to: full, name: .fresh)
+                } catch is MediaError where Posix.kind(full, follow: false) != nil {
+                    throw SaveError(message: "not saved: \(ScenePaths.shown(full)) appeared meanwhile (save again)")
+                }
                 written.append(full)
                 let source = CutoutSource.file(path: full, written: folderName + "/" + file)
                 guard var state = currentState(p.kind) else { continue }
@@ -737,11 +745,10 @@ public final class LiveSession {
         }
         let path = unsavedPath
         do {
-            try AtomicFile.write(out, to: path, beforeRename: {
-                guard Posix.kind(path, follow: false) == nil else {
-                    throw SaveError(message: "not written: \(ScenePaths.shown(path)) appeared meanwhile (save again)")
-                }
-            })
+            // `.fresh`: never over anything there, a link planted meanwhile too.
+            try AtomicFile.write(out, to: path, name: .fresh)
+        } catch is MediaError where Posix.kind(path, follow: false) != nil {
+            throw SaveError(message: "not written: \(ScenePaths.shown(path)) appeared meanwhile (save again)")
         } catch let e as SaveError {
             throw e
         } catch {

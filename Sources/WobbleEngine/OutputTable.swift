@@ -49,6 +49,10 @@ package struct OutputPlan: Equatable {
     package var path: String?
     /// For PNG frames: the folder, pattern or single file.
     package var png: PNGOutput?
+    /// Who chose the path: the user (`-o`, `output()`), or the engine
+    /// (`<scene>.gif`, `<scene>-telegram.webm`), whose name a link there
+    /// never leads away from (`OutputName`).
+    package var name: OutputName = .given
 
     package init(format: OutputFormat, path: String?, png: PNGOutput? = nil) {
         self.format = format
@@ -67,11 +71,13 @@ package struct OutputPlan: Equatable {
 
     /// Decides the plan for `path` (`-` is stdout) and `--format`; throws
     /// `UsageError` (exit 2) when they cannot be told or contradict.
-    package static func decide(path: String, format: OutputFormat?) throws -> OutputPlan {
+    /// `follow: false` (a name the engine made up): the path's format is
+    /// read from its name alone, not from where a link there leads.
+    package static func decide(path: String, format: OutputFormat?, follow: Bool = true) throws -> OutputPlan {
         if format == .null { return .null }
         // `-`, `/dev/stdout` (and its other names): a GIF unless --format says otherwise.
-        let stdout = path == "-" || OutputTarget.namesStdout(path)
-        let own = stdout ? nil : pathFormat(path)
+        let stdout = follow && (path == "-" || OutputTarget.namesStdout(path))
+        let own = stdout ? nil : pathFormat(path, follow: follow)
         guard let format else {
             if stdout { return OutputPlan(format: .gif, path: path) }
             guard let own else {
@@ -100,10 +106,10 @@ package struct OutputPlan: Equatable {
     /// The format a path says by itself: an existing folder, a path ending
     /// in `/`, a printf pattern or `x.png` → PNG frames; `x.gif`; a video
     /// extension; nil when it says nothing.
-    package static func pathFormat(_ path: String) -> OutputPlan? {
-        if Posix.kind(path) == .directory { return OutputPlan(format: .png, path: path, png: .directory(path)) }
+    package static func pathFormat(_ path: String, follow: Bool = true) -> OutputPlan? {
+        if Posix.kind(path, follow: follow) == .directory { return OutputPlan(format: .png, path: path, png: .directory(path)) }
         if let f = OutputFormat.byExtension(path), [.gif, .apng, .webp].contains(f) { return OutputPlan(format: f, path: path) }
-        if let output = PNGOutput.parse(path) { return OutputPlan(format: .png, path: path, png: output) }
+        if let output = PNGOutput.parse(path, follow: follow) { return OutputPlan(format: .png, path: path, png: output) }
         if let f = OutputFormat.byExtension(path), f.video != nil { return OutputPlan(format: f, path: path) }
         return nil
     }
@@ -160,8 +166,10 @@ package struct OutputPlan: Equatable {
             // A FIFO is not opened to be checked: closing it again would hand
             // its reader an end of file before the clip (and the open that
             // writes it would then wait for a reader that has gone).
-            if Posix.kind(path) != .fifo,
-               case .stream(let fd) = try OutputTarget.resolve(path, what: "output '\(path)'") { Posix.closeQuietly(fd) }
+            // (A name the engine made up is looked at, never opened: a FIFO
+            // there is refused here as the render refuses it.)
+            if name != .given || Posix.kind(path) != .fifo,
+               case .stream(let fd) = try OutputTarget.resolve(path, what: "output '\(path)'", name: name) { Posix.closeQuietly(fd) }
             if format.video != nil, ChildProcess.findExecutable("ffmpeg") == nil {
                 throw MediaError("video output needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg); write a .gif or PNG frames instead")
             }
@@ -175,7 +183,7 @@ package struct OutputPlan: Equatable {
     package func makeSink(_ f: Frames, to stream: ByteStream? = nil, still: () throws -> RGBAImage) throws -> FrameSink? {
         guard let path else { return nil }
         /// The output, opened once the sink has checked its parameters.
-        func open() throws -> ByteStream { try stream ?? ByteStreams.open(path) }
+        func open() throws -> ByteStream { try stream ?? ByteStreams.open(path, name: name) }
         switch format {
         case .null: return nil
         case .gif:

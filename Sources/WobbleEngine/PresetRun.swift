@@ -59,6 +59,7 @@ package struct PresetRun {
         var base = o
         base.format = formats[0]
         base.output = o.output ?? o.placed(sceneBase + Preset.fileExtension(formats[0]))
+        base.outputMadeUp = o.output == nil || o.outputMadeUp
 
         // 1. The clip's length, as --check finds it.
         var look = base
@@ -142,7 +143,8 @@ package struct PresetRun {
             compared = []
             for format in formats {
                 // A video: two passes, and the quality search only where they fail.
-                var found = try twoPass(collector, format: format, fps: rate, loop: loop, smallest: &smallest)
+                var found = try twoPass(collector, format: format, fps: rate, loop: loop, seamless: first.clip.loop != nil,
+                                        smallest: &smallest)
                 if found == nil { found = try search(collector, format: format, fps: rate, loop: loop, smallest: &smallest) }
                 guard var c = found else { continue }
                 if formats.count > 1 { c.psnr = try fidelity(of: c, to: collector) }
@@ -160,7 +162,7 @@ package struct PresetRun {
         // 5. The chosen file into place (named for its format when -o is not given).
         let path = o.output ?? o.placed(sceneBase + Preset.fileExtension(best.format))
         let bytes = best.data
-        try AtomicFile.write(bytes, to: path)
+        try AtomicFile.write(bytes, to: path, name: o.output == nil || o.outputMadeUp ? .madeUp : .given)
         choice.format = best.format
         choice.level = best.level
         choice.bitrate = best.bitrate
@@ -472,7 +474,8 @@ package struct PresetRun {
     /// private folder (`ScratchFolder`), removed on every way out. Nil
     /// where the quality must be searched instead: no VP9 encoder, no
     /// folder for the statistics (said with `-v`), or still over the limit.
-    package func twoPass(_ frames: FrameCollector, format: OutputFormat, fps: Double, loop: Int,
+    /// `seamless`: the clip is one period of a loop (`VideoSink.TwoPass.seamless`).
+    package func twoPass(_ frames: FrameCollector, format: OutputFormat, fps: Double, loop: Int, seamless: Bool = false,
                          smallest: inout Int) throws -> Candidate? {
         let p = preset, o = options
         func note(_ line: String) { if o.verbose && !o.quiet { printError("wobble-run: \(p.name): \(line)") } }
@@ -506,7 +509,8 @@ package struct PresetRun {
         let statistics = folder.path + "/pass", statisticsFile = VideoSink.TwoPass.statisticsFile("pass")
         func pass(_ n: VideoSink.TwoPass.Pass) throws -> Candidate {
             try encode(frames, spec: spec, format: format, level: top,
-                       twoPass: VideoSink.TwoPass(pass: n, statistics: statistics, bitrate: bitrate, quality: top))
+                       twoPass: VideoSink.TwoPass(pass: n, statistics: statistics, bitrate: bitrate, quality: top,
+                                                  seamless: seamless))
         }
         _ = try pass(.first)
         // ffmpeg ends pass 1 with success even where TMPDIR filled up under

@@ -17,6 +17,9 @@ package struct RenderOptions: Sendable {
     /// studio renders the scene's folder's file without changing the
     /// process's folder.
     package var outputFolder: String?
+    /// `output` is a name the engine made up (a preset's own runs pass
+    /// theirs on as `output`): a link there is replaced, never followed.
+    package var outputMadeUp = false
     package var format: OutputFormat?
     package var fps: Double?
     package var width: Int?

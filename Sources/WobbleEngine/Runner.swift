@@ -308,11 +308,13 @@ package struct Runner {
     package func outputPlan(scriptOutput: String?, scenePath: String) throws -> OutputPlan {
         if options.format == .null { return .null }
         let path: String
+        var madeUp = options.outputMadeUp
         if let p = options.output {
             path = p
         } else if let p = scriptOutput {
             path = p
         } else {
+            madeUp = true
             let base = URL(fileURLWithPath: scenePath).deletingPathExtension().lastPathComponent
             switch options.format {
             case .png: path = options.placed(base + "_frames/")
@@ -320,7 +322,16 @@ package struct Runner {
             default: path = options.placed(base + ".gif")
             }
         }
-        let plan = try OutputPlan.decide(path: path, format: options.format)
+        var plan = try OutputPlan.decide(path: path, format: options.format, follow: !madeUp)
+        if madeUp {
+            plan.name = .madeUp
+            // A folder of frames the engine named (`<scene>_frames/`) is not
+            // entered through a link: its frames and stale files would be
+            // written and removed wherever the link leads.
+            if case .directory(let dir)? = plan.png, Posix.kind(String(dir.reversed().drop(while: { $0 == "/" }).reversed()), follow: false) == .link {
+                throw RunError("output '\(PathBytes.display(dir, controls: true))': a symbolic link; a folder wobble-run names itself is never followed (remove the link, or give -o)")
+            }
+        }
         if options.output != nil, case .pattern(let p)? = plan.png {
             // A malformed pattern in -o is a usage error (2); in output(...) a scene error (1).
             do { _ = try FrameNamePattern(fileName: String(p.split(separator: "/", omittingEmptySubsequences: false).last ?? ""), output: p) }

@@ -142,7 +142,7 @@ public struct Take: Sendable {
             block = self.block(maxSeconds: maxSeconds, loopEnd: loopEnd, sceneName: name, output: Take.outputName(take: path, sceneOutput: output))
         }
         try control.check()
-        try AtomicFile.write(text + separator + Array(block.utf8), to: path)
+        try AtomicFile.write(text + separator + Array(block.utf8), to: path, name: .fresh)
         return path
     }
 
@@ -166,9 +166,9 @@ public struct Take: Sendable {
         // (A short name: never longer than the take's own.)
         let hidden = ScenePaths.join(ScenePaths.folder(scenePath), ".\(ScenePaths.baseName(scenePath).prefix(64))-take-check-\(ThisProcess.id).lua")
         do {
-            let fd = try Posix.open(hidden, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o600)
-            defer { Posix.closeQuietly(fd) }
-            try Posix.write(fd, bytes, shown: hidden)
+            // A name of our own: whatever was planted there (a link, a
+            // hard link to another file) is replaced, never written through.
+            try AtomicFile.write(bytes, to: hidden, name: .madeUp)
         } catch {
             try? Posix.unlink(AT_FDCWD, hidden, shown: hidden)
             throw SessionError("cannot write beside \(ScenePaths.shown(scenePath)): \(error)")

@@ -14,22 +14,23 @@ import WobbleSystem
 /// `fdAT` from 0.
 ///
 /// - The first frame is the whole canvas; each later one is the smallest
-///   rectangle that changed on the canvas, an unchanged frame a 1×1
-///   transparent pixel blended over (every frame keeps its delay). The
+///   rectangle that changed since the frame before, an unchanged frame a
+///   1×1 transparent pixel blended over (every frame keeps its delay). The
 ///   rectangle replaces the canvas there ("source"), or, when every pixel
 ///   written is opaque or fully transparent (the unchanged ones) and it
 ///   compresses smaller, is blended over it: a blend whose result cannot
-///   depend on a decoder's rounding. With one frame of lookahead,
-///   a frame is disposed "previous" (the canvas returns to what it was
-///   before it) when that makes the next frame's rectangle smaller than
-///   keeping it: a wobble that swings around the still picture is then
-///   drawn against the still.
+///   depend on a decoder's rounding. Every frame is disposed "none" (the
+///   canvas keeps it): "previous" (the canvas goes back to what it was
+///   before the frame) saved a few bytes where a wobble swings back to the
+///   still picture, but decoders get it wrong (Pillow drew such frames one
+///   to eleven levels off; ImageSharp, zune and image-rs had the same kind
+///   of bug), so it is never written.
 /// - The file is tagged sRGB (an `sRGB` chunk, perceptual), as every
 ///   input image is converted to sRGB on load.
 /// - Each frame's delay is exactly 1/fps (`delay_num/delay_den`, the best
 ///   fraction with 16-bit terms where 1/fps has none).
-/// - Streaming: a frame is compressed and written when the next one comes;
-///   memory is three frames (the canvas, the waiting frame, the new one).
+/// - Streaming: a frame is compressed and written as it comes; memory is
+///   two frames (the canvas, the new one).
 ///   The frame count is written first, so it must be known (`frameCount`).
 /// - The bytes go to a `ByteStream`: a file appears at `path` only when
 ///   `finish()` succeeds (`AtomicFile`); a pipe or device is written in
@@ -43,15 +44,9 @@ public final class APNGSink: FrameSink {
     private let file: ByteStream
     private let plays: Int
     private let level: Int
-    /// What a decoder shows before the pending frame is drawn (nil before
-    /// the first frame), the frame waiting for its successor (its dispose
-    /// op depends on it), and its rectangle against `base`.
-    private var base: RGBAImage?
-    private var pending: RGBAImage?
-    private var pendingRect: Changed?
-    /// A box holding every pixel where the pending frame differs from
-    /// `base` (from the boxes frames come with; the whole frame when not known).
-    private var pendingSinceBase = PixelRect(x0: 0, y0: 0, x1: 0, y1: 0)
+    /// What a decoder shows after the frames written so far (nil before
+    /// the first frame).
+    private var canvas: RGBAImage?
     private var sequence: UInt32 = 0
     private var written = 0
     private var lastIndex: Int?
@@ -104,7 +99,7 @@ public final class APNGSink: FrameSink {
 
     /// As `write(_:index:)`; the changed rectangles are looked for only in
     /// `changed` (the boxes outside which the frame equals the one before;
-    /// nil: all) and where earlier frames changed since the canvas.
+    /// nil: all).
     public func write(_ frame: RGBAImage, index: Int, changed: [PixelRect]?) throws {
         guard !closed else { throw MediaError("output '\(path)': the APNG is already finished or aborted") }
         guard frame.width == width, frame.height == height else {
@@ -135,11 +130,9 @@ public final class APNGSink: FrameSink {
             guard written == frameCount else {
                 throw MediaError("output '\(path)': \(written) frames written, \(frameCount) announced")
             }
-            if let pending, let base { try emit(pending, rect: pendingRect, over: base, dispose: 0) }
             try file.write(APNGChunks.chunk("IEND", []))
             try file.commit()
-            base = nil
-            pending = nil
+            canvas = nil
         } catch {
             file.abort()
             throw error
@@ -148,8 +141,7 @@ public final class APNGSink: FrameSink {
 
     public func abort() {
         closed = true
-        base = nil
-        pending = nil
+        canvas = nil
         file.abort()
     }
 
@@ -185,47 +177,32 @@ public final class APNGSink: FrameSink {
         return maxX < 0 ? nil : Changed(box: PixelRect(x0: minX, y0: minY, x1: maxX + 1, y1: maxY + 1), allOpaque: allOpaque)
     }
 
-    /// Takes the next frame. The frame before it is written now, with the
-    /// dispose op that makes this one's rectangle smaller: none (the
-    /// canvas keeps it) or previous (the canvas goes back to what it was
-    /// before it, often the still picture a wobble swings around).
+    /// Writes the next frame: the first whole, each later one as the
+    /// rectangle where it differs from the canvas (the frame before).
     /// `changed`: a box holding every pixel where `frame` differs from the
     /// frame before it.
     private func add(_ frame: RGBAImage, changed: PixelRect) throws {
-        guard let base else {
-            // The first frame: the whole canvas (IDAT), never disposed.
+        guard let canvas else {
+            // The first frame: the whole canvas (IDAT).
             let png = APNGChunks.split(PNGCodec.encode(frame, level: Self.firstFrameLevel))
             var out = APNGChunks.signature
             out += APNGChunks.chunk("IHDR", png.header)
             // The colours are sRGB (inputs are converted on load); intent 0, perceptual.
             out += APNGChunks.chunk("sRGB", [0])
             out += APNGChunks.chunk("acTL", APNGChunks.be32(UInt32(frameCount)) + APNGChunks.be32(UInt32(plays)))
-            out += frameControl(x: 0, y: 0, width: width, height: height, blendOver: false, dispose: 0)
+            out += frameControl(x: 0, y: 0, width: width, height: height, blendOver: false)
             for part in APNGChunks.parts(png.data) { out += APNGChunks.chunk("IDAT", part) }
             try file.write(out)
-            self.base = frame
+            self.canvas = frame
             return
         }
-        guard let pending else {
-            self.pending = frame
-            pendingSinceBase = changed
-            pendingRect = self.changed(frame, from: base, within: changed)
-            return
-        }
-        let sinceBase = pendingSinceBase.union(changed)
-        let keep = self.changed(frame, from: pending, within: changed)
-        let revert = self.changed(frame, from: base, within: sinceBase)
-        let previous = (revert?.box.area ?? 0) < (keep?.box.area ?? 0)
-        try emit(pending, rect: pendingRect, over: base, dispose: previous ? 2 : 0)
-        if !previous { self.base = pending }
-        self.pending = frame
-        pendingRect = previous ? revert : keep
-        pendingSinceBase = previous ? sinceBase : changed
+        try emit(frame, rect: self.changed(frame, from: canvas, within: changed), over: canvas)
+        self.canvas = frame
     }
 
     /// Writes `frame` as its rectangle `rect` against `canvas` (nil: no
     /// change, one transparent pixel blended over).
-    private func emit(_ frame: RGBAImage, rect: Changed?, over canvas: RGBAImage, dispose: UInt8) throws {
+    private func emit(_ frame: RGBAImage, rect: Changed?, over canvas: RGBAImage) throws {
         let w = width
         var width = 1, height = 1, x = 0, y = 0, over = true
         var png: [UInt8]
@@ -275,7 +252,7 @@ public final class APNGSink: FrameSink {
         } else {
             png = APNGChunks.split(PNGCodec.encode(RGBAImage(width: 1, height: 1, pixels: [0, 0, 0, 0]), level: level)).data
         }
-        var out = frameControl(x: x, y: y, width: width, height: height, blendOver: over, dispose: dispose)
+        var out = frameControl(x: x, y: y, width: width, height: height, blendOver: over)
         for part in APNGChunks.parts(png) {
             out += APNGChunks.chunk("fdAT", APNGChunks.be32(sequence) + part)
             sequence += 1
@@ -296,14 +273,14 @@ public final class APNGSink: FrameSink {
         }
     }
 
-    /// An `fcTL` chunk (and the next sequence number).
-    private func frameControl(x: Int, y: Int, width: Int, height: Int, blendOver: Bool, dispose: UInt8) -> [UInt8] {
+    /// An `fcTL` chunk (and the next sequence number), dispose_op none.
+    private func frameControl(x: Int, y: Int, width: Int, height: Int, blendOver: Bool) -> [UInt8] {
         let (num, den) = APNGChunks.delay(fps: fps)
         var body = APNGChunks.be32(sequence)
         body += APNGChunks.be32(UInt32(width)) + APNGChunks.be32(UInt32(height))
         body += APNGChunks.be32(UInt32(x)) + APNGChunks.be32(UInt32(y))
         body += [UInt8(num >> 8), UInt8(num & 0xFF), UInt8(den >> 8), UInt8(den & 0xFF)]
-        body += [dispose, blendOver ? 1 : 0]   // dispose_op none (0) or previous (2); blend_op source (0) or over (1)
+        body += [0, blendOver ? 1 : 0]   // dispose_op none (0, never previous); blend_op source (0) or over (1)
         sequence += 1
         return APNGChunks.chunk("fcTL", body)
     }

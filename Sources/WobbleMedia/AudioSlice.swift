@@ -1,3 +1,4 @@
+import Foundation
 import WobbleSystem
 
 /// The soundtrack of a `--frames` slice rendered as PNG frames: the
@@ -24,7 +25,8 @@ public enum AudioSlice {
     /// Bytes per sample frame (two channels of 16 bits).
     public static let frameBytes = 4
 
-    /// Decodes `audio`'s span with ffmpeg and writes it to `path` (atomically).
+    /// Decodes `audio`'s span with ffmpeg and writes it to `path`
+    /// (atomically; a name wobble-run chose, `OutputName.madeUp`).
     public static func write(_ audio: VideoSink.Audio, to path: String) throws {
         let shown = PathBytes.display(path)
         guard let ffmpeg = ChildProcess.findExecutable("ffmpeg") else {
@@ -43,7 +45,9 @@ public enum AudioSlice {
         // Exactly the span (the filter pads and trims; this is a guard).
         if pcm.count > count * frameBytes { pcm.removeLast(pcm.count - count * frameBytes) }
         if pcm.count < count * frameBytes { pcm += [UInt8](repeating: 0, count: count * frameBytes - pcm.count) }
-        try AtomicFile.write(wav(pcm: pcm), to: path)
+        // A name of our own beside the frames: a link planted there is
+        // replaced, never written through.
+        try AtomicFile.write(wav(pcm: pcm), to: path, name: .madeUp, what: "sound slice '\(shown)'")
     }
 
     /// A WAV file (16-bit stereo at 48 kHz) around `pcm`.
@@ -61,9 +65,23 @@ public enum AudioSlice {
 
     /// The samples of a slice file this program wrote (16-bit stereo at
     /// 48 kHz, PCM), as bytes; anything else is an error naming it.
+    /// A device is refused before it is opened (`/dev/zero` never ends); a
+    /// FIFO is read (the caller puts the read under `--timeout`).
     public static func readPCM(_ path: String) throws -> [UInt8] {
-        let bytes = try ImageIO.readFile(path: path)
         let shown = PathBytes.display(path)
+        let prefix = "sound slice '\(shown)': "
+        if let kind = Posix.kind(path), kind == .characterDevice || kind == .blockDevice || kind == .directory || kind == .socket {
+            throw MediaError(prefix + "\(kind.described), not a WAV file")
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try Posix.readFile(path, limit: ImageIO.maxFileSize)
+        } catch let e as PosixError {
+            if e.code == ENOENT { throw MediaError(prefix + "no such file") }
+            throw MediaError(prefix + "cannot read: " + Posix.reason(e.code))
+        } catch is FileTooLarge {
+            throw MediaError(prefix + "the file is larger than \(ImageIO.maxFileSize >> 20) MiB")
+        }
         func u32(_ i: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[i + $1]) << (8 * $1) } }
         guard bytes.count >= 44, Array(bytes[0..<4]) == Array("RIFF".utf8), Array(bytes[8..<12]) == Array("WAVE".utf8),
               Array(bytes[12..<16]) == Array("fmt ".utf8), Array(bytes[36..<40]) == Array("data".utf8),

@@ -27,10 +27,12 @@ public enum PNGOutput: Equatable, Sendable {
     /// `validate`); a name ending in `.png` (any case) is `.file`; anything
     /// else is `nil` (the CLI decides, e.g. with `--format png`, where
     /// `.directory(path)` is the natural reading).
-    public static func parse(_ path: String) -> PNGOutput? {
+    /// `follow: false`: a link to a folder is not a folder (a name
+    /// wobble-run made up is read by its name alone).
+    public static func parse(_ path: String, follow: Bool = true) -> PNGOutput? {
         guard !path.isEmpty, !path.lowercased().hasSuffix(".gif") else { return nil }
         if path.hasSuffix("/") { return .directory(path) }
-        if Posix.kind(path) == .directory { return .directory(path) }
+        if Posix.kind(path, follow: follow) == .directory { return .directory(path) }
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         if name.contains("%") { return .pattern(path) }
         if name.lowercased().hasSuffix(".png") { return .file(path) }

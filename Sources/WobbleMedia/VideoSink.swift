@@ -156,12 +156,24 @@ public final class VideoSink: FrameSink {
         public var bitrate: Int
         /// The best quality (1...100, the CRF it maps to: `-crf`).
         public var quality: Int
+        /// The clip is one period of a loop (`loop()`): the last frame
+        /// flows into the first, so the still background must not change
+        /// on the way. libvpx spends the bits a clip leaves below the
+        /// bitrate on coding the still background again, finer, part way
+        /// through (a step of about a level on most of the picture, once);
+        /// the first frame, the key frame, keeps the coarser one, so every
+        /// play stepped at the seam. Here libvpx may undershoot the
+        /// bitrate as far as it likes (`-undershoot-pct 100`): it codes
+        /// each frame at the quality asked and nothing again (smaller, and
+        /// a few dB lower against the frames than the refined file).
+        public var seamless: Bool
 
-        public init(pass: Pass, statistics: String, bitrate: Int, quality: Int) {
+        public init(pass: Pass, statistics: String, bitrate: Int, quality: Int, seamless: Bool = false) {
             self.pass = pass
             self.statistics = statistics
             self.bitrate = bitrate
             self.quality = quality
+            self.seamless = seamless
         }
 
         /// The file ffmpeg writes the statistics to (its one video stream's).
@@ -295,7 +307,8 @@ public final class VideoSink: FrameSink {
                 // Constant quality, or (two-pass) constrained quality: the
                 // bitrate aimed at, the CRF as the best quality.
                 let rate = twoPass.map { ["-b:v", String($0.bitrate), "-pass", String($0.pass.rawValue),
-                                          "-passlogfile", $0.statistics] } ?? ["-b:v", "0"]
+                                          "-passlogfile", $0.statistics] + ($0.seamless ? ["-undershoot-pct", "100"] : []) }
+                    ?? ["-b:v", "0"]
                 codec = ["-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p", "-crf", scale(63, 0, 30)] + rate
                     + ["-deadline", "good", "-cpu-used", "4", "-row-mt", "1"]
             } else if encoders.contains("libvpx") {

@@ -51,6 +51,12 @@ final class StudioWindow {
     private var lastDrawableSize = (0, 0)
     /// The left button's press was a pan (Space held): its release ends it.
     private var leftPans = false
+    /// The modifiers and Space as the events seen so far leave them, not
+    /// as SDL's state is now: the events come in batches (a busy frame), so
+    /// by the time a click is read SDL may already have read the key
+    /// release that followed it (`Shift`+click would lose its Shift).
+    private var heldMods: UInt32 = UInt32(SDL_GetModState().rawValue)
+    private var spaceHeld = false
     /// Boxes drawn over the window outside the picture (handles there).
     var marks: [WindowMark] = []
     static let fullRedrawsAfterChange = 15
@@ -308,6 +314,15 @@ final class StudioWindow {
     }
 
     private func translate(_ e: SDL_Event) -> StudioInput? {
+        if e.type == SDL_KEYDOWN.rawValue || e.type == SDL_KEYUP.rawValue {
+            // (`keysym.mod`: the modifiers with this key's change applied.)
+            heldMods = UInt32(e.key.keysym.mod)
+            if e.key.keysym.scancode == SDL_SCANCODE_SPACE { spaceHeld = e.type == SDL_KEYDOWN.rawValue }
+        } else if e.type == SDL_WINDOWEVENT.rawValue, UInt32(e.window.event) == SDL_WINDOWEVENT_FOCUS_GAINED.rawValue {
+            // Keys pressed while another window had the focus.
+            heldMods = UInt32(SDL_GetModState().rawValue)
+            if let keys = SDL_GetKeyboardState(nil) { spaceHeld = keys[Int(SDL_SCANCODE_SPACE.rawValue)] != 0 }
+        }
         switch e.type {
         case SDL_QUIT.rawValue:
             return .quit
@@ -366,11 +381,11 @@ final class StudioWindow {
             }
             return .key(key, shift: shift, ctrl: ctrl)
         case SDL_MOUSEBUTTONDOWN.rawValue where e.button.button == UInt8(SDL_BUTTON_LEFT):
-            if let keys = SDL_GetKeyboardState(nil), keys[Int(SDL_SCANCODE_SPACE.rawValue)] != 0 {
+            if spaceHeld {
                 leftPans = true
                 return .panStart(x: Int(e.button.x), y: Int(e.button.y), space: true)
             }
-            let mods = UInt32(SDL_GetModState().rawValue)
+            let mods = heldMods
             if (mods & UInt32(KMOD_CTRL.rawValue)) != 0 {
                 return .select(x: Int(e.button.x), y: Int(e.button.y))
             }

@@ -67,7 +67,7 @@ public enum Studio {
         /// A live session re-runs the scene on every change: a runaway
         /// script must not hang the window.
         var timeout: Double? = 10
-        var backend: Backend = .gles
+        var backend: Backend = .auto
         var allowIO = false
         var help = false
         var verbose = false

@@ -76,11 +76,13 @@ final class StudioApp {
 
     // MARK: Running
 
-    /// With the GLES backend, the renderer lives in the window's context:
-    /// frames are drawn straight into the back buffer (no read-back, no
-    /// upload). Where that context cannot host it, the headless one does.
+    /// With the GLES backend (`--backend gles`, or `auto` on a hardware
+    /// GPU: the engine's choice, as for an export), the renderer lives in
+    /// the window's context: frames are drawn straight into the back
+    /// buffer (no read-back, no upload). Where that context cannot host it,
+    /// the headless one does.
     private func drawInTheWindowsContext() {
-        guard options.session.backend == .gles, presenter.directWanted, let w = window else { return }
+        guard FrameRenderers.resolve(options.session.backend) == .gles, presenter.directWanted, let w = window else { return }
         let verbose = options.verbose
         nonisolated(unsafe) var windowFailed = false
         session.makeRenderer = { [weak w, weak self] img, m in

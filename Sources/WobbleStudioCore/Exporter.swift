@@ -25,6 +25,10 @@ package final class Exporter {
     }
 
     package var isExporting: Bool { job != nil }
+
+    /// Waits up to `seconds` for the export under way to end (true when it
+    /// has, or none runs); `poll` then takes its outcome.
+    package func waitForExport(upTo seconds: Double) -> Bool { job?.export.wait(seconds: seconds) ?? true }
     /// The file the last export wrote (nil: none yet, or it failed) and
     /// how many exports ended so far.
     package private(set) var lastOutput: String?
@@ -136,7 +140,7 @@ package final class Exporter {
         do {
             let frame = try StillFrame.render(state, image: image, backend: options.backend)
             let path = ScenePaths.firstFree(beside: options.scenePath, tag: "still", ext: "png")
-            try AtomicFile.write(try ImageIO.encodePNG(frame), to: path)
+            try AtomicFile.write(try ImageIO.encodePNG(frame), to: path, name: .fresh)
             status("wrote \(path)", false)
             printError("studio: wrote \(path)")
             return path

@@ -161,6 +161,13 @@ public enum TemporaryName {
 /// - refused with a clear error: a folder, a block device, a link that
 ///   does not resolve (dangling or a loop), a write-protected file, and
 ///   standard output when it was closed when the tool started.
+///
+/// That policy is for a path the user named (`-o`, or the script's
+/// `output()`, which the path policy resolved inside the scene's folder).
+/// A name this program made up itself (`OutputName.madeUp`, `.fresh`: a
+/// sound slice beside frames, a mask, a take, an export's
+/// `<scene>-telegram.webm`, a still, `<scene>.unsaved.lua`, a scratch
+/// file) is never followed: see `OutputName`.
 public enum OutputTarget: Equatable {
     /// Written in place through this descriptor.
     case stream(fd: Int32)
@@ -168,8 +175,10 @@ public enum OutputTarget: Equatable {
     case file(folder: String, name: String)
 
     /// Decides where `path` leads. `what` starts messages (`output 'x'`).
-    public static func resolve(_ path: String, what: String) throws -> OutputTarget {
+    /// `name` says who chose the path (`OutputName`).
+    public static func resolve(_ path: String, what: String, name: OutputName = .given) throws -> OutputTarget {
         func refuse(_ why: String) -> MediaError { MediaError("\(what): \(why)") }
+        if name != .given { return try madeUp(path, what: what, fresh: name == .fresh) }
         if path == "-" { return .stream(fd: try openStdout(what)) }
         guard let lst = try Posix.linkStatus(path) else { return try newFile(path, what: what) }
         var place = path
@@ -210,6 +219,34 @@ public enum OutputTarget: Equatable {
             return .stream(fd: try Posix.open(path, O_WRONLY, shown: path))
         case .link, .other:
             throw refuse("not a file, folder, pipe or device; not replaced")
+        }
+    }
+
+    /// A name this program chose (`OutputName`): the last component is
+    /// looked at, never followed. Nothing there, a regular file (not
+    /// write-protected) or a symbolic link of any kind (to a file, a
+    /// folder, a device, dangling, a loop): the new file is renamed over
+    /// the name, so a link is replaced and what it points to is never
+    /// opened. Refused with one line, never opened (no write into a
+    /// device, no wait on a pipe nobody reads): a folder, a FIFO, a socket,
+    /// a device. `fresh`: anything at all there is refused.
+    private static func madeUp(_ path: String, what: String, fresh: Bool) throws -> OutputTarget {
+        func refuse(_ why: String) -> MediaError { MediaError("\(what): \(why)") }
+        guard let st = try Posix.linkStatus(path) else { return try newFile(path, what: what) }
+        let kind = FileKind(st)
+        if fresh { throw refuse("already exists; not replaced") }
+        switch kind {
+        case .regular:
+            if st.st_mode & 0o222 == 0 {
+                throw refuse("the file is write-protected (mode \(String(st.st_mode & 0o7777, radix: 8))); not replaced")
+            }
+            return try newFile(path, what: what)
+        case .link:
+            return try newFile(path, what: what)
+        case .directory:
+            throw refuse("is a folder, not a file")
+        case .fifo, .socket, .characterDevice, .blockDevice, .other:
+            throw refuse("is \(kind.described), not a file; not written (this name is chosen by wobble-run, so it is never written through: move it away)")
         }
     }
 
@@ -255,6 +292,24 @@ public enum OutputTarget: Equatable {
     }
 }
 
+/// Who chose an output path, which decides how a link there is treated.
+public enum OutputName: Equatable, Sendable {
+    /// The user named it (`-o`, the script's `output()` checked by the
+    /// path policy): `OutputTarget`'s policy (a link to a file is followed
+    /// and that file replaced; a pipe or device is written in place).
+    case given
+    /// This program made the name up (a sound slice, a default
+    /// `<scene>.gif`, an export, a mask, a scratch file): a link there is
+    /// replaced by the file, never followed; a FIFO, device, socket or
+    /// folder there is refused, never opened.
+    case madeUp
+    /// As `madeUp`, and the name must be free (a still, a take, a mask
+    /// beside another, `.unsaved.lua`, `new`'s scene): nothing is ever
+    /// replaced, also when something appears there during the write (the
+    /// rename does not replace).
+    case fresh
+}
+
 /// A file written beside its target under a temporary name and renamed over
 /// the target only by `commit()` (the one commit protocol: write beside,
 /// verify, fsync, set the usual permissions, check the folder is still the
@@ -275,6 +330,8 @@ public final class AtomicFile: ByteStream {
     private let temporaryName: String
     private var token: TemporaryPaths.Token?
     private var done = false
+    /// The rename must not replace anything (`OutputName.fresh`).
+    private let noReplace: Bool
     /// Bytes that went through `write` (a pipe's whole output).
     private var written = 0
     /// The size of the output after a successful `commit()`: the file's
@@ -286,19 +343,21 @@ public final class AtomicFile: ByteStream {
     /// temporary file beside the target (after removing what killed runs
     /// left there). Throws `MediaError` for a refused target, `PosixError`
     /// when the system says no.
-    public convenience init(target: String) throws {
-        switch try OutputTarget.resolve(target, what: "output '\(target)'") {
+    public convenience init(target: String, name chosen: OutputName = .given, what: String? = nil) throws {
+        switch try OutputTarget.resolve(target, what: what ?? "output '\(target)'", name: chosen) {
         case .stream(let fd):
             self.init(target: target, direct: fd)
         case .file(let folder, let name):
-            try self.init(target: target, folder: folder, name: name)
+            try self.init(target: target, folder: folder, name: name, noReplace: chosen == .fresh)
         }
     }
 
     /// The file `name` in `folder` (as `OutputTarget.resolve` found them
-    /// for `target`): creates the temporary file beside it.
-    public init(target: String, folder: String, name: String) throws {
+    /// for `target`): creates the temporary file beside it. `noReplace`:
+    /// the rename never replaces what is there (`OutputName.fresh`).
+    public init(target: String, folder: String, name: String, noReplace: Bool = false) throws {
         self.target = target
+        self.noReplace = noReplace
         isDirect = false
         self.folder = folder
         self.name = name
@@ -320,6 +379,7 @@ public final class AtomicFile: ByteStream {
 
     private init(target: String, direct fd: Int32) {
         self.target = target
+        noReplace = false
         self.fd = fd
         isDirect = true
         folder = ""
@@ -335,8 +395,13 @@ public final class AtomicFile: ByteStream {
     /// Writes `bytes` as the whole new content of `path` by the commit
     /// protocol above (`beforeRename` as in `commit`): the one way a file is
     /// written in one piece (PNG files, takes, saved scenes, presets).
-    public static func write(_ bytes: [UInt8], to path: String, beforeRename: (() throws -> Void)? = nil) throws {
-        let file = try AtomicFile(target: path)
+    ///
+    /// `name` says who chose `path` (`OutputName`): every file this
+    /// program names itself is written with `.madeUp` or `.fresh`, so a
+    /// link planted under that name is replaced, never written through.
+    public static func write(_ bytes: [UInt8], to path: String, name: OutputName = .given, what: String? = nil,
+                             beforeRename: (() throws -> Void)? = nil) throws {
+        let file = try AtomicFile(target: path, name: name, what: what)
         do {
             try file.write(bytes)
             try file.commit(beforeRename: beforeRename)
@@ -405,7 +470,11 @@ public final class AtomicFile: ByteStream {
             }
             try beforeRename?()
             try CommitWindow.run {
-                try Posix.rename(folderFD, temporaryName, folderFD, name, shown: target)
+                do {
+                    try Posix.rename(folderFD, temporaryName, folderFD, name, flags: noReplace ? Posix.renameNoReplace : 0, shown: target)
+                } catch let e as PosixError where e.code == EEXIST && noReplace {
+                    throw MediaError("output '\(target)': appeared meanwhile; not replaced")
+                }
                 done = true
             }
             if let token { TemporaryPaths.remove(token) }

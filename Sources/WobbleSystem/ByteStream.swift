@@ -51,12 +51,14 @@ extension ByteStream {
 public enum ByteStreams {
     /// Opens the output `path` (`-` is standard output). Throws
     /// `MediaError` for a refused target, `PosixError` when the system says no.
-    public static func open(_ path: String) throws -> ByteStream {
-        switch try OutputTarget.resolve(path, what: "output '\(path)'") {
+    /// `name`: who chose the path (`OutputName`; a made-up name is never
+    /// followed through a link).
+    public static func open(_ path: String, name chosen: OutputName = .given) throws -> ByteStream {
+        switch try OutputTarget.resolve(path, what: "output '\(path)'", name: chosen) {
         case .stream(let fd):
             return DescriptorStream(fd: fd, shown: path)
         case .file(let folder, let name):
-            return try AtomicFile(target: path, folder: folder, name: name)
+            return try AtomicFile(target: path, folder: folder, name: name, noReplace: chosen == .fresh)
         }
     }
 }

@@ -481,6 +481,20 @@ public enum FileKind: Equatable, Sendable {
         }
     }
 
+    /// In a message: `a FIFO`, `a character device`, ...
+    public var described: String {
+        switch self {
+        case .regular: return "a file"
+        case .directory: return "a folder"
+        case .link: return "a symbolic link"
+        case .fifo: return "a FIFO"
+        case .characterDevice: return "a character device"
+        case .blockDevice: return "a block device"
+        case .socket: return "a socket"
+        case .other: return "not a file"
+        }
+    }
+
     /// A pipe, terminal, device or socket: written in place, never replaced.
     public var isStream: Bool { [.fifo, .characterDevice, .blockDevice, .socket].contains(self) }
 }

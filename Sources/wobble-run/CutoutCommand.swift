@@ -11,7 +11,7 @@ import WobbleSystem
 /// grey, 255 object, 0 background, the photo's size. One clear line and
 /// nothing written on any failure.
 enum CutoutCommand {
-    static let usage = "usage: wobble-run cutout PHOTO (--box X,Y,W,H | --at X,Y) [-o MASK.png]   (MASK.png: the photo's name with -mask.png)"
+    static let usage = "usage: wobble-run cutout PHOTO (--box X,Y,W,H | --at X,Y) [-o MASK.png] [--timeout S]   (MASK.png: the photo's name with -mask.png)"
 
     static let helpText = """
     \(usage)
@@ -29,6 +29,13 @@ enum CutoutCommand {
       --box X,Y,W,H  the region's box (whole pixels; inside the photo)
       --at X,Y       a point on the object (pixels; inside the photo)
       -o MASK.png    where to write the mask (replaced atomically)
+      --timeout S    give up after S seconds (reading the photo and finding
+                     the object): one line, exit 1, nothing written
+
+    PHOTO must be a regular file (a FIFO or a device is refused, as the
+    scene's image() refuses it). Without -o the mask is PHOTO's name with
+    -mask.png, a name wobble-run chooses: a symbolic link there is replaced
+    by the mask, never written through.
 
     """
 
@@ -53,7 +60,7 @@ enum CutoutCommand {
     }
 
     static func perform(_ args: [String]) throws {
-        var photo: String?, boxText: String?, atText: String?, output: String?
+        var photo: String?, boxText: String?, atText: String?, output: String?, timeoutText: String?
         var i = 0, optionsEnded = false
         func value(_ name: String) throws -> String {
             i += 1
@@ -79,14 +86,23 @@ enum CutoutCommand {
             case "--box": try once(&boxText, a, try value(a))
             case "--at": try once(&atText, a, try value(a))
             case "-o", "--output": try once(&output, "-o", try value(a))
+            case "--timeout": try once(&timeoutText, a, try value(a))
             default:
                 if a.hasPrefix("--box=") { try once(&boxText, "--box", String(a.dropFirst(6))) }
                 else if a.hasPrefix("--at=") { try once(&atText, "--at", String(a.dropFirst(5))) }
                 else if a.hasPrefix("--output=") { try once(&output, "-o", String(a.dropFirst(9))) }
+                else if a.hasPrefix("--timeout=") { try once(&timeoutText, "--timeout", String(a.dropFirst(10))) }
                 else { throw Failure(message: "unknown option '\(PathBytes.display(a))' (\(usage))", code: 2) }
             }
         }
         guard let photo else { throw Failure(message: usage, code: 2) }
+        var timeout: Double?
+        if let t = timeoutText {
+            guard let v = Double(t.trimmingCharacters(in: .whitespaces)), v.isFinite, v > 0 else {
+                throw Failure(message: "--timeout must be a number of seconds above 0 (got '\(PathBytes.display(t, controls: true))')", code: 2)
+            }
+            timeout = v
+        }
         let target = output ?? ScenePaths.baseName(photo) + "-mask.png"
         // A mask is a PNG: another name would hold bytes its extension does not say.
         let stream = target == "-" || OutputTarget.namesStdout(target) || Posix.kind(target)?.isStream == true
@@ -114,9 +130,21 @@ enum CutoutCommand {
         case (_?, _?):
             throw Failure(message: "--box and --at: give one (\(usage))", code: 2)
         }
+        // --timeout: the photo's read and the search for the object, as a
+        // render's reads are bounded (a stalled network file, a huge photo).
+        let alarm = timeout.map { t in
+            Alarm(after: t) {
+                printError("wobble-run: cutout: not done within \(NumberText.plain(t)) s (--timeout): nothing written")
+                TemporaryPaths.removeAll()
+                ThisProcess.exitNow(1)
+            }
+        }
         do {
-            try CommandFiles.writeCutoutMask(photo: photo, query: query, shown: shown, to: target)
+            try CommandFiles.writeCutoutMask(photo: photo, query: query, shown: shown, to: target,
+                                             name: output == nil ? .madeUp : .given, beforeWrite: { alarm?.cancel() })
+            alarm?.cancel()
         } catch let e as RunError {
+            alarm?.cancel()
             throw Failure(message: e.message, code: 1)
         }
     }

@@ -69,12 +69,16 @@ enum NewScene {
         let text = starter(photo: imageReference(photo: photo, scene: scene), width: image.width, height: image.height,
                            scene: ScenePaths.shellWord(ScenePaths.name(scene)), photoName: ScenePaths.name(photo))
         do {
-            // O_EXCL: a file made meanwhile is not written over either.
-            let fd = try Posix.open(scene, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644, shown: scene)
-            defer { Posix.closeQuietly(fd) }
-            try Posix.write(fd, Array(text.utf8), shown: scene)
-        } catch let e as PosixError where e.code == EEXIST {
+            // The one guarded writer: a temporary file beside the scene,
+            // renamed only where nothing is (`.fresh`): a file or link made
+            // meanwhile is not written over or through, and a failed write
+            // leaves no half scene.
+            try AtomicFile.write(Array(text.utf8), to: scene, name: .fresh)
+        } catch is MediaError where Posix.kind(scene, follow: false) != nil {
             printError("wobble-run: new: '\(ScenePaths.shown(scene))' already exists: nothing written")
+            return 1
+        } catch let e as MediaError {
+            printError("wobble-run: new: cannot write '\(ScenePaths.shown(scene))': \(e.message)")
             return 1
         } catch {
             printError("wobble-run: new: cannot write '\(ScenePaths.shown(scene))': \(error)")

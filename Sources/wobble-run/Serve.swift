@@ -70,9 +70,10 @@ enum Serve {
         }
         guard let scene else { throw Failure(message: "no scene given (\(usage))", code: 2) }
         guard Posix.kind(scene) == .regular else { throw Failure(message: "scene '\(ScenePaths.shown(scene))' is not a file", code: 1) }
-        var options = SessionOptions(scenePath: scene)
-        // The page draws the frames; the session never renders.
-        options.backend = .cpu
+        // The page draws the preview; the session renders only exports and
+        // stills, with the engine's backend choice (`auto`), as the command
+        // line and the window do: the same scene gives the same bytes.
+        let options = SessionOptions(scenePath: scene)
         Signals.install()
         let studio = StudioServer(options: options, host: host, port: port)
         do {

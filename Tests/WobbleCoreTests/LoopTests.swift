@@ -43,16 +43,28 @@ final class LoopTests: XCTestCase {
         }
     }
 
-    func testASpringThatRestsBetweenKicksRestsInTheLoopToo() {
-        // Period 12 s: one kick rests after 7.8 s, before the next period's.
+    /// A looping spring never rests: where the spring alone would rest
+    /// before the next kick (after 7.8 s of a 12 s period), the loop is the
+    /// kicks repeated by a spring that never rests (threshold 0), and the
+    /// swing runs on through the seam instead of snapping to 0 (a pop).
+    func testALoopingSpringNeverRests() {
         let p = WobbleParameters.spring
+        var endless = p
+        endless.threshold = 0
         let kicks = [Impulse(start: 2, direction: Point(1, 0), amplitude: 1)]
+        XCTAssertLessThan(SpringMotion(p).restTime(kicks), 2 + 8, "from rest, the spring alone rests before the next kick")
         let loop = LoopedMotion(parameters: p, period: 12, kicks: kicks)
-        XCTAssertEqual(loop.restAnchor(SpringMotion(p)), 0)
         for t in stride(from: 0.0, to: 12, by: 0.25) {
-            assertSame(loop.reading(at: t), repeated(p, kicks, period: 12, periods: 5, at: t), "at \(t)")
+            assertSame(loop.reading(at: t), repeated(endless, kicks, period: 12, periods: 8, at: t), "at \(t)")
         }
-        XCTAssertEqual(loop.reading(at: 1).amplitude, 0, "at rest before the kick")
+        XCTAssertGreaterThan(loop.reading(at: 1).amplitude, 0, "still moving before the kick")
+        // Continuous through the old rest point and the seam: the swing a
+        // millisecond apart differs by a millisecond's motion (resting
+        // dropped it from 0.004 to 0 at once).
+        for t in [9.8, 11.999, 1.999] {
+            let a = loop.reading(at: t), b = loop.reading(at: t + 0.001)
+            XCTAssertEqual(a.level * a.swing * a.offsetDirection.x, b.level * b.swing * b.offsetDirection.x, accuracy: 5e-4, "at \(t)")
+        }
     }
 
     func testAShakeGateJudgedInTheSteadyState() throws {

@@ -72,7 +72,6 @@ final class CutoutE2ETests: XCTestCase {
         try expectFailure(scene("\"broken.png\""), "scene.lua:2: addSketch: cutout mask 'broken.png': not a PNG or JPEG file")
         try expectFailure(scene("\"nowhere.png\""), "scene.lua:2: addSketch: cutout mask 'nowhere.png': no such file")
         try expectFailure(scene("\"zero.png\""), "scene.lua:2: addSketch: cutout mask 'zero.png' is all background (every pixel 0): nothing would move")
-        try expectFailure(scene("\"full.png\""), "scene.lua:2: addSketch: cutout mask 'full.png' is all object (every pixel 255): no background would stay")
         try expectFailure(scene("\"auto\"", rect: "x = 80, y = 15, w = 60, h = 60"),
                           "scene.lua:2: addSketch: cutout = \"auto\": the region (box 80,15 to 140,75) reaches outside the 120×90 image")
         try expectFailure(scene("\"mask.png\"", rect: "x = -5, y = 15, w = 60, h = 60"),
@@ -131,6 +130,33 @@ final class CutoutE2ETests: XCTestCase {
             let moving = try ImageIO.load(path: box.path("auto-\(backend)/\(frames[2])"))
             XCTAssertNotEqual(moving, first, backend)
         }
+    }
+
+    /// One rule for every mask: "auto" with a box over the whole picture
+    /// rendered, while the same mask from `wobble-run cutout` (and any mask
+    /// file that is all object) was refused ("no background would stay").
+    /// Both render now, the same frames; a mask that is all background is
+    /// refused from a file and in the studio alike.
+    func testAWholePictureMaskRendersFromAutoAndFromTheCommand() throws {
+        let whole = "x = 0, y = 0, w = 120, h = 90"
+        let cut = try Tool.run(["cutout", "img.png", "--box", "0,0,120,90", "-o", "whole.png"], cwd: box.url)
+        XCTAssertEqual(cut.status, 0, cut.stderr)
+        try box.write("auto.lua", scene("\"auto\"", rect: whole))
+        try box.write("file.lua", scene("\"whole.png\"", rect: whole))
+        try box.write("full.lua", scene("\"full.png\"", rect: whole))
+        for name in ["auto", "file", "full"] {
+            let r = try Tool.run(["\(name).lua", "--backend", "cpu", "-o", "\(name)/"], cwd: box.url)
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
+            XCTAssertEqual(try box.list(name).count, 5, name)
+        }
+        for f in try box.list("auto") {
+            XCTAssertEqual(try Data(contentsOf: box.url.appendingPathComponent("auto/\(f)")),
+                           try Data(contentsOf: box.url.appendingPathComponent("file/\(f)")), f)
+        }
+        // The whole picture moves: a frame differs from the source.
+        let moving = try ImageIO.load(path: box.path("full/\(try box.list("full")[2])"))
+        XCTAssertNotEqual(moving, try ImageIO.load(path: box.path("img.png")))
+        try expectFailure(scene("\"zero.png\"", rect: whole), "scene.lua:2: addSketch: cutout mask 'zero.png' is all background (every pixel 0): nothing would move")
     }
 
     /// `--at X,Y`: the object a studio Shift+click there finds first (the

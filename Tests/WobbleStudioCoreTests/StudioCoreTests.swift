@@ -191,6 +191,40 @@ final class StudioCoreTests: StudioCoreTestCase {
         core.finish()
     }
 
+    /// `Shift+E` Discord from the studio core and the command line's
+    /// `--preset discord` of the same scene, neither naming a backend (the
+    /// engine's choice, `auto`, for both): the same bytes. (The window drew
+    /// its exports on GLES, the command line on the CPU where the GL is a
+    /// software one: a few bytes differed.)
+    func testAPresetExportIsTheCommandLinesPresetByteForByte() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 160, height: 120, checker: 5))
+        try box.write("s.lua", """
+        image("img.png")
+        local a = addSketch{x = 20, y = 15, w = 110, h = 90}
+        prepare()
+        impulse(a, 1, 0.5)
+        wait(0.6)
+
+        """)
+        let options = SessionOptions(scenePath: box.path("s.lua"))
+        XCTAssertEqual(options.backend, .auto, "a session renders with the engine's choice, as a render does")
+        let core = StudioCore(session: options, verbose: false, clock: clock,
+                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
+        core.start()
+        settle(core)
+        core.perform(.export(preset: "discord"))
+        XCTAssertTrue(core.exporter.waitForExport(upTo: 300), "the export did not end")
+        clock.t += 0.01
+        core.update(nextPoll: &nextPoll)
+        XCTAssertTrue(core.message.hasPrefix("discord: "), core.message)
+        XCTAssertFalse(core.messageIsError, core.message)
+        core.finish()
+        let r = try Tool.run(["s.lua", "--preset", "discord", "-q", "-o", "cli.png"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let cmp = try Tool.exec("cmp", [box.path("s-discord.png"), box.path("cli.png")])
+        XCTAssertEqual(cmp.status, 0, "the window's export and the command line's, byte for byte: \(String(decoding: cmp.stdout, as: UTF8.self))")
+    }
+
     /// Commands, snapshots, frame states and performed events survive JSON.
     func testCommandsAndSnapshotsRoundTripThroughJSON() throws {
         let core = try makeCore()

@@ -149,6 +149,8 @@ final class StudioViewTests: InProcessStudioCase {
         try box.write("s.lua", sceneText)
         let expected = try headlessFrames("s.lua", count: 4)
         try box.write("s-still-1.png", "not mine")
+        // A dangling link planted at the next name: skipped, never written through.
+        try FileManager.default.createSymbolicLink(atPath: box.path("s-still-2.png"), withDestinationPath: "planted.png")
         let clock = ManualClock()
         let t0 = clock.t
         let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
@@ -161,9 +163,11 @@ final class StudioViewTests: InProcessStudioCase {
         ])
         XCTAssertEqual(status, 0)
         XCTAssertEqual(try read("s-still-1.png"), "not mine", "never written over")
-        XCTAssertEqual(try ImageIO.load(path: box.path("s-still-2.png")), expected[3])
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: box.path("s-still-2.png")), "planted.png")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("planted.png")), "written through the link")
         XCTAssertEqual(try ImageIO.load(path: box.path("s-still-3.png")), expected[3])
-        XCTAssertEqual(app.message, "wrote \(box.path("s-still-3.png"))")
+        XCTAssertEqual(try ImageIO.load(path: box.path("s-still-4.png")), expected[3])
+        XCTAssertEqual(app.message, "wrote \(box.path("s-still-4.png"))")
         XCTAssertEqual(app.session.generation, 1, "no reload for the stills")
     }
 
