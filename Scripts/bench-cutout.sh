@@ -11,9 +11,12 @@
 #      on the machine) per frame of 61 moving frames beyond one (setup,
 #      GrabCut and plate subtracted), best of 3, per backend;
 #   3. memory: the peak RSS of both renders.
+#   Parts 1 and 1b side by side with BASE (another build, e.g. the one before
+#   the matte) when it is set; part 1 also says how many grey levels the mask
+#   has (a matte: many; a mask scaled up from GrabCut's working size: a few).
 # Usage: Scripts/bench-cutout.sh          Env: SCRATCH (build folder, default .build-bench),
-#        WOBBLE_RUN (a built binary: no build), BACKENDS (default "gles cpu"),
-#        PARTS (default "auto frames": "frames" skips 1 and 1b)
+#        WOBBLE_RUN (a built binary: no build), BASE (a binary to compare with),
+#        BACKENDS (default "gles cpu"), PARTS (default "auto frames": "frames" skips 1 and 1b)
 # Needs ImageMagick (convert) and GNU time (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,22 +36,29 @@ backends=${BACKENDS:-gles cpu}
 if [[ " $parts " == *" auto "* ]]; then
 # 1. "auto" on a 512 px box.
 convert Examples/latte/coffee.png -resize 1200x800 "$out/big.png"
-best=""
-for _ in 1 2 3; do
-  /usr/bin/time -f "%e %M" -o "$out/t" "$bin" cutout "$out/big.png" --box 340,20,512,512 -o "$out/mask.png"
-  t=$(cut -d' ' -f1 "$out/t")
-  if [[ -z "$best" ]] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+builds=("$bin")
+[[ -z "${BASE:-}" ]] || builds+=("$(realpath "$BASE")")
+for b in "${builds[@]}"; do
+  best=""
+  for _ in 1 2 3; do
+    /usr/bin/time -f "%e %M" -o "$out/t" "$b" cutout "$out/big.png" --box 340,20,512,512 -o "$out/mask.png"
+    t=$(cut -d' ' -f1 "$out/t")
+    if [[ -z "$best" ]] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+  done
+  levels=$(convert "$out/mask.png" -format %k info:)
+  echo "$b: cutout = \"auto\", 512×512 box of a 1200×800 photo: ${best} s (best of 3; one thread), mask of $levels grey levels"
 done
-echo "cutout = \"auto\", 512×512 box of a 1200×800 photo: ${best} s (best of 3; one thread)"
 
 # 1b. A Shift+click on the crema.
-times=()
-for _ in 1 2 3 4 5; do
-  /usr/bin/time -f "%e" -o "$out/t" "$bin" cutout "$out/big.png" --at 580,290 -o "$out/click.png"
-  times+=("$(cat "$out/t")")
+for b in "${builds[@]}"; do
+  times=()
+  for _ in 1 2 3 4 5; do
+    /usr/bin/time -f "%e" -o "$out/t" "$b" cutout "$out/big.png" --at 580,290 -o "$out/click.png"
+    times+=("$(cat "$out/t")")
+  done
+  median=$(printf "%s\n" "${times[@]}" | sort -g | sed -n 3p)
+  echo "$b: Shift+click (cutout --at) on a 1200×800 photo: ${median} s (median of 5: ${times[*]}; one thread)"
 done
-median=$(printf "%s\n" "${times[@]}" | sort -g | sed -n 3p)
-echo "Shift+click (cutout --at) on a 1200×800 photo: ${median} s (median of 5: ${times[*]}; one thread)"
 fi
 
 # 2 and 3. Moving frames with and without the cutout.

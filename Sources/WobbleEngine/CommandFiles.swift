@@ -67,7 +67,9 @@ package enum CommandFiles {
                 guard x >= 0, y >= 0, x < Double(image.width), y < Double(image.height) else {
                     throw RunError("\(shown): the point is outside the \(image.width)×\(image.height) image")
                 }
-                mask = try CutoutVision.clickCandidates(image: image, at: Point(x, y))[0]
+                // The first candidate, matted like "auto"'s mask.
+                mask = try CutoutVision.matte(image: image, mask: CutoutVision.clickCandidates(image: image, at: Point(x, y))[0],
+                                              band: CutoutVision.clickMatteBand(width: image.width, height: image.height))
             }
         } catch let e as CutoutProblem {
             throw RunError("\(shown): \(e)")

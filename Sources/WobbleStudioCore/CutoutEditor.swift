@@ -235,8 +235,13 @@ package final class CutoutEditor {
             let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
             return .mask(try CutoutVision.objectMask(image: image, box: box, region: shape, object: seeds.object, background: seeds.background))
         case .fit(let p):
-            let fitted = try CutoutVision.clickCandidates(image: image, at: p).compactMap { mask in
-                CutoutVision.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }
+            // The first candidate matted (a soft edge, as "auto"'s and
+            // `wobble-run cutout --at`'s); the others as found (a click's
+            // answer stays quick).
+            let band = CutoutVision.clickMatteBand(width: image.width, height: image.height)
+            let fitted = try CutoutVision.clickCandidates(image: image, at: p).enumerated().compactMap { i, found in
+                let mask = i == 0 ? try CutoutVision.matte(image: image, mask: found, band: band) : found
+                return CutoutVision.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }
             }
             guard !fitted.isEmpty else { throw CutoutProblem.noObject }
             return .fitted(fitted)

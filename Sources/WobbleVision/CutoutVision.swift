@@ -44,25 +44,32 @@ public enum CutoutVision {
     /// GrabCut's rounds.
     public static let iterations = 5
 
-    /// The object inside `box` (image pixels) of `image`, as a mask of the
-    /// image's size (255 object, 0 background, a soft edge about a pixel
-    /// wide). GrabCut starts with everything outside `box` as background,
-    /// the pixels inside `region` (nil: the whole box) as probably object
-    /// and the rest of the box as probably background; `object` and
+    /// The object inside `box` (image pixels) of `image`, as a soft matte
+    /// of the image's size (255 object, 0 background, the edge's alpha
+    /// solved at full resolution: `matte(image:mask:)`). GrabCut starts
+    /// with everything outside `box`, and anything more than a few pixels
+    /// outside `region`, as background, the pixels inside `region` (nil:
+    /// the whole box) as probably object and the rest of the box as
+    /// probably background, and keeps the piece of object under the
+    /// region's centre (`keepObjectUnderCentre`); `object` and
     /// `background` (masks of the image's size: pixels above 127) are
-    /// strokes that mark pixels for sure.
+    /// strokes that mark pixels for sure (the matte keeps them).
     ///
     /// Throws `CutoutProblem`: the box outside the image, a uniform box,
     /// no object found, OpenCV's failure.
     public static func objectMask(image: RGBAImage, box: PixelRect, region: RegionShape? = nil,
                                   object: GreyMask? = nil, background: GreyMask? = nil) throws -> GreyMask {
-        try objectMask(image: image, box: box, region: region, object: object, background: background, workingSide: workingSide)
+        let mask = try objectMask(image: image, box: box, region: region, object: object, background: background,
+                                  workingSide: workingSide, constrained: true)
+        return try matte(image: image, mask: mask,
+                         band: matteBand(width: image.width, height: image.height, factor: workingFactor(box: box, image: image)),
+                         object: object, background: background)
     }
 
     /// `objectMask(image:box:...)` with GrabCut on at most `workingSide`
     /// pixels a side.
     static func objectMask(image: RGBAImage, box: PixelRect, region: RegionShape?, object: GreyMask?, background: GreyMask?,
-                           workingSide: Int, probable: GreyMask? = nil) throws -> GreyMask {
+                           workingSide: Int, probable: GreyMask? = nil, constrained: Bool = false) throws -> GreyMask {
         let w = image.width, h = image.height
         guard !box.isEmpty, box.x0 >= 0, box.y0 >= 0, box.x1 <= w, box.y1 <= h else {
             throw CutoutProblem.outsideImage(box: box, width: w, height: h)
@@ -101,6 +108,8 @@ public enum CutoutVision {
                     label = marked
                 } else if c.x < Double(box.x0) || c.x > Double(box.x1) || c.y < Double(box.y0) || c.y > Double(box.y1) {
                     label = .background
+                } else if constrained, let region, outside(region, c, by: Double(factor + 2)) {
+                    label = .background
                 } else if let probable {
                     let px = min(fx1 - 1, Int(c.x)), py = min(fy1 - 1, Int(c.y))
                     label = probable.pixels[py * w + px] > 127 ? .probablyObject : .probablyBackground
@@ -119,6 +128,11 @@ public enum CutoutVision {
             try OpenCV.grabCut(rgb: rgb, width: lw, height: lh, labels: &labels, iterations: iterations)
         } catch let e as VisionError {
             throw CutoutProblem.vision(e.message)
+        }
+        if constrained {
+            keepObjectUnderCentre(&labels, width: lw, height: lh,
+                                  centre: region.map { ((Int($0.center.x) - crop.x0) / factor, (Int($0.center.y) - crop.y0) / factor) }
+                                      ?? (((box.x0 + box.x1) / 2 - crop.x0) / factor, ((box.y0 + box.y1) / 2 - crop.y0) / factor))
         }
         // Back to the image's size: the working mask (0/255) sampled
         // bilinearly at each pixel centre of the box, its ramp steepened to
@@ -444,6 +458,7 @@ public enum CutoutVision {
         let w = image.width, h = image.height
         let ob = mask.objectBox
         guard !ob.isEmpty else { return image }
+        if hasSoftEdge(mask, in: ob) { return try mattedPlate(image: image, mask: mask, box: ob) }
         let grow = 2, radius = 5, margin = 16
         let crop = PixelRect(x0: max(0, ob.x0 - margin), y0: max(0, ob.y0 - margin),
                              x1: min(w, ob.x1 + margin), y1: min(h, ob.y1 + margin))

@@ -53,3 +53,61 @@ enum OpenCV {
         }
     }
 }
+
+// Matting (closed-form and guided-filter alpha, foreground and background
+// colours): `CutoutVision.matte` and `CutoutVision.plate` call these.
+extension OpenCV {
+    /// Closed-form matting of `alpha`'s pixels where `known` is 0 (the rest
+    /// fixed), in place; `alpha` on them is the first guess.
+    static func matteClosedForm(rgb: [UInt8], width: Int, height: Int, known: [UInt8], alpha: inout [UInt8], epsilon: Double,
+                                iterations: Int) throws {
+        precondition(rgb.count == width * height * 3 && known.count == width * height && alpha.count == width * height)
+        try rgb.withUnsafeBufferPointer { image in
+            try known.withUnsafeBufferPointer { k in
+                try alpha.withUnsafeMutableBufferPointer { a in
+                    try check("wobble_matte_closed_form") { error, size in
+                        wobble_matte_closed_form(image.baseAddress, Int32(width), Int32(height), width * 3, k.baseAddress, a.baseAddress,
+                                                 epsilon, Int32(iterations), error, size)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The guided-filter matte of `alpha` (the hard mask) on the pixels
+    /// where `known` is 0, in place.
+    static func matteGuided(rgb: [UInt8], width: Int, height: Int, known: [UInt8], alpha: inout [UInt8], radius: Int,
+                            epsilon: Double) throws {
+        precondition(rgb.count == width * height * 3 && known.count == width * height && alpha.count == width * height)
+        try rgb.withUnsafeBufferPointer { image in
+            try known.withUnsafeBufferPointer { k in
+                try alpha.withUnsafeMutableBufferPointer { a in
+                    try check("wobble_matte_guided") { error, size in
+                        wobble_matte_guided(image.baseAddress, Int32(width), Int32(height), width * 3, k.baseAddress, a.baseAddress,
+                                            Int32(radius), epsilon, error, size)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The foreground and background colours (3 bytes a pixel each) of
+    /// `rgb` under `alpha` (multi-level estimation).
+    static func foregroundBackground(rgb: [UInt8], width: Int, height: Int, alpha: [UInt8]) throws -> (foreground: [UInt8], background: [UInt8]) {
+        precondition(rgb.count == width * height * 3 && alpha.count == width * height)
+        var f = [UInt8](repeating: 0, count: rgb.count), b = f
+        try rgb.withUnsafeBufferPointer { image in
+            try alpha.withUnsafeBufferPointer { a in
+                try f.withUnsafeMutableBufferPointer { fp in
+                    try b.withUnsafeMutableBufferPointer { bp in
+                        try check("wobble_foreground_background") { error, size in
+                            wobble_foreground_background(image.baseAddress, Int32(width), Int32(height), width * 3, a.baseAddress,
+                                                         fp.baseAddress, bp.baseAddress, error, size)
+                        }
+                    }
+                }
+            }
+        }
+        return (f, b)
+    }
+}

@@ -1,5 +1,6 @@
 // OpenCV behind a tiny C interface: the only code in the tree that calls
-// OpenCV (imgproc's grabCut, photo's inpaint). C stays at this edge:
+// OpenCV (imgproc's grabCut, photo's inpaint), and the cutout's matting
+// (plain C++ beside it). C stays at this edge:
 // Swift calls these only through WobbleVision (Vision.swift), which checks
 // every result. No OpenCV type crosses it: plain byte buffers only.
 #ifndef WOBBLE_VISION_H
@@ -36,6 +37,43 @@ int wobble_grabcut(const uint8_t *rgb, int width, int height, size_t stride, uin
 /// looking `radius` pixels around each. Returns 0, or -1 with a reason.
 int wobble_inpaint(uint8_t *rgb, int width, int height, size_t stride, const uint8_t *mask, double radius,
                    char *error, size_t errorSize);
+
+
+/// Why: a cutout's edge is a soft matte, not a hard mask: the alpha of a
+/// band of unknown pixels around the object's edge is solved from the
+/// colours (closed-form matting, Levin, Lischinski and Weiss 2008: the
+/// matting Laplacian of 3×3 windows, solved on the band only by
+/// preconditioned conjugate gradients). Plain C++ (OpenCV has no such
+/// solver outside its contrib modules).
+///
+/// `rgb`: the `width × height` picture (3 bytes a pixel, rows `stride`
+/// bytes apart, at least 3×3). `known` (one byte a pixel, `width` bytes a
+/// row): not 0 where `alpha` is given (0 background, 255 object), 0 where it
+/// is unknown. `alpha` (one byte a pixel): read as the first guess on the
+/// unknown pixels, which it is overwritten with their solved alpha; known
+/// pixels are left as they are. `epsilon`: the windows' regularisation
+/// (larger: smoother alpha); `iterations`: at most this many conjugate
+/// gradient steps. Deterministic. Returns 0, or -1 with a reason.
+int wobble_matte_closed_form(const uint8_t *rgb, int width, int height, size_t stride, const uint8_t *known,
+                             uint8_t *alpha, double epsilon, int iterations, char *error, size_t errorSize);
+
+/// Why: the guided-filter matte (He, Sun and Tang 2010: a colour guided
+/// filter of the hard mask), measured against the closed-form matte
+/// (docs/DECISIONS.md). Same buffers as `wobble_matte_closed_form`; `radius`
+/// the filter's window radius, `epsilon` its regularisation.
+int wobble_matte_guided(const uint8_t *rgb, int width, int height, size_t stride, const uint8_t *known,
+                        uint8_t *alpha, int radius, double epsilon, char *error, size_t errorSize);
+
+/// Why: where a matte is soft the picture mixes the object's colour and
+/// the background's; the moving object must carry only its own, the plate
+/// only the background: both are estimated (multi-level foreground
+/// estimation, Germer, Uelwer, Conrad and Harmeling 2020).
+///
+/// `rgb` (3 bytes a pixel, rows `stride` apart) and `alpha` (one byte a
+/// pixel, `width` bytes a row) in; `foreground` and `background` (3 bytes a
+/// pixel, `width * 3` bytes a row) out. Deterministic. Returns 0, or -1.
+int wobble_foreground_background(const uint8_t *rgb, int width, int height, size_t stride, const uint8_t *alpha,
+                                 uint8_t *foreground, uint8_t *background, char *error, size_t errorSize);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,365 @@
+import WobbleCore
+
+/// A cutout's soft edge: a matte, not a hard mask.
+///
+/// A band of pixels around the object's edge (the mask's 127.5 level) is
+/// unknown; the rest is known (255 inside, 0 outside). The band's alpha is
+/// solved from the picture's colours at full resolution (closed-form
+/// matting: the matting Laplacian of 3×3 windows, solved on the band only),
+/// so the mask follows the picture's own edge however coarsely the mask was
+/// found (GrabCut works at a reduced size). The plate and the object's
+/// colours under a soft matte are estimated by `plate(image:mask:)`.
+extension CutoutVision {
+    /// How alpha is solved in the band.
+    public enum MatteMethod: Sendable {
+        /// Closed-form matting (Levin et al. 2008): the default.
+        case closedForm
+        /// A colour guided filter of the hard mask (He et al. 2010):
+        /// faster, blurrier; kept for comparison (docs/DECISIONS.md).
+        case guided
+    }
+
+    /// The closed-form matte's window regularisation (colours in 0…1).
+    static let matteEpsilon = 1e-6
+    /// Conjugate gradient steps at most (the band is thin: it converges
+    /// in far fewer).
+    static let matteIterations = 400
+    /// How many times the band may grow by its half-width where the
+    /// solved alpha is cut off at its edge.
+    static let matteGrowth = 4
+    /// The alpha (levels from the side's own value) at the band's edge
+    /// that grows it.
+    static let matteGrowthLevel = 26
+
+    /// The band's half-width in pixels for a `width × height` picture whose
+    /// mask was found at `factor` picture pixels per working pixel: at
+    /// least 3, at least the mask's own uncertainty (`factor + 1`), and a
+    /// pixel per 400 of the picture's longer side (a larger picture has
+    /// wider soft edges).
+    public static func matteBand(width: Int, height: Int, factor: Int = 1) -> Int {
+        max(3, factor + 1, (max(width, height) + 200) / 400)
+    }
+
+    /// `matteBand` for a click's candidate (`clickCandidates`): GrabCut's
+    /// factor in the click's largest square.
+    public static func clickMatteBand(width: Int, height: Int) -> Int {
+        matteBand(width: width, height: height, factor: max(1, (min(width, height) / 2 + clickWorkingSide - 1) / clickWorkingSide))
+    }
+
+    /// `mask` (the image's size) as a soft matte: the pixels within `band`
+    /// pixels (nil: `matteBand`) of its edge (between a pixel above 127 and
+    /// one at or below) solved by `method`, the mask's value there the first
+    /// guess; 255 elsewhere above 127, 0 elsewhere at or below. Where the
+    /// solved alpha is cut off at the band's edge the band grows there
+    /// (`matteGrowth`). Pixels under `background` (above 127) are 0 and
+    /// under `object` 255, as strokes mark them. `epsilon`: the method's
+    /// regularisation (nil: its default). An empty mask comes back as it
+    /// is. Deterministic. Throws `CutoutProblem.vision`.
+    public static func matte(image: RGBAImage, mask: GreyMask, band: Int? = nil,
+                             method: MatteMethod = .closedForm, epsilon: Double? = nil,
+                             object: GreyMask? = nil, background: GreyMask? = nil) throws -> GreyMask {
+        precondition(mask.width == image.width && mask.height == image.height, "matte: mask size")
+        let w = image.width, h = image.height
+        let r = max(1, band ?? matteBand(width: w, height: h))
+        let ob = mask.objectBox
+        guard !ob.isEmpty else { return mask }
+        let pad = r * (1 + matteGrowth) + 3
+        let crop = PixelRect(x0: max(0, ob.x0 - pad), y0: max(0, ob.y0 - pad), x1: min(w, ob.x1 + pad), y1: min(h, ob.y1 + pad))
+        let cw = crop.width, ch = crop.height
+        guard cw >= 3, ch >= 3 else { return mask }
+        var rgb = [UInt8](repeating: 0, count: cw * ch * 3)
+        var alpha = [UInt8](repeating: 0, count: cw * ch)
+        var hard = [Bool](repeating: false, count: cw * ch)
+        image.pixels.withUnsafeBufferPointer { src in
+            for y in 0 ..< ch {
+                for x in 0 ..< cw {
+                    let k = ((y + crop.y0) * w + x + crop.x0), o = y * cw + x
+                    rgb[o * 3] = src[k * 4]; rgb[o * 3 + 1] = src[k * 4 + 1]; rgb[o * 3 + 2] = src[k * 4 + 2]
+                    alpha[o] = mask.pixels[k]
+                    hard[o] = mask.pixels[k] > 127
+                }
+            }
+        }
+        // The band: pixels within r (Chebyshev distance, through any pixel)
+        // of an edge pixel, found by a breadth-first walk from the edge.
+        var distance = [Int](repeating: Int.max, count: cw * ch)
+        var queue: [Int] = []
+        for y in 0 ..< ch {
+            for x in 0 ..< cw {
+                let o = y * cw + x
+                let edge = (x > 0 && hard[o - 1] != hard[o]) || (x < cw - 1 && hard[o + 1] != hard[o])
+                    || (y > 0 && hard[o - cw] != hard[o]) || (y < ch - 1 && hard[o + cw] != hard[o])
+                if edge { distance[o] = 0; queue.append(o) }
+            }
+        }
+        var head = 0
+        while head < queue.count {
+            let o = queue[head]; head += 1
+            let d = distance[o]
+            guard d < r - 1 else { continue }
+            let x = o % cw, y = o / cw
+            for ny in max(0, y - 1) ... min(ch - 1, y + 1) {
+                for nx in max(0, x - 1) ... min(cw - 1, x + 1) where distance[ny * cw + nx] == Int.max {
+                    distance[ny * cw + nx] = d + 1
+                    queue.append(ny * cw + nx)
+                }
+            }
+        }
+        // Edge pixels are at distance 0 on both sides: the band is r pixels
+        // wide on each side of the edge.
+        var known = [UInt8](repeating: 1, count: cw * ch)
+        for o in 0 ..< cw * ch {
+            if distance[o] == Int.max {
+                alpha[o] = hard[o] ? 255 : 0
+            } else {
+                known[o] = 0
+            }
+        }
+        // Strokes are sure: pixels under one keep its value (background
+        // first, as GrabCut's labels take them), and the band never grows
+        // over them.
+        var locked = [Bool](repeating: false, count: cw * ch)
+        if object != nil || background != nil {
+            for y in 0 ..< ch {
+                for x in 0 ..< cw {
+                    let k = (y + crop.y0) * w + x + crop.x0, o = y * cw + x
+                    if let background, background.pixels[k] > 127 {
+                        alpha[o] = 0
+                    } else if let object, object.pixels[k] > 127 {
+                        alpha[o] = 255
+                    } else {
+                        continue
+                    }
+                    known[o] = 1
+                    locked[o] = true
+                }
+            }
+        }
+        do {
+            switch method {
+            case .closedForm:
+                try OpenCV.matteClosedForm(rgb: rgb, width: cw, height: ch, known: known, alpha: &alpha, epsilon: epsilon ?? matteEpsilon,
+                                           iterations: matteIterations)
+                // Where the solved alpha does not reach its side's value at
+                // the band's edge (a strand of hair, a feathered rim wider
+                // than the band), the band grows there by r and is solved
+                // again, at most `matteGrowth` times.
+                for _ in 0 ..< matteGrowth {
+                    var seeds: [Int] = []
+                    for o in 0 ..< cw * ch where known[o] != 0 && !locked[o] {
+                        let x = o % cw, y = o / cw
+                        let want: UInt8 = hard[o] ? 255 : 0
+                        var cut = false
+                        for ny in max(0, y - 1) ... min(ch - 1, y + 1) {
+                            for nx in max(0, x - 1) ... min(cw - 1, x + 1) {
+                                let n = ny * cw + nx
+                                if known[n] == 0, hard[n] == hard[o], abs(Int(alpha[n]) - Int(want)) >= matteGrowthLevel { cut = true }
+                            }
+                        }
+                        if cut { seeds.append(o) }
+                    }
+                    guard !seeds.isEmpty else { break }
+                    var reach = [Int](repeating: -1, count: cw * ch)
+                    for o in seeds { reach[o] = 0 }
+                    var head = 0
+                    while head < seeds.count {
+                        let o = seeds[head]; head += 1
+                        known[o] = 0
+                        guard reach[o] < r - 1 else { continue }
+                        let x = o % cw, y = o / cw
+                        for ny in max(0, y - 1) ... min(ch - 1, y + 1) {
+                            for nx in max(0, x - 1) ... min(cw - 1, x + 1) {
+                                let n = ny * cw + nx
+                                if reach[n] < 0, known[n] != 0, !locked[n], hard[n] == hard[o] { reach[n] = reach[o] + 1; seeds.append(n) }
+                            }
+                        }
+                    }
+                    try OpenCV.matteClosedForm(rgb: rgb, width: cw, height: ch, known: known, alpha: &alpha,
+                                               epsilon: epsilon ?? matteEpsilon, iterations: matteIterations)
+                }
+            case .guided:
+                var guide = alpha
+                for o in 0 ..< cw * ch where known[o] == 0 { guide[o] = hard[o] ? 255 : 0 }
+                alpha = guide
+                try OpenCV.matteGuided(rgb: rgb, width: cw, height: ch, known: known, alpha: &alpha, radius: r, epsilon: epsilon ?? 1e-3)
+            }
+        } catch let e as VisionError {
+            throw CutoutProblem.vision(e.message)
+        }
+        var out = mask
+        for y in 0 ..< ch {
+            for x in 0 ..< cw { out.pixels[(y + crop.y0) * w + x + crop.x0] = alpha[y * cw + x] }
+        }
+        // Nothing of the object outside the crop (a mask's stray pixels far
+        // from its edge are already 0 or 255 and kept).
+        return out
+    }
+
+    /// The sum of absolute differences between two masks' alpha (0…1 a
+    /// pixel): the matting benchmarks' error measure.
+    public static func alphaSAD(_ a: GreyMask, _ b: GreyMask) -> Double {
+        precondition(a.width == b.width && a.height == b.height)
+        var sum = 0
+        for (x, y) in zip(a.pixels, b.pixels) { sum += abs(Int(x) - Int(y)) }
+        return Double(sum) / 255
+    }
+}
+
+/// "auto" that stays on the object: GrabCut's constraints.
+extension CutoutVision {
+    /// Image pixels per working pixel for GrabCut on `box` (and its ring)
+    /// of `image` (as `objectMask` scales it).
+    static func workingFactor(box: PixelRect, image: RGBAImage) -> Int {
+        let ring = max(8, max(box.width, box.height) / 6)
+        let cw = min(image.width, box.x1 + ring) - max(0, box.x0 - ring)
+        let ch = min(image.height, box.y1 + ring) - max(0, box.y0 - ring)
+        return max(1, (max(cw, ch) + workingSide - 1) / workingSide)
+    }
+
+    /// Whether `p` lies outside `region` by more than `margin` pixels
+    /// (along the ray from its centre).
+    static func outside(_ region: RegionShape, _ p: Point, by margin: Double) -> Bool {
+        let v = p - region.center
+        let d = v.length
+        guard d > margin else { return false }
+        guard let r = region.boundaryDistance(ux: v.x / d, uy: v.y / d) else { return true }
+        return d > r + margin
+    }
+
+    /// GrabCut's object labels (`OpenCV.Label`, `width × height`) cut to
+    /// one piece: the 4-connected object component under `centre` (working
+    /// pixels), or the largest when the centre is background; the other
+    /// pieces (background texture whose colours look like the object's)
+    /// become background.
+    static func keepObjectUnderCentre(_ labels: inout [UInt8], width lw: Int, height lh: Int, centre: (Int, Int)) {
+        func isObject(_ v: UInt8) -> Bool { v == OpenCV.Label.object.rawValue || v == OpenCV.Label.probablyObject.rawValue }
+        var component = [Int32](repeating: -1, count: lw * lh)
+        var sizes: [Int] = []
+        var stack: [Int] = []
+        for start in 0 ..< lw * lh where isObject(labels[start]) && component[start] < 0 {
+            let id = Int32(sizes.count)
+            var size = 0
+            component[start] = id
+            stack.append(start)
+            while let k = stack.popLast() {
+                size += 1
+                let x = k % lw, y = k / lw
+                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < lw && ny < lh {
+                    let n = ny * lw + nx
+                    if component[n] < 0 && isObject(labels[n]) { component[n] = id; stack.append(n) }
+                }
+            }
+            sizes.append(size)
+        }
+        guard sizes.count > 1 else { return }
+        let cx = min(max(0, centre.0), lw - 1), cy = min(max(0, centre.1), lh - 1)
+        var keep = component[cy * lw + cx]
+        if keep < 0 {
+            keep = Int32(sizes.indices.max { (sizes[$0], -$0) < (sizes[$1], -$1) } ?? 0)
+        }
+        for k in 0 ..< lw * lh where component[k] >= 0 && component[k] != keep {
+            labels[k] = OpenCV.Label.probablyBackground.rawValue
+        }
+    }
+}
+
+/// The plate behind a soft matte.
+extension CutoutVision {
+    /// Whether some pixel of `box` in `mask` is neither 0 nor 255.
+    static func hasSoftEdge(_ mask: GreyMask, in box: PixelRect) -> Bool {
+        let w = mask.width
+        for y in box.y0 ..< box.y1 where mask.pixels[(y * w + box.x0) ..< (y * w + box.x1)].contains(where: { $0 != 0 && $0 != 255 }) {
+            return true
+        }
+        return false
+    }
+
+    /// `plate(image:mask:)` for a mask with a soft edge: where the mask is
+    /// soft (1…254) the background's own colour, estimated from the picture
+    /// and the matte (multi-level foreground and background estimation:
+    /// the picture there is `a·F + (1 − a)·B`, F and B smooth where alpha
+    /// is); where it is 255, filled from around it (Telea's inpainting,
+    /// the soft edge's estimated background among what it fills from), so
+    /// the plate has no seam at the band and the object layer
+    /// (`source − (1 − a)·plate`) is the object's own colour times alpha.
+    /// The estimation's tiles: squares of this side, each with
+    /// `backgroundTileOverlap` more pixels of context around it; only the
+    /// tiles holding a soft pixel are estimated (memory and time follow
+    /// the edge, not the object's area).
+    static let backgroundTile = 256, backgroundTileOverlap = 24
+
+    /// The background colour (3 bytes a pixel, `width × height`) under
+    /// `alpha` at every soft pixel (1…254) of `rgb`, estimated tile by tile;
+    /// other pixels 0.
+    static func estimatedBackground(rgb: [UInt8], alpha: [UInt8], width cw: Int, height ch: Int,
+                                    tile t: Int = backgroundTile) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: cw * ch * 3)
+        let pad = backgroundTileOverlap
+        for ty in stride(from: 0, to: ch, by: t) {
+            for tx in stride(from: 0, to: cw, by: t) {
+                let core = PixelRect(x0: tx, y0: ty, x1: min(cw, tx + t), y1: min(ch, ty + t))
+                var soft = false
+                for y in core.y0 ..< core.y1 where !soft {
+                    for x in core.x0 ..< core.x1 where alpha[y * cw + x] != 0 && alpha[y * cw + x] != 255 { soft = true; break }
+                }
+                guard soft else { continue }
+                let r = PixelRect(x0: max(0, core.x0 - pad), y0: max(0, core.y0 - pad), x1: min(cw, core.x1 + pad), y1: min(ch, core.y1 + pad))
+                var tileRGB = [UInt8](repeating: 0, count: r.area * 3), tileAlpha = [UInt8](repeating: 0, count: r.area)
+                for y in r.y0 ..< r.y1 {
+                    for x in r.x0 ..< r.x1 {
+                        let o = (y - r.y0) * r.width + (x - r.x0), k = y * cw + x
+                        tileAlpha[o] = alpha[k]
+                        for c in 0..<3 { tileRGB[o * 3 + c] = rgb[k * 3 + c] }
+                    }
+                }
+                let (_, b) = try OpenCV.foregroundBackground(rgb: tileRGB, width: r.width, height: r.height, alpha: tileAlpha)
+                for y in core.y0 ..< core.y1 {
+                    for x in core.x0 ..< core.x1 where alpha[y * cw + x] != 0 && alpha[y * cw + x] != 255 {
+                        let o = (y - r.y0) * r.width + (x - r.x0), k = y * cw + x
+                        for c in 0..<3 { out[k * 3 + c] = b[o * 3 + c] }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    static func mattedPlate(image: RGBAImage, mask: GreyMask, box ob: PixelRect) throws -> RGBAImage {
+        let w = image.width, h = image.height
+        let radius = 5, margin = 16
+        let crop = PixelRect(x0: max(0, ob.x0 - margin), y0: max(0, ob.y0 - margin),
+                             x1: min(w, ob.x1 + margin), y1: min(h, ob.y1 + margin))
+        let cw = crop.width, ch = crop.height
+        var rgb = [UInt8](repeating: 0, count: cw * ch * 3)
+        var alpha = [UInt8](repeating: 0, count: cw * ch)
+        for y in 0 ..< ch {
+            for x in 0 ..< cw {
+                let k = (y + crop.y0) * w + x + crop.x0, o = y * cw + x
+                rgb[o * 3] = image.pixels[k * 4]; rgb[o * 3 + 1] = image.pixels[k * 4 + 1]; rgb[o * 3 + 2] = image.pixels[k * 4 + 2]
+                alpha[o] = mask.pixels[k]
+            }
+        }
+        do {
+            let background = try estimatedBackground(rgb: rgb, alpha: alpha, width: cw, height: ch)
+            var holes = [UInt8](repeating: 0, count: cw * ch)
+            for o in 0 ..< cw * ch {
+                switch alpha[o] {
+                case 0: continue
+                case 255: holes[o] = 255
+                default: for c in 0..<3 { rgb[o * 3 + c] = background[o * 3 + c] }
+                }
+            }
+            try OpenCV.inpaint(rgb: &rgb, width: cw, height: ch, holes: holes, radius: Double(radius))
+        } catch let e as VisionError {
+            throw CutoutProblem.vision(e.message)
+        }
+        var out = image
+        for y in 0 ..< ch {
+            for x in 0 ..< cw where alpha[y * cw + x] != 0 {
+                let k = ((y + crop.y0) * w + x + crop.x0) * 4, o = (y * cw + x) * 3
+                out.pixels[k] = rgb[o]; out.pixels[k + 1] = rgb[o + 1]; out.pixels[k + 2] = rgb[o + 2]
+            }
+        }
+        return out
+    }
+}
