@@ -126,6 +126,75 @@ public enum Posix {
         return r == 0
     }
 
+    /// The descriptor of the TCP connection this process holds from the
+    /// IPv4 address `peer` (dotted) port `peerPort` to its own port
+    /// `localPort`, nil when no open socket is that connection: for a
+    /// connection a library accepted and does not name by descriptor, found
+    /// by asking each open descriptor for its two addresses. The descriptor
+    /// stays its owner's (never closed here).
+    public static func connectedSocket(peer: String, peerPort: Int, localPort: Int) -> Int32? {
+        var want = in_addr()
+        guard inet_pton(AF_INET, peer, &want) == 1, let dir = opendir("/proc/self/fd") else { return nil }
+        defer { closedir(dir) }
+        let own = dirfd(dir)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let fd = Int32(name), fd != own else { continue }
+            var local = sockaddr_in(), remote = sockaddr_in()
+            var n = socklen_t(MemoryLayout<sockaddr_in>.size), m = n
+            let named = withUnsafeMutablePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &n) }
+            }
+            guard named == 0, local.sin_family == sa_family_t(AF_INET), Int(UInt16(bigEndian: local.sin_port)) == localPort else { continue }
+            let peered = withUnsafeMutablePointer(to: &remote) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &m) }
+            }
+            guard peered == 0, remote.sin_family == sa_family_t(AF_INET), remote.sin_addr.s_addr == want.s_addr,
+                  Int(UInt16(bigEndian: remote.sin_port)) == peerPort else { continue }
+            return fd
+        }
+        return nil
+    }
+
+    /// Shuts the connection on socket `fd` down both ways (`shutdown(2)`):
+    /// whoever waits on it wakes at once to its end; the descriptor stays
+    /// open for its owner to close.
+    public static func hangUp(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// `hangUp` on the connection `connectedSocket` finds; false when none is open.
+    @discardableResult
+    public static func hangUp(peer: String, peerPort: Int, localPort: Int) -> Bool {
+        guard let fd = connectedSocket(peer: peer, peerPort: peerPort, localPort: localPort) else { return false }
+        hangUp(fd)
+        return true
+    }
+
+    /// Waits up to `seconds` for bytes (or the end) to read on `fd`; true
+    /// when a read would not wait.
+    public static func waitReadable(_ fd: Int32, seconds: Double) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let n = poll(&p, 1, Int32(max(0, seconds) * 1000))
+            if n < 0 && errno == EINTR { continue }
+            return n > 0
+        }
+    }
+
+    /// `recv(2)` once from socket `fd`: the number of bytes read, 0 at the
+    /// end, -1 on an error (EINTR retried).
+    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        while true {
+            let n = recv(fd, base, buffer.count, 0)
+            if n < 0 && errno == EINTR { continue }
+            return n
+        }
+    }
+
     /// Waits up to `seconds` for the peer of the socket `fd` to hang up
     /// (POLLRDHUP, POLLHUP or POLLERR); true when it has.
     public static func waitForHangUp(_ fd: Int32, seconds: Double) -> Bool {
