@@ -109,7 +109,11 @@ public final class HTTPServer: @unchecked Sendable {
 
     private var context: OpaquePointer?
     private let lock = NSLock()
-    private var sockets: [Int: OpaquePointer] = [:]
+    /// The WebSockets open, by number.
+    private var sockets: [Int: Socket] = [:]
+    /// Admission's own lock (`arrived`, `begun`, `ended`): never held
+    /// while anything is written, so no page can hold up a new connection.
+    private let admission = NSLock()
     private var nextSocket = 1
     /// Sockets admitted whose handshake is not done yet (`reserve`).
     private var reserved: Set<Int> = []
@@ -309,17 +313,41 @@ public final class HTTPServer: @unchecked Sendable {
         write(bytes, opcode: MG_WEBSOCKET_OPCODE_BINARY, to: socket)
     }
 
+    /// One open WebSocket: its connection, written by one thread at a time
+    /// and only while it is open (`closed` waits for a write under way
+    /// before civetweb reuses the connection), and its descriptor once its
+    /// reader found it.
+    final class Socket: @unchecked Sendable {
+        let conn: OpaquePointer
+        let writing = NSLock()
+        var open = true
+        var fd: Int32?
+        init(_ conn: OpaquePointer) { self.conn = conn }
+    }
+
+    /// Writes to each socket asked for outside the server's lock (a page
+    /// that does not read holds up only its own writes). A write that
+    /// fails (the page went, or read nothing for `requestTimeoutMs`) ends
+    /// that socket: it is hung up, and its reader ends it.
     private func write(_ bytes: [UInt8], opcode: Int, to socket: Int?) -> Int {
-        lock.withLock {
-            var reached = 0
-            for (id, conn) in sockets where socket == nil || socket == id {
+        let targets = lock.withLock { sockets.filter { socket == nil || socket == $0.key }.map { ($0.key, $0.value) } }
+        var reached = 0
+        for (id, s) in targets {
+            let sent: Bool = s.writing.withLock {
+                guard s.open else { return false }
                 let n = bytes.withUnsafeBufferPointer { b in
-                    b.baseAddress.map { p in p.withMemoryRebound(to: CChar.self, capacity: b.count) { mg_websocket_write(conn, Int32(opcode), $0, b.count) } } ?? 0
+                    b.withMemoryRebound(to: CChar.self) { mg_websocket_write(s.conn, Int32(opcode), $0.baseAddress, $0.count) }
                 }
-                if n > 0 { reached += 1 }
+                // civetweb says the payload's bytes sent (a part, when the
+                // page stopped reading), or the head's for an empty one.
+                if bytes.isEmpty ? n > 0 : Int(n) == bytes.count { return true }
+                s.open = false
+                if let fd = s.fd { Posix.hangUp(fd) }
+                return false
             }
-            return reached
+            if sent { reached += 1 } else { log("serve: WebSocket \(id): a message could not be sent (the page reads nothing): closed") }
         }
+        return reached
     }
 
     /// The number of open WebSockets.
@@ -447,21 +475,34 @@ public final class HTTPServer: @unchecked Sendable {
                           413: "Content Too Large", 500: "Internal Server Error"]
 
     private func respond(_ conn: OpaquePointer, status: Int, type: String, body: [UInt8], head: Bool, extra: [String]) {
+        var out = HTTPServer.head(status: status, type: type, length: body.count, extra: extra)
+        if !head { out += body }
+        _ = HTTPServer.write(conn, out)
+    }
+
+    /// Bytes to the connection; false when they could not all be sent (the
+    /// client went, or read nothing for `requestTimeoutMs`).
+    private static func write(_ conn: OpaquePointer, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { write(conn, $0) }
+    }
+
+    private static func write(_ conn: OpaquePointer, _ raw: UnsafeRawBufferPointer) -> Bool {
+        guard let base = raw.baseAddress, raw.count > 0 else { return true }
+        return mg_write(conn, base, raw.count) == Int32(raw.count)
+    }
+
+    /// An answer's head: the status line and the headers every answer has.
+    private static func head(status: Int, type: String, length: Int, extra: [String]) -> [UInt8] {
         var lines = ["HTTP/1.1 \(status) \(HTTPServer.reasons[status] ?? "Error")",
                      "Content-Type: \(type)",
-                     "Content-Length: \(body.count)",
+                     "Content-Length: \(length)",
                      "Cache-Control: no-store",
                      "X-Content-Type-Options: nosniff",
                      "Referrer-Policy: no-referrer",
                      "Connection: close"] + extra
         lines.append("")
         lines.append("")
-        var out = Array(lines.joined(separator: "\r\n").utf8)
-        if !head { out += body }
-        out.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            _ = mg_write(conn, base, raw.count)
-        }
+        return Array(lines.joined(separator: "\r\n").utf8)
     }
 
     func answer(_ conn: OpaquePointer) -> Int32 {
@@ -496,20 +537,25 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let policy = PathPolicy(folder: folder, allowIO: false)
         guard case .success(let path) = policy.code(name) else { return refuse(conn, r, 404, "not a file of the folder") }
+        var answered = false
         do {
             guard let status = try Posix.fileStatus(path), (status.st_mode & S_IFMT) == S_IFREG else {
                 return refuse(conn, r, 404, "not a file of the folder")
             }
             guard Int(status.st_size) <= config.maxFileBytes else { return refuse(conn, r, 413, "the file is too large to serve") }
-            // Read through the descriptor that was checked: a link swapped
-            // after the check above cannot lead out of the folder.
-            let bytes = head ? [] : try Posix.readFile(path, inside: folder)
-            guard bytes.count <= config.maxFileBytes else { return refuse(conn, r, 413, "the file is too large to serve") }
-            respond(conn, status: 200, type: HTTPServer.contentType(name), body: bytes, head: false,
-                    extra: head ? [] : [])
+            // Read through the descriptor that was checked (a link swapped
+            // after the check above cannot lead out of the folder), and
+            // sent a piece at a time: a file costs 256 KB of memory however
+            // large it is and however many download it at once.
+            try Posix.readFile(path, limit: config.maxFileBytes, inside: folder, chunk: 1 << 18, opened: { size in
+                answered = true
+                return HTTPServer.write(conn, HTTPServer.head(status: 200, type: HTTPServer.contentType(name), length: size, extra: [])) && !head
+            }, each: { HTTPServer.write(conn, $0) })
             return 200
+        } catch is FileTooLarge {
+            return refuse(conn, r, 413, "the file is too large to serve")
         } catch {
-            return refuse(conn, r, 404, "cannot be read")
+            return answered ? 200 : refuse(conn, r, 404, "cannot be read")
         }
     }
 
@@ -561,7 +607,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// `requestTimeoutMs`, whichever comes first).
     func arrived(_ conn: OpaquePointer) {
         let localPort = port
-        let line: String? = lock.withLock {
+        let line: String? = admission.withLock {
             arrivals += 1
             unfinished[conn] = Unfinished(order: arrivals)
             // The peers civetweb says by now (every connection but the
@@ -599,7 +645,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// `conn`'s request's head was read.
     func begun(_ conn: OpaquePointer) {
-        lock.withLock { _ = unfinished.removeValue(forKey: conn) }
+        admission.withLock { _ = unfinished.removeValue(forKey: conn) }
     }
 
     /// civetweb is closing `conn` (its socket still open). A request whose
@@ -607,7 +653,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// target that is `*` or names another server in absolute form) gets
     /// its 400 and its line here.
     func ended(_ conn: OpaquePointer) {
-        let wasUnfinished = lock.withLock { unfinished.removeValue(forKey: conn) != nil }
+        let wasUnfinished = admission.withLock { unfinished.removeValue(forKey: conn) != nil }
         guard wasUnfinished, let info = mg_get_request_info(conn), info.pointee.request_uri != nil,
               info.pointee.request_method != nil,
               let version = info.pointee.http_version.map({ String(cString: $0) }), version == "1.0" || version == "1.1" else { return }
@@ -692,12 +738,13 @@ public final class HTTPServer: @unchecked Sendable {
     /// (`readFrames`) until it ends.
     func opened(_ conn: OpaquePointer) {
         let id = socketID(conn)
+        let socket = Socket(conn)
         lock.withLock {
             reserved.remove(id)
-            sockets[id] = conn
+            sockets[id] = socket
         }
         onOpen?(id)
-        readFrames(conn, id: id)
+        readFrames(socket, id: id)
     }
 
     private func socketID(_ conn: OpaquePointer) -> Int {
@@ -715,15 +762,17 @@ public final class HTTPServer: @unchecked Sendable {
     /// its close status and one line. 30 s without a byte: a ping; 90 s:
     /// the socket is ended. When it ends, the connection is shut down, so
     /// civetweb's reader, which runs next, ends at once.
-    private func readFrames(_ conn: OpaquePointer, id: Int) {
+    private func readFrames(_ socket: Socket, id: Int) {
+        let conn = socket.conn
         guard let info = mg_get_request_info(conn) else { return }
         let peer = withUnsafeBytes(of: info.pointee.remote_addr) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
         guard let fd = Posix.connectedSocket(peer: peer, peerPort: Int(info.pointee.remote_port), localPort: port) else {
-            log("serve: WebSocket \(id) closed: its connection was not found")
+            log("serve: WebSocket \(id) closed: its connection had ended")
             return
         }
+        socket.writing.withLock { socket.fd = fd }
         var frames = WebSocketFrames(maxPayload: config.maxMessageBytes)
         var chunk = [UInt8](repeating: 0, count: 65536)
         var heard = monotonic(), pinged = false
@@ -782,7 +831,10 @@ public final class HTTPServer: @unchecked Sendable {
             heard = monotonic()
             pinged = false
         }
-        Posix.hangUp(fd)
+        socket.writing.withLock {
+            socket.open = false
+            Posix.hangUp(fd)
+        }
     }
 
     /// One frame from the server on one connection.
@@ -805,9 +857,11 @@ public final class HTTPServer: @unchecked Sendable {
         let id = socketID(conn)
         let was = lock.withLock {
             reserved.remove(id)
-            return sockets.removeValue(forKey: id) != nil
+            return sockets.removeValue(forKey: id)
         }
-        if was { onClose?(id) }
+        // A write under way ends before civetweb reuses the connection.
+        was?.writing.withLock { was?.open = false }
+        if was != nil { onClose?(id) }
     }
 }
 

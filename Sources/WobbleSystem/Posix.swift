@@ -396,16 +396,9 @@ public enum Posix {
     /// meanwhile is refused, not waited on).
     public static func readFile(_ path: String, shown: String? = nil, limit: Int = Int.max, inside folder: String? = nil) throws -> [UInt8] {
         let name = shown ?? path
-        let fd = try open(path, folder == nil ? O_RDONLY : O_RDONLY | O_NONBLOCK, shown: name)
+        let (fd, st) = try openToRead(path, shown: name, limit: limit, inside: folder)
         defer { closeQuietly(fd) }
-        let st = try fstat(fd, shown: name)
         let regular = FileKind(st) == .regular
-        if let folder {
-            let opened = try readlink("/proc/self/fd/\(fd)", shown: name)
-            let prefix = folder.hasSuffix("/") ? folder : folder + "/"
-            guard regular, opened.hasPrefix(prefix) else { throw OutsideFolder(path: name) }
-        }
-        if regular && Int(st.st_size) > limit { throw FileTooLarge(path: name, limit: limit) }
         // Regular files: read exactly their size (plus one byte, to see
         // growth); pipes and devices: in chunks, doubling, up to the limit.
         var bytes: [UInt8] = []
@@ -426,6 +419,48 @@ public enum Posix {
             }
             bytes.removeLast(want - got)
             if got == 0 { return bytes }
+        }
+    }
+
+    /// `readFile`'s open and checks: the descriptor and its status.
+    private static func openToRead(_ path: String, shown name: String, limit: Int, inside folder: String?) throws -> (Int32, stat) {
+        let fd = try open(path, folder == nil ? O_RDONLY : O_RDONLY | O_NONBLOCK, shown: name)
+        do {
+            let st = try fstat(fd, shown: name)
+            let regular = FileKind(st) == .regular
+            if let folder {
+                let opened = try readlink("/proc/self/fd/\(fd)", shown: name)
+                let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+                guard regular, opened.hasPrefix(prefix) else { throw OutsideFolder(path: name) }
+            }
+            if regular && Int(st.st_size) > limit { throw FileTooLarge(path: name, limit: limit) }
+            return (fd, st)
+        } catch {
+            closeQuietly(fd)
+            throw error
+        }
+    }
+
+    /// A regular file inside the canonical folder `folder`, as `readFile`
+    /// with `inside` checks it (on the open descriptor), in pieces of at
+    /// most `chunk` bytes, so that a large file costs one piece of memory:
+    /// `opened` hears its size (as opened) first and says whether to read
+    /// on; then `each` hears the pieces, exactly that many bytes in all
+    /// (fewer when the file shrank meanwhile), until it says false.
+    public static func readFile(_ path: String, shown: String? = nil, limit: Int = Int.max, inside folder: String, chunk: Int,
+                                opened: (Int) throws -> Bool, each: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        let name = shown ?? path
+        let (fd, st) = try openToRead(path, shown: name, limit: limit, inside: folder)
+        defer { closeQuietly(fd) }
+        let size = Int(st.st_size)
+        guard try opened(size) else { return }
+        var buffer = [UInt8](repeating: 0, count: max(1, min(chunk, size)))
+        var left = size
+        while left > 0 {
+            let got = try buffer.withUnsafeMutableBytes { try read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<min(left, $0.count)]), shown: name) }
+            if got == 0 { return }
+            left -= got
+            guard try buffer.withUnsafeBytes({ try each(UnsafeRawBufferPointer(rebasing: $0[..<got])) }) else { return }
         }
     }
 

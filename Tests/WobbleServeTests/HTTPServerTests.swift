@@ -292,6 +292,24 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertEqual(try get("/?token=\(token)").status, 200)
     }
 
+    /// A file is sent a piece at a time from the descriptor that was
+    /// checked (it was read whole into memory, twice: 30 downloads of a
+    /// 40 MB file held 2.4 GB): every byte arrives, and HEAD says the size.
+    func testALargeFileIsSentWholeInPieces() throws {
+        var g = SplitMix64(state: 3)
+        let bytes = (0 ..< (3 << 20) + 12345).map { _ in UInt8(truncatingIfNeeded: g.next()) }
+        try Data(bytes).write(to: URL(fileURLWithPath: box.path("big.bin")))
+        let answer = try raw(Array("GET /files/big.bin?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n".utf8))
+        let split = try XCTUnwrap(answer.firstRange(of: Array("\r\n\r\n".utf8)))
+        let head = String(decoding: answer[..<split.lowerBound], as: UTF8.self)
+        XCTAssertTrue(head.hasPrefix("HTTP/1.1 200") && head.contains("Content-Length: \(bytes.count)"), head)
+        XCTAssertTrue(Array(answer[split.upperBound...]) == bytes, "the whole file, byte for byte")
+        let onlyHead = try get("/files/big.bin?token=\(token)", method: "HEAD")
+        XCTAssertEqual(onlyHead.status, 200)
+        XCTAssertTrue(onlyHead.head.contains("Content-Length: \(bytes.count)"), onlyHead.head)
+        XCTAssertEqual(onlyHead.body, "")
+    }
+
     /// A target that is `*` or names another server in absolute form is
     /// answered 400 with one line (civetweb alone closed it without a
     /// word); the absolute form naming this server is read as its path.
@@ -545,6 +563,39 @@ final class WebSocketTests: XCTestCase {
         for (bytes, status, why) in refused {
             XCTAssertEqual(read(bytes), .failure(WebSocketFrames.Violation(status: status, why: why)), why)
         }
+    }
+
+    /// A page that reads nothing holds up only its own writes: while a
+    /// large message to it waits, another page gets its message and a new
+    /// request is answered (the write held the server's lock, and every
+    /// other page's messages waited for it); when the write gives up, that
+    /// socket is closed with one line.
+    func testAPageThatReadsNothingHoldsUpOnlyItself() throws {
+        let idle = SocketClient(port: server.port), live = SocketClient(port: server.port)
+        for c in [idle, live] {
+            XCTAssertTrue(c.upgrade(path: "/ws?token=\(server.config.token)", host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101"))
+        }
+        waitFor { self.server.socketCount == 2 }
+        let done = DispatchSemaphore(value: 0)
+        let finished = HTTPServerTests.LogLines()
+        let busy = self.server!
+        DispatchQueue.global().async {
+            let n = busy.send(binary: [UInt8](repeating: 7, count: 32 << 20), to: 1)
+            finished.add("reached \(n)")
+            done.signal()
+        }
+        // The idle page's write is under way: its first bytes have come.
+        func waiting(_ fd: Int32) -> Int32 { var n: Int32 = 0; _ = ioctl(fd, UInt(FIONREAD), &n); return n }
+        waitFor { waiting(idle.fd) > 0 }
+        XCTAssertGreaterThan(waiting(idle.fd), 0)
+        XCTAssertEqual(server.send("{\"frame\":1}", to: 2), 1)
+        XCTAssertEqual(live.nextFrame().map { String(decoding: $0.payload, as: UTF8.self) }, "{\"frame\":1}")
+        XCTAssertEqual(finished.lines, [], "the other page got its message meanwhile")
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(finished.lines, ["reached 0"])
+        waitFor { server.socketCount == 1 }
+        XCTAssertEqual(server.socketCount, 1)
+        XCTAssertTrue(box.lines.contains("serve: WebSocket 1: a message could not be sent (the page reads nothing): closed"), box.lines.joined(separator: "\n"))
     }
 
     func testSocketsWithoutTheTokenOrFromAnotherOriginAreRefused() throws {
