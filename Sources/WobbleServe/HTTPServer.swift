@@ -619,18 +619,37 @@ public final class HTTPServer: @unchecked Sendable {
                 }
                 unfinished[c]?.port = Int(info.pointee.remote_port)
             }
-            while true {
-                let known = unfinished.filter { $0.value.peer != nil }
-                let byPeer = Dictionary(grouping: known, by: { $0.value.peer ?? "" })
-                let crowded = byPeer.values.first { $0.count > config.maxUnfinishedPerPeer }
-                let pool = crowded ?? (unfinished.count > config.maxUnfinished ? Array(known) : [])
-                guard let oldest = pool.min(by: { $0.value.order < $1.value.order }), let peer = oldest.value.peer else { break }
-                unfinished[oldest.key] = nil
+            // Over a bound, the longest-waiting are hung up until a
+            // quarter of it is free again (one search for their sockets
+            // for many connections, not one for each newer one).
+            var victims: [(OpaquePointer, Unfinished)] = []
+            func chooseUntil(_ fits: () -> Bool, from pool: () -> [(OpaquePointer, Unfinished)]) {
+                while !fits(), let oldest = pool().min(by: { $0.1.order < $1.1.order }) {
+                    unfinished[oldest.0] = nil
+                    victims.append(oldest)
+                }
+            }
+            let known = { self.unfinished.filter { $0.value.peer != nil }.map { ($0.key, $0.value) } }
+            for (peer, count) in Dictionary(grouping: known(), by: { $0.1.peer ?? "" }).mapValues(\.count)
+            where count > config.maxUnfinishedPerPeer {
+                let keep = config.maxUnfinishedPerPeer * 3 / 4
+                chooseUntil({ self.unfinished.values.filter { $0.peer == peer }.count <= keep },
+                            from: { known().filter { $0.1.peer == peer } })
+            }
+            if unfinished.count > config.maxUnfinished {
+                let keep = config.maxUnfinished * 3 / 4
+                chooseUntil({ self.unfinished.count <= keep }, from: known)
+            }
+            if !victims.isEmpty {
                 // Under the lock: `ended` (before civetweb closes its
-                // descriptor) waits for it, so the socket found is still
+                // descriptor) waits for it, so each socket found is still
                 // that connection's.
-                Posix.hangUp(peer: peer, peerPort: oldest.value.port, localPort: localPort)
-                evicted[peer, default: 0] += 1
+                let open = Posix.connectedSockets(localPort: localPort)
+                for (_, v) in victims {
+                    guard let peer = v.peer else { continue }
+                    if let fd = open["\(peer):\(v.port)"] { Posix.hangUp(fd) }
+                    evicted[peer, default: 0] += 1
+                }
             }
             // One line at the first, then at most one every 5 s.
             let now = monotonic()
@@ -776,7 +795,9 @@ public final class HTTPServer: @unchecked Sendable {
         var frames = WebSocketFrames(maxPayload: config.maxMessageBytes)
         var chunk = [UInt8](repeating: 0, count: 65536)
         var heard = monotonic(), pinged = false
+        var closing = false
         func end(_ status: UInt16, _ why: String?) {
+            closing = true
             if let why { log("serve: WebSocket \(id) closed: \(why)") }
             send(WebSocketFrames.closePayload(status), opcode: MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, on: conn)
         }
@@ -833,6 +854,16 @@ public final class HTTPServer: @unchecked Sendable {
         }
         socket.writing.withLock {
             socket.open = false
+            if closing { Posix.endWrites(fd) } else { Posix.hangUp(fd) }
+        }
+        // Our close frame sent: what the page still sends is read and
+        // dropped for up to a second (closed with unread bytes, the
+        // connection would be reset, and a page still sending, say a
+        // message too large, would lose the close frame and its status).
+        if closing {
+            let until = monotonic() + 1
+            while monotonic() < until, Posix.waitReadable(fd, seconds: until - monotonic()),
+                  chunk.withUnsafeMutableBytes({ Posix.receive(fd, into: $0) }) > 0 {}
             Posix.hangUp(fd)
         }
     }

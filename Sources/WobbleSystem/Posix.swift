@@ -126,17 +126,16 @@ public enum Posix {
         return r == 0
     }
 
-    /// The descriptor of the TCP connection this process holds from the
-    /// IPv4 address `peer` (dotted) port `peerPort` to its own port
-    /// `localPort`, nil when no open socket is that connection: for a
-    /// connection a library accepted and does not name by descriptor, found
-    /// by asking each open descriptor for its two addresses. The descriptor
-    /// stays its owner's (never closed here).
-    public static func connectedSocket(peer: String, peerPort: Int, localPort: Int) -> Int32? {
-        var want = in_addr()
-        guard inet_pton(AF_INET, peer, &want) == 1, let dir = opendir("/proc/self/fd") else { return nil }
+    /// The TCP connections this process holds to its own port `localPort`,
+    /// by their peer (`ADDRESS:PORT`, IPv4): for connections a library
+    /// accepted and does not name by descriptor, found by asking each open
+    /// descriptor for its two addresses (one pass for all of them). The
+    /// descriptors stay their owner's (never closed here).
+    public static func connectedSockets(localPort: Int) -> [String: Int32] {
+        guard let dir = opendir("/proc/self/fd") else { return [:] }
         defer { closedir(dir) }
         let own = dirfd(dir)
+        var found: [String: Int32] = [:]
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
@@ -151,11 +150,20 @@ public enum Posix {
             let peered = withUnsafeMutablePointer(to: &remote) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &m) }
             }
-            guard peered == 0, remote.sin_family == sa_family_t(AF_INET), remote.sin_addr.s_addr == want.s_addr,
-                  Int(UInt16(bigEndian: remote.sin_port)) == peerPort else { continue }
-            return fd
+            guard peered == 0, remote.sin_family == sa_family_t(AF_INET) else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            guard inet_ntop(AF_INET, &remote.sin_addr, &text, socklen_t(text.count)) != nil else { continue }
+            let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            found["\(address):\(UInt16(bigEndian: remote.sin_port))"] = fd
         }
-        return nil
+        return found
+    }
+
+    /// The descriptor of the connection from `peer` (IPv4, dotted) port
+    /// `peerPort` to this process's port `localPort` (`connectedSockets`);
+    /// nil when none is open.
+    public static func connectedSocket(peer: String, peerPort: Int, localPort: Int) -> Int32? {
+        connectedSockets(localPort: localPort)["\(peer):\(peerPort)"]
     }
 
     /// Shuts the connection on socket `fd` down both ways (`shutdown(2)`):
@@ -165,12 +173,10 @@ public enum Posix {
         _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    /// `hangUp` on the connection `connectedSocket` finds; false when none is open.
-    @discardableResult
-    public static func hangUp(peer: String, peerPort: Int, localPort: Int) -> Bool {
-        guard let fd = connectedSocket(peer: peer, peerPort: peerPort, localPort: localPort) else { return false }
-        hangUp(fd)
-        return true
+    /// Shuts only the writing half of socket `fd` (the peer reads the end
+    /// of the stream after what was sent; it may still send).
+    public static func endWrites(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_WR))
     }
 
     /// Waits up to `seconds` for bytes (or the end) to read on `fd`; true
