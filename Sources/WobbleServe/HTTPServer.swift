@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import CCivetweb
 import WobbleSystem
 import WobbleScript
@@ -36,6 +37,19 @@ public struct ServerConfig: Sendable {
     public var maxMessageBytes = 1 << 20
     /// WebSocket connections at once (more are refused).
     public var maxSockets = 8
+    /// Connections from one address whose request has not come in full
+    /// (its head still trickling in), at once: a newer one closes that
+    /// address's longest-waiting one. A slow client cannot hold every
+    /// thread, and a page's own requests (whole at once) always get in.
+    public var maxUnfinishedPerPeer = 16
+    /// The same from every address together (a newer one closes the
+    /// longest-waiting of all).
+    public var maxUnfinished = 32
+    /// How long a request's head may take to come in full, from the moment
+    /// a thread takes its connection (then the connection is closed); the
+    /// same bound holds a write that makes no progress (a client that
+    /// never reads). Bodies are never read (only GET and HEAD).
+    public var requestTimeoutMs = 5000
 
     public init(token: String) {
         self.token = token
@@ -95,7 +109,11 @@ public final class HTTPServer: @unchecked Sendable {
 
     private var context: OpaquePointer?
     private let lock = NSLock()
-    private var sockets: [Int: OpaquePointer] = [:]
+    /// The WebSockets open, by number.
+    private var sockets: [Int: Socket] = [:]
+    /// Admission's own lock (`arrived`, `begun`, `ended`): never held
+    /// while anything is written, so no page can hold up a new connection.
+    private let admission = NSLock()
     private var nextSocket = 1
     /// Sockets admitted whose handshake is not done yet (`reserve`).
     private var reserved: Set<Int> = []
@@ -145,10 +163,11 @@ public final class HTTPServer: @unchecked Sendable {
         _ = mg_init_library(UInt32(MG_FEATURES_WEBSOCKET))
         let host = config.host.contains(":") ? "[\(config.host)]" : config.host
         let options = ["listening_ports", "\(host):\(config.port)",
-                       // Each open page holds a thread for its WebSocket:
-                       // the sockets' share and as many again for requests.
-                       "num_threads", "\(config.maxSockets * 3)",
-                       "request_timeout_ms", "5000",
+                       // Each open page holds a thread for its WebSocket,
+                       // each unfinished request one while its head comes
+                       // in (at most `maxUnfinished`), and 24 more answer.
+                       "num_threads", "\(config.maxSockets + config.maxUnfinished + 24)",
+                       "request_timeout_ms", "\(config.requestTimeoutMs)",
                        "enable_websocket_ping_pong", "yes",
                        "websocket_timeout_ms", "30000",
                        "max_request_size", "16384",
@@ -160,6 +179,29 @@ public final class HTTPServer: @unchecked Sendable {
                 guard let message, let server = HTTPServer.from(mg_get_context(conn)) else { return 1 }
                 server.complain(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))
                 return 1
+            }
+        }
+        // Admission: every connection a thread takes is unfinished until
+        // its request's head is read (`arrived`, `begun`, `ended`).
+        callbacks.init_connection = { conn, _ in
+            HTTPServer.onFullStack {
+                guard let conn, let server = HTTPServer.from(mg_get_context(conn)) else { return 0 }
+                server.arrived(conn)
+                return 0
+            }
+        }
+        callbacks.begin_request = { conn in
+            HTTPServer.onFullStack {
+                guard let conn, let server = HTTPServer.from(mg_get_context(conn)) else { return 0 }
+                server.begun(conn)
+                return 0
+            }
+        }
+        callbacks.connection_close = { conn in
+            _ = HTTPServer.onFullStack {
+                guard let conn, let server = HTTPServer.from(mg_get_context(conn)) else { return 0 }
+                server.ended(conn)
+                return 0
             }
         }
         let started: OpaquePointer? = withCStrings(options) { argv in
@@ -236,6 +278,7 @@ public final class HTTPServer: @unchecked Sendable {
     public func stop() {
         guard let ctx = context else { return }
         context = nil
+        stopping.store(true, ordering: .relaxed)
         _ = write([0x03, 0xE9], opcode: MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, to: nil)   // 1001: going away
         let stopped = DispatchSemaphore(value: 0)
         nonisolated(unsafe) let stopping = ctx   // civetweb's context, used by that thread only from here on
@@ -270,17 +313,41 @@ public final class HTTPServer: @unchecked Sendable {
         write(bytes, opcode: MG_WEBSOCKET_OPCODE_BINARY, to: socket)
     }
 
+    /// One open WebSocket: its connection, written by one thread at a time
+    /// and only while it is open (`closed` waits for a write under way
+    /// before civetweb reuses the connection), and its descriptor once its
+    /// reader found it.
+    final class Socket: @unchecked Sendable {
+        let conn: OpaquePointer
+        let writing = NSLock()
+        var open = true
+        var fd: Int32?
+        init(_ conn: OpaquePointer) { self.conn = conn }
+    }
+
+    /// Writes to each socket asked for outside the server's lock (a page
+    /// that does not read holds up only its own writes). A write that
+    /// fails (the page went, or read nothing for `requestTimeoutMs`) ends
+    /// that socket: it is hung up, and its reader ends it.
     private func write(_ bytes: [UInt8], opcode: Int, to socket: Int?) -> Int {
-        lock.withLock {
-            var reached = 0
-            for (id, conn) in sockets where socket == nil || socket == id {
+        let targets = lock.withLock { sockets.filter { socket == nil || socket == $0.key }.map { ($0.key, $0.value) } }
+        var reached = 0
+        for (id, s) in targets {
+            let sent: Bool = s.writing.withLock {
+                guard s.open else { return false }
                 let n = bytes.withUnsafeBufferPointer { b in
-                    b.baseAddress.map { p in p.withMemoryRebound(to: CChar.self, capacity: b.count) { mg_websocket_write(conn, Int32(opcode), $0, b.count) } } ?? 0
+                    b.withMemoryRebound(to: CChar.self) { mg_websocket_write(s.conn, Int32(opcode), $0.baseAddress, $0.count) }
                 }
-                if n > 0 { reached += 1 }
+                // civetweb says the payload's bytes sent (a part, when the
+                // page stopped reading), or the head's for an empty one.
+                if bytes.isEmpty ? n > 0 : Int(n) == bytes.count { return true }
+                s.open = false
+                if let fd = s.fd { Posix.hangUp(fd) }
+                return false
             }
-            return reached
+            if sent { reached += 1 } else { log("serve: WebSocket \(id): a message could not be sent (the page reads nothing): closed") }
         }
+        return reached
     }
 
     /// The number of open WebSockets.
@@ -408,26 +475,42 @@ public final class HTTPServer: @unchecked Sendable {
                           413: "Content Too Large", 500: "Internal Server Error"]
 
     private func respond(_ conn: OpaquePointer, status: Int, type: String, body: [UInt8], head: Bool, extra: [String]) {
+        var out = HTTPServer.head(status: status, type: type, length: body.count, extra: extra)
+        if !head { out += body }
+        _ = HTTPServer.write(conn, out)
+    }
+
+    /// Bytes to the connection; false when they could not all be sent (the
+    /// client went, or read nothing for `requestTimeoutMs`).
+    private static func write(_ conn: OpaquePointer, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { write(conn, $0) }
+    }
+
+    private static func write(_ conn: OpaquePointer, _ raw: UnsafeRawBufferPointer) -> Bool {
+        guard let base = raw.baseAddress, raw.count > 0 else { return true }
+        return mg_write(conn, base, raw.count) == Int32(raw.count)
+    }
+
+    /// An answer's head: the status line and the headers every answer has.
+    private static func head(status: Int, type: String, length: Int, extra: [String]) -> [UInt8] {
         var lines = ["HTTP/1.1 \(status) \(HTTPServer.reasons[status] ?? "Error")",
                      "Content-Type: \(type)",
-                     "Content-Length: \(body.count)",
+                     "Content-Length: \(length)",
                      "Cache-Control: no-store",
                      "X-Content-Type-Options: nosniff",
                      "Referrer-Policy: no-referrer",
                      "Connection: close"] + extra
         lines.append("")
         lines.append("")
-        var out = Array(lines.joined(separator: "\r\n").utf8)
-        if !head { out += body }
-        out.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            _ = mg_write(conn, base, raw.count)
-        }
+        return Array(lines.joined(separator: "\r\n").utf8)
     }
 
     func answer(_ conn: OpaquePointer) -> Int32 {
         guard let info = mg_get_request_info(conn) else { return 500 }
-        let r = Request(info)
+        return answer(conn, Request(info))
+    }
+
+    func answer(_ conn: OpaquePointer, _ r: Request) -> Int32 {
         guard !r.malformed else { return refuse(conn, r, 400, "a malformed path") }
         guard authorised(r) else { return refuse(conn, r, 403, "no valid token") }
         guard allowedHosts.contains(r.headers["host"] ?? "") else { return refuse(conn, r, 403, "not this server's host name") }
@@ -454,20 +537,25 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let policy = PathPolicy(folder: folder, allowIO: false)
         guard case .success(let path) = policy.code(name) else { return refuse(conn, r, 404, "not a file of the folder") }
+        var answered = false
         do {
             guard let status = try Posix.fileStatus(path), (status.st_mode & S_IFMT) == S_IFREG else {
                 return refuse(conn, r, 404, "not a file of the folder")
             }
             guard Int(status.st_size) <= config.maxFileBytes else { return refuse(conn, r, 413, "the file is too large to serve") }
-            // Read through the descriptor that was checked: a link swapped
-            // after the check above cannot lead out of the folder.
-            let bytes = head ? [] : try Posix.readFile(path, inside: folder)
-            guard bytes.count <= config.maxFileBytes else { return refuse(conn, r, 413, "the file is too large to serve") }
-            respond(conn, status: 200, type: HTTPServer.contentType(name), body: bytes, head: false,
-                    extra: head ? [] : [])
+            // Read through the descriptor that was checked (a link swapped
+            // after the check above cannot lead out of the folder), and
+            // sent a piece at a time: a file costs 256 KB of memory however
+            // large it is and however many download it at once.
+            try Posix.readFile(path, limit: config.maxFileBytes, inside: folder, chunk: 1 << 18, opened: { size in
+                answered = true
+                return HTTPServer.write(conn, HTTPServer.head(status: 200, type: HTTPServer.contentType(name), length: size, extra: [])) && !head
+            }, each: { HTTPServer.write(conn, $0) })
             return 200
+        } catch is FileTooLarge {
+            return refuse(conn, r, 413, "the file is too large to serve")
         } catch {
-            return refuse(conn, r, 404, "cannot be read")
+            return answered ? 200 : refuse(conn, r, 404, "cannot be read")
         }
     }
 
@@ -487,6 +575,136 @@ public final class HTTPServer: @unchecked Sendable {
         case "webm": "video/webm"
         default: "application/octet-stream"
         }
+    }
+
+    // MARK: admission
+
+    /// A connection whose request's head has not come in full.
+    private struct Unfinished {
+        /// The order connections arrived in (the smallest waited longest).
+        var order: UInt64
+        /// Its peer's address and port, once civetweb says them (it does
+        /// not while `init_connection` runs: read at the next arrival).
+        var peer: String?
+        var port = 0
+    }
+
+    /// Each connection a thread holds, from when it took it until its
+    /// request's head was read (civetweb's connection is one per thread,
+    /// reused: its address names the connection while it is held).
+    private var unfinished: [OpaquePointer: Unfinished] = [:]
+    private var arrivals: UInt64 = 0
+    /// Connections closed for newer ones since the last line said so, by address.
+    private var evicted: [String: Int] = [:]
+    private var lastEvictionLine: Double?
+
+    /// A thread took `conn`: it is unfinished until its head is read. Past
+    /// `maxUnfinishedPerPeer` from one address, or `maxUnfinished` in all,
+    /// the longest-waiting one (of that address first) is hung up: its
+    /// thread wakes to the end of its stream at once and takes the next
+    /// connection. Newer connections always get a thread this way, and a
+    /// slow one can hold its thread only until newer ones need it (or
+    /// `requestTimeoutMs`, whichever comes first).
+    func arrived(_ conn: OpaquePointer) {
+        let localPort = port
+        let line: String? = admission.withLock {
+            arrivals += 1
+            unfinished[conn] = Unfinished(order: arrivals)
+            // The peers civetweb says by now (every connection but the
+            // newest, whose thread is still being set up).
+            for (c, u) in unfinished where u.peer == nil {
+                guard let info = mg_get_request_info(c) else { continue }
+                unfinished[c]?.peer = withUnsafeBytes(of: info.pointee.remote_addr) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                unfinished[c]?.port = Int(info.pointee.remote_port)
+            }
+            // Over a bound, the longest-waiting are hung up until a
+            // quarter of it is free again (one search for their sockets
+            // for many connections, not one for each newer one).
+            var victims: [(OpaquePointer, Unfinished)] = []
+            func chooseUntil(_ fits: () -> Bool, from pool: () -> [(OpaquePointer, Unfinished)]) {
+                while !fits(), let oldest = pool().min(by: { $0.1.order < $1.1.order }) {
+                    unfinished[oldest.0] = nil
+                    victims.append(oldest)
+                }
+            }
+            let known = { self.unfinished.filter { $0.value.peer != nil }.map { ($0.key, $0.value) } }
+            for (peer, count) in Dictionary(grouping: known(), by: { $0.1.peer ?? "" }).mapValues(\.count)
+            where count > config.maxUnfinishedPerPeer {
+                let keep = config.maxUnfinishedPerPeer * 3 / 4
+                chooseUntil({ self.unfinished.values.filter { $0.peer == peer }.count <= keep },
+                            from: { known().filter { $0.1.peer == peer } })
+            }
+            if unfinished.count > config.maxUnfinished {
+                let keep = config.maxUnfinished * 3 / 4
+                chooseUntil({ self.unfinished.count <= keep }, from: known)
+            }
+            if !victims.isEmpty {
+                // Under the lock: `ended` (before civetweb closes its
+                // descriptor) waits for it, so each socket found is still
+                // that connection's.
+                let open = Posix.connectedSockets(localPort: localPort)
+                for (_, v) in victims {
+                    guard let peer = v.peer else { continue }
+                    if let fd = open["\(peer):\(v.port)"] { Posix.hangUp(fd) }
+                    evicted[peer, default: 0] += 1
+                }
+            }
+            // One line at the first, then at most one every 5 s.
+            let now = monotonic()
+            guard !evicted.isEmpty, lastEvictionLine.map({ now - $0 > 5 }) ?? true else { return nil }
+            lastEvictionLine = now
+            defer { evicted = [:] }
+            let who = evicted.sorted { $0.key < $1.key }.map { "\($0.value) from \($0.key)" }.joined(separator: ", ")
+            return "serve: closed \(who): connections whose request had not come in full, for newer ones (at most \(config.maxUnfinishedPerPeer) from one address, \(config.maxUnfinished) in all, wait for theirs)"
+        }
+        if let line { log(line) }
+    }
+
+    /// `conn`'s request's head was read.
+    func begun(_ conn: OpaquePointer) {
+        admission.withLock { _ = unfinished.removeValue(forKey: conn) }
+    }
+
+    /// civetweb is closing `conn` (its socket still open). A request whose
+    /// head was read but that civetweb neither answered nor handed on (a
+    /// target that is `*` or names another server in absolute form) gets
+    /// its 400 and its line here.
+    func ended(_ conn: OpaquePointer) {
+        let wasUnfinished = admission.withLock { unfinished.removeValue(forKey: conn) != nil }
+        guard wasUnfinished, let info = mg_get_request_info(conn), info.pointee.request_uri != nil,
+              info.pointee.request_method != nil,
+              let version = info.pointee.http_version.map({ String(cString: $0) }), version == "1.0" || version == "1.1" else { return }
+        let target = String(cString: info.pointee.request_uri)
+        // civetweb answers a target with spaces or controls itself (400).
+        guard !target.utf8.contains(where: { $0 < 33 }) else { return }
+        var r = Request(info)
+        // The absolute form naming this server (civetweb's check wants an
+        // authentication domain) is its path, as HTTP/1.1 asks of a server.
+        if let (authority, path, query) = HTTPServer.absoluteForm(target), allowedHosts.contains(authority) {
+            let decoded = HTTPServer.percentDecoded(path, plusIsSpace: false)
+            r.path = decoded ?? path
+            r.malformed = decoded == nil
+            r.query = HTTPServer.form(query)
+            _ = answer(conn, r)
+            return
+        }
+        r.path = String(target.prefix { $0 != "?" })   // never the query (the token)
+        _ = refuse(conn, r, 400, target == "*" ? "'*' (the whole server) is not a target this server answers"
+                                              : "not a target on this server (only paths like /files/NAME are)")
+    }
+
+    /// `http://AUTHORITY/PATH?QUERY` in its parts (the authority as written,
+    /// the path still encoded); nil for any other target.
+    static func absoluteForm(_ target: String) -> (authority: String, path: String, query: String)? {
+        guard target.utf8.count > 7, target.prefix(7).lowercased() == "http://" else { return nil }
+        let rest = target.dropFirst(7)
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        let pathAndQuery = rest[slash...]
+        let q = pathAndQuery.firstIndex(of: "?")
+        return (String(rest[..<slash]), String(pathAndQuery[..<(q ?? pathAndQuery.endIndex)]),
+                q.map { String(pathAndQuery[pathAndQuery.index(after: $0)...]) } ?? "")
     }
 
     // MARK: WebSockets
@@ -534,56 +752,147 @@ public final class HTTPServer: @unchecked Sendable {
         return true
     }
 
+    /// A socket's handshake is answered: it counts as open, and this
+    /// thread (civetweb's for the connection) reads its frames
+    /// (`readFrames`) until it ends.
     func opened(_ conn: OpaquePointer) {
         let id = socketID(conn)
+        let socket = Socket(conn)
         lock.withLock {
             reserved.remove(id)
-            sockets[id] = conn
+            sockets[id] = socket
         }
         onOpen?(id)
+        readFrames(socket, id: id)
     }
 
     private func socketID(_ conn: OpaquePointer) -> Int {
         Int(bitPattern: mg_get_user_connection_data(conn))
     }
 
-    func received(_ conn: OpaquePointer, bits: Int32, _ bytes: UnsafeMutablePointer<CChar>?, _ length: Int) -> Int32 {
-        let opcode = bits & 0xF
-        let id = socketID(conn)
-        switch opcode {
-        case Int32(MG_WEBSOCKET_OPCODE_TEXT):
-            guard length <= config.maxMessageBytes else {
-                log("serve: WebSocket \(id) closed: a message of \(length) bytes (at most \(config.maxMessageBytes))")
-                return 0
-            }
-            guard bits & 0x80 != 0 else {
-                log("serve: WebSocket \(id) closed: fragmented messages are not read")
-                return 0
-            }
-            let data = bytes.map { UnsafeRawBufferPointer(start: $0, count: length) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
-            guard let text = String(validating: data, as: UTF8.self) else {
-                log("serve: WebSocket \(id) closed: a text message that is not UTF-8")
-                return 0
-            }
-            if let handler = onMessage { delivery.async { handler(id, text) } }
-            return 1
-        case Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE):
-            return 0
-        case Int32(MG_WEBSOCKET_OPCODE_PING), Int32(MG_WEBSOCKET_OPCODE_PONG):
-            return 1
-        default:
-            log("serve: WebSocket \(id) closed: only text messages are read")
-            return 0
+    /// Set by `stop`: every socket's reader ends within a quarter second.
+    private let stopping = Atomic<Bool>(false)
+
+    /// Reads a socket's frames from its connection itself, under
+    /// `WebSocketFrames`' rules (civetweb's own reader takes an unmasked
+    /// frame, or one with RSV bits set, as any other and cannot say which
+    /// it was): a text message is handed to `onMessage`; a ping answered;
+    /// a close answered and the socket ended; anything else ends it with
+    /// its close status and one line. 30 s without a byte: a ping; 90 s:
+    /// the socket is ended. When it ends, the connection is shut down, so
+    /// civetweb's reader, which runs next, ends at once.
+    private func readFrames(_ socket: Socket, id: Int) {
+        let conn = socket.conn
+        guard let info = mg_get_request_info(conn) else { return }
+        let peer = withUnsafeBytes(of: info.pointee.remote_addr) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
+        guard let fd = Posix.connectedSocket(peer: peer, peerPort: Int(info.pointee.remote_port), localPort: port) else {
+            log("serve: WebSocket \(id) closed: its connection had ended")
+            return
+        }
+        socket.writing.withLock { socket.fd = fd }
+        var frames = WebSocketFrames(maxPayload: config.maxMessageBytes)
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var heard = monotonic(), pinged = false
+        var closing = false
+        func end(_ status: UInt16, _ why: String?) {
+            closing = true
+            if let why { log("serve: WebSocket \(id) closed: \(why)") }
+            send(WebSocketFrames.closePayload(status), opcode: MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, on: conn)
+        }
+        reading: while !stopping.load(ordering: .relaxed) {
+            do throws(WebSocketFrames.Violation) {
+                while let f = try frames.next() {
+                    switch f.opcode {
+                    case WebSocketFrames.text where f.fin:
+                        guard let text = String(validating: f.payload, as: UTF8.self) else {
+                            end(1007, "a text message that is not UTF-8")
+                            break reading
+                        }
+                        if let handler = onMessage { delivery.async { handler(id, text) } }
+                    case WebSocketFrames.text, WebSocketFrames.continuation:
+                        end(1003, "fragmented messages are not read")
+                        break reading
+                    case WebSocketFrames.binary:
+                        end(1003, "only text messages are read")
+                        break reading
+                    case WebSocketFrames.ping:
+                        send(f.payload, opcode: MG_WEBSOCKET_OPCODE_PONG, on: conn)
+                    case WebSocketFrames.pong:
+                        break
+                    default:   // close: answered with its status (1000 when it has none)
+                        guard f.payload.count != 1 else {
+                            end(1002, "a close frame of one byte")
+                            break reading
+                        }
+                        end(f.payload.count >= 2 ? UInt16(f.payload[0]) << 8 | UInt16(f.payload[1]) : 1000, nil)
+                        break reading
+                    }
+                }
+            } catch {
+                end(error.status, error.why)
+                break reading
+            }
+            guard Posix.waitReadable(fd, seconds: 0.25) else {
+                let quiet = monotonic() - heard
+                if quiet > 90 {
+                    end(1001, "no answer to a ping for 60 s")
+                    break reading
+                }
+                if quiet > 30 && !pinged {
+                    send([], opcode: MG_WEBSOCKET_OPCODE_PING, on: conn)
+                    pinged = true
+                }
+                continue
+            }
+            let n = chunk.withUnsafeMutableBytes { Posix.receive(fd, into: $0) }
+            guard n > 0 else { break reading }   // the page went
+            frames.feed(chunk[0 ..< n])
+            heard = monotonic()
+            pinged = false
+        }
+        socket.writing.withLock {
+            socket.open = false
+            if closing { Posix.endWrites(fd) } else { Posix.hangUp(fd) }
+        }
+        // Our close frame sent: what the page still sends is read and
+        // dropped for up to a second (closed with unread bytes, the
+        // connection would be reset, and a page still sending, say a
+        // message too large, would lose the close frame and its status).
+        if closing {
+            let until = monotonic() + 1
+            while monotonic() < until, Posix.waitReadable(fd, seconds: until - monotonic()),
+                  chunk.withUnsafeMutableBytes({ Posix.receive(fd, into: $0) }) > 0 {}
+            Posix.hangUp(fd)
+        }
+    }
+
+    /// One frame from the server on one connection.
+    private func send(_ bytes: [UInt8], opcode: Int, on conn: OpaquePointer) {
+        bytes.withUnsafeBufferPointer { b in
+            b.withMemoryRebound(to: CChar.self) { c in
+                _ = mg_websocket_write(conn, Int32(opcode), c.baseAddress, c.count)
+            }
+        }
+    }
+
+    /// civetweb's reader, after `readFrames` ended the connection: what it
+    /// had read ahead of the handshake's answer (a client may send nothing
+    /// before it) is not taken.
+    func received(_ conn: OpaquePointer, bits: Int32, _ bytes: UnsafeMutablePointer<CChar>?, _ length: Int) -> Int32 {
+        0
     }
 
     func closed(_ conn: OpaquePointer) {
         let id = socketID(conn)
         let was = lock.withLock {
             reserved.remove(id)
-            return sockets.removeValue(forKey: id) != nil
+            return sockets.removeValue(forKey: id)
         }
-        if was { onClose?(id) }
+        // A write under way ends before civetweb reuses the connection.
+        was?.writing.withLock { was?.open = false }
+        if was != nil { onClose?(id) }
     }
 }
 

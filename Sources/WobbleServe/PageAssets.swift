@@ -104,7 +104,9 @@ function showStatus() {
   if (studio) {
     if (studio.sceneError) lines.push({ text: studio.sceneError, cls: "error" });
     for (const w of studio.warnings) lines.push({ text: "warning: " + w, cls: "warning" });
-    if (studio.message && studio.message !== studio.sceneError) {
+    // The tick under the pointer takes the message's place, as in the window.
+    if (studio.hovered) lines.push({ text: studio.hovered, cls: "hovered" });
+    else if (studio.message && studio.message !== studio.sceneError) {
       lines.push({ text: studio.message, cls: studio.messageIsError ? "error" : "" });
     }
   }
@@ -489,8 +491,29 @@ timeline.addEventListener("pointerdown", (e) => {
   if (t) { tickDrag = { tick: t, baked: t.ref && t.ref.baked !== undefined }; return; }
   scrub(e);
 });
+// The tick under the pointer is named by the core (among its ticks as they
+// are now: a deleted one is named no more); told when the pointer comes
+// near another tick or leaves them.
+let hoverSent = null;
+function hover(e) {
+  let near = null;
+  if (studio && e) {
+    const r = timeline.getBoundingClientRect();
+    const x = e.clientX - r.left;
+    for (const t of studio.ticks) {
+      const d = Math.abs((t.time / timelineSeconds()) * r.width - x);
+      if (d <= 5 && (!near || d < near.d)) near = { t, d };
+    }
+  }
+  const key = near ? String(near.t.time) : null;
+  if (key === hoverSent) return;
+  hoverSent = key;
+  const within = near ? (5.5 / Math.max(1, timeline.getBoundingClientRect().width)) * timelineSeconds() : 0;
+  send({ commands: [{ hoverTimeline: near ? { at: near.t.time, within } : { within: 0 } }] });
+}
+timeline.addEventListener("pointerleave", () => hover(null));
 timeline.addEventListener("pointermove", (e) => {
-  if (!(e.buttons & 1)) return;
+  if (!(e.buttons & 1)) { hover(e); return; }
   if (tickDrag) {
     if (!tickDrag.baked) return;
     tickDrag.at = timelineTime(e);
@@ -657,7 +680,7 @@ window.addEventListener("keydown", (e) => {
   // The page's playhead is its own: Space, the arrows and Home move it.
   if (!busy && !recording && !ctrl && !e.shiftKey && ["space", "left", "right", "home"].includes(name)) {
     if (name === "space") { playing = !playing; dirty = true; }
-    else if (name === "home") seek(0);
+    else if (name === "home") { playing = false; seek(0); }   // as the window: to the start, paused
     else { playing = false; seek(frame + (name === "left" ? -1 : 1)); }
     e.preventDefault();
     return;
@@ -1084,6 +1107,7 @@ header, footer { display: flex; align-items: center; gap: 10px; height: 30px; pa
 #messages { padding: 4px 10px; min-height: 1.4em; white-space: pre-wrap; }
 #messages .error { color: #f28b82; }
 #messages .warning { color: #fbbc04; }
+#messages .hovered { color: #96e6ff; }
 #messages .ok { color: #81c995; }
 #download { padding: 0 10px 4px; }
 #download a { color: #8ab4f8; }

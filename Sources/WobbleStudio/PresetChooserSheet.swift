@@ -29,7 +29,7 @@ extension PresetChooser {
         } else if let s = clipSeconds {
             notes.append("The whole clip (\(fmt(s)) s) is written; a clip longer than a platform allows is refused, naming its limit.")
         }
-        notes.append("The size and frame rate follow the platform; the quality is searched so that the file fits.")
+        notes.append("The size and frame rate follow the platform; each row says how the file is made to fit its bytes.")
         for n in notes { out += Chrome.wrap(n, width: columns).map { ($0, nil) } }
         return out
     }

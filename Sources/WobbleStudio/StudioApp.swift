@@ -43,8 +43,9 @@ final class StudioApp {
     /// Milliseconds from an edit's input to its frame presented (`-v` prints them).
     private var editLatencies: [Double] = []
 
-    /// What the timeline's tick under the mouse is (nil: none).
-    private(set) var hovered: String?
+    /// What the timeline's tick under the mouse is (nil: none): the
+    /// core's, among the ticks there are now.
+    var hovered: String? { core.hoveredTick?.label }
     /// The page of the keys' help shown (nil: none).
     private(set) var helpPage: Int?
     private var helpPages = 1
@@ -498,18 +499,20 @@ final class StudioApp {
     /// The status rows under the status line as they are drawn now.
     var statusRows: [String] { chrome(index: core.currentIndex).messageLines }
 
-    /// Names the tick under the mouse when it is over the timeline.
+    /// Names the tick under the mouse when it is over the timeline (the
+    /// core finds it among its ticks: within 4 pixels of the mouse).
     private func hover(_ x: Int, _ y: Int) {
-        var now: String?
+        let before = hovered
         if layout.timelineContains(x, y), !scrubbing {
             let c = chrome(index: core.currentIndex)
-            now = Chrome.tick(near: x, in: c.ticks, width: c.width, length: c.length)?.label
+            // Pixels to seconds as `Chrome.x` places the ticks.
+            let pixel = c.length / Double(max(1, c.width - 2 * Layout.timelinePad - 1))
+            let at = min(max(Double(x - Layout.timelinePad) * pixel, 0), c.length)
+            core.perform(.hoverTimeline(at: at, within: 4.5 * pixel))
+        } else {
+            core.perform(.hoverTimeline(at: nil, within: 0))
         }
-        if now != hovered {
-            hovered = now
-            core.dirty = true
-            if options.verbose, let now { printError("studio: tick: \(now)") }
-        }
+        if options.verbose, let now = hovered, now != before { printError("studio: tick: \(now)") }
     }
 
     private func showHelp(page: Int) {

@@ -55,8 +55,29 @@ package struct PresetChooser: Codable, Equatable {
         return col(Preset.spelled(p.formats), 13) + col(frame, 19) + col(PresetRun.kb(p.byteLimit), 8) + time
     }
 
-    /// A row's name and what it writes (`telegram`, `WEBM  512 px long side ...`).
+    /// How the file is made to fit the platform's byte limit, as
+    /// `--preset` does it for each format (`PresetRun`): a video in two
+    /// passes at the bitrate that fills the limit, APNG lossless but for
+    /// fewer colour levels, the others at the best quality that fits; of
+    /// two formats, the one closer to the frames is kept.
+    package static func fitting(_ p: Preset) -> String {
+        let each = p.formats.map { f -> String in
+            let how: String
+            if f.video != nil {
+                how = "two passes at the bitrate that fills \(PresetRun.kb(p.byteLimit)) (the quality searched only where they cannot)"
+            } else if f == .apng {
+                how = "lossless, the colour levels searched (8 down to 4 bits a channel) until it fits"
+            } else {
+                how = "the quality searched for the best that fits"
+            }
+            return p.formats.count > 1 ? "\(f.rawValue.uppercased()) \(how)" : how
+        }
+        return each.joined(separator: "; ") + (p.formats.count > 1 ? "; the one closer to the frames is kept" : "")
+    }
+
+    /// A row's name and what it writes (`telegram`, `WEBM  512 px long side
+    /// ...; two passes at ...`): the limits, then how the file fits them.
     package static func label(_ c: Preset?) -> (name: String, limits: String) {
-        (c?.name ?? "scene", c.map { limits($0) } ?? "the scene's own output (what E writes)")
+        (c?.name ?? "scene", c.map { limits($0) + "; " + fitting($0) } ?? "the scene's own output (what E writes)")
     }
 }

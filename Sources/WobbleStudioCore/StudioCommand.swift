@@ -90,6 +90,11 @@ package enum StudioCommand: Codable, Equatable, Sendable {
     // The timeline.
     /// A press on the timeline at a tick (nil: none near): selects it.
     case pressTick(Tick?)
+    /// The pointer over the timeline at clip time `at` (nil: off it); a
+    /// tick within `within` seconds of it is named (`StudioCore.hoveredTick`,
+    /// found among the ticks there are now: a tick deleted or moved away
+    /// is named no more).
+    case hoverTimeline(at: Double?, within: Double)
     /// A baked tick dragged to a clip time; the drag ends.
     case dragTick(to: Double)
     case endTickDrag(at: Double)

@@ -546,6 +546,10 @@ package final class StudioCore {
             forgetPokes()
         case .pressTick(let tick):
             _ = timelineEditor.press(tick, length: timelineLength)
+        case .hoverTimeline(let at, let within):
+            let before = hoveredTick?.label
+            hoverAt = at.map { ($0, max(0, within)) }
+            if hoveredTick?.label != before { dirty = true }
         case .dragTick(let t):
             timelineEditor.drag(to: t, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod)
         case .endTickDrag(let t):
@@ -780,6 +784,17 @@ package final class StudioCore {
                  sound: session.isProvisional ? nil : session.sound, clipLength: clipLength)
     }
 
+    /// Where the pointer is over the timeline (`hoverTimeline`).
+    private var hoverAt: (time: Double, within: Double)?
+
+    /// The tick under the pointer now, the nearest within its reach: found
+    /// among the ticks as they are at each call, so a `Delete`, an undo or
+    /// a new run changes what the status row names without a move.
+    package var hoveredTick: Tick? {
+        guard let h = hoverAt else { return nil }
+        return ticks.filter { abs($0.time - h.time) <= h.within }.min { abs($0.time - h.time) < abs($1.time - h.time) }
+    }
+
     /// The warnings shown (none while the first run goes on).
     package var warningsShown: [String] { session.isProvisional ? [] : session.warnings }
 
@@ -803,7 +818,7 @@ package final class StudioCore {
                 StudioSnapshot.Handle(kind: h.origin?.kind, shape: h.shape, editable: editor.isEditable(h.origin),
                                       selected: inspector.selected != nil && h.origin?.kind == inspector.selected)
             },
-            inspector: inspector.values(), ticks: ticks, performed: session.performed, message: message,
+            inspector: inspector.values(), ticks: ticks, hovered: hoveredTick?.label, performed: session.performed, message: message,
             messageIsError: messageIsError, sceneError: sceneError, warnings: warningsShown,
             askingToQuit: quitGuard.asking, chooserRow: chooser?.row,
             chooserChoices: chooser == nil ? nil : PresetChooser.choices.map { let l = PresetChooser.label($0); return l.name + String(repeating: " ", count: max(2, 10 - l.name.count)) + l.limits }, exporting: exporter.isExporting,

@@ -36,6 +36,9 @@ package struct StudioSnapshot: Codable, Equatable {
     package var handles: [Handle]
     package var inspector: InspectorValues?
     package var ticks: [Tick]
+    /// The tick under the pointer (`StudioCore.hoveredTick`): its label,
+    /// shown in the message's place while it is there.
+    package var hovered: String?
     /// The pokes and shakes performed (not in the scene).
     package var performed: [PerformedEvent]
     package var message: String

@@ -126,6 +126,81 @@ public enum Posix {
         return r == 0
     }
 
+    /// The TCP connections this process holds to its own port `localPort`,
+    /// by their peer (`ADDRESS:PORT`, IPv4): for connections a library
+    /// accepted and does not name by descriptor, found by asking each open
+    /// descriptor for its two addresses (one pass for all of them). The
+    /// descriptors stay their owner's (never closed here).
+    public static func connectedSockets(localPort: Int) -> [String: Int32] {
+        guard let dir = opendir("/proc/self/fd") else { return [:] }
+        defer { closedir(dir) }
+        let own = dirfd(dir)
+        var found: [String: Int32] = [:]
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let fd = Int32(name), fd != own else { continue }
+            var local = sockaddr_in(), remote = sockaddr_in()
+            var n = socklen_t(MemoryLayout<sockaddr_in>.size), m = n
+            let named = withUnsafeMutablePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &n) }
+            }
+            guard named == 0, local.sin_family == sa_family_t(AF_INET), Int(UInt16(bigEndian: local.sin_port)) == localPort else { continue }
+            let peered = withUnsafeMutablePointer(to: &remote) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &m) }
+            }
+            guard peered == 0, remote.sin_family == sa_family_t(AF_INET) else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            guard inet_ntop(AF_INET, &remote.sin_addr, &text, socklen_t(text.count)) != nil else { continue }
+            let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            found["\(address):\(UInt16(bigEndian: remote.sin_port))"] = fd
+        }
+        return found
+    }
+
+    /// The descriptor of the connection from `peer` (IPv4, dotted) port
+    /// `peerPort` to this process's port `localPort` (`connectedSockets`);
+    /// nil when none is open.
+    public static func connectedSocket(peer: String, peerPort: Int, localPort: Int) -> Int32? {
+        connectedSockets(localPort: localPort)["\(peer):\(peerPort)"]
+    }
+
+    /// Shuts the connection on socket `fd` down both ways (`shutdown(2)`):
+    /// whoever waits on it wakes at once to its end; the descriptor stays
+    /// open for its owner to close.
+    public static func hangUp(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Shuts only the writing half of socket `fd` (the peer reads the end
+    /// of the stream after what was sent; it may still send).
+    public static func endWrites(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Waits up to `seconds` for bytes (or the end) to read on `fd`; true
+    /// when a read would not wait.
+    public static func waitReadable(_ fd: Int32, seconds: Double) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let n = poll(&p, 1, Int32(max(0, seconds) * 1000))
+            if n < 0 && errno == EINTR { continue }
+            return n > 0
+        }
+    }
+
+    /// `recv(2)` once from socket `fd`: the number of bytes read, 0 at the
+    /// end, -1 on an error (EINTR retried).
+    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        while true {
+            let n = recv(fd, base, buffer.count, 0)
+            if n < 0 && errno == EINTR { continue }
+            return n
+        }
+    }
+
     /// Waits up to `seconds` for the peer of the socket `fd` to hang up
     /// (POLLRDHUP, POLLHUP or POLLERR); true when it has.
     public static func waitForHangUp(_ fd: Int32, seconds: Double) -> Bool {
@@ -327,16 +402,9 @@ public enum Posix {
     /// meanwhile is refused, not waited on).
     public static func readFile(_ path: String, shown: String? = nil, limit: Int = Int.max, inside folder: String? = nil) throws -> [UInt8] {
         let name = shown ?? path
-        let fd = try open(path, folder == nil ? O_RDONLY : O_RDONLY | O_NONBLOCK, shown: name)
+        let (fd, st) = try openToRead(path, shown: name, limit: limit, inside: folder)
         defer { closeQuietly(fd) }
-        let st = try fstat(fd, shown: name)
         let regular = FileKind(st) == .regular
-        if let folder {
-            let opened = try readlink("/proc/self/fd/\(fd)", shown: name)
-            let prefix = folder.hasSuffix("/") ? folder : folder + "/"
-            guard regular, opened.hasPrefix(prefix) else { throw OutsideFolder(path: name) }
-        }
-        if regular && Int(st.st_size) > limit { throw FileTooLarge(path: name, limit: limit) }
         // Regular files: read exactly their size (plus one byte, to see
         // growth); pipes and devices: in chunks, doubling, up to the limit.
         var bytes: [UInt8] = []
@@ -357,6 +425,48 @@ public enum Posix {
             }
             bytes.removeLast(want - got)
             if got == 0 { return bytes }
+        }
+    }
+
+    /// `readFile`'s open and checks: the descriptor and its status.
+    private static func openToRead(_ path: String, shown name: String, limit: Int, inside folder: String?) throws -> (Int32, stat) {
+        let fd = try open(path, folder == nil ? O_RDONLY : O_RDONLY | O_NONBLOCK, shown: name)
+        do {
+            let st = try fstat(fd, shown: name)
+            let regular = FileKind(st) == .regular
+            if let folder {
+                let opened = try readlink("/proc/self/fd/\(fd)", shown: name)
+                let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+                guard regular, opened.hasPrefix(prefix) else { throw OutsideFolder(path: name) }
+            }
+            if regular && Int(st.st_size) > limit { throw FileTooLarge(path: name, limit: limit) }
+            return (fd, st)
+        } catch {
+            closeQuietly(fd)
+            throw error
+        }
+    }
+
+    /// A regular file inside the canonical folder `folder`, as `readFile`
+    /// with `inside` checks it (on the open descriptor), in pieces of at
+    /// most `chunk` bytes, so that a large file costs one piece of memory:
+    /// `opened` hears its size (as opened) first and says whether to read
+    /// on; then `each` hears the pieces, exactly that many bytes in all
+    /// (fewer when the file shrank meanwhile), until it says false.
+    public static func readFile(_ path: String, shown: String? = nil, limit: Int = Int.max, inside folder: String, chunk: Int,
+                                opened: (Int) throws -> Bool, each: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        let name = shown ?? path
+        let (fd, st) = try openToRead(path, shown: name, limit: limit, inside: folder)
+        defer { closeQuietly(fd) }
+        let size = Int(st.st_size)
+        guard try opened(size) else { return }
+        var buffer = [UInt8](repeating: 0, count: max(1, min(chunk, size)))
+        var left = size
+        while left > 0 {
+            let got = try buffer.withUnsafeMutableBytes { try read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<min(left, $0.count)]), shown: name) }
+            if got == 0 { return }
+            left -= got
+            guard try buffer.withUnsafeBytes({ try each(UnsafeRawBufferPointer(rebasing: $0[..<got])) }) else { return }
         }
     }
 

@@ -156,18 +156,34 @@ final class BrowserStudioTests: XCTestCase {
     }
 
     func testATakeBakedItsTickDeletedAndUndoneThenSavedWritesTheEvent() throws {
-        let result = try drive([["open"], ["wait_ready"], ["seek", 10], ["key", "r"], BrowserStudioTests.studio("s.recording"),
+        let result = try drive([["open"], ["wait_ready"],
+                                // Home while playing: the start, paused (as the window).
+                                ["eval", "_", "window.wobble.play()"], ["wait", "window.wobble.frame > 3"], ["key", "Home"],
+                                ["wait", "window.wobble.frame === 0"], ["eval", "home", BrowserStudioTests.sampleFrames],
+                                ["seek", 10], ["key", "r"], BrowserStudioTests.studio("s.recording"),
                                 ["poke", 120, 95, 160, 95], ["key", "r"], BrowserStudioTests.studio("!s.recording"),
                                 ["key", "b"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked)"),
                                 // Its tick selected, deleted, the deletion undone.
                                 ["click_timeline", "window.wobble.studio.ticks.find((t) => t.ref && t.ref.baked).time"],
                                 BrowserStudioTests.studio("s.ticks.some((t) => t.selected && t.ref.baked)"),
+                                // The pointer rests on it: the status names it, from the core.
+                                BrowserStudioTests.studio("s.hovered && s.hovered.includes(' baked at ')"),
+                                ["eval", "hovered", "document.getElementById('messages').textContent"],
                                 ["key", "Delete"], BrowserStudioTests.studio("!s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                // Deleted: named no more, the deletion said instead.
+                                BrowserStudioTests.studio("!s.hovered && s.message.startsWith('deleted the baked event')"),
+                                ["eval", "deleted", "document.getElementById('messages').textContent"],
                                 ["key", "Control+z"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked)"),
                                 // Dragged to 0.5 s.
                                 ["drag_timeline", "window.wobble.studio.ticks.find((t) => t.ref && t.ref.baked).time", 0.5],
                                 BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked && Math.abs(t.time - 0.5) < 0.02)"),
                                 ["key", "Control+s"], ["wait_saved"], ["metrics", "m"]], out: box.path("shots"))
+        XCTAssertEqual(result["home"] as? [Int], [Int](repeating: 0, count: 30), "Home pauses at the start")
+        let hovered = try XCTUnwrap(result["hovered"] as? String)
+        XCTAssertTrue(hovered.contains("touch baked at ") && hovered.contains("(click selects, drag moves, Delete deletes)"), hovered)
+        let deleted = try XCTUnwrap(result["deleted"] as? String)
+        XCTAssertTrue(deleted.contains("deleted the baked event"), deleted)
+        XCTAssertFalse(deleted.contains(" baked at "), "the deleted tick is named no more: \(deleted)")
         let m = try XCTUnwrap(result["m"] as? [String: Any])
         XCTAssertEqual((m["saved"] as? [[String: Any]])?.first?["ok"] as? Bool, true, "\(m)")
         let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)

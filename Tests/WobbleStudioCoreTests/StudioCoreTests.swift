@@ -254,6 +254,7 @@ final class StudioCoreTests: StudioCoreTestCase {
             .inspectorPress(row: 2, choice: nil, fraction: 0.5), .shake(ax: 1.5, ay: 0), .accelerometer(x: 0.1, y: 0.9),
             .pressTick(snapshot.ticks.first), .dragTick(to: 0.2), .strokeBegin(at: Point(7, 8), radius: 6, object: true),
             .export(preset: "Discord"), .export(preset: nil), .chooserChoose(nil), .chooserChoose(3), .unbound,
+            .hoverTimeline(at: 0.25, within: 0.01), .hoverTimeline(at: nil, within: 0),
         ]
         try roundTrip(commands, "commands")
         core.finish()
@@ -296,6 +297,69 @@ final class StudioCoreTests: StudioCoreTestCase {
         XCTAssertFalse(core.perform(.quit(closing: false)), "unsaved edits: asks first")
         XCTAssertEqual(key(.escape), .answerQuit(.quit))
         XCTAssertEqual(key(.a), .answerQuit(.back))
+    }
+
+    /// The tick under the pointer is the core's, found among the ticks as
+    /// they are now: after `Delete` the status names the deleted tick no
+    /// more (the window kept its label until the mouse moved), after the
+    /// undo it names it again, and off the timeline nothing is named.
+    func testTheHoveredTickIsNamedFromTheTicksThereAreNow() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
+        try box.write("s.lua", """
+        image("img.png")
+        addSketch{x = 10, y = 10, w = 40, h = 40}
+        prepare()
+        wait(0.2)
+        touch(20, 20, 30, 20)
+        wait(0.3)
+
+        """)
+        var options = SessionOptions(scenePath: box.path("s.lua"))
+        options.backend = .cpu
+        let core = StudioCore(session: options, verbose: false, clock: clock,
+                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
+        core.start()
+        settle(core)
+        let label = "touch at 0.200 s, s.lua line 5 (click selects, Delete deletes)"
+        core.perform(.hoverTimeline(at: 0.21, within: 0.02))
+        XCTAssertEqual(core.hoveredTick?.label, label)
+        XCTAssertEqual(core.snapshot().hovered, label)
+        core.perform(.hoverTimeline(at: 0.25, within: 0.02))
+        XCTAssertNil(core.snapshot().hovered, "no tick within reach")
+        core.perform(.hoverTimeline(at: 0.2, within: 0.02))
+        core.perform(.pressTick(core.hoveredTick))
+        core.perform(.deleteSelected)
+        settle(core)
+        XCTAssertEqual(core.message, "deleted the kick of line 5 (Ctrl+S takes it out of the scene; Ctrl+Z brings it back)")
+        XCTAssertFalse(core.ticks.contains { $0.label == label })
+        XCTAssertNil(core.snapshot().hovered, "the deleted tick is named no more")
+        core.perform(.undo)
+        settle(core)
+        XCTAssertEqual(core.snapshot().hovered, label, "back with the undo, under the same pointer")
+        core.perform(.hoverTimeline(at: nil, within: 0))
+        XCTAssertNil(core.snapshot().hovered)
+        core.finish()
+    }
+
+    /// The chooser says how each platform's file is made to fit, as
+    /// `--preset` does it: Telegram's VP9 in two passes (the quality is
+    /// searched only where they cannot), APNG by its colour levels, the
+    /// others by their quality; Discord's two formats, the closer kept.
+    func testTheChooserSaysHowEachPresetFits() throws {
+        let said = Dictionary(uniqueKeysWithValues: Preset.all.map { ($0.name, PresetChooser.label($0).limits) })
+        XCTAssertEqual(said["telegram"], PresetChooser.limits(try Preset.named("telegram"))
+                       + "; two passes at the bitrate that fills 256 KB (the quality searched only where they cannot)")
+        XCTAssertTrue(said["whatsapp"]?.hasSuffix("; the quality searched for the best that fits") ?? false, "\(said)")
+        XCTAssertTrue(said["slack"]?.hasSuffix("; the quality searched for the best that fits") ?? false, "\(said)")
+        XCTAssertTrue(said["line"]?.hasSuffix("; lossless, the colour levels searched (8 down to 4 bits a channel) until it fits") ?? false, "\(said)")
+        XCTAssertTrue(said["discord"]?.hasSuffix("; APNG lossless, the colour levels searched (8 down to 4 bits a channel) until it fits; "
+                                                 + "GIF the quality searched for the best that fits; the one closer to the frames is kept") ?? false, "\(said)")
+        let core = try makeCore()
+        core.perform(.openExportChooser)
+        let rows = try XCTUnwrap(core.snapshot().chooserChoices)
+        XCTAssertTrue(rows.contains { $0.hasPrefix("telegram ") && $0.hasSuffix("two passes at the bitrate that fills 256 KB (the quality searched only where they cannot)") }, "\(rows)")
+        XCTAssertFalse(rows.contains { $0.hasPrefix("telegram ") && $0.contains("quality is searched") })
+        core.finish()
     }
 
     /// `rename`: the name at once, with a typed name's checks.

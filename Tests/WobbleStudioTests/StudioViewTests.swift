@@ -284,6 +284,36 @@ final class StudioViewTests: InProcessStudioCase {
     }
     private var hovered: String?
 
+    /// The mouse rests on a tick that `Delete` deletes: the status row
+    /// names it no more (the window kept the deleted tick's label until
+    /// the mouse moved) and says the deletion instead.
+    func testAfterDeleteTheStatusRowNamesTheDeletedTickNoMore() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 120, height: 90))
+        try box.write("s.lua", sceneText)   // impulse on line 5 at 0 s, clip 1.2 s
+        let layout = Layout(imageWidth: 120, imageHeight: 90, screen: (1920, 1080))
+        let y = layout.chromeY + 10, x = Chrome.x(0, width: layout.windowWidth, length: 1.2)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var before: [String] = [], after: [String] = []
+        var afterHovered: String?? = .none
+        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+            (t0 + 0.1, .mouseMove(x: x, y: y)),
+            (t0 + 0.2, .mouseDown(x: x, y: y)),
+            (t0 + 0.25, .mouseUp(x: x, y: y)),
+            (t0 + 0.4, key(.delete)),
+            (t0 + 0.9, key(.escape)),   // unsaved: asks
+            (t0 + 1.0, key(.escape)),   // quits without saving
+        ]) { surface, app in
+            surface.actions = [(t0 + 0.3, { before = app.chromeRows.map(\.text) }),
+                               (t0 + 0.8, { after = app.chromeRows.map(\.text); afterHovered = .some(app.hovered) })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(before.contains("impulse at 0.000 s, s.lua line 5 (click selects, Delete deletes)"), "\(before)")
+        XCTAssertEqual(afterHovered, .some(nil), "the deleted tick is named no more")
+        XCTAssertFalse(after.contains { $0.contains("impulse at 0.000 s") }, "\(after)")
+        XCTAssertTrue(after.contains { $0.hasPrefix("deleted the kick of line 5") }, "\(after)")
+    }
+
     /// F1 shows every key over the window (the sheet's own picture); any
     /// key closes it and the picture comes back.
     func testF1ShowsEveryKey() throws {
