@@ -12,8 +12,13 @@ import WobbleVision
 /// fitted around the object under the mouse. GrabCut runs on a worker
 /// thread, one job at a time, while the window keeps answering; its
 /// result becomes an edit of the region (`cutout` a mask in memory, one
-/// undo step) that `Ctrl+S` writes as `<scene>-masks/<name>.png`. The
-/// masks' outlines and the stroke being painted are drawn over the picture
+/// undo step) that `Ctrl+S` writes as `<scene>-masks/<name>.png`, with the
+/// strokes beside it (`<name>.strokes`): the strokes are the cutout's
+/// state, so a stroke after a save reruns GrabCut with every stroke since
+/// the first, read back from there. Moving a cut region's handles recuts
+/// it (in the background, part of the drag's undo step), and a mask never
+/// reaches past its region: each is cleared outside the region's curves.
+/// The masks' outlines and the stroke being painted are drawn over the picture
 /// by the front end (`strokeShown`, `overlayVersion`). Strokes come in
 /// image pixels; what counts as a click (a press that did not move) is
 /// the front end's to say: it sends the points of a stroke that moved.
@@ -58,6 +63,8 @@ package final class CutoutEditor {
     }
     private struct Flight {
         package var kind: SketchOrigin.Kind?
+        /// A recut after the region moved: applied without an undo step of its own.
+        package var recut = false
         package var what: String
         package var strokes: [CutoutStroke]
         package var job: Job
@@ -68,7 +75,7 @@ package final class CutoutEditor {
     private let worker = DispatchQueue(label: "wobble-run.studio.cutout")
     private var flight: Flight?
     /// Strokes that ended while a job ran: they go into the next one.
-    private var waiting: (kind: SketchOrigin.Kind, strokes: [CutoutStroke])?
+    private var waiting: (kind: SketchOrigin.Kind, strokes: [CutoutStroke], recut: Bool)?
     /// How many GrabCut jobs ran (tests count them).
     package private(set) var jobsRun = 0
 
@@ -140,7 +147,7 @@ package final class CutoutEditor {
         }
         if flight != nil {
             // Into the next job (after the one running, which lacks it).
-            if let w = waiting, w.kind == kind { waiting?.strokes.append(s.stroke) } else { waiting = (kind, [s.stroke]) }
+            if let w = waiting, w.kind == kind { waiting?.strokes.append(s.stroke); waiting?.recut = false } else { waiting = (kind, [s.stroke], false) }
             status("the stroke is marked; GrabCut runs with it when the cutout under way ends", false)
             return
         }
@@ -170,9 +177,81 @@ package final class CutoutEditor {
         launch(.fit(p), kind: nil, what: "the object at (\(fmt1(p.x)), \(fmt1(p.y)))", strokes: [], image: image)
     }
 
+    /// The handles of `kind` were moved (a drag ended): when it has a
+    /// cutout of the studio's (in memory, or a mask the studio saved in
+    /// `<scene>-masks`; a mask file of the user's is used as given, and
+    /// `"auto"` follows its region by itself), its mask is cleared outside
+    /// the region's new curves at once and GrabCut runs again from the new
+    /// region with the cutout's strokes, in the background; both without
+    /// an undo step of their own (undoing the drag undoes them).
+    package func recut(_ kind: SketchOrigin.Kind) {
+        guard var state = session.currentState(kind), let cutout = state.parameters.cutout else { return }
+        switch cutout.source {
+        case .memory(let m):
+            let clipped = CutoutEditor.clip(m.mask, to: state.points.shape)
+            if clipped != m.mask {
+                state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: clipped, strokes: m.strokes)),
+                                                        shape: cutout.shape, place: cutout.place)
+                editor.change(kind, to: state)
+            }
+        case .file(_, let written) where written.hasPrefix(session.masksFolderName + "/"):
+            break
+        default:
+            return
+        }
+        if flight != nil {
+            if waiting == nil || waiting?.kind == kind {
+                waiting = (kind, waiting?.strokes ?? [], waiting.map { $0.recut } ?? true)
+            }
+            return
+        }
+        start(kind, strokes: [], recut: true)
+    }
+
+    /// `mask` with every pixel whose centre lies outside `shape` cleared.
+    package static func clip(_ mask: GreyMask, to shape: RegionShape) -> GreyMask {
+        var out = mask
+        let b = mask.objectBox
+        guard !b.isEmpty else { return mask }
+        let r = shape.bbox
+        for y in b.y0 ..< b.y1 {
+            let cy = Double(y) + 0.5
+            for x in b.x0 ..< b.x1 where out.pixels[y * mask.width + x] != 0 {
+                let cx = Double(x) + 0.5
+                if cx < r.minX || cx > r.maxX || cy < r.minY || cy > r.maxY || !shape.contains(Point(cx, cy)) {
+                    out.pixels[y * mask.width + x] = 0
+                }
+            }
+        }
+        return out
+    }
+
+    /// The strokes a cutout has: a mask in memory carries them; a mask the
+    /// studio saved has them beside it (`<name>.strokes`, none when there
+    /// is no such file). Nil, with the reason shown, when that file cannot
+    /// be read (a save would otherwise lose them).
+    private func strokes(of cutout: CutoutRequest?, name: String) -> [CutoutStroke]? {
+        switch cutout?.source {
+        case .memory(let m)?:
+            return m.strokes
+        case .file(let path, let written)?:
+            let file = CutoutStrokesFile.path(besideMask: path)
+            guard Posix.kind(file) != nil else { return [] }
+            do {
+                let bytes = try Posix.readFile(file, shown: CutoutStrokesFile.path(besideMask: written), limit: 16 << 20)
+                return try CutoutStrokesFile.parse(String(decoding: bytes, as: UTF8.self))
+            } catch {
+                status("\(name): cannot read the cutout's strokes, \(CutoutStrokesFile.path(besideMask: written)): \(error)", true)
+                return nil
+            }
+        default:
+            return []
+        }
+    }
+
     /// Runs GrabCut for `kind` with the strokes it has (a mask of the
-    /// studio's) and `more`.
-    private func start(_ kind: SketchOrigin.Kind, strokes more: [CutoutStroke]) {
+    /// studio's, in memory or saved) and `more`.
+    private func start(_ kind: SketchOrigin.Kind, strokes more: [CutoutStroke], recut: Bool = false) {
         guard session.clip != nil, let image = session.image else { status("cannot cut out: the scene failed", true); return }
         guard flight == nil else { busy(); return }
         if case .call(let n) = kind, let problem = session.editableCall(n).problem {
@@ -180,9 +259,8 @@ package final class CutoutEditor {
             return
         }
         guard let state = session.currentState(kind) else { return }
-        var strokes: [CutoutStroke] = []
-        if case .memory(let m)? = state.parameters.cutout?.source { strokes = m.strokes }
-        strokes += more
+        guard let had = strokes(of: state.parameters.cutout, name: state.name ?? editor.describe(kind)) else { return }
+        let strokes = had + more
         let shape = state.points.shape
         // The region's box, grown to hold the object strokes.
         var r = shape.bbox
@@ -201,6 +279,7 @@ package final class CutoutEditor {
         var box = CutoutEditor.pixelBox(r)
         box = PixelRect(x0: max(0, box.x0), y0: max(0, box.y0), x1: min(image.width, box.x1), y1: min(image.height, box.y1))
         launch(.cut(box: box, shape: shape, strokes: strokes), kind: kind, what: name, strokes: strokes, image: image)
+        flight?.recut = recut
     }
 
     private func busy() {
@@ -233,7 +312,8 @@ package final class CutoutEditor {
         switch job {
         case .cut(let box, let shape, let strokes):
             let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
-            return .mask(try CutoutVision.objectMask(image: image, box: box, region: shape, object: seeds.object, background: seeds.background))
+            let mask = try CutoutVision.objectMask(image: image, box: box, region: shape, object: seeds.object, background: seeds.background)
+            return .mask(clip(mask, to: shape))
         case .fit(let p):
             let fitted = try CutoutVision.clickCandidates(image: image, at: p).compactMap { mask in
                 CutoutVision.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }
@@ -264,27 +344,28 @@ package final class CutoutEditor {
             status("\(f.what): cutout: \(e)", true)
             printError("studio: \(f.what): cutout: \(e)")
         case .success(.mask(let mask)):
-            apply(mask, to: f.kind, strokes: f.strokes, seconds: clock.now() - f.started)
+            apply(mask, to: f.kind, strokes: f.strokes, seconds: clock.now() - f.started, recut: f.recut)
         case .success(.fitted(let candidates)):
             if case .fit(let p) = f.job { add(candidates, at: p) }
         }
         if let w = waiting {
             waiting = nil
-            start(w.kind, strokes: w.strokes)
+            start(w.kind, strokes: w.strokes, recut: w.recut)
         }
         overlayVersion += 1
         return true
     }
 
     /// The region's cutout is `mask` now: one undo step.
-    private func apply(_ mask: GreyMask, to kind: SketchOrigin.Kind?, strokes: [CutoutStroke], seconds: Double) {
+    /// (`recut`: no undo step of its own, the drag's undoes it.)
+    private func apply(_ mask: GreyMask, to kind: SketchOrigin.Kind?, strokes: [CutoutStroke], seconds: Double, recut: Bool = false) {
         guard let kind, var state = session.currentState(kind) else {
             status("the region is gone: its cutout is dropped", true)
             return
         }
         let place = state.parameters.cutout?.place ?? placeOf(kind)
         state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: mask, strokes: strokes)), shape: state.points.shape, place: place)
-        editor.apply(kind, state)
+        if recut { editor.change(kind, to: state) } else { editor.apply(kind, state) }
         let n = mask.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) }
         let what = state.name ?? editor.describe(kind)
         status("cut out \(what) in \(fmt1(seconds)) s: \(n) pixels of object; Shift+drag marks object, Alt+drag background; Ctrl+S saves the mask, Ctrl+Z undoes", false)

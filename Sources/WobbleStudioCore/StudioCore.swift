@@ -105,6 +105,7 @@ package final class StudioCore {
         recorder.status = editor.status
         cutouts.status = editor.status
         cutouts.select = { [unowned self] in inspector.select($0, quiet: true) }
+        editor.handlesMoved = { [unowned self] in cutouts.recut($0) }
         exporter.status = editor.status
         player.status = editor.status
     }
@@ -552,7 +553,7 @@ package final class StudioCore {
             timelineEditor.drag(to: t, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod)
             timelineEditor.endDrag()
         case .deleteSelected:
-            if !timelineEditor.deleteSelected() { forgetPokes() }
+            if !timelineEditor.deleteSelected() && !deleteSelectedRegion() { forgetPokes() }
         case .toggleLoop:
             toggleLoop()
         case .bake:
@@ -633,6 +634,19 @@ package final class StudioCore {
             dirty = true
             exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits, preset: preset)
         }
+    }
+
+    /// `Delete` with a region selected (and no tick): the region is
+    /// deleted (`SketchEditor.delete`), not while its cutout is computed.
+    /// False when none is selected.
+    private func deleteSelectedRegion() -> Bool {
+        guard let kind = inspector.selected else { return false }
+        guard !cutouts.isComputing else {
+            editor.status("a cutout is being computed: Delete when it is done", true)
+            return true
+        }
+        if editor.delete(kind) { inspector.select(nil, quiet: true) }
+        return true
     }
 
     private func forgetPokes() {
