@@ -28,6 +28,7 @@ enum HelpSheet {
         ("C", "cut out the selected region: its object moves, the background stays (outline in magenta)"),
         ("Shift+drag / Alt+drag", "mark object / background in the selected region's cutout"),
         ("Shift+click the picture", "add a region fitted around the object there, with its cutout"),
+        ("O, then clicks", "magnetic outline: points along an object's edge; a click on the first point or O closes it"),
         ("Ctrl+S", "save the edits (and cutout masks, as <scene>-masks/<name>.png) into the scene"),
         ("Ctrl+Z", "undo, across saves"),
         ("Ctrl+Shift+Z, Ctrl+Y", "redo"),

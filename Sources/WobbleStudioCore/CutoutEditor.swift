@@ -35,10 +35,12 @@ package final class CutoutEditor {
 
     /// What a job computes on the worker.
     private enum Job: Sendable {
-        /// The object of a region: its box, its shape, the strokes.
-        case cut(box: PixelRect, shape: RegionShape, strokes: [CutoutStroke])
+        /// The object of a region: its shape, the strokes (`CutoutVision.refined`).
+        case cut(shape: RegionShape, strokes: [CutoutStroke])
         /// The objects a click may mean, and a region fitted around each.
         case fit(Point)
+        /// A magnetic outline through the points: its mask and region.
+        case outline([Point])
     }
     private enum Done: Sendable {
         case mask(GreyMask)
@@ -100,6 +102,60 @@ package final class CutoutEditor {
     package func waitForJob(upTo seconds: Double) -> Bool {
         guard let f = flight else { return true }
         return f.mailbox.group.wait(timeout: .now() + max(0, seconds)) == .success
+    }
+
+    // MARK: The magnetic outline
+
+    /// The points of the magnetic outline being clicked (image pixels),
+    /// nil when none is: `O` begins one, each click on the picture adds a
+    /// point on the object's edge, a click within `closeSlop` of the first
+    /// point (or `O` again) closes it, with three points or more: the path
+    /// between the points snaps to the object's edge
+    /// (`CutoutVision.magneticOutline`, on the worker) and a region fitted
+    /// around what it closes is added with that cutout (one undo step).
+    package private(set) var outlinePoints: [Point]?
+    /// How near (image pixels) a click must be to the first point to close the outline.
+    package static let closeSlop = 6.0
+
+    package var isOutlining: Bool { outlinePoints != nil }
+
+    /// `O`: begins an outline; closes the one being clicked (with three
+    /// points or more; else it is left).
+    package func outlineKey() {
+        guard let points = outlinePoints else {
+            guard session.clip != nil else { status("cannot cut out: the scene failed", true); return }
+            outlinePoints = []
+            overlayVersion += 1
+            status("magnetic outline: click points along the object's edge; a click on the first point or O closes it", false)
+            return
+        }
+        if points.count >= 3 { closeOutline() } else {
+            outlinePoints = nil
+            overlayVersion += 1
+            status("outline left (it needs three points or more)", false)
+        }
+    }
+
+    /// A click on the picture at image point `p` while outlining.
+    package func addOutlinePoint(_ p: Point) {
+        guard var points = outlinePoints, p.isFinite else { return }
+        if points.count >= 3, (p - points[0]).length <= CutoutEditor.closeSlop {
+            closeOutline()
+            return
+        }
+        points.append(p)
+        outlinePoints = points
+        overlayVersion += 1
+        status("outline: \(points.count) point\(points.count == 1 ? "" : "s")\(points.count >= 3 ? "; a click on the first point or O closes it" : "")", false)
+    }
+
+    private func closeOutline() {
+        guard let points = outlinePoints, points.count >= 3 else { return }
+        guard let image = session.image, session.clip != nil else { status("cannot cut out: the scene failed", true); return }
+        guard flight == nil else { busy(); return }
+        outlinePoints = nil
+        overlayVersion += 1
+        launch(.outline(points), kind: nil, what: "the outline of \(points.count) points", strokes: [], image: image)
     }
 
     // MARK: Keys and strokes
@@ -188,7 +244,7 @@ package final class CutoutEditor {
         guard var state = session.currentState(kind), let cutout = state.parameters.cutout else { return }
         switch cutout.source {
         case .memory(let m):
-            let clipped = CutoutEditor.clip(m.mask, to: state.points.shape)
+            let clipped = CutoutVision.clipped(m.mask, to: state.points.shape)
             if clipped != m.mask {
                 state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: clipped, strokes: m.strokes)),
                                                         shape: cutout.shape, place: cutout.place)
@@ -206,24 +262,6 @@ package final class CutoutEditor {
             return
         }
         start(kind, strokes: [], recut: true)
-    }
-
-    /// `mask` with every pixel whose centre lies outside `shape` cleared.
-    package static func clip(_ mask: GreyMask, to shape: RegionShape) -> GreyMask {
-        var out = mask
-        let b = mask.objectBox
-        guard !b.isEmpty else { return mask }
-        let r = shape.bbox
-        for y in b.y0 ..< b.y1 {
-            let cy = Double(y) + 0.5
-            for x in b.x0 ..< b.x1 where out.pixels[y * mask.width + x] != 0 {
-                let cx = Double(x) + 0.5
-                if cx < r.minX || cx > r.maxX || cy < r.minY || cy > r.maxY || !shape.contains(Point(cx, cy)) {
-                    out.pixels[y * mask.width + x] = 0
-                }
-            }
-        }
-        return out
     }
 
     /// The strokes a cutout has: a mask in memory carries them; a mask the
@@ -262,23 +300,13 @@ package final class CutoutEditor {
         guard let had = strokes(of: state.parameters.cutout, name: state.name ?? editor.describe(kind)) else { return }
         let strokes = had + more
         let shape = state.points.shape
-        // The region's box, grown to hold the object strokes.
-        var r = shape.bbox
-        for s in strokes where s.object {
-            for p in s.points where p.isFinite {
-                r = Rect(minX: min(r.minX, p.x - s.radius), minY: min(r.minY, p.y - s.radius),
-                         maxX: max(r.maxX, p.x + s.radius), maxY: max(r.maxY, p.y + s.radius))
-            }
-        }
         let regionBox = CutoutEditor.pixelBox(shape.bbox)
         let name = state.name ?? editor.describe(kind)
         guard regionBox.x0 >= 0, regionBox.y0 >= 0, regionBox.x1 <= image.width, regionBox.y1 <= image.height, !regionBox.isEmpty else {
             status("\(name): cutout: \(CutoutProblem.outsideImage(box: regionBox, width: image.width, height: image.height))", true)
             return
         }
-        var box = CutoutEditor.pixelBox(r)
-        box = PixelRect(x0: max(0, box.x0), y0: max(0, box.y0), x1: min(image.width, box.x1), y1: min(image.height, box.y1))
-        launch(.cut(box: box, shape: shape, strokes: strokes), kind: kind, what: name, strokes: strokes, image: image)
+        launch(.cut(shape: shape, strokes: strokes), kind: kind, what: name, strokes: strokes, image: image)
         flight?.recut = recut
     }
 
@@ -310,16 +338,18 @@ package final class CutoutEditor {
     /// What a job computes (on the worker).
     private static func compute(_ job: Job, image: RGBAImage) throws -> Done {
         switch job {
-        case .cut(let box, let shape, let strokes):
-            let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
-            let mask = try CutoutVision.objectMask(image: image, box: box, region: shape, object: seeds.object, background: seeds.background)
-            return .mask(clip(mask, to: shape))
+        case .cut(let shape, let strokes):
+            return .mask(try CutoutVision.refined(image: image, region: shape, strokes: strokes))
         case .fit(let p):
             let fitted = try CutoutVision.clickCandidates(image: image, at: p).compactMap { mask in
                 CutoutVision.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }
             }
             guard !fitted.isEmpty else { throw CutoutProblem.noObject }
             return .fitted(fitted)
+        case .outline(let points):
+            let mask = try CutoutVision.magneticOutline(image: image, points: points).mask
+            guard let region = CutoutVision.fitRegion(around: mask) else { throw CutoutProblem.noObject }
+            return .fitted([Fitted(mask: mask, points: inside(region, width: image.width, height: image.height))])
         }
     }
 
@@ -346,7 +376,11 @@ package final class CutoutEditor {
         case .success(.mask(let mask)):
             apply(mask, to: f.kind, strokes: f.strokes, seconds: clock.now() - f.started, recut: f.recut)
         case .success(.fitted(let candidates)):
-            if case .fit(let p) = f.job { add(candidates, at: p) }
+            switch f.job {
+            case .fit(let p): add(candidates, at: p)
+            case .outline: add(candidates, at: nil)
+            case .cut: break
+            }
         }
         if let w = waiting {
             waiting = nil
@@ -374,12 +408,14 @@ package final class CutoutEditor {
 
     /// A region fitted around a `Shift`+click's first object, with that
     /// cutout: one undo step; the others wait for a `Shift`+click there again.
-    private func add(_ candidates: [Fitted], at p: Point) {
+    /// (`p` nil: a magnetic outline's, no other candidates.)
+    private func add(_ candidates: [Fitted], at p: Point?) {
         let first = candidates[0]
         var parameters = WobbleParameters.original
         parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: first.mask)), shape: first.points.shape, place: nil)
-        guard let kind = editor.add(first.points, parameters: parameters, what: "around \(objectOf(0, candidates.count))") else { return }
-        lastFit = (p, kind, candidates, 0)
+        let what = p == nil ? "around the outline" : "around \(objectOf(0, candidates.count))"
+        guard let kind = editor.add(first.points, parameters: parameters, what: what) else { return }
+        lastFit = p.map { ($0, kind, candidates, 0) }
         select(kind)
         if verbose { printError("studio: fitted \(editor.describe(kind)) around the object") }
     }

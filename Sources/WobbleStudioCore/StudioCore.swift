@@ -407,7 +407,7 @@ package final class StudioCore {
     private static func needsClip(_ c: StudioCommand) -> Bool {
         switch c {
         case .toggleRecording, .export, .openExportChooser, .writeStill, .save, .undo, .redo, .add, .toggleMute,
-             .toggleLoop, .cutOut, .bake, .deleteSelected, .forgetPokes, .unbound:
+             .toggleLoop, .cutOut, .outline, .bake, .deleteSelected, .forgetPokes, .unbound:
             return true
         default:
             return false
@@ -417,7 +417,7 @@ package final class StudioCore {
     /// Commands a take being recorded refuses (R stops it first).
     private static func refusedWhileRecording(_ c: StudioCommand) -> Bool {
         switch c {
-        case .save, .undo, .redo, .add, .togglePlay, .step, .home, .toggleMute, .toggleLoop, .cutOut, .bake,
+        case .save, .undo, .redo, .add, .togglePlay, .step, .home, .toggleMute, .toggleLoop, .cutOut, .outline, .bake,
              .deleteSelected, .forgetPokes, .unbound:
             return true
         default:
@@ -562,6 +562,10 @@ package final class StudioCore {
             }
         case .cutOut:
             cutouts.cut(inspector.selected)
+        case .outline:
+            cutouts.outlineKey()
+        case .outlinePoint(let p):
+            cutouts.addOutlinePoint(p)
         case .strokeBegin(let p, let radius, let object):
             guard session.clip != nil, !recorder.isRecording else { break }
             // The selected region's cutout, else the region under the press.

@@ -112,7 +112,7 @@ final class StudioCutoutStateTests: InProcessStudioCase {
         XCTAssertEqual(try read("s.lua"), Pic.scene.replacingOccurrences(of: "h = 70}", with: "h = 70, cutout = \"s-masks/disc.png\"}"))
     }
 
-    /// The cut region's lower right corner dragged left across the disc:
+    /// The cut region's lower right corner dragged left into the disc:
     /// GrabCut runs again from the new region (no undo step of its own)
     /// and no pixel of the mask lies outside the region's curves; `Ctrl+Z`
     /// gives the region and its mask back as they were.
@@ -128,7 +128,7 @@ final class StudioCutoutStateTests: InProcessStudioCase {
             (t0 + 0.20, key(.c)),
             (t0 + 0.50, .mouseDown(x: a.x + 135, y: a.y + 110)),      // rb
             (t0 + 0.51, .mouseMove(x: a.x + 120, y: a.y + 110)),
-            (t0 + 0.52, .mouseUp(x: a.x + 108, y: a.y + 110)),
+            (t0 + 0.52, .mouseUp(x: a.x + 100, y: a.y + 110)),
             (t0 + 0.90, key(.z, ctrl: true)),
             (t0 + 1.10, key(.s, ctrl: true)),
             (t0 + 1.30, .quit),
@@ -139,7 +139,7 @@ final class StudioCutoutStateTests: InProcessStudioCase {
         ])
         let m0 = try XCTUnwrap(first)
         let state = try XCTUnwrap(recut)
-        XCTAssertEqual(state.points.rb, Point(108, 110))
+        XCTAssertEqual(state.points.rb, Point(100, 110))
         guard case .memory(let m1)? = state.parameters.cutout?.source else { return XCTFail("the region keeps a cutout in memory") }
         XCTAssertEqual(app.cutouts.jobsRun, 2, "C, then the recut")
         XCTAssertNotEqual(m1.mask, m0.mask)
@@ -152,8 +152,10 @@ final class StudioCutoutStateTests: InProcessStudioCase {
             }
         }
         XCTAssertGreaterThan(inside, 800, "the disc's part inside the region is the object")
-        XCTAssertEqual(m0.mask.pixels[75 * w + 115], 255, "the first mask had the disc's right side")
-        XCTAssertEqual(m1.mask.pixels[75 * w + 115], 0, "outside the moved region it is gone")
+        // (113, 90): the disc's, outside the moved region (its right edge is at x 110 there).
+        XCTAssertFalse(shape.contains(Point(113.5, 90.5)))
+        XCTAssertEqual(m0.mask.pixels[90 * w + 113], 255, "the first mask had the disc's lower right")
+        XCTAssertEqual(m1.mask.pixels[90 * w + 113], 0, "outside the moved region it is gone")
         // One undo step: the drag and the recut together.
         XCTAssertEqual(undone?.points.rb, Point(135, 110))
         guard case .memory(let back)? = undone?.parameters.cutout?.source else { return XCTFail("undone: the first cutout") }
@@ -177,9 +179,10 @@ final class StudioCutoutStateTests: InProcessStudioCase {
             (t0 + 0.21, .mouseUp(x: a.x + 100, y: a.y + 75)),            // a click: region1
             (t0 + 0.50, key(.delete)),
             (t0 + 0.60, key(.z, ctrl: true)),
+            (t0 + 0.68, .select(x: a.x + 100, y: a.y + 75)),             // region1 again
             (t0 + 0.70, key(.delete)),
             (t0 + 0.80, key(.s, ctrl: true)),
-            (t0 + 1.00, .select(x: a.x + 70, y: a.y + 45)),              // the scene's disc
+            (t0 + 1.00, .select(x: a.x + 67, y: a.y + 108)),             // the scene's disc
             (t0 + 1.10, key(.delete)),
             (t0 + 1.30, .quit),
         ], clock: clock, actions: [

@@ -1,0 +1,55 @@
+import Foundation
+import WobbleCore
+import WobbleVision
+import XCTest
+
+/// Selection on the hand-masked set (SelectSet): the clicks a person needs.
+final class SelectionSetTests: XCTestCase {
+    /// The objects the test measures (the benchmark, Scripts/bench-select.sh,
+    /// measures all of them): a few of each kind, to keep the test short.
+    static let subset = ["coffee/crema", "coffee/handle", "astronaut/patch", "camera/camera", "chelsea/left-eye", "rocket/rocket"]
+
+    /// NoC@85 (see `SelectSet`) over the subset: on average at most
+    /// `SelectSet.nocThreshold` clicks, and the set's masks are what the
+    /// file says (20 objects, none empty).
+    func testClicksToReachIoU085OverTheHandMaskedSet() throws {
+        let all = try SelectSet.load()
+        XCTAssertGreaterThanOrEqual(all.count, 20)
+        for o in all { XCTAssertFalse(o.truth.isAllBackground, o.label) }
+        let objects = try SelectSet.load(only: Self.subset)
+        XCTAssertEqual(objects.count, Self.subset.count)
+        var total = 0
+        for o in objects {
+            let r = try SelectSet.measure(o, maxClicks: 10, box: false)
+            print("select \(o.label): first candidate IoU \(String(format: "%.3f", r.firstIoU)), NoC@85 \(r.clicks)")
+            total += r.clicks
+        }
+        let mean = Double(total) / Double(objects.count)
+        print("select: mean NoC@85 \(String(format: "%.2f", mean)) over \(objects.count) objects")
+        XCTAssertLessThanOrEqual(mean, SelectSet.nocThreshold)
+    }
+
+    /// The whole set, each measure per object and the summary (what
+    /// Scripts/bench-select.sh prints); only with WOBBLE_SELECT_BENCH set.
+    func testBenchmarkTheWholeSet() throws {
+        guard ProcessInfo.processInfo.environment["WOBBLE_SELECT_BENCH"] != nil else {
+            throw XCTSkip("the selection benchmark runs with WOBBLE_SELECT_BENCH=1 (Scripts/bench-select.sh)")
+        }
+        var results: [(String, SelectSet.Result)] = []
+        for o in try SelectSet.load() {
+            let r = try SelectSet.measure(o)
+            results.append((o.label, r))
+            print(String(format: "bench-select: %-24@ first %.3f  NoC@85 %2d  box %.3f  candidates %.3f s",
+                         o.label as NSString, r.firstIoU, r.clicks, r.boxIoU, r.candidateSeconds))
+        }
+        func median(_ v: [Double]) -> Double {
+            let s = v.sorted()
+            return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        }
+        let n = Double(results.count)
+        print(String(format: "bench-select: %d objects: first-candidate IoU median %.3f mean %.3f; NoC@85 mean %.2f (over 20 counted as 21); box IoU mean %.3f; candidates median %.3f s",
+                     results.count, median(results.map(\.1.firstIoU)), results.map(\.1.firstIoU).reduce(0, +) / n,
+                     Double(results.map(\.1.clicks).reduce(0, +)) / n, results.map(\.1.boxIoU).reduce(0, +) / n,
+                     median(results.map(\.1.candidateSeconds))))
+    }
+}
