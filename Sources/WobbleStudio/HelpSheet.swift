@@ -13,7 +13,7 @@ enum HelpSheet {
         ("click / drag timeline", "scrub"),
         ("hover a tick", "what kick it is and its line (script ticks below, performed above, baked green)"),
         ("click a tick", "select a scripted touch/impulse/shake or a baked poke; drag a baked one to move it"),
-        ("Delete", "delete the selected tick (else forget the pokes, as Backspace)"),
+        ("Delete", "delete the selected tick, else the selected region (an added one), else forget the pokes"),
         ("wheel", "zoom around the mouse"),
         ("middle drag, Space+drag", "pan (a Space press used to pan does not play/pause)"),
         ("F", "fit the picture into the window (enlarging it too)"),

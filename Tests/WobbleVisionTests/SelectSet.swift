@@ -58,8 +58,25 @@ enum SelectSet {
 
     struct BadLine: Error, CustomStringConvertible { let description: String }
 
-    /// Every object of the set (`only`: those whose label contains one of these).
-    static func load(only: [String]? = nil) throws -> [Object] {
+    /// `image` at half its size (each 2×2 square averaged).
+    static func half(_ image: RGBAImage) -> RGBAImage {
+        let w = image.width / 2, h = image.height / 2
+        var out = RGBAImage(width: w, height: h)
+        for y in 0..<h {
+            for x in 0..<w {
+                for c in 0..<4 {
+                    var sum = 0
+                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] { sum += Int(image.pixels[((2 * y + dy) * image.width + 2 * x + dx) * 4 + c]) }
+                    out.pixels[(y * w + x) * 4 + c] = UInt8((sum + 2) / 4)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Every object of the set (`only`: those whose label contains one of
+    /// these; `half`: the photos at half their size, the outlines halved).
+    static func load(only: [String]? = nil, half: Bool = false) throws -> [Object] {
         let text = try String(contentsOf: folder.appendingPathComponent("objects.txt"), encoding: .utf8)
         var out: [Object] = []
         var photo: (path: String, image: RGBAImage)?
@@ -69,14 +86,16 @@ enum SelectSet {
             current = nil
             let label = SelectSet.label(p.path, c.name)
             if let only, !only.contains(where: { label.contains($0) }) { return }
-            let w = p.image.width, h = p.image.height
+            let image = half ? SelectSet.half(p.image) : p.image
+            let s = half ? 2.0 : 1.0
+            let w = image.width, h = image.height
             var mask = GreyMask(width: w, height: h)
             for (minus, shape) in c.shapes {
                 for y in 0..<h {
-                    for x in 0..<w where shape.contains(Point(Double(x) + 0.5, Double(y) + 0.5)) { mask.pixels[y * w + x] = minus ? 0 : 255 }
+                    for x in 0..<w where shape.contains(Point((Double(x) + 0.5) * s, (Double(y) + 0.5) * s)) { mask.pixels[y * w + x] = minus ? 0 : 255 }
                 }
             }
-            out.append(Object(photo: p.path, name: c.name, image: p.image, truth: mask))
+            out.append(Object(photo: p.path, name: c.name, image: image, truth: mask))
         }
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var f = raw.split(separator: " ").map(String.init)
