@@ -35,8 +35,9 @@ package final class CutoutEditor {
 
     /// What a job computes on the worker.
     private enum Job: Sendable {
-        /// The object of a region: its shape, the strokes (`CutoutVision.refined`).
-        case cut(shape: RegionShape, strokes: [CutoutStroke])
+        /// The object of a region: its shape, the strokes, the mask it has
+        /// in memory (GrabCut starts from it; `CutoutVision.refined`).
+        case cut(shape: RegionShape, strokes: [CutoutStroke], from: GreyMask?)
         /// The objects a click may mean, and a region fitted around each.
         case fit(Point)
         /// A magnetic outline through the points: its mask and region.
@@ -306,7 +307,9 @@ package final class CutoutEditor {
             status("\(name): cutout: \(CutoutProblem.outsideImage(box: regionBox, width: image.width, height: image.height))", true)
             return
         }
-        launch(.cut(shape: shape, strokes: strokes), kind: kind, what: name, strokes: strokes, image: image)
+        var from: GreyMask?
+        if !more.isEmpty || recut, case .memory(let m)? = state.parameters.cutout?.source { from = CutoutVision.clipped(m.mask, to: shape) }
+        launch(.cut(shape: shape, strokes: strokes, from: from), kind: kind, what: name, strokes: strokes, image: image)
         flight?.recut = recut
     }
 
@@ -338,8 +341,8 @@ package final class CutoutEditor {
     /// What a job computes (on the worker).
     private static func compute(_ job: Job, image: RGBAImage) throws -> Done {
         switch job {
-        case .cut(let shape, let strokes):
-            return .mask(try CutoutVision.refined(image: image, region: shape, strokes: strokes))
+        case .cut(let shape, let strokes, let from):
+            return .mask(try CutoutVision.refined(image: image, region: shape, strokes: strokes, from: from))
         case .fit(let p):
             let fitted = try CutoutVision.clickCandidates(image: image, at: p).compactMap { mask in
                 CutoutVision.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }

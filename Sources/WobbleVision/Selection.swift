@@ -7,8 +7,11 @@ extension CutoutVision {
     /// to hold the object strokes, the region's inside probably object,
     /// every stroke a sure mark (`CutoutStroke.seeds`: a later one wins
     /// where they cross); then cleared outside the region's curves (a mask
-    /// never reaches past its region). Throws as `objectMask`.
-    public static func refined(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke]) throws -> GreyMask {
+    /// never reaches past its region). With `from` (the cutout's mask so
+    /// far), GrabCut starts from that mask instead of the region's inside
+    /// (probably object where it is above 127): a stroke corrects the mask
+    /// rather than starting over. Throws as `objectMask`.
+    public static func refined(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke], from: GreyMask? = nil) throws -> GreyMask {
         var r = shape.bbox
         for s in strokes where s.object {
             for p in s.points where p.isFinite {
@@ -21,7 +24,9 @@ extension CutoutVision {
         let box = PixelRect(x0: max(0, floor(r.minX)), y0: max(0, floor(r.minY)),
                             x1: min(image.width, ceil(r.maxX)), y1: min(image.height, ceil(r.maxY)))
         let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
-        let mask = try objectMask(image: image, box: box, region: shape, object: seeds.object, background: seeds.background)
+        let start = from.flatMap { $0.width == image.width && $0.height == image.height && !$0.isAllBackground ? $0 : nil }
+        let mask = try objectMask(image: image, box: box, region: shape, object: seeds.object, background: seeds.background,
+                                  workingSide: workingSide, probable: start)
         return clipped(mask, to: shape)
     }
 

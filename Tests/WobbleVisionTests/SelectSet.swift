@@ -18,7 +18,8 @@ import WobbleVision
 /// studio's brush (6 pixels) marking object where the object was missed
 /// (a `Shift`+press with a tiny drag) or background where the mask took
 /// too much (an `Alt`+click); the region's cutout is computed again from
-/// every dot so far (`CutoutVision.refined`). A dot of object outside the
+/// every dot so far, starting from the mask it has (`CutoutVision.refined`,
+/// as the studio does). A dot of object outside the
 /// region first refits the region around the mask and the dot (the
 /// studio's handles dragged out: a mask never reaches past its region).
 enum SelectSet {
@@ -218,7 +219,8 @@ enum SelectSet {
                 strokes.last?.paint(into: &grown)
                 region = CutoutVision.fitRegion(around: grown).map { $0.shape }
             }
-            guard let shape = region, let next = try? CutoutVision.refined(image: o.image, region: shape, strokes: strokes) else { continue }
+            guard let shape = region, let next = try? CutoutVision.refined(image: o.image, region: shape, strokes: strokes, from: mask)
+            else { continue }
             mask = next
             iou = CutoutVision.intersectionOverUnion(mask, o.truth)
         }
