@@ -16,7 +16,9 @@
 # and clicks are the same in a debug build, which CONFIG=debug uses as built:
 # only the times differ).
 # Usage: Scripts/bench-select.sh       Env: SCRATCH (build folder, default .build-bench),
-#        CONFIG (release, default; debug: the tests as `swift build --build-tests` left them)
+#        CONFIG (release, default; debug: the tests as `swift build --build-tests` left them),
+#        WOBBLE_SELECT_MAX_CLICKS (default 20: NoC@85's limit; 1 measures the first candidate and the box only),
+#        WOBBLE_SELECT_ONLY (labels, comma-separated parts: `coffee/crema,camera/`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ "${CONFIG:-release}" == debug ]]; then
@@ -24,4 +26,5 @@ if [[ "${CONFIG:-release}" == debug ]]; then
 else
   run=(swift test -c release -Xswiftc -enable-testing --scratch-path "${SCRATCH:-.build-bench}")
 fi
-WOBBLE_SELECT_BENCH=1 "${run[@]}" --filter 'SelectionSetTests/testBenchmarkTheWholeSet' 2>&1 | grep '^bench-select:'
+export WOBBLE_SELECT_BENCH=1
+"${run[@]}" --filter 'SelectionSetTests/testBenchmarkTheWholeSet' 2>&1 | grep '^bench-select:'

@@ -198,4 +198,47 @@ final class StudioCutoutStateTests: InProcessStudioCase {
         XCTAssertTrue(message.contains("delete its line") && message.contains("s.lua:2"), message)
         XCTAssertEqual(app.session.sketchCalls.count, 1)
     }
+
+    /// `O` and eight clicks 2 pixels outside the disc's edge, then a click
+    /// on the first point: the path snaps to the disc and a region fitted
+    /// around it is added with that cutout (one undo step); the clicks
+    /// poked nothing. `O` with fewer than three points leaves the outline.
+    func testOAndClicksAlongTheEdgeMakeAMagneticOutline() throws {
+        try box.writeImage("img.png", Pic.picture().0)
+        let a = imageArea(w, h)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var script: [(at: Double, input: StudioInput)] = [(t0 + 0.10, key(.space)), (t0 + 0.15, key(.o)),
+                                                          (t0 + 0.16, .mouseDown(x: a.x + 10, y: a.y + 10)),
+                                                          (t0 + 0.17, .mouseUp(x: a.x + 10, y: a.y + 10)),
+                                                          (t0 + 0.18, key(.o)),          // one point: left
+                                                          (t0 + 0.20, key(.o))]
+        var clicks: [(Int, Int)] = []
+        for k in 0..<8 {
+            let angle = Double(k) * .pi / 4 + 0.3
+            clicks.append((a.x + Int((Pic.centre.x + 24 * cos(angle)).rounded()), a.y + Int((Pic.centre.y + 24 * sin(angle)).rounded())))
+        }
+        clicks.append(clicks[0])                                              // the first point again: closes
+        for (n, c) in clicks.enumerated() {
+            let t = t0 + 0.30 + Double(n) * 0.02
+            script += [(t, .mouseDown(x: c.0, y: c.1)), (t + 0.01, .mouseUp(x: c.0, y: c.1))]
+        }
+        script += [(t0 + 0.80, key(.z, ctrl: true)), (t0 + 1.00, .quit), (t0 + 1.01, .quit)]
+        var left = "", outlining = false, added: SketchState?, afterUndo = -1
+        let app = try runCutoutStudio(script, clock: clock, actions: [
+            (t0 + 0.19, { app in left = app.message; outlining = app.cutouts.isOutlining }),
+            (t0 + 0.75, { app in added = app.session.edits.added.first }),
+            (t0 + 0.90, { app in afterUndo = app.session.edits.added.count }),
+        ])
+        XCTAssertEqual(left, "outline left (it needs three points or more)")
+        XCTAssertFalse(outlining)
+        let region = try XCTUnwrap(added, "the outline added a region")
+        guard case .memory(let m)? = region.parameters.cutout?.source else { return XCTFail("with the outline's cutout") }
+        let iou = Pic.iou(m.mask, Pic.picture().1)
+        print("studio magnetic outline: IoU \(String(format: "%.3f", iou)) with the disc")
+        XCTAssertGreaterThanOrEqual(iou, 0.85, "a 22-pixel disc: a pixel of the edge is a tenth of the IoU")
+        XCTAssertEqual(app.cutouts.jobsRun, 1)
+        XCTAssertEqual(afterUndo, 0, "one undo step")
+        XCTAssertTrue(app.session.performed.isEmpty, "the clicks poked nothing")
+    }
 }

@@ -37,8 +37,11 @@ final class SelectionSetTests: XCTestCase {
             throw XCTSkip("the selection benchmark runs with WOBBLE_SELECT_BENCH=1 (Scripts/bench-select.sh)")
         }
         var results: [(String, SelectSet.Result)] = []
-        for o in try SelectSet.load() {
-            let r = try SelectSet.measure(o)
+        let env = ProcessInfo.processInfo.environment
+        let maxClicks = env["WOBBLE_SELECT_MAX_CLICKS"].flatMap { Int($0) } ?? 20
+        let only = env["WOBBLE_SELECT_ONLY"].map { $0.split(separator: ",").map(String.init) }
+        for o in try SelectSet.load(only: only) {
+            let r = try SelectSet.measure(o, maxClicks: maxClicks)
             results.append((o.label, r))
             print(String(format: "bench-select: %-24@ first %.3f  NoC@85 %2d  box %.3f  candidates %.3f s",
                          o.label as NSString, r.firstIoU, r.clicks, r.boxIoU, r.candidateSeconds))
@@ -48,9 +51,9 @@ final class SelectionSetTests: XCTestCase {
             return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
         }
         let n = Double(results.count)
-        print(String(format: "bench-select: %d objects: first-candidate IoU median %.3f mean %.3f; NoC@85 mean %.2f (over 20 counted as 21); box IoU mean %.3f; candidates median %.3f s",
+        print(String(format: "bench-select: %d objects: first-candidate IoU median %.3f mean %.3f; NoC@85 mean %.2f (beyond %d clicks counted as %d); box IoU mean %.3f; candidates median %.3f s",
                      results.count, median(results.map(\.1.firstIoU)), results.map(\.1.firstIoU).reduce(0, +) / n,
-                     Double(results.map(\.1.clicks).reduce(0, +)) / n, results.map(\.1.boxIoU).reduce(0, +) / n,
+                     Double(results.map(\.1.clicks).reduce(0, +)) / n, maxClicks, maxClicks + 1, results.map(\.1.boxIoU).reduce(0, +) / n,
                      median(results.map(\.1.candidateSeconds))))
     }
 }
