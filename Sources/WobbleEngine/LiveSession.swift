@@ -607,7 +607,8 @@ public final class LiveSession {
                 // The studio's masks go beside the scene first; the edits
                 // then name their files (all back as they were on failure).
                 let unsaved = edits
-                var masks: [String] = []
+                let namedBefore = studioMasksNamed
+                var masks = MaskWrites()
                 do {
                     masks = try writeMasks()
                     let text = try merged(into: disk)
@@ -621,11 +622,12 @@ public final class LiveSession {
                     })
                     savedText = text
                 } catch {
-                    for m in masks { try? Posix.unlink(AT_FDCWD, m, shown: m) }
+                    masks.undo()
                     edits = unsaved
                     throw error
                 }
-                savedMasks = masks
+                savedMasks = masks.all.filter { $0.lowercased().hasSuffix(".png") }
+                removedMasks = removeMasks(namedBefore: namedBefore)
                 return (edits.calls.count, edits.added.count)
             }
         } catch let e as SaveError {
@@ -640,28 +642,67 @@ public final class LiveSession {
 
     /// The masks the last save wrote (`<scene>-masks/<name>.png`).
     public private(set) var savedMasks: [String] = []
+    /// The masks the last save removed (no sketch names them any more).
+    public private(set) var removedMasks: [String] = []
 
     /// The folder the studio's masks are saved in, as the scene names it:
     /// `<scene>-masks`, beside the scene.
     public var masksFolderName: String { ScenePaths.baseName(options.scenePath) + "-masks" }
 
+    /// What `writeMasks` did: the files it wrote that were not there
+    /// (taken away again when the save fails), and the bytes of those it
+    /// replaced (put back then).
+    private struct MaskWrites {
+        var created: [String] = []
+        var replaced: [(path: String, bytes: [UInt8])] = []
+        var all: [String] { created + replaced.map(\.path) }
+
+        /// Puts everything back as it was before the save.
+        func undo() {
+            for m in created { try? Posix.unlink(AT_FDCWD, m, shown: m) }
+            for r in replaced { try? AtomicFile.write(r.bytes, to: r.path) }
+        }
+    }
+
+    /// The mask file `source` names when it lies in the studio's masks
+    /// folder (`masksFolderName`, beside the scene), nil otherwise: the
+    /// files the studio writes, replaces and removes (never others).
+    private func studioMask(_ source: CutoutSource?) -> (path: String, file: String)? {
+        guard case .file(_, let written)? = source else { return nil }
+        let prefix = masksFolderName + "/"
+        guard written.hasPrefix(prefix) else { return nil }
+        let file = String(written.dropFirst(prefix.count))
+        guard !file.isEmpty, !file.contains("/"), file != ".", file != ".." else { return nil }
+        return (ScenePaths.join(ScenePaths.join(ScenePaths.folder(options.scenePath), masksFolderName), file), file)
+    }
+
+    /// The studio's mask files the calls of the last good run name (their
+    /// text as it is, edits aside).
+    private var studioMasksNamed: Set<String> {
+        Set(sketchCalls.indices.compactMap { studioMask(baseState($0)?.parameters.cutout?.source)?.path })
+    }
+
     /// Writes every cutout of the edits still in memory as a PNG in
-    /// `masksFolderName` (made when missing), `<name>.png` for the sketch's
-    /// name, else the first free `<name>-N.png`: never over another file,
-    /// atomically. The edits then name those files (`cutout = "..."`).
-    /// Returns the paths written.
-    private func writeMasks() throws -> [String] {
-        var pending: [(kind: SketchOrigin.Kind, name: String, mask: MaskImage)] = []
+    /// `masksFolderName` (made when missing), with its strokes beside it
+    /// (`<name>.strokes`, `CutoutStrokesFile`; none written, and an old one
+    /// removed, when it has none): one file per region. The file is
+    /// `<name>.png` for the sketch's name when that is free or is the
+    /// region's own (the file its line names now, replaced); else the
+    /// region's own file; else the first free `<name>-N.png`: never over
+    /// another region's file, atomically. The edits then name those files
+    /// (`cutout = "..."`).
+    private func writeMasks() throws -> MaskWrites {
+        var pending: [(kind: SketchOrigin.Kind, name: String, mask: MaskImage, own: (path: String, file: String)?)] = []
         for (n, state) in edits.calls.sorted(by: { $0.key < $1.key }) {
             if case .memory(let m)? = state.parameters.cutout?.source {
                 let name = state.name ?? baseState(n)?.name ?? "line\(sketchCalls.indices.contains(n) ? sketchCalls[n].line ?? n : n)"
-                pending.append((.call(n), name, m))
+                pending.append((.call(n), name, m, studioMask(baseState(n)?.parameters.cutout?.source)))
             }
         }
         for (i, state) in edits.added.enumerated() {
-            if case .memory(let m)? = state.parameters.cutout?.source { pending.append((.added(i), state.name ?? "region\(i + 1)", m)) }
+            if case .memory(let m)? = state.parameters.cutout?.source { pending.append((.added(i), state.name ?? "region\(i + 1)", m, nil)) }
         }
-        guard !pending.isEmpty else { return [] }
+        guard !pending.isEmpty else { return MaskWrites() }
         let sceneFolder = ScenePaths.folder(options.scenePath)
         let folderName = masksFolderName
         let folder = ScenePaths.join(sceneFolder, folderName)
@@ -676,24 +717,48 @@ public final class LiveSession {
         default:
             throw SaveError(message: "not saved: \(ScenePaths.shown(folder)) is not a folder (the cutout masks go there)")
         }
-        var written: [String] = []
-        do {
-            for p in pending {
-                var n = 1
-                var file = "\(p.name).png"
-                while Posix.kind(ScenePaths.join(folder, file), follow: false) != nil || written.contains(ScenePaths.join(folder, file)) {
-                    n += 1
-                    file = "\(p.name)-\(n).png"
-                }
-                let full = ScenePaths.join(folder, file)
-                let png = try ImageIO.encodeMaskPNG(p.mask.mask)
-                do {
-                    // `.fresh`: never over anything there, a link planted meanwhile too.
-                    try AtomicFile.write(png, to: full, name: .fresh)
-                } catch is MediaError where Posix.kind(full, follow: false) != nil {
+        // Files other regions' lines name: never written over.
+        let others = studioMasksNamed
+        var done = MaskWrites()
+        /// Writes `bytes` at `full`, replacing the file there only when `replace`.
+        func put(_ bytes: [UInt8], _ full: String, replace: Bool) throws {
+            let old = replace && Posix.kind(full, follow: false) == .regular ? try? Posix.readFile(full) : nil
+            // A name the studio chose: a link there is replaced, never
+            // followed; nothing is replaced unless it is this region's own file.
+            try AtomicFile.write(bytes, to: full, name: old != nil ? .madeUp : .fresh, beforeRename: {
+                guard old != nil || Posix.kind(full, follow: false) == nil else {
                     throw SaveError(message: "not saved: \(ScenePaths.shown(full)) appeared meanwhile (save again)")
                 }
-                written.append(full)
+            })
+            if let old { done.replaced.append((full, old)) } else { done.created.append(full) }
+        }
+        do {
+            for p in pending {
+                func free(_ file: String) -> Bool {
+                    let full = ScenePaths.join(folder, file)
+                    return !done.all.contains(full) && (p.own?.file == file
+                        || (!others.contains(full) && Posix.kind(full, follow: false) == nil
+                            && Posix.kind(CutoutStrokesFile.path(besideMask: full), follow: false) == nil))
+                }
+                var file = "\(p.name).png"
+                if !free(file) {
+                    if let own = p.own, free(own.file) {
+                        file = own.file
+                    } else {
+                        var n = 2
+                        while !free("\(p.name)-\(n).png") { n += 1 }
+                        file = "\(p.name)-\(n).png"
+                    }
+                }
+                let full = ScenePaths.join(folder, file)
+                try put(try ImageIO.encodeMaskPNG(p.mask.mask), full, replace: true)
+                let strokesPath = CutoutStrokesFile.path(besideMask: full)
+                if !p.mask.strokes.isEmpty {
+                    try put(Array(CutoutStrokesFile.text(p.mask.strokes).utf8), strokesPath, replace: true)
+                } else if Posix.kind(strokesPath, follow: false) == .regular, let old = try? Posix.readFile(strokesPath) {
+                    try Posix.unlink(AT_FDCWD, strokesPath, shown: ScenePaths.shown(strokesPath))
+                    done.replaced.append((strokesPath, old))
+                }
                 let source = CutoutSource.file(path: full, written: folderName + "/" + file)
                 guard var state = currentState(p.kind) else { continue }
                 state.parameters.cutout = state.parameters.cutout.map { CutoutRequest(source: source, shape: $0.shape, place: $0.place) }
@@ -703,11 +768,29 @@ public final class LiveSession {
                 }
             }
         } catch {
-            for m in written { try? Posix.unlink(AT_FDCWD, m, shown: m) }
+            done.undo()
             if let e = error as? SaveError { throw e }
             throw SaveError(message: "not saved: \(error)")
         }
-        return written
+        return done
+    }
+
+    /// After a save: the studio's mask files (and their strokes) that the
+    /// scene named before it and no sketch names now (a region deleted, its
+    /// cutout taken out, its mask written under another name) are removed.
+    /// Returns the masks removed.
+    private func removeMasks(namedBefore before: Set<String>) -> [String] {
+        var now = Set<String>()
+        for n in sketchCalls.indices { if let m = studioMask(currentState(.call(n))?.parameters.cutout?.source) { now.insert(m.path) } }
+        for s in edits.added { if let m = studioMask(s.parameters.cutout?.source) { now.insert(m.path) } }
+        var removed: [String] = []
+        for path in before.subtracting(now).sorted() {
+            for p in [path, CutoutStrokesFile.path(besideMask: path)] where Posix.kind(p, follow: false) == .regular {
+                try? Posix.unlink(AT_FDCWD, p, shown: ScenePaths.shown(p))
+            }
+            removed.append(path)
+        }
+        return removed
     }
 
     /// Whether the scene file is gone from its path: deleted, renamed away,

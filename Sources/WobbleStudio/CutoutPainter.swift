@@ -5,7 +5,9 @@ import WobbleStudioCore
 /// Draws the cutouts over the picture in the window: the outline of every
 /// cutout of the clip (its mask at rest) and the stroke being painted,
 /// into the handles layer. Strokes are painted with a brush of window
-/// pixels; a press that moves less than a click's slop is a click.
+/// pixels; a press that moves less than a click's slop is a click. The
+/// magnetic outline being clicked is drawn as its points (squares) joined
+/// by lines (its path snaps to the edge when it closes).
 final class CutoutPainter {
     /// Brush radius of a stroke, in window pixels.
     static let brush = 6.0
@@ -15,8 +17,9 @@ final class CutoutPainter {
     /// The outline of each cutout layer shown (by the layer, held while shown).
     private var outlines: [ObjectIdentifier: (layer: CutoutLayer, boundary: [Int])] = [:]
 
-    /// Draws the outlines of `clip`'s cutouts and `stroke` into `layer`.
-    func paint(into layer: inout RGBAImage, mapping m: OutputMapping, clip: Clip?, stroke: CutoutStroke?) {
+    /// Draws the outlines of `clip`'s cutouts, `stroke` and the magnetic
+    /// outline's `outline` points into `layer`.
+    func paint(into layer: inout RGBAImage, mapping m: OutputMapping, clip: Clip?, stroke: CutoutStroke?, outline: [Point]? = nil) {
         var shown: [ObjectIdentifier: (layer: CutoutLayer, boundary: [Int])] = [:]
         for l in (clip?.cutouts.values).map(Array.init) ?? [] {
             let id = ObjectIdentifier(l)
@@ -46,6 +49,16 @@ final class CutoutPainter {
             for i in boundary {
                 let (ox, oy) = out(i % mw, i / mw)
                 plot(ox, oy, ((ox + oy) / 4) % 2 == 0 ? (255, 40, 200) : (255, 255, 255))
+            }
+        }
+        if let points = outline, !points.isEmpty {
+            let scaled = points.map { Point($0.x / m.scaleX, $0.y / m.scaleY) }
+            if scaled.count > 1 {
+                CutoutStroke(points: scaled, radius: 0.75, object: true).forEachPixel(width: w, height: h) { plot($0 % w, $0 / w, (255, 220, 40)) }
+            }
+            for (i, p) in scaled.enumerated() {
+                let cx = Int(p.x), cy = Int(p.y), r = i == 0 ? 3 : 2
+                for y in cy - r ... cy + r { for x in cx - r ... cx + r { plot(x, y, i == 0 ? (255, 255, 255) : (255, 220, 40)) } }
             }
         }
         if let s = stroke {

@@ -365,6 +365,7 @@ final class StudioWindow {
             case Int32(SDLK_b.rawValue): key = .b
             case Int32(SDLK_m.rawValue): key = .m
             case Int32(SDLK_c.rawValue): key = .c
+            case Int32(SDLK_o.rawValue): key = .o
             case Int32(SDLK_f.rawValue): key = .f
             case Int32(SDLK_e.rawValue): key = .e
             case Int32(SDLK_p.rawValue): key = .p

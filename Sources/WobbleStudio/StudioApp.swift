@@ -33,6 +33,8 @@ final class StudioApp {
     private var dragPress: (x: Int, y: Int, moved: Bool)?
     /// A stroke: where the press was and whether it moved past a click's slop.
     private var strokePress: (x: Int, y: Int, moved: Bool)?
+    /// The press was a point of the magnetic outline (its release does nothing).
+    private var outlinePress = false
 
     /// The title shown (nil: not set yet).
     private var shownTitle: String?
@@ -311,6 +313,10 @@ final class StudioApp {
             core.perform(.backToEditing)
             if layout.panelContains(x, y) {
                 pressPanel(x, y)
+            } else if core.cutouts.isOutlining, layout.pictureAreaContains(x, y) {
+                // A point of the magnetic outline (no poke, no drag).
+                outlinePress = true
+                core.perform(.outlinePoint(imagePoint(x, y)))
             } else if layout.pictureAreaContains(x, y), core.grabbable(at: imagePoint(x, y), radius: grabRadius) != nil {
                 dragPress = (x, y, false)
                 core.perform(.grab(at: imagePoint(x, y), radius: grabRadius))
@@ -336,7 +342,9 @@ final class StudioApp {
             if core.timelineEditor.isDragging { core.perform(.dragTick(to: timelineTime(x))) }
             if core.inspector.isScrubbing { core.perform(.inspectorSlide(sliderFraction(x))) }
         case .mouseUp(let x, let y):
-            if core.cutouts.isStroking {
+            if outlinePress {
+                outlinePress = false
+            } else if core.cutouts.isStroking {
                 strokeTo(x, y)
                 strokePress = nil
                 core.perform(.strokeEnd)
@@ -457,8 +465,11 @@ final class StudioApp {
         let k = core.currentIndex
         presenter.selected = core.inspector.selected
         presenter.extraVersion = core.cutouts.overlayVersion
-        presenter.paintExtra = session.clip?.cutouts.isEmpty == false || core.cutouts.isStroking
-            ? { [unowned self] in cutoutPainter.paint(into: &$0, mapping: $1, clip: session.clip, stroke: core.cutouts.strokeShown) } : nil
+        presenter.paintExtra = session.clip?.cutouts.isEmpty == false || core.cutouts.isStroking || core.cutouts.isOutlining
+            ? { [unowned self] in
+                cutoutPainter.paint(into: &$0, mapping: $1, clip: session.clip, stroke: core.cutouts.strokeShown,
+                                    outline: core.cutouts.outlinePoints)
+            } : nil
         // The inspector's column, drawn again only when what it shows
         // changed; none over a sheet (the help, the export chooser).
         let r = layout.panelRect

@@ -12,8 +12,13 @@ import WobbleVision
 /// fitted around the object under the mouse. GrabCut runs on a worker
 /// thread, one job at a time, while the window keeps answering; its
 /// result becomes an edit of the region (`cutout` a mask in memory, one
-/// undo step) that `Ctrl+S` writes as `<scene>-masks/<name>.png`. The
-/// masks' outlines and the stroke being painted are drawn over the picture
+/// undo step) that `Ctrl+S` writes as `<scene>-masks/<name>.png`, with the
+/// strokes beside it (`<name>.strokes`): the strokes are the cutout's
+/// state, so a stroke after a save reruns GrabCut with every stroke since
+/// the first, read back from there. Moving a cut region's handles recuts
+/// it (in the background, part of the drag's undo step), and a mask never
+/// reaches past its region: each is cleared outside the region's curves.
+/// The masks' outlines and the stroke being painted are drawn over the picture
 /// by the front end (`strokeShown`, `overlayVersion`). Strokes come in
 /// image pixels; what counts as a click (a press that did not move) is
 /// the front end's to say: it sends the points of a stroke that moved.
@@ -30,10 +35,13 @@ package final class CutoutEditor {
 
     /// What a job computes on the worker.
     private enum Job: Sendable {
-        /// The object of a region: its box, its shape, the strokes.
-        case cut(box: PixelRect, shape: RegionShape, strokes: [CutoutStroke])
+        /// The object of a region: its shape, the strokes, the mask it has
+        /// in memory (GrabCut starts from it; `CutoutVision.refined`).
+        case cut(shape: RegionShape, strokes: [CutoutStroke], from: GreyMask?)
         /// The objects a click may mean, and a region fitted around each.
         case fit(Point)
+        /// A magnetic outline through the points: its mask and region.
+        case outline([Point])
     }
     private enum Done: Sendable {
         case mask(GreyMask)
@@ -58,6 +66,8 @@ package final class CutoutEditor {
     }
     private struct Flight {
         package var kind: SketchOrigin.Kind?
+        /// A recut after the region moved: applied without an undo step of its own.
+        package var recut = false
         package var what: String
         package var strokes: [CutoutStroke]
         package var job: Job
@@ -68,7 +78,7 @@ package final class CutoutEditor {
     private let worker = DispatchQueue(label: "wobble-run.studio.cutout")
     private var flight: Flight?
     /// Strokes that ended while a job ran: they go into the next one.
-    private var waiting: (kind: SketchOrigin.Kind, strokes: [CutoutStroke])?
+    private var waiting: (kind: SketchOrigin.Kind, strokes: [CutoutStroke], recut: Bool)?
     /// How many GrabCut jobs ran (tests count them).
     package private(set) var jobsRun = 0
 
@@ -93,6 +103,60 @@ package final class CutoutEditor {
     package func waitForJob(upTo seconds: Double) -> Bool {
         guard let f = flight else { return true }
         return f.mailbox.group.wait(timeout: .now() + max(0, seconds)) == .success
+    }
+
+    // MARK: The magnetic outline
+
+    /// The points of the magnetic outline being clicked (image pixels),
+    /// nil when none is: `O` begins one, each click on the picture adds a
+    /// point on the object's edge, a click within `closeSlop` of the first
+    /// point (or `O` again) closes it, with three points or more: the path
+    /// between the points snaps to the object's edge
+    /// (`CutoutVision.magneticOutline`, on the worker) and a region fitted
+    /// around what it closes is added with that cutout (one undo step).
+    package private(set) var outlinePoints: [Point]?
+    /// How near (image pixels) a click must be to the first point to close the outline.
+    package static let closeSlop = 6.0
+
+    package var isOutlining: Bool { outlinePoints != nil }
+
+    /// `O`: begins an outline; closes the one being clicked (with three
+    /// points or more; else it is left).
+    package func outlineKey() {
+        guard let points = outlinePoints else {
+            guard session.clip != nil else { status("cannot cut out: the scene failed", true); return }
+            outlinePoints = []
+            overlayVersion += 1
+            status("magnetic outline: click points along the object's edge; a click on the first point or O closes it", false)
+            return
+        }
+        if points.count >= 3 { closeOutline() } else {
+            outlinePoints = nil
+            overlayVersion += 1
+            status("outline left (it needs three points or more)", false)
+        }
+    }
+
+    /// A click on the picture at image point `p` while outlining.
+    package func addOutlinePoint(_ p: Point) {
+        guard var points = outlinePoints, p.isFinite else { return }
+        if points.count >= 3, (p - points[0]).length <= CutoutEditor.closeSlop {
+            closeOutline()
+            return
+        }
+        points.append(p)
+        outlinePoints = points
+        overlayVersion += 1
+        status("outline: \(points.count) point\(points.count == 1 ? "" : "s")\(points.count >= 3 ? "; a click on the first point or O closes it" : "")", false)
+    }
+
+    private func closeOutline() {
+        guard let points = outlinePoints, points.count >= 3 else { return }
+        guard let image = session.image, session.clip != nil else { status("cannot cut out: the scene failed", true); return }
+        guard flight == nil else { busy(); return }
+        outlinePoints = nil
+        overlayVersion += 1
+        launch(.outline(points), kind: nil, what: "the outline of \(points.count) points", strokes: [], image: image)
     }
 
     // MARK: Keys and strokes
@@ -140,7 +204,7 @@ package final class CutoutEditor {
         }
         if flight != nil {
             // Into the next job (after the one running, which lacks it).
-            if let w = waiting, w.kind == kind { waiting?.strokes.append(s.stroke) } else { waiting = (kind, [s.stroke]) }
+            if let w = waiting, w.kind == kind { waiting?.strokes.append(s.stroke); waiting?.recut = false } else { waiting = (kind, [s.stroke], false) }
             status("the stroke is marked; GrabCut runs with it when the cutout under way ends", false)
             return
         }
@@ -170,9 +234,63 @@ package final class CutoutEditor {
         launch(.fit(p), kind: nil, what: "the object at (\(fmt1(p.x)), \(fmt1(p.y)))", strokes: [], image: image)
     }
 
+    /// The handles of `kind` were moved (a drag ended): when it has a
+    /// cutout of the studio's (in memory, or a mask the studio saved in
+    /// `<scene>-masks`; a mask file of the user's is used as given, and
+    /// `"auto"` follows its region by itself), its mask is cleared outside
+    /// the region's new curves at once and GrabCut runs again from the new
+    /// region with the cutout's strokes, in the background; both without
+    /// an undo step of their own (undoing the drag undoes them).
+    package func recut(_ kind: SketchOrigin.Kind) {
+        guard var state = session.currentState(kind), let cutout = state.parameters.cutout else { return }
+        switch cutout.source {
+        case .memory(let m):
+            let clipped = CutoutVision.clipped(m.mask, to: state.points.shape)
+            if clipped != m.mask {
+                state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: clipped, strokes: m.strokes)),
+                                                        shape: cutout.shape, place: cutout.place)
+                editor.change(kind, to: state)
+            }
+        case .file(_, let written) where written.hasPrefix(session.masksFolderName + "/"):
+            break
+        default:
+            return
+        }
+        if flight != nil {
+            if waiting == nil || waiting?.kind == kind {
+                waiting = (kind, waiting?.strokes ?? [], waiting.map { $0.recut } ?? true)
+            }
+            return
+        }
+        start(kind, strokes: [], recut: true)
+    }
+
+    /// The strokes a cutout has: a mask in memory carries them; a mask the
+    /// studio saved has them beside it (`<name>.strokes`, none when there
+    /// is no such file). Nil, with the reason shown, when that file cannot
+    /// be read (a save would otherwise lose them).
+    private func strokes(of cutout: CutoutRequest?, name: String) -> [CutoutStroke]? {
+        switch cutout?.source {
+        case .memory(let m)?:
+            return m.strokes
+        case .file(let path, let written)?:
+            let file = CutoutStrokesFile.path(besideMask: path)
+            guard Posix.kind(file) != nil else { return [] }
+            do {
+                let bytes = try Posix.readFile(file, shown: CutoutStrokesFile.path(besideMask: written), limit: 16 << 20)
+                return try CutoutStrokesFile.parse(String(decoding: bytes, as: UTF8.self))
+            } catch {
+                status("\(name): cannot read the cutout's strokes, \(CutoutStrokesFile.path(besideMask: written)): \(error)", true)
+                return nil
+            }
+        default:
+            return []
+        }
+    }
+
     /// Runs GrabCut for `kind` with the strokes it has (a mask of the
-    /// studio's) and `more`.
-    private func start(_ kind: SketchOrigin.Kind, strokes more: [CutoutStroke]) {
+    /// studio's, in memory or saved) and `more`.
+    private func start(_ kind: SketchOrigin.Kind, strokes more: [CutoutStroke], recut: Bool = false) {
         guard session.clip != nil, let image = session.image else { status("cannot cut out: the scene failed", true); return }
         guard flight == nil else { busy(); return }
         if case .call(let n) = kind, let problem = session.editableCall(n).problem {
@@ -180,27 +298,19 @@ package final class CutoutEditor {
             return
         }
         guard let state = session.currentState(kind) else { return }
-        var strokes: [CutoutStroke] = []
-        if case .memory(let m)? = state.parameters.cutout?.source { strokes = m.strokes }
-        strokes += more
+        guard let had = strokes(of: state.parameters.cutout, name: state.name ?? editor.describe(kind)) else { return }
+        let strokes = had + more
         let shape = state.points.shape
-        // The region's box, grown to hold the object strokes.
-        var r = shape.bbox
-        for s in strokes where s.object {
-            for p in s.points where p.isFinite {
-                r = Rect(minX: min(r.minX, p.x - s.radius), minY: min(r.minY, p.y - s.radius),
-                         maxX: max(r.maxX, p.x + s.radius), maxY: max(r.maxY, p.y + s.radius))
-            }
-        }
         let regionBox = CutoutEditor.pixelBox(shape.bbox)
         let name = state.name ?? editor.describe(kind)
         guard regionBox.x0 >= 0, regionBox.y0 >= 0, regionBox.x1 <= image.width, regionBox.y1 <= image.height, !regionBox.isEmpty else {
             status("\(name): cutout: \(CutoutProblem.outsideImage(box: regionBox, width: image.width, height: image.height))", true)
             return
         }
-        var box = CutoutEditor.pixelBox(r)
-        box = PixelRect(x0: max(0, box.x0), y0: max(0, box.y0), x1: min(image.width, box.x1), y1: min(image.height, box.y1))
-        launch(.cut(box: box, shape: shape, strokes: strokes), kind: kind, what: name, strokes: strokes, image: image)
+        var from: GreyMask?
+        if !more.isEmpty || recut, case .memory(let m)? = state.parameters.cutout?.source { from = CutoutVision.clipped(m.mask, to: shape) }
+        launch(.cut(shape: shape, strokes: strokes, from: from), kind: kind, what: name, strokes: strokes, image: image)
+        flight?.recut = recut
     }
 
     private func busy() {
@@ -231,9 +341,8 @@ package final class CutoutEditor {
     /// What a job computes (on the worker).
     private static func compute(_ job: Job, image: RGBAImage) throws -> Done {
         switch job {
-        case .cut(let box, let shape, let strokes):
-            let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
-            return .mask(try CutoutVision.objectMask(image: image, box: box, region: shape, object: seeds.object, background: seeds.background))
+        case .cut(let shape, let strokes, let from):
+            return .mask(try CutoutVision.refined(image: image, region: shape, strokes: strokes, from: from))
         case .fit(let p):
             // The first candidate matted (a soft edge, as "auto"'s and
             // `wobble-run cutout --at`'s); the others as found (a click's
@@ -245,6 +354,10 @@ package final class CutoutEditor {
             }
             guard !fitted.isEmpty else { throw CutoutProblem.noObject }
             return .fitted(fitted)
+        case .outline(let points):
+            let mask = try CutoutVision.magneticOutline(image: image, points: points).mask
+            guard let region = CutoutVision.fitRegion(around: mask) else { throw CutoutProblem.noObject }
+            return .fitted([Fitted(mask: mask, points: inside(region, width: image.width, height: image.height))])
         }
     }
 
@@ -269,27 +382,32 @@ package final class CutoutEditor {
             status("\(f.what): cutout: \(e)", true)
             printError("studio: \(f.what): cutout: \(e)")
         case .success(.mask(let mask)):
-            apply(mask, to: f.kind, strokes: f.strokes, seconds: clock.now() - f.started)
+            apply(mask, to: f.kind, strokes: f.strokes, seconds: clock.now() - f.started, recut: f.recut)
         case .success(.fitted(let candidates)):
-            if case .fit(let p) = f.job { add(candidates, at: p) }
+            switch f.job {
+            case .fit(let p): add(candidates, at: p)
+            case .outline: add(candidates, at: nil)
+            case .cut: break
+            }
         }
         if let w = waiting {
             waiting = nil
-            start(w.kind, strokes: w.strokes)
+            start(w.kind, strokes: w.strokes, recut: w.recut)
         }
         overlayVersion += 1
         return true
     }
 
     /// The region's cutout is `mask` now: one undo step.
-    private func apply(_ mask: GreyMask, to kind: SketchOrigin.Kind?, strokes: [CutoutStroke], seconds: Double) {
+    /// (`recut`: no undo step of its own, the drag's undoes it.)
+    private func apply(_ mask: GreyMask, to kind: SketchOrigin.Kind?, strokes: [CutoutStroke], seconds: Double, recut: Bool = false) {
         guard let kind, var state = session.currentState(kind) else {
             status("the region is gone: its cutout is dropped", true)
             return
         }
         let place = state.parameters.cutout?.place ?? placeOf(kind)
         state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: mask, strokes: strokes)), shape: state.points.shape, place: place)
-        editor.apply(kind, state)
+        if recut { editor.change(kind, to: state) } else { editor.apply(kind, state) }
         let n = mask.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) }
         let what = state.name ?? editor.describe(kind)
         status("cut out \(what) in \(fmt1(seconds)) s: \(n) pixels of object; Shift+drag marks object, Alt+drag background; Ctrl+S saves the mask, Ctrl+Z undoes", false)
@@ -298,12 +416,14 @@ package final class CutoutEditor {
 
     /// A region fitted around a `Shift`+click's first object, with that
     /// cutout: one undo step; the others wait for a `Shift`+click there again.
-    private func add(_ candidates: [Fitted], at p: Point) {
+    /// (`p` nil: a magnetic outline's, no other candidates.)
+    private func add(_ candidates: [Fitted], at p: Point?) {
         let first = candidates[0]
         var parameters = WobbleParameters.original
         parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: first.mask)), shape: first.points.shape, place: nil)
-        guard let kind = editor.add(first.points, parameters: parameters, what: "around \(objectOf(0, candidates.count))") else { return }
-        lastFit = (p, kind, candidates, 0)
+        let what = p == nil ? "around the outline" : "around \(objectOf(0, candidates.count))"
+        guard let kind = editor.add(first.points, parameters: parameters, what: what) else { return }
+        lastFit = p.map { ($0, kind, candidates, 0) }
         select(kind)
         if verbose { printError("studio: fitted \(editor.describe(kind)) around the object") }
     }

@@ -47,6 +47,10 @@ package final class SketchEditor {
 
     package var isDragging: Bool { drag != nil }
 
+    /// Told when a drag that moved a sketch's handles ends (after its
+    /// undo step is recorded): the cutouts recut the region.
+    package var handlesMoved: ((SketchOrigin.Kind) -> Void)?
+
     /// Told after the undo steps followed another program's save (the
     /// inspector's selection follows too).
     package var callsMoved: ((LiveSession.CallsMoved) -> Void)?
@@ -130,6 +134,7 @@ package final class SketchEditor {
         drag = nil
         guard d.moved, let p = currentPoints(d.origin) else { changeStart = nil; return }
         endChange()
+        handlesMoved?(d.origin)
         let names = ["lt", "rt", "rb", "lb", "center"]
         let name = names[max(0, min(4, d.handle))]
         let v = p[handle: d.handle]
@@ -237,6 +242,29 @@ package final class SketchEditor {
         endChange()
         status("added \(name), \(what); Ctrl+S saves, Ctrl+Z undoes", false)
         return .added(session.edits.added.count - 1)
+    }
+
+    /// `Delete` on a selected region: an added region (not saved yet) is
+    /// taken out of the edits, with its cutout, as one undo step (`Ctrl+Z`
+    /// brings it back; `Ctrl+S` then writes neither its line nor its
+    /// mask). A region of the scene's own text is not deleted here (its
+    /// name may be used further down the script): the status says to
+    /// delete its line in the scene. Returns whether it was deleted.
+    @discardableResult
+    package func delete(_ kind: SketchOrigin.Kind) -> Bool {
+        switch kind {
+        case .call(let n):
+            let line = session.sketchCalls.indices.contains(n) ? session.sketchCalls[n].line : nil
+            status("\(describe(kind)) is the scene's own: delete its line\(line.map { " (\(session.options.scenePath):\($0))" } ?? "") in a text editor", true)
+            return false
+        case .added(let i):
+            guard session.edits.added.indices.contains(i) else { return false }
+            let name = describe(kind)
+            change { $0.added.remove(at: i) }
+            status("deleted \(name) (Ctrl+Z brings it back)", false)
+            if verbose { printError("studio: deleted \(name)") }
+            return true
+        }
     }
 
     /// Sets the loop edit (nil: as the scene says) with its period (see

@@ -113,6 +113,11 @@ package enum StudioCommand: Codable, Equatable, Sendable {
     case strokeBegin(at: Point, radius: Double, object: Bool)
     case strokeTo(Point)
     case strokeEnd
+    /// `O`: a magnetic outline begins; with three points or more, it closes
+    /// (fewer: it is left).
+    case outline
+    /// A click on the picture while outlining: a point on the object's edge.
+    case outlinePoint(Point)
 
     // Exports.
     /// Exports with a preset by its name (nil: the scene's own output, `E`).

@@ -105,6 +105,7 @@ package final class StudioCore {
         recorder.status = editor.status
         cutouts.status = editor.status
         cutouts.select = { [unowned self] in inspector.select($0, quiet: true) }
+        editor.handlesMoved = { [unowned self] in cutouts.recut($0) }
         exporter.status = editor.status
         player.status = editor.status
     }
@@ -406,7 +407,7 @@ package final class StudioCore {
     private static func needsClip(_ c: StudioCommand) -> Bool {
         switch c {
         case .toggleRecording, .export, .openExportChooser, .writeStill, .save, .undo, .redo, .add, .toggleMute,
-             .toggleLoop, .cutOut, .bake, .deleteSelected, .forgetPokes, .unbound:
+             .toggleLoop, .cutOut, .outline, .bake, .deleteSelected, .forgetPokes, .unbound:
             return true
         default:
             return false
@@ -416,7 +417,7 @@ package final class StudioCore {
     /// Commands a take being recorded refuses (R stops it first).
     private static func refusedWhileRecording(_ c: StudioCommand) -> Bool {
         switch c {
-        case .save, .undo, .redo, .add, .togglePlay, .step, .home, .toggleMute, .toggleLoop, .cutOut, .bake,
+        case .save, .undo, .redo, .add, .togglePlay, .step, .home, .toggleMute, .toggleLoop, .cutOut, .outline, .bake,
              .deleteSelected, .forgetPokes, .unbound:
             return true
         default:
@@ -556,7 +557,7 @@ package final class StudioCore {
             timelineEditor.drag(to: t, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod)
             timelineEditor.endDrag()
         case .deleteSelected:
-            if !timelineEditor.deleteSelected() { forgetPokes() }
+            if !timelineEditor.deleteSelected() && !deleteSelectedRegion() { forgetPokes() }
         case .toggleLoop:
             toggleLoop()
         case .bake:
@@ -565,6 +566,10 @@ package final class StudioCore {
             }
         case .cutOut:
             cutouts.cut(inspector.selected)
+        case .outline:
+            cutouts.outlineKey()
+        case .outlinePoint(let p):
+            cutouts.addOutlinePoint(p)
         case .strokeBegin(let p, let radius, let object):
             guard session.clip != nil, !recorder.isRecording else { break }
             // The selected region's cutout, else the region under the press.
@@ -637,6 +642,19 @@ package final class StudioCore {
             dirty = true
             exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits, preset: preset)
         }
+    }
+
+    /// `Delete` with a region selected (and no tick): the region is
+    /// deleted (`SketchEditor.delete`), not while its cutout is computed.
+    /// False when none is selected.
+    private func deleteSelectedRegion() -> Bool {
+        guard let kind = inspector.selected else { return false }
+        guard !cutouts.isComputing else {
+            editor.status("a cutout is being computed: Delete when it is done", true)
+            return true
+        }
+        if editor.delete(kind) { inspector.select(nil, quiet: true) }
+        return true
     }
 
     private func forgetPokes() {

@@ -14,6 +14,9 @@ package enum StudioKey: String, Codable, Equatable, Sendable {
     case m
     /// `C` cuts out the selected region.
     case c
+    /// `O` starts a magnetic outline (clicks along an object's edge), and
+    /// closes it.
+    case o
 }
 
 /// The window's keys as the studio core's commands: which command a key
@@ -135,6 +138,7 @@ package enum StudioKeyMap {
         case .m where !ctrl: return .toggleMute
         case .l where !ctrl: return .toggleLoop
         case .c where !ctrl: return .cutOut
+        case .o where !ctrl: return .outline
         case .b where !ctrl: return .bake
         case .delete: return .deleteSelected
         case .backspace: return .forgetPokes

@@ -251,8 +251,9 @@ public enum CutoutVision {
             list.enumerated().sorted { ($0.element.area, $0.offset) < ($1.element.area, $1.offset) }.map(\.element.mask)
         }
         let grabCut = smallestFirst(clear) + cut + trivial
+        let grouped = groupedCandidates(image: image, at: point).map(\.mask)
         var ordered: [GreyMask] = []
-        for m in grabCut.prefix(1) + smallestFirst(partsFound) + grabCut.dropFirst()
+        for m in grouped.prefix(2) + grabCut.prefix(1) + smallestFirst(partsFound) + grabCut.dropFirst() + grouped.dropFirst(2)
         where !ordered.contains(where: { intersectionOverUnion($0, m) > 0.9 }) {
             ordered.append(m)
         }

@@ -18,7 +18,7 @@ enum OpenCV {
 
     /// Runs `body` with an error buffer; a result other than 0 becomes a
     /// `VisionError` naming `function` and OpenCV's reason.
-    private static func check(_ function: String, _ body: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws {
+    static func check(_ function: String, _ body: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws {
         var buffer = [CChar](repeating: 0, count: 512)
         let rc = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
         guard rc == 0 else {

@@ -98,7 +98,8 @@ final class CutoutSessionTests: SessionTestCase {
         XCTAssertEqual(s.clip?.cutouts.values.first?.mask, truth)
         XCTAssertEqual(s.baseState(0)?.parameters.cutout?.source, .file(path: maskPath, written: "scene-masks/disc.png"))
 
-        // Another mask: never over the first file; the call's key replaced.
+        // Another mask: one file per region, so the region's own file is
+        // replaced (atomically) and the call's key stays.
         var other = truth
         for k in 0..<other.pixels.count where k % Self.w < 60 { other.pixels[k] = 0 }
         state = try XCTUnwrap(s.baseState(0))
@@ -107,9 +108,11 @@ final class CutoutSessionTests: SessionTestCase {
         XCTAssertTrue(s.run())
         try s.saveEdits()
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8),
-                       text.replacingOccurrences(of: "pin = \"bottom\"}", with: "pin = \"bottom\", cutout = \"scene-masks/disc-2.png\"}"))
-        let first = try ImageIO.load(path: maskPath)
-        XCTAssertEqual(first, saved, "the first mask file is untouched")
+                       text.replacingOccurrences(of: "pin = \"bottom\"}", with: "pin = \"bottom\", cutout = \"scene-masks/disc.png\"}"))
+        let replaced = try ImageIO.load(path: maskPath)
+        XCTAssertEqual(stride(from: 0, to: replaced.pixels.count, by: 4).map { replaced.pixels[$0] }, other.pixels, "the region's file has the new mask")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("scene-masks").path), ["disc.png"],
+                       "one mask file for the region")
         XCTAssertEqual(s.clip?.cutouts.values.first?.mask, other)
     }
 

@@ -343,7 +343,7 @@ final class StudioViewTests: InProcessStudioCase {
         // Every key the studio answers is on the sheet.
         let all = HelpSheet.lines(columns: 200, message: "").joined(separator: "\n")
         for k in ["Space", "Left / Right", "Home", "wheel", "Space+drag", "F ", "H ", "A ", "Ctrl+S", "Ctrl+Z", "Shift+arrows",
-                  "Backspace", "R ", "E ", "P ", "F1 or ?", "Esc", "C ", "Shift+drag / Alt+drag", "Shift+click"] {
+                  "Backspace", "R ", "E ", "P ", "F1 or ?", "Esc", "C ", "Shift+drag / Alt+drag", "Shift+click", "O, then clicks", "Delete"] {
             XCTAssertTrue(all.contains(k), k)
         }
     }

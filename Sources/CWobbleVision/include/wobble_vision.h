@@ -75,6 +75,24 @@ int wobble_matte_guided(const uint8_t *rgb, int width, int height, size_t stride
 int wobble_foreground_background(const uint8_t *rgb, int width, int height, size_t stride, const uint8_t *alpha,
                                  uint8_t *foreground, uint8_t *background, char *error, size_t errorSize);
 
+/// Why: the studio's magnetic outline (points clicked along an object's
+/// edge, the path between them snapped to the edge) is OpenCV's
+/// cv::segmentation::IntelligentScissorsMB (imgproc, C++ only).
+///
+/// The closed outline through the `count` (at least 3) anchors (`x, y`
+/// pairs, pixels of the `width × height` RGB image `rgb`, 3 bytes a pixel,
+/// rows `stride` bytes apart): between each anchor and the next (the last
+/// and the first too) the cheapest path along edges (Canny edges, gradient
+/// magnitude and direction), searched in the anchors' box grown by
+/// `margin` pixels. Writes the outline's pixels (`x, y` pairs) into `path`
+/// (at most `capacity` of them; `pathCount` says how many it has, which may
+/// be more) and fills `mask` (one byte a pixel, `width` bytes a row) with
+/// 255 inside the outline and on it, 0 elsewhere. Deterministic (one
+/// thread, no CPU-dependent paths). Returns 0, or -1 with a reason.
+int wobble_magnetic_outline(const uint8_t *rgb, int width, int height, size_t stride, const int32_t *anchors, int count,
+                            int margin, int32_t *path, int capacity, int *pathCount, uint8_t *mask, char *error,
+                            size_t errorSize);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Selection benchmark (docs/performance.md, "Selection"): on the hand-masked
+# set (Tests/WobbleVisionTests/SelectSet: 20 objects in CC0 and public-domain
+# photos, outlines made by hand; Scripts/select-masks.py draws them), for each
+# object:
+#   - the IoU of the first candidate of a Shift+click at the object's middle
+#     (the pixel farthest inside it);
+#   - NoC@85: the clicks to reach IoU 0.85, simulated the standard way (each
+#     next click at the middle of the largest wrong area: a 6-pixel dot of
+#     object or background, as the studio's Shift/Alt strokes; see
+#     SelectSet.swift for what a click is), at most 20 (never: counted 21);
+#   - GrabCut from the object's box (IoU);
+#   - the seconds a click's candidates take;
+# and the summary: first-candidate IoU median and mean, mean NoC@85, mean box
+# IoU, the candidates' median time. A release build of the tests (the IoUs
+# and clicks are the same in a debug build, which CONFIG=debug uses as built:
+# only the times differ).
+# Usage: Scripts/bench-select.sh       Env: SCRATCH (build folder, default .build-bench),
+#        CONFIG (release, default; debug: the tests as `swift build --build-tests` left them),
+#        WOBBLE_SELECT_MAX_CLICKS (default 20: NoC@85's limit; 1 measures the first candidate and the box only),
+#        WOBBLE_SELECT_ONLY (labels, comma-separated parts: `coffee/crema,camera/`)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ "${CONFIG:-release}" == debug ]]; then
+  run=(swift test --skip-build)
+else
+  run=(swift test -c release -Xswiftc -enable-testing --scratch-path "${SCRATCH:-.build-bench}")
+fi
+export WOBBLE_SELECT_BENCH=1
+"${run[@]}" --filter 'SelectionSetTests/testBenchmarkTheWholeSet' 2>&1 | grep '^bench-select:'

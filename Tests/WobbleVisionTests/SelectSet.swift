@@ -1,0 +1,242 @@
+import Foundation
+import WobbleCore
+import WobbleMedia
+import WobbleVision
+
+/// The selection benchmark's objects (SelectSet/objects.txt: CC0 and
+/// public-domain photos with hand-made outlines; the format is described
+/// at its top), rasterised as Scripts/select-masks.py does (a pixel is in
+/// the object when its centre is), and the measures taken on them: the
+/// IoU of a click's first candidate, the clicks to reach an IoU of 0.85
+/// (NoC@85) and GrabCut from the object's box.
+///
+/// What a click is, for our tool (what the studio offers): the first is a
+/// `Shift`+click at the object's middle (the pixel farthest inside it):
+/// the region fitted around the click's first candidate, with that mask.
+/// Each next one goes to the middle of the largest wrong area (the pixel
+/// of it farthest from its edge), the standard simulation: a dot of the
+/// studio's brush (6 pixels) marking object where the object was missed
+/// (a `Shift`+press with a tiny drag) or background where the mask took
+/// too much (an `Alt`+click); the region's cutout is computed again from
+/// every dot so far, starting from the mask it has (`CutoutVision.refined`,
+/// as the studio does). A dot of object outside the
+/// region first refits the region around the mask and the dot (the
+/// studio's handles dragged out: a mask never reaches past its region).
+enum SelectSet {
+    struct Object {
+        let photo: String
+        let name: String
+        let image: RGBAImage
+        let truth: GreyMask
+        var label: String { SelectSet.label(photo, name) }
+    }
+
+    /// `coffee/crema`: the photo's file name without its extension, the object's name.
+    static func label(_ photo: String, _ name: String) -> String {
+        let file = photo.split(separator: "/").last.map(String.init) ?? photo
+        return "\(file.split(separator: ".").first.map(String.init) ?? file)/\(name)"
+    }
+
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("SelectSet")
+
+    private enum Shape {
+        case polygon([Point]), ellipse(Point, Point)
+        func contains(_ p: Point) -> Bool {
+            switch self {
+            case .ellipse(let c, let r):
+                let dx = (p.x - c.x) / r.x, dy = (p.y - c.y) / r.y
+                return dx * dx + dy * dy <= 1
+            case .polygon(let pts):
+                var inside = false
+                for i in pts.indices {
+                    let a = pts[i], b = pts[(i + 1) % pts.count]
+                    if (a.y > p.y) != (b.y > p.y), p.x < a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x) { inside.toggle() }
+                }
+                return inside
+            }
+        }
+    }
+
+    struct BadLine: Error, CustomStringConvertible { let description: String }
+
+    /// `image` at half its size (each 2×2 square averaged).
+    static func half(_ image: RGBAImage) -> RGBAImage {
+        let w = image.width / 2, h = image.height / 2
+        var out = RGBAImage(width: w, height: h)
+        for y in 0..<h {
+            for x in 0..<w {
+                for c in 0..<4 {
+                    var sum = 0
+                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] { sum += Int(image.pixels[((2 * y + dy) * image.width + 2 * x + dx) * 4 + c]) }
+                    out.pixels[(y * w + x) * 4 + c] = UInt8((sum + 2) / 4)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Every object of the set (`only`: those whose label contains one of
+    /// these; `half`: the photos at half their size, the outlines halved).
+    static func load(only: [String]? = nil, half: Bool = false) throws -> [Object] {
+        let text = try String(contentsOf: folder.appendingPathComponent("objects.txt"), encoding: .utf8)
+        var out: [Object] = []
+        var photo: (path: String, image: RGBAImage)?
+        var current: (name: String, shapes: [(minus: Bool, shape: Shape)])?
+        func finish() {
+            guard let c = current, let p = photo else { return }
+            current = nil
+            let label = SelectSet.label(p.path, c.name)
+            if let only, !only.contains(where: { label.contains($0) }) { return }
+            let image = half ? SelectSet.half(p.image) : p.image
+            let s = half ? 2.0 : 1.0
+            let w = image.width, h = image.height
+            var mask = GreyMask(width: w, height: h)
+            for (minus, shape) in c.shapes {
+                for y in 0..<h {
+                    for x in 0..<w where shape.contains(Point((Double(x) + 0.5) * s, (Double(y) + 0.5) * s)) { mask.pixels[y * w + x] = minus ? 0 : 255 }
+                }
+            }
+            out.append(Object(photo: p.path, name: c.name, image: image, truth: mask))
+        }
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var f = raw.split(separator: " ").map(String.init)
+            guard let first = f.first, !first.hasPrefix("#") else { continue }
+            func bad(_ why: String) -> BadLine { BadLine(description: "objects.txt:\(n + 1): \(why)") }
+            func point(_ s: String) throws -> Point {
+                let xy = s.split(separator: ",").compactMap { Double($0) }
+                guard xy.count == 2 else { throw bad("'\(s)' is not x,y") }
+                return Point(xy[0], xy[1])
+            }
+            switch first {
+            case "photo":
+                finish()
+                guard f.count == 2 else { throw bad("photo PATH") }
+                photo = (f[1], try ImageIO.load(path: folder.appendingPathComponent(f[1]).path))
+            case "object":
+                finish()
+                guard f.count == 2 else { throw bad("object NAME") }
+                current = (f[1], [])
+            default:
+                let minus = first == "minus"
+                if minus { f.removeFirst() }
+                guard current != nil, let kind = f.first else { throw bad("a shape outside an object") }
+                let pts = try f.dropFirst().map(point)
+                switch kind {
+                case "polygon" where pts.count >= 3: current?.shapes.append((minus, .polygon(pts)))
+                case "ellipse" where pts.count == 2: current?.shapes.append((minus, .ellipse(pts[0], pts[1])))
+                default: throw bad("unknown shape '\(kind)'")
+                }
+            }
+        }
+        finish()
+        return out
+    }
+
+    /// The pixel of `area` (above 127) farthest from its edge (4-neighbour
+    /// distance, the first in rows on a tie), as its centre; nil when empty.
+    static func middle(of area: [Bool], width w: Int, height h: Int) -> Point? {
+        var d = [Int32](repeating: 0, count: w * h)
+        var queue: [Int] = []
+        for i in 0 ..< w * h where area[i] {
+            let x = i % w, y = i / w
+            if x == 0 || y == 0 || x == w - 1 || y == h - 1 || !area[i - 1] || !area[i + 1] || !area[i - w] || !area[i + w] {
+                d[i] = 1
+                queue.append(i)
+            }
+        }
+        var head = 0
+        while head < queue.count {
+            let i = queue[head]; head += 1
+            let x = i % w, y = i / w
+            for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < w && ny < h {
+                let n = ny * w + nx
+                if area[n] && d[n] == 0 { d[n] = d[i] + 1; queue.append(n) }
+            }
+        }
+        var best = -1, bestD: Int32 = 0
+        for i in 0 ..< w * h where d[i] > bestD { best = i; bestD = d[i] }
+        return best < 0 ? nil : Point(Double(best % w) + 0.5, Double(best / w) + 0.5)
+    }
+
+    /// The largest 4-connected area of `wrong`.
+    static func largestArea(_ wrong: [Bool], width w: Int, height h: Int) -> [Bool] {
+        var label = [Int32](repeating: -1, count: w * h)
+        var best: (id: Int32, size: Int) = (-1, 0)
+        var id: Int32 = 0
+        for s in 0 ..< w * h where wrong[s] && label[s] < 0 {
+            var stack = [s]
+            label[s] = id
+            var size = 0
+            while let i = stack.popLast() {
+                size += 1
+                let x = i % w, y = i / w
+                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < w && ny < h {
+                    let n = ny * w + nx
+                    if wrong[n] && label[n] < 0 { label[n] = id; stack.append(n) }
+                }
+            }
+            if size > best.size { best = (id, size) }
+            id += 1
+        }
+        return label.map { $0 == best.id && best.id >= 0 }
+    }
+
+    static let brush = 6.0
+    /// The mean NoC@85 the test asserts over its subset (at half size, at
+    /// most 6 clicks, 7 when never reached): what the grouping and the
+    /// corrective dots reach now, 5.0 (the patch in 1, the camera and the
+    /// left eye not within 6). The goal is 3.
+    static let nocThreshold = 5.0
+
+    /// What the measures give for one object.
+    struct Result {
+        var firstIoU: Double
+        var clicks: Int          // NoC@85 (maxClicks + 1 when never reached)
+        var boxIoU: Double
+        var candidateSeconds: Double
+    }
+
+    /// The measures for `o` (NoC@85 up to `maxClicks`).
+    static func measure(_ o: Object, maxClicks: Int = 20, box: Bool = true) throws -> Result {
+        let w = o.image.width, h = o.image.height
+        let truth = o.truth.pixels.map { $0 > 127 }
+        guard let click = middle(of: truth, width: w, height: h) else { throw BadLine(description: "\(o.label): empty") }
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        let candidates = (try? CutoutVision.clickCandidates(image: o.image, at: click)) ?? []
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+        var mask = candidates.first ?? GreyMask(width: w, height: h)
+        let first = CutoutVision.intersectionOverUnion(mask, o.truth)
+        var clicks = 1
+        var iou = first
+        var region = CutoutVision.fitRegion(around: mask).map { $0.shape }
+        var strokes: [CutoutStroke] = []
+        while iou < 0.85 && clicks < maxClicks {
+            clicks += 1
+            var wrong = [Bool](repeating: false, count: w * h)
+            for i in 0 ..< w * h { wrong[i] = truth[i] != (mask.pixels[i] > 127) }
+            guard let p = middle(of: largestArea(wrong, width: w, height: h), width: w, height: h) else { break }
+            let object = truth[Int(p.y) * w + Int(p.x)]
+            strokes.append(CutoutStroke(points: [p], radius: brush, object: object))
+            if object, region.map({ !$0.contains(p) }) ?? true {
+                var grown = mask
+                strokes.last?.paint(into: &grown)
+                region = CutoutVision.fitRegion(around: grown).map { $0.shape }
+            }
+            guard let shape = region, let next = try? CutoutVision.refined(image: o.image, region: shape, strokes: strokes, from: mask)
+            else { continue }
+            mask = next
+            iou = CutoutVision.intersectionOverUnion(mask, o.truth)
+        }
+        if iou < 0.85 { clicks = maxClicks + 1 }
+        var boxIoU = 0.0
+        if box {
+            let b = o.truth.objectBox
+            let region = SketchPoints(lt: Point(Double(b.x0), Double(b.y0)), rt: Point(Double(b.x1), Double(b.y0)),
+                                      rb: Point(Double(b.x1), Double(b.y1)), lb: Point(Double(b.x0), Double(b.y1))).shape
+            if let m = try? CutoutVision.objectMask(image: o.image, box: b, region: region) {
+                boxIoU = CutoutVision.intersectionOverUnion(m, o.truth)
+            }
+        }
+        return Result(firstIoU: first, clicks: clicks, boxIoU: boxIoU, candidateSeconds: seconds)
+    }
+}
