@@ -144,7 +144,8 @@ package struct Assembler {
     /// `--timeout`, as the frames are (a FIFO nobody writes to).
     package func joinSound(_ frames: [Frame], fps: Double, folderLast: Int) throws -> (folder: ScratchFolder, path: String)? {
         let first = frames[0].index, last = frames[frames.count - 1].index
-        var slices = Assembler.slices(directory)
+        let all = Assembler.slices(directory)
+        var slices = all
         guard !slices.isEmpty else { return nil }
         // Slices that start before the frames chosen (--frames) are cut; those after them are left out.
         if let i = slices.lastIndex(where: { $0.0 <= first }) { slices.removeFirst(i) }
@@ -155,10 +156,10 @@ package struct Assembler {
         let rate = Double(VideoSink.Audio.rate)
         func sample(_ frame: Int) -> Int { Int((Double(frame) / fps * rate).rounded()) }
         var pcm: [UInt8] = []
-        for (i, (index, name)) in slices.enumerated() {
+        for (index, name) in slices {
             // A slice holds the samples up to the next slice, the last one
             // up to the folder's last frame (whatever --frames keeps).
-            let end = i + 1 < slices.count ? slices[i + 1].0 : folderLast + 1
+            let end = all.first(where: { $0.0 > index })?.0 ?? folderLast + 1
             let path = (directory as NSString).appendingPathComponent(name)
             let bytes: [UInt8]
             do {
