@@ -3,6 +3,7 @@ import WobbleCore
 
 import WobbleMedia
 import WobbleRender
+import WobbleScript
 import WobbleSystem
 
 /// `--assemble DIR`: joins the PNG frames `frame_NNNNN.png` of DIR (for
@@ -57,6 +58,12 @@ package struct Assembler {
             throw UsageError("--assemble writes a GIF or a video, not PNG frames ('\(o.output ?? "")')")
         }
         var frames = try Assembler.list(directory)
+        // Outputs never replace inputs: not a frame, not a sound slice
+        // (links followed), whatever --frames keeps.
+        let inputs = frames.compactMap { InputFile(role: .frame, path: $0.path) }
+            + Assembler.slices(directory).compactMap { InputFile(role: .soundSlice, path: (directory as NSString).appendingPathComponent($0.1)) }
+        try Runner(options: o).refuseToReplaceInputs(plan, inputs: inputs, frames: 0...0)
+        let folderLast = frames[frames.count - 1].index
         if let r = o.frames {
             frames = frames.filter { r.contains($0.index) }
             guard !frames.isEmpty else {
@@ -103,7 +110,7 @@ package struct Assembler {
         var spec = OutputPlan.Frames(width: w, height: h, fps: fps, count: frames.count, fullRender: true,
                                      loop: o.loop, quality: o.quality, alpha: first.hasTransparentPixels, matte: o.matte)
         // The slices' sound, joined (a WAV in a private temporary folder).
-        let sound = try joinSound(frames, fps: fps)
+        let sound = try joinSound(frames, fps: fps, folderLast: folderLast)
         defer { sound?.folder.remove() }
         if let joined = sound?.path {
             if plan.format.video != nil {
@@ -135,15 +142,10 @@ package struct Assembler {
     /// slice must hold exactly the samples of the frames from its first to
     /// the next slice's (or the last frame). Each slice is read under
     /// `--timeout`, as the frames are (a FIFO nobody writes to).
-    package func joinSound(_ frames: [Frame], fps: Double) throws -> (folder: ScratchFolder, path: String)? {
-        let fd = try Posix.open(directory, O_RDONLY | O_DIRECTORY)
-        let names: [String]
-        do {
-            defer { Posix.closeQuietly(fd) }
-            names = try Posix.list(fd, shown: directory)
-        }
+    package func joinSound(_ frames: [Frame], fps: Double, folderLast: Int) throws -> (folder: ScratchFolder, path: String)? {
         let first = frames[0].index, last = frames[frames.count - 1].index
-        var slices = names.compactMap { n in AudioSlice.index(ofName: n).map { ($0, n) } }.sorted { $0.0 < $1.0 }
+        let all = Assembler.slices(directory)
+        var slices = all
         guard !slices.isEmpty else { return nil }
         // Slices that start before the frames chosen (--frames) are cut; those after them are left out.
         if let i = slices.lastIndex(where: { $0.0 <= first }) { slices.removeFirst(i) }
@@ -154,8 +156,10 @@ package struct Assembler {
         let rate = Double(VideoSink.Audio.rate)
         func sample(_ frame: Int) -> Int { Int((Double(frame) / fps * rate).rounded()) }
         var pcm: [UInt8] = []
-        for (i, (index, name)) in slices.enumerated() {
-            let end = i + 1 < slices.count ? slices[i + 1].0 : last + 1
+        for (index, name) in slices {
+            // A slice holds the samples up to the next slice, the last one
+            // up to the folder's last frame (whatever --frames keeps).
+            let end = all.first(where: { $0.0 > index })?.0 ?? folderLast + 1
             let path = (directory as NSString).appendingPathComponent(name)
             let bytes: [UInt8]
             do {
@@ -163,11 +167,11 @@ package struct Assembler {
             } catch let e as MediaError { throw RunError(e.message) }
             let expected = (sample(end) - sample(index)) * AudioSlice.frameBytes
             let from = (sample(max(index, first)) - sample(index)) * AudioSlice.frameBytes
-            // Every slice but the last holds its frames' samples exactly.
-            guard i + 1 < slices.count ? bytes.count == expected : bytes.count >= expected else {
+            // Every slice holds its frames' samples exactly.
+            guard bytes.count == expected else {
                 throw RunError("--assemble '\(directory)': '\(name)' holds \(bytes.count / AudioSlice.frameBytes) samples, not the \(expected / AudioSlice.frameBytes) of frames \(index)-\(end - 1) at \(NumberText.rate(fps)) fps (render that slice again, at this frame rate)")
             }
-            pcm += bytes[from..<expected]
+            pcm += bytes[from..<(sample(min(end, last + 1)) - sample(index)) * AudioSlice.frameBytes]
         }
         // (In a temporary folder: the frames' folder may be read-only.)
         do {
@@ -183,6 +187,14 @@ package struct Assembler {
         } catch {
             throw RunError("--assemble '\(directory)': cannot write the joined sound (\(error))")
         }
+    }
+
+    /// The sound slices of `dir` (`sound_NNNNN.wav`), by first frame.
+    package static func slices(_ dir: String) -> [(Int, String)] {
+        guard let fd = try? Posix.open(dir, O_RDONLY | O_DIRECTORY) else { return [] }
+        defer { Posix.closeQuietly(fd) }
+        let names = (try? Posix.list(fd, shown: dir)) ?? []
+        return names.compactMap { n in AudioSlice.index(ofName: n).map { ($0, n) } }.sorted { $0.0 < $1.0 }
     }
 
     package func load(_ f: Frame) throws -> RGBAImage {
@@ -222,7 +234,17 @@ package struct Assembler {
                 throw RunError("--assemble '\(dir)': frame \(index) is there twice ('\(min(other, name))' and '\(max(other, name))')")
             }
             seen[index] = name
-            frames.append(Frame(index: index, path: (dir as NSString).appendingPathComponent(name)))
+            let path = (dir as NSString).appendingPathComponent(name)
+            // A device is refused before it is opened (/dev/zero never
+            // ends); a FIFO is read, under --timeout.
+            switch Posix.kind(path) {
+            case .characterDevice?, .blockDevice?, .socket?, .directory?:
+                throw RunError("frame '\(PathBytes.display(path))': \(Posix.kind(path)?.described ?? "not a file"), not a PNG file")
+            case nil where Posix.kind(path, follow: false) == .link:
+                throw RunError("frame '\(PathBytes.display(path))': a dangling link, not a PNG file")
+            default: break
+            }
+            frames.append(Frame(index: index, path: path))
         }
         frames.sort { $0.index < $1.index }
         guard !frames.isEmpty else {

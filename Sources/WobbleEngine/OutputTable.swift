@@ -131,6 +131,8 @@ package struct OutputPlan: Equatable {
         package var audio: VideoSink.Audio? = nil
         /// One pass of a two-pass video encode (WebM/VP9; `quality` is then unused).
         package var twoPass: VideoSink.TwoPass? = nil
+        /// The sound slice committed with PNG frames into a folder (`PNGSequenceSink`).
+        package var soundSlice: (name: String, wav: [UInt8])? = nil
     }
 
     /// Checks that the output can hold the clip (a single PNG file holds
@@ -204,7 +206,8 @@ package struct OutputPlan: Equatable {
         case .png:
             guard let png else { return nil }
             if stream != nil { throw MediaError("output '\(path)': PNG frames are files in a folder, not one stream") }
-            return try PNGSequenceSink(output: png, fullRender: f.fullRender, frameCount: f.count, fps: f.fps)
+            return try PNGSequenceSink(output: png, fullRender: f.fullRender, frameCount: f.count, fps: f.fps,
+                                       soundSlice: f.soundSlice)
         case .mp4, .webm, .mov, .mkv:
             return try VideoSink(stream: try open(), shown: path, width: f.width, height: f.height, fps: f.fps,
                                  format: format.video, quality: f.quality, alpha: f.alpha, audio: f.audio,

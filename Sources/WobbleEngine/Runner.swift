@@ -191,6 +191,18 @@ package struct Runner {
         let stream = RegionFrames(renderer: renderer)
 
         if Posix.isTerminal(2) { report.flushWarnings() }
+        if let pngSound {
+            // The slice is decoded before the render and committed with the
+            // frames (one folder commit, one lock): never one run's frames
+            // beside another's sound, never frames replaced and then a
+            // slice refused.
+            let name = AudioSlice.name(selection.lowerBound)
+            do {
+                frames.soundSlice = (name, try AudioSlice.wav(pngSound.audio, shown: (pngSound.dir as NSString).appendingPathComponent(name)))
+            } catch let e as MediaError {
+                throw RunError(e.message)
+            }
+        }
         let sink = try makeSink.map { try $0(frames, stream.still) } ?? plan.makeSink(frames, still: stream.still)
         report.output = plan.path
         report.armForInterruption()
@@ -199,9 +211,6 @@ package struct Runner {
             return (f.image, k, f.changed)
         })
         report.record(sink)
-        if let pngSound {
-            try Runner.writeSoundSlice(pngSound.audio, dir: pngSound.dir, first: selection.lowerBound, fullRender: o.frames == nil)
-        }
         if o.verbose, let deferred = renderer as? DeferredGLESRenderer, deferred.started == nil {
             printError("wobble-run: \(deferred.startedDescription)")
         }
@@ -223,25 +232,6 @@ package struct Runner {
     package final class ImageWarnings {
         private(set) var lines: [String] = []
         package func add(_ line: String) { if !lines.contains(line) { lines.append(line) } }
-    }
-
-    /// Writes the sound of frames `first`… into `dir` as `sound_NNNNN.wav`;
-    /// a full render removes the other slices there (they belong to an
-    /// older clip, as stale frames do).
-    package static func writeSoundSlice(_ audio: VideoSink.Audio, dir: String, first: Int, fullRender: Bool) throws {
-        let name = AudioSlice.name(first)
-        do {
-            try AudioSlice.write(audio, to: (dir as NSString).appendingPathComponent(name))
-            if fullRender {
-                let fd = try Posix.open(dir, O_RDONLY | O_DIRECTORY)
-                defer { Posix.closeQuietly(fd) }
-                for other in try Posix.list(fd, shown: dir) where other != name && AudioSlice.index(ofName: other) != nil {
-                    try Posix.unlink(fd, other, shown: (dir as NSString).appendingPathComponent(other))
-                }
-            }
-        } catch let e as MediaError {
-            throw RunError(e.message)
-        }
     }
 
     /// The warning for a soundtrack an output cannot carry.
@@ -324,6 +314,13 @@ package struct Runner {
             case let f? where f.video != nil: path = options.placed(base + f.extensions[0])
             default: path = options.placed(base + ".gif")
             }
+        }
+        // A name wobble-run chose for a file (`<scene>.gif`, a preset's
+        // `<scene>-slack.gif`) where a folder is: refused, as any made-up
+        // name that is not a file (its format is not read from the folder,
+        // and no frames are written into it).
+        if madeUp, !path.hasSuffix("/"), let kind = Posix.kind(path, follow: false), kind != .regular, kind != .link {
+            throw RunError("output '\(PathBytes.display(path, controls: true))': \(OutputName.notAFile(kind))")
         }
         var plan = try OutputPlan.decide(path: path, format: options.format, follow: !madeUp)
         if madeUp {

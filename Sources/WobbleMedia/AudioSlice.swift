@@ -25,9 +25,9 @@ public enum AudioSlice {
     /// Bytes per sample frame (two channels of 16 bits).
     public static let frameBytes = 4
 
-    /// Decodes `audio`'s span with ffmpeg and writes it to `path`
-    /// (atomically; a name wobble-run chose, `OutputName.madeUp`).
-    public static func write(_ audio: VideoSink.Audio, to path: String) throws {
+    /// Decodes `audio`'s span with ffmpeg into a WAV file's bytes, for the
+    /// slice `shown` (`PNGSequenceSink` commits it with the frames).
+    public static func wav(_ audio: VideoSink.Audio, shown path: String) throws -> [UInt8] {
         let shown = PathBytes.display(path)
         guard let ffmpeg = ChildProcess.findExecutable("ffmpeg") else {
             throw MediaError("sound slice '\(shown)': needs ffmpeg, which is not installed (Debian: apt-get install ffmpeg)")
@@ -45,9 +45,7 @@ public enum AudioSlice {
         // Exactly the span (the filter pads and trims; this is a guard).
         if pcm.count > count * frameBytes { pcm.removeLast(pcm.count - count * frameBytes) }
         if pcm.count < count * frameBytes { pcm += [UInt8](repeating: 0, count: count * frameBytes - pcm.count) }
-        // A name of our own beside the frames: a link planted there is
-        // replaced, never written through.
-        try AtomicFile.write(wav(pcm: pcm), to: path, name: .madeUp, what: "sound slice '\(shown)'")
+        return wav(pcm: pcm)
     }
 
     /// A WAV file (16-bit stereo at 48 kHz) around `pcm`.

@@ -284,6 +284,14 @@ public final class PNGSequenceSink: FrameSink {
     /// The inode of each frame file written (by name), for the journal.
     private var inodes: [String: UInt64] = [:]
     private var lastIndex = -1
+    /// The sound slice that goes beside the frames (`AudioSlice`): written
+    /// into the temporary folder with them and committed by the same
+    /// journal under the same lock, so the folder always holds one run's
+    /// frames and that run's sound.
+    private let soundSlice: (name: String, wav: [UInt8])?
+    /// Files other than frames written into the temporary folder (the
+    /// sound slice), committed with the frames.
+    private var companions: [String] = []
     private enum State { case open, finished, aborted, failed }
     private var state = State.open
 
@@ -300,15 +308,20 @@ public final class PNGSequenceSink: FrameSink {
     ///     (default: one less than the processor count, 1 to 4).
     ///   - fps: the clip's frame rate, recorded in every file
     ///     (`PNGFrameRate`, a `tEXt` chunk) for `--assemble`; nil: none.
+    ///   - soundSlice: the slice's WAV (`AudioSlice.name`, `AudioSlice.wav`)
+    ///     committed with the frames into a folder; a full render then moves
+    ///     the folder's other slices out as stale. A folder, FIFO, socket or
+    ///     device at its name is refused before anything is replaced.
     /// - Throws: `MediaError` or `PosixError` naming the output path.
     public init(output: PNGOutput, fullRender: Bool, frameCount: Int? = nil,
                 compressionLevel: Int = ImageIO.defaultPNGCompressionLevel,
-                framesInFlight: Int? = nil, fps: Double? = nil) throws {
+                framesInFlight: Int? = nil, fps: Double? = nil, soundSlice: (name: String, wav: [UInt8])? = nil) throws {
         // Frames are encoded on background threads (`TaskBudget`: where too
         // few may start, the thread pool would wait for one forever).
         try TaskBudget.require(2, for: "writing PNG frames")
         try TaskBudget.requireDescriptors(8, for: "writing PNG frames")
         self.fps = fps
+        self.soundSlice = soundSlice
         self.output = output
         self.fullRender = fullRender
         self.compressionLevel = compressionLevel
@@ -370,6 +383,10 @@ public final class PNGSequenceSink: FrameSink {
         }
         do {
             while !pending.isEmpty { try writeOldest() }
+            if let slice = soundSlice, temporary != nil {
+                try writeFile(slice.wav, name: slice.name)
+                companions.append(slice.name)
+            }
             try withCommitLock {
                 try CommitWindow.run {
                     try moveIntoPlace()
@@ -552,9 +569,20 @@ public final class PNGSequenceSink: FrameSink {
     /// that folder itself), for the journal.
     private func merge(into dir: Int32, named: String) throws {
         guard let t = temporary else { return }
-        let names = written.map { layout.names.fileName($0) }
+        let names = written.map { layout.names.fileName($0) } + companions
         // 1. Check every name before changing anything.
         var existing = Set<String>()
+        for name in companions {
+            // A name wobble-run chose (`OutputName.madeUp`): a link there is
+            // replaced; what is not a file is refused, never opened.
+            let shown = layout.folder.joined(name)
+            guard let st = try Posix.linkStatus(at: dir, name, shown: shown) else { continue }
+            let kind = FileKind(st)
+            switch kind {
+            case .regular, .link: break
+            default: throw MediaError("sound slice '\(shown)': \(OutputName.notAFile(kind))")
+            }
+        }
         for name in names {
             let shown = layout.folder.joined(name)
             guard let st = try Posix.linkStatus(at: dir, name, shown: shown) else { continue }
@@ -567,7 +595,10 @@ public final class PNGSequenceSink: FrameSink {
         if fullRender {
             let keep = Set(written)
             for name in try Posix.list(dir, shown: layout.folder.shown) {
-                guard let index = layout.names.index(ofFileName: name), !keep.contains(index),
+                let frame = layout.names.index(ofFileName: name).map { !keep.contains($0) } ?? false
+                // The sound slices of an older clip go with its frames.
+                let slice = soundSlice != nil && AudioSlice.index(ofName: name) != nil && !companions.contains(name)
+                guard frame || slice,
                       let st = try Posix.linkStatus(at: dir, name, shown: name), FileKind(st) != .directory else { continue }
                 stale.append(name)
             }

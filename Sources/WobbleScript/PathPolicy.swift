@@ -15,6 +15,9 @@ public struct InputFile: Sendable, Equatable {
         case sound = "sound"
         case module = "module"
         case code = "script file"
+        /// An input of `--assemble`.
+        case frame = "frame"
+        case soundSlice = "sound slice"
     }
 
     public let role: Role

@@ -139,8 +139,13 @@ public enum TemporaryName {
     public static func removeLeftovers(in dir: Int32, shown: String) {
         guard let names = try? Posix.list(dir, shown: shown) else { return }
         for name in names where isLeftover(name) {
-            // A folder commit cut short by the kill is undone first.
-            CommitJournal.recover(home: dir, temporaryName: name)
+            // A folder commit cut short by the kill is undone first; a
+            // journal this tool did not write is never acted on, and its
+            // folder is left as it is.
+            if let why = CommitJournal.recover(home: dir, temporaryName: name) {
+                printError("wobble-run: warning: '\(shown.isEmpty || shown == "." ? "" : shown.hasSuffix("/") ? shown : shown + "/")\(name)/\(CommitJournal.name)' was left alone: it is not a commit journal wobble-run wrote (\(why)); remove the folder if nothing of yours is in it")
+                continue
+            }
             Posix.removeTree(dir, name)
         }
     }
@@ -243,10 +248,8 @@ public enum OutputTarget: Equatable {
             return try newFile(path, what: what)
         case .link:
             return try newFile(path, what: what)
-        case .directory:
-            throw refuse("is a folder, not a file")
-        case .fifo, .socket, .characterDevice, .blockDevice, .other:
-            throw refuse("is \(kind.described), not a file; not written (this name is chosen by wobble-run, so it is never written through: move it away)")
+        case .directory, .fifo, .socket, .characterDevice, .blockDevice, .other:
+            throw refuse(OutputName.notAFile(kind))
         }
     }
 
@@ -294,6 +297,13 @@ public enum OutputTarget: Equatable {
 
 /// Who chose an output path, which decides how a link there is treated.
 public enum OutputName: Equatable, Sendable {
+    /// Why a name wobble-run chose is not written when something other
+    /// than a file (or a link) is there: one message for a folder, a FIFO,
+    /// a socket, a device.
+    public static func notAFile(_ kind: FileKind) -> String {
+        "is \(kind.described), not a file; not written (this name is chosen by wobble-run, so it is never written through: move it away)"
+    }
+
     /// The user named it (`-o`, the script's `output()` checked by the
     /// path policy): `OutputTarget`'s policy (a link to a file is followed
     /// and that file replaced; a pipe or device is written in place).

@@ -71,51 +71,111 @@ package enum CommitJournal {
         try Posix.fsync(temp, shown: shown)
     }
 
-    /// Reads the journal of the temporary folder `temp`, if it has one.
-    package static func read(_ temp: Int32) -> (target: String, entries: [Entry])? {
-        guard let fd = try? Posix.openat(temp, name, O_RDONLY, shown: name) else { return nil }
+    /// What a temporary folder's journal says.
+    package enum Reading: Equatable {
+        /// No journal, or one cut short while being written (it does not
+        /// end with a newline): no rename happened yet, nothing to undo.
+        case nothing
+        /// A complete plan, every name checked.
+        case plan(target: String, entries: [Entry])
+        /// Not a journal this tool wrote: never acted on (why).
+        case refused(String)
+    }
+
+    /// Whether `name` is one entry of one folder: not empty, not `.` or
+    /// `..`, no `/` and no NUL. The commit only ever writes such names (a
+    /// frame's name, `.old-N`, the target folder's name beside the
+    /// temporary folder), so any other name was not written by it, and
+    /// following one (`d/victim` through a planted link, `../../victim`)
+    /// would rename a file outside the folder.
+    static func isPlainName(_ name: String) -> Bool {
+        let b = PathBytes.bytes(name)
+        return !b.isEmpty && b != [0x2E] && b != [0x2E, 0x2E] && !b.contains(0x2F) && !b.contains(0)
+    }
+
+    /// Whether `name` is a name the commit gives an old file it moves into
+    /// the temporary folder (`.old-N`, or `.old`).
+    static func isAsideName(_ name: String) -> Bool {
+        guard name.hasPrefix(".old") else { return false }
+        let rest = name.dropFirst(4)
+        return rest.isEmpty || (rest.hasPrefix("-") && rest.count > 1 && rest.dropFirst().allSatisfy { $0.isASCII && $0.isNumber })
+    }
+
+    /// Reads the journal of the temporary folder `temp`. Refused: a
+    /// journal (or temporary folder) that another user owns, one that is
+    /// not a regular file, and any line or name the commit does not write.
+    package static func read(_ temp: Int32) -> Reading {
+        guard let st = try? Posix.linkStatus(at: temp, name, shown: name) else { return .nothing }
+        guard FileKind(st) == .regular else { return .refused("it is not a regular file") }
+        guard st.st_uid == geteuid() else { return .refused("another user owns it") }
+        if let t = try? Posix.fstat(temp, shown: name), t.st_uid != geteuid() {
+            return .refused("another user owns its folder")
+        }
+        guard let fd = try? Posix.openat(temp, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, shown: name) else { return .refused("it cannot be read") }
         defer { close(fd) }
         var data: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65536)
         while let n = try? buf.withUnsafeMutableBytes({ try Posix.read(fd, into: $0, shown: name) }), n > 0 {
             data += buf[0..<n]
-            if data.count > 64 << 20 { return nil }
+            if data.count > 64 << 20 { return .refused("it is too long") }
         }
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        // Written with one write before the first rename: a journal that
+        // does not end its last line was cut short, so nothing was renamed.
+        guard data.last == UInt8(ascii: "\n") else { return .nothing }
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
+            .map { String(decoding: $0, as: UTF8.self) }
         guard lines.count >= 2, lines[0] == "wobble-commit 1", lines[1].hasPrefix("T "),
-              let target = unhex(lines[1].dropFirst(2)) else { return nil }
+              let target = unhex(lines[1].dropFirst(2)) else { return .refused("its header is not the commit's") }
+        guard target.isEmpty || isPlainName(target) else { return .refused("its target is not a plain name") }
         var entries: [Entry] = []
-        for line in lines.dropFirst(2) where !line.isEmpty {
-            let f = line.split(separator: " ")
+        func plain(_ n: String?) -> String? { n.flatMap { isPlainName($0) ? $0 : nil } }
+        func aside(_ n: String?) -> String? { n.flatMap { isAsideName($0) ? $0 : nil } }
+        for line in lines.dropFirst(2) {
+            let f = line.split(separator: " ", omittingEmptySubsequences: false)
             switch (f.first, f.count) {
             case ("R"?, 4):
-                guard let ino = UInt64(f[1]), let n = unhex(f[2]), let a = unhex(f[3]) else { return nil }
+                guard let ino = UInt64(f[1]), let n = plain(unhex(f[2])), let a = aside(unhex(f[3])) else {
+                    return .refused("a line names something other than a plain name in its folder")
+                }
                 entries.append(.replace(name: n, inode: ino, aside: a))
             case ("A"?, 3):
-                guard let ino = UInt64(f[1]), let n = unhex(f[2]) else { return nil }
+                guard let ino = UInt64(f[1]), let n = plain(unhex(f[2])) else {
+                    return .refused("a line names something other than a plain name in its folder")
+                }
                 entries.append(.add(name: n, inode: ino))
             case ("S"?, 3):
-                guard let n = unhex(f[1]), let a = unhex(f[2]) else { return nil }
+                guard let n = plain(unhex(f[1])), let a = aside(unhex(f[2])) else {
+                    return .refused("a line names something other than a plain name in its folder")
+                }
                 entries.append(.stale(name: n, aside: a))
             default:
-                return nil   // cut short while being written: no rename happened yet
+                return .refused("a line is not one the commit writes")
             }
         }
-        return (target, entries)
+        return .plan(target: target, entries: entries)
     }
 
     /// Undoes the cut-short commit of the temporary folder `temporaryName`
     /// in `home` (nothing when it has no journal). Best effort, in reverse
-    /// order of the commit.
-    package static func recover(home: Int32, temporaryName: String) {
-        guard let temp = try? Posix.openat(home, temporaryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, shown: temporaryName) else { return }
+    /// order of the commit. Every step is a rename between the two
+    /// folders' descriptors of a plain name (`isPlainName`), so no link is
+    /// followed and nothing outside the two folders is touched. Returns
+    /// why a journal was refused (never acted on; the caller leaves the
+    /// folder as it is and says so), nil otherwise.
+    package static func recover(home: Int32, temporaryName: String) -> String? {
+        guard let temp = try? Posix.openat(home, temporaryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, shown: temporaryName) else { return nil }
         defer { close(temp) }
-        guard let (target, entries) = read(temp) else { return }
+        let target: String, entries: [Entry]
+        switch read(temp) {
+        case .nothing: return nil
+        case .refused(let why): return why
+        case .plan(let t, let e): (target, entries) = (t, e)
+        }
         let dir: Int32
         if target.isEmpty {
             dir = home
         } else {
-            guard let d = try? Posix.openat(home, target, O_RDONLY | O_DIRECTORY, shown: target) else { return }
+            guard let d = try? Posix.openat(home, target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, shown: target) else { return nil }
             dir = d
         }
         defer { if dir != home { close(dir) } }
@@ -147,5 +207,6 @@ package enum CommitJournal {
         }
         try? Posix.fsync(dir, shown: target)
         try? Posix.unlink(temp, name, shown: name)
+        return nil
     }
 }

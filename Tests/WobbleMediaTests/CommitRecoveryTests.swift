@@ -120,8 +120,33 @@ final class CommitRecoveryTests: XCTestCase {
         let fd = try Posix.open(scratch.path, O_RDONLY | O_DIRECTORY)
         defer { close(fd) }
         try CommitJournal.write(entries, target: odd, into: fd, shown: "t")
-        let back = try XCTUnwrap(CommitJournal.read(fd))
-        XCTAssertEqual(back.target, odd)
-        XCTAssertEqual(back.entries, entries)
+        XCTAssertEqual(CommitJournal.read(fd), .plan(target: odd, entries: entries))
+    }
+
+    /// A journal whose names are not plain names in their folder (a path
+    /// through a planted link, `..`, an aside that the commit never makes)
+    /// is refused, never acted on; one cut short is nothing to undo.
+    func testJournalRefusesNamesThatAreNotPlain() throws {
+        let fd = try Posix.open(scratch.path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        func journal(_ text: String) throws -> CommitJournal.Reading {
+            try? FileManager.default.removeItem(atPath: scratch.path + "/" + CommitJournal.name)
+            try text.write(toFile: scratch.path + "/" + CommitJournal.name, atomically: false, encoding: .utf8)
+            return CommitJournal.read(fd)
+        }
+        let h = { (s: String) in CommitJournal.hex(s) }
+        for bad in ["d/victim", "../../victim", "..", ".", "", "a\u{0}b"] {
+            guard case .refused = try journal("wobble-commit 1\nT \nR 5 \(h(bad)) \(h(".old-1"))\n") else {
+                return XCTFail("R \(bad): not refused")
+            }
+            guard case .refused = try journal("wobble-commit 1\nT \nA 5 \(h(bad))\n") else { return XCTFail("A \(bad): not refused") }
+            guard case .refused = try journal("wobble-commit 1\nT \nS \(h("f")) \(h(bad))\n") else { return XCTFail("S \(bad): not refused") }
+        }
+        guard case .refused = try journal("wobble-commit 1\nT \(h("../x"))\n") else { return XCTFail("target ../x") }
+        guard case .refused = try journal("wobble-commit 1\nT \nR 5 \(h("f")) \(h("victim"))\n") else { return XCTFail("aside victim") }
+        guard case .refused = try journal("wobble-commit 1\nT \nX 1\n") else { return XCTFail("unknown line") }
+        XCTAssertEqual(try journal("wobble-commit 1\nT \nR 5 \(h("f")) \(h(".old-1"))\nA 6 66"), .nothing)
+        XCTAssertEqual(try journal("wobble-commit 1\nT \nR 5 \(h("frame_00000.png")) \(h(".old-1"))\n"),
+                       .plan(target: "", entries: [.replace(name: "frame_00000.png", inode: 5, aside: ".old-1")]))
     }
 }
