@@ -86,7 +86,7 @@ final class NewSceneTests: XCTestCase {
 
     func testCompletionsAndManPageKnowNew() throws {
         let bash = try Tool.run(["--generate", "bash"], cwd: box.url)
-        XCTAssertTrue(bash.stdout.contains("$'edit\\nnew\\ncutout\\nserve'"), bash.stdout)
+        XCTAssertTrue(bash.stdout.contains("$'edit\\nnew\\ncutout\\nserve\\npack'"), bash.stdout)
         let man = try Tool.run(["--generate", "man"], cwd: box.url)
         XCTAssertTrue(man.stdout.contains(".B wobble\\-run new"))
         let fish = try Tool.run(["--generate", "fish"], cwd: box.url)
