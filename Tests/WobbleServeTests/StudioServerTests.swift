@@ -203,7 +203,8 @@ final class StudioServerTests: XCTestCase {
         let (w, h) = (try XCTUnwrap(head["width"] as? Int), try XCTUnwrap(head["height"] as? Int))
         XCTAssertEqual(b.count, w * h)
         var blended = (0 ..< w * h).map { a.isEmpty ? t * b[$0] : a[$0] + t * (b[$0] - a[$0]) }
-        for i in stride(from: 6, to: entry.count, by: 2) { blended[Int(entry[i])] = Float(entry[i + 1]) }
+        XCTAssertEqual(entry[6], 0, "a plain region: no cutout")
+        for i in stride(from: 7, to: entry.count, by: 2) { blended[Int(entry[i])] = Float(entry[i + 1]) }
         let m = OutputMapping(sourceWidth: 40, sourceHeight: 30, outputWidth: 40, outputHeight: 30)
         let profile = DisplacementProfile(shape: r.shape, mapping: m, pin: r.pin)
         XCTAssertEqual([head["x0"] as? Int, head["y0"] as? Int, w, h], [profile.x0, profile.y0, profile.width, profile.height])
