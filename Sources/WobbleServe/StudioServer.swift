@@ -120,6 +120,8 @@ public final class StudioServer: @unchecked Sendable {
             sentRun = runMark
             sentSnapshot = core.snapshot()
             lastScene = sceneMessage(focus: 0)
+            // No page yet: each one gets the layers when it connects (`greet`).
+            cutoutsSent = Set(cutoutIDs.values.map(\.id))
         }
         server.onOpen = { [weak self] id in
             guard let me = self else { return }
