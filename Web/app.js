@@ -105,6 +105,13 @@ function onBinary(buffer) {
     frames.forEach((f, i) => { states.frames[head.from + i] = f; });
     if (frame >= head.from && frame < head.from + frames.length) dirty = true;
     return;
+  } else if (head.type === "cutout") {
+    // A cutout region's layers (a new id per cutout a run makes): the
+    // object then the plate, RGBA8 each over the box.
+    const n = head.width * head.height * 4;
+    if (buffer.byteLength < start + 2 * n) return;
+    renderer.addCutout(head.id, head.x0, head.y0, head.width, head.height,
+                       new Uint8Array(buffer.slice(start, start + n)), new Uint8Array(buffer.slice(start + n, start + 2 * n)));
   } else if (head.type === "field") {
     const n = head.width * head.height;
     renderer.addField(head.id, head.k, head.x0, head.y0, head.width, head.height,
@@ -156,6 +163,7 @@ function onScene(m) {
   const used = new Set();
   for (const f of m.frames) for (const r of f) used.add(r[0]);
   renderer.keepShapes(used);
+  renderer.keepCutouts(new Set(m.cutouts || []));
   metrics.generation = m.generation;
   metrics.frameCount = m.frameCount;
   $("scene").textContent = m.scene;

@@ -157,6 +157,13 @@ function onBinary(buffer) {
     frames.forEach((f, i) => { states.frames[head.from + i] = f; });
     if (frame >= head.from && frame < head.from + frames.length) dirty = true;
     return;
+  } else if (head.type === "cutout") {
+    // A cutout region's layers (a new id per cutout a run makes): the
+    // object then the plate, RGBA8 each over the box.
+    const n = head.width * head.height * 4;
+    if (buffer.byteLength < start + 2 * n) return;
+    renderer.addCutout(head.id, head.x0, head.y0, head.width, head.height,
+                       new Uint8Array(buffer.slice(start, start + n)), new Uint8Array(buffer.slice(start + n, start + 2 * n)));
   } else if (head.type === "field") {
     const n = head.width * head.height;
     renderer.addField(head.id, head.k, head.x0, head.y0, head.width, head.height,
@@ -208,6 +215,7 @@ function onScene(m) {
   const used = new Set();
   for (const f of m.frames) for (const r of f) used.add(r[0]);
   renderer.keepShapes(used);
+  renderer.keepCutouts(new Set(m.cutouts || []));
   metrics.generation = m.generation;
   metrics.frameCount = m.frameCount;
   $("scene").textContent = m.scene;
@@ -730,7 +738,12 @@ let socket;
 // 2. the regions that move (wobble.frag over each region's box), last to
 //    first so the first in prepare order wins; with overlap("sum"), regions
 //    whose boxes meet add their offsets into a float target first
-//    (wobble.frag with OFFSET_ONLY) and resolve.frag samples at the sum.
+//    (wobble.frag with OFFSET_ONLY) and resolve.frag samples at the sum;
+// 3. the cutout regions over them, last to first, each alone (wobble.frag
+//    with CUTOUT): its object layer (premultiplied, the source with the
+//    background's share taken out) displaced, over its plate (the source
+//    with the object filled from the background), the source outside the
+//    layer's box; the layers come as `cutout` messages.
 
 const SHADERS = ["quad.vert", "copy.frag", "wobble.frag", "resolve.frag", "common.glsl"];
 
@@ -761,6 +774,8 @@ export class Renderer {
     this.canvas = canvas;
     this.sources = sources;
     this.shapes = new Map();
+    // Cutout layers by id: { x0, y0, w, h, object, plate (bytes), textures }.
+    this.cutouts = new Map();
     this.width = 0;
     this.height = 0;
     this.edges = "mirror";
@@ -790,6 +805,7 @@ export class Renderer {
     this.vao = gl.createVertexArray();
     this.source = this.still = this.offsets = this.stillFB = this.offsetFB = null;
     for (const g of this.shapes.values()) { g.texture = this.fieldTexture(g.w, g.h); g.uploaded = null; }
+    if (this.cutouts) for (const c of this.cutouts.values()) c.textures = null;
     // Whether the next frame copies in the whole still image (a new image
     // or context, a shape forgotten), else only the boxes of the shapes known.
     this.whole = true;
@@ -922,6 +938,43 @@ export class Renderer {
     g.fields.set(k, floats || new Float32Array(w * h));
   }
 
+  // A cutout layer: its box in image pixels and the object (premultiplied
+  // RGBA8) and plate (straight RGBA8) of the box, uploaded when first drawn.
+  addCutout(id, x0, y0, w, h, object, plate) {
+    const old = this.cutouts.get(id);
+    if (old && old.textures) for (const t of old.textures) this.gl.deleteTexture(t);
+    this.cutouts.set(id, { x0, y0, w, h, object, plate, textures: null });
+  }
+
+  // Forgets the cutout layers whose id is not in `keep`.
+  keepCutouts(keep) {
+    for (const [id, c] of this.cutouts) {
+      if (keep.has(id)) continue;
+      if (c.textures) for (const t of c.textures) this.gl.deleteTexture(t);
+      this.cutouts.delete(id);
+    }
+  }
+
+  // Binds cutout `c`'s object and plate (units 5 and 6, as GLESRenderer)
+  // and sets `p`'s cutout uniforms.
+  bindCutout(p, c) {
+    const gl = this.gl;
+    if (!c.textures) {
+      const w = Math.max(1, c.w), h = Math.max(1, c.h);
+      const data = (b) => (b.length >= w * h * 4 ? b : new Uint8Array(w * h * 4));
+      c.textures = [this.texture(5, gl.RGBA8, w, h, gl.RGBA, gl.UNSIGNED_BYTE, data(c.object)),
+                    this.texture(6, gl.RGBA8, w, h, gl.RGBA, gl.UNSIGNED_BYTE, data(c.plate))];
+    }
+    gl.activeTexture(gl.TEXTURE5);
+    gl.bindTexture(gl.TEXTURE_2D, c.textures[0]);
+    gl.activeTexture(gl.TEXTURE6);
+    gl.bindTexture(gl.TEXTURE_2D, c.textures[1]);
+    gl.uniform1i(p.loc.u_object, 5);
+    gl.uniform1i(p.loc.u_plate, 6);
+    gl.uniform4i(p.loc.u_cutoutBox, c.x0, c.y0, c.w, c.h);
+    gl.uniform2f(p.loc.u_imageSize, this.width, this.height);
+  }
+
   // Forgets the shapes whose id is not in `keep`.
   keepShapes(keep) {
     for (const [id, g] of this.shapes) {
@@ -930,7 +983,7 @@ export class Renderer {
   }
 
   // Makes the shape's texture the field a region entry asks for
-  // ([id, k, t, dx, dy, swing, index, m, ...]), as DisplacementProfile
+  // ([id, k, t, dx, dy, swing, cutout, index, m, ...]), as DisplacementProfile
   // blends it: a + t·(b − a) of the grid fields k and k + 1, then the
   // settled borderline pixels. While those fields are still on their way,
   // the nearest one the page has stands in ("near"). False: none has come yet.
@@ -945,17 +998,17 @@ export class Renderer {
       t = 0;
       key = "~" + best;
     } else {
-      key = r.slice(1, 3).concat(r.slice(6)).join(",");
+      key = r.slice(1, 3).concat(r.slice(7)).join(",");
     }
     const exact = key[0] === "~" ? "near" : "exact";
     if (key === g.uploaded) return exact;
     const n = g.w * g.h;
     let out = a;
-    if ((t !== 0 && a !== b) || r.length > 6) {
+    if ((t !== 0 && a !== b) || r.length > 7) {
       if (!g.scratch) g.scratch = new Float32Array(n);
       out = g.scratch;
       for (let i = 0; i < n; i++) out[i] = a[i] + t * (b[i] - a[i]);
-      if (key[0] !== "~") for (let i = 6; i + 1 < r.length; i += 2) out[r[i]] = r[i + 1];
+      if (key[0] !== "~") for (let i = 7; i + 1 < r.length; i += 2) out[r[i]] = r[i + 1];
     }
     const gl = this.gl;
     gl.activeTexture(gl.TEXTURE1);
@@ -967,7 +1020,7 @@ export class Renderer {
   }
 
   // Draws one frame: `regions` is the scene message's list for the frame
-  // ([id, k, t, dx, dy, swing, ...]); `overlap` and `edges` the scene's.
+  // ([id, k, t, dx, dy, swing, cutout, ...]); `overlap` and `edges` the scene's.
   // Whether every region was drawn with its own field (not a stand-in).
   draw(regions, overlap, edges) {
     const gl = this.gl;
@@ -995,12 +1048,15 @@ export class Renderer {
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, this.source);
     const mirror = edges === "clamp" ? 0 : 1;
-    const draws = [];
+    const draws = [], cutouts = [];
     let exact = true;
     for (const r of regions) {
       const g = this.shapes.get(r[0]);
       const s = g ? this.settle(g, r) : false;
-      if (s) draws.push({ g, r });
+      // A cutout whose layers have not come yet is drawn as a plain region.
+      const c = r[6] ? this.cutouts.get(r[6]) : undefined;
+      if (r[6] && !c) exact = false;
+      if (s) (c ? cutouts : draws).push({ g, r, c });
       if (s !== "exact") exact = false;
     }
     let direct = draws;
@@ -1019,6 +1075,12 @@ export class Renderer {
     for (let i = direct.length - 1; i >= 0; i--) {
       this.drawRegion(direct[i], { OFFSET_ONLY: 0, MIRROR: mirror }, W, H, place);
     }
+    // Cutouts over the other regions, each with its own offset: the first
+    // cutout that moves a pixel draws it (as the renderers).
+    for (let i = cutouts.length - 1; i >= 0; i--) {
+      this.drawRegion(cutouts[i], { OFFSET_ONLY: 0, MIRROR: mirror, CUTOUT: 1 }, W, H, place);
+    }
+    gl.activeTexture(gl.TEXTURE0);
     return exact;
   }
 
@@ -1027,6 +1089,7 @@ export class Renderer {
     const [, , , dx, dy, swing] = d.r;
     const p = this.program("wobble.frag", { OVERLAY: 0, INTERIOR: 0, OPAQUE: 0, ...switches });
     this.use(p, w, h, place);
+    if (d.c) this.bindCutout(p, d.c);
     const g = d.g;
     gl.activeTexture(gl.TEXTURE1);
     gl.bindTexture(gl.TEXTURE_2D, g.texture);

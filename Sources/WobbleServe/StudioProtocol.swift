@@ -59,7 +59,9 @@ public enum StudioProtocol {
     ///
     /// `frameCount`, then per frame the number of regions that move a
     /// pixel, then per region, in `prepare` order, the length of its entry
-    /// and the entry `[shape id, k, t, direction x, direction y, swing]`,
+    /// and the entry `[shape id, k, t, direction x, direction y, swing,
+    /// cutout id]` (cutout id 0: a plain region; else the binary `cutout`
+    /// message with that id, sent before the states, has its layers),
     /// then for each borderline pixel whose settled `m` differs from the
     /// blend its index in the box and its `m`. The field `Shaders/wobble.frag`
     /// reads (`u_geometry`) is `a + t·(b − a)` (floats) of the shape's binary
@@ -96,8 +98,11 @@ public enum StudioProtocol {
         public var unsaved: Bool
         /// Pokes and shakes performed so far.
         public var performed: Int
-        /// What the page may not draw as the renderer does (cutouts).
+        /// What the page may not draw as the renderer does.
         public var notes: [String]
+        /// The ids of the cutout layers the frames use (the page forgets
+        /// the others).
+        public var cutouts: [Int]
     }
 
     /// A message from the page: the frame it shows (`frame`: where a poke,
@@ -216,12 +221,19 @@ public enum StudioProtocol {
     /// A binary message: a little-endian UInt32 header length, the JSON
     /// header (`{"type": "image", "stamp", "width", "height"}`,
     /// `{"type": "field", "id", "k", "x0", "y0", "width", "height"}` or
+    /// `{"type": "cutout", "id", "x0", "y0", "width", "height"}` (a cutout
+    /// region's layers over their box: a new id for each layer a run makes,
+    /// so a recut or a reload sends it again),
     /// `{"type": "states", "generation"}`, with `from` when the states are
     /// of frames past the clip's end from that frame on, sent while a take
     /// records: `frameCount` is then their number), space
     /// padding to a multiple of 4 bytes, then the payload (RGBA8 pixels, or
     /// one little-endian float32 per pixel of the box, rows top to bottom,
-    /// none for the all-zero field `k = 0`; or the states' float64 numbers).
+    /// none for the all-zero field `k = 0`; the cutout's object layer
+    /// (premultiplied RGBA8, `source − (1 − alpha)·plate`) then its plate
+    /// (straight RGBA8: the source with the object filled from the
+    /// background), each of the box, rows top to bottom; or the states'
+    /// float64 numbers).
     public static func binary(header: [String: Int], type: String, payload: [UInt8]) -> [UInt8] {
         var fields = header.map { "\"\($0.key)\":\($0.value)" }.sorted()
         fields.insert("\"type\":\"\(type)\"", at: 0)

@@ -66,6 +66,14 @@ public final class StudioServer: @unchecked Sendable {
     /// The last scene message and its states (sent again to each page that connects).
     private var lastScene: String?
     private var statesMessage: [UInt8] = []
+    /// The cutout layers the current clip's frames use, by layer (kept
+    /// alive here so that an identifier is never reused), with their ids;
+    /// the ids every page has.
+    private var cutoutIDs: [ObjectIdentifier: (layer: CutoutLayer, id: Int)] = [:]
+    private var nextCutout = 1
+    private var cutoutsSent = Set<Int>()
+    /// The layers the frames gone through since the last scene message use.
+    private var cutoutsUsed = Set<ObjectIdentifier>()
 
     /// The page's files and the shaders, by path (`/`, `/app.js`, `/shaders/wobble.frag`).
     public static var assets: [String: ServedAsset] {
@@ -112,6 +120,8 @@ public final class StudioServer: @unchecked Sendable {
             sentRun = runMark
             sentSnapshot = core.snapshot()
             lastScene = sceneMessage(focus: 0)
+            // No page yet: each one gets the layers when it connects (`greet`).
+            cutoutsSent = Set(cutoutIDs.values.map(\.id))
         }
         server.onOpen = { [weak self] id in
             guard let me = self else { return }
@@ -147,6 +157,7 @@ public final class StudioServer: @unchecked Sendable {
     private func greet(_ socket: Int) {
         if !imageMessage.isEmpty { server.send(binary: imageMessage, to: socket) }
         for f in fieldsUsed { if let m = fieldMessage(f) { server.send(binary: m, to: socket) } }
+        for c in cutoutIDs.values { server.send(binary: cutoutMessage(c.layer, id: c.id), to: socket) }
         if let lastScene {
             if !statesMessage.isEmpty { server.send(binary: statesMessage, to: socket) }
             server.send(lastScene, to: socket)
@@ -211,6 +222,7 @@ public final class StudioServer: @unchecked Sendable {
             sentImageStamp = imageStamp
         }
         for f in first where !fieldsSent.contains(f) { sendField(f) }
+        sendCutouts()
         if session.clip != nil { server.send(binary: statesMessage) }
         server.send(text)
         queueRemainingFields()
@@ -242,6 +254,35 @@ public final class StudioServer: @unchecked Sendable {
             if n == 2 { break }
         }
         queueRemainingFields()
+    }
+
+    /// Sends the cutout layers the frames use that the pages lack (before
+    /// the states that name them: a layer is needed by every frame that
+    /// moves its region, so it goes whole, at once).
+    private func sendCutouts() {
+        for c in cutoutIDs.values.sorted(by: { $0.id < $1.id }) where !cutoutsSent.contains(c.id) {
+            server.send(binary: cutoutMessage(c.layer, id: c.id))
+            cutoutsSent.insert(c.id)
+        }
+    }
+
+    /// The binary `cutout` message of a layer: its box, then the object
+    /// (premultiplied RGBA8) and the plate (straight RGBA8) of the box.
+    private func cutoutMessage(_ layer: CutoutLayer, id: Int) -> [UInt8] {
+        let b = layer.box
+        return StudioProtocol.binary(header: ["id": id, "x0": b.x0, "y0": b.y0, "width": b.width, "height": b.height],
+                                     type: "cutout", payload: layer.object + layer.plate)
+    }
+
+    /// The id of a cutout layer, made on first use.
+    private func cutoutID(_ layer: CutoutLayer) -> Int {
+        let key = ObjectIdentifier(layer)
+        cutoutsUsed.insert(key)
+        if let c = cutoutIDs[key], c.layer === layer { return c.id }
+        let id = nextCutout
+        nextCutout += 1
+        cutoutIDs[key] = (layer, id)
+        return id
     }
 
     /// The binary `field` message of a shape's grid field (nil: the shape is gone).
@@ -355,6 +396,7 @@ public final class StudioServer: @unchecked Sendable {
             fieldsSent = []
         }
         var used = Set<Int>()
+        cutoutsUsed = []
         var notes = Set<String>()
         // The `states` message's numbers (StudioProtocol.states).
         var states: [Double] = [Double(clip.frameCount)]
@@ -373,6 +415,12 @@ public final class StudioServer: @unchecked Sendable {
             shapeIDs[key] = nil
             profiles[id] = nil
         }
+        // Layers no frame uses any more are forgotten (pages drop them: the
+        // scene lists those it uses).
+        for (key, c) in cutoutIDs where !cutoutsUsed.contains(key) {
+            cutoutIDs[key] = nil
+            cutoutsSent.remove(c.id)
+        }
         fieldsSent = fieldsSent.filter { used.contains($0.id) }
         fieldsUsed = focusFields + fields.filter { !focusFields.contains($0) }
         let message = StudioProtocol.SceneMessage(
@@ -381,7 +429,7 @@ public final class StudioServer: @unchecked Sendable {
             duration: clip.length, overlap: clip.overlap.rawValue, edges: clip.edges.rawValue,
             sketches: sketches(clip), warnings: session.warnings,
             error: session.error?.description, unsaved: session.hasUnsavedEdits, performed: session.performed.count,
-            notes: notes.sorted())
+            notes: notes.sorted(), cutouts: cutoutIDs.values.map(\.id).sorted())
         statesMessage = StudioProtocol.binary(header: ["generation": session.generation], type: "states",
                                               payload: StudioProtocol.float64Payload(states))
         return (StudioProtocol.json(message), focusFields)
@@ -395,10 +443,10 @@ public final class StudioServer: @unchecked Sendable {
         let countAt = states.count
         states.append(0)
         for r in session.frameState(k)?.regions ?? [] where r.movesPixels {
-            if r.cutout != nil { notes.insert("cutouts are drawn as plain regions in the page") }
             guard let (id, profile) = shape(r.shape, pin: r.pin, width: image.width, height: image.height),
                   let b = profile.blend(peak: r.peak) else { continue }
-            var entry = [Double(id), Double(b.k), Double(b.t), r.direction.x, r.direction.y, r.swing]
+            let cutout = r.cutout.map { Double(cutoutID($0)) } ?? 0
+            var entry = [Double(id), Double(b.k), Double(b.t), r.direction.x, r.direction.y, r.swing, cutout]
             for s in b.settled { entry += [Double(s.index), Double(s.m)] }
             states.append(Double(entry.count))
             states += entry
@@ -437,6 +485,7 @@ public final class StudioServer: @unchecked Sendable {
             }
         }
         for f in fields { sendField(f) }
+        sendCutouts()
         server.send(binary: StudioProtocol.binary(header: ["generation": generation, "from": from], type: "states",
                                                   payload: StudioProtocol.float64Payload(states)))
         tailSent = (generation, end)

@@ -106,6 +106,61 @@ final class BrowserStudioTests: XCTestCase {
         XCTAssertEqual((m["pokeLatency"] as? [Double])?.count, 1)
     }
 
+    /// A cutout region (a disc with a soft, 3 px rim over a checker, its
+    /// mask a file) paused at a moving frame: the page draws the object
+    /// layer displaced over the plate, as the renderers do, so its canvas is
+    /// the headless frame (≥ 40 dB) inside the object's box and overall;
+    /// drawn as a plain region (the page before) it is 22.6 dB inside the
+    /// box, 27.2 dB overall.
+    func testACutoutFrameIsTheHeadlessFrame() throws {
+        studio.stop()
+        let (w, h) = (320, 200)
+        var img = Sandbox.pattern(width: w, height: h, checker: 16)
+        var mask = RGBAImage(width: w, height: h, pixels: [UInt8](repeating: 255, count: w * h * 4))
+        var ob = (x0: w, y0: h, x1: 0, y1: 0)
+        for y in 0..<h {
+            for x in 0..<w {
+                let d = ((Double(x) + 0.5 - 160) * (Double(x) + 0.5 - 160) + (Double(y) + 0.5 - 100) * (Double(y) + 0.5 - 100)).squareRoot()
+                let a = min(1, max(0, (46 - d) / 3))   // 1 inside 43 px, a 3 px rim
+                let i = (y * w + x) * 4
+                let v = UInt8((a * 255).rounded())
+                for c in 0..<3 { mask.pixels[i + c] = v }
+                guard a > 0 else { continue }
+                ob = (min(ob.x0, x), min(ob.y0, y), max(ob.x1, x + 1), max(ob.y1, y + 1))
+                // The disc's colour mixed with the background by the rim's alpha.
+                let disc: [Double] = [250, 220, 40 + Double((x + y) % 8) * 8]
+                for c in 0..<3 { img.pixels[i + c] = UInt8((a * disc[c] + (1 - a) * Double(img.pixels[i + c])).rounded()) }
+            }
+        }
+        try box.writeImage("img.png", img)
+        try box.writeImage("disc-mask.png", mask)
+        try box.write("scene.lua", """
+        image("img.png")
+        local disc = addSketch{x = 100, y = 40, w = 120, h = 130, pin = "bottom", cutout = "disc-mask.png"}
+        prepare()
+        touch(160, 100, 200, 100)
+        wait(2)
+
+        """)
+        studio = StudioServer(options: SessionOptions(scenePath: box.path("scene.lua")), log: { _ in })
+        try studio.start()
+        let out = box.path("shots")
+        _ = try drive([["open"], ["wait_ready"], ["seek", 10], ["hide_handles"], ["screenshot", "f10"], ["seek", 0], ["screenshot", "f0"]],
+                      out: out)
+        let r = try Tool.run([box.path("scene.lua"), "--frames", "10-10", "-o", box.path("ref") + "/", "-q"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let page = try image(out + "/f10.png"), headless = try image(box.path("ref/frame_00010.png"))
+        func crop(_ im: RGBAImage) -> RGBAImage {
+            var px: [UInt8] = []
+            for y in ob.y0..<ob.y1 { px += im.pixels[(y * im.width + ob.x0) * 4 ..< (y * im.width + ob.x1) * 4] }
+            return RGBAImage(width: ob.x1 - ob.x0, height: ob.y1 - ob.y0, pixels: px)
+        }
+        XCTAssertGreaterThanOrEqual(psnr(page, headless), 40, "the page's frame 10 against the headless one")
+        XCTAssertGreaterThanOrEqual(psnr(crop(page), crop(headless)), 40, "inside the object's box")
+        // Frame 10 moves the object (else the test shows nothing).
+        XCTAssertLessThan(psnr(crop(try image(out + "/f0.png")), crop(page)), 30, "the object moves at frame 10")
+    }
+
     func testADragThenCtrlSChangesTheFile() throws {
         let result = try drive([["open"], ["wait_ready"], ["seek", 0], ["drag", 60, 40, 40, 30], ["key", "Control+s"], ["wait_saved"],
                                 ["metrics", "m"]], out: box.path("shots"))

@@ -203,7 +203,8 @@ final class StudioServerTests: XCTestCase {
         let (w, h) = (try XCTUnwrap(head["width"] as? Int), try XCTUnwrap(head["height"] as? Int))
         XCTAssertEqual(b.count, w * h)
         var blended = (0 ..< w * h).map { a.isEmpty ? t * b[$0] : a[$0] + t * (b[$0] - a[$0]) }
-        for i in stride(from: 6, to: entry.count, by: 2) { blended[Int(entry[i])] = Float(entry[i + 1]) }
+        XCTAssertEqual(entry[6], 0, "a plain region: no cutout")
+        for i in stride(from: 7, to: entry.count, by: 2) { blended[Int(entry[i])] = Float(entry[i + 1]) }
         let m = OutputMapping(sourceWidth: 40, sourceHeight: 30, outputWidth: 40, outputHeight: 30)
         let profile = DisplacementProfile(shape: r.shape, mapping: m, pin: r.pin)
         XCTAssertEqual([head["x0"] as? Int, head["y0"] as? Int, w, h], [profile.x0, profile.y0, profile.width, profile.height])
@@ -255,6 +256,69 @@ final class StudioServerTests: XCTestCase {
         try box.write("scene.lua", StudioServerTests.sceneText.replacingOccurrences(of: "wait(1)", with: "wait(2)"))
         let pushed = try next(c, "scene")
         XCTAssertEqual(pushed["frameCount"] as? Int, 60)
+    }
+
+    /// A cutout region: its layers come once, as a binary `cutout` message
+    /// before the states (the engine's object and plate of its box), each
+    /// region entry names it, the scene lists it; a poke (the same layer)
+    /// sends nothing again; a new mask on disk (a recut) sends the new
+    /// layer with a new id and the scene lists only that one.
+    func testACutoutsLayersComeOnceAndAgainWhenItsMaskChanges() throws {
+        studio.stop()
+        func writeMask(radius r: Double) throws {
+            var m = RGBAImage(width: 40, height: 30, pixels: [UInt8](repeating: 255, count: 40 * 30 * 4))
+            for y in 0..<30 {
+                for x in 0..<40 {
+                    let d = ((Double(x) + 0.5 - 20) * (Double(x) + 0.5 - 20) + (Double(y) + 0.5 - 15) * (Double(y) + 0.5 - 15)).squareRoot()
+                    let v = UInt8((min(1, max(0, (r - d) / 2)) * 255).rounded())
+                    for c in 0..<3 { m.pixels[(y * 40 + x) * 4 + c] = v }
+                }
+            }
+            try box.writeImage("mask.png", m)
+        }
+        try writeMask(radius: 6)
+        try box.write("scene.lua", StudioServerTests.sceneText.replacingOccurrences(of: "h = 18}", with: "h = 18, cutout = \"mask.png\"}"))
+        studio = StudioServer(options: SessionOptions(scenePath: box.path("scene.lua")), log: { _ in })
+        try studio.start()
+        let c = try connect()
+        var b0: [[String: Any]] = []
+        let scene = try next(c, "scene", binaries: &b0)
+        let cutouts = b0.filter { $0["type"] as? String == "cutout" }
+        XCTAssertEqual(cutouts.count, 1)
+        let cut = try XCTUnwrap(cutouts.first)
+        let id = try XCTUnwrap(cut["id"] as? Int)
+        XCTAssertEqual(scene["cutouts"] as? [Int], [id])
+        XCTAssertLessThan(try XCTUnwrap(b0.firstIndex { $0["type"] as? String == "cutout" }),
+                          try XCTUnwrap(b0.lastIndex { $0["type"] as? String == "states" }), "the layers before the states")
+        // The engine's layer, byte for byte.
+        let session = LiveSession(options: SessionOptions(scenePath: box.path("scene.lua")))
+        XCTAssertTrue(session.run())
+        let layer = try XCTUnwrap(session.clip?.cutouts.values.first)
+        XCTAssertEqual([cut["x0"] as? Int, cut["y0"] as? Int, cut["width"] as? Int, cut["height"] as? Int],
+                       [layer.box.x0, layer.box.y0, layer.box.width, layer.box.height])
+        XCTAssertEqual(cut["payload"] as? [UInt8], layer.object + layer.plate)
+        XCTAssertTrue(layer.object.contains { $0 != 0 } && layer.object.contains { $0 != 255 })
+        let frames = try StudioServerTests.frames(b0)
+        XCTAssertEqual(frames[5].count, 1)
+        for f in frames { for r in f { XCTAssertEqual(r[6], Double(id)) } }
+        // A poke: the same layer, not sent again.
+        var b1: [[String: Any]] = []
+        c.frame(Array(#"{"seq":3,"frame":20,"commands":[{"pokeBegin":{"_0":{"x":20,"y":15}}},{"pokeEnd":{"_0":{"x":20,"y":25}}}]}"#.utf8))
+        let poked = try next(c, "scene", binaries: &b1)
+        XCTAssertEqual(poked["cutouts"] as? [Int], [id])
+        XCTAssertEqual(b1.filter { $0["type"] as? String == "cutout" }.count, 0, "the same layer is not sent again")
+        // The mask on disk changes (and the scene, so that the run does not
+        // hang on whether mask files are watched): a new layer, a new id.
+        try writeMask(radius: 8)
+        try box.write("scene.lua", StudioServerTests.sceneText.replacingOccurrences(of: "h = 18}", with: "h = 18, cutout = \"mask.png\"}") + "-- v2\n")
+        var b2: [[String: Any]] = []
+        let reloaded = try next(c, "scene", binaries: &b2)
+        let again = b2.filter { $0["type"] as? String == "cutout" }
+        XCTAssertEqual(again.count, 1)
+        let id2 = try XCTUnwrap(again.first?["id"] as? Int)
+        XCTAssertNotEqual(id2, id)
+        XCTAssertEqual(reloaded["cutouts"] as? [Int], [id2])
+        XCTAssertGreaterThan(again.first?["width"] as? Int ?? 0, cut["width"] as? Int ?? 0, "the larger mask's box")
     }
 
     func testBadMessagesGetOneErrorLineAndTheSocketStays() throws {
