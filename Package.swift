@@ -123,7 +123,7 @@ let package = Package(
 
         .testTarget(name: "WobbleSystemTests", dependencies: ["WobbleTestSupport", "WobbleSystem"]),
         .testTarget(name: "WobbleCoreTests", dependencies: ["WobbleCore"]),
-        .testTarget(name: "WobbleAudioTests", dependencies: ["WobbleAudio"]),
+        .testTarget(name: "WobbleAudioTests", dependencies: ["WobbleAudio", "WobbleSystem"]),
         .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore", "WobbleAudio"]),
         .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
         .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
