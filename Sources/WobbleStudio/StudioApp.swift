@@ -79,13 +79,14 @@ final class StudioApp {
 
     // MARK: Running
 
-    /// With the GLES backend (`--backend gles`, or `auto` on a hardware
-    /// GPU: the engine's choice, as for an export), the renderer lives in
-    /// the window's context: frames are drawn straight into the back
-    /// buffer (no read-back, no upload). Where that context cannot host it,
-    /// the headless one does.
+    /// The preview's renderer lives in the window's context unless the CPU
+    /// is asked for (`--backend cpu`): frames are drawn straight into the
+    /// back buffer at the size shown (no read-back, no upload). Where that
+    /// context cannot host it, the headless one does. Exports and stills do
+    /// not use it: they render with the engine's backend choice, as the
+    /// command line does, so the same scene gives the same bytes.
     private func drawInTheWindowsContext() {
-        guard FrameRenderers.resolve(options.session.backend) == .gles, presenter.directWanted, let w = window else { return }
+        guard options.session.backend != .cpu, presenter.directWanted, let w = window else { return }
         let verbose = options.verbose
         nonisolated(unsafe) var windowFailed = false
         session.makeRenderer = { [weak w, weak self] img, m in
