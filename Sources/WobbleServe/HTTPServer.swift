@@ -322,7 +322,19 @@ public final class HTTPServer: @unchecked Sendable {
         let writing = NSLock()
         var open = true
         var fd: Int32?
+        /// The bytes of every frame handed to the connection so far, and
+        /// whether its reader closed it for not keeping up (`keepsUp`).
+        let counts = NSLock()
+        var written = 0
+        var lagging = false
         init(_ conn: OpaquePointer) { self.conn = conn }
+
+        /// Counts a frame of `payload` bytes (the server's frames are not
+        /// masked: a head of 2, 4 or 10 bytes).
+        func count(_ payload: Int) {
+            let head = payload < 126 ? 2 : payload < 65536 ? 4 : 10
+            counts.withLock { written += head + payload }
+        }
     }
 
     /// Writes to each socket asked for outside the server's lock (a page
@@ -333,8 +345,10 @@ public final class HTTPServer: @unchecked Sendable {
         let targets = lock.withLock { sockets.filter { socket == nil || socket == $0.key }.map { ($0.key, $0.value) } }
         var reached = 0
         for (id, s) in targets {
-            let sent: Bool = s.writing.withLock {
-                guard s.open else { return false }
+            // nil: the socket was already ending (nothing to say again).
+            let sent: Bool? = s.writing.withLock {
+                guard s.open else { return nil }
+                s.count(bytes.count)
                 let n = bytes.withUnsafeBufferPointer { b in
                     b.withMemoryRebound(to: CChar.self) { mg_websocket_write(s.conn, Int32(opcode), $0.baseAddress, $0.count) }
                 }
@@ -343,9 +357,10 @@ public final class HTTPServer: @unchecked Sendable {
                 if bytes.isEmpty ? n > 0 : Int(n) == bytes.count { return true }
                 s.open = false
                 if let fd = s.fd { Posix.hangUp(fd) }
-                return false
+                // Closed by its reader (which said so), or by the page.
+                return s.counts.withLock { s.lagging } || n <= 0 && opcode == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE ? nil : false
             }
-            if sent { reached += 1 } else { log("serve: WebSocket \(id): a message could not be sent (the page reads nothing): closed") }
+            if sent == true { reached += 1 } else if sent == false { log("serve: WebSocket \(id) closed: a message could not be sent (the page read nothing of it for \(config.requestTimeoutMs / 1000) s)") }
         }
         return reached
     }
@@ -799,7 +814,25 @@ public final class HTTPServer: @unchecked Sendable {
         func end(_ status: UInt16, _ why: String?) {
             closing = true
             if let why { log("serve: WebSocket \(id) closed: \(why)") }
-            send(WebSocketFrames.closePayload(status), opcode: MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, on: conn)
+            send(WebSocketFrames.closePayload(status), opcode: MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, on: socket)
+        }
+        // A page must keep up: what had been written to it at any moment
+        // is acknowledged by its system within `requestTimeoutMs` (a page
+        // that reads nothing fills its receive buffer, and its system stops
+        // acknowledging). Measured with the bytes written and those still
+        // unacknowledged (SIOCOUTQ), so a write that still makes progress
+        // into a growing send buffer cannot hide a page that never reads.
+        var due: (bytes: Int, since: Double)?
+        let patience = Double(config.requestTimeoutMs) / 1000
+        func keepsUp() -> Bool {
+            guard let queued = Posix.unacknowledgedBytes(fd) else { return true }
+            let written = socket.counts.withLock { socket.written }
+            let now = monotonic()
+            if let d = due, written - queued >= d.bytes { due = nil }
+            if due == nil, queued > 0 { due = (written, now) }
+            guard let d = due, now - d.since > patience else { return true }
+            socket.counts.withLock { socket.lagging = true }
+            return false
         }
         reading: while !stopping.load(ordering: .relaxed) {
             do throws(WebSocketFrames.Violation) {
@@ -811,14 +844,19 @@ public final class HTTPServer: @unchecked Sendable {
                             break reading
                         }
                         if let handler = onMessage { delivery.async { handler(id, text) } }
-                    case WebSocketFrames.text, WebSocketFrames.continuation:
+                    case WebSocketFrames.text:
                         end(1003, "fragmented messages are not read")
+                        break reading
+                    case WebSocketFrames.continuation:
+                        // A fragmented message ends the socket at its
+                        // first frame: none is ever under way here.
+                        end(1002, "a continuation frame with no message begun")
                         break reading
                     case WebSocketFrames.binary:
                         end(1003, "only text messages are read")
                         break reading
                     case WebSocketFrames.ping:
-                        send(f.payload, opcode: MG_WEBSOCKET_OPCODE_PONG, on: conn)
+                        send(f.payload, opcode: MG_WEBSOCKET_OPCODE_PONG, on: socket)
                     case WebSocketFrames.pong:
                         break
                     default:   // close: answered with its status (1000 when it has none)
@@ -826,7 +864,20 @@ public final class HTTPServer: @unchecked Sendable {
                             end(1002, "a close frame of one byte")
                             break reading
                         }
-                        end(f.payload.count >= 2 ? UInt16(f.payload[0]) << 8 | UInt16(f.payload[1]) : 1000, nil)
+                        guard f.payload.count >= 2 else {
+                            end(1000, nil)
+                            break reading
+                        }
+                        let status = UInt16(f.payload[0]) << 8 | UInt16(f.payload[1])
+                        guard WebSocketFrames.isSendableStatus(status) else {
+                            end(1002, "a close frame with status \(status), which no endpoint may send")
+                            break reading
+                        }
+                        guard String(validating: f.payload.dropFirst(2), as: UTF8.self) != nil else {
+                            end(1007, "a close frame whose reason is not UTF-8")
+                            break reading
+                        }
+                        end(status, nil)
                         break reading
                     }
                 }
@@ -834,14 +885,20 @@ public final class HTTPServer: @unchecked Sendable {
                 end(error.status, error.why)
                 break reading
             }
-            guard Posix.waitReadable(fd, seconds: 0.25) else {
+            let readable = Posix.waitReadable(fd, seconds: 0.25)
+            guard keepsUp() else {
+                Posix.hangUp(fd)   // a write held up on it fails at once
+                log("serve: WebSocket \(id) closed: the page read nothing of what was sent for \(config.requestTimeoutMs / 1000) s")
+                break reading
+            }
+            guard readable else {
                 let quiet = monotonic() - heard
                 if quiet > 90 {
                     end(1001, "no answer to a ping for 60 s")
                     break reading
                 }
                 if quiet > 30 && !pinged {
-                    send([], opcode: MG_WEBSOCKET_OPCODE_PING, on: conn)
+                    send([], opcode: MG_WEBSOCKET_OPCODE_PING, on: socket)
                     pinged = true
                 }
                 continue
@@ -869,10 +926,11 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// One frame from the server on one connection.
-    private func send(_ bytes: [UInt8], opcode: Int, on conn: OpaquePointer) {
+    private func send(_ bytes: [UInt8], opcode: Int, on socket: Socket) {
+        socket.count(bytes.count)
         bytes.withUnsafeBufferPointer { b in
             b.withMemoryRebound(to: CChar.self) { c in
-                _ = mg_websocket_write(conn, Int32(opcode), c.baseAddress, c.count)
+                _ = mg_websocket_write(socket.conn, Int32(opcode), c.baseAddress, c.count)
             }
         }
     }

@@ -174,11 +174,12 @@ public final class StudioServer: @unchecked Sendable {
     }
 
     /// Turns the core until the run it asked for ended (a poke's, an
-    /// edit's, a save's: the page waits for it).
+    /// edit's, a save's: the page waits for it), or until a stop signal
+    /// came (`serve` then stops at once, the run abandoned).
     private func settle() {
         core.update(nextPoll: &nextPoll)
         let end = monotonic() + 60
-        while session.isRunning, monotonic() < end {
+        while session.isRunning, monotonic() < end, Signals.received == nil {
             _ = session.waitForRun(upTo: 0.1)
             core.update(nextPoll: &nextPoll)
         }

@@ -84,4 +84,11 @@ struct WebSocketFrames {
 
     /// A close frame's payload: the status, big-endian.
     static func closePayload(_ status: UInt16) -> [UInt8] { [UInt8(status >> 8), UInt8(status & 0xFF)] }
+
+    /// Whether a close frame may carry `status` (RFC 6455 7.4): 1000–1003,
+    /// 1007–1014 and 3000–4999. 1004–1006 and 1015 are reserved (1005 and
+    /// 1006 say "none" and "abnormal" locally), the rest is unassigned.
+    static func isSendableStatus(_ status: UInt16) -> Bool {
+        (1000...1003).contains(status) || (1007...1014).contains(status) || (3000...4999).contains(status)
+    }
 }

@@ -173,6 +173,14 @@ public enum Posix {
         _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
+    /// The bytes written to TCP socket `fd` that its peer has not yet
+    /// acknowledged (Linux's SIOCOUTQ: unsent plus in flight); nil when
+    /// the system cannot say.
+    public static func unacknowledgedBytes(_ fd: Int32) -> Int? {
+        var n: Int32 = 0
+        return ioctl(fd, UInt(TIOCOUTQ), &n) == 0 ? Int(n) : nil
+    }
+
     /// Shuts only the writing half of socket `fd` (the peer reads the end
     /// of the stream after what was sent; it may still send).
     public static func endWrites(_ fd: Int32) {

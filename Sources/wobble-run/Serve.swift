@@ -75,11 +75,26 @@ enum Serve {
         // line and the window do: the same scene gives the same bytes.
         let options = SessionOptions(scenePath: scene)
         Signals.install()
+        // The scene's first run (in `start`) and a run in flight when the
+        // signal comes are not waited for: `start` stops waiting at the
+        // signal, and if the server has not stopped a second later (a
+        // run busy in a library call, civetweb slow to stop), the watchdog
+        // waits for a file being moved into place, removes the temporary
+        // files and exits with 128 + the signal, as every interrupted run.
+        Signals.escalate(after: 1.0) { sig in
+            CommitWindow.waitUntilClosed(timeout: 30)
+            TemporaryPaths.removeAll()
+            ThisProcess.exitNow(128 + sig)
+        }
         let studio = StudioServer(options: options, host: host, port: port)
         do {
             try studio.start()
         } catch let e as ServerError {
             throw Failure(message: e.message, code: 1)
+        }
+        if let sig = Signals.received {   // during the first run: no address to give
+            studio.stop()
+            return 128 + sig
         }
         let p = studio.server.port
         print("wobble-run: serving \(ScenePaths.shown(scene)) at \(studio.url)")

@@ -1,6 +1,7 @@
 import XCTest
 import Glibc
 import WobbleSystem
+import Synchronization
 import WobbleTestSupport
 @testable import WobbleServe
 
@@ -365,8 +366,10 @@ final class HTTPServerTests: XCTestCase {
 final class SocketClient {
     let fd: Int32
 
-    init(port: Int) {
+    /// `receiveBuffer`: SO_RCVBUF, set before connecting (a small window).
+    init(port: Int, receiveBuffer: Int32? = nil) {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -532,6 +535,40 @@ final class WebSocketTests: XCTestCase {
         XCTAssertEqual(echo?.payload, [0x03, 0xE8])
     }
 
+    /// A close frame with a status no endpoint may send (999, 1005) is
+    /// answered 1002 and one whose reason is not UTF-8 1007, never echoed;
+    /// a continuation with no message begun is 1002. A clean close is
+    /// echoed and says nothing, nor do messages sent after it.
+    func testBadClosesAndStrayContinuationsAreProtocolErrors() throws {
+        let cases: [(String, UInt8, [UInt8], [UInt8])] = [
+            ("a close frame with status 999, which no endpoint may send", 8, [0x03, 0xE7], [0x03, 0xEA]),
+            ("a close frame with status 1005, which no endpoint may send", 8, [0x03, 0xED], [0x03, 0xEA]),
+            ("a close frame whose reason is not UTF-8", 8, [0x03, 0xE8, 0xFF, 0xFE], [0x03, 0xEF]),
+            ("a continuation frame with no message begun", 0, Array("tail".utf8), [0x03, 0xEA]),
+        ]
+        for (k, (why, opcode, payload, status)) in cases.enumerated() {
+            let c = SocketClient(port: server.port)
+            XCTAssertTrue(c.upgrade(path: "/ws?token=\(server.config.token)", host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101"))
+            waitFor { server.socketCount == 1 }
+            c.frame(payload, opcode: opcode)
+            let close = c.nextFrame()
+            XCTAssertEqual(close?.opcode, 8, why)
+            XCTAssertEqual(close?.payload, status, why)
+            XCTAssertNil(c.nextFrame(), "\(why): the connection ends")
+            waitFor { server.socketCount == 0 }
+            XCTAssertEqual(box.lines.filter { $0.hasPrefix("serve: WebSocket \(k + 1) ") }, ["serve: WebSocket \(k + 1) closed: \(why)"])
+        }
+        let c = SocketClient(port: server.port)
+        XCTAssertTrue(c.upgrade(path: "/ws?token=\(server.config.token)", host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101"))
+        waitFor { server.socketCount == 1 }
+        c.frame([0x03, 0xE8, 0x62, 0x79, 0x65], opcode: 8)
+        XCTAssertEqual(c.nextFrame()?.payload, [0x03, 0xE8])
+        for _ in 0 ..< 20 { server.send("{\"frame\":1}") }
+        waitFor { server.socketCount == 0 }
+        for _ in 0 ..< 20 { server.send("{\"frame\":2}") }
+        XCTAssertEqual(box.lines.filter { $0.hasPrefix("serve: WebSocket 5") }, [], "a clean close says nothing")
+    }
+
     /// The frame rules one by one, on bytes fed in pieces.
     func testTheFrameReaderKeepsTheProtocolsRules() throws {
         func masked(_ b0: UInt8, _ payload: [UInt8], length: [UInt8]? = nil) -> [UInt8] {
@@ -598,7 +635,55 @@ final class WebSocketTests: XCTestCase {
         XCTAssertEqual(finished.lines, ["reached 0"])
         waitFor { server.socketCount == 1 }
         XCTAssertEqual(server.socketCount, 1)
-        XCTAssertTrue(box.lines.contains("serve: WebSocket 1: a message could not be sent (the page reads nothing): closed"), box.lines.joined(separator: "\n"))
+        // One line: its reader's (nothing acknowledged for 5 s), or the
+        // write's own (no progress for 5 s), whichever came first.
+        XCTAssertEqual(box.lines.filter { $0.hasPrefix("serve: WebSocket 1 ") }.count, 1, box.lines.joined(separator: "\n"))
+        XCTAssertTrue(box.lines.contains("serve: WebSocket 1 closed: the page read nothing of what was sent for 5 s")
+                      || box.lines.contains("serve: WebSocket 1 closed: a message could not be sent (the page read nothing of it for 5 s)"),
+                      box.lines.joined(separator: "\n"))
+    }
+
+    /// Eight pages that never read (small receive buffers), while the
+    /// server keeps sending to every page: each is closed once what was
+    /// written to it stayed unacknowledged for `requestTimeoutMs` (its send
+    /// queue still grows: writes make progress, so "no progress" never
+    /// fires), with one line each, and a ninth page gets in.
+    func testPagesThatNeverReadAreClosedAndANewPageGetsIn() throws {
+        var config = ServerConfig(token: ServerConfig.randomToken())
+        config.requestTimeoutMs = 2000
+        let lines = HTTPServerTests.LogLines()
+        let busy = HTTPServer(config, log: { lines.add($0) })
+        try busy.start()
+        defer { busy.stop() }
+        let host = "127.0.0.1:\(busy.port)", path = "/ws?token=\(config.token)"
+        let idle = (0 ..< config.maxSockets).map { _ in SocketClient(port: busy.port, receiveBuffer: 2048) }
+        for c in idle { XCTAssertTrue(c.upgrade(path: path, host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101")) }
+        waitFor { busy.socketCount == config.maxSockets }
+        XCTAssertEqual(busy.socketCount, config.maxSockets)
+        let sending = Atomic<Bool>(true)
+        let sender = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            while sending.load(ordering: .relaxed) {
+                busy.send(binary: [UInt8](repeating: 1, count: 4096))   // a frame's states, to every page
+                usleep(2000)
+            }
+            sender.signal()
+        }
+        var admitted = false, tries = 0
+        while !admitted, tries < 30 {
+            tries += 1
+            let c = SocketClient(port: busy.port)
+            admitted = c.upgrade(path: path, host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101")
+            if !admitted { usleep(500_000) }
+        }
+        sending.store(false, ordering: .relaxed)
+        XCTAssertEqual(sender.wait(timeout: .now() + 30), .success)
+        XCTAssertTrue(admitted, lines.lines.joined(separator: "\n"))
+        let closed = lines.lines.filter { $0.hasPrefix("serve: WebSocket ") && !$0.contains("403") }
+        XCTAssertEqual(closed.count, config.maxSockets, closed.joined(separator: "\n"))
+        XCTAssertEqual(Set(closed.map { $0.split(separator: " ")[2] }).count, config.maxSockets, "one line per page")
+        XCTAssertEqual(closed.filter { $0.hasSuffix(" closed: the page read nothing of what was sent for 2 s") }.count, config.maxSockets,
+                       closed.joined(separator: "\n"))
     }
 
     func testSocketsWithoutTheTokenOrFromAnotherOriginAreRefused() throws {

@@ -79,6 +79,29 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertFalse(stderr.contains("error"), stderr)
     }
 
+    /// A signal during the scene's first run is not held up by it: the
+    /// run is abandoned, no address is printed, the exit is 130 before the
+    /// run's own 10 s time limit could have ended it, nothing is left.
+    func testSIGINTDuringABusyFirstRunStopsAtOnce() throws {
+        try box.write("busy.lua", "image(\"img.png\")\nwhile true do end\n")
+        let before = box.files()
+        let (p, out, err) = try Tool.start(["serve", "busy.lua"], cwd: box.url)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        usleep(2_000_000)   // the first run has begun (the address would come only after it)
+        kill(p.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(6 * Tool.slowdown)
+        while p.isRunning, Date() < deadline { usleep(20_000) }
+        XCTAssertFalse(p.isRunning, "stopped well before the run's own 10 s limit")
+        guard !p.isRunning else { return }
+        XCTAssertEqual(p.terminationStatus, 130)
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertFalse(printed.contains("serving"), printed)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertFalse(stderr.contains("error"), stderr)
+        XCTAssertEqual(box.files(), before)
+        XCTAssertEqual(box.leftovers(), [])
+    }
+
     func testABadOptionIsExit2AndAMissingSceneExit1WithOneLine() throws {
         let bad = try Tool.run(["serve", "scene.lua", "--bogus"], cwd: box.url)
         XCTAssertEqual(bad.status, 2)
