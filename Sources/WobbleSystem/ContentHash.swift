@@ -26,7 +26,7 @@ public struct ContentHash: Equatable, Sendable {
         guard let fd = try? Posix.open(path, O_RDONLY | O_CLOEXEC, shown: path) else { return nil }
         defer { close(fd) }
         guard let st = try? Posix.fstat(fd, shown: path), FileKind(st) == .regular else { return nil }
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        var h = fnv([])
         var size = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -35,9 +35,7 @@ public struct ContentHash: Equatable, Sendable {
             if n < 0 { return nil }
             if n == 0 { break }
             size += n
-            buffer.withUnsafeBufferPointer { p in
-                for b in p[0..<n] { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
-            }
+            h = buffer.withUnsafeBufferPointer { fnv($0[0..<n], seed: h) }
         }
         return ContentHash(size: size, hash: h)
     }
