@@ -860,7 +860,7 @@ const KEYS = {
   Backspace: "backspace", Tab: "tab", Enter: "enter", PageUp: "pageUp", PageDown: "pageDown", Delete: "delete",
   "-": "minus", "+": "plus", "=": "plus", F1: "help", "?": "help", " ": "space",
 };
-const LETTERS = new Set(["h", "r", "a", "s", "z", "f", "e", "p", "y", "l", "b", "m", "c", "o"]);
+const LETTERS = new Set(["h", "r", "a", "s", "z", "f", "e", "p", "y", "l", "b", "m", "c"]);   // (not O: the page has no outline tool yet)
 
 // The keys' help (F1 or ?, as the window's sheet): the core's list, sent
 // by the server when the page connects; any key or a click closes it.
