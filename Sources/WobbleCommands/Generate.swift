@@ -159,7 +159,8 @@ package enum Generate {
         func list(_ words: [String]) -> String { "$'" + words.joined(separator: "\\n") + "'" }
         func pattern(_ c: Subcommand) -> String { c.name.isEmpty ? "\"\"" : c.name }
         var values = "", options = "", operands = ""
-        for c in shown {
+        // Every subcommand's options and words (a hidden one too, once named).
+        for c in Commands.all {
             var cases = ""
             for row in c.options where row.value != nil && !row.hidden {
                 let names = row.names.joined(separator: "|")

@@ -60,10 +60,10 @@ package struct Runner {
         package var clip: Clip
         package var output: String?
         package var seconds: Double
-        /// The files the run named (resolved: the image, traces, modules)
-        /// and the image it used: what `--watch` watches besides the
-        /// scene's folder (they may be outside it). A run that fails has
-        /// them in its report (`RunReport.inputs`, the scene first).
+        /// The files the run read, each once (resolved: the scene, the
+        /// image, traces, modules) and the image it used: what `--watch`
+        /// watches besides the scene's folder (they may be outside it). A
+        /// run that fails has them in its report (`RunReport.inputs`).
         package var inputs: [String] = []
 
         /// The `--check` line for these frames (`Runner.okLine`).
@@ -83,8 +83,13 @@ package struct Runner {
         let runner = SceneRunner(options: o.sceneRun) { path in
             try deadline.reading("image '\(path)'") { try Runner.loadImage(path, warn: imageWarnings.add) }
         }
-        /// The files the run named and the image it used (also when it fails: the report keeps them).
-        func named() -> [String] { runner.named + (runner.imagePath.map { [$0] } ?? []) }
+        /// The files the run named and the image it used, each once (also
+        /// when it fails: the report keeps them).
+        func named() -> [String] {
+            var seen: [String] = []
+            for path in runner.named + (runner.imagePath.map { [$0] } ?? []) where !seen.contains(path) { seen.append(path) }
+            return seen
+        }
         defer {
             for path in [scenePath] + named() where !report.inputs.contains(path) { report.inputs.append(path) }
         }
