@@ -142,7 +142,7 @@ let package = Package(
         .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender", "WobbleMedia"], swiftSettings: strict),
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleStudioCore", "WobbleCore", "WobbleMedia", "WobbleAudio", "WobbleEngine", "WobbleRender", "WobbleScript"], swiftSettings: strict),
         .testTarget(name: "WobbleStudioCoreTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleStudioCore", "WobbleCore", "WobbleEngine"], swiftSettings: strict),
-        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleEngine", "WobbleCore", "WobbleMedia", "WobbleRender", "wobble-run"],
+        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleStudioCore", "WobbleEngine", "WobbleCore", "WobbleMedia", "WobbleRender", "wobble-run"],
                     exclude: ["Browser/drive.py", "Browser/decode-apng.py"], swiftSettings: strict),
         // SelectSet/: the selection benchmark's photos, read from the source tree.
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"],
