@@ -75,7 +75,8 @@ export class WobbleView extends HTMLElement {
 
   connectedCallback() {
     addEventListener("devicemotion", this._motion);
-    if (!this._loading && this.getAttribute("src")) this._load(this.getAttribute("src"));
+    const src = this.getAttribute("src");
+    if (src && src !== this._src) this._load(src);
   }
 
   disconnectedCallback() {
@@ -85,7 +86,7 @@ export class WobbleView extends HTMLElement {
 
   attributeChangedCallback(name, old, value) {
     if (name === "loop") this._loop = value !== "false";
-    if (name === "src" && value && old !== value && this.isConnected) this._load(value);
+    if (name === "src" && value && value !== this._src && this.isConnected) this._load(value);
   }
 
   get ready() { return this._ready; }
@@ -158,7 +159,7 @@ export class WobbleView extends HTMLElement {
   }
 
   async _load(src) {
-    this._loading = true;
+    this._src = src;
     this._ready = false;
     this.pause();
     try {
@@ -202,8 +203,6 @@ export class WobbleView extends HTMLElement {
     } catch (e) {
       this.dispatchEvent(new CustomEvent("error", { detail: e }));
       throw e;
-    } finally {
-      this._loading = false;
     }
   }
 
@@ -213,7 +212,7 @@ export class WobbleView extends HTMLElement {
     const img = document.createElement("img");
     img.src = this.pictureURL;
     img.alt = this.getAttribute("alt") || "";
-    this.shadowRoot.querySelector("canvas").replaceWith(img);
+    this.shadowRoot.querySelector("canvas, img").replaceWith(img);
   }
 
   // Draws the scene at clip time t.

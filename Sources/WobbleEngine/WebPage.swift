@@ -10,9 +10,6 @@ import WobbleWeb
 /// `Web/wobble-motion.js`, `Web/wobble-view.js` and the shaders, as one
 /// script) that plays it with no server.
 package enum WebPage {
-    /// The picture's WebP quality when `--quality` gives none.
-    package static let defaultQuality = 94
-
     /// The player as one ES module: the shader files as `WOBBLE_SHADERS`,
     /// then the three player files with their imports and exports taken
     /// out and their comment lines dropped (a page's own script cannot
@@ -67,13 +64,56 @@ package enum WebPage {
     /// Text safe inside a `<script>` element (no `</` to end it early).
     static func scriptText(_ s: String) -> String { s.replacingOccurrences(of: "</", with: "<\\/") }
 
-    /// The picture as WebP bytes (lossy at `quality`, alpha kept).
-    static func picture(_ source: RGBAImage, quality: Int?) throws -> [UInt8] {
+    /// How close the picture stays to the source when `--quality` gives no
+    /// quality: PSNR in dB of the premultiplied colour.
+    package static let pictureDecibels = 41.5
+
+    /// `image` as WebP bytes: at `quality` when given; else at the lowest
+    /// quality from 80 to 100 whose decoded pixels stay within
+    /// `pictureDecibels` of the image (lossy colour, lossless alpha), or
+    /// lossless when none does. A photo the size of the cat takes about 94.
+    static func picture(_ image: RGBAImage, quality: Int?) throws -> [UInt8] {
         do {
-            return try ImageIO.encodeWebP(source, quality: quality ?? defaultQuality)
+            if let quality { return try ImageIO.encodeWebP(image, quality: quality) }
+            var tried: [Int: [UInt8]] = [:]
+            func good(_ q: Int) throws -> Bool {
+                let bytes = try ImageIO.encodeWebP(image, quality: q)
+                tried[q] = bytes
+                guard let back = ImageIO.decodeWebP(bytes) else { return false }
+                return psnr(image, back) >= pictureDecibels
+            }
+            guard try good(100) else { return try ImageIO.encodeWebP(image, quality: nil) }
+            var lo = 80, hi = 100
+            if try good(lo) { return tried[lo] ?? [] }
+            // good(hi), not good(lo): the lowest good quality in (lo, hi].
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2
+                if try good(mid) { hi = mid } else { lo = mid }
+            }
+            return tried[hi] ?? []
         } catch let e as MediaError {
             throw RunError(e.message)
         }
+    }
+
+    /// PSNR (dB) of two images of one size on premultiplied RGB (what a
+    /// transparent pixel hides does not count).
+    static func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
+        guard a.width == b.width, a.height == b.height else { return 0 }
+        var sum = 0.0
+        a.pixels.withUnsafeBufferPointer { p in
+            b.pixels.withUnsafeBufferPointer { q in
+                for i in stride(from: 0, to: p.count, by: 4) {
+                    let aa = Int(p[i + 3]), ba = Int(q[i + 3])
+                    for c in 0..<3 {
+                        let d = Double(Int(p[i + c]) * aa - Int(q[i + c]) * ba) / 255
+                        sum += d * d
+                    }
+                }
+            }
+        }
+        guard sum > 0 else { return .infinity }
+        return 10 * log10(255 * 255 / (sum / Double(a.pixels.count / 4 * 3)))
     }
 
     /// `-o clip.html`: one file, nothing from the network.

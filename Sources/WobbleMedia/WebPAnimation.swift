@@ -325,3 +325,15 @@ extension ImageIO {
         return Array(UnsafeBufferPointer(start: mem, count: writer.size))
     }
 }
+
+extension ImageIO {
+    /// A still WebP's pixels (straight RGBA), nil when libwebp cannot
+    /// decode it: what `encodeWebP` gave, to measure what it lost.
+    public static func decodeWebP(_ data: [UInt8]) -> RGBAImage? {
+        var w: Int32 = 0, h: Int32 = 0
+        guard let px = data.withUnsafeBufferPointer({ WebPDecodeRGBA($0.baseAddress, $0.count, &w, &h) }) else { return nil }
+        defer { WebPFree(px) }
+        guard w > 0, h > 0 else { return nil }
+        return RGBAImage(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: px, count: Int(w) * Int(h) * 4)))
+    }
+}

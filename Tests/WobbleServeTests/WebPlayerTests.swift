@@ -159,4 +159,235 @@ final class WebPlayerTests: XCTestCase {
         XCTAssertLessThanOrEqual(out["fieldWorst"] as? Double ?? 1, 1e-5)
         XCTAssertEqual(out["blends"] as? Int, shapes.count * 6)
     }
+
+    // MARK: in chromium
+
+    /// Runs `steps` on the page at `url` (`Browser/player.py`); the result.
+    func play(_ url: String, _ steps: [[Any]], options: [String: Any] = [:], out: String) throws -> [String: Any] {
+        let (python, chromium) = try BrowserStudioTests.browser()
+        let script = WebPlayerTests.repo.appendingPathComponent("Tests/WobbleServeTests/Browser/player.py").path
+        let job = String(decoding: try JSONSerialization.data(withJSONObject: ["options": options, "steps": steps]), as: UTF8.self)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let r = try Tool.exec(python, [script, url, out, job], env: ["WOBBLE_CHROMIUM": chromium])
+        let result = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/result.json"))) as? [String: Any],
+                                   "player.py: \(r.stderr)")
+        XCTAssertNil(result["error"], "\(result["error"] ?? "")")
+        XCTAssertNil(result["pageerrors"], "\(result["pageerrors"] ?? "")")
+        return result
+    }
+
+    /// Writes `scene` as a web page (`-o page.html`) and renders `frames`
+    /// headless into `ref/`.
+    func page(_ scene: String, html: String, frames: ClosedRange<Int>? = nil, ref: String = "ref") throws {
+        let r = try Tool.run([scene, "-o", html, "-q"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        if let frames {
+            let f = try Tool.run([scene, "--frames", "\(frames.lowerBound)-\(frames.upperBound)", "-o", box.path(ref) + "/", "-q"], cwd: box.url)
+            XCTAssertEqual(f.status, 0, f.stderr)
+        }
+    }
+
+    func image(_ path: String) throws -> RGBAImage { try ImageIO.load(path: path) }
+
+    /// PSNR (dB) of the premultiplied colour (a transparent pixel's hidden
+    /// colour does not count).
+    func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
+        XCTAssertEqual(a.width, b.width)
+        XCTAssertEqual(a.height, b.height)
+        var sum = 0.0, n = 0
+        for i in stride(from: 0, to: min(a.pixels.count, b.pixels.count), by: 4) {
+            for c in 0..<3 {
+                let d = (Double(a.pixels[i + c]) * Double(a.pixels[i + 3]) - Double(b.pixels[i + c]) * Double(b.pixels[i + 3])) / 255
+                sum += d * d
+                n += 1
+            }
+        }
+        return sum == 0 ? .infinity : 10 * log10(255 * 255 / (sum / Double(n)))
+    }
+
+    func example(_ name: String) -> String {
+        let dir = WebPlayerTests.repo.appendingPathComponent("Examples/\(name)")
+        let lua = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.first { $0.hasSuffix(".lua") } ?? "\(name).lua"
+        return dir.appendingPathComponent(lua).path
+    }
+
+    /// Paused frames of the gallery's scenes against the headless render:
+    /// the cat (classic, three regions), purr (a loop, a time past its
+    /// period), the cutout (spring, pin, an "auto" cutout), sway (pins),
+    /// sticker (transparent pixels, 25 fps), springs.
+    func testPausedFramesAreTheHeadlessRender() throws {
+        _ = try BrowserStudioTests.browser()
+        let gallery: [(name: String, fps: Double, times: [Double])] = [
+            ("cat", 30, [0.5, 1.0, 2.7]), ("purr", 30, [0.3, 1.0, 1.95, 2.5]), ("cutout", 30, [0.5, 1.2]),
+            ("sway", 30, [0.7, 1.6]), ("sticker", 25, [0.5, 1.0]), ("springs", 30, [0.6, 1.5]),
+        ]
+        for g in gallery {
+            let frames = g.times.map { Int(($0 * g.fps + 1e-9).rounded(.down)) }
+            let period = g.name == "purr" ? 60 : Int.max
+            let refs = frames.map { $0 % period }
+            try page(example(g.name), html: box.path(g.name + ".html"), frames: refs.min()! ... refs.max()!, ref: "ref-" + g.name)
+            var steps: [[Any]] = [["open"], ["wait_ready"], ["pause"]]
+            for (i, t) in g.times.enumerated() { steps += [["time", t], ["shot", "\(g.name)\(i)"]] }
+            let out = box.path("shots")
+            _ = try play("file://" + box.path(g.name + ".html"), steps, out: out)
+            for (i, k) in refs.enumerated() {
+                let shown = try image(out + "/\(g.name)\(i).png")
+                let headless = try image(box.path(String(format: "ref-%@/frame_%05d.png", g.name, k)))
+                XCTAssertGreaterThanOrEqual(psnr(shown, headless), 40, "\(g.name) at \(g.times[i]) s against frame \(k)")
+            }
+        }
+    }
+
+    static let twoRegions = """
+    image("img.png")
+    local a = addSketch{x = 40, y = 30, w = 120, h = 110}
+    local b = addSketch{x = 190, y = 50, w = 100, h = 100, motion = "spring"}
+    prepare()
+
+    """
+
+    /// Pokes added live while paused at 0.5 s move as the engine moves the
+    /// same touches at 0.5 s in the scene (the oracle), a classic region
+    /// and a spring.
+    func testALivePokeIsTheEnginesKick() throws {
+        _ = try BrowserStudioTests.browser()
+        try box.writeImage("img.png", Sandbox.pattern(width: 320, height: 200, checker: 16))
+        try box.write("live.lua", WebPlayerTests.twoRegions + "wait(3)\n")
+        try box.write("oracle.lua", WebPlayerTests.twoRegions + "wait(0.5)\ntouch(100, 85, 130, 95)\ntouch(240, 100, 235, 120)\nwait(2.5)\n")
+        try page(box.path("live.lua"), html: box.path("live.html"))
+        try page(box.path("oracle.lua"), html: box.path("oracle.html"), frames: 36...60)
+        let out = box.path("shots")
+        let r = try play("file://" + box.path("live.html"), [["open"], ["wait_ready"], ["pause"], ["time", 1.2], ["shot", "still"],
+                                                           ["time", 0.5], ["poke", 240, 100, -5, 20], ["poke", 100, 85, 30, 10],
+                                                           ["time", 1.2], ["shot", "p36"], ["time", 2.0], ["shot", "p60"]], out: out)
+        XCTAssertEqual(r["poke"] as? Int, 0, "the second poke hit the first region")
+        for k in [36, 60] {
+            let shown = try image(out + "/p\(k).png"), oracle = try image(box.path(String(format: "ref/frame_%05d.png", k)))
+            XCTAssertGreaterThanOrEqual(psnr(shown, oracle), 40, "frame \(k) with the pokes against the engine's touches")
+        }
+        XCTAssertLessThan(psnr(try image(out + "/still.png"), try image(out + "/p36.png")), 35, "the pokes move the picture")
+    }
+
+    /// The page opened from disk asks the network for nothing: every
+    /// request but the page's own file is refused, and it still plays.
+    func testTheClipPlaysOffline() throws {
+        _ = try BrowserStudioTests.browser()
+        try page(example("cat"), html: box.path("cat.html"))
+        let url = "file://" + box.path("cat.html")
+        let r = try play(url, [["open"], ["wait_ready"], ["sleep", 0.5], ["eval", "regions", "document.querySelector('wobble-view').drawnRegions"],
+                               ["eval", "playing", "!document.querySelector('wobble-view').paused"]],
+                         options: ["offline": true], out: box.path("shots"))
+        XCTAssertEqual(r["requests"] as? [String], [String(url.prefix(80))])
+        XCTAssertNil(r["aborted"])
+        XCTAssertEqual(r["still"] as? Bool, false)
+        XCTAssertEqual(r["playing"] as? Bool, true)
+        XCTAssertNotNil(r["regions"] as? Int)
+    }
+
+    /// The changed pixels between two frames: their bounding box, nil when none.
+    func changed(_ a: RGBAImage, _ b: RGBAImage) -> PixelRect? {
+        var box: PixelRect?
+        for y in 0..<a.height {
+            for x in 0..<a.width where a.pixels[(y * a.width + x) * 4 ..< (y * a.width + x) * 4 + 4] != b.pixels[(y * a.width + x) * 4 ..< (y * a.width + x) * 4 + 4] {
+                box = PixelRect(x0: min(box?.x0 ?? x, x), y0: min(box?.y0 ?? y, y), x1: max(box?.x1 ?? x + 1, x + 1), y1: max(box?.y1 ?? y + 1, y + 1))
+            }
+        }
+        return box
+    }
+
+    /// A mouse drag on one region pokes that region alone: every pixel
+    /// outside its box stays the still picture.
+    func testAPointerDragMovesOnlyItsRegion() throws {
+        _ = try BrowserStudioTests.browser()
+        try box.writeImage("img.png", Sandbox.pattern(width: 320, height: 200, checker: 16))
+        try box.write("scene.lua", WebPlayerTests.twoRegions + "wait(3)\n")
+        try page(box.path("scene.lua"), html: box.path("scene.html"))
+        let out = box.path("shots")
+        let r = try play("file://" + box.path("scene.html"), [["open"], ["wait_ready"], ["pause"], ["time", 0.3], ["shot", "before"],
+                                                            ["drag", 240, 90, 250, 130], ["time", 0.6], ["shot", "after"]], out: out)
+        XCTAssertEqual(r["drag"] as? Int, 1, "the drag poked the second region")
+        let moved = try XCTUnwrap(changed(try image(out + "/before.png"), try image(out + "/after.png")), "the drag moved nothing")
+        // The second region's box (x 190..290, y 50..150).
+        XCTAssertGreaterThanOrEqual(moved.x0, 190)
+        XCTAssertLessThanOrEqual(moved.x1, 290)
+        XCTAssertGreaterThanOrEqual(moved.y0, 50)
+        XCTAssertLessThanOrEqual(moved.y1, 150)
+    }
+
+    /// A devicemotion event above 1 g shakes every region (each below the
+    /// gate); one below it shakes none.
+    func testDeviceMotionShakesTheRegions() throws {
+        _ = try BrowserStudioTests.browser()
+        try box.writeImage("img.png", Sandbox.pattern(width: 320, height: 200, checker: 16))
+        try box.write("scene.lua", WebPlayerTests.twoRegions + "wait(3)\n")
+        try page(box.path("scene.lua"), html: box.path("scene.html"))
+        let out = box.path("shots")
+        let weak = try play("file://" + box.path("scene.html"), [["open"], ["wait_ready"], ["pause"], ["time", 0.3], ["motion", 4.9, 0]], out: out)
+        XCTAssertEqual(weak["shake"] as? Int, 0, "half a g shakes nothing")
+        let r = try play("file://" + box.path("scene.html"), [["open"], ["wait_ready"], ["pause"], ["time", 0.3], ["shot", "before"],
+                                                            ["motion", 19.6, 4], ["time", 0.6], ["shot", "after"]], out: out)
+        XCTAssertEqual(r["shake"] as? Int, 2, "2 g shakes both regions")
+        let moved = try XCTUnwrap(changed(try image(out + "/before.png"), try image(out + "/after.png")), "the shake moved nothing")
+        XCTAssertLessThan(moved.x0, 160, "the first region moved")
+        XCTAssertGreaterThan(moved.x1, 190, "the second region moved")
+    }
+
+    /// With `prefers-reduced-motion`, the element holds still: it does not
+    /// play, a drag pokes nothing, and it shows the still picture.
+    func testReducedMotionHoldsStill() throws {
+        _ = try BrowserStudioTests.browser()
+        try box.writeImage("img.png", Sandbox.pattern(width: 320, height: 200, checker: 16))
+        try box.write("scene.lua", WebPlayerTests.twoRegions + "impulse(a, 1, 0)\nwait(3)\n")
+        try page(box.path("scene.lua"), html: box.path("scene.html"), frames: 0...0)
+        let out = box.path("shots")
+        let r = try play("file://" + box.path("scene.html"), [["open"], ["wait_ready"], ["sleep", 0.5], ["drag", 240, 90, 250, 130],
+                                                            ["eval", "time", "document.querySelector('wobble-view').currentTime"], ["shot", "shown"]],
+                         options: ["reduced_motion": true], out: out)
+        XCTAssertEqual(r["paused_when_ready"] as? Bool, true)
+        XCTAssertEqual(r["time"] as? Double, 0)
+        XCTAssertTrue(r["drag"] is NSNull, "a drag poked a region: \(r["drag"] ?? "")")
+        XCTAssertGreaterThanOrEqual(psnr(try image(out + "/shown.png"), try image(box.path("ref/frame_00000.png"))), 40)
+    }
+
+    /// Without WebGL2 the element shows the still picture (an <img>).
+    func testWithoutWebGL2ThePictureIsShown() throws {
+        _ = try BrowserStudioTests.browser()
+        try page(example("cat"), html: box.path("cat.html"))
+        let r = try play("file://" + box.path("cat.html"), [["open"], ["wait_ready"],
+                                                          ["eval", "webgl2", "!!document.createElement('canvas').getContext('webgl2')"],
+                                                          ["wait_img"], ["eval", "img", "document.querySelector('wobble-view').shadowRoot.querySelector('img').naturalWidth"]],
+                         options: ["no_webgl2": true], out: box.path("shots"))
+        XCTAssertEqual(r["webgl2"] as? Bool, false, "chromium still has WebGL2")
+        XCTAssertEqual(r["still"] as? Bool, true)
+        XCTAssertEqual(r["img"] as? Int, 451)
+    }
+
+    /// The sizes the web outputs promise: the player ≤ 15 KB gzipped; the
+    /// cat's clip.html ≤ 1/20 of its GIF; a 320×240 clip's ≤ 1/3 of its GIF.
+    func testTheSizeLimits() throws {
+        let player = Array(WebPage.player.utf8)
+        let packed = try XCTUnwrap(Gzip.compress(player))
+        XCTAssertLessThanOrEqual(packed.count, 15 * 1024, "the player gzipped")
+        for (scene, ratio) in [(example("cat"), 20), (box.path("small.lua"), 3)] {
+            if scene.hasSuffix("small.lua") {
+                let cat = try image(WebPlayerTests.repo.appendingPathComponent("Examples/cat/chelsea.png").path)
+                var px: [UInt8] = []
+                for y in 30..<270 { px += cat.pixels[(y * cat.width + 65) * 4 ..< (y * cat.width + 385) * 4] }
+                try box.writeImage("small.png", RGBAImage(width: 320, height: 240, pixels: px))
+                try box.write("small.lua", """
+                image("small.png")
+                local face = addSketch{x = 60, y = 80, w = 200, h = 140}
+                prepare()
+                touch(160, 150, 190, 140)
+                wait(3)
+
+                """)
+            }
+            let html = box.path("clip.html"), gif = box.path("clip.gif")
+            for o in [html, gif] { XCTAssertEqual(try Tool.run([scene, "-o", o, "-q"], cwd: box.url).status, 0) }
+            let h = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: html)[.size] as? Int)
+            let g = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: gif)[.size] as? Int)
+            XCTAssertLessThanOrEqual(h * ratio, g, "\(scene): clip.html \(h) bytes, the GIF \(g)")
+        }
+    }
 }

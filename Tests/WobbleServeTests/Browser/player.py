@@ -11,7 +11,7 @@ Steps, each a list: ["open"], ["wait_ready"], ["pause"], ["time", seconds]
 (sets currentTime), ["shot", name] (the canvas's pixels as OUT_DIR/name.png),
 ["poke", x, y, dx, dy] (image pixels; result["poke"]: the region hit),
 ["drag", x0, y0, x1, y1] (the mouse, image pixels), ["motion", ax, ay] (a
-devicemotion event, m/s²), ["eval", name, js], ["sleep", seconds],
+devicemotion event, m/s²), ["wait_img"] (the still picture loaded), ["eval", name, js], ["sleep", seconds],
 ["fps", name, seconds] (frames drawn per second while playing, and the
 browser's CPU ms per frame), ["first_frame", name] (ms from navigation to the
 first frame drawn).
@@ -102,6 +102,8 @@ def run(page, url, out, step, result):
         page.evaluate(f"window.dispatchEvent(new DeviceMotionEvent('devicemotion', {{acceleration: {{x: {step[1]}, y: {step[2]}, z: 0}},"
                       f" accelerationIncludingGravity: {{x: {step[1]}, y: {step[2]}, z: 9.8}}, interval: 16}}))")
         result["shake"] = page.evaluate(f"{VIEW}.lastShake ?? null")
+    elif kind == "wait_img":
+        page.wait_for_function(f"{VIEW}.shadowRoot.querySelector('img') && {VIEW}.shadowRoot.querySelector('img').complete", timeout=30000)
     elif kind == "eval":
         result[step[1]] = page.evaluate(step[2])
     elif kind == "sleep":
