@@ -9,7 +9,7 @@
 //   DisplacementProfile.swift, ShapeProfile in ShaderData.swift).
 // Every number is a double as in Swift; fields are floats as the renderers
 // store them. WebPlayerTests checks this file against the Swift models on a
-// table of kicks (SceneBundle.motionTable).
+// table of kicks (WebPlayerTests.table).
 
 export const EPS = 1e-9;
 
