@@ -5,6 +5,7 @@ import WobbleEngine
 import WobbleMedia
 import WobbleRender
 import WobbleTestSupport
+@testable import WobbleServe
 
 /// The web player (`-o clip.html`, `<wobble-view>`): its arithmetic against
 /// the Swift models (node runs `Web/wobble-motion.js` on a table Swift
@@ -360,6 +361,38 @@ final class WebPlayerTests: XCTestCase {
         XCTAssertEqual(r["webgl2"] as? Bool, false, "chromium still has WebGL2")
         XCTAssertEqual(r["still"] as? Bool, true)
         XCTAssertEqual(r["img"] as? Int, 451)
+    }
+
+    /// `Shift+E` in the browser studio, the "web page" row: the page
+    /// downloads `scene.html`, which plays the scene (paused at 0.5 s, the
+    /// headless render's frame 15).
+    func testShiftEInTheStudioPageDownloadsTheWebPage() throws {
+        let (python, chromium) = try BrowserStudioTests.browser()
+        try box.writeImage("img.png", Sandbox.pattern(width: 320, height: 200, checker: 16))
+        try box.write("scene.lua", BrowserStudioTests.sceneText)
+        let studio = StudioServer(options: SessionOptions(scenePath: box.path("scene.lua")), log: { _ in })
+        try studio.start()
+        defer { studio.stop() }
+        let out = box.path("studio")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let steps: [[Any]] = [["open"], ["wait_ready"], ["key", "Shift+E"], BrowserStudioTests.studio("s.chooserChoices !== null && s.chooserChoices !== undefined"),
+                              ["download_click", "#chooser li:has-text('web page')", "page.html"],
+                              ["wait", "window.wobble.exported.length > 0"], ["eval", "exported", "window.wobble.exported[0]"]]
+        let script = WebPlayerTests.repo.appendingPathComponent("Tests/WobbleServeTests/Browser/drive.py").path
+        let r = try Tool.exec(python, [script, studio.url, out, String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self)],
+                              env: ["WOBBLE_CHROMIUM": chromium])
+        let result = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/result.json"))) as? [String: Any],
+                                   "drive.py: \(r.stderr)")
+        XCTAssertNil(result["error"], "\(result["error"] ?? "")")
+        let exported = try XCTUnwrap(result["exported"] as? [String: Any])
+        XCTAssertEqual(exported["ok"] as? Bool, true, "\(exported)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.path("scene.html")), "written beside the scene")
+        let f = try Tool.run(["scene.lua", "--frames", "15-15", "-o", box.path("ref") + "/", "-q"], cwd: box.url)
+        XCTAssertEqual(f.status, 0, f.stderr)
+        let shots = box.path("shots")
+        let played = try play("file://" + out + "/page.html", [["open"], ["wait_ready"], ["pause"], ["time", 0.5], ["shot", "t05"]], out: shots)
+        XCTAssertEqual(played["still"] as? Bool, false)
+        XCTAssertGreaterThanOrEqual(psnr(try image(shots + "/t05.png"), try image(box.path("ref/frame_00015.png"))), 40)
     }
 
     /// The sizes the web outputs promise: the player ≤ 15 KB gzipped; the
