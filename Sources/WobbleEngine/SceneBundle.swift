@@ -7,7 +7,8 @@ import WobbleMedia
 /// (docs/web.md describes every field):
 ///
 /// - the size, frame rate, frame count, length, `overlap()`, `edges()`;
-/// - `loop`: `{"period": P}` for a `loop()` scene, else null;
+/// - `loop`: `{"period": P}` for a `loop()` scene, else absent (as a
+///   model's `pin` and `cutout` when it has none);
 /// - `models`: every wobble model of the clip, each with its shape (the
 ///   corners lt, rt, rb, lb and the center), its motion model's name and
 ///   parameters (every key its declaration lists), its pin, its cutout (an

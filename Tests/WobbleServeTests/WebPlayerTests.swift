@@ -363,6 +363,44 @@ final class WebPlayerTests: XCTestCase {
         XCTAssertEqual(r["img"] as? Int, 451)
     }
 
+    /// `--format web -o site/`: the four files of a site, the player
+    /// unpacked; served over HTTP the page fetches them and plays the
+    /// scene (paused at 1 s, the render's frame 30). A page to stdout and
+    /// a folder that is a file are refused with one line.
+    func testTheWebFolderPlaysOverHTTP() throws {
+        try box.writeImage("img.png", Sandbox.pattern(width: 320, height: 200, checker: 16))
+        try box.write("scene.lua", WebPlayerTests.twoRegions + "touch(100, 85, 130, 95)\nwait(1)\ntouch(240, 100, 235, 120)\nwait(2)\n")
+        let w = try Tool.run(["scene.lua", "--format", "web", "-o", "site/", "-q"], cwd: box.url)
+        XCTAssertEqual(w.status, 0, w.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: box.path("site")).sorted(),
+                       ["index.html", "picture.webp", "scene.json", "wobble-view.js"])
+        XCTAssertEqual(try String(contentsOfFile: box.path("site/wobble-view.js"), encoding: .utf8), WebPage.player)
+        let bundle = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: box.path("site/scene.json")))) as? [String: Any])
+        XCTAssertEqual(bundle["format"] as? String, "wobble-run scene")
+        XCTAssertEqual(bundle["version"] as? Int, 1)
+        XCTAssertEqual(bundle["picture"] as? String, "picture.webp")
+        XCTAssertEqual([bundle["width"] as? Int, bundle["height"] as? Int, bundle["frames"] as? Int], [320, 200, 90])
+        let models = try XCTUnwrap(bundle["models"] as? [[String: Any]])
+        XCTAssertEqual(models.map { $0["motion"] as? String }, ["classic", "spring"])
+        XCTAssertEqual(models.map { ($0["kicks"] as? [[Double]])?.map { $0[0] } }, [[0], [1]])
+        let f = try Tool.run(["scene.lua", "--frames", "30-30", "-o", box.path("ref") + "/", "-q"], cwd: box.url)
+        XCTAssertEqual(f.status, 0, f.stderr)
+        let out = box.path("shots")
+        let r = try play(box.path("site"), [["open"], ["wait_ready"], ["pause"], ["time", 1.0], ["shot", "t1"]], options: ["serve": true], out: out)
+        XCTAssertEqual(r["still"] as? Bool, false)
+        let asked = (r["requests"] as? [String] ?? []).compactMap { $0.split(separator: "/").last.map(String.init) }
+        XCTAssertEqual(Set(asked), ["index.html", "wobble-view.js", "scene.json", "picture.webp"], "\(r["requests"] ?? "")")
+        XCTAssertGreaterThanOrEqual(psnr(try image(out + "/t1.png"), try image(box.path("ref/frame_00030.png"))), 40)
+
+        let stdout = try Tool.run(["scene.lua", "--format", "html", "-o", "-"], cwd: box.url)
+        XCTAssertEqual(stdout.status, 2)
+        XCTAssertEqual(stdout.stderr, "wobble-run: a web page cannot go to stdout ('-o -'); write x.html, or a folder with --format web\n")
+        try box.write("afile", "")
+        let file = try Tool.run(["scene.lua", "--format", "web", "-o", "afile"], cwd: box.url)
+        XCTAssertEqual(file.status, 1)
+        XCTAssertEqual(file.stderr, "wobble-run: output 'afile': not a folder (--format web writes a folder)\n")
+    }
+
     /// `Shift+E` in the browser studio, the "web page" row: the page
     /// downloads `scene.html`, which plays the scene (paused at 0.5 s, the
     /// headless render's frame 15).

@@ -6,7 +6,8 @@ Usage: player.py URL OUT_DIR JOB_JSON
 JOB_JSON: {"options": {...}, "steps": [...]}. Options: "reduced_motion": true
 (the context prefers reduced motion), "no_webgl2": true (chromium without
 WebGL2), "offline": true (every request but the page's own file aborted;
-result["requests"] lists every URL asked for, result["aborted"] those refused).
+result["requests"] lists every URL asked for, result["aborted"] those refused), "serve": true (URL is a folder: it is served
+over HTTP on 127.0.0.1 and its index.html opened, as a site would).
 Steps, each a list: ["open"], ["wait_ready"], ["pause"], ["time", seconds]
 (sets currentTime), ["shot", name] (the canvas's pixels as OUT_DIR/name.png),
 ["poke", x, y, dx, dy] (image pixels; result["poke"]: the region hit),
@@ -36,6 +37,8 @@ def main():
     url, out, job = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     opts, steps = job.get("options", {}), job["steps"]
     result = {}
+    if opts.get("serve"):
+        url = serve(url) + "/index.html"
     args = ["--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist", "--no-sandbox"]
     if opts.get("no_webgl2"):
         args.append("--disable-webgl2")
@@ -62,6 +65,21 @@ def main():
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f)
     sys.exit(1 if "error" in result else 0)
+
+
+def serve(folder):
+    """Serves `folder` over HTTP on a free port (a thread); its base URL."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=folder))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def to_page(page, x, y):
