@@ -117,6 +117,14 @@ final class GLContext {
         eglVersion = eglQueryString(d, EGL_VERSION).map { String(cString: $0) } ?? "?"
     }
 
+    /// Asks the adopted context's draw surface (a window's) to keep its
+    /// pixels across a swap (`EGL_SWAP_BEHAVIOR` `EGL_BUFFER_PRESERVED`);
+    /// whether it will. False for our own context (it has no surface).
+    func preserveSwaps() -> Bool {
+        guard let surface else { return false }
+        return eglSurfaceAttrib(display, surface, EGL_SWAP_BEHAVIOR, EGL_BUFFER_PRESERVED) == EGLBoolean(EGL_TRUE)
+    }
+
     deinit {
         guard !adopted else { return }
         if eglGetCurrentContext() == context {
