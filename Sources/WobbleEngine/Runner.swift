@@ -198,7 +198,7 @@ package struct Runner {
             // slice refused.
             let name = AudioSlice.name(selection.lowerBound)
             do {
-                frames.soundSlice = (name, try AudioSlice.wav(pngSound.audio, shown: (pngSound.dir as NSString).appendingPathComponent(name)))
+                frames.soundSlice = (name, try AudioSlice.wav(pngSound.audio, shown: ScenePaths.join(pngSound.dir, name)))
             } catch let e as MediaError {
                 throw RunError(e.message)
             }
@@ -308,7 +308,7 @@ package struct Runner {
             path = p
         } else {
             madeUp = true
-            let base = URL(fileURLWithPath: scenePath).deletingPathExtension().lastPathComponent
+            let base = ScenePaths.baseName(scenePath)
             switch options.format {
             case .png: path = options.placed(base + "_frames/")
             case let f? where f.video != nil: path = options.placed(base + f.extensions[0])

@@ -37,7 +37,7 @@ final class SDLAudioSink: AudioSink {
     ///   then drives the preview, which measures the sync where nothing can
     ///   be heard), or no device opens.
     init(rate: Int = 44_100) throws {
-        let env = ProcessInfo.processInfo.environment
+        let env = Environment.all
         let dummyAccepted = env["WOBBLE_STUDIO_DUMMY_AUDIO"] == "1"
         if !SDLLibrary.isStarted(.audio) {
             // ALSA without a sound card prints a dozen lines of its own
@@ -99,7 +99,7 @@ final class SDLAudioSink: AudioSink {
 
     /// A playback device of an ALSA sound card is there (`/dev/snd/pcmC*p`).
     static var hasALSACard: Bool {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/snd")) ?? []
+        let names = FileSystem.names(in: "/dev/snd")
         return names.contains { $0.hasPrefix("pcmC") && $0.hasSuffix("p") }
     }
 

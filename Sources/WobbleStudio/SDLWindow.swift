@@ -89,7 +89,7 @@ final class StudioWindow {
     /// already on disk (nothing is buffered in the process).
     static func displayLost() -> Never {
         lostLock.lock()
-        FileHandle.standardError.write(Data("wobble-run: edit: the connection to the display was lost\n".utf8))
+        Messages.writeStderr("wobble-run: edit: the connection to the display was lost\n")
         let lost = onDisplayLost
         onDisplayLost = nil
         lost?()
@@ -134,7 +134,7 @@ final class StudioWindow {
     static func initialise() throws {
         SDLLibrary.hint(SDL_HINT_VIDEO_X11_FORCE_EGL, "1")
         SDLLibrary.hint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
-        let env = ProcessInfo.processInfo.environment
+        let env = Environment.all
         let display = env["DISPLAY"] ?? "", wayland = env["WAYLAND_DISPLAY"] ?? ""
         let forced = !(env["SDL_VIDEODRIVER"] ?? "").isEmpty
         // libwayland finds a relative WAYLAND_DISPLAY in XDG_RUNTIME_DIR and,
@@ -170,7 +170,7 @@ final class StudioWindow {
                 if e.error_code == 3 || e.error_code == 9, e.resourceid != 0, e.resourceid == StudioWindow.windowXID {
                     StudioWindow.windowDestroyed = true
                 } else {
-                    FileHandle.standardError.write(Data("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n".utf8))
+                    Messages.writeStderr("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n")
                 }
             }
             return 0
@@ -220,7 +220,7 @@ final class StudioWindow {
         // Where the EGL config cannot, every frame is drawn whole.
         let painter: WindowPainter
         do {
-            painter = try WindowPainter(preserve: ProcessInfo.processInfo.environment["WOBBLE_STUDIO_FULL_REDRAW"] != "1")
+            painter = try WindowPainter(preserve: Environment.value("WOBBLE_STUDIO_FULL_REDRAW") != "1")
         } catch {
             throw WindowError(message: "wobble-run: edit: the window's drawing: \(error)")
         }
@@ -599,5 +599,5 @@ final class StudioWindow {
     }
     private var timing = (0.0, 0.0, 0.0, 0)
     /// WOBBLE_STUDIO_PROFILE=1: where the time of `present` goes, on stderr.
-    private let profiling = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_PROFILE"] == "1"
+    private let profiling = Environment.value("WOBBLE_STUDIO_PROFILE") == "1"
 }

@@ -91,7 +91,7 @@ enum NewScene {
         print("  wobble-run edit \(sceneWord)    # a window: place the region, poke it, Ctrl+S saves")
         print("  wobble-run \(sceneWord)         # renders \(ScenePaths.shellWord(ScenePaths.baseName(scene) + ".gif"))")
         ThisProcess.flushOutput()
-        let env = ProcessInfo.processInfo.environment
+        let env = Environment.all
         let hasDisplay = !(env["DISPLAY"] ?? "").isEmpty || !(env["WAYLAND_DISPLAY"] ?? "").isEmpty
         if hasDisplay, Edit.findStudio() != nil {
             // (`./-o.lua`: a name the studio cannot take for an option)
