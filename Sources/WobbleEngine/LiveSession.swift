@@ -342,7 +342,7 @@ public final class LiveSession {
 
     /// The one thread runs compute on (serial: one run at a time, so one
     /// Lua VM at a time), and the run in flight on it.
-    private let worker = DispatchQueue(label: "wobble-run.live-session.run")
+    private let worker = SerialQueue(label: "wobble-run.live-session.run")
     private var inFlight: RunTicket?
     /// A run was asked for while one was in flight: it starts when that one ends.
     private var runAgain = false
