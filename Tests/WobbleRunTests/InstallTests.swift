@@ -88,7 +88,7 @@ final class InstallTests: XCTestCase {
         // bash completion: --for completes to --format, and its values.
         let completion = prefix + "/share/bash-completion/completions/wobble-run"
         r = try sh("source \(q(completion)); COMP_WORDS=(wobble-run --for); COMP_CWORD=1; _wobble_run; echo \"${COMPREPLY[*]}\"; COMP_WORDS=(wobble-run --format w); COMP_CWORD=2; _wobble_run; echo \"${COMPREPLY[*]}\"")
-        XCTAssertEqual(r.stdout, "--format\nwebp webm\n", r.stderr)
+        XCTAssertEqual(r.stdout, "--format\nwebp webm web\n", r.stderr)
         for f in ["share/zsh/site-functions/_wobble-run", "share/fish/vendor_completions.d/wobble-run.fish"] {
             let text = try String(contentsOfFile: prefix + "/" + f, encoding: .utf8)
             XCTAssertTrue(text.contains("format"), f)

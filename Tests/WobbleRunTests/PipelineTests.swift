@@ -185,7 +185,7 @@ final class PipelineTests: XCTestCase {
 
     func testCheckRefusesAnOutputExactlyAsTheRenderDoes() throws {
         let cases: [([String], Int32, String)] = [
-            (["-o", "x.jpg"], 2, "wobble-run: cannot tell the output format of 'x.jpg': use x.gif, x.webp, x.apng, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, x.webm, x.mov, x.mkv, '-' (stdout), or --format"),
+            (["-o", "x.jpg"], 2, "wobble-run: cannot tell the output format of 'x.jpg': use x.gif, x.webp, x.apng, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, x.webm, x.mov, x.mkv, x.html (a live web page), '-' (stdout), or --format"),
             (["-o", "/nonexistent/x.gif"], 1, "wobble-run: output '/nonexistent/x.gif': folder '/nonexistent' does not exist"),
             (["-o", "x.webm", "--format", "mp4"], 2, "wobble-run: --format mp4 contradicts the output 'x.webm'; drop one of them"),
             (["-o", "-", "--format", "png"], 2, "wobble-run: PNG frames cannot go to stdout ('-o -'); write them to a folder (frames/) or a pattern (out_%04d.png)"),
