@@ -155,6 +155,7 @@ public final class StudioServer: @unchecked Sendable {
 
     /// A new page gets the image, every field the scene uses, then the scene.
     private func greet(_ socket: Int) {
+        server.send(StudioProtocol.json(StudioProtocol.HelloMessage(scene: core.sceneName).json), to: socket)
         if !imageMessage.isEmpty { server.send(binary: imageMessage, to: socket) }
         for f in fieldsUsed { if let m = fieldMessage(f) { server.send(binary: m, to: socket) } }
         for c in cutoutIDs.values { server.send(binary: cutoutMessage(c.layer, id: c.id), to: socket) }
@@ -162,7 +163,7 @@ public final class StudioServer: @unchecked Sendable {
             if !statesMessage.isEmpty { server.send(binary: statesMessage, to: socket) }
             server.send(lastScene, to: socket)
         }
-        if let sentSnapshot { server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: sentSnapshot)), to: socket) }
+        if let sentSnapshot { server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: sentSnapshot).json), to: socket) }
         // The frames past the end again (to every page: they are few).
         tailSent = nil
     }
@@ -204,13 +205,13 @@ public final class StudioServer: @unchecked Sendable {
         let snap = core.snapshot()
         if snap != sentSnapshot {
             sentSnapshot = snap
-            server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: snap)))
+            server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: snap).json))
         }
         sendTail()
         if core.exporter.ended != exportsSeen {
             exportsSeen = core.exporter.ended
             let url = core.exporter.lastOutput.flatMap { fileURL($0) }
-            server.send(StudioProtocol.json(StudioProtocol.ExportedMessage(ok: !core.messageIsError, message: core.message, url: url)))
+            server.send(StudioProtocol.json(StudioProtocol.ExportedMessage(ok: !core.messageIsError, message: core.message, url: url).json))
         }
     }
 
@@ -326,7 +327,7 @@ public final class StudioServer: @unchecked Sendable {
 
     private func reply(_ socket: Int, error message: String) {
         log("serve: \(message)")
-        server.send(StudioProtocol.json(StudioProtocol.ErrorMessage(message: message)), to: socket)
+        server.send(StudioProtocol.json(StudioProtocol.ErrorMessage(message: message).json), to: socket)
     }
 
     /// Performs one page message: the page's frame first (the frame a
@@ -354,7 +355,11 @@ public final class StudioServer: @unchecked Sendable {
     }
 
     private func run(_ c: StudioCommand, socket: Int) {
+        var c = c
         switch c {
+        case .pressTick(let t?):
+            // Only the tick's reference travels: the tick is the core's own.
+            c = .pressTick(core.ticks.first { $0.ref != nil && $0.ref == t.ref })
         case .quit, .answerQuit:
             // The page's tab closes it (the browser asks about unsaved edits).
             core.say("the page does not quit the server: close the tab (Ctrl+C in the terminal stops it)")
@@ -365,7 +370,7 @@ public final class StudioServer: @unchecked Sendable {
         core.perform(c)
         if c == .save {
             let ok = !core.messageIsError
-            server.send(StudioProtocol.json(StudioProtocol.SavedMessage(ok: ok, message: core.message)), to: socket)
+            server.send(StudioProtocol.json(StudioProtocol.SavedMessage(ok: ok, message: core.message).json), to: socket)
             if !ok { log("serve: save: \(core.message)") }
         } else if core.messageIsError, core.message != before.0 || !before.1 {
             reply(socket, error: core.message)
@@ -384,7 +389,7 @@ public final class StudioServer: @unchecked Sendable {
         let name = ScenePaths.name(session.options.scenePath)
         guard let clip = session.clip, let image = session.image else {
             fieldsUsed = []
-            return (StudioProtocol.json(StudioProtocol.ErrorMessage(message: session.error?.description ?? "the scene has no clip")), [])
+            return (StudioProtocol.json(StudioProtocol.ErrorMessage(message: session.error?.description ?? "the scene has no clip").json), [])
         }
         if lastImage != image {
             lastImage = image
@@ -433,7 +438,7 @@ public final class StudioServer: @unchecked Sendable {
             notes: notes.sorted(), cutouts: cutoutIDs.values.map(\.id).sorted())
         statesMessage = StudioProtocol.binary(header: ["generation": session.generation], type: "states",
                                               payload: StudioProtocol.float64Payload(states))
-        return (StudioProtocol.json(message), focusFields)
+        return (StudioProtocol.json(message.json), focusFields)
     }
 
     /// Appends frame `k`'s part of a `states` message (its number of

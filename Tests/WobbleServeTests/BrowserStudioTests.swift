@@ -284,7 +284,7 @@ final class BrowserStudioTests: XCTestCase {
 
     func testAMalformedCommandIsAnErrorAndShiftEDownloadsTelegramWithinItsLimits() throws {
         let result = try drive([["open"], ["wait_ready"],
-                                ["eval", "sent", #"window.wobble.sendRaw('{"command":{"explode":{}}}'), true"#],
+                                ["eval", "sent", #"window.wobble.sendRaw('{"type":"explode"}'), true"#],
                                 ["wait", "window.wobble.errors.length > 0"],
                                 ["key", "Shift+E"], BrowserStudioTests.studio("s.chooserChoices !== null && s.chooserChoices !== undefined"),
                                 ["download_click", "#chooser li:has-text('telegram')", "sticker.webm"],
