@@ -12,10 +12,7 @@ extension LiveSession {
 
     /// The frame index shown at time `t` (the latest frame at or before it).
     public func frameIndex(at t: Double) -> Int {
-        guard let clip else { return 0 }
-        let k = (t * clip.fps + 1e-6).rounded(.down)
-        guard k.isFinite, k >= 0 else { return 0 }
-        return Int(Swift.min(k, 1e12))
+        clip?.frameIndex(at: t) ?? 0
     }
 
     /// The state of frame `k` of the clip (frames past the end go on in
@@ -70,5 +67,14 @@ extension LiveSession {
         rendererImagePath = path
         rendererStamp = imageStamp
         return r
+    }
+}
+
+extension Clip {
+    /// The frame index shown at time `t` (the latest frame at or before it).
+    public func frameIndex(at t: Double) -> Int {
+        let k = (t * fps + 1e-6).rounded(.down)
+        guard k.isFinite, k >= 0 else { return 0 }
+        return Int(Swift.min(k, 1e12))
     }
 }

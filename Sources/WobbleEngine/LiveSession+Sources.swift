@@ -134,14 +134,7 @@ extension LiveSession {
     /// The sketches and live models at frame `k` with the call that made
     /// each (the studio's handles).
     public func handleShapes(atFrame k: Int) -> [(shape: RegionShape, origin: SketchOrigin?, live: Bool)] {
-        guard let clip else { return [] }
-        let snap = clip.timeline.snapshot(at: Double(k) / clip.fps)
-        var out: [(shape: RegionShape, origin: SketchOrigin?, live: Bool)] = []
-        for (i, s) in snap.sketches.enumerated() {
-            out.append((s, i < snap.sketchOrigins.count ? snap.sketchOrigins[i] : nil, false))
-        }
-        for m in snap.models { out.append((m.shape, m.origin, true)) }
-        return out
+        clip?.handleShapes(atFrame: k) ?? []
     }
 
     // MARK: Performed events
@@ -149,5 +142,19 @@ extension LiveSession {
     /// Replaces the performed events without running the scene.
     public func setPerformed(_ events: [PerformedEvent]) {
         performed = events
+    }
+}
+
+extension Clip {
+    /// The sketches and live models at frame `k` with the call that made
+    /// each (the studio's handles).
+    public func handleShapes(atFrame k: Int) -> [(shape: RegionShape, origin: SketchOrigin?, live: Bool)] {
+        let snap = timeline.snapshot(at: Double(k) / fps)
+        var out: [(shape: RegionShape, origin: SketchOrigin?, live: Bool)] = []
+        for (i, s) in snap.sketches.enumerated() {
+            out.append((s, i < snap.sketchOrigins.count ? snap.sketchOrigins[i] : nil, false))
+        }
+        for m in snap.models { out.append((m.shape, m.origin, true)) }
+        return out
     }
 }

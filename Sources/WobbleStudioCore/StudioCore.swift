@@ -13,7 +13,10 @@ import WobbleSystem
 /// frame index). No window, GL or key here; its clock is injected (tests
 /// run it on a manual one).
 package final class StudioCore {
-    package let session: LiveSession
+    /// The live session behind the core: no surface reads it (they read
+    /// `snapshot()`, `run` and the core's state); `frameSource` hands it to
+    /// the renderer only.
+    let session: LiveSession
     package let watch: InputWatch
     package let verbose: Bool
     /// The clock every time of the studio is read from.

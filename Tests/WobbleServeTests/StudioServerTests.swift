@@ -6,6 +6,13 @@ import WobbleMedia
 @testable import WobbleRender
 import WobbleTestSupport
 @testable import WobbleServe
+@testable import WobbleStudioCore
+
+extension StudioServer {
+    /// The live session behind the server's core: the tests look inside
+    /// (the server itself reads only the core's snapshot and run).
+    var session: LiveSession { core.session }
+}
 
 /// The browser studio's protocol, in-process over a real socket: the scene
 /// on connect (image and displacement fields as binary messages, then the scene), a
