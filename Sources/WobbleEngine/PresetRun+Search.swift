@@ -101,7 +101,7 @@ extension PresetRun {
         s.quality = apng ? nil : level
         s.twoPass = twoPass
         var replay = frames.replay()
-        guard let sink = try plan.makeSink(s, to: memory, still: { try frames.still ?? replay.frame(0).image }) else {
+        guard let sink = try plan.makeSink(s, to: memory, still: { frames.still ?? replay.frame(0).image }) else {
             throw RunError("\(p.name): no output")
         }
         replay = frames.replay()
