@@ -12,6 +12,11 @@ func systemLibrary(_ name: String, pkgConfig: String?, apt: String) -> Target {
     )
 }
 
+/// Our Swift targets build with no warning: a warning is an error (a root
+/// package may use unsafe flags; the build stays warning-free for every
+/// contributor, not only in CI).
+let strict: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors"])]
+
 let package = Package(
     name: "wobble-run",
     products: [
@@ -36,8 +41,10 @@ let package = Package(
         // The browser studio's HTTP + WebSocket server (civetweb; Debian
         // ships no pkg-config file for it).
         .systemLibrary(name: "CCivetweb", path: "Sources/CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
-        // The studio window only (the `wobble-studio` executable): SDL2.
-        systemLibrary("CSDL2", pkgConfig: "sdl2", apt: "libsdl2-dev"),
+        // The studio window only (the `wobble-studio` executable): SDL2. Its
+        // headers are named by their folder (<SDL2/SDL.h>): sdl2.pc's cflags
+        // carry -D_REENTRANT, which SwiftPM refuses with a warning.
+        systemLibrary("CSDL2", pkgConfig: nil, apt: "libsdl2-dev"),
 
         // Hand-written C: Lua trampolines and macros as functions.
         .target(name: "CWobbleLuaShim", dependencies: ["CLua"]),
@@ -63,78 +70,86 @@ let package = Package(
         // files and folder commits, the one child-process spawner, the one
         // signal handler, the one file watcher, byte-exact paths, the
         // monotonic clock.
-        .target(name: "WobbleSystem", dependencies: ["CWobbleSys"]),
+        .target(name: "WobbleSystem", dependencies: ["CWobbleSys"], swiftSettings: strict),
 
         // Pure Swift: geometry, wobble math, models, clock, timeline.
-        .target(name: "WobbleCore"),
+        .target(name: "WobbleCore", swiftSettings: strict),
         // Pure Swift: sound analysis (our FFT, onsets, beats that follow
         // tempo changes, level) and synthetic test tracks.
-        .target(name: "WobbleAudio", dependencies: ["WobbleSystem"]),
+        .target(name: "WobbleAudio", dependencies: ["WobbleSystem"], swiftSettings: strict),
         // The Lua host: VM, sandbox, API bindings.
-        .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "CLua", "CWobbleLuaShim"]),
+        .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "CLua", "CWobbleLuaShim"], swiftSettings: strict),
         // Renderers: CPU reference and GLES through EGL.
         // Optimised in debug builds too: the CPU backend is the default
         // renderer where there is no GPU, and unoptimised SIMD code is some
         // 50 times slower (the end-to-end tests run the debug binary).
         .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES", "CWobbleKernel"],
-                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+                swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Cutouts: masks (GrabCut) and plates (inpainting) for regions whose
         // object moves over a still background; the only OpenCV user.
-        .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"]),
+        .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"], swiftSettings: strict),
         // Images in and out: PNG, JPEG, GIF, frame sinks; colour to sRGB.
-        .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP", "CLCMS2", "CZlib"]),
+        .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP", "CLCMS2", "CZlib"], swiftSettings: strict),
         // The product as a library: the scene runner, the output table, the
         // presets and their search, the frame loop, --assemble, exports in
         // the background, takes, a live session (no window code, no
         // argument parsing): every front end calls it in-process.
-        .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"]),
+        .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"], swiftSettings: strict),
         // The server of the browser studio (`wobble-run serve`): tokens,
         // the scene folder's files under the sandbox's rules, WebSockets.
-        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleEngine", "WobbleStudioCore", "CCivetweb"]),
+        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleEngine", "WobbleStudioCore", "CCivetweb"], swiftSettings: strict),
         // The studio without a window: a live session's editing, pokes,
         // takes, timeline, cutouts and exports as commands in and Codable
         // snapshots out, for every front end: the only door the surfaces
         // use (no SDL, EGL, GL, renderer, media or vision import: media and
         // vision through the engine; StudioDoorTests checks).
-        .target(name: "WobbleStudioCore", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine"]),
+        .target(name: "WobbleStudioCore", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine"], swiftSettings: strict),
         // The studio's SDL2 window (`wobble-run edit`): a thin surface over
         // the studio core (layout, key map, GL presenting, SDL audio).
-        .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleRender", "WobbleStudioCore", "CSDL2", "CEGL", "CGLES"]),
-        // The headless command-line tool: argument handling, help, messages
-        // and exit codes over the engine (it imports no renderer, media or
-        // vision module: WobbleRunSourceTests); links no window system;
-        // `wobble-run edit` runs the `wobble-studio` executable when it is
-        // installed; `wobble-run serve` is the browser studio (WobbleServe).
+        .target(name: "WobbleStudio", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleRender", "WobbleStudioCore", "CSDL2", "CEGL", "CGLES"], swiftSettings: strict),
+        // The command line as a library: one subcommand table (render,
+        // edit, new, cutout, serve, pack) that the dispatch, help, the man
+        // page and the completions are made from, over the engine (it
+        // imports no renderer, media or vision module: WobbleRunSourceTests);
+        // links no window system: `wobble-run edit` runs the `wobble-studio`
+        // executable when it is installed; `wobble-run serve` is the browser
+        // studio (WobbleServe).
+        .target(name: "WobbleCommands", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleServe"], swiftSettings: strict),
+        // The headless command-line tool: main.swift, a few lines.
         .executableTarget(
             name: "wobble-run",
-            dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleEngine", "WobbleServe"]
+            dependencies: ["WobbleCommands", "WobbleSystem"],
+            swiftSettings: strict
         ),
         // The studio executable (`wobble-run edit` runs it): SDL2 + X11/Wayland.
-        .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"]),
+        .executableTarget(name: "wobble-studio", dependencies: ["WobbleStudio", "WobbleSystem"], swiftSettings: strict),
 
         // Sound analysis benchmark and the drum synthesiser (Scripts/bench-sound.sh, Scripts/make-drums.sh).
-        .executableTarget(name: "wobble-sound-bench", dependencies: ["WobbleAudio", "WobbleSystem"]),
+        .executableTarget(name: "wobble-sound-bench", dependencies: ["WobbleAudio", "WobbleSystem"], swiftSettings: strict),
 
         // Renderer benchmark (Scripts/bench-render.sh).
-        .executableTarget(name: "wobble-render-bench", dependencies: ["WobbleCore", "WobbleRender", "WobbleSystem"]),
+        .executableTarget(name: "wobble-render-bench", dependencies: ["WobbleCore", "WobbleRender", "WobbleSystem"], swiftSettings: strict),
 
         // What the test targets share: running the tool, temporary folders,
         // test images, a virtual display (Xvfb).
-        .target(name: "WobbleTestSupport", dependencies: ["WobbleSystem", "WobbleCore", "WobbleMedia"], path: "Tests/WobbleTestSupport"),
+        .target(name: "WobbleTestSupport", dependencies: ["WobbleSystem", "WobbleCore", "WobbleMedia"], path: "Tests/WobbleTestSupport", swiftSettings: strict),
 
-        .testTarget(name: "WobbleSystemTests", dependencies: ["WobbleTestSupport", "WobbleSystem"]),
-        .testTarget(name: "WobbleCoreTests", dependencies: ["WobbleCore"]),
-        .testTarget(name: "WobbleAudioTests", dependencies: ["WobbleAudio", "WobbleSystem"]),
-        .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore", "WobbleAudio"]),
-        .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"]),
-        .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"]),
-        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender", "WobbleMedia"]),
-        .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleStudioCore", "WobbleCore", "WobbleMedia", "WobbleAudio", "WobbleEngine", "WobbleRender", "WobbleScript"]),
-        .testTarget(name: "WobbleStudioCoreTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleStudioCore", "WobbleCore", "WobbleEngine"]),
-        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleEngine", "WobbleCore", "WobbleMedia", "WobbleRender", "wobble-run"],
-                    exclude: ["Browser/drive.py", "Browser/decode-apng.py"]),
-        .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"]),
-        .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"]),
+        .testTarget(name: "WobbleSystemTests", dependencies: ["WobbleTestSupport", "WobbleSystem"], swiftSettings: strict),
+        .testTarget(name: "WobbleCoreTests", dependencies: ["WobbleCore"], swiftSettings: strict),
+        .testTarget(name: "WobbleAudioTests", dependencies: ["WobbleAudio", "WobbleSystem"], swiftSettings: strict),
+        .testTarget(name: "WobbleScriptTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleScript", "WobbleCore", "WobbleAudio"], swiftSettings: strict),
+        .testTarget(name: "WobbleRenderTests", dependencies: ["WobbleSystem", "WobbleRender", "WobbleCore", "WobbleMedia", "CEGL", "CGLES"], swiftSettings: strict),
+        .testTarget(name: "WobbleMediaTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleMedia", "WobbleCore", "CGIF", "CImageQuant"], swiftSettings: strict),
+        .testTarget(name: "WobbleEngineTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleEngine", "WobbleCore", "WobbleScript", "WobbleAudio", "WobbleRender", "WobbleMedia"], swiftSettings: strict),
+        .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleStudioCore", "WobbleCore", "WobbleMedia", "WobbleAudio", "WobbleEngine", "WobbleRender", "WobbleScript"], swiftSettings: strict),
+        .testTarget(name: "WobbleStudioCoreTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleStudioCore", "WobbleCore", "WobbleEngine"], swiftSettings: strict),
+        .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleStudioCore", "WobbleEngine", "WobbleCore", "WobbleMedia", "WobbleRender", "wobble-run"],
+                    exclude: ["Browser/drive.py", "Browser/decode-apng.py"], swiftSettings: strict),
+        // SelectSet/: the selection benchmark's photos, read from the source tree.
+        .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"],
+                    exclude: ["SelectSet"], swiftSettings: strict),
+        .testTarget(name: "WobbleCommandsTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleCommands", "WobbleEngine", "WobbleCore"], swiftSettings: strict),
+        .testTarget(name: "WobbleRunTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleCore", "WobbleMedia", "WobbleAudio", "CGIF"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,19 +2,30 @@
 // (the window's own). The page sends the core's commands and the keys
 // pressed (the server's key map, the window's, makes them commands); the
 // server sends the core's snapshot (inspector, ticks, status, warnings,
-// the export chooser), the scene (frame states, sketches) and the data the
-// shaders need. The page plays the clip at its own frame rate (Space,
-// arrows, Home and the timeline's scrub move its playhead) and draws.
+// the export chooser), the scene (frame states, sketches), the soundtrack
+// and the data the shaders need. The page plays the clip at its own frame
+// rate (Space, arrows, Home and the timeline's scrub move its playhead),
+// with the soundtrack (WebAudio: its clock is the playhead's while it
+// plays), and draws. Zoom and pan are the page's own, as they are the
+// window's: the wheel zooms around the mouse, a middle-button drag or a
+// drag with Space held pans, F fits; the handles' layer covers the whole
+// picture area, so a corner dragged beside the picture can be taken again.
 import { Renderer, loadShaders } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
-const preview = $("preview"), handles = $("handles"), timeline = $("timeline");
+const stage = $("stage"), handles = $("handles"), timeline = $("timeline");
 const HANDLE_RADIUS = 10; // screen pixels within which a press takes a handle
+// The window's view rules (its `Layout` and `Navigator`): one wheel notch
+// zooms by 1.25; the zoom stops at a picture 4096 px long (or the fit, if
+// larger) and at 32 px long (or the fit, if smaller); a pan keeps at least
+// 32 px of the picture in the area.
+const WHEEL_FACTOR = 1.25, MAX_RENDER_SIDE = 4096, KEEP = 32;
 
 // What the tests and Scripts/bench-browser.sh read.
 const metrics = window.wobble = {
   ready: false, generation: -1, frame: 0, drawn: 0, draws: 0,
   pokeLatency: [], dragLatency: [], saved: [], errors: [], exported: [], studio: null, forceDraw: false,
+  keys: null, helpShown: false, view: null, sound: null, soundLog: [],
 };
 
 let renderer = null;
@@ -35,6 +46,13 @@ let pokeStart = null;
 let studio = null;           // the core's last snapshot
 let tickDrag = null;         // { tick, moved } while a tick is pressed
 let mouseAt = null;          // the mouse over the picture (image pixels), where A adds
+let image = null;            // { width, height } of the picture
+// How the picture sits in the area (as the window's `PictureView`): zoom
+// null: fitted (1:1 when it fits, else scaled down, centred); else window
+// pixels per image pixel with the picture's top-left at (x, y) in the area.
+let view = { zoom: null, x: 0, y: 0 };
+let pan = null;              // { x, y, from } while a pan drags
+let spaceHeld = false, spaceToggled = false;
 
 // The status area: the page's own line (a disconnection, a script
 // error), else the core's: the scene's error, each warning in the warning
@@ -99,8 +117,12 @@ function onBinary(buffer) {
   const start = 4 + n;
   if (head.type === "image") {
     renderer.setImage(head.width, head.height, new Uint8Array(buffer, start, head.width * head.height * 4));
-    handles.width = head.width;
-    handles.height = head.height;
+    if (!image || image.width !== head.width || image.height !== head.height) view = { zoom: null, x: 0, y: 0 };
+    image = { width: head.width, height: head.height };
+    placePicture();
+  } else if (head.type === "sound") {
+    onSound(head, buffer.slice(start));
+    return;
   } else if (head.type === "states") {
     const frames = decodeStates(new Float64Array(buffer.slice(start)));
     if (head.from === undefined) { states = { generation: head.generation, frames }; return; }
@@ -153,6 +175,7 @@ function onText(m) {
   } else if (m.type === "scene") onScene(m);
   else if (m.type === "studio") onStudio(m.studio);
   else if (m.type === "exported") onExported(m);
+  else if (m.type === "keys") { metrics.keys = m.keys; showHelpKeys(); }
   else if (m.type === "saved") {
     metrics.saved.push(m);
     message(m.message, m.ok ? "ok" : "error");   // (the core's status says the same)
@@ -176,6 +199,7 @@ function onScene(m) {
   renderer.keepCutouts(new Set(m.cutouts || []));
   metrics.generation = m.generation;
   metrics.frameCount = m.frameCount;
+  metrics.sketches = m.sketches;
   $("scene").textContent = m.scene;
   $("unsaved").hidden = !m.unsaved;
   notes = m.notes;
@@ -192,6 +216,7 @@ function onScene(m) {
     while (k < m.frameCount - 1 && !regionsDiffer(m.frames[k], p.before[k])) k++;
     frame = k;
     clockTime = frame / m.fps;
+    jumps++;
     playing = true;
     awaitingDraw.push({ list: metrics.pokeLatency, t0: p.t0 });
   }
@@ -200,7 +225,7 @@ function onScene(m) {
   }
   if (!drag) drawHandlesLater();
   ticksDirty = true;
-  if (frame >= m.frameCount && !recording) { frame = 0; clockTime = 0; }
+  if (frame >= m.frameCount && !recording) { frame = 0; clockTime = 0; jumps++; }
   metrics.ready = true;
   dirty = true;
   if (!old) requestAnimationFrame(tick);
@@ -224,23 +249,101 @@ function selectedKey() {
   return `${kind}:${k[kind]._0}`;
 }
 
+// The picture area's size (CSS pixels) and where the picture is in it:
+// `scale` area pixels per image pixel, its top-left (x, y) and size.
+function area() { return { w: Math.max(1, stage.clientWidth), h: Math.max(1, stage.clientHeight) }; }
+function fitScale(aw, ah, enlarging) {
+  const s = Math.min(aw / image.width, ah / image.height);
+  return enlarging ? s : Math.min(1, s);
+}
+function clampZoom(z, fit) {
+  const side = Math.max(image.width, image.height);
+  const hi = Math.max(MAX_RENDER_SIDE / side, Math.min(1, fit));
+  const lo = Math.min(KEEP / side, fit, hi);
+  return Math.min(Math.max(z, lo), hi);
+}
+function placement() {
+  if (!image) return { scale: 1, x: 0, y: 0, w: 1, h: 1 };
+  const a = area();
+  if (view.zoom) {
+    const s = clampZoom(view.zoom, fitScale(a.w, a.h, true));
+    return { scale: s, x: Math.round(view.x), y: Math.round(view.y),
+             w: Math.max(1, Math.round(image.width * s)), h: Math.max(1, Math.round(image.height * s)) };
+  }
+  const s = fitScale(a.w, a.h, false);
+  const w = Math.max(1, Math.floor(image.width * s)), h = Math.max(1, Math.floor(image.height * s));
+  return { scale: s, x: Math.max(0, Math.floor((a.w - w) / 2)), y: Math.max(0, Math.floor((a.h - h) / 2)), w, h };
+}
+// `v` with at least KEEP area pixels of the picture left in the area.
+function kept(v) {
+  const a = area(), w = image.width * v.zoom, h = image.height * v.zoom;
+  const x = Math.min(Math.max(v.x, Math.min(KEEP, w) - w), a.w - Math.min(KEEP, w));
+  const y = Math.min(Math.max(v.y, Math.min(KEEP, h) - h), a.h - Math.min(KEEP, h));
+  return { zoom: v.zoom, x: Math.round(x), y: Math.round(y) };
+}
+// The view as it is, its zoom and offset (a fitted one's too).
+function placedView() {
+  const P = placement();
+  return view.zoom ? { zoom: P.scale, x: view.x, y: view.y } : { zoom: P.scale, x: P.x, y: P.y };
+}
+// Zoomed by `factor` around area point (cx, cy): the image point under it stays.
+function zoomedView(factor, cx, cy) {
+  const P = placement(), a = area();
+  const z = clampZoom(P.scale * factor, fitScale(a.w, a.h, true));
+  const px = (cx - P.x) / P.scale, py = (cy - P.y) / P.scale;
+  return kept({ zoom: z, x: cx - px * z, y: cy - py * z });
+}
+// The whole picture in the area, as large as it fits (enlarged too), centred.
+function fittedView() {
+  const a = area(), fit = fitScale(a.w, a.h, true);
+  const z = clampZoom(fit, fit);
+  const w = Math.round(image.width * z), h = Math.round(image.height * z);
+  return { zoom: z, x: Math.floor((a.w - w) / 2), y: Math.floor((a.h - h) / 2) };
+}
+function showView(v) {
+  view = v;
+  placePicture();
+}
+// The picture placed as the view says; the handles' layer the area's size.
+function placePicture() {
+  if (!image || !renderer) return;
+  const P = placement(), c = renderer.canvas.style;
+  c.left = `${P.x}px`; c.top = `${P.y}px`; c.width = `${P.w}px`; c.height = `${P.h}px`;
+  const a = area(), dpr = window.devicePixelRatio || 1;
+  const hw = Math.round(a.w * dpr), hh = Math.round(a.h * dpr);
+  if (handles.width !== hw || handles.height !== hh) { handles.width = hw; handles.height = hh; }
+  metrics.view = { zoom: view.zoom, scale: P.scale, x: P.x, y: P.y, w: P.w, h: P.h, areaW: a.w, areaH: a.h };
+  handlesDirty = true;
+}
+new ResizeObserver(() => placePicture()).observe(stage);
+
+// Image pixels to area pixels and back (every mapping of the page).
+function toArea([x, y]) { const P = placement(); return [x * P.scale + P.x, y * P.scale + P.y]; }
+function fromArea([x, y]) { const P = placement(); return [(x - P.x) / P.scale, (y - P.y) / P.scale]; }
+function areaPoint(e) { const r = stage.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; }
+function onPicture([ax, ay]) { const P = placement(); return ax >= P.x && ax < P.x + P.w && ay >= P.y && ay < P.y + P.h; }
+
 function drawHandles() {
   handlesDirty = false;
   const ctx = handles.getContext("2d");
+  const dpr = handles.width / Math.max(1, area().w);
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.clearRect(0, 0, handles.width, handles.height);
   // Hidden handles: the empty layer made fully transparent, so the browser
   // does not blend it over every frame (it still takes the pointer).
-  const none = !showHandles || !scene;
+  const none = !showHandles || !scene || !image;
   handles.style.opacity = none ? "0" : "";
   if (none) return;
-  const scale = handles.width / handles.getBoundingClientRect().width || 1;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   const chosen = selectedKey();
   for (const s of scene.sketches) {
-    const p = drag && drag.sketch === s ? drag.points : pointsOf(s);
+    const q = drag && drag.sketch === s ? drag.points : pointsOf(s);
+    const p = {};
+    for (const key of ["lt", "rt", "rb", "lb", "center"]) p[key] = toArea(q[key]);
     const selected = `${s.kind}:${s.index}` === chosen;
     const mid = (a, b) => [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
     const mL = mid(p.lt, p.lb), mT = mid(p.lt, p.rt), mR = mid(p.rt, p.rb), mB = mid(p.rb, p.lb);
-    ctx.lineWidth = (selected ? 3 : 2) * scale;
+    ctx.lineWidth = selected ? 3 : 2;
     ctx.strokeStyle = selected ? "#ffffff" : s.editable ? "rgba(138,180,248,0.95)" : "rgba(154,160,166,0.9)";
     ctx.beginPath();
     ctx.moveTo(...mL);
@@ -251,21 +354,109 @@ function drawHandles() {
     ctx.stroke();
     for (const key of ["lt", "rt", "rb", "lb", "center"]) {
       ctx.beginPath();
-      ctx.arc(p[key][0], p[key][1], (key === "center" ? 5 : 4) * scale, 0, 2 * Math.PI);
+      ctx.arc(p[key][0], p[key][1], key === "center" ? 5 : 4, 0, 2 * Math.PI);
       ctx.fillStyle = s.editable ? (key === "center" ? "#fbbc04" : "#8ab4f8") : "#9aa0a6";
       ctx.fill();
     }
     if (s.name) {
-      ctx.font = `${12 * scale}px system-ui`;
+      ctx.font = "12px system-ui";
       ctx.fillStyle = "#fff";
-      ctx.fillText(s.name, p.lt[0], p.lt[1] - 6 * scale);
+      ctx.fillText(s.name, p.lt[0], p.lt[1] - 6);
     }
   }
 }
 
+// The soundtrack: the server's track (mono float32 samples, their rate,
+// the clip sample of the first one, the clip's length in samples), laid
+// on the clip's time in one AudioBuffer that loops with the clip. It plays
+// while the page plays (silent while paused, stepping, scrubbing or
+// recording a take, as in the window), from the playhead; muted when the
+// core is (M); and while it plays its clock is the playhead's, so picture
+// and sound cannot drift apart. Browsers start sound only after a user
+// gesture: the AudioContext is made at the first key or click.
+let track = null;            // { id, rate, start, length, samples } (null: no soundtrack)
+let audio = null;            // { ctx, gain, buffer, bufferOf }
+let voice = null;            // { source, at: ctx time started, offset: clip seconds, jumps } while it plays
+let jumps = 0;               // counts the playhead's jumps (a seek, a play toggle)
+let muted = false;
+
+function onSound(head, payload) {
+  track = head.id ? { id: head.id, rate: head.rate, start: head.start, length: head.length, samples: new Float32Array(payload) } : null;
+  metrics.sound = track ? { id: track.id, rate: track.rate, start: track.start, length: track.length, count: track.samples.length } : null;
+  stopVoice();
+  syncSound();
+}
+
+function startSound() {
+  if (!audio) {
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    const ctx = new Ctx();
+    const gain = ctx.createGain();
+    gain.connect(ctx.destination);
+    audio = { ctx, gain, buffer: null, bufferOf: 0 };
+  }
+  if (audio.ctx.state === "suspended") audio.ctx.resume();
+}
+window.addEventListener("pointerdown", startSound, true);
+
+// The clip's sound from clip sample 0 to its length (AudioTrack.fill's):
+// silence where the sound is not.
+function soundBuffer() {
+  if (!audio || !track) return null;
+  if (audio.bufferOf === track.id) return audio.buffer;
+  const b = audio.ctx.createBuffer(1, Math.max(1, track.length), track.rate);
+  const out = b.getChannelData(0);
+  const from = Math.max(0, track.start), to = Math.min(track.length, track.start + track.samples.length);
+  if (to > from) out.set(track.samples.subarray(from - track.start, to - track.start), from);
+  audio.buffer = b;
+  audio.bufferOf = track.id;
+  return b;
+}
+
+function stopVoice() {
+  if (!voice) return;
+  try { voice.source.stop(); } catch (_) { /* already stopped */ }
+  voice.source.disconnect();
+  voice = null;
+}
+
+// Plays or stops the sound as the playhead does now.
+function syncSound() {
+  const want = playing && !recording && !!scene && !!track && !!audio && audio.ctx.state === "running";
+  if (voice && (!want || voice.jumps !== jumps || voice.id !== track.id)) stopVoice();
+  if (audio) audio.gain.gain.value = muted ? 0 : 1;
+  if (!want || voice) { metrics.soundPlaying = !!voice; return; }
+  const b = soundBuffer();
+  const length = b.length / track.rate;
+  const source = audio.ctx.createBufferSource();
+  source.buffer = b;
+  source.loop = true;
+  source.loopStart = 0;
+  source.loopEnd = length;
+  source.connect(audio.gain);
+  const offset = ((clockTime % length) + length) % length;
+  const at = audio.ctx.currentTime;
+  source.start(at, offset);
+  voice = { source, at, offset, jumps, id: track.id, length };
+  metrics.soundPlaying = true;
+}
+
+// The clip time heard now (nil: no sound plays): the sample the context
+// plays, less its output latency, from where it started, looping.
+function heardTime() {
+  if (!voice || audio.ctx.state !== "running") return null;
+  const since = Math.max(0, audio.ctx.currentTime - (audio.ctx.outputLatency || 0) - voice.at);
+  return (voice.offset + since) % voice.length;
+}
+
 function tick(now) {
+  syncSound();
+  const heard = playing && scene ? heardTime() : null;
   if (lastTick !== null && playing && scene) {
-    clockTime += (now - lastTick) / 1000;
+    // While the sound plays, its clock is the playhead's (it loops with the clip).
+    if (heard !== null) clockTime = heard;
+    else clockTime += (now - lastTick) / 1000;
     const k = Math.floor(clockTime * scene.fps + 1e-9);
     if (k !== frame) {
       frame = recording ? k : scene.frameCount ? k % scene.frameCount : 0;
@@ -285,6 +476,7 @@ function tick(now) {
     metrics.frame = frame;
     metrics.drawn = exact ? frame : -1;   // (the tests wait for an exact frame)
     metrics.drawnGeneration = scene.generation;
+    if (heard !== null && metrics.soundLog.length < 1000) metrics.soundLog.push([frame, heard]);
     drawTimeline();
     // A latency ends when the frame is drawn with every region's own field.
     if (exact && awaitingDraw.length) {
@@ -339,28 +531,28 @@ function drawTimeline() {
 
 function seek(k) {
   if (!scene) return;
+  jumps++;
   frame = Math.max(0, Math.min(scene.frameCount - 1, k));
   clockTime = frame / scene.fps;
   dirty = true;
 }
 
-function imagePoint(e) {
-  const r = handles.getBoundingClientRect();
-  return [(e.clientX - r.left) * (handles.width / r.width), (e.clientY - r.top) * (handles.height / r.height)];
-}
+// The image point under the pointer (beside the picture too).
+function imagePoint(e) { return fromArea(areaPoint(e)); }
 
 const xy = ([x, y]) => ({ x, y });
 // Image pixels per screen pixel (a handle's radius is in screen pixels).
-function perScreen() { return handles.width / handles.getBoundingClientRect().width || 1; }
+function perScreen() { return 1 / placement().scale; }
 
 function handleAt(e) {
   if (!scene || !showHandles) return null;
-  const [x, y] = imagePoint(e);
+  const [x, y] = areaPoint(e);
   let best = null;
   for (const s of scene.sketches) {
     const p = pointsOf(s);
     for (const key of ["center", "lt", "rt", "rb", "lb"]) {
-      const d = Math.hypot(p[key][0] - x, p[key][1] - y) / perScreen();
+      const [hx, hy] = toArea(p[key]);
+      const d = Math.hypot(hx - x, hy - y);
       if (d <= HANDLE_RADIUS && (!best || d < best.d)) best = { sketch: s, point: key, d };
     }
   }
@@ -369,8 +561,32 @@ function handleAt(e) {
 
 handles.addEventListener("contextmenu", (e) => e.preventDefault());
 
+// The wheel zooms around the mouse (as the window's: 1.25 a notch).
+stage.addEventListener("wheel", (e) => {
+  if (!image) return;
+  e.preventDefault();
+  const per = e.deltaMode === 1 ? 3 : e.deltaMode === 2 ? 1 : 100;
+  const steps = Math.max(-20, Math.min(20, -e.deltaY / per));
+  if (!steps) return;
+  const [cx, cy] = areaPoint(e);
+  showView(zoomedView(Math.pow(WHEEL_FACTOR, steps), Math.round(cx), Math.round(cy)));
+  message(`zoom ${Math.round(placement().scale * 100)}% (F fits)`);
+}, { passive: false });
+
 handles.addEventListener("pointerdown", (e) => {
+  closeHelp();
   const at = imagePoint(e);
+  // A middle-button drag, or a drag with Space held, pans; a Space press
+  // used to pan gives its play/pause back.
+  if (e.button === 1 || (e.button === 0 && spaceHeld)) {
+    e.preventDefault();
+    handles.setPointerCapture(e.pointerId);
+    if (e.button === 0 && spaceToggled) { playing = !playing; dirty = true; }
+    spaceToggled = false;
+    pan = { x: e.clientX, y: e.clientY, from: placedView() };
+    handles.classList.add("panning");
+    return;
+  }
   // A right click or Ctrl+click selects the region there.
   if (e.button === 2 || (e.button === 0 && e.ctrlKey)) {
     send({ type: "select", ...xy(at), radius: HANDLE_RADIUS * perScreen() });
@@ -382,18 +598,32 @@ handles.addEventListener("pointerdown", (e) => {
   if (h && !studio?.recording) {
     if (!h.sketch.editable) { message(h.sketch.locked || "this sketch is computed by the scene", "warning"); return; }
     message("");
-    // The core takes the handle (and selects its region); the page moves it meanwhile.
-    drag = { sketch: h.sketch, point: h.point, points: pointsOf(h.sketch), centerSet: !!h.sketch.points.center };
-    send({ type: "grab", ...xy(pointsOf(h.sketch)[h.point]), radius: HANDLE_RADIUS * perScreen() });
+    // The core takes the handle (and selects its region); the page moves
+    // it meanwhile, by the mouse's move from the press.
+    const points = pointsOf(h.sketch);
+    drag = { sketch: h.sketch, point: h.point, points, centerSet: !!h.sketch.points.center, start: at, p0: points[h.point] };
+    send({ type: "grab", ...xy(points[h.point]), radius: HANDLE_RADIUS * perScreen() });
     return;
   }
-  pokeStart = { at, frame };
+  // A poke starts on the picture only.
+  if (onPicture(areaPoint(e))) pokeStart = { at, frame };
 });
 
 handles.addEventListener("pointermove", (e) => {
-  mouseAt = imagePoint(e);
+  if (pan) {
+    showView(kept({ zoom: pan.from.zoom, x: pan.from.x + (e.clientX - pan.x), y: pan.from.y + (e.clientY - pan.y) }));
+    return;
+  }
+  const ap = areaPoint(e);
+  mouseAt = onPicture(ap) ? fromArea(ap) : null;
   if (!drag) return;
-  const [x, y] = mouseAt;
+  // The handle follows the mouse, kept inside the picture area (where it
+  // can be taken again), beside the picture too.
+  const m = imagePoint(e), a = area();
+  let [wx, wy] = toArea([drag.p0[0] + m[0] - drag.start[0], drag.p0[1] + m[1] - drag.start[1]]);
+  wx = Math.min(Math.max(wx, 0), a.w - 1);
+  wy = Math.min(Math.max(wy, 0), a.h - 1);
+  const [x, y] = fromArea([wx, wy]);
   const p = drag.points;
   p[drag.point] = [x, y];
   if (drag.point === "center") drag.centerSet = true;
@@ -405,6 +635,11 @@ handles.addEventListener("pointermove", (e) => {
 handles.addEventListener("pointerleave", () => { mouseAt = null; });
 
 handles.addEventListener("pointerup", (e) => {
+  if (pan) {
+    pan = null;
+    handles.classList.remove("panning");
+    return;
+  }
   if (drag) {
     drag = null;
     send({ type: "dragEnd" });
@@ -519,6 +754,8 @@ function onStudio(s) {
   // Stopped, it plays on from there (looping again, into the clip).
   recording = s.recording;
   metrics.recording = recording;
+  muted = !!s.muted;
+  $("muted").hidden = !muted || !track;
   if (s.handlesShown !== showHandles) showHandles = s.handlesShown;
   showStatus();
   showInspector(s.inspector);
@@ -633,27 +870,72 @@ const KEYS = {
   Backspace: "backspace", Tab: "tab", Enter: "enter", PageUp: "pageUp", PageDown: "pageDown", Delete: "delete",
   "-": "minus", "+": "plus", "=": "plus", F1: "help", "?": "help", " ": "space",
 };
-const LETTERS = new Set(["h", "r", "a", "s", "z", "f", "e", "p", "y", "l", "b", "m", "c"]);
+const LETTERS = new Set(["h", "r", "a", "s", "z", "f", "e", "p", "y", "l", "b", "m", "c"]);   // (not O: the page has no outline tool yet)
+
+// The keys' help (F1 or ?, as the window's sheet): the core's list, sent
+// by the server when the page connects; any key or a click closes it.
+function showHelpKeys() {
+  $("help-keys").replaceChildren(...(metrics.keys || []).map((k) => {
+    const tr = document.createElement("tr");
+    const a = document.createElement("td"), b = document.createElement("td");
+    a.textContent = k.keys;
+    b.textContent = k.what;
+    tr.append(a, b);
+    return tr;
+  }));
+}
+function openHelp() {
+  $("help-message").textContent = studio && studio.message ? "last message:\n" + studio.message : "";
+  $("help-sheet").hidden = false;
+  metrics.helpShown = true;
+}
+function closeHelp() {
+  $("help-sheet").hidden = true;
+  metrics.helpShown = false;
+}
+$("help-sheet").addEventListener("pointerdown", closeHelp);
+
+window.addEventListener("keyup", (e) => { if (e.key === " ") spaceHeld = false; });
+window.addEventListener("blur", () => { spaceHeld = false; });
 
 window.addEventListener("keydown", (e) => {
+  startSound();   // (the first key or click lets the page's sound start)
   const t = e.target;
   if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
   const ctrl = e.ctrlKey || e.metaKey;
   const lower = e.key.length === 1 ? e.key.toLowerCase() : e.key;
   const name = KEYS[e.key] || (LETTERS.has(lower) ? lower : "other");
+  // A held Space repeats: it pans with a drag, it does not play/pause again.
+  if (name === "space" && e.repeat) { e.preventDefault(); return; }
   const busy = studio && (studio.chooserRow !== null && studio.chooserRow !== undefined || studio.askingToQuit ||
                           (studio.inspector && studio.inspector.typing !== null && studio.inspector.typing !== undefined));
+  const typing = studio && (studio.askingToQuit || (studio.inspector && studio.inspector.typing !== null && studio.inspector.typing !== undefined));
+  if (!typing) {
+    if (name !== "space") spaceToggled = false;
+    // The help is up: any key closes it.
+    if (metrics.helpShown) { closeHelp(); e.preventDefault(); return; }
+    if (name === "help") { openHelp(); e.preventDefault(); return; }
+    // Zoom is the page's: F fits, whatever the studio is doing.
+    if (name === "f" && !ctrl && !busy && image) {
+      showView(fittedView());
+      message(`fitted: ${Math.round(placement().scale * 100)}% (wheel zooms, middle or Space+drag pans)`);
+      e.preventDefault();
+      return;
+    }
+  }
   // The page's playhead is its own: Space, the arrows and Home move it.
   if (!busy && !recording && !ctrl && !e.shiftKey && ["space", "left", "right", "home"].includes(name)) {
-    if (name === "space") { playing = !playing; dirty = true; }
+    if (name === "space") { playing = !playing; dirty = true; spaceHeld = true; spaceToggled = true; }
     else if (name === "home") { playing = false; seek(0); }   // as the window: to the start, paused
     else { playing = false; seek(frame + (name === "left" ? -1 : 1)); }
     e.preventDefault();
     return;
   }
+  if (name === "space") spaceHeld = true;
   if (name === "other" && (ctrl || e.key.length !== 1)) return;
   const msg = { type: "key", name, shift: e.shiftKey, ctrl };
-  if (name === "a" && mouseAt) Object.assign(msg, xy(mouseAt));
+  // A adds at the mouse on the picture, else at the middle of the area (zoomed: the part in view).
+  if (name === "a" && image) Object.assign(msg, xy(mouseAt || fromArea([area().w / 2, area().h / 2])));
   if (e.key.length === 1 && !ctrl) msg.text = e.key;
   send(msg);
   if (ctrl && name === "s") message("saving…");
@@ -670,6 +952,19 @@ window.addEventListener("beforeunload", (e) => {
 // For the tests and the benchmark: go to a frame and stop there.
 metrics.seek = (k) => { playing = false; seek(k); };
 metrics.play = () => { playing = true; };
+Object.defineProperty(metrics, "playing", { get: () => playing });
+// Image pixels to page (client) coordinates, as the page maps them.
+metrics.toPage = (x, y) => {
+  const [ax, ay] = toArea([x, y]), r = stage.getBoundingClientRect();
+  return [r.left + ax, r.top + ay];
+};
+// The sound the page plays at clip sample i (its buffer; null: none built).
+metrics.soundSample = (i) => {
+  const b = audio && track ? soundBuffer() : null;
+  return b ? b.getChannelData(0)[i] : null;
+};
+metrics.soundState = () => ({ ctx: audio ? audio.ctx.state : null, playing: !!voice, muted,
+                              gain: audio ? audio.gain.gain.value : null, offset: voice ? voice.offset : null });
 // A message as the page sends it (the tests' malformed ones too).
 metrics.sendRaw = (text) => socket.send(text);
 

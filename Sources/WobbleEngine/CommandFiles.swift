@@ -26,7 +26,7 @@ package enum CommandFiles {
     /// What `wobble-run cutout` looks for: the object in a region's box
     /// (what `cutout = "auto"` finds), or the one a studio `Shift`+click at
     /// a point finds first.
-    package enum CutoutQuery: Sendable {
+    package enum CutoutQuery: Sendable, Equatable {
         case box(x: Int, y: Int, w: Int, h: Int)
         case click(x: Double, y: Double)
     }

@@ -3,8 +3,8 @@ import WobbleScript
 import WobbleSystem
 
 /// One export in the background, in-process: the scene rendered to its
-/// own output (or fitted to a platform with `RenderOptions.preset`) by the
-/// same `Runner` and `PresetRun` the command line calls, on a worker
+/// own output (or fitted to a platform with `RenderOptions.preset`)
+/// through the engine's one entry the command line calls (`RenderEntry`), on a worker
 /// thread. `cancel` stops it at the next frame or script check; the sink
 /// removes the file it was writing (nothing half-written is left). The
 /// progress and the outcome are read from any thread.
@@ -60,18 +60,13 @@ package final class ExportJob: Sendable {
     /// Waits up to `seconds` for the export to end; true when it has.
     package func wait(seconds: Double) -> Bool { job.wait(seconds: seconds) }
 
-    /// Runs the render (or the preset's search) on this thread.
+    /// Runs the render (or the preset's search) on this thread, through `RenderEntry`.
     static func render(_ o: RenderOptions) -> Outcome {
         let report = RunReport(json: false)
         report.printsWarnings = false
         var out = Outcome()
         do {
-            let s: Runner.Summary
-            if let p = o.preset {
-                s = try PresetRun(options: o, preset: p).run(report: report)
-            } else {
-                s = try Runner(options: o).run(report: report)
-            }
+            let s = try RenderEntry.render(o, report: report)
             out.output = report.output ?? s.output
             out.summary = Runner.describe(s)
         } catch is Interrupted {

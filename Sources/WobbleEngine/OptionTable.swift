@@ -34,7 +34,7 @@ package struct OptionSpec<Target>: Sendable {
 /// What running a scene takes from the command line, whichever command
 /// parses it (a render, `--check`, `--watch`, `edit`): the rows below are
 /// the one definition of these options, their limits and their errors.
-package protocol SceneRunOptions {
+package protocol SceneRunOptions: SendableMetatype {
     var image: String? { get set }
     var fps: Double? { get set }
     var seed: Int { get set }
@@ -95,6 +95,49 @@ extension OptionSpec where Target: SceneRunOptions {
     }
 }
 
+/// How one command words the parser's errors, and the few choices of
+/// syntax that differ between commands. The syntax itself (`--opt value`,
+/// `--opt=value`, `--` before the words that are never options) is the
+/// parser's, the same for every command.
+package struct ParseRules: Sendable {
+    /// An unknown option: its name (before any `=`), the word as typed and
+    /// the nearest known name (nil when none is near) give the message.
+    package var unknown: @Sendable (_ name: String, _ word: String, _ suggestion: String?) -> String
+    /// An option whose value is missing: its name as typed and its placeholder.
+    package var needsValue: @Sendable (_ name: String, _ placeholder: String) -> String
+    /// A flag given a value (`--overlay=1`): its name and the word as typed.
+    package var flagValue: @Sendable (_ name: String, _ word: String) -> String
+    /// nil: an option given again replaces its value; else the message for
+    /// the second one (the option's first name).
+    package var givenTwice: (@Sendable (_ name: String) -> String)?
+    /// A `-h` or `--help` word before `--` asks for help whatever else the
+    /// words say (nothing else is checked).
+    package var helpFirst = false
+
+    package init(unknown: @escaping @Sendable (_ name: String, _ word: String, _ suggestion: String?) -> String,
+                 needsValue: @escaping @Sendable (_ name: String, _ placeholder: String) -> String,
+                 flagValue: @escaping @Sendable (_ name: String, _ word: String) -> String,
+                 givenTwice: (@Sendable (_ name: String) -> String)? = nil, helpFirst: Bool = false) {
+        self.unknown = unknown
+        self.needsValue = needsValue
+        self.flagValue = flagValue
+        self.givenTwice = givenTwice
+        self.helpFirst = helpFirst
+    }
+
+    /// A render's and `edit`'s wording: an unknown option names the nearest
+    /// known one ("did you mean") and `helpHint` (how to list them).
+    package static func standard(helpHint: String) -> ParseRules {
+        ParseRules(unknown: { name, _, suggestion in
+            "unknown option '\(name)'" + (suggestion.map { " (did you mean '\($0)'?)" } ?? "") + "; see \(helpHint)"
+        }, needsValue: { name, placeholder in
+            "\(name) needs a value (\(placeholder))"
+        }, flagValue: { name, _ in
+            "\(name) takes no value"
+        })
+    }
+}
+
 /// The one command-line parser: every command's table goes through it, so
 /// the syntax (`--opt value`, `--opt=value`, `--` before script arguments),
 /// the limits and the messages are the same everywhere.
@@ -105,13 +148,27 @@ package enum OptionParser {
     /// (how to list them).
     package static func parse<T>(_ args: [String], specs: [OptionSpec<T>], into o: inout T, helpHint: String,
                                  positional: (inout T, String) throws -> Void,
-                                 rest: (inout T, [String]) -> Void) throws {
+                                 rest: (inout T, [String]) throws -> Void) throws {
+        try parse(args, specs: specs, into: &o, rules: .standard(helpHint: helpHint), positional: positional, rest: rest)
+    }
+
+    /// Parses `args` with `specs` into `o`, the errors worded by `rules`
+    /// (each a `UsageError`, exit status 2).
+    package static func parse<T>(_ args: [String], specs: [OptionSpec<T>], into o: inout T, rules: ParseRules,
+                                 positional: (inout T, String) throws -> Void,
+                                 rest: (inout T, [String]) throws -> Void) throws {
+        if rules.helpFirst, args.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }),
+           let help = specs.first(where: { $0.names.contains("--help") }) {
+            try help.apply(&o, "")
+            return
+        }
+        var seen = Set<Int>()
         var i = 0
         while i < args.count {
             let a = args[i]
             i += 1
             if a == "--" {
-                rest(&o, Array(args[i...]))
+                try rest(&o, Array(args[i...]))
                 return
             }
             guard a.hasPrefix("-") && a != "-" else {
@@ -123,21 +180,25 @@ package enum OptionParser {
                 name = String(a[..<eq])
                 inline = String(a[a.index(after: eq)...])
             }
-            guard let spec = specs.first(where: { $0.names.contains(name) }) else {
-                var msg = "unknown option '\(name)'"
-                if let s = suggestion(for: name, in: specs) { msg += " (did you mean '\(s)'?)" }
-                throw UsageError(msg + "; see \(helpHint)")
+            guard let index = specs.firstIndex(where: { $0.names.contains(name) }) else {
+                throw UsageError(rules.unknown(name, a, suggestion(for: name, in: specs)))
+            }
+            let spec = specs[index]
+            if let twice = rules.givenTwice, spec.value != nil, !seen.insert(index).inserted {
+                // (the value is still read first: a missing one is said as such)
+                if inline == nil && i >= args.count { throw UsageError(rules.needsValue(name, spec.value ?? "")) }
+                throw UsageError(twice(spec.names[0]))
             }
             if let placeholder = spec.value {
                 let v: String
                 if let inline { v = inline } else {
-                    guard i < args.count else { throw UsageError("\(name) needs a value (\(placeholder))") }
+                    guard i < args.count else { throw UsageError(rules.needsValue(name, placeholder)) }
                     v = args[i]
                     i += 1
                 }
                 try spec.apply(&o, v)
             } else {
-                if inline != nil { throw UsageError("\(name) takes no value") }
+                if inline != nil { throw UsageError(rules.flagValue(name, a)) }
                 try spec.apply(&o, "")
             }
         }
@@ -145,15 +206,17 @@ package enum OptionParser {
 
     /// The options part of a help text: one entry per row not hidden.
     package static func helpLines<T>(_ specs: [OptionSpec<T>]) -> String {
-        var s = ""
-        for spec in specs where !spec.hidden {
-            var left = spec.names.joined(separator: ", ")
-            if let v = spec.value { left += " \(v)" }
-            let indent = String(repeating: " ", count: 28)
-            let pad = left.count < 26 ? String(repeating: " ", count: 26 - left.count) : "\n" + indent
-            s += "  \(left)\(pad)\(wrap(spec.help, width: 52).joined(separator: "\n" + indent))\n"
-        }
-        return s
+        specs.filter { !$0.hidden }.map { helpEntry(names: $0.names, value: $0.value, help: $0.help) }.joined()
+    }
+
+    /// One option's entry in a help text: its names and placeholder, then
+    /// its help wrapped into a column.
+    package static func helpEntry(names: [String], value: String?, help: String) -> String {
+        var left = names.joined(separator: ", ")
+        if let value { left += " \(value)" }
+        let indent = String(repeating: " ", count: 28)
+        let pad = left.count < 26 ? String(repeating: " ", count: 26 - left.count) : "\n" + indent
+        return "  \(left)\(pad)\(wrap(help, width: 52).joined(separator: "\n" + indent))\n"
     }
 
     /// Splits `text` into lines of at most `width` characters, at spaces.

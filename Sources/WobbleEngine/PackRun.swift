@@ -220,7 +220,7 @@ package final class PackRun {
             if let shard = item.shard {
                 return try performShard(plan, shard: shard, options: o, report: report, state: state, start: start, clock: clock)
             }
-            let summary = try RenderEntry.run(o, report: report)
+            let summary = try RenderEntry.render(o, report: report)
             options.stopAt?.fire("row-written", row: item.row.index)
             let entry = try record(plan, frames: summary.frames, duration: report.duration ?? 0, inputs: report.inputs, state: state)
             return Outcome(status: .written, report: report, seconds: clock.now() - start, entry: entry)
@@ -284,7 +284,7 @@ package final class PackRun {
             var so = o
             so.output = dir + "/"
             so.frames = shard.frames
-            _ = try Runner(options: so).run(report: report)
+            _ = try RenderEntry.render(so, report: report)
             self.options.stopAt?.fire("shard-written", row: plan.row.index)
             try PackJournal.update(state) { j in
                 var s = j.shards[plan.key] ?? PackJournal.Shards(recipe: plan.recipe, count: shard.count, done: [])
@@ -305,15 +305,14 @@ package final class PackRun {
                 return Outcome(status: status, report: report, seconds: clock.now() - start)
             }
             var ao = RenderOptions()
+            ao.assemble = dir
             ao.output = plan.output
             ao.quiet = true
             ao.control = o.control
             ao.timeout = o.timeout
             let assembled = RunReport(json: false)
             assembled.printsWarnings = false
-            var assembler = Assembler(options: ao, directory: dir)
-            assembler.report = assembled
-            try assembler.run()
+            _ = try RenderEntry.run(ao, report: assembled)
             let inputs = report.inputs.isEmpty ? [o.scene, o.image].compactMap { $0 } : report.inputs
             let entry = try record(plan, frames: assembled.frames ?? 0, duration: assembled.duration ?? 0, inputs: inputs, state: state)
             if let fd = try? Posix.open(ScenePaths.join(state, "shards"), O_RDONLY | O_DIRECTORY, shown: state) {

@@ -9,6 +9,9 @@ import WobbleSystem
 /// studio from its session), and how the run is controlled (`control`).
 package struct RenderOptions: Sendable {
     package var scene: String?
+    /// `--assemble DIR`: no scene; the PNG frames of DIR joined into
+    /// `output` (`Assembler`).
+    package var assemble: String?
     /// The output path as given (`-o`; `-` is stdout); nil: the script's
     /// `output(...)`, else a name made from the scene's.
     package var output: String?

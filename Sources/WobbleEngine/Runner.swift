@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WobbleCore
 import WobbleMedia
 import WobbleRender
@@ -53,15 +52,6 @@ package struct Runner {
 
     package init(options: RenderOptions) { self.options = options }
 
-    /// The files the latest run named (resolved: the image, traces, modules)
-    /// and the image it used, for `--watch`: they may be outside the
-    /// scene's folder. (A lock: the studio renders on a worker thread.)
-    package static var lastInputs: [String] {
-        get { inputsSeen.withLock { $0 } }
-        set { inputsSeen.withLock { $0 = newValue } }
-    }
-    private static let inputsSeen = Mutex<[String]>([])
-
     /// What a run produced, for the summary line.
     package struct Summary {
         package var frames: Int
@@ -70,6 +60,11 @@ package struct Runner {
         package var clip: Clip
         package var output: String?
         package var seconds: Double
+        /// The files the run read, each once (resolved: the scene, the
+        /// image, traces, modules) and the image it used: what `--watch`
+        /// watches besides the scene's folder (they may be outside it). A
+        /// run that fails has them in its report (`RunReport.inputs`).
+        package var inputs: [String] = []
 
         /// The `--check` line for these frames (`Runner.okLine`).
         package var okLine: String {
@@ -88,9 +83,15 @@ package struct Runner {
         let runner = SceneRunner(options: o.sceneRun) { path in
             try deadline.reading("image '\(path)'") { try Runner.loadImage(path, warn: imageWarnings.add) }
         }
+        /// The files the run named and the image it used, each once (also
+        /// when it fails: the report keeps them).
+        func named() -> [String] {
+            var seen: [String] = []
+            for path in runner.named + (runner.imagePath.map { [$0] } ?? []) where !seen.contains(path) { seen.append(path) }
+            return seen
+        }
         defer {
-            Runner.lastInputs = runner.named + (runner.imagePath.map { [$0] } ?? [])
-            for path in [scenePath] + Runner.lastInputs where !report.inputs.contains(path) { report.inputs.append(path) }
+            for path in [scenePath] + named() where !report.inputs.contains(path) { report.inputs.append(path) }
         }
         // The count hook cannot fire inside one long C call of Lua's own
         // libraries (a pathological string.find pattern): past the timeout
@@ -180,7 +181,7 @@ package struct Runner {
         }
         if o.check {
             try plan.validate(frames)
-            return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed)
+            return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed, inputs: named())
         }
 
         let renderer = try FrameRenderers.make(o.backend, source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
@@ -217,7 +218,7 @@ package struct Runner {
         if o.verbose, let cost = (sink as? GIFSink)?.paletteCost {
             printError("wobble-run: GIF palette: \(cost.colors) colours from \(cost.histogramEntries) histogram entries in \(Int((cost.cpuSeconds * 1000).rounded())) ms of CPU, \(Int((cost.wallSeconds * 1000).rounded())) ms of wall time")
         }
-        let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: plan.path, seconds: reporter.elapsed)
+        let summary = Summary(frames: selection.count, width: w, height: h, clip: clip, output: plan.path, seconds: reporter.elapsed, inputs: named())
         if !announces {
             // (the preset says what it wrote)
         } else if o.verbose && !reporter.isTerminal {

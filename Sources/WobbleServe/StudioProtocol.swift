@@ -297,6 +297,7 @@ public enum StudioProtocol {
                 "askingToQuit": JSONValue(s.askingToQuit), "chooserRow": JSONValue(s.chooserRow),
                 "chooserChoices": s.chooserChoices.map { JSONValue($0) } ?? .null,
                 "exporting": JSONValue(s.exporting), "firstRunGoing": JSONValue(s.firstRunGoing),
+                "muted": JSONValue(s.muted),
             ]
             return .object(["type": "studio", "studio": .object(o)])
         }

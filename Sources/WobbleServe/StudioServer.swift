@@ -74,6 +74,8 @@ public final class StudioServer: @unchecked Sendable {
     private var cutoutsSent = Set<Int>()
     /// The layers the frames gone through since the last scene message use.
     private var cutoutsUsed = Set<ObjectIdentifier>()
+    /// The soundtrack the pages have (`sound` message), and its id.
+    private var soundSent: (track: AudioTrack?, id: Int) = (nil, 0)
 
     /// The page's files and the shaders, by path (`/`, `/app.js`, `/shaders/wobble.frag`).
     public static var assets: [String: ServedAsset] {
@@ -95,7 +97,7 @@ public final class StudioServer: @unchecked Sendable {
     public init(options: SessionOptions, host: String = "127.0.0.1", port: Int = 0,
                 token: String = ServerConfig.randomToken(), log: @escaping @Sendable (String) -> Void = { printError($0) }) {
         core = StudioCore(session: options, verbose: false, clock: MonotonicClock(),
-                          audio: { throw AudioUnavailable(description: "the page plays no sound") })
+                          audio: { PageAudioSink() })
         var config = ServerConfig(token: token)
         config.host = host
         config.port = port
@@ -121,6 +123,7 @@ public final class StudioServer: @unchecked Sendable {
             sentRun = runMark
             sentSnapshot = core.snapshot()
             lastScene = sceneMessage(focus: 0)
+            if let t = core.player.track { soundSent = (t, 1) }
             // No page yet: each one gets the layers when it connects (`greet`).
             cutoutsSent = Set(cutoutIDs.values.map(\.id))
         }
@@ -165,6 +168,8 @@ public final class StudioServer: @unchecked Sendable {
             server.send(lastScene, to: socket)
         }
         if let sentSnapshot { server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: sentSnapshot).json), to: socket) }
+        server.send(StudioProtocol.json(StudioProtocol.KeysMessage(keys: StudioKeyMap.help).json), to: socket)
+        if soundSent.track != nil { server.send(binary: StudioProtocol.soundMessage(soundSent.track, id: soundSent.id), to: socket) }
         // The frames past the end again (to every page: they are few).
         tailSent = nil
     }
@@ -203,6 +208,7 @@ public final class StudioServer: @unchecked Sendable {
         } else if fromPage {
             queueRemainingFields()
         }
+        if core.player.track !== soundSent.track { sendSound() }
         let snap = core.snapshot()
         if snap != sentSnapshot {
             sentSnapshot = snap
@@ -231,6 +237,13 @@ public final class StudioServer: @unchecked Sendable {
         queueRemainingFields()
     }
     private var sentImageStamp = 0
+
+    /// The soundtrack changed (a run's new sound, or none): the pages get it.
+    private func sendSound() {
+        let track = core.player.track
+        soundSent = (track, track == nil ? soundSent.id : soundSent.id + 1)
+        server.send(binary: StudioProtocol.soundMessage(track, id: track == nil ? 0 : soundSent.id))
+    }
 
     private func sendField(_ f: FieldKey) {
         guard let m = fieldMessage(f) else { return }

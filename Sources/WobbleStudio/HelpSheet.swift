@@ -2,49 +2,11 @@ import WobbleCore
 import WobbleStudioCore
 import WobbleRender
 
-/// Every key and mouse action of the studio, shown over the window by
-/// `F1` (or `?`), with the last message whole; pages when the window is too
+/// Every key and mouse action of the studio (`StudioKeyMap.help`, which
+/// the browser page shows too), shown over the window by `F1` (or `?`), with the last message whole; pages when the window is too
 /// small for it all (`Down` shows the next page, any other key closes it).
 enum HelpSheet {
-    static let entries: [(keys: String, what: String)] = [
-        ("Space", "play / pause"),
-        ("Left / Right", "one frame back / forward (pauses)"),
-        ("Home", "frame 0 (pauses)"),
-        ("click / drag timeline", "scrub"),
-        ("hover a tick", "what kick it is and its line (script ticks below, performed above, baked green)"),
-        ("click a tick", "select a scripted touch/impulse/shake or a baked poke; drag a baked one to move it"),
-        ("Delete", "delete the selected tick, else the selected region (an added one), else forget the pokes"),
-        ("wheel", "zoom around the mouse"),
-        ("middle drag, Space+drag", "pan (a Space press used to pan does not play/pause)"),
-        ("F", "fit the picture into the window (enlarging it too)"),
-        ("H", "hide / show the handles"),
-        ("drag a handle", "move that corner or center (also beside the picture)"),
-        ("A", "add a 90x90 region (regionN) at the mouse"),
-        ("Ctrl+click, right click", "select a region for the inspector"),
-        ("Tab / Shift+Tab", "select the next / previous region"),
-        ("Up / Down", "the inspector's row"),
-        ("- / +", "change it one step (PageUp / PageDown: ten)"),
-        ("Enter", "rename the selected region (type, Enter keeps, Esc leaves)"),
-        ("C", "cut out the selected region: its object moves, the background stays (outline in magenta)"),
-        ("Shift+drag / Alt+drag", "mark object / background in the selected region's cutout"),
-        ("Shift+click the picture", "add a region fitted around the object there, with its cutout"),
-        ("O, then clicks", "magnetic outline: points along an object's edge; a click on the first point or O closes it"),
-        ("Ctrl+S", "save the edits (and cutout masks, as <scene>-masks/<name>.png) into the scene"),
-        ("Ctrl+Z", "undo, across saves"),
-        ("Ctrl+Shift+Z, Ctrl+Y", "redo"),
-        ("drag inside a region", "poke it (touch)"),
-        ("Shift+arrows", "shake (1.5 g)"),
-        ("Backspace", "forget the pokes"),
-        ("R", "record a take from the clip's end; R again writes <scene>-take-N.lua"),
-        ("B", "bake the last take's pokes and shakes into the clip at their times"),
-        ("L", "loop on / off (the preview loops; Ctrl+S writes loop())"),
-        ("M", "mute / unmute the soundtrack (violet ticks: its beats, short ones its onsets)"),
-        ("E", "export: render the saved scene's output in the background"),
-        ("Shift+E", "export with a preset: choose the platform (Up/Down, Enter or its number; Esc cancels)"),
-        ("P", "write the frame shown as <scene>-still-N.png"),
-        ("F1 or ?", "this help"),
-        ("Esc", "quit (with unsaved edits it asks first)"),
-    ]
+    static var entries: [(keys: String, what: String)] { StudioKeyMap.help.map { ($0.keys, $0.what) } }
 
     /// The sheet's lines at `columns` characters (entries, then the last message).
     static func lines(columns: Int, message: String) -> [String] {

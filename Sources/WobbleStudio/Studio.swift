@@ -57,41 +57,10 @@ public enum Studio {
         var profile = false
     }
 
-    /// What `edit` parses: the scene-run options a render takes too (the
-    /// same rows, limits and errors), and the studio's own.
-    struct Command: SceneRunOptions {
-        var scene: String?
-        var image: String?
-        var fps: Double?
-        var seed = 0
-        /// A live session re-runs the scene on every change: a runaway
-        /// script must not hang the window.
-        var timeout: Double? = 10
-        var backend: Backend = .auto
-        var allowIO = false
-        var help = false
-        var verbose = false
-        var position: (Int, Int)?
-        var quitAfter: Double?
-        var arguments: [String] = []
-    }
-
-    /// The studio's option table.
-    static let specs: [OptionSpec<Command>] = [
-        .image, .fps, .seed, .allowIO, .timeout, .backend,
-        OptionSpec(names: ["-v", "--verbose"], value: nil, help: "say what the window does on stderr (frames presented)") { o, _ in o.verbose = true },
-        .help,
-        // Tests place the window.
-        OptionSpec(names: ["--window-position"], value: "X,Y", help: "where the window goes", hidden: true) { o, v in
-            let parts = v.split(separator: ",").compactMap { Int($0) }
-            guard parts.count == 2 else { throw UsageError("--window-position: '\(v)' is not X,Y") }
-            o.position = (parts[0], parts[1])
-        },
-        // Benchmarks.
-        OptionSpec(names: ["--quit-after"], value: "S", help: "quit after S seconds", hidden: true) { o, v in
-            o.quitAfter = try OptionParser.number(v, "--quit-after", min: 0, max: 86400)
-        },
-    ]
+    /// What `edit` parses, and its option table: the engine's, which the
+    /// command line's help, man page and completions show.
+    typealias Command = StudioCommandLine
+    static var specs: [OptionSpec<Command>] { StudioCommandLine.specs }
 
     static func parse(_ args: [String]) throws -> Options? {
         var c = Command()

@@ -54,4 +54,6 @@ package struct StudioSnapshot: Codable, Equatable {
     package var exporting: Bool
     /// The scene's first run is still going (only the picture is shown).
     package var firstRunGoing: Bool
+    /// The soundtrack is muted (`M`): a page plays it silently too.
+    package var muted: Bool
 }

@@ -52,7 +52,7 @@ public enum ScenePaths {
         let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/+,:@".utf8)
         if !bytes.isEmpty && bytes.allSatisfy(safe.contains) { return String(decoding: bytes, as: UTF8.self) }
         let printable = bytes.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
-            && String(validatingUTF8: bytes.map { CChar(bitPattern: $0) } + [0]) != nil
+            && String(validating: bytes, as: UTF8.self) != nil
         if printable {
             return "'" + String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "'", with: "'\\''") + "'"
         }

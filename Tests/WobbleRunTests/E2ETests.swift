@@ -110,7 +110,7 @@ final class E2ETests: XCTestCase {
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.firstError, "wobble-run: image 'missing.jpg': no such file")
         let png = try ImageIO.encodePNG(source)
-        FileManager.default.createFile(atPath: box.path("cut.png"), contents: Data(png.prefix(png.count / 2)))
+        _ = FileManager.default.createFile(atPath: box.path("cut.png"), contents: Data(png.prefix(png.count / 2)))
         r = try Tool.run(["s.lua", "--image", "cut.png", "-o", "o.gif"], cwd: box.url)
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.firstError.hasPrefix("wobble-run: image 'cut.png': truncated or corrupt PNG"), r.firstError)

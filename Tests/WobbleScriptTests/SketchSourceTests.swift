@@ -57,8 +57,8 @@ final class SketchSourceTests: XCTestCase {
         let last = try rewrite("addSketch{duration = 2; x = 1, y = 2, w = 3, h = 4}", old: rect(1, 2, 3, 4),
                                new: pts((0, 0), (4, 2), (4, 6), (1, 6)))
         XCTAssertEqual(last, "addSketch{duration = 2; lt = {0, 0}, rt = {4, 2}, rb = {4, 6}, lb = {1, 6}}")
-        try XCTAssertNil(LuaSyntax.problem(Array(out.utf8), name: "t.lua"))
-        try XCTAssertNil(LuaSyntax.problem(Array(last.utf8), name: "t.lua"))
+        XCTAssertNil(LuaSyntax.problem(Array(out.utf8), name: "t.lua"))
+        XCTAssertNil(LuaSyntax.problem(Array(last.utf8), name: "t.lua"))
     }
 
     func testAPinKeyIsKeptWhenTheShorthandBecomesCorners() throws {

@@ -3,6 +3,7 @@ import XCTest
 import WobbleCore
 import WobbleEngine
 import WobbleMedia
+import WobbleStudioCore
 import WobbleTestSupport
 @testable import WobbleServe
 
@@ -302,5 +303,207 @@ final class BrowserStudioTests: XCTestCase {
         XCTAssertLessThanOrEqual(bytes, try Preset.named("telegram").byteLimit)
         let written = try FileManager.default.contentsOfDirectory(atPath: box.path("")).filter { $0.hasSuffix(".webm") }
         XCTAssertEqual(written.count, 1, "\(written)")
+    }
+
+    // MARK: the page at parity with the window
+
+    /// The sketches as the last scene has them (image pixels), and the view.
+    static let state = "({sketches: window.wobble.sketches, view: window.wobble.view, playing: window.wobble.playing, frame: window.wobble.frame})"
+
+    /// The point `[x, y]` of a sketch's corner in a `state` result.
+    func corner(_ state: Any?, _ key: String, sketch: Int = 0) throws -> [Double] {
+        let s = try XCTUnwrap((state as? [String: Any])?["sketches"] as? [[String: Any]], "\(state ?? "nil")")
+        let points = try XCTUnwrap(s[sketch]["points"] as? [String: Any])
+        return try XCTUnwrap(points[key] as? [Double])
+    }
+
+    func view(_ state: Any?) throws -> [String: Double] {
+        try XCTUnwrap(((state as? [String: Any])?["view"] as? [String: Any])?.compactMapValues { $0 as? Double }, "\(state ?? "nil")")
+    }
+
+    /// The wheel zooms around the mouse by the window's 1.25 a notch (the
+    /// image point under it stays there), a middle drag and a Space drag
+    /// pan (the Space press's play/pause given back), F fits (enlarging);
+    /// at a zoom a handle dragged lands where the pointer is, a poke is
+    /// where it was made, and Home pauses at the start.
+    func testZoomAndPanAsTheWindowWithHandlesAndPokesInPlace() throws {
+        let out = box.path("shots")
+        let result = try drive([["open"], ["wait_ready"], ["seek", 0], ["eval", "fitted", BrowserStudioTests.state],
+                                ["eval", "under0", "window.wobble.toPage(120, 95)"],
+                                ["wheel", 120, 95, -100], ["eval", "zoom1", BrowserStudioTests.state],
+                                ["eval", "under1", "window.wobble.toPage(120, 95)"],
+                                ["wheel", 120, 95, -100], ["wheel", 120, 95, -100], ["eval", "zoom3", BrowserStudioTests.state],
+                                ["page_shot", "zoomed"],
+                                // A corner dragged at this zoom: (60, 40) to (50, 30).
+                                ["drag", 60, 40, 50, 30], ["wait", "window.wobble.sketches[0].points.lt[0] < 55"],
+                                ["eval", "dragged", BrowserStudioTests.state],
+                                // A poke at this zoom, at frame 10.
+                                ["seek", 10], ["poke", 100, 120, 100, 140], ["key", "Home"], ["wait", "window.wobble.frame === 0"],
+                                BrowserStudioTests.studio("s.performed.length === 1"),
+                                ["eval", "performed", "window.wobble.studio.performed[0]"],
+                                ["eval", "home", BrowserStudioTests.state],
+                                // Pans: middle button, then Space held (paused before, paused after).
+                                ["pan", "middle", 120, 95, 40, 25], ["eval", "middle", BrowserStudioTests.state],
+                                ["pan", "space", 120, 95, -30, 10], ["eval", "space", BrowserStudioTests.state],
+                                ["key", "f"], ["eval", "fit", BrowserStudioTests.state],
+                                ["eval", "fitMessage", "document.getElementById('messages').textContent"]], out: out)
+        // Fitted: 1:1 (the picture fits), centred in the area.
+        let v0 = try view(result["fitted"])
+        XCTAssertEqual(v0["scale"], 1)
+        XCTAssertEqual(v0["x"] ?? -1, ((v0["areaW"] ?? 0) - 320) / 2, accuracy: 0.5)
+        XCTAssertEqual(v0["y"] ?? -1, ((v0["areaH"] ?? 0) - 200) / 2, accuracy: 0.5)
+        // One notch: 1.25, the image point under the mouse still there (to a rounded pixel).
+        let v1 = try view(result["zoom1"])
+        XCTAssertEqual(v1["scale"] ?? 0, 1.25, accuracy: 1e-9)
+        let u0 = try XCTUnwrap(result["under0"] as? [Double]), u1 = try XCTUnwrap(result["under1"] as? [Double])
+        XCTAssertEqual(u0[0], u1[0], accuracy: 1)
+        XCTAssertEqual(u0[1], u1[1], accuracy: 1)
+        let v3 = try view(result["zoom3"])
+        XCTAssertEqual(v3["scale"] ?? 0, 1.25 * 1.25 * 1.25, accuracy: 1e-9)
+        XCTAssertEqual(v3["w"] ?? 0, (320 * 1.953125).rounded(), accuracy: 0.5)
+        // The corner is where the pointer let it go (within a screen pixel's worth of image).
+        let lt = try corner(result["dragged"], "lt")
+        XCTAssertEqual(lt[0], 50, accuracy: 0.6)
+        XCTAssertEqual(lt[1], 30, accuracy: 0.6)
+        // The poke, in image pixels.
+        let performed = try XCTUnwrap(result["performed"] as? [String: Any])
+        let touch = try XCTUnwrap((performed["action"] as? [String: Any])?["touch"] as? [String: Any], "\(performed)")
+        let from = try XCTUnwrap(touch["from"] as? [String: Double]), to = try XCTUnwrap(touch["to"] as? [String: Double])
+        XCTAssertEqual(from["x"] ?? 0, 100, accuracy: 0.6)
+        XCTAssertEqual(from["y"] ?? 0, 120, accuracy: 0.6)
+        XCTAssertEqual(to["y"] ?? 0, 140, accuracy: 0.6)
+        // Home: frame 0, paused.
+        let home = try XCTUnwrap(result["home"] as? [String: Any])
+        XCTAssertEqual(home["frame"] as? Int, 0)
+        XCTAssertEqual(home["playing"] as? Bool, false)
+        // The pans move the picture by the pointer's move, the zoom kept; the
+        // Space press used to pan gave its play/pause back (still paused).
+        let vm = try view(result["middle"]), vs = try view(result["space"])
+        XCTAssertEqual(vm["x"], (v3["x"] ?? 0) + 40)
+        XCTAssertEqual(vm["y"], (v3["y"] ?? 0) + 25)
+        XCTAssertEqual(vs["x"], (vm["x"] ?? 0) - 30)
+        XCTAssertEqual(vs["y"], (vm["y"] ?? 0) + 10)
+        XCTAssertEqual(vs["scale"], v3["scale"])
+        XCTAssertEqual((result["space"] as? [String: Any])?["playing"] as? Bool, false, "a Space press that panned does not play")
+        // F: the whole picture as large as it fits, centred.
+        let vf = try view(result["fit"])
+        let fit = min((vf["areaW"] ?? 0) / 320, (vf["areaH"] ?? 0) / 200)
+        XCTAssertEqual(vf["scale"] ?? 0, fit, accuracy: 1e-9)
+        XCTAssertEqual(vf["x"] ?? 0, (((vf["areaW"] ?? 0) - (320 * fit).rounded()) / 2).rounded(.down))
+        XCTAssertTrue((result["fitMessage"] as? String ?? "").contains("fitted: "), "\(result["fitMessage"] ?? "")")
+    }
+
+    /// A corner dragged past the picture's edge stays beside it, where it
+    /// can be taken again (the handles' layer is the whole picture area);
+    /// a drag past the area's edge stops at the edge; the file gets the points.
+    func testAHandleDraggedOffThePictureCanBeTakenAgain() throws {
+        let result = try drive([["open"], ["wait_ready"], ["seek", 0],
+                                ["drag", 60, 40, -25, -15], ["wait", "window.wobble.sketches[0].points.lt[0] < 0"],
+                                ["eval", "outside", BrowserStudioTests.state], ["page_shot", "outside"],
+                                ["drag", -25, -15, 30, 20], ["wait", "window.wobble.sketches[0].points.lt[0] > 0"],
+                                ["eval", "back", BrowserStudioTests.state],
+                                // Past the area's top-left corner: held at its edge.
+                                ["drag", 180, 150, -5000, -5000], ["wait", "window.wobble.sketches[0].points.rb[0] < 0"],
+                                ["eval", "edge", BrowserStudioTests.state],
+                                ["drag_js", "(() => { const p = window.wobble.sketches[0].points.rb; return [p[0], p[1], 200, 160]; })()"], ["wait", "window.wobble.sketches[0].points.rb[0] > 0"],
+                                ["eval", "rb", BrowserStudioTests.state],
+                                ["key", "Control+s"], ["wait_saved"]], out: box.path("shots"))
+        let outside = try corner(result["outside"], "lt")
+        XCTAssertEqual(outside[0], -25, accuracy: 0.01)
+        XCTAssertEqual(outside[1], -15, accuracy: 0.01)
+        let back = try corner(result["back"], "lt")
+        XCTAssertEqual(back[0], 30, accuracy: 0.01)
+        XCTAssertEqual(back[1], 20, accuracy: 0.01)
+        // Held at the area's first pixel (the picture at 1:1 in the area).
+        let v = try view(result["edge"]), edge = try corner(result["edge"], "rb")
+        XCTAssertEqual(edge[0], -(v["x"] ?? 0), accuracy: 0.01)
+        XCTAssertEqual(edge[1], -(v["y"] ?? 0), accuracy: 0.01)
+        let rb = try corner(result["rb"], "rb")
+        XCTAssertEqual(rb[0], 200, accuracy: 0.01)
+        XCTAssertEqual(rb[1], 160, accuracy: 0.01)
+        let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
+        XCTAssertTrue(text.contains("lt = {30, 20}") && text.contains("rb = {200, 160}"), text)
+    }
+
+    /// F1 and ? show the keys' help, the core's list (the window's sheet)
+    /// row by row; any key closes it, and that key does nothing else.
+    func testTheHelpSheetIsTheWindowsKeyList() throws {
+        let rows = "[...document.querySelectorAll('#help-keys tr')].map((r) => [...r.cells].map((c) => c.textContent))"
+        let result = try drive([["open"], ["wait_ready"], ["wait", "window.wobble.keys !== null"],
+                                ["key", "F1"], ["wait", "window.wobble.helpShown"], ["page_shot", "help"],
+                                ["eval", "rows", rows],
+                                ["eval", "visible", "!document.getElementById('help-sheet').hidden"],
+                                ["key", "h"], ["wait", "!window.wobble.helpShown"],
+                                ["key", "?"], ["wait", "window.wobble.helpShown"], ["key", "Escape"], ["wait", "!window.wobble.helpShown"],
+                                ["eval", "handles", "window.wobble.studio.handlesShown"]], out: box.path("shots"))
+        let shown = try XCTUnwrap(result["rows"] as? [[String]])
+        XCTAssertEqual(shown.map { $0.first ?? "" }, StudioKeyMap.help.map(\.keys))
+        XCTAssertEqual(shown.map { $0.last ?? "" }, StudioKeyMap.help.map(\.what))
+        XCTAssertEqual(result["visible"] as? Bool, true)
+        // The H that closed the sheet did not hide the handles.
+        XCTAssertEqual(result["handles"] as? Bool, true)
+    }
+
+    /// A mono 16-bit WAV at 8 kHz of `samples`.
+    static func wav(_ samples: [Float], rate: Int = 8000) -> Data {
+        var d = Data()
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { d.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { d.append(contentsOf: $0) } }
+        d.append(contentsOf: Array("RIFF".utf8)); u32(36 + samples.count * 2)
+        d.append(contentsOf: Array("WAVEfmt ".utf8)); u32(16); u16(1); u16(1); u32(rate); u32(rate * 2); u16(2); u16(16)
+        d.append(contentsOf: Array("data".utf8)); u32(samples.count * 2)
+        for s in samples { withUnsafeBytes(of: Int16((max(-1, min(1, s)) * 32767).rounded()).littleEndian) { d.append(contentsOf: $0) } }
+        return d
+    }
+
+    /// The soundtrack plays on the page: the server sends the decoded
+    /// track, the page lays it on the clip (its buffer is the track's
+    /// samples at their clip samples), starts it at the first key, plays it
+    /// from the playhead with the playhead following its clock, stops it
+    /// when paused, starts it again from a seek, and mutes it with M.
+    func testTheSoundtrackPlaysWithThePlayheadAndMutes() throws {
+        studio.stop()
+        // 2 s at 44.1 kHz (the rate the studio plays): a ramp, so every
+        // sample says where it is; the sound starts 0.25 s into the clip.
+        let rate = 44_100
+        let samples = (0..<(2 * rate)).map { Float(($0 % 4000) - 2000) / 2500 }
+        try BrowserStudioTests.wav(samples, rate: rate).write(to: URL(fileURLWithPath: box.path("tone.wav")))
+        try box.write("scene.lua", BrowserStudioTests.sceneText.replacingOccurrences(
+            of: "image(\"img.png\")", with: "image(\"img.png\")\nsoundtrack(sound(\"tone.wav\"), 0.25)"))
+        studio = StudioServer(options: SessionOptions(scenePath: box.path("scene.lua")), log: { _ in })
+        try studio.start()
+        let result = try drive([["open"], ["wait_ready"], ["wait", "window.wobble.sound !== null"], ["eval", "sound", "window.wobble.sound"],
+                                // The first key lets the sound start (Home: paused at 0; Space plays).
+                                ["key", "Home"], ["key", "Space"], ["wait", "window.wobble.soundState().playing"],
+                                ["eval", "samples", "[0, 11024, 11025, 11026, 20000, 50000, 88199].map((i) => window.wobble.soundSample(i))"],
+                                ["wait", "window.wobble.soundLog.length > 20"], ["eval", "log", "window.wobble.soundLog.slice(0, 20)"],
+                                ["eval", "fps", "window.wobble.studio.fps"],
+                                ["key", "m"], BrowserStudioTests.studio("s.muted"), ["eval", "muted", "window.wobble.soundState()"],
+                                ["key", "m"], BrowserStudioTests.studio("!s.muted"), ["eval", "unmuted", "window.wobble.soundState()"],
+                                ["seek", 30], ["eval", "paused", "window.wobble.soundState()"],
+                                ["eval", "_", "window.wobble.play()"], ["wait", "window.wobble.soundState().playing"],
+                                ["eval", "resumed", "window.wobble.soundState()"]], out: box.path("shots"))
+        let sound = try XCTUnwrap(result["sound"] as? [String: Any])
+        XCTAssertEqual(sound["rate"] as? Int, rate)
+        XCTAssertEqual(sound["start"] as? Int, 11025, "0.25 s at 44.1 kHz")
+        XCTAssertEqual(sound["count"] as? Int, samples.count)
+        XCTAssertEqual(sound["length"] as? Int, 2 * rate, "the clip's 2 s")
+        // The buffer: silence before the sound's start, then its samples (16-bit), cut at the clip's end.
+        let got = try XCTUnwrap(result["samples"] as? [Double])
+        let want: [Double] = [0, 0] + [0, 1, 20000 - 11025, 50000 - 11025, 88199 - 11025].map { Double(samples[$0]) }
+        XCTAssertEqual(got.count, want.count)
+        for (g, w) in zip(got, want) { XCTAssertEqual(g, w, accuracy: 1e-4, "\(got)") }   // (16-bit; the ramp's steps are 4e-4)
+        // The playhead follows the sound's clock: each frame drawn is the one at the clip time heard.
+        let fps = try XCTUnwrap(result["fps"] as? Double)
+        let log = try XCTUnwrap(result["log"] as? [[Double]])
+        for entry in log { XCTAssertEqual(entry[0], (entry[1] * fps + 1e-9).rounded(.down), "\(log)") }
+        XCTAssertGreaterThan((log.last?[1] ?? 0) - (log.first?[1] ?? 0), 0, "the sound's clock runs: \(log)")
+        let muted = try XCTUnwrap(result["muted"] as? [String: Any]), unmuted = try XCTUnwrap(result["unmuted"] as? [String: Any])
+        XCTAssertEqual(muted["gain"] as? Double, 0)
+        XCTAssertEqual(muted["playing"] as? Bool, true, "muted, it plays on (silently)")
+        XCTAssertEqual(unmuted["gain"] as? Double, 1)
+        XCTAssertEqual((result["paused"] as? [String: Any])?["playing"] as? Bool, false)
+        let resumed = try XCTUnwrap(result["resumed"] as? [String: Any])
+        XCTAssertEqual(resumed["offset"] as? Double ?? -1, 30 / fps, accuracy: 1e-9, "played again from the frame sought")
     }
 }

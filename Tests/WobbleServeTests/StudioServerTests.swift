@@ -4,6 +4,7 @@ import WobbleCore
 import WobbleEngine
 import WobbleMedia
 @testable import WobbleRender
+import WobbleStudioCore
 import WobbleTestSupport
 @testable import WobbleServe
 @testable import WobbleStudioCore
@@ -116,6 +117,46 @@ final class StudioServerTests: XCTestCase {
         try binaries.filter { $0["type"] as? String == "states" && $0["from"] != nil }.map {
             (try XCTUnwrap($0["from"] as? Int), try frames([$0]))
         }
+    }
+
+    /// A page that connects gets the keys' help (the window's list) and the
+    /// soundtrack: its samples at the studio's rate (float32), where the
+    /// sound starts on the clip and the clip's length in samples; `M` mutes
+    /// it in the snapshot; a run without a soundtrack says so (id 0).
+    func testThePageGetsTheKeysTheSoundtrackAndTheMute() throws {
+        studio.stop()
+        let rate = 44_100
+        let samples = (0..<rate).map { Float(($0 % 1000) - 500) / 625 }
+        try BrowserStudioTests.wav(samples, rate: rate).write(to: URL(fileURLWithPath: box.path("tone.wav")))
+        let withSound = StudioServerTests.sceneText.replacingOccurrences(
+            of: "image(\"img.png\")", with: "image(\"img.png\")\nsoundtrack(sound(\"tone.wav\"), -0.5)")
+        try box.write("scene.lua", withSound)
+        studio = StudioServer(options: SessionOptions(scenePath: box.path("scene.lua")), log: { _ in })
+        try studio.start()
+        let c = try connect()
+        var binaries: [[String: Any]] = []
+        let keys = try next(c, "keys", binaries: &binaries)
+        let listed = try XCTUnwrap(keys["keys"] as? [[String: String]])
+        XCTAssertEqual(listed.map { $0["keys"] ?? "" }, StudioKeyMap.help.map(\.keys))
+        XCTAssertEqual(listed.map { $0["what"] ?? "" }, StudioKeyMap.help.map(\.what))
+        c.frame(Array(#"{"type":"key","seq":1,"name":"m"}"#.utf8))
+        let muted = try next(c, "studio", binaries: &binaries)
+        XCTAssertEqual((muted["studio"] as? [String: Any])?["muted"] as? Bool, true)
+        let sound = try XCTUnwrap(binaries.first { $0["type"] as? String == "sound" }, "\(binaries.map { $0["type"] ?? "" })")
+        XCTAssertEqual(sound["rate"] as? Int, rate)
+        XCTAssertEqual(sound["start"] as? Int, -rate / 2, "the sound's first half second cut")
+        XCTAssertEqual(sound["length"] as? Int, rate, "the clip's 1 s")
+        let got = StudioServerTests.floats(try XCTUnwrap(sound["payload"] as? [UInt8]))
+        XCTAssertEqual(got.count, samples.count)
+        XCTAssertEqual(zip(got, samples).map { abs($0 - $1) }.max() ?? 1, 0, accuracy: 1e-4, "the samples (16-bit)")
+        // The soundtrack gone from the scene: the pages hear none.
+        binaries = []
+        try box.write("scene.lua", StudioServerTests.sceneText + "-- no sound\n")
+        _ = try next(c, "scene", binaries: &binaries)
+        _ = try next(c, "nothing", binaries: &binaries, upTo: 0.5)
+        let none = try XCTUnwrap(binaries.last { $0["type"] as? String == "sound" }, "\(binaries.map { $0["type"] ?? "" })")
+        XCTAssertEqual(none["id"] as? Int, 0)
+        XCTAssertEqual(none["payloadBytes"] as? Int, 0)
     }
 
     func testWhileATakeRecordsTheFramesPastTheEndComeAheadOfTheLiveClock() throws {

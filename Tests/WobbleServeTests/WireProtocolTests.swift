@@ -171,7 +171,7 @@ final class WireProtocolTests: XCTestCase {
         let c = SocketClient(port: studio.server.port)
         let host = "127.0.0.1:\(studio.server.port)"
         XCTAssertTrue(c.upgrade(path: "/ws?token=\(studio.server.config.token)", host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101"))
-        var got = try collect(c, until: ["hello", "scene", "studio", "binary image", "binary field", "binary states"])
+        var got = try collect(c, until: ["hello", "scene", "studio", "keys", "binary image", "binary field", "binary states"])
         // The first message is the hello, with this server's version.
         XCTAssertEqual(got["hello"]?.object?["protocol"], JSONValue(StudioProtocol.version))
         // A selected region (the inspector), the chooser open, a save, a bad message.
@@ -188,6 +188,9 @@ final class WireProtocolTests: XCTestCase {
         // (No cutout in this scene: the header as the server writes it, `StudioServer.cutoutMessage`.)
         let cut = StudioProtocol.binary(header: ["id": 1, "x0": 2, "y0": 3, "width": 4, "height": 5], type: "cutout", payload: [])
         got["binary cutout"] = JSONValue.parse(String(decoding: cut[4...], as: UTF8.self))
+        // (No soundtrack in this scene: the header as the server writes it, `StudioProtocol.soundMessage`.)
+        let sound = StudioProtocol.soundMessage(nil, id: 0)
+        got["binary sound"] = JSONValue.parse(String(decoding: sound[4...], as: UTF8.self))
         got["exported"] = StudioProtocol.ExportedMessage(ok: true, message: "telegram: sticker.webm", url: "/files/sticker.webm").json
         if ProcessInfo.processInfo.environment["WOBBLE_WIRE_DUMP"] != nil {
             try got.map { "\($0.key): \($0.value.text)" }.sorted().joined(separator: "\n\n").write(toFile: "/tmp/wire-dump.txt", atomically: true, encoding: .utf8)
@@ -203,6 +206,6 @@ final class WireProtocolTests: XCTestCase {
             XCTAssertEqual(WireProtocolTests.shapeProblems(v, real), [], "\(e.heading)")
         }
         XCTAssertEqual(documented, ["hello", "scene", "studio", "saved", "error", "exported", "binary image", "binary field",
-                                    "binary states", "binary cutout"])
+                                    "binary states", "binary cutout", "keys", "binary sound"])
     }
 }

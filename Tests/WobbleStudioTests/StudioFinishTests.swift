@@ -265,7 +265,7 @@ final class StudioFinishTests: InProcessStudioCase {
         let t0 = clock.t
         var rows: [[(text: String, kind: Chrome.RowKind)]] = []
         var help = ""
-        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
             // The center handle (65, 50) dragged far from the touch at (60, 45)..
             (t0 + 0.10, .mouseDown(x: a.x + 65, y: a.y + 50)),
             (t0 + 0.15, .mouseMove(x: a.x + 90, y: a.y + 75)),

@@ -165,7 +165,7 @@ class InProcessStudioCase: XCTestCase {
                    prepare: @escaping (FakeSurface, StudioApp) -> Void = { _, _ in }) throws -> (status: Int32, surface: FakeSurface, app: StudioApp) {
         var session = SessionOptions(scenePath: box.path(scene))
         session.backend = .cpu
-        var options = Studio.Options(session: session)
+        let options = Studio.Options(session: session)
         var surface: FakeSurface?
         var app: StudioApp?
         let audio = self.audio

@@ -189,7 +189,7 @@ final class StudioViewTests: InProcessStudioCase {
         let a = imageArea(120, 90)
         let clock = ManualClock()
         let t0 = clock.t
-        var framesWhileRecording = 0
+        let framesWhileRecording = 0
         let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
             (t0 + 0.1, key(.r)),
             (t0 + 0.35, .mouseDown(x: a.x + 35, y: a.y + 30)),
@@ -296,7 +296,7 @@ final class StudioViewTests: InProcessStudioCase {
         let t0 = clock.t
         var before: [String] = [], after: [String] = []
         var afterHovered: String?? = .none
-        let (status, _, app) = try runStudio("s.lua", clock: clock, script: [
+        let (status, _, _) = try runStudio("s.lua", clock: clock, script: [
             (t0 + 0.1, .mouseMove(x: x, y: y)),
             (t0 + 0.2, .mouseDown(x: x, y: y)),
             (t0 + 0.25, .mouseUp(x: x, y: y)),

@@ -12,6 +12,8 @@ empty frames: a clear), ["wait_generation_above", g],
 field, then Enter), ["wait", js] (until true), ["eval", name, js],
 ["click_timeline", js] (at the seconds js gives),
 ["drag_timeline", js, seconds] (from js's seconds to those), ["viewport", w, h], ["page_shot", name] (the whole page),
+["drag_js", js] (a drag from js's [x0, y0, x1, y1]), ["wheel", x, y, delta_y] (at image point x, y; waits for the view to change),
+["pan", "middle" | "space", x, y, dx, dy] (a drag from image point x, y by dx, dy page pixels),
 ["download_click", selector, name] (clicks, saves the download it starts
 as OUT_DIR/name; result[name]: its size in bytes).
 Writes OUT_DIR/result.json: {"name": value, ...}; a step that fails writes
@@ -74,11 +76,8 @@ def browser_cpu_ms():
 
 
 def to_page(page, x, y):
-    """Image pixels to page coordinates."""
-    box = page.locator("#handles").bounding_box()
-    w = page.evaluate("document.getElementById('handles').width")
-    h = page.evaluate("document.getElementById('handles').height")
-    return box["x"] + x * box["width"] / w, box["y"] + y * box["height"] / h
+    """Image pixels to page coordinates (the page's own mapping: at any zoom, beside the picture too)."""
+    return page.evaluate(f"window.wobble.toPage({float(x)}, {float(y)})")
 
 
 def run(page, url, out, step, result):
@@ -112,10 +111,11 @@ def run(page, url, out, step, result):
         page.mouse.move(x1, y1, steps=4)
         page.mouse.up()
         page.wait_for_function(f"window.wobble.pokeLatency.length > {n}", timeout=20000)
-    elif kind == "drag":
+    elif kind in ("drag", "drag_js"):
         n = page.evaluate("window.wobble.dragLatency.length")
-        x0, y0 = to_page(page, step[1], step[2])
-        x1, y1 = to_page(page, step[3], step[4])
+        a = step[1:5] if kind == "drag" else page.evaluate(step[1])
+        x0, y0 = to_page(page, a[0], a[1])
+        x1, y1 = to_page(page, a[2], a[3])
         page.mouse.move(x0, y0)
         page.mouse.down()
         page.mouse.move(x1, y1, steps=6)
@@ -124,6 +124,28 @@ def run(page, url, out, step, result):
         time.sleep(0.3)
     elif kind == "key":
         page.keyboard.press(step[1])
+    elif kind == "wheel":
+        # The wheel at image point (x, y), deltaY page pixels (-100: a notch away, zooming in).
+        x, y = to_page(page, step[1], step[2])
+        before = page.evaluate("JSON.stringify(window.wobble.view)")
+        page.mouse.move(x, y)
+        page.mouse.wheel(0, float(step[3]))
+        page.wait_for_function(f"JSON.stringify(window.wobble.view) !== {json.dumps(before)}", timeout=10000)
+    elif kind == "pan":
+        # ["pan", "middle" | "space", x, y, dx, dy]: from image point (x, y) by (dx, dy) page pixels.
+        x, y = to_page(page, step[2], step[3])
+        page.mouse.move(x, y)
+        if step[1] == "space":
+            page.keyboard.down(" ")
+            page.mouse.down()
+        else:
+            page.mouse.down(button="middle")
+        page.mouse.move(x + float(step[4]), y + float(step[5]), steps=5)
+        if step[1] == "space":
+            page.mouse.up()
+            page.keyboard.up(" ")
+        else:
+            page.mouse.up(button="middle")
     elif kind == "viewport":
         page.set_viewport_size({"width": int(step[1]), "height": int(step[2])})
     elif kind == "click_timeline":

@@ -1,40 +1,41 @@
+import Foundation
 import WobbleCore
 import WobbleEngine
+import WobbleSystem
 
-/// The parsed command line of a render (`wobble-run SCENE.lua [options]`):
-/// the engine's `RenderOptions` (reached as `o.output`, `o.fps`, …) and
-/// what only the command line has (help, `--watch`, `--json`, …).
+/// The parsed command line of a render (`wobble-run SCENE.lua [options]`,
+/// `--assemble DIR`): the engine's `RenderOptions` (reached as `o.output`,
+/// `o.fps`, …) and what only the command line has (help, `--watch`,
+/// `--json`, …).
 @dynamicMemberLookup
-struct Options: SceneRunOptions {
-    var render = RenderOptions()
-    var json = false
-    var watch = false
-    var assemble: String?
-    var help = false
-    var version = false
-    /// The `--max-frames` default.
-    static let defaultMaxFrames = RenderOptions.defaultMaxFrames
+package struct RenderCommand: SceneRunOptions {
+    package var render = RenderOptions()
+    package var json = false
+    package var watch = false
+    package var help = false
+    package var version = false
 
-    subscript<T>(dynamicMember path: WritableKeyPath<RenderOptions, T>) -> T {
+    package init() {}
+
+    package subscript<T>(dynamicMember path: WritableKeyPath<RenderOptions, T>) -> T {
         get { render[keyPath: path] }
         set { render[keyPath: path] = newValue }
     }
 
     // The rows shared with `edit` (`SceneRunOptions`).
-    var image: String? { get { render.image } set { render.image = newValue } }
-    var fps: Double? { get { render.fps } set { render.fps = newValue } }
-    var seed: Int { get { render.seed } set { render.seed = newValue } }
-    var timeout: Double? { get { render.timeout } set { render.timeout = newValue } }
-    var backend: Backend { get { render.backend } set { render.backend = newValue } }
-    var allowIO: Bool { get { render.allowIO } set { render.allowIO = newValue } }
-}
+    package var image: String? { get { render.image } set { render.image = newValue } }
+    package var fps: Double? { get { render.fps } set { render.fps = newValue } }
+    package var seed: Int { get { render.seed } set { render.seed = newValue } }
+    package var timeout: Double? { get { render.timeout } set { render.timeout = newValue } }
+    package var backend: Backend { get { render.backend } set { render.backend = newValue } }
+    package var allowIO: Bool { get { render.allowIO } set { render.allowIO = newValue } }
 
-enum CommandLine_ {
-    static let version = "wobble-run 0.1.0"
+    /// What `--version` prints.
+    package static let version = "wobble-run 0.1.0"
 
     /// The render's option table (rows shared with `edit` are the
     /// `SceneRunOptions` rows: `.fps`, `.image`, …).
-    static let specs: [OptionSpec<Options>] = [
+    package static let specs: [OptionSpec<RenderCommand>] = [
         OptionSpec(names: ["-o", "--output"], value: "PATH",
                    help: "output: x.gif (animated GIF), x.webp (animated WebP), x.apng (animated PNG), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm/x.mov/x.mkv (video, needs ffmpeg; .webm keeps alpha, .mov of a transparent source is ProRes 4444 with alpha), - for stdout (a GIF, or what --format names). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
         OptionSpec(names: ["--format"], value: OutputFormat.names,
@@ -69,7 +70,7 @@ enum CommandLine_ {
             o.loopGiven = true
         },
         OptionSpec(names: ["--watch"], value: nil, help: "render, then render again whenever the scene, a module it requires or its image changes (Ctrl-C ends)") { o, _ in o.watch = true },
-        OptionSpec(names: ["--assemble"], value: "DIR", help: "no scene: assemble the PNG frames in DIR (frame_NNNNN.png, e.g. from --frames slices) into -o (GIF or video), with their sound (sound_NNNNN.wav) in a video") { o, v in o.assemble = v },
+        OptionSpec(names: ["--assemble"], value: "DIR", help: "no scene: assemble the PNG frames in DIR (frame_NNNNN.png, e.g. from --frames slices) into -o (GIF or video), with their sound (sound_NNNNN.wav) in a video") { o, v in o.render.assemble = v },
         OptionSpec(names: ["--json"], value: nil, help: "print one JSON object on stdout at the end (on stderr, as its last line, with -o -): frames, fps, duration, width, height, output, bytes, still, warnings, and error on failure") { o, _ in o.json = true },
         OptionSpec(names: ["--quality"], value: "Q", help: "1..100: GIF palette size and how far a changed pixel may stay as it was; WebP: lossy quality, lossless at 100; video: the CRF. Default: 255 colours (as 75), WebP 82, CRF 18") { o, v in
             o.quality = try integer(v, "--quality", min: 1, max: 100)
@@ -86,8 +87,8 @@ enum CommandLine_ {
         OptionSpec(names: ["--version"], value: nil, help: "show the version") { o, _ in o.version = true },
     ]
 
-    static func parse(_ args: [String]) throws -> Options {
-        var o = Options()
+    package static func parse(_ args: [String]) throws -> RenderCommand {
+        var o = RenderCommand()
         try OptionParser.parse(args, specs: specs, into: &o, helpHint: "--help") { o, a in
             if let scene = o.scene { throw UsageError("more than one scene given ('\(scene)', '\(a)'); script arguments go after --") }
             o.scene = a
@@ -95,7 +96,7 @@ enum CommandLine_ {
             o.scriptArguments = words
         }
         if o.help || o.version { return o }
-        if o.assemble != nil {
+        if o.render.assemble != nil {
             if o.scene != nil { throw UsageError("--assemble takes no scene") }
             return o
         }
@@ -104,37 +105,28 @@ enum CommandLine_ {
         return o
     }
 
-    static var helpText: String {
-        var s = """
-        wobble-run — turn a still image into a jelly animation.
-
-        usage: wobble-run SCENE.lua [options] [-- script args...]
-               wobble-run --assemble DIR -o out.gif [options]
-               wobble-run edit SCENE.lua [options]   (a window: wobble-run edit --help)
-               wobble-run new PHOTO [SCENE.lua]      (a starter scene for a photo)
-               wobble-run cutout PHOTO --box X,Y,W,H [-o MASK.png]   (the mask cutout = "auto" finds)
-               wobble-run serve SCENE.lua [--port N] [--host ADDRESS]   (the studio in a browser: wobble-run serve --help)
-               wobble-run pack MANIFEST [--jobs N] [--slice I/N]   (many clips, one per row: wobble-run pack --help)
-
+    /// The render's row of the table (no word: `wobble-run SCENE.lua`).
+    package static let subcommand = Subcommand(
+        name: "",
+        synopsis: ["SCENE.lua [options] [-- script args...]", "--assemble DIR -o out.gif [options]"],
+        summary: "render a scene",
+        about: """
         A Lua scene script marks soft regions on an image and choreographs
         touches and shakes over virtual time; the frames are written as an
         animated GIF, PNG files or a video.
 
-        options:
-
-        """
-        s += OptionParser.helpLines(specs)
-        s += """
-
+        """,
+        options: specs.map(OptionRow.init),
+        footer: """
         exit status: 0 success, 1 the scene failed, 2 bad usage, 128+N on signal N.
         examples:
           wobble-run pudding.lua -o pudding.gif
           wobble-run pudding.lua --image cat.png --width 320 -o frames/
           wobble-run pudding.lua --frames 0-29 -o slice/ && wobble-run --assemble slice -o out.gif
 
-        """
-        return s
-    }
+        """,
+        operands: .scene,
+        run: { RenderCommand.main($0) })
 
     static func number(_ v: String, _ name: String, min: Double, exclusiveMin: Bool = false, max: Double) throws -> Double {
         try OptionParser.number(v, name, min: min, exclusiveMin: exclusiveMin, max: max)
@@ -149,4 +141,73 @@ enum CommandLine_ {
         try OptionParser.frameRange(v, "--frames")
     }
 
+    /// `wobble-run SCENE.lua [options]` (and `--assemble`, `--check`,
+    /// `--watch`, `--help`, `--version`): the exit status.
+    static func main(_ args: [String]) -> Int32 {
+        // A usage error is reported as JSON too when --json was asked for.
+        let report = RunReport(json: args.prefix { $0 != "--" }.contains("--json"))
+        // With the frames on stdout the object goes to stderr, usage errors too.
+        report.toStderr = namesStdoutOutput(args.prefix { $0 != "--" })
+        do {
+            let command = try parse(args)
+            if command.help {
+                print(Commands.renderHelpText, terminator: "")
+                return 0
+            }
+            if command.version {
+                print(version)
+                return 0
+            }
+            Interrupt.install()
+            // --timeout also bounds waiting for a child's answer (ffmpeg's probe).
+            ChildProcess.answerLimit = command.timeout
+            if command.watch { return WatchLoop.run(command) }
+            _ = try command.runOnce(report: report)
+            return 0
+        } catch {
+            return Failure.report(error, report: report)
+        }
+    }
+
+    /// Whether the arguments send the output to stdout (`-o -`, `--output=-`,
+    /// `-o /dev/stdout`, …).
+    static func namesStdoutOutput<C: Collection>(_ args: C) -> Bool where C.Element == String {
+        var previous = ""
+        for a in args {
+            var value: String?
+            if previous == "-o" || previous == "--output" { value = a }
+            if a.hasPrefix("--output=") { value = String(a.dropFirst(9)) }
+            if let value, OutputPlan(format: .gif, path: value).isStdout { return true }
+            previous = a
+        }
+        return false
+    }
+
+    /// Runs one render (or `--check`, or `--assemble`) through the engine's
+    /// one entry; throws the run's error. Prints the `--check` line and the
+    /// JSON object on success.
+    func runOnce(report: RunReport) throws -> RenderEntry.Result {
+        var options = render
+        // Signals stop the run; a read or a library call past --timeout ends the process.
+        options.control = Interrupt.control
+        let result = try RenderEntry.run(options, report: report)
+        if options.check && !options.quiet { printError(result.okLine) }
+        try report.printJSON()
+        return result
+    }
+
+    /// `runOnce` for `--watch`, which goes on after a failure: the exit
+    /// status and the files the run read besides the scene (also when it
+    /// failed: the report has them).
+    func runReporting() -> (status: Int32, inputs: [String]) {
+        let report = RunReport(json: json)
+        let status: Int32
+        do {
+            _ = try runOnce(report: report)
+            status = 0
+        } catch {
+            status = Failure.report(error, report: report)
+        }
+        return (status, report.inputs.filter { $0 != render.scene })
+    }
 }

@@ -7,14 +7,14 @@ import WobbleSystem
 /// 1 when any failed (each named on its line, every row attempted), 2 for
 /// bad usage, 128 + N on signal N (the rows finished so far are kept and
 /// recorded: the next run goes on from there).
-enum Pack {
-    struct Options {
-        var pack = PackOptions()
-        var manifest: String?
-        var help = false
-    }
+package struct PackCommand {
+    package var pack = PackOptions()
+    package var manifest: String?
+    package var help = false
 
-    static let specs: [OptionSpec<Options>] = [
+    package init() {}
+
+    static let specs: [OptionSpec<PackCommand>] = [
         OptionSpec(names: ["-j", "--jobs"], value: "N", help: "rows rendered at once (default: one per core)") { o, v in
             o.pack.jobs = try OptionParser.integer(v, "--jobs", min: 1, max: 1024)
         },
@@ -44,43 +44,55 @@ enum Pack {
         OptionSpec(names: ["-h", "--help"], value: nil, help: "show this help") { o, _ in o.help = true },
     ]
 
-    static let helpText = """
-    usage: wobble-run pack MANIFEST [options]
+    /// `pack`'s row of the table.
+    package static let subcommand = Subcommand(
+        name: "pack",
+        synopsis: ["pack MANIFEST [options]"],
+        summary: "many clips, one per manifest row",
+        about: """
+        Renders every row of MANIFEST, a CSV file with the header
+        scene,image,output[,preset,fps,width,frames,seed] (or JSON lines with
+        those keys): one clip per row, paths relative to the manifest, each
+        output a file inside the manifest's folder. Rows run side by side in
+        one process; a finished row whose inputs did not change is not
+        rendered again (the journal: .wobble-pack/ beside the manifest), so a
+        pack stopped halfway goes on where it was when run again.
 
-    Renders every row of MANIFEST, a CSV file with the header
-    scene,image,output[,preset,fps,width,frames,seed] (or JSON lines with
-    those keys): one clip per row, paths relative to the manifest, each
-    output a file inside the manifest's folder. Rows run side by side in
-    one process; a finished row whose inputs did not change is not
-    rendered again (the journal: .wobble-pack/ beside the manifest), so a
-    pack stopped halfway goes on where it was when run again.
+        """,
+        options: specs.map(OptionRow.init),
+        footer: """
+        exit status: 0 every row succeeded, 1 a row failed (every row is still
+        attempted; each failure is one line naming its row), 2 bad usage,
+        128+N on signal N. See docs/packs.md.
 
-    options:
+        """,
+        operands: .manifest,
+        run: { PackCommand.main($0) })
 
-    \(OptionParser.helpLines(specs))
-    exit status: 0 every row succeeded, 1 a row failed (every row is still
-    attempted; each failure is one line naming its row), 2 bad usage,
-    128+N on signal N. See docs/packs.md.
+    /// The words after `pack` as a command (a `UsageError` for bad usage).
+    package static func parse(_ args: [String]) throws -> PackCommand {
+        var o = PackCommand()
+        try OptionParser.parse(args, specs: specs, into: &o, helpHint: "wobble-run pack --help") { o, a in
+            if let m = o.manifest { throw UsageError("pack: one manifest only ('\(m)', '\(a)')") }
+            o.manifest = a
+        } rest: { o, words in
+            if o.manifest == nil, let first = words.first { o.manifest = first }
+        }
+        if o.help { return o }
+        guard let manifest = o.manifest else { throw UsageError("pack: no manifest given; usage: wobble-run pack MANIFEST [options]") }
+        o.pack.manifest = manifest
+        o.pack.version = RenderCommand.version
+        return o
+    }
 
-    """
-
-    static func run(_ args: [String], version: String) -> Int32 {
-        var o = Options()
+    static func main(_ args: [String]) -> Int32 {
         let report = RunReport(json: false)
         do {
-            try OptionParser.parse(args, specs: specs, into: &o, helpHint: "wobble-run pack --help") { o, a in
-                if let m = o.manifest { throw UsageError("pack: one manifest only ('\(m)', '\(a)')") }
-                o.manifest = a
-            } rest: { o, words in
-                if o.manifest == nil, let first = words.first { o.manifest = first }
-            }
+            let o = try parse(args)
             if o.help {
-                print(helpText, terminator: "")
+                print(subcommand.helpText, terminator: "")
                 return 0
             }
-            guard let manifest = o.manifest else { throw UsageError("pack: no manifest given; usage: wobble-run pack MANIFEST [options]") }
-            o.pack.manifest = manifest
-            o.pack.version = version
             Interrupt.install()
             let summary = try PackRun(options: o.pack).run()
             let line = "pack: \(summary.selected) row\(summary.selected == 1 ? "" : "s")\(o.pack.slice.count > 1 ? " (slice \(o.pack.slice))" : ""): \(summary.written) written, \(summary.skipped) already done, \(summary.failed.count) failed, in \(NumberText.seconds(summary.seconds)) s"

@@ -9,21 +9,21 @@ import Foundation
 /// waits for a move into place in progress, removes the temporary files,
 /// prints the `--json` object (an interrupted run's) and exits with 128 +
 /// the signal number.
-enum Interrupt {
+package enum Interrupt {
     /// The signal that asked us to stop, or nil.
-    static var signal: Int32? { Signals.received }
+    package static var signal: Int32? { Signals.received }
 
     /// How the command line's runs are controlled: the process's signals
     /// stop them; a read or a library call past `--timeout` (and its
     /// grace) prints its line and ends the process with status 1 (nothing
     /// is written yet; temporary files are removed).
-    static let control = RunControl(watchesSignals: true, hardStop: { line in
+    package static let control = RunControl(watchesSignals: true, hardStop: { line in
         printError(line)
         TemporaryPaths.removeAll()
         ThisProcess.exitNow(1)
     })
 
-    static func install() {
+    package static func install() {
         Signals.install()
         Signals.escalate(after: 1.0) { sig in
             // ffmpeg dies with us (PDEATHSIG).
