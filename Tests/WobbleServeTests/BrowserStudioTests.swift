@@ -367,8 +367,8 @@ final class BrowserStudioTests: XCTestCase {
         XCTAssertEqual(lt[1], 30, accuracy: 0.6)
         // The poke, in image pixels.
         let performed = try XCTUnwrap(result["performed"] as? [String: Any])
-        let touch = try XCTUnwrap((performed["action"] as? [String: Any])?["touch"] as? [String: Any], "\(performed)")
-        let from = try XCTUnwrap(touch["from"] as? [String: Double]), to = try XCTUnwrap(touch["to"] as? [String: Double])
+        XCTAssertEqual(performed["kind"] as? String, "touch", "\(performed)")
+        let from = try XCTUnwrap(performed["from"] as? [String: Double]), to = try XCTUnwrap(performed["to"] as? [String: Double])
         XCTAssertEqual(from["x"] ?? 0, 100, accuracy: 0.6)
         XCTAssertEqual(from["y"] ?? 0, 120, accuracy: 0.6)
         XCTAssertEqual(to["y"] ?? 0, 140, accuracy: 0.6)
