@@ -291,7 +291,7 @@ public enum StudioProtocol {
                 "playing": JSONValue(s.playing), "recording": JSONValue(s.recording), "handlesShown": JSONValue(s.handlesShown),
                 "inspector": s.inspector.map(StudioMessage.json) ?? .null,
                 "ticks": .array(s.ticks.map(StudioMessage.json)),
-                "hovered": JSONValue(s.hovered), "performed": JSONValue(s.performed.count),
+                "hovered": JSONValue(s.hovered), "performed": .array(s.performed.map(StudioMessage.json)),
                 "message": JSONValue(s.message), "messageIsError": JSONValue(s.messageIsError),
                 "sceneError": JSONValue(s.sceneError), "warnings": JSONValue(s.warnings),
                 "askingToQuit": JSONValue(s.askingToQuit), "chooserRow": JSONValue(s.chooserRow),
@@ -305,6 +305,23 @@ public enum StudioProtocol {
             .object(["time": JSONValue(t.time), "label": JSONValue(t.label), "performed": JSONValue(t.performed),
                      "ref": WireCommands.json(t.ref), "selected": JSONValue(t.selected),
                      "sound": JSONValue(t.sound.map { $0 == .beat ? "beat" : "onset" })])
+        }
+
+        /// A poke or shake performed: when (`anchor` `end`: seconds after
+        /// the script returned) and what, in image pixels or g.
+        static func json(_ e: PerformedEvent) -> JSONValue {
+            var o: [String: JSONValue] = ["time": JSONValue(e.time), "anchor": JSONValue(e.anchor == .start ? "start" : "end")]
+            switch e.action {
+            case .touch(let from, let to):
+                o["kind"] = "touch"
+                o["from"] = .object(["x": JSONValue(from.x), "y": JSONValue(from.y)])
+                o["to"] = .object(["x": JSONValue(to.x), "y": JSONValue(to.y)])
+            case .shake(let ax, let ay):
+                o["kind"] = "shake"
+                o["ax"] = JSONValue(ax)
+                o["ay"] = JSONValue(ay)
+            }
+            return .object(o)
         }
 
         static func json(_ kind: SketchOrigin.Kind) -> JSONValue {

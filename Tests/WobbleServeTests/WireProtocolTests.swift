@@ -174,17 +174,29 @@ final class WireProtocolTests: XCTestCase {
         var got = try collect(c, until: ["hello", "scene", "studio", "binary image", "binary field", "binary states"])
         // The first message is the hello, with this server's version.
         XCTAssertEqual(got["hello"]?.object?["protocol"], JSONValue(StudioProtocol.version))
-        // A selected region (the inspector), the chooser open, a save, a bad message.
+        // A save, a poke, a selected region (the inspector), the chooser open, a bad message.
         c.frame(Array(#"{"type":"hello","protocol":1}"#.utf8))
         c.frame(Array(#"{"type":"key","seq":1,"name":"s","ctrl":true}"#.utf8))
-        c.frame(Array(#"{"type":"batch","seq":2,"frame":5,"commands":[{"type":"select","x":20,"y":15,"radius":2},{"type":"openExportChooser"}]}"#.utf8))
+        c.frame(Array(#"{"type":"batch","seq":2,"frame":5,"commands":[{"type":"pokeBegin","x":20,"y":15},{"type":"pokeEnd","x":20,"y":20}]}"#.utf8))
+        // (The poke's run first: a new clip comes with nothing selected.)
+        let poked = try collect(c, until: ["saved", "scene"]) { type, v in type != "scene" || v.object?["answers"] == JSONValue(2) }
+        c.frame(Array(#"{"type":"batch","seq":3,"frame":5,"commands":[{"type":"select","x":20,"y":15,"radius":2},{"type":"openExportChooser"}]}"#.utf8))
         c.frame(Array(#"{"type":"explode"}"#.utf8))
         // (The studio message with the inspector and the chooser.)
-        let more = try collect(c, until: ["saved", "error", "studio"]) { type, v in
+        let more = try collect(c, until: ["error", "studio"]) { type, v in
             guard type == "studio", let s = v.object?["studio"]?.object else { return true }
-            return s["inspector"] != .null && s["chooserChoices"] != .null
+            return s["inspector"] != .null && s["chooserChoices"] != .null && s["performed"] != .array([])
         }
+        got.merge(poked) { _, b in b }
         got.merge(more) { _, b in b }
+        // The poke as the core performed it, in image pixels.
+        let performed = got["studio"]?.object?["studio"]?.object?["performed"]
+        guard case .array(let pokes)? = performed, let poke = pokes.first?.object else {
+            return XCTFail("no poke in \(performed?.text ?? "no studio message")")
+        }
+        XCTAssertEqual(poke["kind"], "touch")
+        XCTAssertEqual(poke["from"], .object(["x": JSONValue(20), "y": JSONValue(15)]))
+        XCTAssertEqual(poke["to"], .object(["x": JSONValue(20), "y": JSONValue(20)]))
         // (No cutout in this scene: the header as the server writes it, `StudioServer.cutoutMessage`.)
         let cut = StudioProtocol.binary(header: ["id": 1, "x0": 2, "y0": 3, "width": 4, "height": 5], type: "cutout", payload: [])
         got["binary cutout"] = JSONValue.parse(String(decoding: cut[4...], as: UTF8.self))
