@@ -94,10 +94,16 @@ let package = Package(
         // presets and their search, the frame loop, --assemble, exports in
         // the background, takes, a live session (no window code, no
         // argument parsing): every front end calls it in-process.
-        .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision"], swiftSettings: strict),
+        .target(name: "WobbleEngine", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "WobbleScript", "WobbleRender", "WobbleMedia", "WobbleVision", "WobbleWeb"], swiftSettings: strict),
+        // The web files (`Web/`: the browser studio's page and the web
+        // player), embedded in the binary as SwiftPM resources; the one
+        // Swift file there gives them by name (`WebAssets.all`).
+        .target(name: "WobbleWeb", path: "Web",
+                resources: ["app.js", "index.html", "render.js", "style.css", "wobble-motion.js", "wobble-view.js"].map { .embedInCode($0) },
+                swiftSettings: strict),
         // The server of the browser studio (`wobble-run serve`): tokens,
         // the scene folder's files under the sandbox's rules, WebSockets.
-        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleEngine", "WobbleStudioCore", "CCivetweb"], swiftSettings: strict),
+        .target(name: "WobbleServe", dependencies: ["WobbleSystem", "WobbleCore", "WobbleScript", "WobbleRender", "WobbleEngine", "WobbleStudioCore", "WobbleWeb", "CCivetweb"], swiftSettings: strict),
         // The studio without a window: a live session's editing, pokes,
         // takes, timeline, cutouts and exports as commands in and Codable
         // snapshots out, for every front end: the only door the surfaces
@@ -144,7 +150,7 @@ let package = Package(
         .testTarget(name: "WobbleStudioTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "wobble-run", "wobble-studio", "WobbleStudio", "WobbleStudioCore", "WobbleCore", "WobbleMedia", "WobbleAudio", "WobbleEngine", "WobbleRender", "WobbleScript"], swiftSettings: strict),
         .testTarget(name: "WobbleStudioCoreTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleStudioCore", "WobbleCore", "WobbleEngine"], swiftSettings: strict),
         .testTarget(name: "WobbleServeTests", dependencies: ["WobbleTestSupport", "WobbleSystem", "WobbleServe", "WobbleStudioCore", "WobbleEngine", "WobbleCore", "WobbleMedia", "WobbleRender", "wobble-run"],
-                    exclude: ["Browser/drive.py", "Browser/decode-apng.py"], swiftSettings: strict),
+                    exclude: ["Browser/drive.py", "Browser/player.py", "Browser/decode-apng.py"], swiftSettings: strict),
         // SelectSet/: the selection benchmark's photos, read from the source tree.
         .testTarget(name: "WobbleVisionTests", dependencies: ["WobbleTestSupport", "WobbleVision", "WobbleCore", "WobbleMedia", "WobbleRender"],
                     exclude: ["SelectSet"], swiftSettings: strict),

@@ -37,7 +37,7 @@ package struct RenderCommand: SceneRunOptions {
     /// `SceneRunOptions` rows: `.fps`, `.image`, …).
     package static let specs: [OptionSpec<RenderCommand>] = [
         OptionSpec(names: ["-o", "--output"], value: "PATH",
-                   help: "output: x.gif (animated GIF), x.webp (animated WebP), x.apng (animated PNG), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm/x.mov/x.mkv (video, needs ffmpeg; .webm keeps alpha, .mov of a transparent source is ProRes 4444 with alpha), - for stdout (a GIF, or what --format names). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
+                   help: "output: x.gif (animated GIF), x.webp (animated WebP), x.apng (animated PNG), a folder or a path ending in / (PNG frames frame_00000.png …), a pattern like out_%04d.png, x.mp4/x.webm/x.mov/x.mkv (video, needs ffmpeg; .webm keeps alpha, .mov of a transparent source is ProRes 4444 with alpha), x.html (one self-contained web page with a live, pokeable player), - for stdout (a GIF, or what --format names). Default: the script's output(...), else <scene>.gif here") { o, v in o.output = v },
         OptionSpec(names: ["--format"], value: OutputFormat.names,
                    help: "output format when the path does not say it (with -o -: what goes to stdout); null renders every frame and writes nothing (timing)") { o, v in
             guard let f = OutputFormat(rawValue: v.lowercased()) else {

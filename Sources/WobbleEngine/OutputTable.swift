@@ -9,6 +9,9 @@ import WobbleSystem
 /// `--assemble` and `--check` all decide and build their output here.
 package enum OutputFormat: String, CaseIterable, Sendable {
     case gif, png, apng, webp, null, mp4, webm, mov, mkv
+    /// A web page that plays the scene live (`-o clip.html`), or a folder
+    /// for a site (`--format web -o dir/`): `WebPage`, no frames rendered.
+    case html, web
 
     /// The extensions (lower case, with the dot) that name this format.
     package var extensions: [String] {
@@ -22,8 +25,13 @@ package enum OutputFormat: String, CaseIterable, Sendable {
         case .webm: [".webm"]
         case .mov: [".mov"]
         case .mkv: [".mkv"]
+        case .html: [".html", ".htm"]
+        case .web: []
         }
     }
+
+    /// The web outputs, which hold the scene rather than its frames.
+    package var isWebPage: Bool { self == .html || self == .web }
 
     /// The video container ffmpeg writes, for the video formats.
     package var video: VideoFormat? { VideoFormat(rawValue: rawValue) }
@@ -35,7 +43,7 @@ package enum OutputFormat: String, CaseIterable, Sendable {
     }
 
     /// Every output a path can name, for messages.
-    package static let spelled = "x.gif, x.webp, x.apng, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, x.webm, x.mov, x.mkv, '-' (stdout), or --format"
+    package static let spelled = "x.gif, x.webp, x.apng, a folder/ or a pattern like out_%04d.png for PNG frames, x.mp4, x.webm, x.mov, x.mkv, x.html (a live web page), '-' (stdout), or --format"
 
     /// The names `--format` takes, for help text and completions.
     package static let names = allCases.map(\.rawValue).joined(separator: "|")
@@ -96,6 +104,13 @@ package struct OutputPlan: Equatable {
         case (.apng, .png?) where own?.png.map({ if case .file = $0 { true } else { false } }) == true:
             return OutputPlan(format: .apng, path: path)
         case (.webp, nil), (.webp, .webp?): return OutputPlan(format: .webp, path: path)
+        case (.html, _) where stdout, (.web, _) where stdout:
+            throw UsageError("a web page cannot go to stdout ('-o -'); write x.html, or a folder with --format web")
+        case (.html, nil), (.html, .html?): return OutputPlan(format: .html, path: path)
+        // `--format web` for a folder (`dir/`, or one that exists).
+        case (.web, .png?) where own?.png.map({ if case .directory = $0 { true } else { false } }) == true:
+            return OutputPlan(format: .web, path: path)
+        case (.web, nil): return OutputPlan(format: .web, path: path)
         case (let f, nil) where f.video != nil: return OutputPlan(format: f, path: path)
         case (let f, let o?) where f == o && f.video != nil: return OutputPlan(format: f, path: path)
         default:
@@ -108,7 +123,7 @@ package struct OutputPlan: Equatable {
     /// extension; nil when it says nothing.
     package static func pathFormat(_ path: String, follow: Bool = true) -> OutputPlan? {
         if Posix.kind(path, follow: follow) == .directory { return OutputPlan(format: .png, path: path, png: .directory(path)) }
-        if let f = OutputFormat.byExtension(path), [.gif, .apng, .webp].contains(f) { return OutputPlan(format: f, path: path) }
+        if let f = OutputFormat.byExtension(path), [.gif, .apng, .webp, .html].contains(f) { return OutputPlan(format: f, path: path) }
         if let output = PNGOutput.parse(path, follow: follow) { return OutputPlan(format: .png, path: path, png: output) }
         if let f = OutputFormat.byExtension(path), f.video != nil { return OutputPlan(format: f, path: path) }
         return nil
@@ -160,7 +175,7 @@ package struct OutputPlan: Equatable {
     /// (`--check`): the same errors, the same exit codes.
     package func validate(_ f: Frames) throws {
         switch format {
-        case .null: return
+        case .null, .web: return
         case .png:
             try png?.validate(frameCount: f.count)
         default:
@@ -187,7 +202,7 @@ package struct OutputPlan: Equatable {
         /// The output, opened once the sink has checked its parameters.
         func open() throws -> ByteStream { try stream ?? ByteStreams.open(path, name: name) }
         switch format {
-        case .null: return nil
+        case .null, .html, .web: return nil
         case .gif:
             if let matte = f.matte {
                 return try MatteSink(matte: matte) { matted in

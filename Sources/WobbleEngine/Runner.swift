@@ -183,6 +183,20 @@ package struct Runner {
             try plan.validate(frames)
             return Summary(frames: selection.count, width: w, height: h, clip: clip, output: nil, seconds: reporter.elapsed, inputs: named())
         }
+        if plan.format.isWebPage, let path = plan.path {
+            // The scene itself, played live by the page: no frames rendered.
+            let title = URL(fileURLWithPath: scenePath).deletingPathExtension().lastPathComponent
+            if plan.format == .html {
+                try WebPage.writePage(clip: clip, source: source, title: title, quality: o.quality, to: path, name: plan.name)
+            } else {
+                try WebPage.writeFolder(clip: clip, source: source, title: title, quality: o.quality, to: path)
+            }
+            report.output = path
+            let summary = Summary(frames: clip.frameCount, width: source.width, height: source.height, clip: clip, output: path,
+                                  seconds: reporter.elapsed)
+            if announces { reporter.finish(Runner.describe(summary)) }
+            return summary
+        }
 
         let renderer = try FrameRenderers.make(o.backend, source: source, outputWidth: w, outputHeight: h, verbose: o.verbose)
         report.backend = FrameRenderers.backend(of: renderer).rawValue
@@ -242,6 +256,7 @@ package struct Runner {
         case .gif: what = "a GIF"
         case .webp: what = "an animated WebP"
         case .apng: what = "an APNG"
+        case .html, .web: what = "a web page"
         default: what = "PNG frames"
         }
         return "'\(plan.path ?? "-")' is \(what), which has no sound: the soundtrack is left out (write .mp4, .webm or .mov to keep it)"
@@ -313,6 +328,8 @@ package struct Runner {
             switch options.format {
             case .png: path = options.placed(base + "_frames/")
             case let f? where f.video != nil: path = options.placed(base + f.extensions[0])
+            case .html?: path = options.placed(base + ".html")
+            case .web?: path = options.placed(base + "_web/")
             default: path = options.placed(base + ".gif")
             }
         }

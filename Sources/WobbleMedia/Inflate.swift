@@ -1,6 +1,7 @@
 internal import CZlib
 
-/// The only file that calls zlib (C stays at the edge: one Swift file per C library).
+/// The only file that calls zlib (C stays at the edge: one Swift file per C library):
+/// inflating here, and gzip for the web player (`Gzip`, at the end).
 ///
 /// PNG keeps its ICC profile (`iCCP`) zlib-compressed; libpng's simplified
 /// reader, which decodes the pixels, does not hand the profile out, so we
@@ -114,5 +115,30 @@ public struct PackedPixels: Sendable {
             }
         }
         return out
+    }
+}
+
+/// gzip (RFC 1952) at zlib's best compression: the web player inside a
+/// `clip.html`, unpacked by the browser's `DecompressionStream`.
+public enum Gzip {
+    /// `data` gzipped; nil only when zlib cannot start (out of memory).
+    public static func compress(_ data: [UInt8]) -> [UInt8]? {
+        var stream = z_stream()
+        // windowBits 15 + 16: a gzip header and trailer.
+        guard deflateInit2_(&stream, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                             Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(data.count))) + 32)
+        let done = data.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { dest -> Bool in
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                stream.avail_in = UInt32(source.count)
+                stream.next_out = dest.baseAddress
+                stream.avail_out = UInt32(dest.count)
+                return deflate(&stream, Z_FINISH) == Z_STREAM_END
+            }
+        }
+        guard done else { return nil }
+        return Array(out.prefix(Int(stream.total_out)))
     }
 }

@@ -2,7 +2,8 @@ internal import CWebP
 import WobbleCore
 import WobbleSystem
 
-/// The only file that calls libwebp: an animated WebP built with
+/// The only file that calls libwebp (and, at its end, one still WebP for
+/// the web player's picture): an animated WebP built with
 /// `WebPAnimEncoder` (libwebpmux). Every call's result is checked; a
 /// failure is a `MediaError` naming the output and libwebp's reason.
 ///
@@ -272,5 +273,67 @@ final class WebPAnimation {
         case let c?: return "libwebp error \(c.rawValue)"
         case nil: return "unknown libwebp error"
         }
+    }
+}
+
+extension ImageIO {
+    /// Encodes an image as one still WebP (libwebp): lossy at `quality`
+    /// (0–100) with sharp RGB→YUV conversion, its alpha channel kept
+    /// losslessly; or lossless (`quality` nil), every value kept. The web
+    /// player's picture (`-o clip.html`).
+    ///
+    /// - Throws: `MediaError` for an image with no pixels, or when libwebp fails.
+    public static func encodeWebP(_ image: RGBAImage, quality: Int?) throws -> [UInt8] {
+        guard image.width > 0, image.height > 0, image.width <= 16383, image.height <= 16383 else {
+            throw MediaError("cannot write a WebP of \(image.width)×\(image.height) pixels (at most 16383 a side)")
+        }
+        var config = WebPConfig()
+        var picture = WebPPicture()
+        guard WebPConfigInit(&config) != 0, WebPPictureInit(&picture) != 0 else {
+            throw MediaError("the installed libwebp does not match the one wobble-run was built with")
+        }
+        if let quality {
+            config.quality = Float(min(max(quality, 0), 100))
+            config.alpha_quality = 100
+            config.alpha_compression = 1
+            config.use_sharp_yuv = 1
+            config.method = 5
+        } else {
+            config.lossless = 1
+            config.exact = 1
+            picture.use_argb = 1
+        }
+        picture.width = Int32(image.width)
+        picture.height = Int32(image.height)
+        defer { WebPPictureFree(&picture) }
+        let imported = image.pixels.withUnsafeBufferPointer { px in
+            WebPPictureImportRGBA(&picture, px.baseAddress, Int32(image.width * 4))
+        }
+        guard imported != 0 else { throw MediaError("libwebp could not take the picture (out of memory)") }
+        var writer = WebPMemoryWriter()
+        WebPMemoryWriterInit(&writer)
+        defer { WebPMemoryWriterClear(&writer) }
+        picture.writer = WebPMemoryWrite
+        let encoded = withUnsafeMutablePointer(to: &writer) { w in
+            picture.custom_ptr = UnsafeMutableRawPointer(w)
+            defer { picture.custom_ptr = nil }
+            return WebPEncode(&config, &picture)
+        }
+        guard encoded != 0, let mem = writer.mem else {
+            throw MediaError("libwebp could not encode the picture (error \(picture.error_code.rawValue))")
+        }
+        return Array(UnsafeBufferPointer(start: mem, count: writer.size))
+    }
+}
+
+extension ImageIO {
+    /// A still WebP's pixels (straight RGBA), nil when libwebp cannot
+    /// decode it: what `encodeWebP` gave, to measure what it lost.
+    public static func decodeWebP(_ data: [UInt8]) -> RGBAImage? {
+        var w: Int32 = 0, h: Int32 = 0
+        guard let px = data.withUnsafeBufferPointer({ WebPDecodeRGBA($0.baseAddress, $0.count, &w, &h) }) else { return nil }
+        defer { WebPFree(px) }
+        guard w > 0, h > 0 else { return nil }
+        return RGBAImage(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: px, count: Int(w) * Int(h) * 4)))
     }
 }

@@ -10,7 +10,8 @@ import WobbleSystem
 /// window goes on answering, the status line shows the frames done);
 /// `Shift+E` does the same fitted to a platform (`start(preset:)`, the
 /// command line's `--preset`) and says the result against the platform's
-/// limits; `P` writes the frame shown as `<scene>-still-N.png` beside the
+/// limits, or writes the scene as a live web page (`<scene>.html`, as
+/// `-o x.html`); `P` writes the frame shown as `<scene>-still-N.png` beside the
 /// scene (the first free N; the headless frame at the scene's size). It
 /// says what it did through `status`.
 package final class Exporter {
@@ -37,7 +38,9 @@ package final class Exporter {
     /// options the studio was given; a name the engine makes up
     /// (`<scene>.gif`, `<scene>-telegram.webm`) goes beside the scene, as
     /// `cd FOLDER && wobble-run SCENE.lua` puts it.
-    package func renderOptions(preset: Preset?) -> RenderOptions {
+    /// With `webPage`, `<scene>.html` beside the scene (whatever the
+    /// script's `output(...)` says).
+    package func renderOptions(preset: Preset?, webPage: Bool = false) -> RenderOptions {
         var o = RenderOptions()
         o.scene = options.scenePath
         o.image = options.imagePath
@@ -50,6 +53,11 @@ package final class Exporter {
         o.motions = options.motions
         o.outputFolder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
         o.preset = preset
+        if webPage, let folder = o.outputFolder {
+            o.format = .html
+            o.output = ScenePaths.join(folder, ScenePaths.baseName(options.scenePath) + ".html")
+            o.outputMadeUp = true
+        }
         return o
     }
 
@@ -57,13 +65,13 @@ package final class Exporter {
     private func named(_ preset: Preset?) -> String { preset?.name ?? ScenePaths.name(options.scenePath) }
 
     /// Starts the export (one at a time), at clock time `now`; with
-    /// `preset`, fitted to that platform.
-    package func start(now: Double, unsavedEdits: Bool, preset: Preset? = nil) {
+    /// `preset`, fitted to that platform; with `webPage`, the web page.
+    package func start(now: Double, unsavedEdits: Bool, preset: Preset? = nil, webPage: Bool = false) {
         guard job == nil else { status("exporting already (E again when it is done)", false); return }
         // Said with every line of the export: the file is the scene as saved.
         let note = unsavedEdits ? " as saved (the unsaved edits are not in it)" : ""
-        job = (ExportJob(options: renderOptions(preset: preset)), now, -1, note, preset)
-        status("exporting \(named(preset))\(note)...", false)
+        job = (ExportJob(options: renderOptions(preset: preset, webPage: webPage)), now, -1, note, preset)
+        status("exporting \(named(preset))\(webPage ? " as a web page" : "")\(note)...", false)
     }
 
     /// Looks whether the export ended (each turn of the window's loop);

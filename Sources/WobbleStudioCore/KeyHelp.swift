@@ -47,7 +47,7 @@ extension StudioKeyMap {
         KeyHelp("L", "loop on / off (the preview loops; Ctrl+S writes loop())"),
         KeyHelp("M", "mute / unmute the soundtrack (violet ticks: its beats, short ones its onsets)"),
         KeyHelp("E", "export: render the saved scene's output in the background"),
-        KeyHelp("Shift+E", "export with a preset: choose the platform (Up/Down, Enter or its number; Esc cancels)"),
+        KeyHelp("Shift+E", "export with a preset or as a web page: choose the row (Up/Down, Enter or its number; Esc cancels)"),
         KeyHelp("P", "write the frame shown as <scene>-still-N.png"),
         KeyHelp("F1 or ?", "this help"),
         KeyHelp("Esc", "quit (with unsaved edits it asks first)"),

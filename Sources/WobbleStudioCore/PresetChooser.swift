@@ -4,13 +4,20 @@ import WobbleEngine
 /// `Shift+E`: the export chooser, as an animator knows it from an
 /// application's render queue or export dialog — a short list of targets
 /// (the scene's own output, then every platform preset the command line's
-/// `--preset` knows, with its limits); a front end moves its row, exports
-/// the row chosen, or closes it without exporting. The export then runs
-/// in the background as `E`'s does. (The window: `Up`/`Down` and `Enter`,
-/// or the row's number; `Esc` or any other key closes it.)
+/// `--preset` knows, with its limits, then the live web page,
+/// `<scene>.html`); a front end moves its row, exports the row chosen, or
+/// closes it without exporting. The export then runs in the background as
+/// `E`'s does. (The window: `Up`/`Down` and `Enter`, or the row's number;
+/// `Esc` or any other key closes it.)
 package struct PresetChooser: Codable, Equatable {
-    /// The rows: nil is the scene's own output (what `E` writes), then the platforms.
-    package static let choices: [Preset?] = [nil] + Preset.all
+    /// A row: the scene's own output (what `E` writes), a platform, or
+    /// the web page (`<scene>.html` beside the scene, as `-o x.html`).
+    package enum Choice: Equatable, Sendable {
+        case scene, preset(Preset), webPage
+    }
+
+    /// The rows: the scene's own output, the platforms, the web page.
+    package static let choices: [Choice] = [.scene] + Preset.all.map { .preset($0) } + [.webPage]
 
     /// The row chosen so far.
     package var row = 0
@@ -19,8 +26,8 @@ package struct PresetChooser: Codable, Equatable {
     package enum Answer: Equatable {
         /// Still choosing (the row moved).
         case choosing
-        /// Export to this choice (nil: the scene's output).
-        case export(Preset?)
+        /// Export to this choice.
+        case export(Choice)
         /// Closed without exporting.
         case cancel
     }
@@ -77,7 +84,14 @@ package struct PresetChooser: Codable, Equatable {
 
     /// A row's name and what it writes (`telegram`, `WEBM  512 px long side
     /// ...; two passes at ...`): the limits, then how the file fits them.
-    package static func label(_ c: Preset?) -> (name: String, limits: String) {
-        (c?.name ?? "scene", c.map { limits($0) + "; " + fitting($0) } ?? "the scene's own output (what E writes)")
+    package static func label(_ c: Choice) -> (name: String, limits: String) {
+        switch c {
+        case .scene: ("scene", "the scene's own output (what E writes)")
+        case .preset(let p): (p.name, limits(p) + "; " + fitting(p))
+        case .webPage: ("web page", "HTML         <scene>.html, one file: the scene played live in a browser (a drag pokes, a shake shakes), nothing from the network")
+        }
     }
+
+    /// A platform's row (as `label(.preset(p))`).
+    package static func label(_ p: Preset) -> (name: String, limits: String) { label(.preset(p)) }
 }

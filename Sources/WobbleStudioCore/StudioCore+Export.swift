@@ -53,10 +53,14 @@ extension StudioCore {
             chooser = nil
             dirty = true
             say("export cancelled")
-        case .export(let preset):
+        case .export(let choice):
             chooser = nil
             dirty = true
-            exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits, preset: preset)
+            switch choice {
+            case .scene: exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits)
+            case .preset(let p): exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits, preset: p)
+            case .webPage: exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits, webPage: true)
+            }
         }
     }
 }

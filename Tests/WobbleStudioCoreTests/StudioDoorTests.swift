@@ -75,12 +75,13 @@ final class StudioDoorTests: XCTestCase {
     /// renderer only where the page must get the renderer's own numbers
     /// (the displacement fields its shader reads, `ShapeProfile`) and the
     /// script host only for the sandbox's path rules (`PathPolicy`: only
-    /// the scene's folder is served, by the rules a scene's files follow).
+    /// the scene's folder is served, by the rules a scene's files follow);
+    /// the page's files (`Web/`, embedded as resources) where they are read.
     func testTheServersImportsAreTheCoresAndTheirReasons() throws {
         let anywhere: Set<String> = ["Foundation", "Synchronization", "WobbleSystem", "WobbleCore", "WobbleEngine", "WobbleStudioCore"]
         let only: [String: (file: String, needs: String)] = [
             "WobbleRender": ("StudioServer.swift", "ShapeProfile"), "WobbleScript": ("HTTPServer.swift", "PathPolicy"),
-            "CCivetweb": ("HTTPServer.swift", "mg_"),
+            "CCivetweb": ("HTTPServer.swift", "mg_"), "WobbleWeb": ("PageAssets.swift", "WebAssets"),
         ]
         for f in try StudioDoorTests.files(in: "Sources/WobbleServe") {
             let text = try StudioDoorTests.code(f).map(\.text).joined(separator: "\n")

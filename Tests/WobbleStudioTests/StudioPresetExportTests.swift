@@ -45,7 +45,7 @@ final class StudioPresetExportTests: InProcessStudioCase {
             ]
         }
         XCTAssertEqual(status, 0)
-        XCTAssertEqual(opened, "export with: Up/Down and Enter, or 1-6; Esc cancels")
+        XCTAssertEqual(opened, "export with: Up/Down and Enter, or 1-\(PresetChooser.choices.count); Esc cancels")
         XCTAssertTrue(during?.hasPrefix("exporting discord") ?? false, during ?? "")
         // The chooser covered the window, the fourth row (Discord) lit.
         let sheet = try XCTUnwrap(shown(surface, before: t0 + 0.3))
