@@ -79,11 +79,18 @@ let package = Package(
         .target(name: "WobbleAudio", dependencies: ["WobbleSystem"], swiftSettings: strict),
         // The Lua host: VM, sandbox, API bindings.
         .target(name: "WobbleScript", dependencies: ["WobbleSystem", "WobbleCore", "WobbleAudio", "CLua", "CWobbleLuaShim"], swiftSettings: strict),
+        // The GLSL ES sources: `Shaders/` stays the one top-level home of the
+        // shaders (the renderer, the studio window and the browser page all
+        // compile these files), embedded into the binary by SwiftPM.
+        .target(name: "WobbleShaders", path: "Shaders",
+                resources: ["common.glsl", "copy.frag", "downscale.frag", "present.frag", "quad.vert", "resolve.frag", "wobble.frag"]
+                    .map { .embedInCode($0) },
+                swiftSettings: strict),
         // Renderers: CPU reference and GLES through EGL.
         // Optimised in debug builds too: the CPU backend is the default
         // renderer where there is no GPU, and unoptimised SIMD code is some
         // 50 times slower (the end-to-end tests run the debug binary).
-        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "CEGL", "CGLES", "CWobbleKernel"],
+        .target(name: "WobbleRender", dependencies: ["WobbleSystem", "WobbleCore", "WobbleShaders", "CEGL", "CGLES", "CWobbleKernel"],
                 swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Cutouts: masks (GrabCut) and plates (inpainting) for regions whose
         // object moves over a still background; the only OpenCV user.

@@ -104,7 +104,7 @@ package struct NewCommand: Equatable {
         print("  wobble-run edit \(sceneWord)    # a window: place the region, poke it, Ctrl+S saves")
         print("  wobble-run \(sceneWord)         # renders \(ScenePaths.shellWord(ScenePaths.baseName(scene) + ".gif"))")
         ThisProcess.flushOutput()
-        let env = ProcessInfo.processInfo.environment
+        let env = Environment.all
         let hasDisplay = !(env["DISPLAY"] ?? "").isEmpty || !(env["WAYLAND_DISPLAY"] ?? "").isEmpty
         if hasDisplay, EditCommand.findStudio() != nil {
             // (`./-o.lua`: a name the studio cannot take for an option)

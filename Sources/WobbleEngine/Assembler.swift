@@ -61,7 +61,7 @@ package struct Assembler {
         // Outputs never replace inputs: not a frame, not a sound slice
         // (links followed), whatever --frames keeps.
         let inputs = frames.compactMap { InputFile(role: .frame, path: $0.path) }
-            + Assembler.slices(directory).compactMap { InputFile(role: .soundSlice, path: (directory as NSString).appendingPathComponent($0.1)) }
+            + Assembler.slices(directory).compactMap { InputFile(role: .soundSlice, path: ScenePaths.join(directory, $0.1)) }
         try Runner(options: o).refuseToReplaceInputs(plan, inputs: inputs, frames: 0...0)
         let folderLast = frames[frames.count - 1].index
         if let r = o.frames {
@@ -160,7 +160,7 @@ package struct Assembler {
             // A slice holds the samples up to the next slice, the last one
             // up to the folder's last frame (whatever --frames keeps).
             let end = all.first(where: { $0.0 > index })?.0 ?? folderLast + 1
-            let path = (directory as NSString).appendingPathComponent(name)
+            let path = ScenePaths.join(directory, name)
             let bytes: [UInt8]
             do {
                 bytes = try deadline.reading("sound slice '\(PathBytes.display(path))'") { try AudioSlice.readPCM(path) }
@@ -234,7 +234,7 @@ package struct Assembler {
                 throw RunError("--assemble '\(dir)': frame \(index) is there twice ('\(min(other, name))' and '\(max(other, name))')")
             }
             seen[index] = name
-            let path = (dir as NSString).appendingPathComponent(name)
+            let path = ScenePaths.join(dir, name)
             // A device is refused before it is opened (/dev/zero never
             // ends); a FIFO is read, under --timeout.
             switch Posix.kind(path) {
@@ -253,7 +253,7 @@ package struct Assembler {
         for (a, b) in zip(frames, frames.dropFirst()) where b.index != a.index + 1 {
             let missing = a.index + 1 == b.index - 1 ? "frame \(a.index + 1) is missing"
                                                      : "frames \(a.index + 1)-\(b.index - 1) are missing"
-            throw RunError("--assemble '\(dir)': \(missing) (\((a.path as NSString).lastPathComponent) is followed by \((b.path as NSString).lastPathComponent))")
+            throw RunError("--assemble '\(dir)': \(missing) (\(ScenePaths.name(a.path)) is followed by \(ScenePaths.name(b.path)))")
         }
         return frames
     }

@@ -219,7 +219,7 @@ public final class LiveSession {
     public internal(set) var isProvisional = false
     /// The one thread runs compute on (serial: one run at a time, so one
     /// Lua VM at a time), and the run in flight on it.
-    let worker = DispatchQueue(label: "wobble-run.live-session.run")
+    let worker = SerialQueue(label: "wobble-run.live-session.run")
     var inFlight: RunTicket?
     /// A run was asked for while one was in flight: it starts when that one ends.
     var runAgain = false

@@ -35,7 +35,7 @@ final class PackOutput: Sendable {
 
     private func clear(_ p: inout Progress) {
         if p.shown {
-            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            Messages.writeStderr("\r\u{1B}[K")
             p.shown = false
         }
     }
@@ -62,8 +62,8 @@ final class PackOutput: Sendable {
             let rate = t > 0 ? Double(p.done) / t : 0
             let left = rate > 0 ? Double(p.total - p.done) / rate : 0
             let failed = p.failed > 0 ? ", \(p.failed) failed" : ""
-            FileHandle.standardError.write(Data(String(format: "pack: %d/%d rows%@  %.1f clips/min  %@ left", p.done, p.total, failed, rate * 60,
-                                                       ProgressReporter.clock(left)).utf8))
+            Messages.writeStderr(String(format: "pack: %d/%d rows%@  %.1f clips/min  %@ left", p.done, p.total, failed, rate * 60,
+                                                       ProgressReporter.clock(left)))
             p.shown = true
         }
     }

@@ -56,7 +56,7 @@ package struct PresetRun {
         let formats = try candidateFormats()
         try checkLoopOption()
         guard let scene = o.scene else { throw UsageError("--preset needs a scene") }
-        let sceneBase = URL(fileURLWithPath: scene).deletingPathExtension().lastPathComponent + "-\(p.name)"
+        let sceneBase = ScenePaths.baseName(scene) + "-\(p.name)"
         var base = o
         base.format = formats[0]
         base.output = o.output ?? o.placed(sceneBase + Preset.fileExtension(formats[0]))

@@ -27,7 +27,7 @@ package final class ProgressReporter {
         self.total = total
         self.observer = observer
         enabled = !quiet && Posix.isTerminal(2)
-        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        let term = Environment.value("TERM") ?? ""
         if term.isEmpty || term == "dumb" {
             erase = { String(repeating: " ", count: $0) + "\r" }
         } else {
@@ -39,7 +39,7 @@ package final class ProgressReporter {
     private func show(_ text: String) {
         let line = "\r" + erase(lastLength) + text
         lastLength = text.count
-        FileHandle.standardError.write(Data(line.utf8))
+        Messages.writeStderr(line)
     }
 
     /// True when progress is shown (stderr is a terminal, no `-q`).

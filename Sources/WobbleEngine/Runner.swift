@@ -185,7 +185,7 @@ package struct Runner {
         }
         if plan.format.isWebPage, let path = plan.path {
             // The scene itself, played live by the page: no frames rendered.
-            let title = URL(fileURLWithPath: scenePath).deletingPathExtension().lastPathComponent
+            let title = ScenePaths.baseName(scenePath)
             if plan.format == .html {
                 try WebPage.writePage(clip: clip, source: source, title: title, quality: o.quality, to: path, name: plan.name)
             } else {
@@ -213,7 +213,7 @@ package struct Runner {
             // slice refused.
             let name = AudioSlice.name(selection.lowerBound)
             do {
-                frames.soundSlice = (name, try AudioSlice.wav(pngSound.audio, shown: (pngSound.dir as NSString).appendingPathComponent(name)))
+                frames.soundSlice = (name, try AudioSlice.wav(pngSound.audio, shown: ScenePaths.join(pngSound.dir, name)))
             } catch let e as MediaError {
                 throw RunError(e.message)
             }
@@ -324,7 +324,7 @@ package struct Runner {
             path = p
         } else {
             madeUp = true
-            let base = URL(fileURLWithPath: scenePath).deletingPathExtension().lastPathComponent
+            let base = ScenePaths.baseName(scenePath)
             switch options.format {
             case .png: path = options.placed(base + "_frames/")
             case let f? where f.video != nil: path = options.placed(base + f.extensions[0])

@@ -151,7 +151,7 @@ public struct Take: Sendable {
     /// `<scene>-take-N_frames/` for a folder or a pattern of frames.
     public static func outputName(take: String, sceneOutput: String) -> String {
         let base = ScenePaths.baseName(take)
-        let ext = (ScenePaths.name(sceneOutput) as NSString).pathExtension
+        let ext = ScenePaths.fileExtension(sceneOutput)
         if sceneOutput.hasSuffix("/") || sceneOutput.contains("%") || ext.isEmpty { return base + "_frames/" }
         return base + "." + ext
     }

@@ -144,7 +144,7 @@ package enum WebPage {
             }
         }
         guard Posix.kind(dir) == .directory else { throw RunError("output '\(dir)': not a folder (--format web writes a folder)") }
-        let at = { (name: String) in (dir as NSString).appendingPathComponent(name) }
+        let at = { (name: String) in ScenePaths.join(dir, name) }
         let bundle = try SceneBundle(clip: clip, source: source, picture: "picture.webp")
         try AtomicFile.write(try picture(source, quality: quality), to: at("picture.webp"))
         try AtomicFile.write(try bundle.json(), to: at("scene.json"))

@@ -133,7 +133,7 @@ enum ColourProfile {
         if case .cmyk = layout { cmyk = true } else { cmyk = false }
         // Rows in chunks over the cores: 12 megapixels of Adobe RGB take
         // about 0.2 s of CPU (Scripts/bench-colour.sh).
-        let cores = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let cores = max(1, min(ThisProcess.cores, 8))
         let chunks = max(1, min(cores, width * height / (1 << 18)))
         let rowsPer = (height + chunks - 1) / chunks
         pixels.withUnsafeMutableBytes { raw in

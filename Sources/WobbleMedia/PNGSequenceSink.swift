@@ -325,7 +325,7 @@ public final class PNGSequenceSink: FrameSink {
         self.output = output
         self.fullRender = fullRender
         self.compressionLevel = compressionLevel
-        self.maxInFlight = max(1, framesInFlight ?? min(4, ProcessInfo.processInfo.activeProcessorCount - 1))
+        self.maxInFlight = max(1, framesInFlight ?? min(4, ThisProcess.cores - 1))
         encoders = (0..<maxInFlight).map { _ in SerialWorker() }
         layout = try Layout(output, frameCount: frameCount)
         switch layout.kind {

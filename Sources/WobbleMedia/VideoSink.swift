@@ -15,7 +15,7 @@ public enum VideoFormat: String, Sendable, CaseIterable {
 
     /// The format a path's extension names, or nil.
     public init?(path: String) {
-        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        let ext = ScenePaths.fileExtension(path).lowercased()
         self.init(rawValue: ext)
     }
 

@@ -145,7 +145,7 @@ final class DisplacementProfile {
         guard count > 0, peak > 0, peak.isFinite else { return out }
         let pinned = g.pin != nil
         let chunks = min(g.height, 8)
-        let workers = max(1, min(chunks, ProcessInfo.processInfo.activeProcessorCount))
+        let workers = max(1, min(chunks, ThisProcess.cores))
         g.values.withUnsafeBufferPointer { v in
             out.withUnsafeMutableBufferPointer { buffer in
                 nonisolated(unsafe) let o = buffer

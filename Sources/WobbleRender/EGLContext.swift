@@ -17,6 +17,7 @@
 //   "default"       eglGetDisplay(EGL_DEFAULT_DISPLAY) only
 internal import CEGL
 import Foundation
+import WobbleSystem
 
 /// Raw EGL handles (opaque pointers) that may cross threads.
 private struct DisplayHandle: @unchecked Sendable {
@@ -115,6 +116,14 @@ final class GLContext {
         platform = "a window's context"
         eglVendor = eglQueryString(d, EGL_VENDOR).map { String(cString: $0) } ?? "?"
         eglVersion = eglQueryString(d, EGL_VERSION).map { String(cString: $0) } ?? "?"
+    }
+
+    /// Asks the adopted context's draw surface (a window's) to keep its
+    /// pixels across a swap (`EGL_SWAP_BEHAVIOR` `EGL_BUFFER_PRESERVED`);
+    /// whether it will. False for our own context (it has no surface).
+    func preserveSwaps() -> Bool {
+        guard let surface else { return false }
+        return eglSurfaceAttrib(display, surface, EGL_SWAP_BEHAVIOR, EGL_BUFFER_PRESERVED) == EGLBoolean(EGL_TRUE)
     }
 
     deinit {
@@ -227,16 +236,15 @@ final class GLContext {
     /// elsewhere. Looks for a render node (`/dev/dri/renderD*`,
     /// `/dev/nvidia*`) first, so a machine without one never loads EGL.
     static var hasHardwareDevice: Bool {
-        let dev = FileManager.default
-        let dri = (try? dev.contentsOfDirectory(atPath: "/dev/dri"))?.contains { $0.hasPrefix("renderD") } ?? false
-        let nvidia = (try? dev.contentsOfDirectory(atPath: "/dev"))?.contains { $0.hasPrefix("nvidia") } ?? false
+        let dri = FileSystem.names(in: "/dev/dri").contains { $0.hasPrefix("renderD") }
+        let nvidia = FileSystem.names(in: "/dev").contains { $0.hasPrefix("nvidia") }
         guard dri || nvidia else { return false }
         var attempts: [String] = []
         return !devices(&attempts).hardware.isEmpty
     }
 
     private static func candidates(_ attempts: inout [String]) -> [Candidate] {
-        let mode = ProcessInfo.processInfo.environment["WOBBLE_EGL_PLATFORM"]?.lowercased() ?? "auto"
+        let mode = Environment.value("WOBBLE_EGL_PLATFORM")?.lowercased() ?? "auto"
         let client = extensions(nil)   // client extensions (EGL_EXT_client_extensions)
         let getPlatformDisplay: PFNEGLGETPLATFORMDISPLAYEXTPROC? =
             client.contains("EGL_EXT_platform_base")

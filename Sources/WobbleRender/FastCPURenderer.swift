@@ -40,6 +40,9 @@ public final class FastCPURenderer: FrameRenderer {
     /// The kernel of the rows a region alone moves (the C kernel at the
     /// CPU's best level unless `WOBBLE_CPU` says otherwise: `RowKernel`).
     var rowKernel = RowKernel.chosen
+    /// The threads a frame's rows are split over at most: the cores this
+    /// process may use, read once (not per frame).
+    private let cores = ThisProcess.cores
 
     /// A renderer of `source` at `outputWidth`×`outputHeight` (default: the
     /// source's size).
@@ -147,7 +150,7 @@ public final class FastCPURenderer: FrameRenderer {
         // a source pixel (its plate read as it is, not filtered).
         let unit = sx == 1 && sy == 1 && f.x == 1 && f.y == 1
         let rows = box.height
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, rows / 8))
+        let workers = max(1, min(cores, rows / 8))
         let image = source
         // The C kernel indexes the sampled image with 32-bit offsets.
         let kernel = sw * sh < Int(Int32.max) ? rowKernel : .swift

@@ -45,7 +45,7 @@ public enum FrameRenderers {
                 throw MediaError("only \(a.left >> 20) MiB of address space are left (ulimit -v \(a.limit >> 10)); a GLES render needs about 256 MiB more (--backend cpu needs less)")
             }
             let tightSpace = space.map { $0.left < 3 << 29 } ?? false
-            let tightTasks = TaskBudget.remaining().map { $0.left < ProcessInfo.processInfo.activeProcessorCount + 8 } ?? false
+            let tightTasks = TaskBudget.remaining().map { $0.left < ThisProcess.cores + 8 } ?? false
             if tightSpace || tightTasks {
                 // Too few for llvmpipe's thread per processor and Mesa's
                 // shader-cache thread: draw on the calling thread (unless the

@@ -2,6 +2,7 @@
 // is current), the checked-call helper and shader building. Only the GLES
 // backend uses this file.
 internal import CGLES
+internal import WobbleShaders
 import Foundation
 
 /// Name of a GL error code.

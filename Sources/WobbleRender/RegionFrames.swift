@@ -1,5 +1,6 @@
 import Foundation
 import WobbleCore
+import WobbleSystem
 
 /// The frames of one clip, in order, each made as "the previous frame plus
 /// the boxes that changed": the renderer draws and reads back only the boxes
@@ -40,7 +41,7 @@ public final class RegionFrames {
     }
 
     /// Whether `WOBBLE_WHOLE_FRAMES=1` is set.
-    public static var wholeFramesForced: Bool { ProcessInfo.processInfo.environment["WOBBLE_WHOLE_FRAMES"] == "1" }
+    public static var wholeFramesForced: Bool { Environment.value("WOBBLE_WHOLE_FRAMES") == "1" }
 
     public init(renderer: FrameRenderer, wholeFrames: Bool = RegionFrames.wholeFramesForced) {
         self.renderer = renderer

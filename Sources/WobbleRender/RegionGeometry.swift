@@ -95,7 +95,7 @@ struct RegionGeometry {
         // of `edges`, and `Parallel.run` returns after every chunk: the
         // buffers may be shared with the workers unsynchronised. A worker
         // per core takes every `workers`-th chunk.
-        let workers = max(1, min(chunks, ProcessInfo.processInfo.activeProcessorCount))
+        let workers = max(1, min(chunks, ThisProcess.cores))
         full.withUnsafeMutableBufferPointer { buffer in
             nonisolated(unsafe) let out = buffer
             edges.withUnsafeMutableBufferPointer { e in

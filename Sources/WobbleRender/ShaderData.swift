@@ -1,4 +1,5 @@
 import WobbleCore
+internal import WobbleShaders
 
 /// The shader sources and per-shape data a front end that draws frames
 /// itself needs (the browser studio's WebGL2 page runs the same GLSL ES

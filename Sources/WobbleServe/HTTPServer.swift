@@ -100,7 +100,7 @@ public final class HTTPServer: @unchecked Sendable {
     public var onMessage: (@Sendable (Int, String) -> Void)?
     /// Where `onMessage` runs: in order, without holding up civetweb's
     /// thread for the connection.
-    private let delivery = DispatchQueue(label: "wobble-run.serve.messages")
+    private let delivery = SerialQueue(label: "wobble-run.serve.messages")
     /// Hears a WebSocket opened (its number) and closed.
     public var onOpen: (@Sendable (Int) -> Void)?
     public var onClose: (@Sendable (Int) -> Void)?
@@ -575,7 +575,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     static func contentType(_ name: String) -> String {
-        switch (name as NSString).pathExtension.lowercased() {
+        switch ScenePaths.fileExtension(name).lowercased() {
         case "png", "apng": "image/png"
         case "jpg", "jpeg": "image/jpeg"
         case "gif": "image/gif"

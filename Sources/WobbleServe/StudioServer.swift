@@ -27,8 +27,8 @@ public final class StudioServer: @unchecked Sendable {
     let core: StudioCore
     /// The scene's folder (the files a page may fetch, `/files/NAME`).
     private let sceneFolder: String
-    let queue = DispatchQueue(label: "wobble-run.serve.session")
-    private var timer: DispatchSourceTimer?
+    let queue = SerialQueue(label: "wobble-run.serve.session")
+    private var timer: RepeatingTimer?
     private let log: @Sendable (String) -> Void
     /// When the core next looks at the scene's inputs.
     private var nextPoll = 0.0
@@ -133,11 +133,7 @@ public final class StudioServer: @unchecked Sendable {
         }
         server.onMessage = { [weak self] id, text in self?.receive(id, text) }
         try server.start()
-        let t = DispatchSource.makeTimerSource(queue: queue)
-        t.schedule(deadline: .now() + StudioServer.turn, repeating: StudioServer.turn)
-        t.setEventHandler { [weak self] in self?.turnOnce() }
-        t.resume()
-        timer = t
+        timer = queue.repeating(every: StudioServer.turn) { [weak self] in self?.turnOnce() }
     }
 
     /// How often the core turns without page messages (a run or an

@@ -41,7 +41,7 @@ final class Presenter {
     private var presentedDirect = false
     /// Frames drawn straight into the window when the renderer can
     /// (`WOBBLE_STUDIO_DIRECT=0`: always through a texture, for comparison).
-    let directWanted = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_DIRECT"] != "0"
+    let directWanted = Environment.value("WOBBLE_STUDIO_DIRECT") != "0"
     private var overlayShapes: [RegionShape]?
     private var overlayLocked: [Bool] = []
     /// The region the inspector shows: its handles are drawn in the

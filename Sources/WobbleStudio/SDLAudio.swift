@@ -1,4 +1,5 @@
-// The only file that calls SDL's audio: the soundtrack played through an
+// The only file that calls SDL's audio devices (SDL.swift starts the
+// subsystem, as it does the window's): the soundtrack played through an
 // SDL audio device (mono 32-bit float at the track's rate; SDL converts
 // for the device). Its callback runs on SDL's audio thread with the
 // device lock held; the window thread takes the same lock to change what
@@ -36,24 +37,24 @@ final class SDLAudioSink: AudioSink {
     ///   then drives the preview, which measures the sync where nothing can
     ///   be heard), or no device opens.
     init(rate: Int = 44_100) throws {
-        let env = ProcessInfo.processInfo.environment
+        let env = Environment.all
         let dummyAccepted = env["WOBBLE_STUDIO_DUMMY_AUDIO"] == "1"
-        if SDL_WasInit(UInt32(SDL_INIT_AUDIO)) == 0 {
-            if (env["SDL_AUDIODRIVER"] ?? "").isEmpty {
-                // ALSA without a sound card prints a dozen lines of its own
-                // on stderr when SDL tries it: it is tried only when there is
-                // a card to play on (the sound servers fail quietly).
-                let drivers = ["pipewire", "pulseaudio"] + (SDLAudioSink.hasALSACard ? ["alsa"] : []) + (dummyAccepted ? ["dummy"] : [])
-                SDL_SetHint(SDL_HINT_AUDIODRIVER, drivers.joined(separator: ","))
-            }
-            guard SDL_InitSubSystem(UInt32(SDL_INIT_AUDIO)) == 0 else {
-                let why = SDLAudioSink.hasALSACard ? "SDL: \(SDLAudioSink.error())" : "no sound server answers and there is no sound card"
+        if !SDLLibrary.isStarted(.audio) {
+            // ALSA without a sound card prints a dozen lines of its own
+            // on stderr when SDL tries it: it is tried only when there is
+            // a card to play on (the sound servers fail quietly).
+            let drivers = (env["SDL_AUDIODRIVER"] ?? "").isEmpty
+                ? ["pipewire", "pulseaudio"] + (SDLAudioSink.hasALSACard ? ["alsa"] : []) + (dummyAccepted ? ["dummy"] : []) : nil
+            do {
+                try SDLLibrary.start(.audio, drivers: drivers)
+            } catch {
+                let why = SDLAudioSink.hasALSACard ? "SDL: \(error.message)" : "no sound server answers and there is no sound card"
                 throw AudioUnavailable(description: "no audio device (\(why))")
             }
         }
-        let driver = SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "none"
+        let driver = SDLLibrary.audioDriver
         if driver == "dummy" && !dummyAccepted || driver == "disk" {
-            SDL_QuitSubSystem(UInt32(SDL_INIT_AUDIO))
+            SDLLibrary.stop(.audio)
             throw AudioUnavailable(description: "no audio device (SDL's '\(driver)' audio driver)")
         }
         let state = AudioState(clock: AudioClock(rate: Double(rate), latency: 0))
@@ -80,8 +81,8 @@ final class SDLAudioSink: AudioSink {
         var have = SDL_AudioSpec()
         let id = SDL_OpenAudioDevice(nil, 0, &want, &have, 0)
         guard id != 0 else {
-            let e = SDLAudioSink.error()
-            SDL_QuitSubSystem(UInt32(SDL_INIT_AUDIO))
+            let e = SDLLibrary.error(or: "unknown error")
+            SDLLibrary.stop(.audio)
             throw AudioUnavailable(description: "no audio device (SDL '\(driver)': \(e))")
         }
         device = id
@@ -98,13 +99,8 @@ final class SDLAudioSink: AudioSink {
 
     /// A playback device of an ALSA sound card is there (`/dev/snd/pcmC*p`).
     static var hasALSACard: Bool {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/snd")) ?? []
+        let names = FileSystem.names(in: "/dev/snd")
         return names.contains { $0.hasPrefix("pcmC") && $0.hasSuffix("p") }
-    }
-
-    private static func error() -> String {
-        let e = String(cString: SDL_GetError())
-        return e.isEmpty ? "unknown error" : e
     }
 
     func play(_ track: AudioTrack, from position: Int) {

@@ -1,10 +1,9 @@
-// The only file that calls SDL's video and input (and the window's own GLES drawing): an SDL2
-// window with an OpenGL ES 3 context through EGL (X11 or Wayland), input
-// events translated into `StudioInput`, and `present` drawing two RGBA
-// images (the frame, scaled, and the chrome at 1:1) as textured quads.
-// SDL is initialised here, by `wobble-run edit` only.
-internal import CEGL
-internal import CGLES
+// The only file that calls SDL's video and input: an SDL2 window with an
+// OpenGL ES 3 context through EGL (X11 or Wayland), input events translated
+// into `StudioInput`, and `present` placing RGBA images (the frame, scaled,
+// the chrome and the inspector at 1:1) in it through the renderer's
+// `WindowPainter` (the project's shaders; no GL call here). SDL itself is
+// initialised and shut down by `SDLLibrary` (SDL.swift).
 internal import CSDL2
 import Foundation
 import Synchronization
@@ -19,11 +18,7 @@ struct WindowError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-private func sdlError() -> String {
-    guard let e = SDL_GetError() else { return "unknown SDL error" }
-    let s = String(cString: e)
-    return s.isEmpty ? "unknown SDL error" : s
-}
+private func sdlError() -> String { SDLLibrary.error() }
 
 /// The studio's window.
 final class StudioWindow {
@@ -33,13 +28,11 @@ final class StudioWindow {
 
     private let window: OpaquePointer
     private let context: SDL_GLContext
-    private var program: GLuint = 0
-    private var rectLocation: GLint = 0
-    private var blendLocation: GLint = 0
-    private var frameTexture: GLuint = 0
-    private var frameTextureSize = (0, 0)
-    private var chromeTexture: GLuint = 0
-    private var chromeTextureSize = (0, 0)
+    /// Draws into the window's back buffer (made in its context, released
+    /// before the context is deleted).
+    private var painter: WindowPainter?
+    private var frameTexture: WindowPainter.Texture?
+    private var chromeTexture: WindowPainter.Texture?
     private var controllers: [OpaquePointer] = []
     private(set) var width: Int
     private(set) var height: Int
@@ -96,7 +89,7 @@ final class StudioWindow {
     /// already on disk (nothing is buffered in the process).
     static func displayLost() -> Never {
         lostLock.lock()
-        FileHandle.standardError.write(Data("wobble-run: edit: the connection to the display was lost\n".utf8))
+        Messages.writeStderr("wobble-run: edit: the connection to the display was lost\n")
         let lost = onDisplayLost
         onDisplayLost = nil
         lost?()
@@ -139,9 +132,9 @@ final class StudioWindow {
     /// offscreen one when the display named does not answer, and the
     /// studio would run with no window).
     static func initialise() throws {
-        SDL_SetHint(SDL_HINT_VIDEO_X11_FORCE_EGL, "1")
-        SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
-        let env = ProcessInfo.processInfo.environment
+        SDLLibrary.hint(SDL_HINT_VIDEO_X11_FORCE_EGL, "1")
+        SDLLibrary.hint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
+        let env = Environment.all
         let display = env["DISPLAY"] ?? "", wayland = env["WAYLAND_DISPLAY"] ?? ""
         let forced = !(env["SDL_VIDEODRIVER"] ?? "").isEmpty
         // libwayland finds a relative WAYLAND_DISPLAY in XDG_RUNTIME_DIR and,
@@ -151,12 +144,12 @@ final class StudioWindow {
         let noRuntimeDir = !wayland.isEmpty && !wayland.hasPrefix("/") && !(env["XDG_RUNTIME_DIR"] ?? "").hasPrefix("/")
         let waylandNote = noRuntimeDir
             ? "WAYLAND_DISPLAY '\(wayland)' needs XDG_RUNTIME_DIR, which is not set (or not an absolute path)" : nil
+        var drivers: [String]?
         if !forced {
-            let drivers = [display.isEmpty ? nil : "x11", wayland.isEmpty || noRuntimeDir ? nil : "wayland"].compactMap { $0 }
-            if drivers.isEmpty, let waylandNote {
+            drivers = [display.isEmpty ? nil : "x11", wayland.isEmpty || noRuntimeDir ? nil : "wayland"].compactMap { $0 }
+            if drivers == [], let waylandNote {
                 throw WindowError(message: "wobble-run: edit: cannot open the display: \(waylandNote)")
             }
-            SDL_SetHint(SDL_HINT_VIDEODRIVER, drivers.joined(separator: ","))
         }
         func named() -> String {
             [display.isEmpty ? nil : "DISPLAY '\(display)'", wayland.isEmpty || noRuntimeDir && !forced ? nil : "WAYLAND_DISPLAY '\(wayland)'"]
@@ -177,22 +170,24 @@ final class StudioWindow {
                 if e.error_code == 3 || e.error_code == 9, e.resourceid != 0, e.resourceid == StudioWindow.windowXID {
                     StudioWindow.windowDestroyed = true
                 } else {
-                    FileHandle.standardError.write(Data("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n".utf8))
+                    Messages.writeStderr("studio: X error \(e.error_code) on request \(e.request_code) (ignored)\n")
                 }
             }
             return 0
         }
-        guard SDL_Init(UInt32(SDL_INIT_VIDEO)) == 0 else {
-            let e = sdlError()
+        do {
+            try SDLLibrary.start(.video, drivers: drivers)
+        } catch {
+            let e = error.message
             let why = forced || e.contains("not available") ? ": \(e)" : ": no X11 or Wayland server answers there"
             let note = !forced ? waylandNote.map { "; \($0)" } ?? "" : ""
             throw WindowError(message: "wobble-run: edit: cannot open the display (\(forced ? "SDL_VIDEODRIVER '\(env["SDL_VIDEODRIVER"] ?? "")'" : named()))\(why)\(note)")
         }
         // A controller is optional: without the subsystem there is no shake from it.
-        _ = SDL_InitSubSystem(UInt32(SDL_INIT_GAMECONTROLLER) | UInt32(SDL_INIT_SENSOR))
+        try? SDLLibrary.start(.controllers)
     }
 
-    static func shutdown() { SDL_Quit() }
+    static func shutdown() { SDLLibrary.shutdown() }
 
     init(title: String, width: Int, height: Int, position: (Int, Int)?) throws {
         SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, Int32(SDL_GL_CONTEXT_PROFILE_ES.rawValue))
@@ -220,30 +215,25 @@ final class StudioWindow {
         StudioWindow.closing = false
         watchConnection()
         try makeCurrent()
-        try buildProgram()
-        var texture: GLint = 0, viewport: [GLint] = [0, 0]
-        glGetIntegerv(GLenum(GL_MAX_TEXTURE_SIZE), &texture)
-        glGetIntegerv(GLenum(GL_MAX_VIEWPORT_DIMS), &viewport)
-        if texture > 0, viewport[0] > 0, viewport[1] > 0 {
-            maxDrawable = (Int(min(texture, viewport[0])), Int(min(texture, viewport[1])))
-        }
-        _ = glGetError()
         // Ask for a back buffer that keeps its pixels across a swap: then a
         // frame redraws only what changed (the regions' box and the chrome).
         // Where the EGL config cannot, every frame is drawn whole.
-        if ProcessInfo.processInfo.environment["WOBBLE_STUDIO_FULL_REDRAW"] != "1",
-           let d = eglGetCurrentDisplay(), let surface = eglGetCurrentSurface(EGL_DRAW) {
-            preserved = eglSurfaceAttrib(d, surface, EGL_SWAP_BEHAVIOR, EGL_BUFFER_PRESERVED) == EGLBoolean(EGL_TRUE)
+        let painter: WindowPainter
+        do {
+            painter = try WindowPainter(preserve: Environment.value("WOBBLE_STUDIO_FULL_REDRAW") != "1")
+        } catch {
+            throw WindowError(message: "wobble-run: edit: the window's drawing: \(error)")
         }
+        self.painter = painter
+        maxDrawable = painter.maxDrawable
+        preserved = painter.preservesBackBuffer
     }
 
     deinit {
         StudioWindow.closing = true
         try? makeCurrent()
-        if frameTexture != 0 { glDeleteTextures(1, &frameTexture) }
-        if chromeTexture != 0 { glDeleteTextures(1, &chromeTexture) }
-        if panelTexture != 0 { glDeleteTextures(1, &panelTexture) }
-        if program != 0 { glDeleteProgram(program) }
+        // The GL names go while the context is current, before it does.
+        (frameTexture, chromeTexture, panelTexture, painter) = (nil, nil, nil, nil)
         for c in controllers { SDL_GameControllerClose(c) }
         SDL_GL_DeleteContext(context)
         SDL_DestroyWindow(window)
@@ -440,106 +430,6 @@ final class StudioWindow {
 
     // MARK: Drawing
 
-    private func buildProgram() throws {
-        let vs = """
-        #version 300 es
-        uniform vec4 u_rect;
-        out vec2 v_uv;
-        void main() {
-            vec2 c = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
-            v_uv = c;
-            gl_Position = vec4(mix(u_rect.xy, u_rect.zw, c), 0.0, 1.0);
-        }
-        """
-        let fs = """
-        #version 300 es
-        precision mediump float;
-        uniform sampler2D u_tex;
-        uniform int u_mode;   // 0: an opaque copy, 2: over a checkerboard
-        in vec2 v_uv;
-        out vec4 o;
-        void main() {
-            vec4 c = texture(u_tex, v_uv);
-            if (u_mode == 0) { o = vec4(c.rgb, 1.0); return; }
-            // Transparent pixels over a grey checkerboard.
-            vec2 q = floor(gl_FragCoord.xy / 8.0);
-            float k = mod(q.x + q.y, 2.0) < 1.0 ? 0.55 : 0.45;
-            o = vec4(mix(vec3(k), c.rgb, c.a), 1.0);
-        }
-        """
-        func compile(_ type: Int32, _ source: String) throws -> GLuint {
-            let s = glCreateShader(GLenum(type))
-            source.withCString { p in
-                var ptr: UnsafePointer<GLchar>? = p
-                glShaderSource(s, 1, &ptr, nil)
-            }
-            glCompileShader(s)
-            var ok: GLint = 0
-            glGetShaderiv(s, GLenum(GL_COMPILE_STATUS), &ok)
-            if ok == 0 {
-                var log = [GLchar](repeating: 0, count: 1024)
-                var n: GLsizei = 0
-                glGetShaderInfoLog(s, 1024, &n, &log)
-                let text = String(decoding: log.prefix(Int(max(0, n))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                throw WindowError(message: "wobble-run: edit: window shader: \(text)")
-            }
-            return s
-        }
-        let v = try compile(GL_VERTEX_SHADER, vs)
-        let f = try compile(GL_FRAGMENT_SHADER, fs)
-        program = glCreateProgram()
-        glAttachShader(program, v)
-        glAttachShader(program, f)
-        glLinkProgram(program)
-        glDeleteShader(v)
-        glDeleteShader(f)
-        var ok: GLint = 0
-        glGetProgramiv(program, GLenum(GL_LINK_STATUS), &ok)
-        guard ok != 0 else { throw WindowError(message: "wobble-run: edit: the window shader does not link") }
-        rectLocation = glGetUniformLocation(program, "u_rect")
-        blendLocation = glGetUniformLocation(program, "u_mode")
-        glUseProgram(program)
-        glUniform1i(glGetUniformLocation(program, "u_tex"), 0)
-    }
-
-    private func upload(_ image: RGBAImage, into texture: inout GLuint, size: inout (Int, Int), linear: Bool) {
-        glActiveTexture(GLenum(GL_TEXTURE0))
-        if texture == 0 {
-            glGenTextures(1, &texture)
-        }
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
-        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
-        let filter = linear ? GL_LINEAR : GL_NEAREST
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), filter)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), filter)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
-        image.pixels.withUnsafeBufferPointer { px in
-            if size == (image.width, image.height) {
-                glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(image.width), GLsizei(image.height),
-                                GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress)
-            } else {
-                glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(image.width), GLsizei(image.height), 0,
-                             GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress)
-                size = (image.width, image.height)
-            }
-        }
-    }
-
-    /// Uploads the pixels of `box` of `image` into `texture` (of the image's size).
-    private func uploadPart(_ image: RGBAImage, _ box: PixelRect, into texture: GLuint) {
-        glActiveTexture(GLenum(GL_TEXTURE0))
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
-        guard !box.isEmpty, box.x0 >= 0, box.y0 >= 0, box.x1 <= image.width, box.y1 <= image.height else { return }
-        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
-        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(image.width))
-        image.pixels.withUnsafeBufferPointer { px in
-            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(box.x0), GLint(box.y0), GLsizei(box.width), GLsizei(box.height),
-                            GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), px.baseAddress.map { $0 + (box.y0 * image.width + box.x0) * 4 })
-        }
-        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
-    }
-
     /// Starts a frame: the window's context current and its back buffer
     /// bound. Returns the drawable's size and whether the whole window is
     /// drawn (it is then cleared): after it opened, resized or was exposed,
@@ -568,10 +458,6 @@ final class StudioWindow {
             oversizeReported = false
             invalidate()
         }
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
-        glViewport(0, 0, dw, dh)
-        glDisable(GLenum(GL_BLEND))
-        glDisable(GLenum(GL_SCISSOR_TEST))
         // After opening, a resize or an expose the back buffer may be
         // reallocated a little later (the window system catches up): draw
         // whole frames for a while.
@@ -579,10 +465,7 @@ final class StudioWindow {
         lastDrawableSize = (Int(dw), Int(dh))
         let partial = preserved && fullRedrawsLeft == 0 && partialAllowed
         fullRedrawsLeft = max(0, fullRedrawsLeft - 1)
-        if !partial {
-            glClearColor(0.12, 0.12, 0.12, 1)
-            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
-        }
+        painter?.begin(drawable: (Int(dw), Int(dh)), window: (width, height), clear: !partial)
         return (!partial, Int(dw), Int(dh))
     }
 
@@ -593,19 +476,10 @@ final class StudioWindow {
     /// The window was too large and said so (`beginFrame`).
     private var oversizeReported = false
 
-    /// Sets the quad of the window's program to `(x, y, w, h)` in window pixels.
-    private func quad(_ x: Int, _ y: Int, _ w: Int, _ h: Int, drawable dw: Int, _ dh: Int) {
-        let sx = Double(dw) / Double(max(1, width)), sy = Double(dh) / Double(max(1, height))
-        let x0 = Double(x) * sx / Double(dw) * 2 - 1, x1 = Double(x + w) * sx / Double(dw) * 2 - 1
-        let y0 = 1 - Double(y) * sy / Double(dh) * 2, y1 = 1 - Double(y + h) * sy / Double(dh) * 2
-        glUniform4f(rectLocation, Float(x0), Float(y0), Float(x1), Float(y1))
-    }
-
     /// The inspector's column and where it goes; uploaded again when it changed.
     private var panel: (image: RGBAImage, x: Int, y: Int)?
     private var panelUploaded = true
-    private var panelTexture: GLuint = 0
-    private var panelTextureSize = (0, 0)
+    private var panelTexture: WindowPainter.Texture?
 
     /// The inspector's column, drawn at `(x, y)` at 1:1 with every present from now on (nil: none).
     func setPanel(_ image: RGBAImage?, x: Int, y: Int) {
@@ -617,40 +491,30 @@ final class StudioWindow {
     /// Ends a frame: the inspector's column and `chrome` at 1:1 (the chrome
     /// at `(0, chromeY)`), then the swap.
     private func endFrame(chrome: RGBAImage, chromeY: Int, drawable dw: Int, _ dh: Int, started tStart: Double, drawn tUp: Double) throws {
-        if !marks.isEmpty {
-            // Solid boxes outside the picture (handles there): scissored clears.
-            let sx = Double(dw) / Double(max(1, width)), sy = Double(dh) / Double(max(1, height))
-            glEnable(GLenum(GL_SCISSOR_TEST))
-            for m in marks where m.w > 0 && m.h > 0 {
-                glScissor(GLint((Double(m.x) * sx).rounded()), GLint((Double(dh) - Double(m.y + m.h) * sy).rounded()),
-                          GLsizei((Double(m.w) * sx).rounded()), GLsizei((Double(m.h) * sy).rounded()))
-                glClearColor(Float(m.r) / 255, Float(m.g) / 255, Float(m.b) / 255, 1)
-                glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
-            }
-            glDisable(GLenum(GL_SCISSOR_TEST))
-        }
-        glUseProgram(program)
-        glDisable(GLenum(GL_BLEND))
-        glUniform1i(blendLocation, 0)
+        guard let painter else { return }
+        // Solid boxes outside the picture (handles there).
+        for m in marks { painter.fill(x: m.x, y: m.y, w: m.w, h: m.h, r: m.r, g: m.g, b: m.b) }
         if let p = panel {
-            if !panelUploaded {
-                upload(p.image, into: &panelTexture, size: &panelTextureSize, linear: false)
+            if panelTexture == nil { panelTexture = try texture() }
+            if !panelUploaded, let panelTexture {
+                painter.upload(p.image, into: panelTexture, linear: false)
                 panelUploaded = true
-            } else {
-                glActiveTexture(GLenum(GL_TEXTURE0))
-                glBindTexture(GLenum(GL_TEXTURE_2D), panelTexture)
             }
-            quad(p.x, p.y, p.image.width, p.image.height, drawable: dw, dh)
-            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            if let panelTexture {
+                painter.draw(panelTexture, x: p.x, y: p.y, w: p.image.width, h: p.image.height, backdrop: .opaque)
+            }
         }
-        upload(chrome, into: &chromeTexture, size: &chromeTextureSize, linear: false)
-        quad(0, chromeY, chrome.width, chrome.height, drawable: dw, dh)
-        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-        if profiling { glFinish() }
+        if chromeTexture == nil { chromeTexture = try texture() }
+        if let chromeTexture {
+            painter.upload(chrome, into: chromeTexture, linear: false)
+            painter.draw(chromeTexture, x: 0, y: chromeY, w: chrome.width, h: chrome.height, backdrop: .opaque)
+        }
+        if profiling { painter.finish() }
         let tDraw = monotonic()
-        let err = glGetError()
-        if err != GLenum(GL_NO_ERROR) {
-            throw WindowError(message: "wobble-run: edit: drawing the window: GL error 0x\(String(err, radix: 16))")
+        do {
+            try painter.check("drawing the window")
+        } catch {
+            throw WindowError(message: "wobble-run: edit: \(error)")
         }
         SDL_GL_SwapWindow(window)
         if profiling {
@@ -660,6 +524,16 @@ final class StudioWindow {
                 printError(String(format: "studio: window ms: upload %.1f, draw %.1f, swap %.1f", timing.0 * 1000 / 30, timing.1 * 1000 / 30, timing.2 * 1000 / 30))
                 timing = (0, 0, 0, 0)
             }
+        }
+    }
+
+    /// A texture of the painter, made when first needed.
+    private func texture() throws -> WindowPainter.Texture? {
+        guard let painter else { return nil }
+        do {
+            return try painter.makeTexture()
+        } catch {
+            throw WindowError(message: "wobble-run: edit: \(error)")
         }
     }
 
@@ -698,41 +572,32 @@ final class StudioWindow {
         guard let begun = try beginFrame(partialAllowed: oneToOne && (!frameChanged || frameDirty != nil)) else { return }
         let (full, dw, dh) = begun
         let partial = !full
-        glUseProgram(program)
         var tUp = monotonic()
-        if let frame {
-            if frameChanged || frameTextureSize != (frame.width, frame.height) {
+        if let frame, let painter {
+            if frameTexture == nil { frameTexture = try texture() }
+            guard let frameTexture else { return }
+            if frameChanged || (frameTexture.width, frameTexture.height) != (frame.width, frame.height) {
                 let scaled = frameRect.w != frame.width || frameRect.h != frame.height
-                if let boxes = frameDirty, frameTexture != 0, frameTextureSize == (frame.width, frame.height) {
-                    for box in boxes { uploadPart(frame, box, into: frameTexture) }
+                if let boxes = frameDirty, (frameTexture.width, frameTexture.height) == (frame.width, frame.height) {
+                    for box in boxes { painter.upload(frame, box: box, into: frameTexture) }
                 } else {
-                    upload(frame, into: &frameTexture, size: &frameTextureSize, linear: scaled)
+                    painter.upload(frame, into: frameTexture, linear: scaled)
                 }
                 if profiling {
-                    glFinish()
+                    painter.finish()
                     tUp = monotonic()
                 }
             }
-            // (An upload of no box binds nothing: bind the frame's texture.)
-            glActiveTexture(GLenum(GL_TEXTURE0))
-            glBindTexture(GLenum(GL_TEXTURE_2D), frameTexture)
-            quad(frameRect.x, frameRect.y, frameRect.w, frameRect.h, drawable: dw, dh)
-            glUniform1i(blendLocation, frameOpaque ? 0 : 2)
+            let backdrop: WindowPainter.Backdrop = frameOpaque ? .opaque : .checkerboard
             if !partial {
-                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+                painter.draw(frameTexture, x: frameRect.x, y: frameRect.y, w: frameRect.w, h: frameRect.h, backdrop: backdrop)
             } else if frameChanged, let boxes = frameDirty {
-                glEnable(GLenum(GL_SCISSOR_TEST))
-                for b in boxes where !b.isEmpty {
-                    glScissor(GLint(frameRect.x + b.x0), GLint(dh - (frameRect.y + b.y1)), GLsizei(b.width), GLsizei(b.height))
-                    glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-                }
-                glDisable(GLenum(GL_SCISSOR_TEST))
+                painter.draw(frameTexture, x: frameRect.x, y: frameRect.y, w: frameRect.w, h: frameRect.h, backdrop: backdrop, only: boxes)
             }
-            glUniform1i(blendLocation, 0)
         }
         try endFrame(chrome: chrome, chromeY: chromeY, drawable: dw, dh, started: tStart, drawn: tUp)
     }
     private var timing = (0.0, 0.0, 0.0, 0)
     /// WOBBLE_STUDIO_PROFILE=1: where the time of `present` goes, on stderr.
-    private let profiling = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_PROFILE"] == "1"
+    private let profiling = Environment.value("WOBBLE_STUDIO_PROFILE") == "1"
 }

@@ -74,7 +74,7 @@ public enum Studio {
         guard let scene = c.scene else { throw UsageError("edit: edit needs a scene: wobble-run edit SCENE.lua") }
         let o = c.sessionOptions(scene: scene, arguments: c.arguments, verbose: c.verbose)
         var position = c.position
-        let env = ProcessInfo.processInfo.environment
+        let env = Environment.all
         if position == nil, let p = env["WOBBLE_STUDIO_POSITION"] {
             let parts = p.split(separator: ",").compactMap { Int($0) }
             if parts.count == 2 { position = (parts[0], parts[1]) }
@@ -106,7 +106,7 @@ public enum Studio {
             printError("wobble-run: edit: '\(scene)' does not exist; start it from a photo: wobble-run new PHOTO \(scene)")
             return 1
         }
-        let env = ProcessInfo.processInfo.environment
+        let env = Environment.all
         let hasDisplay = !(env["DISPLAY"] ?? "").isEmpty || !(env["WAYLAND_DISPLAY"] ?? "").isEmpty
         guard hasDisplay else {
             printError(noDisplayMessage)

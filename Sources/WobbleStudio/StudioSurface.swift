@@ -52,14 +52,16 @@ struct SurfaceFactory {
     /// Sets what runs when the display goes away (nil: nothing).
     var onDisplayLost: ((() -> Void)?) -> Void
     /// Opens the audio device the soundtrack plays on (SDL audio; a fake in tests).
-    var audio: () throws -> any AudioSink = { try SDLAudioSink() }
+    var audio: () throws -> any AudioSink
 
-    /// The SDL window on X11 or Wayland.
+    /// The SDL surface: the window on X11 or Wayland, and the soundtrack
+    /// through SDL audio (SDL.swift starts both).
     static var sdl: SurfaceFactory {
         SurfaceFactory(
         usableBounds: { StudioWindow.usableBounds() },
         open: { try StudioWindow(title: $0, width: $1, height: $2, position: $3) },
-        onDisplayLost: { StudioWindow.onDisplayLost = $0 })
+        onDisplayLost: { StudioWindow.onDisplayLost = $0 },
+        audio: { try SDLAudioSink() })
     }
 }
 

@@ -74,7 +74,7 @@ package final class CutoutEditor {
         package var shown: Int
         package let mailbox: Mailbox
     }
-    private let worker = DispatchQueue(label: "wobble-run.studio.cutout")
+    private let worker = SerialQueue(label: "wobble-run.studio.cutout")
     private var flight: Flight?
     /// Strokes that ended while a job ran: they go into the next one.
     private var waiting: (kind: SketchOrigin.Kind, strokes: [CutoutStroke], recut: Bool)?

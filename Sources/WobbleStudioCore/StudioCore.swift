@@ -100,7 +100,7 @@ package final class StudioCore {
         // Only what the scene reads: not the renders, stills or screenshots
         // saved beside it.
         watch = InputWatch(scenePath: options.scenePath, tree: false)
-        handles = ProcessInfo.processInfo.environment["WOBBLE_STUDIO_HANDLES"] != "0"
+        handles = Environment.value("WOBBLE_STUDIO_HANDLES") != "0"
         let base = ScenePaths.baseName(options.scenePath)
         watch.ignore = { name in name.hasPrefix(base + "-take-") && name.hasSuffix(".lua") }
         if verbose { watch.log = { printError($0) } }

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,6 +9,9 @@ public enum Environment {
     public static func value(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
+
+    /// Every variable and its value, as the process has them now.
+    public static var all: [String: String] { ProcessInfo.processInfo.environment }
 
     /// Sets `name` to `value` unless it is set already (the user's setting
     /// wins). Only before threads that read the environment have started.

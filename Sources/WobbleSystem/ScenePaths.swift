@@ -79,6 +79,12 @@ public enum ScenePaths {
         (name(path) as NSString).deletingPathExtension
     }
 
+    /// The extension of the last component, without its dot (`d/clip.MP4`
+    /// → `MP4`; "" when it has none).
+    public static func fileExtension(_ path: String) -> String {
+        (name(path) as NSString).pathExtension
+    }
+
     /// The folder of `path` ("." for a bare name, "/" for one in the root).
     public static func folder(_ path: String) -> String {
         let d = (path as NSString).deletingLastPathComponent
@@ -86,9 +92,10 @@ public enum ScenePaths {
         return d
     }
 
-    /// `name` in the folder `dir`.
+    /// `name` in the folder `dir` (one slash between them however `dir`
+    /// ends; `name` alone for an empty `dir`).
     public static func join(_ dir: String, _ name: String) -> String {
-        dir == "/" ? "/" + name : dir + "/" + name
+        dir.isEmpty ? name : dir.hasSuffix("/") ? dir + name : dir + "/" + name
     }
 
     /// `path` for a message or a title: bytes that are not UTF-8 as `\xFE`,

@@ -105,6 +105,14 @@ public enum Messages {
         wobble_stream_note(fd, bytes, bytes.count)
     }
 
+    /// Writes `text` to stderr as it is: no newline added, not on a line
+    /// of its own, not through the C library's buffer (a progress line
+    /// that rewrites itself with `\r`, the window's last words while
+    /// another thread may hold the C library's lock). Failures are ignored.
+    public static func writeStderr(_ text: String) {
+        try? Posix.write(STDERR_FILENO, Array(text.utf8), shown: "stderr")
+    }
+
     /// Writes `text` to `fd` (1 or 2) on a line of its own, never waiting
     /// on a reader that does not read: each piece of at most 4096 bytes is
     /// written only once `fd` is ready for it (within 0.1 s), else the rest

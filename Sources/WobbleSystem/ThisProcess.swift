@@ -11,10 +11,10 @@ public enum ThisProcess {
 
     /// The processors this process may use (its affinity mask, which a
     /// batch scheduler narrows to the cores it granted, and a cgroup's CPU
-    /// quota, as Foundation reads them), at least 1.
-    public static var cores: Int {
-        max(1, ProcessInfo.processInfo.activeProcessorCount)
-    }
+    /// quota, as Foundation reads them), at least 1. Read once, when
+    /// first asked (Foundation reads files in /proc and /sys for it: not
+    /// something to do per frame).
+    public static let cores: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Sends `signal` to this process (`kill(getpid(), signal)`): for a
     /// test hook that stops the process at a chosen moment as a signal

@@ -32,7 +32,7 @@ while let a = args.popFirst() {
     case "--dump": dumpDir = args.popFirst()
     case "--clip": clipMode = true
     default:
-        FileHandle.standardError.write(Data("usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR] [--clip]\n".utf8))
+        Messages.writeStderr("usage: wobble-render-bench [--frames N] [--width W] [--height H] [--dump DIR] [--clip]\n")
         ThisProcess.exit(2)
     }
 }
@@ -149,11 +149,11 @@ func time(_ n: Int, _ body: (Int) throws -> Void) rethrows -> [Double] {
 }
 
 func dump(_ image: RGBAImage, _ name: String, into dir: String) {
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    try? FileSystem.makeFolders(dir)
     var data = Data("P7\nWIDTH \(image.width)\nHEIGHT \(image.height)\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n".utf8)
     data.append(contentsOf: image.pixels)
     let path = "\(dir)/\(name).pam"
-    _ = FileManager.default.createFile(atPath: path, contents: data)
+    try? AtomicFile.write(Array(data), to: path)
     print("wrote \(path)")
 }
 
@@ -163,7 +163,7 @@ let gles: GLESRenderer
 do {
     gles = try GLESRenderer(source: source)
 } catch {
-    FileHandle.standardError.write(Data("wobble-render-bench: \(error)\n".utf8))
+    Messages.writeStderr("wobble-render-bench: \(error)\n")
     ThisProcess.exit(1)
 }
 print("GLES: \(gles.platformDescription)")

@@ -8,7 +8,7 @@ import WobbleSystem
 import WobbleAudio
 
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("wobble-sound-bench: \(message)\n".utf8))
+    Messages.writeStderr("wobble-sound-bench: \(message)\n")
     ThisProcess.exit(2)
 }
 
@@ -39,7 +39,7 @@ case "synth":
     guard args.count >= 3 else { fail("usage: synth steady|tempo-change|swing|pad|funk|noise OUT.wav [--seconds S]") }
     let t = track(args[1], seconds: value("--seconds", in: args, default: 16))
     let bytes = WAVFile.encode(t.samples, sampleRate: t.sampleRate)
-    guard FileManager.default.createFile(atPath: args[2], contents: Data(bytes)) else { fail("cannot write \(args[2])") }
+    do { try AtomicFile.write(bytes, to: args[2]) } catch { fail("cannot write \(args[2]): \(error)") }
     print("\(args[2]): \(String(format: "%.3f", t.duration)) s, \(t.onsets.count) onsets, \(t.beats.count) beats")
 case "bench":
     let seconds = value("--seconds", in: args, default: 30)

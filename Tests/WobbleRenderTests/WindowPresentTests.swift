@@ -145,6 +145,73 @@ final class WindowPresentTests: XCTestCase {
         }, "above the image area")
     }
 
+    /// The window's own drawing (`WindowPainter`: `Shaders/quad.vert` and
+    /// `Shaders/present.frag`): an image at 1:1 lands on its window pixels
+    /// exactly; a transparent one shows the 8-pixel grey checkerboard under
+    /// it; a solid box and a redraw of just some boxes touch only those
+    /// pixels; a window with twice the pixels in its back buffer scales.
+    func testThePainterPlacesImagesOnTheirWindowPixels() throws {
+        if ProcessInfo.processInfo.environment["WOBBLE_SKIP_GLES"] == "1" { throw XCTSkip("WOBBLE_SKIP_GLES=1") }
+        let window = try Pbuffer(width: 64, height: 48)
+        let painter = try WindowPainter(preserve: false)
+        XCTAssertGreaterThanOrEqual(painter.maxDrawable.width, 64)
+        var image = testImage(width: 20, height: 10)
+        for i in stride(from: 3, to: image.pixels.count, by: 4) { image.pixels[i] = 255 }
+        let texture = try painter.makeTexture()
+        painter.upload(image, into: texture, linear: false)
+        XCTAssertEqual(texture.width, 20)
+        painter.begin(drawable: (64, 48), window: (64, 48), clear: true)
+        painter.draw(texture, x: 5, y: 3, w: 20, h: 10, backdrop: .opaque)
+        painter.fill(x: 40, y: 30, w: 4, h: 2, r: 200, g: 10, b: 30)
+        try painter.check("drawing")
+        XCTAssertEqual(window.read(x: 5, y: 3, w: 20, h: 10), image, "the image at 1:1")
+        let grey = UInt8((0.12 * 255).rounded())
+        XCTAssertEqual(Array(window.read(x: 4, y: 3, w: 1, h: 1).pixels), [grey, grey, grey, 255], "cleared beside it")
+        XCTAssertEqual(Array(window.read(x: 40, y: 30, w: 4, h: 2).pixels), Array(repeating: [200, 10, 30, 255], count: 8).flatMap { $0 })
+        XCTAssertEqual(Array(window.read(x: 44, y: 30, w: 1, h: 1).pixels), [grey, grey, grey, 255], "the box ends")
+
+        // Transparent pixels over the checkerboard (squares of 8 back-buffer
+        // pixels from the bottom-left): 0.55 and 0.45 grey.
+        var clear = RGBAImage(width: 16, height: 16)
+        for i in stride(from: 0, to: clear.pixels.count, by: 4) { clear.pixels[i] = 255 }
+        let see = try painter.makeTexture()
+        painter.upload(clear, into: see, linear: false)
+        painter.begin(drawable: (64, 48), window: (64, 48), clear: true)
+        painter.draw(see, x: 0, y: 32, w: 16, h: 16, backdrop: .checkerboard)
+        let board = window.read(x: 0, y: 32, w: 16, h: 16)
+        let light = UInt8((0.55 * 255).rounded()), dark = UInt8((0.45 * 255).rounded())
+        // Window row 47 is back-buffer row 0: square (0, 0) is light.
+        XCTAssertEqual(Array(board.pixels[(15 * 16) * 4 ..< (15 * 16) * 4 + 4]), [light, light, light, 255])
+        XCTAssertEqual(Array(board.pixels[(15 * 16 + 8) * 4 ..< (15 * 16 + 8) * 4 + 4]), [dark, dark, dark, 255])
+        XCTAssertEqual(Array(board.pixels[0 ..< 4]), [dark, dark, dark, 255])
+
+        // A changed image redrawn only in one box: the rest keeps the old pixels.
+        painter.begin(drawable: (64, 48), window: (64, 48), clear: true)
+        painter.draw(texture, x: 5, y: 3, w: 20, h: 10, backdrop: .opaque)
+        var changed = image
+        for j in 0 ..< 10 { for i in 0 ..< 20 { changed.pixels[(j * 20 + i) * 4] = 7 } }
+        let box = PixelRect(x0: 2, y0: 1, x1: 9, y1: 6)
+        painter.upload(changed, box: box, into: texture)
+        painter.begin(drawable: (64, 48), window: (64, 48), clear: false)
+        painter.draw(texture, x: 5, y: 3, w: 20, h: 10, backdrop: .opaque, only: [box])
+        var expected = image
+        for j in box.y0 ..< box.y1 { for i in box.x0 ..< box.x1 { expected.pixels[(j * 20 + i) * 4] = 7 } }
+        XCTAssertEqual(window.read(x: 5, y: 3, w: 20, h: 10), expected, "only the box redrawn")
+
+        // A 32×24 window on the 64×48 back buffer: each window pixel is 2×2
+        // (the texture now holds `expected`).
+        painter.begin(drawable: (64, 48), window: (32, 24), clear: true)
+        painter.draw(texture, x: 1, y: 2, w: 20, h: 10, backdrop: .opaque)
+        let scaled = window.read(x: 2, y: 4, w: 40, h: 20)
+        for (x, y) in [(0, 0), (7, 3), (19, 9)] {
+            let want = Array(expected.pixels[(y * 20 + x) * 4 ..< (y * 20 + x) * 4 + 4])
+            for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let k = ((2 * y + dy) * 40 + 2 * x + dx) * 4
+                XCTAssertEqual(Array(scaled.pixels[k ..< k + 4]), want, "window pixel (\(x), \(y))")
+            }
+        }
+    }
+
     func testARendererOfItsOwnContextDoesNotPresent() throws {
         let renderer = try makeGLES(testImage(width: 8, height: 8))
         XCTAssertFalse(renderer.drawsInCurrentContext)

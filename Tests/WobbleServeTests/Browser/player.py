@@ -27,6 +27,9 @@ import time
 
 from playwright.sync_api import sync_playwright
 
+# No __pycache__ beside drive.py: the folder is inside a SwiftPM target,
+# which would warn of an unhandled file on the next build.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(__file__))
 from drive import CHROMIUM, browser_cpu_ms  # noqa: E402
 
