@@ -86,18 +86,22 @@ function showStatus() {
   }));
 }
 
+// The wire protocol's version this page speaks (the server's is in its hello).
+const PROTOCOL = 1;
+
 function connect() {
   const token = new URLSearchParams(location.search).get("token");
   const url = `ws://${location.host}/ws` + (token ? `?token=${encodeURIComponent(token)}` : "");
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
   ws.onmessage = (e) => (typeof e.data === "string" ? onText(JSON.parse(e.data)) : onBinary(e.data));
+  ws.onopen = () => ws.send(JSON.stringify({ type: "hello", protocol: PROTOCOL }));
   ws.onclose = () => { message("disconnected from wobble-run serve (reload the page when it runs again)", "error"); metrics.closed = true; };
   return ws;
 }
 
-// A message to the core: `commands` (the core's, as Swift's Codable writes
-// them), a `key` or `text`; with the frame shown unless it says another.
+// A message to the core (docs/protocol.md): a command (`{type: "drag", x, y}`),
+// a `batch` of them, a `key` or `text`; with the frame shown unless it says another.
 function send(obj) {
   if (!socket || socket.readyState !== WebSocket.OPEN) return 0;
   obj.seq = ++seq;
@@ -162,7 +166,13 @@ function decodeStates(v) {
 }
 
 function onText(m) {
-  if (m.type === "scene") onScene(m);
+  if (m.type === "hello") {
+    if (m.protocol !== PROTOCOL) {
+      const line = `wobble-run serve speaks protocol ${m.protocol} and this page protocol ${PROTOCOL}: reload the page`;
+      metrics.errors.push(line);
+      message(line, "error");
+    }
+  } else if (m.type === "scene") onScene(m);
   else if (m.type === "studio") onStudio(m.studio);
   else if (m.type === "exported") onExported(m);
   else if (m.type === "keys") { metrics.keys = m.keys; showHelpKeys(); }
@@ -579,7 +589,7 @@ handles.addEventListener("pointerdown", (e) => {
   }
   // A right click or Ctrl+click selects the region there.
   if (e.button === 2 || (e.button === 0 && e.ctrlKey)) {
-    send({ commands: [{ select: { at: xy(at), radius: HANDLE_RADIUS * perScreen() } }] });
+    send({ type: "select", ...xy(at), radius: HANDLE_RADIUS * perScreen() });
     return;
   }
   if (e.button !== 0) return;
@@ -592,7 +602,7 @@ handles.addEventListener("pointerdown", (e) => {
     // it meanwhile, by the mouse's move from the press.
     const points = pointsOf(h.sketch);
     drag = { sketch: h.sketch, point: h.point, points, centerSet: !!h.sketch.points.center, start: at, p0: points[h.point] };
-    send({ commands: [{ grab: { at: xy(points[h.point]), radius: HANDLE_RADIUS * perScreen() } }] });
+    send({ type: "grab", ...xy(points[h.point]), radius: HANDLE_RADIUS * perScreen() });
     return;
   }
   // A poke starts on the picture only.
@@ -618,7 +628,7 @@ handles.addEventListener("pointermove", (e) => {
   p[drag.point] = [x, y];
   if (drag.point === "center") drag.centerSet = true;
   else if (!drag.centerSet) p.center = [(p.lt[0] + p.rt[0] + p.rb[0] + p.lb[0]) / 4, (p.lt[1] + p.rt[1] + p.rb[1] + p.lb[1]) / 4];
-  const s = send({ commands: [{ dragTo: { _0: { x, y } } }] });
+  const s = send({ type: "drag", x, y });
   if (s) pendingDrags.set(s, performance.now());
   drawHandles();
 });
@@ -632,7 +642,7 @@ handles.addEventListener("pointerup", (e) => {
   }
   if (drag) {
     drag = null;
-    send({ commands: [{ dragEnd: {} }] });
+    send({ type: "dragEnd" });
     drawHandlesLater();
     return;
   }
@@ -643,11 +653,11 @@ handles.addEventListener("pointerup", (e) => {
   pokeStart = null;
   if (x0 === x1 && y0 === y1) {
     // A click: selects the region there.
-    send({ commands: [{ select: { at: { x: x0, y: y0 }, radius: HANDLE_RADIUS * perScreen() } }] });
+    send({ type: "select", x: x0, y: y0, radius: HANDLE_RADIUS * perScreen() });
     return;
   }
   const t0 = performance.now();
-  const s = send({ frame: at, commands: [{ pokeBegin: { _0: { x: x0, y: y0 } } }, { pokeEnd: { _0: { x: x1, y: y1 } } }] });
+  const s = send({ type: "batch", frame: at, commands: [{ type: "pokeBegin", x: x0, y: y0 }, { type: "pokeEnd", x: x1, y: y1 }] });
   if (s) pendingPoke = { seq: s, t0, frame: at, before: scene.frames };
 });
 
@@ -678,8 +688,8 @@ function scrub(e) {
 timeline.addEventListener("pointerdown", (e) => {
   timeline.setPointerCapture(e.pointerId);
   const t = tickNear(e);
-  send({ commands: [{ pressTick: t ? { _0: t } : {} }] });
-  if (t) { tickDrag = { tick: t, baked: t.ref && t.ref.baked !== undefined }; return; }
+  send({ type: "pressTick", ref: t ? t.ref : null });
+  if (t) { tickDrag = { tick: t, baked: t.ref && t.ref.kind === "baked" }; return; }
   scrub(e);
 });
 // The tick under the pointer is named by the core (among its ticks as they
@@ -700,7 +710,7 @@ function hover(e) {
   if (key === hoverSent) return;
   hoverSent = key;
   const within = near ? (5.5 / Math.max(1, timeline.getBoundingClientRect().width)) * timelineSeconds() : 0;
-  send({ commands: [{ hoverTimeline: near ? { at: near.t.time, within } : { within: 0 } }] });
+  send({ type: "hoverTimeline", at: near ? near.t.time : null, within: near ? within : 0 });
 }
 timeline.addEventListener("pointerleave", () => hover(null));
 timeline.addEventListener("pointermove", (e) => {
@@ -708,7 +718,7 @@ timeline.addEventListener("pointermove", (e) => {
   if (tickDrag) {
     if (!tickDrag.baked) return;
     tickDrag.at = timelineTime(e);
-    send({ commands: [{ dragTick: { to: tickDrag.at } }] });
+    send({ type: "dragTick", to: tickDrag.at });
     ticksDirty = true;
     dirty = true;
     return;
@@ -716,12 +726,12 @@ timeline.addEventListener("pointermove", (e) => {
   scrub(e);
 });
 timeline.addEventListener("pointerup", (e) => {
-  if (tickDrag && tickDrag.at !== undefined) send({ commands: [{ endTickDrag: { at: timelineTime(e) } }] });
+  if (tickDrag && tickDrag.at !== undefined) send({ type: "endTickDrag", at: timelineTime(e) });
   tickDrag = null;
   ticksDirty = true;
 });
 $("play").addEventListener("click", () => {
-  if (recording) { send({ commands: [{ togglePlay: {} }] }); return; }   // refused by the core, which says why
+  if (recording) { send({ type: "togglePlay" }); return; }   // refused by the core, which says why
   playing = !playing;
   dirty = true;
 });
@@ -797,7 +807,7 @@ function showInspector(ins) {
           input.append(o);
         }
         input.value = r.text;
-        input.addEventListener("change", () => send({ commands: [{ inspectorPress: { row: i, choice: input.value, fraction: 0 } }] }));
+        input.addEventListener("change", () => send({ type: "inspectorPress", row: i, choice: input.value, fraction: 0 }));
       } else if (r.value !== undefined && r.value !== null) {
         input = document.createElement("input");
         input.type = "number";
@@ -805,13 +815,13 @@ function showInspector(ins) {
         input.value = String(r.value);
         input.addEventListener("change", () => {
           const v = Number(input.value);
-          if (input.value !== "" && Number.isFinite(v)) send({ commands: [{ setParameter: { key: r.key, value: v } }] });
+          if (input.value !== "" && Number.isFinite(v)) send({ type: "setParameter", key: r.key, value: v });
         });
       } else {
         input = document.createElement("input");
         input.type = "text";
         input.value = ins.typing ?? r.text;
-        input.addEventListener("change", () => send({ commands: [{ rename: { _0: input.value } }] }));
+        input.addEventListener("change", () => send({ type: "rename", name: input.value }));
       }
       input.name = r.key;
       input.disabled = !!ins.readOnly;
@@ -833,7 +843,7 @@ function showChooser(choices, row) {
     const li = document.createElement("li");
     li.textContent = c;
     li.className = i === row ? "chosen" : "";
-    li.addEventListener("click", () => send({ commands: [{ chooserChoose: { _0: i } }] }));
+    li.addEventListener("click", () => send({ type: "chooserChoose", row: i }));
     return li;
   }));
 }
@@ -923,9 +933,9 @@ window.addEventListener("keydown", (e) => {
   }
   if (name === "space") spaceHeld = true;
   if (name === "other" && (ctrl || e.key.length !== 1)) return;
-  const msg = { key: { name, shift: e.shiftKey, ctrl } };
+  const msg = { type: "key", name, shift: e.shiftKey, ctrl };
   // A adds at the mouse on the picture, else at the middle of the area (zoomed: the part in view).
-  if (name === "a" && image) msg.key.at = xy(mouseAt || fromArea([area().w / 2, area().h / 2]));
+  if (name === "a" && image) Object.assign(msg, xy(mouseAt || fromArea([area().w / 2, area().h / 2])));
   if (e.key.length === 1 && !ctrl) msg.text = e.key;
   send(msg);
   if (ctrl && name === "s") message("saving…");

@@ -33,8 +33,10 @@ extension StudioProtocol {
 
     /// The keys' help (`StudioKeyMap.help`, the window's `F1` sheet), sent
     /// to a page when it connects: `{"type": "keys", "keys": [{"keys", "what"}]}`.
-    struct KeysMessage: Encodable {
-        var type = "keys"
+    struct KeysMessage {
         var keys: [KeyHelp]
+        var json: JSONValue {
+            .object(["type": "keys", "keys": .array(keys.map { .object(["keys": JSONValue($0.keys), "what": JSONValue($0.what)]) })])
+        }
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 import WobbleCore
 import WobbleEngine
 import WobbleRender
-import WobbleScript
 import WobbleStudioCore
 import WobbleSystem
 
@@ -26,7 +25,8 @@ public final class StudioServer: @unchecked Sendable {
     public let server: HTTPServer
     /// The studio; touched only on `queue`.
     let core: StudioCore
-    var session: LiveSession { core.session }
+    /// The scene's folder (the files a page may fetch, `/files/NAME`).
+    private let sceneFolder: String
     let queue = SerialQueue(label: "wobble-run.serve.session")
     private var timer: RepeatingTimer?
     private let log: @Sendable (String) -> Void
@@ -104,6 +104,7 @@ public final class StudioServer: @unchecked Sendable {
         config.folder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
         config.assets = StudioServer.assets
         server = HTTPServer(config, log: log)
+        sceneFolder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
         self.log = log
     }
 
@@ -118,7 +119,7 @@ public final class StudioServer: @unchecked Sendable {
         queue.sync {
             core.start()
             settle()
-            if let e = session.error { log("wobble-run: \(e.description)") }
+            if let e = core.run.error { log("wobble-run: \(e)") }
             sentRun = runMark
             sentSnapshot = core.snapshot()
             lastScene = sceneMessage(focus: 0)
@@ -154,6 +155,7 @@ public final class StudioServer: @unchecked Sendable {
 
     /// A new page gets the image, every field the scene uses, then the scene.
     private func greet(_ socket: Int) {
+        server.send(StudioProtocol.json(StudioProtocol.HelloMessage(scene: core.sceneName).json), to: socket)
         if !imageMessage.isEmpty { server.send(binary: imageMessage, to: socket) }
         for f in fieldsUsed { if let m = fieldMessage(f) { server.send(binary: m, to: socket) } }
         for c in cutoutIDs.values { server.send(binary: cutoutMessage(c.layer, id: c.id), to: socket) }
@@ -161,8 +163,8 @@ public final class StudioServer: @unchecked Sendable {
             if !statesMessage.isEmpty { server.send(binary: statesMessage, to: socket) }
             server.send(lastScene, to: socket)
         }
-        if let sentSnapshot { server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: sentSnapshot)), to: socket) }
-        server.send(StudioProtocol.json(StudioProtocol.KeysMessage(keys: StudioKeyMap.help)), to: socket)
+        if let sentSnapshot { server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: sentSnapshot).json), to: socket) }
+        server.send(StudioProtocol.json(StudioProtocol.KeysMessage(keys: StudioKeyMap.help).json), to: socket)
         if soundSent.track != nil { server.send(binary: StudioProtocol.soundMessage(soundSent.track, id: soundSent.id), to: socket) }
         // The frames past the end again (to every page: they are few).
         tailSent = nil
@@ -180,15 +182,15 @@ public final class StudioServer: @unchecked Sendable {
     private func settle() {
         core.update(nextPoll: &nextPoll)
         let end = monotonic() + 60
-        while session.isRunning, monotonic() < end, Signals.received == nil {
-            _ = session.waitForRun(upTo: 0.1)
+        while core.isRunning, monotonic() < end, Signals.received == nil {
+            _ = core.waitForRun(upTo: 0.1)
             core.update(nextPoll: &nextPoll)
         }
     }
 
     private var runMark: RunMark {
-        RunMark(generation: session.generation, error: session.error?.description, unsaved: session.hasUnsavedEdits,
-                performed: session.performed.count, warnings: session.warnings)
+        let run = core.run
+        return RunMark(generation: run.generation, error: run.error, unsaved: run.unsaved, performed: run.performed, warnings: run.warnings)
     }
 
     /// Sends the pages what changed: the scene after a run, the snapshot,
@@ -206,13 +208,13 @@ public final class StudioServer: @unchecked Sendable {
         let snap = core.snapshot()
         if snap != sentSnapshot {
             sentSnapshot = snap
-            server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: snap)))
+            server.send(StudioProtocol.json(StudioProtocol.StudioMessage(studio: snap).json))
         }
         sendTail()
         if core.exporter.ended != exportsSeen {
             exportsSeen = core.exporter.ended
             let url = core.exporter.lastOutput.flatMap { fileURL($0) }
-            server.send(StudioProtocol.json(StudioProtocol.ExportedMessage(ok: !core.messageIsError, message: core.message, url: url)))
+            server.send(StudioProtocol.json(StudioProtocol.ExportedMessage(ok: !core.messageIsError, message: core.message, url: url).json))
         }
     }
 
@@ -226,7 +228,7 @@ public final class StudioServer: @unchecked Sendable {
         }
         for f in first where !fieldsSent.contains(f) { sendField(f) }
         sendCutouts()
-        if session.clip != nil { server.send(binary: statesMessage) }
+        if core.run.clip != nil { server.send(binary: statesMessage) }
         server.send(text)
         queueRemainingFields()
     }
@@ -335,7 +337,7 @@ public final class StudioServer: @unchecked Sendable {
 
     private func reply(_ socket: Int, error message: String) {
         log("serve: \(message)")
-        server.send(StudioProtocol.json(StudioProtocol.ErrorMessage(message: message)), to: socket)
+        server.send(StudioProtocol.json(StudioProtocol.ErrorMessage(message: message).json), to: socket)
     }
 
     /// Performs one page message: the page's frame first (the frame a
@@ -344,12 +346,13 @@ public final class StudioServer: @unchecked Sendable {
     /// command the core refuses with an error is answered with that error.
     private func perform(_ m: StudioProtocol.PageMessage, socket: Int) {
         if let seq = m.seq { answered = max(answered, seq) }
-        if let f = m.frame, session.clip != nil, !core.recorder.isRecording, f != core.currentIndex {
+        let shown = core.run
+        if let f = m.frame, shown.clip != nil, !core.recorder.isRecording, f != core.currentIndex {
             core.perform(.seek(frame: f))
         }
         for c in m.commands { run(c, socket: socket) }
         if let k = m.key {
-            let center = session.image.map { Point(Double($0.width) / 2, Double($0.height) / 2) } ?? Point(0, 0)
+            let center = shown.image.map { Point(Double($0.width) / 2, Double($0.height) / 2) } ?? Point(0, 0)
             if let c = StudioKeyMap.command(for: k.name, shift: k.shift ?? false, ctrl: k.ctrl ?? false, in: core,
                                             addAt: { k.at ?? center }) {
                 run(c, socket: socket)
@@ -363,7 +366,11 @@ public final class StudioServer: @unchecked Sendable {
     }
 
     private func run(_ c: StudioCommand, socket: Int) {
+        var c = c
         switch c {
+        case .pressTick(let t?):
+            // Only the tick's reference travels: the tick is the core's own.
+            c = .pressTick(core.ticks.first { $0.ref != nil && $0.ref == t.ref })
         case .quit, .answerQuit:
             // The page's tab closes it (the browser asks about unsaved edits).
             core.say("the page does not quit the server: close the tab (Ctrl+C in the terminal stops it)")
@@ -374,7 +381,7 @@ public final class StudioServer: @unchecked Sendable {
         core.perform(c)
         if c == .save {
             let ok = !core.messageIsError
-            server.send(StudioProtocol.json(StudioProtocol.SavedMessage(ok: ok, message: core.message)), to: socket)
+            server.send(StudioProtocol.json(StudioProtocol.SavedMessage(ok: ok, message: core.message).json), to: socket)
             if !ok { log("serve: save: \(core.message)") }
         } else if core.messageIsError, core.message != before.0 || !before.1 {
             reply(socket, error: core.message)
@@ -390,10 +397,11 @@ public final class StudioServer: @unchecked Sendable {
     /// The scene message; notes the fields it uses (`fieldsUsed`, those of
     /// frame `focus` first, which are also returned).
     private func sceneMessageAndFocusFields(focus: Int) -> (text: String, focus: [FieldKey]) {
-        let name = ScenePaths.name(session.options.scenePath)
-        guard let clip = session.clip, let image = session.image else {
+        let run = core.run
+        let name = core.sceneName
+        guard let clip = run.clip, let image = run.image else {
             fieldsUsed = []
-            return (StudioProtocol.json(StudioProtocol.ErrorMessage(message: session.error?.description ?? "the scene has no clip")), [])
+            return (StudioProtocol.json(StudioProtocol.ErrorMessage(message: run.error ?? "the scene has no clip").json), [])
         }
         if lastImage != image {
             lastImage = image
@@ -414,7 +422,7 @@ public final class StudioServer: @unchecked Sendable {
         states.reserveCapacity(1 + clip.frameCount * 8)
         let shown = min(max(0, focus), max(0, clip.frameCount - 1))
         for k in 0..<clip.frameCount {
-            appendFrame(k, image: image, to: &states, notes: &notes) { f in
+            appendFrame(k, of: run, image: image, to: &states, notes: &notes) { f in
                 used.insert(f.id)
                 if k == shown { focusFields.append(f) }
                 if seen.insert(f).inserted { fields.append(f) }
@@ -434,25 +442,25 @@ public final class StudioServer: @unchecked Sendable {
         fieldsSent = fieldsSent.filter { used.contains($0.id) }
         fieldsUsed = focusFields + fields.filter { !focusFields.contains($0) }
         let message = StudioProtocol.SceneMessage(
-            generation: session.generation, answers: answered, scene: name, imageStamp: imageStamp,
-            imageURL: imageURL(), width: image.width, height: image.height, fps: clip.fps, frameCount: clip.frameCount,
-            duration: clip.length, overlap: clip.overlap.rawValue, edges: clip.edges.rawValue,
-            sketches: sketches(clip), warnings: session.warnings,
-            error: session.error?.description, unsaved: session.hasUnsavedEdits, performed: session.performed.count,
+            generation: run.generation, answers: answered, scene: name, imageStamp: imageStamp,
+            imageURL: run.imagePath.flatMap { fileURL($0) }, width: image.width, height: image.height, fps: clip.fps,
+            frameCount: clip.frameCount, duration: clip.length, overlap: clip.overlap.rawValue, edges: clip.edges.rawValue,
+            sketches: core.sketches().map(StudioServer.sketch), warnings: run.warnings,
+            error: run.error, unsaved: run.unsaved, performed: run.performed,
             notes: notes.sorted(), cutouts: cutoutIDs.values.map(\.id).sorted())
-        statesMessage = StudioProtocol.binary(header: ["generation": session.generation], type: "states",
+        statesMessage = StudioProtocol.binary(header: ["generation": run.generation], type: "states",
                                               payload: StudioProtocol.float64Payload(states))
-        return (StudioProtocol.json(message), focusFields)
+        return (StudioProtocol.json(message.json), focusFields)
     }
 
     /// Appends frame `k`'s part of a `states` message (its number of
     /// regions, then each one's entry's length and entry) to `states`;
     /// `uses` hears the two fields of each region entry.
-    private func appendFrame(_ k: Int, image: RGBAImage, to states: inout [Double], notes: inout Set<String>,
+    private func appendFrame(_ k: Int, of run: StudioRun, image: RGBAImage, to states: inout [Double], notes: inout Set<String>,
                              uses: (FieldKey) -> Void) {
         let countAt = states.count
         states.append(0)
-        for r in session.frameState(k)?.regions ?? [] where r.movesPixels {
+        for r in run.frameState(k)?.regions ?? [] where r.movesPixels {
             guard let (id, profile) = shape(r.shape, pin: r.pin, width: image.width, height: image.height),
                   let b = profile.blend(peak: r.peak) else { continue }
             let cutout = r.cutout.map { Double(cutoutID($0)) } ?? 0
@@ -478,11 +486,12 @@ public final class StudioServer: @unchecked Sendable {
     static let tailAhead = 1.5
 
     private func sendTail() {
-        guard core.recorder.isRecording, let clip = session.clip, let image = session.image, !statesMessage.isEmpty else {
+        let run = core.run
+        guard core.recorder.isRecording, let clip = run.clip, let image = run.image, !statesMessage.isEmpty else {
             tailSent = nil
             return
         }
-        let generation = session.generation
+        let generation = run.generation
         let from = tailSent.flatMap { $0.generation == generation ? $0.next : nil } ?? clip.frameCount
         let end = max(core.currentIndex, clip.frameCount) + Int((StudioServer.tailAhead * clip.fps).rounded(.up))
         guard from < end else { return }
@@ -490,7 +499,7 @@ public final class StudioServer: @unchecked Sendable {
         var notes = Set<String>()
         var fields: [FieldKey] = []
         for k in from..<end {
-            appendFrame(k, image: image, to: &states, notes: &notes) { f in
+            appendFrame(k, of: run, image: image, to: &states, notes: &notes) { f in
                 if !fieldsSent.contains(f), !fields.contains(f) { fields.append(f) }
             }
         }
@@ -517,40 +526,23 @@ public final class StudioServer: @unchecked Sendable {
         return (id, p)
     }
 
-    /// `/files/NAME` of the image when it is a file of the scene's folder.
-    private func imageURL() -> String? { session.imagePathInUse.flatMap { fileURL($0) } }
-
     /// `/files/NAME` of a file of the scene's folder (nil: elsewhere).
     private func fileURL(_ path: String) -> String? {
-        let folder = ScenePaths.folder(ScenePaths.absolute(session.options.scenePath))
+        let folder = sceneFolder
         let abs = ScenePaths.absolute(path)
         guard abs.hasPrefix(folder + "/") else { return nil }
         let rel = String(abs.dropFirst(folder.count + 1))
         return "/files/" + (rel.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? rel)
     }
 
-    /// The sketches with their handles: those of the last frame (the live
-    /// models), then those of frame 0 not among them.
-    private func sketches(_ clip: Clip) -> [StudioProtocol.Sketch] {
-        var seen = Set<SketchOrigin.Kind>()
-        var out: [StudioProtocol.Sketch] = []
-        for k in [clip.frameCount - 1, 0] {
-            for h in session.handleShapes(atFrame: k) {
-                guard let origin = h.origin, !seen.contains(origin.kind), let state = session.currentState(origin.kind) else { continue }
-                seen.insert(origin.kind)
-                let kind: String, index: Int, editable: Bool, locked: String?
-                switch origin.kind {
-                case .call(let i):
-                    let (call, problem) = session.editableCall(i)
-                    (kind, index, editable, locked) = ("call", i, call != nil, call == nil ? problem : nil)
-                case .added(let i): (kind, index, editable, locked) = ("added", i, true, nil)
-                }
-                out.append(.init(kind: kind, index: index, name: state.name, line: origin.line, editable: editable, locked: locked,
-                                 points: .init(state.points), motion: state.parameters.motion.rawValue,
-                                 strength: state.parameters.strength, duration: state.parameters.duration,
-                                 pin: state.parameters.pin?.rawValue))
-            }
+    /// A sketch as the scene message has it.
+    private static func sketch(_ s: StudioSketch) -> StudioProtocol.Sketch {
+        let (kind, index): (String, Int)
+        switch s.kind {
+        case .call(let i): (kind, index) = ("call", i)
+        case .added(let i): (kind, index) = ("added", i)
         }
-        return out
+        return .init(kind: kind, index: index, name: s.name, line: s.line, editable: s.editable, locked: s.locked,
+                     points: .init(s.points), motion: s.motion, strength: s.strength, duration: s.duration, pin: s.pin?.rawValue)
     }
 }

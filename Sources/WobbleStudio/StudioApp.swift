@@ -15,7 +15,6 @@ final class StudioApp {
     let options: Studio.Options
     /// The studio itself: session, edits, pokes, takes, exports.
     let core: StudioCore
-    var session: LiveSession { core.session }
     var cutouts: CutoutEditor { core.cutouts }
     private var window: (any StudioSurface)?
     /// Where the window comes from (the SDL window; a fake in tests).
@@ -66,7 +65,7 @@ final class StudioApp {
         self.options = options
         self.surfaces = surfaces
         core = StudioCore(session: options.session, verbose: options.verbose, clock: clock, audio: surfaces.audio)
-        presenter = Presenter(session: core.session, clock: clock, profile: options.profile)
+        presenter = Presenter(session: core.frameSource, clock: clock, profile: options.profile)
     }
 
     // The core's state the tests and the chrome read.
@@ -89,7 +88,7 @@ final class StudioApp {
         guard options.session.backend != .cpu, presenter.directWanted, let w = window else { return }
         let verbose = options.verbose
         nonisolated(unsafe) var windowFailed = false
-        session.makeRenderer = { [weak w, weak self] img, m in
+        core.frameSource.makeRenderer = { [weak w, weak self] img, m in
             if !windowFailed, let w {
                 do {
                     try w.makeCurrent()
@@ -112,11 +111,11 @@ final class StudioApp {
     /// something is to be drawn.
     private func inputWait(now: Double, nextPoll: Double) -> Double {
         var wait = max(0, nextPoll - now)
-        if core.playing || core.recorder.isRecording, let clip = session.clip, !options.unpaced {
+        if core.playing || core.recorder.isRecording, let clip = core.run.clip, !options.unpaced {
             // The playhead as it is now (it was last moved before the
             // previous frame was drawn), and the next frame's time.
             let current = core.currentPlayhead(at: now)
-            let due = session.frameIndex(at: current)
+            let due = core.run.frameIndex(at: current)
             if due == presenter.presentedIndex {
                 let next = Double(due + 1) / clip.fps
                 wait = min(wait, max(0, next - current))
@@ -128,7 +127,7 @@ final class StudioApp {
         }
         // A wait of a millisecond or two costs more than it saves on a busy
         // machine (the process gives up its turn): poll instead.
-        if session.isRunning { wait = min(wait, StudioApp.runPollInterval) }
+        if core.isRunning { wait = min(wait, StudioApp.runPollInterval) }
         if core.exporter.isExporting || core.recorder.isWriting { wait = min(wait, 0.1) }
         if core.cutouts.isComputing { wait = min(wait, StudioApp.runPollInterval) }
         if options.unpaced || core.dirty || wait < 0.002 { wait = 0 }
@@ -143,7 +142,7 @@ final class StudioApp {
         // saying `running… N s` until its clip comes (Esc, zoom and the
         // timeline answer meanwhile).
         core.start()
-        layout = Layout(imageWidth: session.image?.width ?? 640, imageHeight: session.image?.height ?? 360,
+        layout = Layout(imageWidth: core.run.image?.width ?? 640, imageHeight: core.run.image?.height ?? 360,
                         screen: surfaces.usableBounds())
         applyLayout()
         do {
@@ -189,14 +188,14 @@ final class StudioApp {
             printError("studio: \(presenter.presentedCount) frames presented in \(String(format: "%.2f", s)) s")
         }
         // The renderer's GL names go while the window's context lives.
-        session.makeRenderer = nil
+        core.frameSource.makeRenderer = nil
         window = nil
         return Signals.received.map { 128 + $0 } ?? 0
     }
 
     /// The window is sized again for a run's image of another size.
     private func adoptImageSize() {
-        guard let img = session.image, window != nil else { return }
+        guard let img = core.run.image, window != nil else { return }
         layout = Layout(imageWidth: img.width, imageHeight: img.height, screen: surfaces.usableBounds())
         applyLayout()
         window?.resize(width: layout.windowWidth, height: layout.windowHeight)
@@ -207,7 +206,7 @@ final class StudioApp {
     /// else the image area's (what `--width W --height H` renders).
     private func applyLayout() {
         navigator.view = layout.view
-        session.outputSize = layout.scale != 1 ? (layout.imageRect.w, layout.imageRect.h) : nil
+        core.frameSource.outputSize = layout.scale != 1 ? (layout.imageRect.w, layout.imageRect.h) : nil
     }
 
     /// Lays the picture out again as `view` says (zoom, pan, fit): the
@@ -246,7 +245,7 @@ final class StudioApp {
         let length = max(core.timelineLength, 0)
         guard length > 0 else { return }
         let f = layout.timelineFraction(x)
-        core.perform(.seek(frame: Int((f * length * (session.clip?.fps ?? 30)).rounded(.down))))
+        core.perform(.seek(frame: Int((f * length * (core.run.clip?.fps ?? 30)).rounded(.down))))
     }
 
     // MARK: Input
@@ -264,8 +263,8 @@ final class StudioApp {
             // is laid out in the new size (fitted, never enlarged), the mouse
             // follows, and frames are rendered at the size shown.
             window?.adopt(width: w, height: h)
-            layout = Layout(imageWidth: session.image?.width ?? layout.sourceWidth,
-                            imageHeight: session.image?.height ?? layout.sourceHeight, window: (w, h), view: navigator.view)
+            layout = Layout(imageWidth: core.run.image?.width ?? layout.sourceWidth,
+                            imageHeight: core.run.image?.height ?? layout.sourceHeight, window: (w, h), view: navigator.view)
             applyLayout()
             describeLayout()
             core.dirty = true
@@ -330,7 +329,7 @@ final class StudioApp {
                 scrubbing = true
                 core.perform(.pause)
                 scrub(x)
-            } else if let p = layout.imagePoint(x, y), session.clip != nil {
+            } else if let p = layout.imagePoint(x, y), core.run.clip != nil {
                 core.perform(.pokeBegin(p))
             }
         case .mouseMove(let x, let y):
@@ -466,9 +465,9 @@ final class StudioApp {
         let k = core.currentIndex
         presenter.selected = core.inspector.selected
         presenter.extraVersion = core.cutouts.overlayVersion
-        presenter.paintExtra = session.clip?.cutouts.isEmpty == false || core.cutouts.isStroking || core.cutouts.isOutlining
+        presenter.paintExtra = core.run.clip?.cutouts.isEmpty == false || core.cutouts.isStroking || core.cutouts.isOutlining
             ? { [unowned self] in
-                cutoutPainter.paint(into: &$0, mapping: $1, clip: session.clip, stroke: core.cutouts.strokeShown,
+                cutoutPainter.paint(into: &$0, mapping: $1, clip: core.run.clip, stroke: core.cutouts.strokeShown,
                                     outline: core.cutouts.outlinePoints)
             } : nil
         // The inspector's column, drawn again only when what it shows
@@ -483,7 +482,7 @@ final class StudioApp {
                                 message: { [unowned self] in core.message }, isEditable: { [unowned self] in core.editor.isEditable($0) },
                                 chrome: { [unowned self] in chrome(index: $0).image }, fail: { [unowned self] in core.fail($0) }) else { return }
         core.dirty = false
-        if let t = core.editor.editInputTime, !core.editor.editsPending, !session.isRunning {
+        if let t = core.editor.editInputTime, !core.editor.editsPending, !core.isRunning {
             core.editor.editInputTime = nil
             let ms = (clock.now() - t) * 1000
             editLatencies.append(ms)
@@ -491,16 +490,16 @@ final class StudioApp {
         }
         core.framePresented(k, count: presenter.presentedCount)
         if options.verbose {
-            printError("studio: frame \(k) presented (run \(session.generation)\(core.playing ? "" : ", paused")\(core.recorder.isRecording ? ", recording" : ""))")
+            printError("studio: frame \(k) presented (run \(core.run.generation)\(core.playing ? "" : ", paused")\(core.recorder.isRecording ? ", recording" : ""))")
         }
     }
 
     /// The chrome as it is now (frame `k` shown).
     private func chrome(index k: Int) -> Chrome {
         Chrome(
-            width: layout.windowWidth, frame: k, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30,
-            playhead: core.playhead, clipLength: core.timelineLength, scriptedDuration: session.scriptedDuration, ticks: core.ticks,
-            recording: core.recorder.isRecording, playing: core.playing, unsavedEdits: session.hasUnsavedEdits,
+            width: layout.windowWidth, frame: k, frameCount: core.run.clip?.frameCount ?? 0, fps: core.run.clip?.fps ?? 30,
+            playhead: core.playhead, clipLength: core.timelineLength, scriptedDuration: core.run.scriptedDuration, ticks: core.ticks,
+            recording: core.recorder.isRecording, playing: core.playing, unsavedEdits: core.run.unsaved,
             message: core.message, messageIsError: core.messageIsError, hovered: hovered, sceneError: core.sceneError,
             warnings: core.warningsShown)
     }
@@ -549,10 +548,10 @@ final class StudioApp {
         shownChooserRow = row
         if let c = core.chooser {
             // A looping clip is one period: what the export writes is its frames.
-            let written = session.clip.map(\.length)
+            let written = core.run.clip.map(\.length)
             presenter.cover = c.image(width: layout.windowWidth, height: layout.windowHeight,
-                                      loopPeriod: session.clip?.loop == nil ? nil : written,
-                                      clipSeconds: session.clip == nil ? nil : session.scriptedDuration)
+                                      loopPeriod: core.run.clip?.loop == nil ? nil : written,
+                                      clipSeconds: core.run.clip == nil ? nil : core.run.scriptedDuration)
         } else {
             presenter.cover = nil
         }

@@ -4,7 +4,6 @@ import WobbleCore
 import WobbleEngine
 import WobbleScript
 import WobbleSystem
-import WobbleVision
 
 /// Cutouts in the studio: `C` finds the selected region's object (GrabCut
 /// from the region), `Shift`+drag marks object and `Alt`+drag background
@@ -61,7 +60,7 @@ package final class CutoutEditor {
     package static let cycleSlop = 4.0
     /// A job's mailbox: the worker puts the result in, the window's thread takes it.
     private final class Mailbox: Sendable {
-        package let result = Mutex<Result<Done, CutoutProblem>?>(nil)
+        package let result = Mutex<Result<Done, CutoutTools.Problem>?>(nil)
         package let group = DispatchGroup()
     }
     private struct Flight {
@@ -245,7 +244,7 @@ package final class CutoutEditor {
         guard var state = session.currentState(kind), let cutout = state.parameters.cutout else { return }
         switch cutout.source {
         case .memory(let m):
-            let clipped = CutoutVision.clipped(m.mask, to: state.points.shape)
+            let clipped = CutoutTools.clipped(m.mask, to: state.points.shape)
             if clipped != m.mask {
                 state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: clipped, strokes: m.strokes)),
                                                         shape: cutout.shape, place: cutout.place)
@@ -304,11 +303,11 @@ package final class CutoutEditor {
         let regionBox = CutoutEditor.pixelBox(shape.bbox)
         let name = state.name ?? editor.describe(kind)
         guard regionBox.x0 >= 0, regionBox.y0 >= 0, regionBox.x1 <= image.width, regionBox.y1 <= image.height, !regionBox.isEmpty else {
-            status("\(name): cutout: \(CutoutProblem.outsideImage(box: regionBox, width: image.width, height: image.height))", true)
+            status("\(name): cutout: \(CutoutTools.Problem.outsideImage(box: regionBox, width: image.width, height: image.height))", true)
             return
         }
         var from: GreyMask?
-        if !more.isEmpty || recut, case .memory(let m)? = state.parameters.cutout?.source { from = CutoutVision.clipped(m.mask, to: shape) }
+        if !more.isEmpty || recut, case .memory(let m)? = state.parameters.cutout?.source { from = CutoutTools.clipped(m.mask, to: shape) }
         launch(.cut(shape: shape, strokes: strokes, from: from), kind: kind, what: name, strokes: strokes, image: image)
         flight?.recut = recut
     }
@@ -323,10 +322,10 @@ package final class CutoutEditor {
         jobsRun += 1
         mailbox.group.enter()
         worker.async {
-            let r: Result<Done, CutoutProblem>
+            let r: Result<Done, CutoutTools.Problem>
             do {
                 r = .success(try CutoutEditor.compute(job, image: image))
-            } catch let e as CutoutProblem {
+            } catch let e as CutoutTools.Problem {
                 r = .failure(e)
             } catch {
                 r = .failure(.vision("\(error)"))
@@ -342,21 +341,21 @@ package final class CutoutEditor {
     private static func compute(_ job: Job, image: RGBAImage) throws -> Done {
         switch job {
         case .cut(let shape, let strokes, let from):
-            return .mask(try CutoutVision.refined(image: image, region: shape, strokes: strokes, from: from))
+            return .mask(try CutoutTools.refined(image: image, region: shape, strokes: strokes, from: from))
         case .fit(let p):
             // The first candidate matted (a soft edge, as "auto"'s and
             // `wobble-run cutout --at`'s); the others as found (a click's
             // answer stays quick).
-            let band = CutoutVision.clickMatteBand(width: image.width, height: image.height)
-            let fitted = try CutoutVision.clickCandidates(image: image, at: p).enumerated().compactMap { i, found in
-                let mask = i == 0 ? try CutoutVision.matte(image: image, mask: found, band: band) : found
-                return CutoutVision.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }
+            let band = CutoutTools.clickMatteBand(width: image.width, height: image.height)
+            let fitted = try CutoutTools.clickCandidates(image: image, at: p).enumerated().compactMap { i, found in
+                let mask = i == 0 ? try CutoutTools.matte(image: image, mask: found, band: band) : found
+                return CutoutTools.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }
             }
-            guard !fitted.isEmpty else { throw CutoutProblem.noObject }
+            guard !fitted.isEmpty else { throw CutoutTools.Problem.noObject }
             return .fitted(fitted)
         case .outline(let points):
-            let mask = try CutoutVision.magneticOutline(image: image, points: points).mask
-            guard let region = CutoutVision.fitRegion(around: mask) else { throw CutoutProblem.noObject }
+            let mask = try CutoutTools.magneticOutline(image: image, points: points).mask
+            guard let region = CutoutTools.fitRegion(around: mask) else { throw CutoutTools.Problem.noObject }
             return .fitted([Fitted(mask: mask, points: inside(region, width: image.width, height: image.height))])
         }
     }

@@ -1,7 +1,6 @@
 import Foundation
 import WobbleCore
 import WobbleEngine
-import WobbleMedia
 import WobbleSystem
 
 /// Exports from the window: `E` renders the scene's output in the
@@ -148,7 +147,7 @@ package final class Exporter {
         do {
             let frame = try StillFrame.render(state, image: image, backend: options.backend)
             let path = ScenePaths.firstFree(beside: options.scenePath, tag: "still", ext: "png")
-            try AtomicFile.write(try ImageIO.encodePNG(frame), to: path, name: .fresh)
+            try AtomicFile.write(try StillFrame.png(frame), to: path, name: .fresh)
             status("wrote \(path)", false)
             printError("studio: wrote \(path)")
             return path

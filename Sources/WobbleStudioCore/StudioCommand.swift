@@ -137,3 +137,28 @@ package enum StudioCommand: Codable, Equatable, Sendable {
     /// depends on its state: recording, the first run).
     case unbound
 }
+
+extension StudioCommand {
+    /// The studio's areas, each performed in a file of its own
+    /// (`StudioCore+Transport.swift`, `+Edit`, `+Takes`, `+Cutouts`, `+Export`).
+    package enum Area: Sendable { case transport, edit, takes, cutouts, export }
+
+    /// The area that performs this command.
+    package var area: Area {
+        switch self {
+        case .togglePlay, .step, .home, .pause, .seek, .toggleHandles, .toggleMute, .unbound:
+            return .transport
+        case .quit, .answerQuit, .backToEditing, .save, .undo, .redo, .add, .grab, .dragTo, .dragEnd, .select, .selectNext,
+             .focusRow, .stepParameter, .setParameter, .setMotion, .setPin, .startRename, .type, .renameBackspace, .renameCaret,
+             .commitRename, .cancelRename, .rename, .inspectorPress, .inspectorSlide, .inspectorRelease:
+            return .edit
+        case .pokeBegin, .pokeEnd, .shake, .accelerometer, .toggleRecording, .forgetPokes, .pressTick, .hoverTimeline, .dragTick,
+             .endTickDrag, .deleteSelected, .toggleLoop, .bake:
+            return .takes
+        case .cutOut, .outline, .outlinePoint, .strokeBegin, .strokeTo, .strokeEnd:
+            return .cutouts
+        case .export, .openExportChooser, .chooserMove, .chooserChoose, .chooserCancel, .writeStill:
+            return .export
+        }
+    }
+}

@@ -13,16 +13,19 @@ import WobbleSystem
 /// frame index). No window, GL or key here; its clock is injected (tests
 /// run it on a manual one).
 package final class StudioCore {
-    package let session: LiveSession
+    /// The live session behind the core: no surface reads it (they read
+    /// `snapshot()`, `run` and the core's state); `frameSource` hands it to
+    /// the renderer only.
+    let session: LiveSession
     package let watch: InputWatch
     package let verbose: Bool
     /// The clock every time of the studio is read from.
     package let clock: TimeSource
-    package private(set) var transport: Transport
+    package internal(set) var transport: Transport
     package var playhead: Double { transport.playhead }
     package var playing: Bool { transport.playing }
     /// The handles are shown (and can be grabbed).
-    package private(set) var handles = true
+    package internal(set) var handles = true
 
     /// Recording a take.
     package let recorder: TakeRecorder
@@ -34,7 +37,7 @@ package final class StudioCore {
     private var soundSeen = (generation: -1, clipLength: -1.0, jumps: 0, toldUnavailable: false)
 
     /// Where a poke began (image pixels), until it is performed.
-    private var pokeStart: Point?
+    var pokeStart: Point?
 
     /// Editing the sketches: drags, adds, undo, save.
     package let editor: SketchEditor
@@ -45,13 +48,13 @@ package final class StudioCore {
     /// Bakes takes, selects, deletes and moves ticks.
     package let timelineEditor: TimelineEditor
     /// Asking before quitting with unsaved edits.
-    package private(set) var quitGuard = QuitGuard()
+    package internal(set) var quitGuard = QuitGuard()
     /// The `Shift+E` chooser while it is open.
-    package private(set) var chooser: PresetChooser?
+    package internal(set) var chooser: PresetChooser?
 
     // Controller accelerometer (high-pass: gravity removed).
-    private var gravity: (Double, Double)?
-    private var lastControllerShake = -1.0
+    var gravity: (Double, Double)?
+    var lastControllerShake = -1.0
 
     /// The status line's message and whether it is an error.
     package private(set) var message = ""
@@ -60,7 +63,7 @@ package final class StudioCore {
     /// (nil after a good run): other messages do not hide it.
     package private(set) var sceneError: String?
     /// The last run's error printed on stderr (nil after a good run).
-    private var lastPrintedError: String?
+    var lastPrintedError: String?
     /// Something shown changed since the front end last drew (it clears it).
     package var dirty = true
 
@@ -192,7 +195,7 @@ package final class StudioCore {
     /// goes on playing meanwhile), for the files that changed (nil: for an
     /// edit or a poke). A run asked for while one is in flight starts when
     /// it ends (one for any number of asks); `collectRun` swaps it in.
-    private func requestRun(reloading changed: [String]? = nil) {
+    func requestRun(reloading changed: [String]? = nil) {
         if session.isRunning {
             if let changed {
                 queuedReasons = StudioCore.merged(queuedReasons, changed)
@@ -392,12 +395,6 @@ package final class StudioCore {
         return recorder.isRecording ? k : min(k, clip.frameCount - 1)
     }
 
-    private func seek(frame k: Int) {
-        guard let clip = session.clip else { return }
-        transport.seek(frame: k, frameCount: clip.frameCount, fps: clip.fps)
-        dirty = true
-    }
-
     /// The playhead at the clock's `now` (while playing: which frame is due).
     package func currentPlayhead(at now: Double) -> Double { transport.current(at: now) }
 
@@ -436,364 +433,18 @@ package final class StudioCore {
             say("recording: R stops it and writes the take")
             return false
         }
-        switch command {
-        case .togglePlay:
-            transport.togglePlaying()
-            dirty = true
-        case .step(let d):
-            transport.pause()
-            seek(frame: currentIndex + d)
-        case .home:
-            transport.pause()
-            seek(frame: 0)
-        case .pause:
-            transport.pause()
-        case .seek(let k):
-            transport.pause()
-            seek(frame: k)
-        case .toggleHandles:
-            handles.toggle()
-            say(handles ? "handles shown" : "handles hidden")
-        case .quit(let closing):
-            return askQuit(closing: closing)
-        case .answerQuit(let a):
-            switch quitGuard.answer(a) {
-            case .quit: return true
-            case .saveAndQuit:
-                if save() { return true }
-                quitGuard.asking = false
-            case .back:
-                say("back to editing")
-            }
-        case .backToEditing:
-            if quitGuard.asking { quitGuard.asking = false; say("back to editing") }
-        case .save:
-            save()
-        case .undo:
-            editor.undoLast()
-        case .redo:
-            editor.redoNext()
-        case .add(let p):
-            if let added = editor.add(at: p) { inspector.select(added, quiet: true) }
-        case .grab(let p, let radius):
-            guard let hit = grabbable(at: p, radius: radius) else { break }
-            if let kind = hit.origin?.kind, kind != inspector.selected { inspector.select(kind) }
-            editor.beginDrag(hit.origin, handle: hit.handle)
-        case .dragTo(let p):
-            editor.moveDrag(to: p)
-        case .dragEnd:
-            editor.endDrag()
-        case .select(let p, let radius):
-            if let m = inspector.selectRegion(at: p, radius: radius, frame: currentIndex) { say(m) }
-        case .selectNext(let d):
-            if let m = inspector.selectNext(d, frame: currentIndex) { say(m) }
-        case .focusRow(let d):
-            inspector.focus(by: d)
-        case .stepParameter(let n):
-            inspector.step(n)
-        case .setParameter(let key, let value):
-            if !inspector.set(parameter: key, to: value) { fail("no parameter '\(key)' (\(InspectorRow.specs.map(\.key).joined(separator: ", ")))") }
-        case .setMotion(let name):
-            if let m = inspector.motions.kind(named: name) { inspector.setMotion(m) } else { fail("no motion '\(name)' (\(inspector.motions.namesText))") }
-        case .setPin(let p):
-            inspector.setPin(p)
-        case .startRename:
-            inspector.startRenaming()
-        case .type(let t):
-            if inspector.isRenaming { inspector.type(t); dirty = true }
-        case .renameBackspace:
-            inspector.backspace()
-        case .renameCaret(let d):
-            inspector.moveCaret(by: d)
-        case .commitRename:
-            inspector.commitRenaming()
-        case .cancelRename:
-            inspector.cancelRenaming()
-        case .rename(let name):
-            inspector.rename(to: name)
-        case .inspectorPress(let row, let choice, let fraction):
-            inspector.press(row: row, choice: choice, fraction: fraction)
-        case .inspectorSlide(let f):
-            if inspector.isScrubbing { inspector.slide(to: f); dirty = true }
-        case .inspectorRelease:
-            inspector.release()
-        case .pokeBegin(let p):
-            guard session.clip != nil else { break }
-            if liveShapes().contains(where: { $0.contains(p) }) {
-                pokeStart = p
-            } else {
-                say("(\(fmt1(p.x)), \(fmt1(p.y))) is not inside a live region")
-            }
-        case .pokeEnd(let b):
-            guard let a = pokeStart else { break }
-            pokeStart = nil
-            guard b.isFinite, b != a else { break }
-            performEvent(.touch(from: a, to: b))
-        case .shake(let ax, let ay):
-            performEvent(.shake(ax: ax, ay: ay))
-        case .accelerometer(let x, let y):
-            // SDL's controller axes: x right, y up, as the phone's were.
-            let g = gravity.map { ($0.0 * 0.9 + x * 0.1, $0.1 * 0.9 + y * 0.1) } ?? (x, y)
-            gravity = g
-            let ax = x - g.0, ay = y - g.1
-            let now = clock.now()
-            if (ax * ax + ay * ay).squareRoot() > Scene.shakeThreshold, now - lastControllerShake > 0.15 {
-                lastControllerShake = now
-                performEvent(.shake(ax: ax, ay: ay))
-            }
-        case .toggleRecording:
-            toggleRecording()
-        case .forgetPokes:
-            forgetPokes()
-        case .pressTick(let tick):
-            _ = timelineEditor.press(tick, length: timelineLength)
-        case .hoverTimeline(let at, let within):
-            let before = hoveredTick?.label
-            hoverAt = at.map { ($0, max(0, within)) }
-            if hoveredTick?.label != before { dirty = true }
-        case .dragTick(let t):
-            timelineEditor.drag(to: t, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod)
-        case .endTickDrag(let t):
-            timelineEditor.drag(to: t, fps: session.clip?.fps ?? 30, loopPeriod: loopPeriod)
-            timelineEditor.endDrag()
-        case .deleteSelected:
-            if !timelineEditor.deleteSelected() && !deleteSelectedRegion() { forgetPokes() }
-        case .toggleLoop:
-            toggleLoop()
-        case .bake:
-            if timelineEditor.bake(take: recorder.lastTake, loopPeriod: loopPeriod), verbose {
-                printError("studio: baked \(session.baked.count) event\(session.baked.count == 1 ? "" : "s") into the clip")
-            }
-        case .cutOut:
-            cutouts.cut(inspector.selected)
-        case .outline:
-            cutouts.outlineKey()
-        case .outlinePoint(let p):
-            cutouts.addOutlinePoint(p)
-        case .strokeBegin(let p, let radius, let object):
-            guard session.clip != nil, !recorder.isRecording else { break }
-            // The selected region's cutout, else the region under the press.
-            let under = session.handleShapes(atFrame: currentIndex).filter { $0.origin != nil && $0.shape.contains(p) }
-                .min { Inspector.area($0.shape.bbox) < Inspector.area($1.shape.bbox) }?.origin?.kind
-            cutouts.beginStroke(at: p, radius: radius, object: object, kind: inspector.selected ?? under)
-        case .strokeTo(let p):
-            if cutouts.isStroking { cutouts.moveStroke(to: p); dirty = true }
-        case .strokeEnd:
-            cutouts.endStroke()
-        case .export(let name):
-            guard let preset = StudioCore.preset(named: name) else {
-                fail("no preset '\(name ?? "")' (\(Preset.all.map(\.name).joined(separator: ", ")))")
-                break
-            }
-            exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits, preset: preset)
-        case .openExportChooser:
-            guard !exporter.isExporting else { exporter.start(now: clock.now(), unsavedEdits: false); break }
-            chooser = PresetChooser()
-            say("export with: Up/Down and Enter, or 1-\(PresetChooser.choices.count); Esc cancels")
-        case .chooserMove(let d):
-            if var c = chooser { let a = c.move(by: d); chooser = c; choose(a) }
-        case .chooserChoose(let i):
-            if var c = chooser { let a = c.choose(i); chooser = c; choose(a) }
-        case .chooserCancel:
-            if chooser != nil { choose(.cancel) }
-        case .writeStill:
-            if let state = session.frameState(currentIndex), let img = session.image {
-                exporter.writeStill(state, image: img)
-                // The file written is not a change to reload for.
-                watch.reset(extra: session.inputs)
-            } else {
-                fail("no frame to write: the scene failed")
-            }
-        case .toggleMute:
-            guard session.sound != nil else { say("the scene has no soundtrack (soundtrack(sound(\"drums.wav\")) gives it one)"); break }
-            say(player.toggleMute() ? "sound muted (M)" : "sound on" + (player.unavailable.map { ", but \($0)" } ?? ""))
-        case .unbound:
-            break
+        switch command.area {
+        case .transport: return performTransport(command)
+        case .edit: return performEdit(command)
+        case .takes: return performTakes(command)
+        case .cutouts: return performCutouts(command)
+        case .export: return performExport(command)
         }
-        return false
-    }
-
-    /// A preset by name: `.some(nil)` for nil (the scene's own output),
-    /// nil when there is no such preset.
-    private static func preset(named name: String?) -> Preset?? {
-        guard let name else { return .some(nil) }
-        guard let p = Preset.all.first(where: { $0.name == name }) else { return nil }
-        return .some(p)
-    }
-
-    /// The handle a press at `p` grabs (within `radius`), when a drag may
-    /// begin there: a clip, the handles shown, no take being recorded.
-    package func grabbable(at p: Point, radius: Double) -> (origin: SketchOrigin?, handle: Int)? {
-        guard session.clip != nil, handles, !recorder.isRecording else { return nil }
-        return editor.handleHit(at: p, radius: radius, frame: currentIndex)
-    }
-
-    /// What a chooser command did: moved, exported, or closed it.
-    private func choose(_ answer: PresetChooser.Answer) {
-        switch answer {
-        case .choosing:
-            dirty = true
-        case .cancel:
-            chooser = nil
-            dirty = true
-            say("export cancelled")
-        case .export(let choice):
-            chooser = nil
-            dirty = true
-            switch choice {
-            case .scene: exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits)
-            case .preset(let p): exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits, preset: p)
-            case .webPage: exporter.start(now: clock.now(), unsavedEdits: session.hasUnsavedEdits, webPage: true)
-            }
-        }
-    }
-
-    /// `Delete` with a region selected (and no tick): the region is
-    /// deleted (`SketchEditor.delete`), not while its cutout is computed.
-    /// False when none is selected.
-    private func deleteSelectedRegion() -> Bool {
-        guard let kind = inspector.selected else { return false }
-        guard !cutouts.isComputing else {
-            editor.status("a cutout is being computed: Delete when it is done", true)
-            return true
-        }
-        if editor.delete(kind) { inspector.select(nil, quiet: true) }
-        return true
-    }
-
-    private func forgetPokes() {
-        if session.performed.isEmpty {
-            say("no pokes to forget")
-        } else {
-            session.setPerformed([])
-            requestRun()
-            say("pokes forgotten")
-        }
-    }
-
-    /// `L`: `loop()` on or off for the scene, as an unsaved edit (the
-    /// preview plays the loop at once; `Ctrl+S` writes or removes the line).
-    private func toggleLoop() {
-        let looping = session.clip?.loop != nil
-        let want = !looping
-        // The loop is the clip being watched (with the baked events' motion
-        // after the script's end), not the script's own end.
-        editor.setLoop(want == session.sceneLoops ? nil : want, period: clipLength)
-        say(want ? "loop on: the clip plays as an endless loop (Ctrl+S writes loop() into the scene)"
-                 : "loop off" + (session.sceneLoops ? " (Ctrl+S takes loop() out of the scene)" : ""))
-        if verbose { printError("studio: loop \(want ? "on" : "off")") }
-    }
-
-    /// Writes the edits into the scene; true when it wrote them.
-    @discardableResult
-    private func save() -> Bool {
-        dirty = true
-        guard editor.save(sceneName: sceneName) else { return false }
-        // The saved scene's run says how it went on stderr too, even when
-        // an edit's run said the same before.
-        lastPrintedError = nil
-        // The files written (the scene, its masks) are not a change to
-        // reload for; the saved scene runs off the caller's thread.
-        watch.reset(extra: session.inputs + session.savedMasks)
-        requestRun()
-        return true
-    }
-
-    /// `Esc` or the window's close: quits at once without unsaved edits;
-    /// with them, asks first (true: quit now).
-    private func askQuit(closing: Bool) -> Bool {
-        // The scene file is gone: the edits go beside it, and the studio quits.
-        if session.hasUnsavedEdits, session.sceneFileIsGone, !quitGuard.asking {
-            if editor.keepUnsaved(sceneName: sceneName) != nil { return true }
-        }
-        guard let question = quitGuard.ask(unsavedEdits: editor.editedNames, closing: closing) else {
-            return true
-        }
-        fail(question)
-        if verbose { printError("studio: asking before quitting (unsaved edits)") }
-        return false
     }
 
     /// The title: the scene's name, marked while edits are unsaved.
     package var title: String {
         (session.hasUnsavedEdits ? "\u{2022} " : "") + "wobble-run edit: \(ScenePaths.shown(sceneName))"
-    }
-
-    /// The live regions at the frame shown (what a poke may hit).
-    private func liveShapes() -> [RegionShape] {
-        guard let clip = session.clip else { return [] }
-        return clip.timeline.snapshot(at: Double(currentIndex) / clip.fps).models.map(\.shape)
-    }
-
-    /// A poke or shake now: at the live clock while recording (a take
-    /// event), else at the playhead's time.
-    private func performEvent(_ raw: PerformedEvent.Action) {
-        guard session.clip != nil else { fail("nothing to poke: the scene failed"); return }
-        let (event, when) = recorder.event(for: raw, recordedSeconds: transport.recordedSeconds ?? 0, playhead: playhead)
-        let what: String
-        switch event.action {
-        case .touch(let a, let b): what = "touch(\(fmt1(a.x)), \(fmt1(a.y)), \(fmt1(b.x)), \(fmt1(b.y)))"
-        case .shake(let ax, let ay): what = "shake(\(fmt3(ax)), \(fmt3(ay)))"
-        }
-        // The clip with it is swapped in when the run ends (a failure is
-        // shown then).
-        session.setPerformed(session.performed + [event])
-        requestRun()
-        say("\(what) at \(when)")
-        if verbose { printError("studio: performed \(what) at \(when)") }
-        dirty = true
-    }
-
-    /// The scene a take is of, and its text: with the unsaved edits when
-    /// there are some and they go into the file (what plays).
-    private func takeScene() -> (scene: TakeRecorder.Scene, text: [UInt8]?) {
-        guard session.hasUnsavedEdits else { return (.saved, nil) }
-        guard let text = try? session.editedText() else { return (.savedNotEdited, nil) }
-        return (.edited, text)
-    }
-
-    private func stopRecording() {
-        let (scene, text) = takeScene()
-        // A looping scene's take ends on a whole number of its periods.
-        let loop = session.clip.flatMap { c in
-            loopPeriod.map { Take.Loop(scriptEnd: session.scriptedDuration, period: $0, fps: c.fps) }
-        }
-        recorder.stop(seconds: transport.stopRecording() ?? 0, sceneName: sceneName, sceneText: text, loop: loop, scene: scene)
-    }
-
-    /// A looping scene's period: its scripted clip, whole frames (the clip
-    /// playing may have a take's events after it); nil when it does not loop.
-    package var loopPeriod: Double? {
-        guard let c = session.clip, c.loop != nil else { return nil }
-        return Scene.frameCount(end: session.scriptedDuration, fps: c.fps) / c.fps
-    }
-
-    private func toggleRecording() {
-        if recorder.isRecording {
-            stopRecording()
-            // The take file has the pokes: the preview plays the scene again.
-            if !session.performed.isEmpty {
-                session.setPerformed([])
-                requestRun()
-            }
-            return
-        }
-        guard session.clip != nil else { fail("cannot record: the scene failed"); return }
-        guard !recorder.isWriting else { fail("the last take is still being written: R again when it is done"); return }
-        if !session.performed.isEmpty {
-            session.setPerformed([])
-            requestRun()
-        }
-        recorder.start(scriptedEnd: session.scriptedDuration, scene: takeScene().scene)
-        transport.startRecording(from: session.scriptedDuration)
-    }
-
-    /// A take being recorded is written, and one being written is waited
-    /// for (the studio quits, or its display went away: the process exits
-    /// next, so the write is done here, within its checks' timeouts).
-    package func finishRecordingOnQuit() {
-        if recorder.isRecording { stopRecording() }
-        recorder.finishWriting()
     }
 
     // MARK: What a front end shows
@@ -807,7 +458,7 @@ package final class StudioCore {
     }
 
     /// Where the pointer is over the timeline (`hoverTimeline`).
-    private var hoverAt: (time: Double, within: Double)?
+    var hoverAt: (time: Double, within: Double)?
 
     /// The tick under the pointer now, the nearest within its reach: found
     /// among the ticks as they are at each call, so a `Delete`, an undo or

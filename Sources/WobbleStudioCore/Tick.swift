@@ -15,6 +15,15 @@ package struct Tick: Equatable, Codable {
     /// A beat or onset of the soundtrack (nil: a kick).
     package var sound: SoundMark? = nil
 
+    package init(time: Double, label: String, performed: Bool, ref: TickRef? = nil, selected: Bool = false, sound: SoundMark? = nil) {
+        self.time = time
+        self.label = label
+        self.performed = performed
+        self.ref = ref
+        self.selected = selected
+        self.sound = sound
+    }
+
     /// What a soundtrack's tick marks.
     package enum SoundMark: Codable { case beat, onset }
 

@@ -218,21 +218,21 @@ final class BrowserStudioTests: XCTestCase {
                                 ["wait", "window.wobble.frame === 0"], ["eval", "home", BrowserStudioTests.sampleFrames],
                                 ["seek", 10], ["key", "r"], BrowserStudioTests.studio("s.recording"),
                                 ["poke", 120, 95, 160, 95], ["key", "r"], BrowserStudioTests.studio("!s.recording"),
-                                ["key", "b"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                ["key", "b"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.kind === 'baked')"),
                                 // Its tick selected, deleted, the deletion undone.
-                                ["click_timeline", "window.wobble.studio.ticks.find((t) => t.ref && t.ref.baked).time"],
-                                BrowserStudioTests.studio("s.ticks.some((t) => t.selected && t.ref.baked)"),
+                                ["click_timeline", "window.wobble.studio.ticks.find((t) => t.ref && t.ref.kind === 'baked').time"],
+                                BrowserStudioTests.studio("s.ticks.some((t) => t.selected && t.ref.kind === 'baked')"),
                                 // The pointer rests on it: the status names it, from the core.
                                 BrowserStudioTests.studio("s.hovered && s.hovered.includes(' baked at ')"),
                                 ["eval", "hovered", "document.getElementById('messages').textContent"],
-                                ["key", "Delete"], BrowserStudioTests.studio("!s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                ["key", "Delete"], BrowserStudioTests.studio("!s.ticks.some((t) => t.ref && t.ref.kind === 'baked')"),
                                 // Deleted: named no more, the deletion said instead.
                                 BrowserStudioTests.studio("!s.hovered && s.message.startsWith('deleted the baked event')"),
                                 ["eval", "deleted", "document.getElementById('messages').textContent"],
-                                ["key", "Control+z"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked)"),
+                                ["key", "Control+z"], BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.kind === 'baked')"),
                                 // Dragged to 0.5 s.
-                                ["drag_timeline", "window.wobble.studio.ticks.find((t) => t.ref && t.ref.baked).time", 0.5],
-                                BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.baked && Math.abs(t.time - 0.5) < 0.02)"),
+                                ["drag_timeline", "window.wobble.studio.ticks.find((t) => t.ref && t.ref.kind === 'baked').time", 0.5],
+                                BrowserStudioTests.studio("s.ticks.some((t) => t.ref && t.ref.kind === 'baked' && Math.abs(t.time - 0.5) < 0.02)"),
                                 ["key", "Control+s"], ["wait_saved"], ["metrics", "m"]], out: box.path("shots"))
         XCTAssertEqual(result["home"] as? [Int], [Int](repeating: 0, count: 30), "Home pauses at the start")
         let hovered = try XCTUnwrap(result["hovered"] as? String)
@@ -285,7 +285,7 @@ final class BrowserStudioTests: XCTestCase {
 
     func testAMalformedCommandIsAnErrorAndShiftEDownloadsTelegramWithinItsLimits() throws {
         let result = try drive([["open"], ["wait_ready"],
-                                ["eval", "sent", #"window.wobble.sendRaw('{"command":{"explode":{}}}'), true"#],
+                                ["eval", "sent", #"window.wobble.sendRaw('{"type":"explode"}'), true"#],
                                 ["wait", "window.wobble.errors.length > 0"],
                                 ["key", "Shift+E"], BrowserStudioTests.studio("s.chooserChoices !== null && s.chooserChoices !== undefined"),
                                 ["download_click", "#chooser li:has-text('telegram')", "sticker.webm"],
@@ -367,8 +367,8 @@ final class BrowserStudioTests: XCTestCase {
         XCTAssertEqual(lt[1], 30, accuracy: 0.6)
         // The poke, in image pixels.
         let performed = try XCTUnwrap(result["performed"] as? [String: Any])
-        let touch = try XCTUnwrap((performed["action"] as? [String: Any])?["touch"] as? [String: Any], "\(performed)")
-        let from = try XCTUnwrap(touch["from"] as? [String: Double]), to = try XCTUnwrap(touch["to"] as? [String: Double])
+        XCTAssertEqual(performed["kind"] as? String, "touch", "\(performed)")
+        let from = try XCTUnwrap(performed["from"] as? [String: Double]), to = try XCTUnwrap(performed["to"] as? [String: Double])
         XCTAssertEqual(from["x"] ?? 0, 100, accuracy: 0.6)
         XCTAssertEqual(from["y"] ?? 0, 120, accuracy: 0.6)
         XCTAssertEqual(to["y"] ?? 0, 140, accuracy: 0.6)

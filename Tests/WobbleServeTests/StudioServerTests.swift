@@ -7,6 +7,13 @@ import WobbleMedia
 import WobbleStudioCore
 import WobbleTestSupport
 @testable import WobbleServe
+@testable import WobbleStudioCore
+
+extension StudioServer {
+    /// The live session behind the server's core: the tests look inside
+    /// (the server itself reads only the core's snapshot and run).
+    var session: LiveSession { core.session }
+}
 
 /// The browser studio's protocol, in-process over a real socket: the scene
 /// on connect (image and displacement fields as binary messages, then the scene), a
@@ -132,7 +139,7 @@ final class StudioServerTests: XCTestCase {
         let listed = try XCTUnwrap(keys["keys"] as? [[String: String]])
         XCTAssertEqual(listed.map { $0["keys"] ?? "" }, StudioKeyMap.help.map(\.keys))
         XCTAssertEqual(listed.map { $0["what"] ?? "" }, StudioKeyMap.help.map(\.what))
-        c.frame(Array(#"{"seq":1,"key":{"name":"m"}}"#.utf8))
+        c.frame(Array(#"{"type":"key","seq":1,"name":"m"}"#.utf8))
         let muted = try next(c, "studio", binaries: &binaries)
         XCTAssertEqual((muted["studio"] as? [String: Any])?["muted"] as? Bool, true)
         let sound = try XCTUnwrap(binaries.first { $0["type"] as? String == "sound" }, "\(binaries.map { $0["type"] ?? "" })")
@@ -159,7 +166,7 @@ final class StudioServerTests: XCTestCase {
         XCTAssertEqual(scene["frameCount"] as? Int, 30)
         let early = try StudioServerTests.tails(binaries).map(\.from)
         XCTAssertEqual(early, [], "no frames past the end before a take")
-        c.frame(Array(#"{"seq":1,"key":{"name":"r"}}"#.utf8))
+        c.frame(Array(#"{"type":"key","seq":1,"name":"r"}"#.utf8))
         _ = try next(c, "nothing", binaries: &binaries, upTo: 1.0)
         let tails = try StudioServerTests.tails(binaries)
         // From the clip's end, contiguous, at least 1.5 s (45 frames) ahead.
@@ -187,7 +194,7 @@ final class StudioServerTests: XCTestCase {
             }
         }
         // R again: the take is written, and no more frames past the end come.
-        c.frame(Array(#"{"seq":2,"key":{"name":"r"}}"#.utf8))
+        c.frame(Array(#"{"type":"key","seq":2,"name":"r"}"#.utf8))
         var after: [[String: Any]] = []
         _ = try self.next(c, "nothing", binaries: &after, upTo: 0.5)
         after = []
@@ -258,7 +265,7 @@ final class StudioServerTests: XCTestCase {
         let c = try connect()
         var b0: [[String: Any]] = [], b1: [[String: Any]] = []
         _ = try next(c, "scene", binaries: &b0)
-        c.frame(Array(#"{"seq":7,"frame":20,"commands":[{"pokeBegin":{"_0":{"x":20,"y":15}}},{"pokeEnd":{"_0":{"x":20,"y":25}}}]}"#.utf8))
+        c.frame(Array(#"{"type":"batch","seq":7,"frame":20,"commands":[{"type":"pokeBegin","x":20,"y":15},{"type":"pokeEnd","x":20,"y":25}]}"#.utf8))
         let after = try next(c, "scene", binaries: &b1)
         XCTAssertEqual(after["answers"] as? Int, 7)
         XCTAssertEqual(after["performed"] as? Int, 1)
@@ -278,10 +285,10 @@ final class StudioServerTests: XCTestCase {
     func testADragEditsAndSaveWritesTheLiterals() throws {
         let c = try connect()
         _ = try next(c, "scene")
-        c.frame(Array(#"{"seq":1,"frame":0,"commands":[{"grab":{"at":{"x":8,"y":6},"radius":2}},{"dragTo":{"_0":{"x":4,"y":3}}},{"dragEnd":{}}]}"#.utf8))
+        c.frame(Array(#"{"type":"batch","seq":1,"frame":0,"commands":[{"type":"grab","x":8,"y":6,"radius":2},{"type":"drag","x":4,"y":3},{"type":"dragEnd"}]}"#.utf8))
         let edited = try next(c, "scene")
         XCTAssertEqual(edited["unsaved"] as? Bool, true)
-        c.frame(Array(#"{"seq":2,"key":{"name":"s","ctrl":true}}"#.utf8))
+        c.frame(Array(#"{"type":"key","seq":2,"name":"s","ctrl":true}"#.utf8))
         let saved = try next(c, "saved")
         XCTAssertEqual(saved["ok"] as? Bool, true, "\(saved)")
         let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
@@ -344,7 +351,7 @@ final class StudioServerTests: XCTestCase {
         for f in frames { for r in f { XCTAssertEqual(r[6], Double(id)) } }
         // A poke: the same layer, not sent again.
         var b1: [[String: Any]] = []
-        c.frame(Array(#"{"seq":3,"frame":20,"commands":[{"pokeBegin":{"_0":{"x":20,"y":15}}},{"pokeEnd":{"_0":{"x":20,"y":25}}}]}"#.utf8))
+        c.frame(Array(#"{"type":"batch","seq":3,"frame":20,"commands":[{"type":"pokeBegin","x":20,"y":15},{"type":"pokeEnd","x":20,"y":25}]}"#.utf8))
         let poked = try next(c, "scene", binaries: &b1)
         XCTAssertEqual(poked["cutouts"] as? [Int], [id])
         XCTAssertEqual(b1.filter { $0["type"] as? String == "cutout" }.count, 0, "the same layer is not sent again")
@@ -365,14 +372,16 @@ final class StudioServerTests: XCTestCase {
     func testBadMessagesGetOneErrorLineAndTheSocketStays() throws {
         let c = try connect()
         _ = try next(c, "scene")
-        for bad in ["not json", #"{"frame":-1,"command":{"togglePlay":{}}}"#, #"{"command":{"setParameter":{"key":"nope","value":1}}}"#,
-                    #"{"command":{"explode":{}}}"#, #"{"frame":1,"commands":[{"pokeBegin":{"_0":{"x":1e308,"y":0}}}]}"#] {
+        for bad in ["not json", #"{"type":"togglePlay","frame":-1}"#, #"{"type":"setParameter","key":"nope","value":1}"#,
+                    #"{"type":"explode"}"#, #"{"type":"batch","frame":1,"commands":[{"type":"pokeBegin","x":1e308,"y":0}]}"#,
+                    #"{"dragTo":{"_0":{"x":1,"y":1}}}"#, #"{"type":"drag","_0":{"x":1,"y":1}}"#, #"[1, 2]"#,
+                    #"{"type":"batch","commands":[{"type":"drag","x":1}]}"#] {
             c.frame(Array(bad.utf8))
             let e = try next(c, "error")
             XCTAssertFalse((e["message"] as? String ?? "").isEmpty)
             XCTAssertFalse((e["message"] as? String ?? "").contains("\n"))
         }
-        c.frame(Array(#"{"seq":3,"frame":2,"commands":[{"pokeBegin":{"_0":{"x":20,"y":15}}},{"pokeEnd":{"_0":{"x":25,"y":15}}}]}"#.utf8))
+        c.frame(Array(#"{"type":"batch","seq":3,"frame":2,"commands":[{"type":"pokeBegin","x":20,"y":15},{"type":"pokeEnd","x":25,"y":15}]}"#.utf8))
         XCTAssertEqual(try next(c, "scene")["answers"] as? Int, 3)
     }
 
@@ -383,16 +392,16 @@ final class StudioServerTests: XCTestCase {
     func testOddCommandsAreRefusedOrIgnoredAndTheServerGoesOn() throws {
         let c = try connect()
         _ = try next(c, "scene")
-        c.frame(Array(#"{"command":{"export":{"preset":"nope"}}}"#.utf8))
+        c.frame(Array(#"{"type":"export","preset":"nope"}"#.utf8))
         XCTAssertTrue((try next(c, "error")["message"] as? String ?? "").hasPrefix("no preset 'nope'"))
-        let odd = [#"{"quit":{"closing":true}}"#, #"{"answerQuit":{"_0":"quit"}}"#, #"{"step":{"_0":9999999}}"#,
-                   #"{"seek":{"frame":9999999}}"#, #"{"focusRow":{"by":-9999999}}"#, #"{"stepParameter":{"_0":9999999}}"#,
-                   #"{"inspectorPress":{"row":999,"fraction":5}}"#, #"{"inspectorSlide":{"_0":-3}}"#,
-                   #"{"pressTick":{"_0":{"time":1,"label":"x","performed":false,"ref":{"baked":{"index":99}},"selected":true}}}"#,
-                   #"{"dragTick":{"to":9999999}}"#, #"{"endTickDrag":{"at":-5}}"#, #"{"chooserChoose":{"_0":999}}"#,
-                   #"{"type":{"_0":"x"}}"#, #"{"dragTo":{"_0":{"x":1,"y":1}}}"#, #"{"dragEnd":{}}"#, #"{"strokeEnd":{}}"#]
-        c.frame(Array(#"{"seq":1,"commands":["#.utf8) + Array(odd.joined(separator: ",").utf8) + Array("]}".utf8))
-        c.frame(Array(#"{"seq":2,"frame":2,"commands":[{"pokeBegin":{"_0":{"x":20,"y":15}}},{"pokeEnd":{"_0":{"x":25,"y":15}}}]}"#.utf8))
+        let odd = [#"{"type":"quit","closing":true}"#, #"{"type":"answerQuit","answer":"quit"}"#, #"{"type":"step","by":9999999}"#,
+                   #"{"type":"seek","to":9999999}"#, #"{"type":"focusRow","by":-9999999}"#, #"{"type":"stepParameter","by":9999999}"#,
+                   #"{"type":"inspectorPress","row":999,"fraction":5}"#, #"{"type":"inspectorSlide","fraction":-3}"#,
+                   #"{"type":"pressTick","ref":{"kind":"baked","index":99}}"#,
+                   #"{"type":"dragTick","to":9999999}"#, #"{"type":"endTickDrag","at":-5}"#, #"{"type":"chooserChoose","row":999}"#,
+                   #"{"type":"typeText","text":"x"}"#, #"{"type":"drag","x":1,"y":1}"#, #"{"type":"dragEnd"}"#, #"{"type":"strokeEnd"}"#]
+        c.frame(Array(#"{"type":"batch","seq":1,"commands":["#.utf8) + Array(odd.joined(separator: ",").utf8) + Array("]}".utf8))
+        c.frame(Array(#"{"type":"batch","seq":2,"frame":2,"commands":[{"type":"pokeBegin","x":20,"y":15},{"type":"pokeEnd","x":25,"y":15}]}"#.utf8))
         // The text messages up to the poke's scene: no refusal of the odd ones as a message.
         var after: [String: Any] = [:]
         for _ in 0..<400 {

@@ -1,0 +1,40 @@
+import WobbleCore
+import WobbleVision
+
+/// The cutout tools the studio uses, through the engine (the studio core
+/// imports no vision module): GrabCut from a region and strokes, a mask
+/// clipped to a region, the objects under a click and their matte, the
+/// magnetic outline, and a region fitted around a mask. Each is
+/// `CutoutVision`'s own; see there for what it does.
+public enum CutoutTools {
+    /// Why a cutout could not be made (`CutoutProblem`).
+    public typealias Problem = CutoutProblem
+
+    public static func clipped(_ mask: GreyMask, to shape: RegionShape) -> GreyMask {
+        CutoutVision.clipped(mask, to: shape)
+    }
+
+    public static func refined(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke], from: GreyMask? = nil) throws -> GreyMask {
+        try CutoutVision.refined(image: image, region: shape, strokes: strokes, from: from)
+    }
+
+    public static func clickMatteBand(width: Int, height: Int) -> Int {
+        CutoutVision.clickMatteBand(width: width, height: height)
+    }
+
+    public static func clickCandidates(image: RGBAImage, at point: Point) throws -> [GreyMask] {
+        try CutoutVision.clickCandidates(image: image, at: point)
+    }
+
+    public static func matte(image: RGBAImage, mask: GreyMask, band: Int? = nil) throws -> GreyMask {
+        try CutoutVision.matte(image: image, mask: mask, band: band)
+    }
+
+    public static func fitRegion(around mask: GreyMask) -> SketchPoints? {
+        CutoutVision.fitRegion(around: mask)
+    }
+
+    public static func magneticOutline(image: RGBAImage, points: [Point]) throws -> (path: [Point], mask: GreyMask) {
+        try CutoutVision.magneticOutline(image: image, points: points)
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import WobbleCore
+import WobbleSystem
+import WobbleMedia
+import Synchronization
+
+/// A preset's search: each try a whole file encoded into memory (`Candidate`), the quality searched for the best that fits, a video's two passes.
+extension PresetRun {
+    /// A try: its format, size, level (quality, or APNG colour bits), its
+    /// bytes where it fits (a try over the limit keeps only its size), and
+    /// how close it is to the frames (PSNR, dB; measured only when formats
+    /// are compared).
+    package struct Candidate {
+        package let format: OutputFormat
+        package let bytes: Int
+        package let level: Int
+        package var data: [UInt8] = []
+        package var psnr: Double?
+        /// A two-pass file's bitrate asked (bits a second; `level` is then
+        /// the quality cap) and its second passes.
+        package var bitrate: Int?
+        package var passes = 0
+
+        package init(format: OutputFormat, bytes: Int, level: Int, data: [UInt8] = []) {
+            self.format = format
+            self.bytes = bytes
+            self.level = level
+            self.data = data
+        }
+
+        package var json: String {
+            var f = ["\"format\":\(RunReport.quote(format.rawValue))"]
+            if let bitrate { f += ["\"rate_control\":\"two-pass\"", "\"bitrate\":\(bitrate)"] }
+            f += [format == .apng ? "\"colour_bits\":\(level)" : "\"quality\":\(level)", "\"bytes\":\(bytes)"]
+            if let psnr { f.append("\"psnr\":\(NumberText.plain((psnr * 100).rounded() / 100))") }
+            return "{" + f.joined(separator: ",") + "}"
+        }
+    }
+
+    /// The best level of `format` (quality, or APNG colour bits) whose file
+    /// fits, or nil. Tries run two at a time (each on a thread of its own,
+    /// the frames shared, not copied; WebP's one after the other), in rounds:
+    ///
+    /// - APNG (lossless, fewer colour levels): 8 and 7 bits, then the
+    ///   level their sizes predict (`ColourBits`); the most bits that fit.
+    /// - A quality (WebP, video, GIF): bytes against quality are smooth,
+    ///   close to exponential, so the search predicts instead of bisecting.
+    ///   Round 1 tries the top (`QualityModel.top`, done when it fits) and a
+    ///   second point below it; round 2 the quality that the line through
+    ///   the logarithms of the nearest two sizes says fits at the limit,
+    ///   beside a slightly lower one; round 3, only where neither fitted,
+    ///   one correction from the sizes then known, beside the lowest quality.
+    ///   The best that fitted wins; where the lowest does not fit, nothing does.
+    package func search(_ frames: FrameCollector, format: OutputFormat, fps: Double, loop: Int,
+                smallest: inout Int) throws -> Candidate? {
+        let p = preset
+        let apng = format == .apng
+        let spec = OutputPlan.Frames(width: frames.canvas.0, height: frames.canvas.1, fps: fps,
+                                     count: frames.count, fullRender: true, loop: loop,
+                                     quality: nil, alpha: true, matte: options.matte)
+        /// Each of `levels` encoded into memory at once; the files' sizes,
+        /// and the bytes of those that fit.
+        func encode(_ levels: [Int]) throws -> [Candidate] {
+            let results = Mutex<[Result<Candidate, any Error>?]>(Array(repeating: nil, count: levels.count))
+            // WebP's encoder holds several whole canvases (8.6 MB at 512×512)
+            // and already codes on a second thread: its tries run one after
+            // the other, which kept WhatsApp's peak at 1.48× a plain encode
+            // instead of 1.71×.
+            let together = format != .webp
+            let one = { (i: Int) in
+                let r = Result { try self.encode(frames, spec: spec, format: format, level: levels[i]) }
+                results.withLock { $0[i] = r }
+            }
+            if together {
+                Parallel.run(levels.count, one)
+            } else {
+                for i in levels.indices { one(i) }
+            }
+            let done = try results.withLock { try $0.map { try $0!.get() } }
+            smallest = min(smallest, done.map(\.bytes).min() ?? Int.max)
+            return done
+        }
+        if apng { return try ColourBits.search(limit: p.byteLimit, encode: encode) }
+        return try QualityModel.search(limit: p.byteLimit, encode: encode)
+    }
+
+    /// One try: `frames` encoded into memory as `format` at `level`
+    /// (quality, or APNG colour bits), or as one pass of a two-pass video.
+    /// A try over the limit keeps only its size, not its bytes.
+    package func encode(_ frames: FrameCollector, spec: OutputPlan.Frames, format: OutputFormat, level: Int,
+                        twoPass: VideoSink.TwoPass? = nil) throws -> Candidate {
+        let p = preset
+        let apng = format == .apng
+        // Named for messages (and a video's container) only: nothing is written there.
+        let what = twoPass.map { "pass \($0.pass.rawValue) at \($0.bitrate / 1000) kbit/s" }
+            ?? (apng ? "\(level) bits" : "quality \(level)")
+        let name = "\(p.name) try at \(what)\(format.extensions.first ?? "")"
+        let plan = OutputPlan(format: format, path: name)
+        let memory = MemoryStream(shown: name, cap: p.byteLimit)
+        var s = spec
+        s.quality = apng ? nil : level
+        s.twoPass = twoPass
+        var replay = frames.replay()
+        guard let sink = try plan.makeSink(s, to: memory, still: { frames.still ?? replay.frame(0).image }) else {
+            throw RunError("\(p.name): no output")
+        }
+        replay = frames.replay()
+        try streamFrames(0..<frames.count, into: sink, reporter: ProgressReporter(total: frames.count, quiet: true),
+                         control: options.control) { k in
+            let f = replay.frame(k)
+            return (apng ? Posterize.apply(f.image, bits: level) : f.image, k, f.changed)
+        }
+        let bytes = sink.bytesWritten ?? Int.max
+        return Candidate(format: format, bytes: bytes, level: level, data: memory.overflowed ? [] : memory.take())
+    }
+
+    /// How far above the limit's bitrate (limit × 8 / seconds) pass 2
+    /// aims: libvpx's rate control undershoots the rate asked.
+    package static let twoPassAim = 1.05
+    /// The most second passes; then the quality is searched.
+    package static let secondPasses = 3
+
+    /// A video's file in two passes (`VideoSink.TwoPass`): pass 1's
+    /// statistics, then pass 2 in constrained quality, the quality capped at
+    /// the search's top (`QualityModel.top`: an easy clip stops there, under
+    /// the limit) and the bitrate that fills the limit (`twoPassAim`), so a
+    /// hard clip is held to it. Where the file is over the limit, pass 2
+    /// again at the bitrate scaled by limit / size × 0.95 (the statistics
+    /// serve again), `secondPasses` in all. The statistics live in a
+    /// private folder (`ScratchFolder`), removed on every way out. Nil
+    /// where the quality must be searched instead: no VP9 encoder, no
+    /// folder for the statistics (said with `-v`), or still over the limit.
+    /// `seamless`: the clip is one period of a loop (`VideoSink.TwoPass.seamless`).
+    package func twoPass(_ frames: FrameCollector, format: OutputFormat, fps: Double, loop: Int, seamless: Bool = false,
+                         smallest: inout Int) throws -> Candidate? {
+        let p = preset, o = options
+        func note(_ line: String) { if o.verbose && !o.quiet { printError("wobble-run: \(p.name): \(line)") } }
+        guard format.video == .webm, frames.count > 0 else { return nil }
+        // A platform's WebM is VP9 (Telegram refuses VP8, which an ffmpeg
+        // without libvpx-vp9 would write); where ffmpeg cannot tell, the
+        // search's sink says why.
+        switch VideoSink.hasVP9() {
+        case false?:
+            throw RunError("\(p.name): \(p.what) take VP9 only, and the installed ffmpeg has no VP9 encoder (libvpx-vp9): install an ffmpeg built with libvpx")
+        case nil:
+            return nil
+        case true?:
+            break
+        }
+        let folder: ScratchFolder
+        do {
+            // (The statistics: a few hundred bytes a frame.)
+            folder = try ScratchFolder(room: 1 << 20)
+        } catch let e as MediaError {
+            note("no two-pass encode (\(e.message)): the quality is searched instead")
+            return nil
+        }
+        defer { folder.remove() }
+        let spec = OutputPlan.Frames(width: frames.canvas.0, height: frames.canvas.1, fps: fps,
+                                     count: frames.count, fullRender: true, loop: loop,
+                                     quality: nil, alpha: true, matte: options.matte)
+        let seconds = max(Preset.played(frames: frames.count, fps: fps, format: format), 1e-3)
+        let top = QualityModel.top
+        var bitrate = max(1000, Int((Double(p.byteLimit) * 8 / seconds * Self.twoPassAim).rounded(.down)))
+        let statistics = folder.path + "/pass", statisticsFile = VideoSink.TwoPass.statisticsFile("pass")
+        func pass(_ n: VideoSink.TwoPass.Pass) throws -> Candidate {
+            try encode(frames, spec: spec, format: format, level: top,
+                       twoPass: VideoSink.TwoPass(pass: n, statistics: statistics, bitrate: bitrate, quality: top,
+                                                  seamless: seamless))
+        }
+        _ = try pass(.first)
+        // ffmpeg ends pass 1 with success even where TMPDIR filled up under
+        // it and its statistics are empty: pass 2 could not use them.
+        guard let written = folder.size(of: statisticsFile), written > 0 else {
+            let state = folder.size(of: statisticsFile) == nil ? "missing" : "empty"
+            note("no two-pass encode (pass 1's statistics in \(PathBytes.display(folder.path)) are \(state); is TMPDIR full?): the quality is searched instead")
+            return nil
+        }
+        for n in 1...Self.secondPasses {
+            var c = try pass(.second)
+            smallest = min(smallest, c.bytes)
+            if c.bytes <= p.byteLimit {
+                c.bitrate = bitrate
+                c.passes = n
+                return c
+            }
+            let next = max(1000, Int((Double(bitrate) * Double(p.byteLimit) / Double(c.bytes) * 0.95).rounded(.down)))
+            note("pass 2 at \(bitrate / 1000) kbit/s made \(Self.kb(c.bytes)), over \(Self.kb(p.byteLimit))"
+                 + (n < Self.secondPasses ? "; again at \(next / 1000) kbit/s" : ": the quality is searched instead"))
+            bitrate = next
+        }
+        return nil
+    }
+}
