@@ -184,9 +184,11 @@ enum SelectSet {
     static let brush = 6.0
     /// The mean NoC@85 the test asserts over its subset (at half size, at
     /// most 6 clicks, 7 when never reached): what the grouping and the
-    /// corrective dots reach now, 5.0 (the patch in 1, the camera and the
-    /// left eye not within 6). The goal is 3.
-    static let nocThreshold = 5.0
+    /// corrective dots reach now, 11/3 (the patch in 1, the left eye in 3,
+    /// the camera not within 6; one click more anywhere fails). It was 5.0
+    /// (15/3: the left eye not within 6) before a dot kept the mask's
+    /// inside as sure object. The goal is 3.
+    static let nocThreshold = 11.0 / 3.0
 
     /// What the measures give for one object.
     struct Result {
