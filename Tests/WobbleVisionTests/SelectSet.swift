@@ -194,7 +194,8 @@ enum SelectSet {
     struct Result {
         var firstIoU: Double
         var clicks: Int          // NoC@85 (maxClicks + 1 when never reached)
-        var boxIoU: Double
+        var boxIoU: Double       // a region on the object's box
+        var looseBoxIoU: Double  // a region 20% larger each way
         var candidateSeconds: Double
     }
 
@@ -230,15 +231,21 @@ enum SelectSet {
             iou = CutoutVision.intersectionOverUnion(mask, o.truth)
         }
         if iou < 0.85 { clicks = maxClicks + 1 }
-        var boxIoU = 0.0
+        var boxIoU = 0.0, looseBoxIoU = 0.0
         if box {
+            // The region's corners on the object's box (its curves then cut
+            // the box's corners), and 20% of the box's size out on each side.
             let b = o.truth.objectBox
-            let region = SketchPoints(lt: Point(Double(b.x0), Double(b.y0)), rt: Point(Double(b.x1), Double(b.y0)),
-                                      rb: Point(Double(b.x1), Double(b.y1)), lb: Point(Double(b.x0), Double(b.y1))).shape
-            if let m = try? CutoutVision.objectMask(image: o.image, box: b, region: region) {
-                boxIoU = CutoutVision.intersectionOverUnion(m, o.truth)
+            for grow in [0.0, 0.2] {
+                let dx = Int((grow * Double(b.width)).rounded()), dy = Int((grow * Double(b.height)).rounded())
+                let g = PixelRect(x0: max(0, b.x0 - dx), y0: max(0, b.y0 - dy), x1: min(w, b.x1 + dx), y1: min(h, b.y1 + dy))
+                let region = SketchPoints(lt: Point(Double(g.x0), Double(g.y0)), rt: Point(Double(g.x1), Double(g.y0)),
+                                          rb: Point(Double(g.x1), Double(g.y1)), lb: Point(Double(g.x0), Double(g.y1))).shape
+                if let m = try? CutoutVision.objectMask(image: o.image, box: g, region: region) {
+                    if grow == 0 { boxIoU = CutoutVision.intersectionOverUnion(m, o.truth) } else { looseBoxIoU = CutoutVision.intersectionOverUnion(m, o.truth) }
+                }
             }
         }
-        return Result(firstIoU: first, clicks: clicks, boxIoU: boxIoU, candidateSeconds: seconds)
+        return Result(firstIoU: first, clicks: clicks, boxIoU: boxIoU, looseBoxIoU: looseBoxIoU, candidateSeconds: seconds)
     }
 }
