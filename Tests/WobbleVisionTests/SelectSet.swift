@@ -193,6 +193,9 @@ enum SelectSet {
     /// What the measures give for one object.
     struct Result {
         var firstIoU: Double
+        var bestIoU: Double      // the best of the click's candidates
+        var bestRank: Int        // its place in the list, from 1
+        var count: Int           // how many candidates
         var clicks: Int          // NoC@85 (maxClicks + 1 when never reached)
         var boxIoU: Double       // a region on the object's box
         var looseBoxIoU: Double  // a region 20% larger each way
@@ -209,6 +212,8 @@ enum SelectSet {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
         var mask = candidates.first ?? GreyMask(width: w, height: h)
         let first = CutoutVision.intersectionOverUnion(mask, o.truth)
+        let ious = candidates.map { CutoutVision.intersectionOverUnion($0, o.truth) }
+        let best = ious.indices.max { (ious[$0], -$0) < (ious[$1], -$1) }
         var clicks = 1
         var iou = first
         var region = CutoutVision.fitRegion(around: mask).map { $0.shape }
@@ -246,6 +251,6 @@ enum SelectSet {
                 }
             }
         }
-        return Result(firstIoU: first, clicks: clicks, boxIoU: boxIoU, looseBoxIoU: looseBoxIoU, candidateSeconds: seconds)
+        return Result(firstIoU: first, bestIoU: best.map { ious[$0] } ?? 0, bestRank: (best ?? -1) + 1, count: candidates.count, clicks: clicks, boxIoU: boxIoU, looseBoxIoU: looseBoxIoU, candidateSeconds: seconds)
     }
 }

@@ -43,8 +43,8 @@ final class SelectionSetTests: XCTestCase {
         for o in try SelectSet.load(only: only) {
             let r = try SelectSet.measure(o, maxClicks: maxClicks)
             results.append((o.label, r))
-            print(String(format: "bench-select: %-24@ first %.3f  NoC@85 %2d  box %.3f  loose box %.3f  candidates %.3f s",
-                         o.label as NSString, r.firstIoU, r.clicks, r.boxIoU, r.looseBoxIoU, r.candidateSeconds))
+            print(String(format: "bench-select: %-24@ first %.3f (best %.3f, %d of %d)  NoC@85 %2d  box %.3f  loose box %.3f  candidates %.3f s",
+                         o.label as NSString, r.firstIoU, r.bestIoU, r.bestRank, r.count, r.clicks, r.boxIoU, r.looseBoxIoU, r.candidateSeconds))
         }
         func median(_ v: [Double]) -> Double {
             let s = v.sorted()
