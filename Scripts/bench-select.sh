@@ -9,10 +9,12 @@
 #     next click at the middle of the largest wrong area: a 6-pixel dot of
 #     object or background, as the studio's Shift/Alt strokes; see
 #     SelectSet.swift for what a click is), at most 20 (never: counted 21);
-#   - GrabCut from the object's box (IoU);
+#   - GrabCut from the object's box (IoU): the region's corners on the box
+#     ("box"; its curves then cut the box's corners), and 20% of the box's
+#     size out on each side ("loose box", as a region drawn around it);
 #   - the seconds a click's candidates take;
 # and the summary: first-candidate IoU median and mean, mean NoC@85, mean box
-# IoU, the candidates' median time. A release build of the tests (the IoUs
+# IoUs, the candidates' median time. A release build of the tests (the IoUs
 # and clicks are the same in a debug build, which CONFIG=debug uses as built:
 # only the times differ).
 # Usage: Scripts/bench-select.sh       Env: SCRATCH (build folder, default .build-bench),

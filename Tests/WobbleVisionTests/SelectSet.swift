@@ -184,15 +184,21 @@ enum SelectSet {
     static let brush = 6.0
     /// The mean NoC@85 the test asserts over its subset (at half size, at
     /// most 6 clicks, 7 when never reached): what the grouping and the
-    /// corrective dots reach now, 5.0 (the patch in 1, the camera and the
-    /// left eye not within 6). The goal is 3.
-    static let nocThreshold = 5.0
+    /// corrective dots reach now, 11/3 (the patch in 1, the left eye in 3,
+    /// the camera not within 6; one click more anywhere fails). It was 5.0
+    /// (15/3: the left eye not within 6) before a dot kept the mask's
+    /// inside as sure object. The goal is 3.
+    static let nocThreshold = 11.0 / 3.0
 
     /// What the measures give for one object.
     struct Result {
         var firstIoU: Double
+        var bestIoU: Double      // the best of the click's candidates
+        var bestRank: Int        // its place in the list, from 1
+        var count: Int           // how many candidates
         var clicks: Int          // NoC@85 (maxClicks + 1 when never reached)
-        var boxIoU: Double
+        var boxIoU: Double       // a region on the object's box
+        var looseBoxIoU: Double  // a region 20% larger each way
         var candidateSeconds: Double
     }
 
@@ -206,6 +212,8 @@ enum SelectSet {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
         var mask = candidates.first ?? GreyMask(width: w, height: h)
         let first = CutoutVision.intersectionOverUnion(mask, o.truth)
+        let ious = candidates.map { CutoutVision.intersectionOverUnion($0, o.truth) }
+        let best = ious.indices.max { (ious[$0], -$0) < (ious[$1], -$1) }
         var clicks = 1
         var iou = first
         var region = CutoutVision.fitRegion(around: mask).map { $0.shape }
@@ -228,15 +236,21 @@ enum SelectSet {
             iou = CutoutVision.intersectionOverUnion(mask, o.truth)
         }
         if iou < 0.85 { clicks = maxClicks + 1 }
-        var boxIoU = 0.0
+        var boxIoU = 0.0, looseBoxIoU = 0.0
         if box {
+            // The region's corners on the object's box (its curves then cut
+            // the box's corners), and 20% of the box's size out on each side.
             let b = o.truth.objectBox
-            let region = SketchPoints(lt: Point(Double(b.x0), Double(b.y0)), rt: Point(Double(b.x1), Double(b.y0)),
-                                      rb: Point(Double(b.x1), Double(b.y1)), lb: Point(Double(b.x0), Double(b.y1))).shape
-            if let m = try? CutoutVision.objectMask(image: o.image, box: b, region: region) {
-                boxIoU = CutoutVision.intersectionOverUnion(m, o.truth)
+            for grow in [0.0, 0.2] {
+                let dx = Int((grow * Double(b.width)).rounded()), dy = Int((grow * Double(b.height)).rounded())
+                let g = PixelRect(x0: max(0, b.x0 - dx), y0: max(0, b.y0 - dy), x1: min(w, b.x1 + dx), y1: min(h, b.y1 + dy))
+                let region = SketchPoints(lt: Point(Double(g.x0), Double(g.y0)), rt: Point(Double(g.x1), Double(g.y0)),
+                                          rb: Point(Double(g.x1), Double(g.y1)), lb: Point(Double(g.x0), Double(g.y1))).shape
+                if let m = try? CutoutVision.objectMask(image: o.image, box: g, region: region) {
+                    if grow == 0 { boxIoU = CutoutVision.intersectionOverUnion(m, o.truth) } else { looseBoxIoU = CutoutVision.intersectionOverUnion(m, o.truth) }
+                }
             }
         }
-        return Result(firstIoU: first, clicks: clicks, boxIoU: boxIoU, candidateSeconds: seconds)
+        return Result(firstIoU: first, bestIoU: best.map { ious[$0] } ?? 0, bestRank: (best ?? -1) + 1, count: candidates.count, clicks: clicks, boxIoU: boxIoU, looseBoxIoU: looseBoxIoU, candidateSeconds: seconds)
     }
 }
