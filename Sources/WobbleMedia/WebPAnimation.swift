@@ -226,34 +226,12 @@ final class WebPAnimation {
     /// `image` as a lossless WebP bitstream, every value kept (`exact`:
     /// the colour under a transparent pixel too).
     private func encodeLossless(_ image: RGBAImage) throws -> [UInt8] {
-        var config = WebPConfig()
-        var picture = WebPPicture()
-        guard WebPConfigInit(&config) != 0, WebPPictureInit(&picture) != 0 else {
-            throw MediaError("\(what): the installed libwebp does not match the one wobble-run was built with")
+        switch WebPStill.encode(image, quality: nil) {
+        case .bytes(let bytes): return bytes
+        case .mismatch: throw MediaError("\(what): the installed libwebp does not match the one wobble-run was built with")
+        case .importFailed: throw MediaError("\(what): libwebp could not take a frame (out of memory)")
+        case .encodeFailed(let code): throw MediaError("\(what): libwebp could not encode a frame: \(error(code))")
         }
-        config.lossless = 1
-        config.exact = 1
-        picture.use_argb = 1
-        picture.width = Int32(image.width)
-        picture.height = Int32(image.height)
-        defer { WebPPictureFree(&picture) }
-        let imported = image.pixels.withUnsafeBufferPointer { px in
-            WebPPictureImportRGBA(&picture, px.baseAddress, Int32(image.width * 4))
-        }
-        guard imported != 0 else { throw MediaError("\(what): libwebp could not take a frame (out of memory)") }
-        var writer = WebPMemoryWriter()
-        WebPMemoryWriterInit(&writer)
-        defer { WebPMemoryWriterClear(&writer) }
-        picture.writer = WebPMemoryWrite
-        let encoded = withUnsafeMutablePointer(to: &writer) { w in
-            picture.custom_ptr = UnsafeMutableRawPointer(w)
-            defer { picture.custom_ptr = nil }
-            return WebPEncode(&config, &picture)
-        }
-        guard encoded != 0, let mem = writer.mem else {
-            throw MediaError("\(what): libwebp could not encode a frame: \(error(picture.error_code))")
-        }
-        return Array(UnsafeBufferPointer(start: mem, count: writer.size))
     }
 
     /// Frees the encoder (idempotent).
@@ -287,11 +265,31 @@ extension ImageIO {
         guard image.width > 0, image.height > 0, image.width <= 16383, image.height <= 16383 else {
             throw MediaError("cannot write a WebP of \(image.width)×\(image.height) pixels (at most 16383 a side)")
         }
+        switch WebPStill.encode(image, quality: quality) {
+        case .bytes(let bytes): return bytes
+        case .mismatch: throw MediaError("the installed libwebp does not match the one wobble-run was built with")
+        case .importFailed: throw MediaError("libwebp could not take the picture (out of memory)")
+        case .encodeFailed(let code): throw MediaError("libwebp could not encode the picture (error \(code.rawValue))")
+        }
+    }
+}
+
+/// One still WebP bitstream through libwebp, the one home of its setup:
+/// lossy at `quality` (sharp RGB→YUV, alpha kept losslessly) or lossless
+/// (`quality` nil, every value kept, the colour under a transparent pixel
+/// too). Callers word the failures for what they write.
+enum WebPStill {
+    enum Outcome {
+        case bytes([UInt8])
+        case mismatch
+        case importFailed
+        case encodeFailed(WebPEncodingError)
+    }
+
+    static func encode(_ image: RGBAImage, quality: Int?) -> Outcome {
         var config = WebPConfig()
         var picture = WebPPicture()
-        guard WebPConfigInit(&config) != 0, WebPPictureInit(&picture) != 0 else {
-            throw MediaError("the installed libwebp does not match the one wobble-run was built with")
-        }
+        guard WebPConfigInit(&config) != 0, WebPPictureInit(&picture) != 0 else { return .mismatch }
         if let quality {
             config.quality = Float(min(max(quality, 0), 100))
             config.alpha_quality = 100
@@ -309,7 +307,7 @@ extension ImageIO {
         let imported = image.pixels.withUnsafeBufferPointer { px in
             WebPPictureImportRGBA(&picture, px.baseAddress, Int32(image.width * 4))
         }
-        guard imported != 0 else { throw MediaError("libwebp could not take the picture (out of memory)") }
+        guard imported != 0 else { return .importFailed }
         var writer = WebPMemoryWriter()
         WebPMemoryWriterInit(&writer)
         defer { WebPMemoryWriterClear(&writer) }
@@ -319,10 +317,8 @@ extension ImageIO {
             defer { picture.custom_ptr = nil }
             return WebPEncode(&config, &picture)
         }
-        guard encoded != 0, let mem = writer.mem else {
-            throw MediaError("libwebp could not encode the picture (error \(picture.error_code.rawValue))")
-        }
-        return Array(UnsafeBufferPointer(start: mem, count: writer.size))
+        guard encoded != 0, let mem = writer.mem else { return .encodeFailed(picture.error_code) }
+        return .bytes(Array(UnsafeBufferPointer(start: mem, count: writer.size)))
     }
 }
 
