@@ -65,7 +65,10 @@ final class HTTPServerTests: XCTestCase {
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65536)
         while readAfter {
-            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            // A receive timeout makes any caught signal end `recv` with
+            // EINTR, SA_RESTART or not (signal(7)); the suite's children
+            // exiting send SIGCHLD at any time: read on, as the server does.
+            let n = buf.withUnsafeMutableBytes { Posix.receive(fd, into: $0) }
             if n <= 0 { break }
             out += buf[0..<n]
         }
@@ -389,7 +392,7 @@ final class SocketClient {
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: n)
         while out.count < n {
-            let got = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, n - out.count, 0) }
+            let got = buf.withUnsafeMutableBytes { Posix.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<(n - out.count)])) }   // EINTR read on (see `raw`)
             if got <= 0 { break }
             out += buf[0..<got]
         }
