@@ -187,9 +187,10 @@ package struct Runner {
             // The scene itself, played live by the page: no frames rendered.
             let title = ScenePaths.baseName(scenePath)
             if plan.format == .html {
-                try WebPage.writePage(clip: clip, source: source, title: title, quality: o.quality, to: path, name: plan.name)
+                try WebPage.writePage(clip: clip, source: source, title: title, quality: o.quality, to: path, name: plan.name,
+                                      control: control)
             } else {
-                try WebPage.writeFolder(clip: clip, source: source, title: title, quality: o.quality, to: path)
+                try WebPage.writeFolder(clip: clip, source: source, title: title, quality: o.quality, to: path, control: control)
             }
             report.output = path
             let summary = Summary(frames: clip.frameCount, width: source.width, height: source.height, clip: clip, output: path,

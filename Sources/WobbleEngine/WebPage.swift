@@ -72,17 +72,23 @@ package enum WebPage {
     /// quality from 80 to 100 whose decoded pixels stay within
     /// `pictureDecibels` of the image (lossy colour, lossless alpha), or
     /// lossless when none does. A photo the size of the cat takes about 94.
-    static func picture(_ image: RGBAImage, quality: Int?) throws -> [UInt8] {
+    /// A stop asked of `control` ends it before the next encode.
+    static func picture(_ image: RGBAImage, quality: Int?, control: RunControl) throws -> [UInt8] {
         do {
+            try control.check()
             if let quality { return try ImageIO.encodeWebP(image, quality: quality) }
             var tried: [Int: [UInt8]] = [:]
             func good(_ q: Int) throws -> Bool {
+                try control.check()
                 let bytes = try ImageIO.encodeWebP(image, quality: q)
                 tried[q] = bytes
                 guard let back = ImageIO.decodeWebP(bytes) else { return false }
                 return psnr(image, back) >= pictureDecibels
             }
-            guard try good(100) else { return try ImageIO.encodeWebP(image, quality: nil) }
+            guard try good(100) else {
+                try control.check()
+                return try ImageIO.encodeWebP(image, quality: nil)
+            }
             var lo = 80, hi = 100
             if try good(lo) { return tried[lo] ?? [] }
             // good(hi), not good(lo): the lowest good quality in (lo, hi].
@@ -116,10 +122,12 @@ package enum WebPage {
         return 10 * log10(255 * 255 / (sum / Double(a.pixels.count / 4 * 3)))
     }
 
-    /// `-o clip.html`: one file, nothing from the network.
+    /// `-o clip.html`: one file, nothing from the network. A stop asked of
+    /// `control` (a signal, a cancel) before the page is whole writes
+    /// nothing (`Interrupted`).
     package static func writePage(clip: Clip, source: RGBAImage, title: String, quality: Int?, to path: String,
-                                  name: OutputName) throws {
-        let webp = try picture(source, quality: quality)
+                                  name: OutputName, control: RunControl) throws {
+        let webp = try picture(source, quality: quality, control: control)
         let bundle = try SceneBundle(clip: clip, source: source, picture: "data:image/webp;base64," + Data(webp).base64EncodedString())
         let json = String(decoding: try bundle.json(), as: UTF8.self)
         guard let packed = Gzip.compress(Array(player.utf8)) else { throw RunError("out of memory packing the web player") }
@@ -132,25 +140,32 @@ package enum WebPage {
         """
         let html = page(title: title, width: source.width, viewAttributes: "src=\"#wobble-scene\"",
                         scripts: "<script type=\"application/json\" id=\"wobble-scene\">\(scriptText(json))</script>\n" + loader)
+        try control.check()
         try AtomicFile.write(Array(html.utf8), to: path, name: name)
     }
 
     /// `--format web -o dir/`: `index.html`, `wobble-view.js`, `scene.json`
-    /// and `picture.webp` in the folder (made when missing).
-    package static func writeFolder(clip: Clip, source: RGBAImage, title: String, quality: Int?, to dir: String) throws {
+    /// and `picture.webp` in the folder (made when missing). Every file's
+    /// bytes are made before the folder is touched: a stop asked of
+    /// `control` before then leaves no folder and no file.
+    package static func writeFolder(clip: Clip, source: RGBAImage, title: String, quality: Int?, to dir: String,
+                                    control: RunControl) throws {
+        if let kind = Posix.kind(dir), kind != .directory {
+            throw RunError("output '\(dir)': not a folder (--format web writes a folder)")
+        }
+        let bundle = try SceneBundle(clip: clip, source: source, picture: "picture.webp")
+        let html = page(title: title, width: source.width, viewAttributes: "src=\"scene.json\"",
+                        scripts: "<script type=\"module\" src=\"wobble-view.js\"></script>")
+        let files: [(String, [UInt8])] = [("picture.webp", try picture(source, quality: quality, control: control)),
+                                          ("scene.json", try bundle.json()), ("wobble-view.js", Array(player.utf8)),
+                                          ("index.html", Array(html.utf8))]
+        try control.check()
         if Posix.kind(dir) == nil {
             do { try Posix.mkdir(AT_FDCWD, dir, 0o777, shown: dir) } catch let e as PosixError {
                 throw RunError("output '\(dir)': cannot make the folder: \(e)")
             }
         }
         guard Posix.kind(dir) == .directory else { throw RunError("output '\(dir)': not a folder (--format web writes a folder)") }
-        let at = { (name: String) in ScenePaths.join(dir, name) }
-        let bundle = try SceneBundle(clip: clip, source: source, picture: "picture.webp")
-        try AtomicFile.write(try picture(source, quality: quality), to: at("picture.webp"))
-        try AtomicFile.write(try bundle.json(), to: at("scene.json"))
-        try AtomicFile.write(Array(player.utf8), to: at("wobble-view.js"))
-        let html = page(title: title, width: source.width, viewAttributes: "src=\"scene.json\"",
-                        scripts: "<script type=\"module\" src=\"wobble-view.js\"></script>")
-        try AtomicFile.write(Array(html.utf8), to: at("index.html"))
+        for (name, bytes) in files { try AtomicFile.write(bytes, to: ScenePaths.join(dir, name)) }
     }
 }
