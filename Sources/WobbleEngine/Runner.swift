@@ -344,10 +344,16 @@ package struct Runner {
         var plan = try OutputPlan.decide(path: path, format: options.format, follow: !madeUp)
         if madeUp {
             plan.name = .madeUp
-            // A folder of frames the engine named (`<scene>_frames/`) is not
-            // entered through a link: its frames and stale files would be
-            // written and removed wherever the link leads.
-            if case .directory(let dir)? = plan.png, Posix.kind(String(dir.reversed().drop(while: { $0 == "/" }).reversed()), follow: false) == .link {
+            // A folder the engine named (`<scene>_frames/`, `<scene>_web/`)
+            // is not entered through a link: its files (and a frame
+            // folder's stale ones) would be written and removed wherever
+            // the link leads.
+            let folder: String? = switch (plan.png, plan.format) {
+            case (.directory(let dir)?, _): dir
+            case (_, .web): plan.path   // `<scene>_web/`: its page, script, scene and picture
+            default: nil
+            }
+            if let dir = folder, Posix.kind(String(dir.reversed().drop(while: { $0 == "/" }).reversed()), follow: false) == .link {
                 throw RunError("output '\(PathBytes.display(dir, controls: true))': a symbolic link; a folder wobble-run names itself is never followed (remove the link, or give -o)")
             }
         }

@@ -166,6 +166,8 @@ package enum WebPage {
             }
         }
         guard Posix.kind(dir) == .directory else { throw RunError("output '\(dir)': not a folder (--format web writes a folder)") }
-        for (name, bytes) in files { try AtomicFile.write(bytes, to: ScenePaths.join(dir, name)) }
+        // Names wobble-run chose, also in a folder the user named: a link
+        // there is replaced by the file, never written through.
+        for (name, bytes) in files { try AtomicFile.write(bytes, to: ScenePaths.join(dir, name), name: .madeUp) }
     }
 }

@@ -137,6 +137,41 @@ final class PlantedLinkTests: XCTestCase {
         try assertVictimIntact("-o and frames")
     }
 
+    /// The web page's names (`--format html`'s `<scene>.html`, `--format
+    /// web`'s `<scene>_web/` and the four files wobble-run names inside any
+    /// web folder): a link at the page is replaced, a link at the made-up
+    /// folder is not entered, a link at `index.html` inside a folder the
+    /// user named is replaced, never written through (it was: the file
+    /// outside became the page, exit 0).
+    func testTheWebPagesNamesReplaceOrRefuseAPlantedLink() throws {
+        try box.write("scene/s.lua", Sandbox.poke)
+        let cwd = box.url.appendingPathComponent("scene")
+        try link("scene/s.html", to: "../victim.txt")
+        let page = try Tool.run(["s.lua", "-q", "--format", "html"], cwd: cwd)
+        XCTAssertEqual(page.status, 0, page.stderr)
+        XCTAssertEqual(kind("scene/s.html"), .regular)
+        XCTAssertEqual(try bytes("scene/s.html").prefix(15), Data("<!doctype html>".utf8))
+        try assertVictimIntact("s.html")
+
+        try fm.createDirectory(atPath: box.path("elsewhere"), withIntermediateDirectories: true)
+        try link("scene/s_web", to: "../elsewhere")
+        let folder = try Tool.run(["s.lua", "-q", "--format", "web"], cwd: cwd)
+        XCTAssertEqual(folder.status, 1)
+        XCTAssertEqual(folder.firstError, "wobble-run: output 's_web/': a symbolic link; a folder wobble-run names itself is never followed (remove the link, or give -o)")
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: box.path("elsewhere")), [])
+
+        try fm.createDirectory(atPath: box.path("scene/site"), withIntermediateDirectories: true)
+        try link("scene/site/index.html", to: "../../victim.txt")
+        try link("scene/site/scene.json", to: "../../nowhere.json")
+        let given = try Tool.run(["s.lua", "-q", "--format", "web", "-o", "site/"], cwd: cwd)
+        XCTAssertEqual(given.status, 0, given.stderr)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: box.path("scene/site")).sorted(),
+                       ["index.html", "picture.webp", "scene.json", "wobble-view.js"])
+        for name in ["index.html", "scene.json"] { XCTAssertEqual(kind("scene/site/" + name), .regular, name) }
+        XCTAssertFalse(fm.fileExists(atPath: box.path("nowhere.json")))
+        try assertVictimIntact("site/")
+    }
+
     /// `--preset` without `-o` names its file `<scene>-<preset>.<ext>`: a
     /// link there is replaced.
     func testAPresetsOwnNameReplacesAPlantedLink() throws {
