@@ -109,7 +109,7 @@ package struct PackJournal {
         try PackState.withLock(dir) {
             var j = load(dir)
             try change(&j)
-            try AtomicFile.write(Array(j.text.utf8), to: ScenePaths.join(dir, "journal"), beforeRename: beforeRename)
+            try AtomicFile.write(Array(j.text.utf8), to: ScenePaths.join(dir, "journal"), name: .madeUp, beforeRename: beforeRename)
         }
     }
 

@@ -330,6 +330,10 @@ package final class PackRun {
             let fd = try Posix.open(parent, O_RDONLY | O_DIRECTORY, shown: parent)
             defer { Posix.closeQuietly(fd) }
             do { try Posix.mkdir(fd, name, 0o755, shown: ScenePaths.join(parent, name)) } catch let e as PosixError where e.code == EEXIST {}
+            // The state folder's own names: a link planted there is not entered.
+            guard Posix.kind(ScenePaths.join(parent, name), follow: false) == .directory else {
+                throw RunError("'\(PathBytes.display(ScenePaths.join(parent, name), controls: true))' is not a folder (the pack's state folder names it itself: remove what is there)")
+            }
         }
         return ScenePaths.join(shards, String(ContentHash.fnv(PathBytes.bytes(plan.key)), radix: 16))
     }

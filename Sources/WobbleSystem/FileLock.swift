@@ -32,7 +32,10 @@ public final class FileLock {
     ///
     /// - Throws: `PosixError` when the file cannot be opened.
     public static func acquire(_ path: String, _ mode: Mode, wait: Bool) throws -> FileLock? {
-        let fd = try Posix.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644, shown: path)
+        // A lock file's name is always one wobble-run chose: a link there
+        // (planted in a shipped folder) is refused, never followed (its
+        // text is replaced by the holder).
+        let fd = try Posix.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644, shown: path)
         var op = mode == .shared ? LOCK_SH : LOCK_EX
         if !wait { op |= LOCK_NB }
         while flock(fd, op) != 0 {

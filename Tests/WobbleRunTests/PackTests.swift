@@ -336,6 +336,40 @@ final class PackTests: XCTestCase {
         XCTAssertEqual(try box.list(".wobble-pack/shards"), [])
     }
 
+    /// The pack's state folder is named by wobble-run, and so is all it
+    /// holds: a link planted there (a pack folder shipped with one) is never
+    /// written through. The journal replaces it; a lock file that is a link
+    /// is refused (its holder writes into it); a shard folder that is a link
+    /// is not entered.
+    func testLinksPlantedInTheStateFolderAreNeverFollowed() throws {
+        let victim = Data("precious\n".utf8)
+        try victim.write(to: box.url.appendingPathComponent("victim.txt"))
+        try FileManager.default.createDirectory(atPath: box.path(".wobble-pack"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: box.path(".wobble-pack/lock"), withDestinationPath: "../victim.txt")
+        try box.write("pack.csv", "scene,image,output\ns.lua,a.png,o.gif\n")
+        let locked = try pack(["pack.csv"])
+        XCTAssertEqual(locked.status, 1)
+        XCTAssertEqual(locked.firstError, "wobble-run: open './.wobble-pack/lock': Too many levels of symbolic links")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("o.gif")))
+        try FileManager.default.removeItem(atPath: box.path(".wobble-pack/lock"))
+        try FileManager.default.createSymbolicLink(atPath: box.path(".wobble-pack/journal"), withDestinationPath: "../victim.txt")
+        let r = try pack(["pack.csv"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try bytes("o.gif"), try single("a.png"))
+        XCTAssertEqual(Posix.kind(box.path(".wobble-pack/journal"), follow: false), .regular)
+        XCTAssertEqual(try bytes("victim.txt"), victim)
+        // A long row in shards: the shards folder planted as a link to a folder outside.
+        try FileManager.default.createDirectory(atPath: box.path("elsewhere"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: box.path(".wobble-pack/shards"), withDestinationPath: "../elsewhere")
+        try box.write("long.lua", "image('a.png') addSketch{x = 8, y = 6, w = 24, h = 18} prepare() impulse(1, 1, 0) wait(1)")
+        try box.write("long.csv", "scene,image,output\nlong.lua,,long.gif\n")
+        let sharded = try pack(["long.csv", "--slice", "0/2", "--shard-frames", "10"])
+        XCTAssertEqual(sharded.status, 1)
+        XCTAssertTrue(sharded.stderr.contains("'./.wobble-pack/shards' is not a folder (the pack's state folder names it itself: remove what is there)"), sharded.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: box.path("elsewhere")), [])
+        XCTAssertEqual(try bytes("victim.txt"), victim)
+    }
+
     func testSliceUsageErrors() throws {
         try box.write("pack.csv", "scene,image,output\n")
         let env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
