@@ -352,6 +352,13 @@ final class PackTests: XCTestCase {
         XCTAssertEqual(locked.firstError, "wobble-run: open './.wobble-pack/lock': Too many levels of symbolic links")
         XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("o.gif")))
         try FileManager.default.removeItem(atPath: box.path(".wobble-pack/lock"))
+        // The slice's claim (its holder writes the manifest's identity into it).
+        try FileManager.default.createSymbolicLink(atPath: box.path(".wobble-pack/slice-0-of-1"), withDestinationPath: "../victim.txt")
+        let claimed = try pack(["pack.csv"])
+        XCTAssertEqual(claimed.status, 1)
+        XCTAssertEqual(claimed.firstError, "wobble-run: open './.wobble-pack/slice-0-of-1': Too many levels of symbolic links")
+        XCTAssertEqual(try bytes("victim.txt"), victim)
+        try FileManager.default.removeItem(atPath: box.path(".wobble-pack/slice-0-of-1"))
         try FileManager.default.createSymbolicLink(atPath: box.path(".wobble-pack/journal"), withDestinationPath: "../victim.txt")
         let r = try pack(["pack.csv"])
         XCTAssertEqual(r.status, 0, r.stderr)
