@@ -198,7 +198,11 @@ final class ScriptSession {
         // The arguments' exact bytes (`PathBytes`), as the script's `...`.
         for a in options.arguments { lua.pushPath(a) }
         let ok = lua.protectedCall(arguments: Int32(options.arguments.count), results: 0)
-        let stop = vm.stopReason
+        var stop = vm.stopReason
+        // An API call that waited on something outside (sound()'s ffmpeg, a
+        // read) and gave up because a stop was asked fails as an error of
+        // the script's: it is the stop, said as one (no traceback, 130/143).
+        if !ok, stop == .none, shouldAbort() { stop = .interrupted }
         if !ok || stop != .none {
             // (ok with a stop: the hook fired but the script still returned.)
             let stopped = stop == .timeout

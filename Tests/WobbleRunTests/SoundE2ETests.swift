@@ -148,6 +148,37 @@ final class SoundE2ETests: XCTestCase {
     }
 
     /// Each bad input: its one line (the first of stderr), exit 1.
+    /// Ctrl+C or SIGTERM while `sound()` waits on ffmpeg is the stop, not
+    /// an error of the scene's: 130/143, no line, no traceback, no output
+    /// (it was exit 1 with "sound: 'long.flac': interrupted while decoding"
+    /// and a Lua traceback).
+    func testASignalWhileASoundDecodesIsTheStop() throws {
+        let made = try Tool.exec("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=220:d=400", "-ac", "2", box.path("long.flac")])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        try box.write("long.lua", "image('img.png')\nlocal s = sound('long.flac')\naddSketch{x = 8, y = 8, w = 40, h = 30}\nprepare()\nwait(0.5)\n")
+        for (sig, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            let (p, out, err) = try Tool.start(["long.lua", "--backend", "cpu", "-o", "long.gif"], cwd: box.url)
+            // Signalled once its ffmpeg decodes the sound.
+            let deadline = Date().addingTimeInterval(20)
+            func decoding() -> Bool {
+                let children = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(p.processIdentifier)/children", encoding: .utf8)) ?? ""
+                return children.split(separator: " ").contains { c in
+                    let cmd = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(c)/cmdline"))) ?? Data()
+                    return String(decoding: cmd, as: UTF8.self).contains("long.flac")
+                }
+            }
+            while !decoding() && Date() < deadline && p.isRunning { usleep(5_000) }
+            XCTAssertTrue(p.isRunning, "the run ended before its ffmpeg was seen")
+            kill(p.processIdentifier, sig)
+            let (_, errData) = Tool.drain(out, err)
+            p.waitUntilExit()
+            let stderr = String(decoding: errData, as: UTF8.self)
+            XCTAssertEqual(p.terminationStatus, code, stderr)
+            XCTAssertFalse(stderr.contains("traceback") || stderr.contains("sound:"), stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("long.gif")))
+        }
+    }
+
     func testEveryBadInputHasItsLine() throws {
         try Data().write(to: box.url.appendingPathComponent("empty.wav"))
         try Data(WAVFile.encode([], sampleRate: 44_100)).write(to: box.url.appendingPathComponent("silent0.wav"))
