@@ -185,12 +185,21 @@ package struct Runner {
         }
         if plan.format.isWebPage, let path = plan.path {
             // The scene itself, played live by the page: no frames rendered.
+            // It plays the whole scene, looping as the scene says; it is
+            // shown at the output's size (--width, --height).
+            if let r = o.frames {
+                report.warn("a web page plays the whole scene: \(Runner.describe(frames: r)) is left out")
+            }
+            if o.loopGiven {
+                report.warn("a web page loops as the scene does (loop=\"false\" on <wobble-view> plays it once): --loop is left out")
+            }
             let title = ScenePaths.baseName(scenePath)
             if plan.format == .html {
-                try WebPage.writePage(clip: clip, source: source, title: title, quality: o.quality, to: path, name: plan.name,
+                try WebPage.writePage(clip: clip, source: source, title: title, shownWidth: w, quality: o.quality, to: path, name: plan.name,
                                       control: control)
             } else {
-                try WebPage.writeFolder(clip: clip, source: source, title: title, quality: o.quality, to: path, control: control)
+                try WebPage.writeFolder(clip: clip, source: source, title: title, shownWidth: w, quality: o.quality, to: path,
+                                        control: control)
             }
             report.output = path
             let summary = Summary(frames: clip.frameCount, width: source.width, height: source.height, clip: clip, output: path,

@@ -122,10 +122,12 @@ package enum WebPage {
         return 10 * log10(255 * 255 / (sum / Double(a.pixels.count / 4 * 3)))
     }
 
-    /// `-o clip.html`: one file, nothing from the network. A stop asked of
+    /// `-o clip.html`: one file, nothing from the network, shown
+    /// `shownWidth` CSS pixels wide (the picture's width when nil; the
+    /// picture inside stays whole). A stop asked of
     /// `control` (a signal, a cancel) before the page is whole writes
     /// nothing (`Interrupted`).
-    package static func writePage(clip: Clip, source: RGBAImage, title: String, quality: Int?, to path: String,
+    package static func writePage(clip: Clip, source: RGBAImage, title: String, shownWidth: Int? = nil, quality: Int?, to path: String,
                                   name: OutputName, control: RunControl) throws {
         let webp = try picture(source, quality: quality, control: control)
         let bundle = try SceneBundle(clip: clip, source: source, picture: "data:image/webp;base64," + Data(webp).base64EncodedString())
@@ -138,7 +140,7 @@ package enum WebPage {
         <script>(async()=>{const b=Uint8Array.from(atob(document.getElementById("wobble-player").textContent),c=>c.charCodeAt(0));\
         (0,eval)(await new Response(new Blob([b]).stream().pipeThrough(new DecompressionStream("gzip"))).text())})()</script>
         """
-        let html = page(title: title, width: source.width, viewAttributes: "src=\"#wobble-scene\"",
+        let html = page(title: title, width: shownWidth ?? source.width, viewAttributes: "src=\"#wobble-scene\"",
                         scripts: "<script type=\"application/json\" id=\"wobble-scene\">\(scriptText(json))</script>\n" + loader)
         try control.check()
         try AtomicFile.write(Array(html.utf8), to: path, name: name)
@@ -148,13 +150,13 @@ package enum WebPage {
     /// and `picture.webp` in the folder (made when missing). Every file's
     /// bytes are made before the folder is touched: a stop asked of
     /// `control` before then leaves no folder and no file.
-    package static func writeFolder(clip: Clip, source: RGBAImage, title: String, quality: Int?, to dir: String,
+    package static func writeFolder(clip: Clip, source: RGBAImage, title: String, shownWidth: Int? = nil, quality: Int?, to dir: String,
                                     control: RunControl) throws {
         if let kind = Posix.kind(dir), kind != .directory {
             throw RunError("output '\(dir)': not a folder (--format web writes a folder)")
         }
         let bundle = try SceneBundle(clip: clip, source: source, picture: "picture.webp")
-        let html = page(title: title, width: source.width, viewAttributes: "src=\"scene.json\"",
+        let html = page(title: title, width: shownWidth ?? source.width, viewAttributes: "src=\"scene.json\"",
                         scripts: "<script type=\"module\" src=\"wobble-view.js\"></script>")
         let files: [(String, [UInt8])] = [("picture.webp", try picture(source, quality: quality, control: control)),
                                           ("scene.json", try bundle.json()), ("wobble-view.js", Array(player.utf8)),
