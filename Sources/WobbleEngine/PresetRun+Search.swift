@@ -44,7 +44,9 @@ extension PresetRun {
     /// - APNG (lossless, fewer colour levels): 4 bits alone, then the level
     ///   its size predicts, then the levels the sizes predict (`ColourBits`);
     ///   the most bits that fit.
-    /// - A quality (WebP, video, GIF): bytes against quality are smooth,
+    /// - WebP: one try at a time (`QualityModel.searchOneByOne`): 80, then
+    ///   the qualities the sizes predict.
+    /// - A quality (video, GIF): bytes against quality are smooth,
     ///   close to exponential, so the search predicts instead of bisecting.
     ///   Round 1 tries the top (`QualityModel.top`, done when it fits) and a
     ///   second point below it; round 2 the quality that the line through

@@ -25,9 +25,9 @@ import Synchronization
 ///    2 at the limit's bitrate, its quality capped at 95), the quality
 ///    search only where that fails. For each other format the platform
 ///    takes (Discord: APNG and GIF) the quality is searched (`search`: each try a whole file encoded into
-///    memory, through the output table, two at a time; the quality
-///    predicted from the sizes of the first tries) for the best
-///    that fits the byte limit; APNG is lossless, so there fewer colour
+///    memory, through the output table: GIF's two at a time, WebP's one
+///    at a time; the quality predicted from the sizes of the first tries)
+///    for the best that fits the byte limit; APNG is lossless, so there fewer colour
 ///    levels are tried (4 bits a channel first, alone: where it does not
 ///    fit, nothing does; then the level its size predicts, then the level
 ///    the two sizes predict: `ColourBits`). With two formats, the one whose frames are
