@@ -10,6 +10,11 @@
 #  - one plain encode of the same clip at the size, frame rate, format and
 #    quality the preset chose (`--width W --height H --fps F --quality Q`,
 #    APNG: --format apng; the picture without the padding to a square);
+#    The plain encode covers the same part of the clip as the preset's file:
+#    its frames (`--frames 0-N`, N from the preset's `frames`) at its rate;
+#    an APNG's plain encode is lossless (no option posterizes), so where
+#    the preset chose fewer colour bits the plain encode costs a little
+#    more than one try at that level;
 # then the medians and the ratios preset / plain (goals: time <= 2x,
 # memory <= 1.5x; CPU time, user + system, besides). With BEFORE (another build's wobble-run), the same for
 # it in the same interleaved runs: before/after.
@@ -30,6 +35,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 scene=Examples/cat/cat.lua
 clip=(--frames 0-89 --backend "$backend" -q)
+# The plain encode: the preset's frames (a lower rate makes fewer of them).
+plainclip() { echo --frames "0-$(($1 - 1))" --backend "$backend" -q; }
 
 median() { sort -g | awk '{a[NR] = $1} END {printf "%.2f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 timed() {   # file, command...: appends "wall peak_MB cpu" (cpu: user + system)
@@ -55,7 +62,8 @@ for p in $presets; do
       w=$(python3 -c "print($pic[0])"); h=$(python3 -c "print($pic[1])")
       level=()
       if [[ $format == apng ]]; then plainext=.apng; else plainext=.$format; level=(--quality "$(field "$json" quality)"); fi
-      timed "$tmp/$p-$b.plain" "${binary[$b]}" "$scene" "${clip[@]}" --width "$w" --height "$h" --fps "$fps" "${level[@]}" -o "$tmp/plain-$b$plainext"
+      # shellcheck disable=SC2046
+      timed "$tmp/$p-$b.plain" "${binary[$b]}" "$scene" $(plainclip "$(field "$json" frames)") --width "$w" --height "$h" --fps "$fps" "${level[@]}" -o "$tmp/plain-$b$plainext"
     done
   done
   for b in "${builds[@]}"; do

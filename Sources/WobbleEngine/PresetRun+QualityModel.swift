@@ -37,6 +37,45 @@ extension PresetRun {
             return model.best
         }
 
+        /// WebP's search, one try at a time (its tries run one after the
+        /// other anyway: each holds several whole canvases): quality 80
+        /// first; then, each time, the quality that the sizes known say
+        /// fits (`predict`; after one size, a file doubling every 10
+        /// quality steps: `priorSlope`), until the quality above the best
+        /// that fitted is known not to fit, or, after `oneByOneTries`, the
+        /// line says it does not; `oneByOneMost` tries at most, then the
+        /// lowest quality where none fitted. On the cat
+        /// for WhatsApp: 80, 86, 88, three encodes where the rounds of two
+        /// made four (95 and 80, 86 and 84).
+        package static func searchOneByOne(limit: Int, encode: ([Int]) throws -> [Candidate]) throws -> Candidate? {
+            var model = QualityModel(limit: limit)
+            model.add(try encode([second]))
+            while model.tried.count < oneByOneMost {
+                let q = model.predict()
+                if let best = model.best {
+                    // Done where nothing is left between the best that fits and the lowest that does not,
+                    // or, after `oneByOneTries`, where the line says the quality above the best does not fit.
+                    if q <= best.level { break }
+                    if model.tried.count >= oneByOneTries, let at = model.atLimit(), at < Double(best.level + 1) { break }
+                }
+                if model.tried.contains(where: { $0.level == q }) { break }
+                model.add(try encode([q]))
+            }
+            if model.best == nil, !model.tried.contains(where: { $0.level == PresetRun.lowestQuality }) {
+                model.add(try encode([PresetRun.lowestQuality]))
+            }
+            return model.best
+        }
+
+        /// The tries of `searchOneByOne` after which it stops where the line
+        /// says the quality above the best does not fit; the most it makes
+        /// before the lowest (sizes off the line: steps, noise).
+        package static let oneByOneTries = 3, oneByOneMost = 5
+        /// The slope of log(bytes) against quality that a single size is
+        /// carried on with: a file doubling every 10 steps (WebP on the
+        /// cat: ×2.9 from quality 80 to 95).
+        package static let priorSlope = log(2.0) / 10
+
         /// The highest quality tried that fits.
         package var best: Candidate? { tried.filter { $0.bytes <= limit }.max { $0.level < $1.level } }
         /// The highest quality known to fit, and the lowest known not to.
@@ -48,10 +87,20 @@ extension PresetRun {
         /// nearest the limit (one on each side where there are both) says
         /// fits at the limit, strictly between the best fitting and the
         /// lowest failing quality; their middle where the sizes do not fall
-        /// with the quality.
+        /// with the quality; from one size, the line of `priorSlope`.
         package func predict() -> Int {
             let lo = fitting, hi = failing
             guard hi - lo > 1 else { return max(lowestQuality, lo) }
+            var q = (lo + hi) / 2
+            if let at = atLimit() { q = Int(at.rounded(.down)) }
+            return min(hi - 1, max(lo + 1, max(lowestQuality, q)))
+        }
+
+        /// The quality at which the line through the logarithms of the two
+        /// sizes nearest the limit (one on each side where there are both;
+        /// one size: `priorSlope`) reaches the limit; nil where the sizes
+        /// do not fall with the quality.
+        package func atLimit() -> Double? {
             let byLevel = Dictionary(tried.map { ($0.level, $0.bytes) }, uniquingKeysWith: { a, _ in a })
             let points = byLevel.sorted { $0.key < $1.key }
             let below = points.filter { $0.value <= limit }.last
@@ -63,13 +112,16 @@ extension PresetRun {
                 // All on one side: the two nearest the limit.
                 pair = Array((below == nil ? points.prefix(2) : points.suffix(2)))
             }
-            var q = (lo + hi) / 2
+            var at: Double?
             if pair.count == 2, pair[1].value > pair[0].value, pair[1].key > pair[0].key, pair[0].value > 0 {
                 let slope = (log(Double(pair[1].value)) - log(Double(pair[0].value))) / Double(pair[1].key - pair[0].key)
-                let at = Double(pair[0].key) + (log(Double(limit)) - log(Double(pair[0].value))) / slope
-                if at.isFinite { q = Int(at.rounded(.down)) }
+                at = Double(pair[0].key) + (log(Double(limit)) - log(Double(pair[0].value))) / slope
+            } else if pair.count == 1, pair[0].value > 0 {
+                // One size: carried on with the prior slope.
+                at = Double(pair[0].key) + (log(Double(limit)) - log(Double(pair[0].value))) / Self.priorSlope
             }
-            return min(hi - 1, max(lo + 1, max(lowestQuality, q)))
+            // (Within Int's range: a quality far off is clamped by the caller.)
+            return at.flatMap { $0.isFinite ? min(1e6, max(-1e6, $0)) : nil }
         }
 
         /// A quality two below `q`, tried beside it in case the prediction
@@ -82,21 +134,35 @@ extension PresetRun {
     }
 
     /// The search for an APNG's colour bits (8 lossless, down to 4): the
-    /// most bits whose file fits. Round 1 tries 8 and 7 bits; a file's size
-    /// falls smoothly with the bits, close to a constant ratio a bit, so
-    /// each later round tries the level that the two sizes nearest the
-    /// limit say fits, beside the level above it (a prediction a level too
-    /// low), or the lowest unknown level alone where even that is predicted
-    /// not to fit — until every level above the best that fitted is known
-    /// not to fit. Where sizes fall with the bits this keeps what trying
-    /// 8, 7, 6, 5, 4 in turn keeps, in fewer tries (Discord on the cat at
-    /// 15 fps: 8, 7, then 5 and 4, instead of a round of 6 and 5 between).
+    /// most bits whose file fits. A file's size falls with the bits, so the
+    /// lowest level is tried first, alone: where it does not fit, no level
+    /// does, and the preset halves the frame rate at once (Discord on the
+    /// cat at 30 fps: one try, where 8, 7 and 4 were three). Where it fits,
+    /// the level its size says fits (`priorRatio` a bit; the top, lossless,
+    /// where it is far under the limit) is tried alone; then each round tries the level that
+    /// the two sizes nearest the limit say fits (close to a constant ratio
+    /// a bit), beside the level above it (a prediction a level too low), or
+    /// the lowest unknown level alone where even that is predicted not to
+    /// fit — until every level above the best that fitted is known not to
+    /// fit. Where sizes fall with the bits this keeps what trying 8, 7, 6,
+    /// 5, 4 in turn keeps (Discord on the cat at 15 fps: 4, then 5; 8, 7,
+    /// 5 and 4 before).
     package enum ColourBits {
         package static let top = 8, lowest = 4
+        /// How much larger a file is a bit more, before two sizes are
+        /// known (the cat for Discord: ×1.9 from 4 bits to 5 at 15 fps, ×1.7
+        /// a bit from 4 to 7 at 30 fps, ×1.15 from 7 to 8).
+        package static let priorRatio = 1.6
 
         package static func search(limit: Int, encode: ([Int]) throws -> [Candidate]) throws -> Candidate? {
             var tried: [Int: Candidate] = [:]
-            for c in try encode([top, top - 1]) { tried[c.level] = c }
+            // The lowest alone: where it does not fit, nothing does.
+            guard let first = try encode([lowest]).first, first.bytes <= limit else { return nil }
+            tried[lowest] = first
+            // Then, alone, the level that its size says fits, at `priorRatio` a bit (the top where it is far under).
+            let room = log(Double(limit) / Double(max(1, first.bytes))) / log(priorRatio)
+            let guess = room.isFinite ? min(top, max(lowest + 1, lowest + Int(room.rounded(.down)))) : top
+            for c in try encode([guess]) { tried[c.level] = c }
             while true {
                 let fitting = tried.values.filter { $0.bytes <= limit }.max { $0.level < $1.level }
                 let failing = tried.values.filter { $0.bytes > limit }.map(\.level).min() ?? (top + 1)
@@ -120,8 +186,9 @@ extension PresetRun {
 
         /// The most bits that the sizes of `tried` (bits, bytes) say fit
         /// `limit`: the ratio a bit of the two sizes nearest the limit (the
-        /// lowest levels tried over it, or the pair around it), carried on
-        /// from the lower; nil where the sizes do not fall with the bits.
+        /// lowest levels tried over it, the pair around it, or the highest
+        /// two under it), carried on from the lower; nil where the sizes do
+        /// not fall with the bits.
         static func predict(_ tried: [(Int, Int)], limit: Int) -> Int? {
             let points = tried.sorted { $0.0 < $1.0 }
             let over = points.filter { $0.1 > limit }, under = points.filter { $0.1 <= limit }
@@ -130,6 +197,8 @@ extension PresetRun {
                 pair = [below, above]
             } else if over.count >= 2 {
                 pair = Array(over.prefix(2))
+            } else if under.count >= 2 {
+                pair = Array(under.suffix(2))
             } else {
                 return nil
             }

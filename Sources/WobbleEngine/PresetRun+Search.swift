@@ -41,9 +41,12 @@ extension PresetRun {
     /// fits, or nil. Tries run two at a time (each on a thread of its own,
     /// the frames shared, not copied; WebP's one after the other), in rounds:
     ///
-    /// - APNG (lossless, fewer colour levels): 8 and 7 bits, then the
-    ///   level their sizes predict (`ColourBits`); the most bits that fit.
-    /// - A quality (WebP, video, GIF): bytes against quality are smooth,
+    /// - APNG (lossless, fewer colour levels): 4 bits alone, then the level
+    ///   its size predicts, then the levels the sizes predict (`ColourBits`);
+    ///   the most bits that fit.
+    /// - WebP: one try at a time (`QualityModel.searchOneByOne`): 80, then
+    ///   the qualities the sizes predict.
+    /// - A quality (video, GIF): bytes against quality are smooth,
     ///   close to exponential, so the search predicts instead of bisecting.
     ///   Round 1 tries the top (`QualityModel.top`, done when it fits) and a
     ///   second point below it; round 2 the quality that the line through
@@ -71,16 +74,19 @@ extension PresetRun {
                 let r = Result { try self.encode(frames, spec: spec, format: format, level: levels[i]) }
                 results.withLock { $0[i] = r }
             }
+            let round = Stage()
             if together {
                 Parallel.run(levels.count, one)
             } else {
                 for i in levels.indices { one(i) }
             }
             let done = try results.withLock { try $0.map { try $0!.get() } }
+            round.trace("\(format.rawValue) \(done.map { "\($0.level): \($0.bytes)" }.joined(separator: ", ")) (limit \(p.byteLimit))")
             smallest = min(smallest, done.map(\.bytes).min() ?? Int.max)
             return done
         }
         if apng { return try ColourBits.search(limit: p.byteLimit, encode: encode) }
+        if format == .webp { return try QualityModel.searchOneByOne(limit: p.byteLimit, encode: encode) }
         return try QualityModel.search(limit: p.byteLimit, encode: encode)
     }
 

@@ -25,11 +25,12 @@ import Synchronization
 ///    2 at the limit's bitrate, its quality capped at 95), the quality
 ///    search only where that fails. For each other format the platform
 ///    takes (Discord: APNG and GIF) the quality is searched (`search`: each try a whole file encoded into
-///    memory, through the output table, two at a time; the quality
-///    predicted from the sizes of the first tries) for the best
-///    that fits the byte limit; APNG is lossless, so there fewer colour
-///    levels are tried (8 and 7 bits a channel, then the level their sizes
-///    predict: `ColourBits`). With two formats, the one whose frames are
+///    memory, through the output table: GIF's two at a time, WebP's one
+///    at a time; the quality predicted from the sizes of the first tries)
+///    for the best that fits the byte limit; APNG is lossless, so there fewer colour
+///    levels are tried (4 bits a channel first, alone: where it does not
+///    fit, nothing does; then the level its size predicts, then the level
+///    the two sizes predict: `ColourBits`). With two formats, the one whose frames are
 ///    closest to the rendered ones (PSNR, the GIF decoded back) wins.
 ///    Where even the lowest does not fit and the platform allows it, half
 ///    the frame rate is tried (fewer frames), twice at most.
@@ -137,7 +138,9 @@ package struct PresetRun {
             runner.announces = false
             runner.makeSink = { f, still in try collector.start(f, still: still) }
             runner.soundless = "\(p.what) (--preset \(p.name))"
+            let rendering = Self.Stage()
             summary = try runner.run(report: report)
+            rendering.trace("render \(collector.count) frames at \(NumberText.rate(rate)) fps")
             choice.fps = rate
             choice.loop = loop
             choice.frames = collector.count
@@ -148,7 +151,11 @@ package struct PresetRun {
                                         smallest: &smallest)
                 if found == nil { found = try search(collector, format: format, fps: rate, loop: loop, smallest: &smallest) }
                 guard var c = found else { continue }
-                if formats.count > 1 { c.psnr = try fidelity(of: c, to: collector) }
+                if formats.count > 1 {
+                    let measuring = Self.Stage()
+                    c.psnr = try fidelity(of: c, to: collector)
+                    measuring.trace("PSNR of \(c.format.rawValue) \(c.level)")
+                }
                 compared.append(c)
                 // A lossless file cannot be beaten.
                 if c.psnr == nil || c.psnr! >= Fidelity.exact { break }
@@ -343,6 +350,20 @@ package struct PresetRun {
         }
 
         package func count(fps: Double) -> Int { selection(fps: fps).count }
+    }
+
+    /// `WOBBLE_PRESET_TRACE=1`: each stage of a preset (the render, each
+    /// round of tries: levels and bytes) on stderr with its wall and CPU
+    /// seconds (the whole process's), for finding where a search's time goes.
+    static let tracing = Environment.all["WOBBLE_PRESET_TRACE"] == "1"
+
+    /// A stage's start, for `tracing`.
+    struct Stage {
+        let wall = monotonic(), cpu = processCPUTime()
+        func trace(_ what: @autoclosure () -> String) {
+            guard PresetRun.tracing else { return }
+            printError("wobble-run: preset trace: \(what()): \(String(format: "%.3f", monotonic() - wall)) s wall, \(String(format: "%.3f", processCPUTime() - cpu)) s CPU")
+        }
     }
 
     package static func kb(_ n: Int) -> String { n == Int.max ? "?" : "\(Int((Double(n) / 1024).rounded(.up))) KB" }

@@ -81,6 +81,83 @@ final class QualitySearchTests: XCTestCase {
     }
 }
 
+/// WebP's search one try at a time (`PresetRun.QualityModel.searchOneByOne`)
+/// on made-up sizes: quality 80 first, then the qualities the sizes say
+/// fit; at most five tries before the lowest, each one a quality not
+/// tried before, and a choice that always fits, within 3 of the best.
+final class OneByOneSearchTests: XCTestCase {
+    func run(limit: Int, _ bytes: (Int) -> Int) throws -> (PresetRun.Candidate?, [[Int]]) {
+        var rounds: [[Int]] = []
+        let c = try PresetRun.QualityModel.searchOneByOne(limit: limit) { levels in
+            rounds.append(levels)
+            return levels.map { PresetRun.Candidate(format: .webp, bytes: bytes($0), level: $0) }
+        }
+        return (c, rounds)
+    }
+
+    func truth(limit: Int, _ bytes: (Int) -> Int) -> Int? {
+        (PresetRun.lowestQuality...PresetRun.QualityModel.top).last { bytes($0) <= limit }
+    }
+
+    func testTheWhatsAppCatIsThreeTries() throws {
+        // The cat's WebP sizes for WhatsApp (80, 84, 86, 88, 95 measured;
+        // the rest on the line through the nearest two).
+        let measured = [80: 321_132, 84: 372_624, 86: 451_078, 88: 501_634, 95: 923_662]
+        let bytes = { (q: Int) -> Int in
+            if let b = measured[q] { return b }
+            let keys = measured.keys.sorted()
+            let lo = keys.last { $0 < q } ?? 80, hi = keys.first { $0 > q } ?? 95
+            let t = Double(q - lo) / Double(hi - lo)
+            return Int(exp(log(Double(measured[lo]!)) * (1 - t) + log(Double(measured[hi]!)) * t))
+        }
+        let (c, rounds) = try run(limit: 500 * 1024, bytes)
+        // 88 fits, and the line through 86 and 88 says 89 does not: three
+        // tries, the best quality that fits (the rounds of two: four, 86).
+        XCTAssertEqual(rounds, [[80], [86], [88]])
+        XCTAssertEqual(c?.level, 88)
+        XCTAssertEqual(truth(limit: 500 * 1024, bytes), 88)
+        // Were 88 over (the line through 86 and 95), 87 would be tried too.
+        let (c87, four) = try run(limit: 500 * 1024) { $0 == 88 ? 528_000 : bytes($0) }
+        XCTAssertEqual(four, [[80], [86], [88], [87]])
+        XCTAssertEqual(c87?.level, 87)
+    }
+
+    func testCurvesFitAndComeClose() throws {
+        // Exponential curves of several slopes (the prior's, half and
+        // twice it), and VP9-like steps with noise.
+        var curves: [(Int) -> Int] = [0.035, 0.07, 0.14].map { k in { q in Int(20_000 * exp(k * Double(q))) } }
+        curves.append { q in
+            let c = (63 - Double(q - 1) * 63 / 99).rounded()
+            return Int(3_000_000 * exp(-0.07 * c) * (1 + 0.04 * sin(c * 1.7)))
+        }
+        for bytes in curves {
+            for limit in stride(from: bytes(5) - 1, through: bytes(96), by: max(1, (bytes(96) - bytes(5)) / 37)) {
+                let (c, rounds) = try run(limit: limit, bytes)
+                let tries = rounds.joined()
+                XCTAssertTrue(rounds.allSatisfy { $0.count == 1 }, "one at a time: \(rounds)")
+                XCTAssertEqual(rounds.first, [80])
+                XCTAssertEqual(Set(tries).count, tries.count, "a quality tried twice: \(rounds)")
+                XCTAssertLessThanOrEqual(tries.count, PresetRun.QualityModel.oneByOneMost + 1, "limit \(limit): \(rounds)")
+                guard let best = truth(limit: limit, bytes) else {
+                    XCTAssertNil(c, "limit \(limit): \(rounds)")
+                    XCTAssertTrue(tries.contains(PresetRun.lowestQuality), "\(rounds)")
+                    continue
+                }
+                let chosen = try XCTUnwrap(c, "limit \(limit): \(rounds)")
+                XCTAssertLessThanOrEqual(chosen.bytes, limit)
+                XCTAssertGreaterThanOrEqual(chosen.level, best - 3, "limit \(limit): \(rounds)")
+            }
+        }
+    }
+
+    func testTheTopFittingIsTwoTries() throws {
+        // 80 at 27,042 bytes: a file doubling every 10 steps reaches 100,000 above 95.
+        let (c, rounds) = try run(limit: 100_000) { Int(100 * exp(0.07 * Double($0))) }
+        XCTAssertEqual(c?.level, 95)
+        XCTAssertEqual(rounds, [[80], [95]])
+    }
+}
+
 /// The two-pass VP9 encode of a preset's video (`PresetRun.twoPass`) on
 /// frames made here, for limits a real platform does not have: a limit the
 /// first pass 2 overshoots is met by pass 2 again at a lower bitrate; one
@@ -156,8 +233,9 @@ final class TwoPassTests: XCTestCase {
 
 /// The preset's search for an APNG's colour bits
 /// (`PresetRun.ColourBits.search`) on made-up sizes: it keeps the most bits
-/// that fit, as trying 8, 7, 6, 5, 4 in turn would, two tries at a time,
-/// and skips the levels its prediction rules out.
+/// that fit, as trying 8, 7, 6, 5, 4 in turn would, the lowest first and
+/// alone, then the level its size predicts, alone, at most two tries at a
+/// time, and skips the levels its prediction rules out.
 final class ColourBitsSearchTests: XCTestCase {
     func run(limit: Int, _ bytes: (Int) -> Int) throws -> (PresetRun.Candidate?, [[Int]]) {
         var rounds: [[Int]] = []
@@ -178,7 +256,9 @@ final class ColourBitsSearchTests: XCTestCase {
             for limit in sizes.flatMap({ [$0 - 1, $0, $0 + 1] }) + [1, 10_000_000] {
                 let (c, rounds) = try run(limit: limit, bytes)
                 XCTAssertEqual(c?.level, (4...8).last { bytes($0) <= limit }, "limit \(limit): \(rounds)")
-                XCTAssertEqual(rounds.first, [8, 7])
+                XCTAssertEqual(rounds.first, [4])
+                // Where the lowest fits, one level above it is tried next, alone; where it does not, nothing else.
+                XCTAssertEqual(rounds.count > 1 ? rounds[1].count : 0, bytes(4) <= limit ? 1 : 0, "limit \(limit): \(rounds)")
                 XCTAssertLessThanOrEqual(rounds.map(\.count).max() ?? 0, 2, "two tries at a time")
                 XCTAssertEqual(Set(rounds.joined()).count, rounds.joined().count, "a level tried twice: \(rounds)")
             }
@@ -186,21 +266,30 @@ final class ColourBitsSearchTests: XCTestCase {
     }
 
     func testSizesThatDoNotFallWithTheBitsEndTheSearch() throws {
-        // 8 bits fit and 7 do not: 8 is kept, nothing more is tried.
-        let (c, rounds) = try run(limit: 100) { $0 == 8 ? 90 : 120 }
+        // 4, 5 and 8 bits fit, 7 do not: 8 is kept, 6 is not tried.
+        let (c, rounds) = try run(limit: 100) { $0 == 7 ? 120 : 90 }
         XCTAssertEqual(c?.level, 8)
-        XCTAssertEqual(rounds, [[8, 7]])
+        XCTAssertEqual(rounds, [[4], [5], [8, 7]])
     }
 
     func testAPredictedLevelSkipsTheRoundAboveIt() throws {
-        // 4 bits fit, 5 do not: 8 and 7, then 5 and 4 (no round of 6 and 5).
+        // 4 bits fit, 5 do not: 4, then 5 alone, two tries (Discord on the cat at 15 fps).
         let bytes = { (b: Int) in Int(100_000 * pow(1.4, Double(b - 4))) }
         let (c, rounds) = try run(limit: 120_000, bytes)
         XCTAssertEqual(c?.level, 4)
-        XCTAssertEqual(rounds, [[8, 7], [5, 4]])
-        // Nothing fits: the lowest level alone confirms it.
+        XCTAssertEqual(rounds, [[4], [5]])
+        // Nothing fits: the lowest level alone says so, in one try.
         let (none, tries) = try run(limit: 50_000, bytes)
         XCTAssertNil(none)
-        XCTAssertEqual(tries, [[8, 7], [4]])
+        XCTAssertEqual(tries, [[4]])
+        // 6 bits fit, 7 do not: 4, 5 (the ratio 1.6 a bit says 5), then
+        // 7 and 6 at once (their ratio, 1.4, says 6).
+        let (six, between) = try run(limit: 200_000, bytes)
+        XCTAssertEqual(six?.level, 6)
+        XCTAssertEqual(between, [[4], [5], [7, 6]])
+        // Far under the limit: 4, then 8 (lossless) alone.
+        let (top, two) = try run(limit: 1_000_000, bytes)
+        XCTAssertEqual(top?.level, 8)
+        XCTAssertEqual(two, [[4], [8]])
     }
 }
