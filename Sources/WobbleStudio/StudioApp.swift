@@ -65,7 +65,7 @@ final class StudioApp {
         self.options = options
         self.surfaces = surfaces
         core = StudioCore(session: options.session, verbose: options.verbose, clock: clock, audio: surfaces.audio)
-        presenter = Presenter(session: core.frameSource, clock: clock, profile: options.profile)
+        presenter = Presenter(frames: core.frames, clock: clock, profile: options.profile)
     }
 
     // The core's state the tests and the chrome read.
@@ -88,7 +88,7 @@ final class StudioApp {
         guard options.session.backend != .cpu, presenter.directWanted, let w = window else { return }
         let verbose = options.verbose
         nonisolated(unsafe) var windowFailed = false
-        core.frameSource.makeRenderer = { [weak w, weak self] img, m in
+        core.frames.makeRenderer = { [weak w, weak self] img, m in
             if !windowFailed, let w {
                 do {
                     try w.makeCurrent()
@@ -188,7 +188,7 @@ final class StudioApp {
             printError("studio: \(presenter.presentedCount) frames presented in \(String(format: "%.2f", s)) s")
         }
         // The renderer's GL names go while the window's context lives.
-        core.frameSource.makeRenderer = nil
+        core.frames.makeRenderer = nil
         window = nil
         return Signals.received.map { 128 + $0 } ?? 0
     }
@@ -206,7 +206,7 @@ final class StudioApp {
     /// else the image area's (what `--width W --height H` renders).
     private func applyLayout() {
         navigator.view = layout.view
-        core.frameSource.outputSize = layout.scale != 1 ? (layout.imageRect.w, layout.imageRect.h) : nil
+        core.frames.outputSize = layout.scale != 1 ? (layout.imageRect.w, layout.imageRect.h) : nil
     }
 
     /// Lays the picture out again as `view` says (zoom, pan, fit): the
@@ -462,8 +462,8 @@ final class StudioApp {
 
     private func present() {
         guard let window else { return }
-        let k = core.currentIndex
-        presenter.selected = core.inspector.selected
+        let shown = core.shownFrame()
+        let k = shown.index
         presenter.extraVersion = core.cutouts.overlayVersion
         presenter.paintExtra = core.run.clip?.cutouts.isEmpty == false || core.cutouts.isStroking || core.cutouts.isOutlining
             ? { [unowned self] in
@@ -478,8 +478,8 @@ final class StudioApp {
             shownPanel = (panel, r.x, r.y)
             window.setPanel(panel?.image, x: r.x, y: r.y)
         }
-        guard presenter.present(into: window, frame: k, handles: core.handles, layout: layout, dirty: core.dirty, playing: core.playing,
-                                message: { [unowned self] in core.message }, isEditable: { [unowned self] in core.editor.isEditable($0) },
+        guard presenter.present(into: window, frame: shown, image: core.run.image, layout: layout, dirty: core.dirty,
+                                playing: core.playing, message: { [unowned self] in core.message },
                                 chrome: { [unowned self] in chrome(index: $0).image }, fail: { [unowned self] in core.fail($0) }) else { return }
         core.dirty = false
         if let t = core.editor.editInputTime, !core.editor.editsPending, !core.isRunning {

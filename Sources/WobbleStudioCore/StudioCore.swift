@@ -14,8 +14,8 @@ import WobbleSystem
 /// run it on a manual one).
 package final class StudioCore {
     /// The live session behind the core: no surface reads it (they read
-    /// `snapshot()`, `run` and the core's state); `frameSource` hands it to
-    /// the renderer only.
+    /// `snapshot()`, `shownFrame()`, `run` and the core's state, and render
+    /// through `frames`).
     let session: LiveSession
     package let watch: InputWatch
     package let verbose: Bool
@@ -480,17 +480,12 @@ package final class StudioCore {
 
     /// Everything a front end draws now, as one value.
     package func snapshot() -> StudioSnapshot {
-        let k = currentIndex
-        let shapes = handles ? session.handleShapes(atFrame: k) : []
+        let shown = shownFrame()
         return StudioSnapshot(
-            scene: sceneName, title: title, unsaved: session.hasUnsavedEdits, generation: session.generation,
-            frame: k, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30, playhead: playhead,
+            scene: sceneName, title: title, unsaved: session.hasUnsavedEdits, generation: shown.generation,
+            frame: shown.index, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30, playhead: playhead,
             clipLength: clipLength, timelineLength: timelineLength, scriptedDuration: session.scriptedDuration, playing: playing,
-            recording: recorder.isRecording, handlesShown: handles, frameState: session.frameState(k),
-            handles: shapes.map { h in
-                StudioSnapshot.Handle(kind: h.origin?.kind, shape: h.shape, editable: editor.isEditable(h.origin),
-                                      selected: inspector.selected != nil && h.origin?.kind == inspector.selected)
-            },
+            recording: recorder.isRecording, handlesShown: shown.handlesShown, frameState: shown.state, handles: shown.handles,
             inspector: inspector.values(), ticks: ticks, hovered: hoveredTick?.label, performed: session.performed, message: message,
             messageIsError: messageIsError, sceneError: sceneError, warnings: warningsShown,
             askingToQuit: quitGuard.asking, chooserRow: chooser?.row,
