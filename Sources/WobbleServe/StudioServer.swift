@@ -30,8 +30,6 @@ public final class StudioServer: @unchecked Sendable {
     let queue = SerialQueue(label: "wobble-run.serve.session")
     private var timer: RepeatingTimer?
     private let log: @Sendable (String) -> Void
-    /// When the core next looks at the scene's inputs.
-    private var nextPoll = 0.0
     /// What the pages were last sent: the run (generation, error, edits,
     /// pokes), the snapshot, the exports ended.
     private struct RunMark: Equatable { var generation: Int; var error: String?; var unsaved: Bool; var performed: Int; var warnings: [String] }
@@ -172,7 +170,7 @@ public final class StudioServer: @unchecked Sendable {
 
     /// A turn of the core without page messages.
     private func turnOnce() {
-        core.update(nextPoll: &nextPoll)
+        core.tick()
         push(focus: core.currentIndex)
     }
 
@@ -180,11 +178,11 @@ public final class StudioServer: @unchecked Sendable {
     /// edit's, a save's: the page waits for it), or until a stop signal
     /// came (`serve` then stops at once, the run abandoned).
     private func settle() {
-        core.update(nextPoll: &nextPoll)
+        core.tick()
         let end = monotonic() + 60
         while core.isRunning, monotonic() < end, Signals.received == nil {
             _ = core.waitForRun(upTo: 0.1)
-            core.update(nextPoll: &nextPoll)
+            core.tick()
         }
     }
 

@@ -55,9 +55,6 @@ final class StudioApp {
     /// Draws the cutouts' outlines and the stroke over the picture.
     private let cutoutPainter = CutoutPainter()
 
-    /// How long the window waits for input while a run is in flight before
-    /// it looks whether the run has finished.
-    static let runPollInterval = 0.004
     /// A handle is grabbed within this many window pixels.
     static let grabRadius = 10.0
 
@@ -105,35 +102,6 @@ final class StudioApp {
         }
     }
 
-    /// How long the loop may wait for input at `now`: until the next
-    /// frame is due while playing, shorter while a run, an export, a
-    /// take's write or a cutout goes on (they are polled), 0 when
-    /// something is to be drawn.
-    private func inputWait(now: Double, nextPoll: Double) -> Double {
-        var wait = max(0, nextPoll - now)
-        if core.playing || core.recorder.isRecording, let clip = core.run.clip, !options.unpaced {
-            // The playhead as it is now (it was last moved before the
-            // previous frame was drawn), and the next frame's time.
-            let current = core.currentPlayhead(at: now)
-            let due = core.run.frameIndex(at: current)
-            if due == presenter.presentedIndex {
-                let next = Double(due + 1) / clip.fps
-                wait = min(wait, max(0, next - current))
-            } else {
-                // A frame is due that is not on screen (the last one took
-                // longer than a frame): draw it now, not at the next one's time.
-                wait = 0
-            }
-        }
-        // A wait of a millisecond or two costs more than it saves on a busy
-        // machine (the process gives up its turn): poll instead.
-        if core.isRunning { wait = min(wait, StudioApp.runPollInterval) }
-        if core.exporter.isExporting || core.recorder.isWriting { wait = min(wait, 0.1) }
-        if core.cutouts.isComputing { wait = min(wait, StudioApp.runPollInterval) }
-        if options.unpaced || core.dirty || wait < 0.002 { wait = 0 }
-        return wait
-    }
-
     func run() -> Int32 {
         let started = clock.now()
         // The first run goes on off the window thread: a quick scene has
@@ -163,19 +131,19 @@ final class StudioApp {
             printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
         }
         drawInTheWindowsContext()
-        var nextPoll = clock.now() + core.watch.pollInterval
         while true {
-            let now = clock.now()
-            if let q = options.quitAfter, now - started >= q { break }
+            if let q = options.quitAfter, clock.now() - started >= q { break }
             if Signals.received != nil { break }
-            let wait = inputWait(now: now, nextPoll: nextPoll)
+            // The core says when its next turn is due (the next frame, the
+            // inputs' next look, a run polled); unpaced, at once.
+            let wait = options.unpaced ? 0 : core.secondsToNextTurn(presented: presenter.presentedIndex)
             let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
             var quit = false
             for i in inputs where !quit && handle(i) { quit = true }
             if quit { break }
             showChooser()
             updateTitle()
-            core.update(nextPoll: &nextPoll)
+            core.tick()
             present()
         }
         core.finish()

@@ -136,10 +136,17 @@ package final class StudioCore {
         watch.reset(extra: session.inputs)
     }
 
-    /// One turn after the commands of a batch of input: the edits' run
-    /// asked for, the files watched, a finished run swapped in, the
-    /// cutouts' and the export's progress, the playhead moved on.
-    package func update(nextPoll: inout Double) {
+    /// When the core next looks at the scene's inputs (its clock's time).
+    private var nextPoll = -Double.infinity
+
+    /// One turn of the studio at its clock's now, after the commands of a
+    /// batch of input: the edits' run asked for, the scene's inputs looked
+    /// at when due, a finished run swapped in, the cutouts' and the
+    /// export's progress, the playhead moved on (and the soundtrack after
+    /// it). Every surface turns the core with this alone: the window after
+    /// each batch of its events, the page's server after each batch of
+    /// page messages and on its timer; the in-process tests on a manual clock.
+    package func tick() {
         if editor.editsPending {
             editor.editsPending = false
             // The scene runs with the edits once per batch of input.
@@ -159,6 +166,39 @@ package final class StudioCore {
         recorder.poll()
         advance()
     }
+
+    /// How long a surface may wait for input before the core's next turn
+    /// is due (seconds, from the clock's now), with frame `presented` on
+    /// screen: until the inputs are next looked at; while playing or
+    /// recording, until the next frame is due (0 when a due frame is not
+    /// on screen: the last one took longer than a frame); at most
+    /// `runPoll` while a run or a cutout goes on and 0.1 s while an export
+    /// or a take's write does (they are polled); 0 when something is to
+    /// be drawn, or when the wait is so short that waiting costs more
+    /// than it saves (the process gives up its turn on a busy machine).
+    package func secondsToNextTurn(presented: Int) -> Double {
+        let now = clock.now()
+        var wait = max(0, nextPoll - now)
+        if playing || recorder.isRecording, let clip = session.clip {
+            // The playhead as it is now (it was last moved before the
+            // previous frame was drawn), and the next frame's time.
+            let current = currentPlayhead(at: now)
+            let due = session.frameIndex(at: current)
+            if due == presented {
+                wait = min(wait, max(0, Double(due + 1) / clip.fps - current))
+            } else {
+                wait = 0
+            }
+        }
+        if session.isRunning || cutouts.isComputing { wait = min(wait, StudioCore.runPoll) }
+        if exporter.isExporting || recorder.isWriting { wait = min(wait, 0.1) }
+        if dirty || wait < 0.002 { wait = 0 }
+        return wait
+    }
+
+    /// How often a run or a cutout in flight is looked at while a surface
+    /// waits for input (seconds).
+    package static let runPoll = 0.004
 
     /// The studio ends: a run in flight is abandoned (its script stops at
     /// its next instruction count hook, its result is dropped); a take
