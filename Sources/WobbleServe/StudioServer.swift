@@ -26,7 +26,7 @@ public final class StudioServer: @unchecked Sendable {
     /// The studio; touched only on `queue`.
     let core: StudioCore
     /// The scene's folder (the files a page may fetch, `/files/NAME`).
-    private let sceneFolder: String
+    private let sceneFolder: AbsolutePath
     let queue = SerialQueue(label: "wobble-run.serve.session")
     private var timer: RepeatingTimer?
     private let log: @Sendable (String) -> Void
@@ -99,10 +99,10 @@ public final class StudioServer: @unchecked Sendable {
         var config = ServerConfig(token: token)
         config.host = host
         config.port = port
-        config.folder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
+        sceneFolder = core.sceneFolder
+        config.folder = sceneFolder.string
         config.assets = StudioServer.assets
         server = HTTPServer(config, log: log)
-        sceneFolder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
         self.log = log
     }
 
@@ -526,10 +526,7 @@ public final class StudioServer: @unchecked Sendable {
 
     /// `/files/NAME` of a file of the scene's folder (nil: elsewhere).
     private func fileURL(_ path: String) -> String? {
-        let folder = sceneFolder
-        let abs = ScenePaths.absolute(path)
-        guard abs.hasPrefix(folder + "/") else { return nil }
-        let rel = String(abs.dropFirst(folder.count + 1))
+        guard let rel = AbsolutePath(path).relative(inside: sceneFolder) else { return nil }
         return "/files/" + (rel.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? rel)
     }
 

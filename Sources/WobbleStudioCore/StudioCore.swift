@@ -117,6 +117,10 @@ package final class StudioCore {
     /// `printError` show it readably).
     package var sceneName: String { ScenePaths.name(session.options.scenePath) }
 
+    /// The scene's folder, absolute: the exports are written there, and the
+    /// browser studio serves its files.
+    package var sceneFolder: AbsolutePath { exporter.folder }
+
     // MARK: Running
 
     /// The first run, off the caller's thread: a quick scene has ended
