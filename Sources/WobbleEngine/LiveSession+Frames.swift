@@ -70,6 +70,43 @@ extension LiveSession {
     }
 }
 
+/// A live session's frames as a window puts them on screen, and nothing
+/// else of the session: a frame state rendered through the session's
+/// cached renderer (`render`), that renderer itself (a window drawing
+/// straight into its back buffer checks that it is its own), how source
+/// pixels map to the frames, and the two hooks a window sets (the
+/// renderer made in its GL context, the size frames are rendered at). The
+/// studio core hands it out (`StudioCore.frames`); what a frame shows
+/// (its state, the handles, the run) a surface reads from the core.
+public struct LiveFrames {
+    private let session: LiveSession
+
+    public init(_ session: LiveSession) { self.session = session }
+
+    /// Renders `state` as a headless render does (`LiveSession.render`).
+    public func render(_ state: FrameState) throws -> RGBAImage { try session.render(state) }
+
+    /// The renderer the frames are rendered with now (made on first use,
+    /// and again when the image or the output size changed).
+    public func renderer() throws -> FrameRenderer { try session.frameRenderer() }
+
+    /// How source pixels map to the frames, once an image is loaded.
+    public var mapping: OutputMapping? { session.mapping }
+
+    /// The size frames are rendered at (nil: the source image's).
+    public var outputSize: (width: Int, height: Int)? {
+        get { session.outputSize }
+        nonmutating set { session.outputSize = newValue }
+    }
+
+    /// Makes the renderer instead of the session's backend (setting it
+    /// drops the current one: its GL names go while their context lives).
+    public var makeRenderer: ((_ source: RGBAImage, _ mapping: OutputMapping) throws -> FrameRenderer)? {
+        get { session.makeRenderer }
+        nonmutating set { session.makeRenderer = newValue }
+    }
+}
+
 extension Clip {
     /// The frame index shown at time `t` (the latest frame at or before it).
     public func frameIndex(at t: Double) -> Int {

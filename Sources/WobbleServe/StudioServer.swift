@@ -26,12 +26,10 @@ public final class StudioServer: @unchecked Sendable {
     /// The studio; touched only on `queue`.
     let core: StudioCore
     /// The scene's folder (the files a page may fetch, `/files/NAME`).
-    private let sceneFolder: String
+    private let sceneFolder: AbsolutePath
     let queue = SerialQueue(label: "wobble-run.serve.session")
     private var timer: RepeatingTimer?
     private let log: @Sendable (String) -> Void
-    /// When the core next looks at the scene's inputs.
-    private var nextPoll = 0.0
     /// What the pages were last sent: the run (generation, error, edits,
     /// pokes), the snapshot, the exports ended.
     private struct RunMark: Equatable { var generation: Int; var error: String?; var unsaved: Bool; var performed: Int; var warnings: [String] }
@@ -101,10 +99,10 @@ public final class StudioServer: @unchecked Sendable {
         var config = ServerConfig(token: token)
         config.host = host
         config.port = port
-        config.folder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
+        sceneFolder = core.sceneFolder
+        config.folder = sceneFolder.string
         config.assets = StudioServer.assets
         server = HTTPServer(config, log: log)
-        sceneFolder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
         self.log = log
     }
 
@@ -172,7 +170,7 @@ public final class StudioServer: @unchecked Sendable {
 
     /// A turn of the core without page messages.
     private func turnOnce() {
-        core.update(nextPoll: &nextPoll)
+        core.tick()
         push(focus: core.currentIndex)
     }
 
@@ -180,11 +178,11 @@ public final class StudioServer: @unchecked Sendable {
     /// edit's, a save's: the page waits for it), or until a stop signal
     /// came (`serve` then stops at once, the run abandoned).
     private func settle() {
-        core.update(nextPoll: &nextPoll)
+        core.tick()
         let end = monotonic() + 60
         while core.isRunning, monotonic() < end, Signals.received == nil {
             _ = core.waitForRun(upTo: 0.1)
-            core.update(nextPoll: &nextPoll)
+            core.tick()
         }
     }
 
@@ -528,10 +526,7 @@ public final class StudioServer: @unchecked Sendable {
 
     /// `/files/NAME` of a file of the scene's folder (nil: elsewhere).
     private func fileURL(_ path: String) -> String? {
-        let folder = sceneFolder
-        let abs = ScenePaths.absolute(path)
-        guard abs.hasPrefix(folder + "/") else { return nil }
-        let rel = String(abs.dropFirst(folder.count + 1))
+        guard let rel = AbsolutePath(path).relative(inside: sceneFolder) else { return nil }
         return "/files/" + (rel.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? rel)
     }
 

@@ -8,10 +8,13 @@ import WobbleSystem
 /// Puts the studio's frames into its window: drawn by the GLES renderer
 /// straight into the window's back buffer when it can, else rendered,
 /// composited with the handles layer and uploaded (just the boxes that
-/// changed); the chrome below. It remembers what it presented, so that an
-/// unchanged frame is not drawn again, and profiles the frames (`--profile`).
+/// changed); the chrome below. It draws what the studio core gives: the
+/// frame shown with its handles (`StudioCore.shownFrame()`, what the
+/// snapshot has) rendered through the core's `frames`. It remembers what it
+/// presented, so that an unchanged frame is not drawn again, and profiles
+/// the frames (`--profile`).
 final class Presenter {
-    private let session: LiveSession
+    private let frames: LiveFrames
     private let clock: TimeSource
     private let profiling: Bool
 
@@ -24,7 +27,7 @@ final class Presenter {
     private var profileWorst = 0.0
     private var profileSkipped = 0
     private var frame: RGBAImage?
-    /// Whether the session's image has no transparent pixel (then the
+    /// Whether the run's image has no transparent pixel (then the
     /// window copies the frame without a checkerboard behind it).
     private var imageOpaque = true
     private var opaqueChecked: Int = -1
@@ -44,15 +47,12 @@ final class Presenter {
     let directWanted = Environment.value("WOBBLE_STUDIO_DIRECT") != "0"
     private var overlayShapes: [RegionShape]?
     private var overlayLocked: [Bool] = []
-    /// The region the inspector shows: its handles are drawn in the
-    /// selection's colours.
-    var selected: SketchOrigin.Kind?
     private var overlaySelected: [Bool] = []
-    /// The selected region's colours: cyan.
+    /// The selected region's colours (the region the inspector shows): cyan.
     static let selectedStyle = OverlayStyle(edge: (20, 20, 20), boundary: (0, 220, 255), corner: (120, 240, 255), center: (0, 160, 255))
     private var presentedShapes: [RegionShape]?
-    /// The renderer the studio made in its window's context (the session
-    /// owns it; kept here typed, so presenting needs no downcast).
+    /// The renderer the studio made in its window's context (the core's
+    /// frames own it; kept here typed, so presenting needs no downcast).
     weak var windowRenderer: GLESRenderer?
     private var presentedSize = (0, 0)
     /// Paints more into the handles layer (the cutouts' outlines, a
@@ -64,19 +64,19 @@ final class Presenter {
     var cover: RGBAImage?
     private var coverShown = false
 
-    init(session: LiveSession, clock: TimeSource, profile: Bool) {
-        self.session = session
+    init(frames: LiveFrames, clock: TimeSource, profile: Bool) {
+        self.frames = frames
         self.clock = clock
         profiling = profile
     }
 
-    /// Presents frame `k` (with the handles when `handles`, the sketches
-    /// `isEditable` says are not drawn locked) and the chrome into `window`,
-    /// when something changed since the last present (or `dirty`); true
-    /// when it did. Render errors go to `fail`.
-    func present(into window: any StudioSurface, frame k: Int, handles: Bool, layout: Layout, dirty: Bool, playing: Bool,
-                 message: () -> String, isEditable: (SketchOrigin?) -> Bool, chrome drawChrome: (Int) -> RGBAImage,
-                 fail: (String) -> Void) -> Bool {
+    /// Presents the frame `shown` (with its handles: those not editable
+    /// drawn locked, the selected one in the selection's colours) of the
+    /// run's `image` and the chrome into `window`, when something changed
+    /// since the last present (or `dirty`); true when it did. Render errors
+    /// go to `fail`.
+    func present(into window: any StudioSurface, frame shown: StudioFrame, image: RGBAImage?, layout: Layout, dirty: Bool,
+                 playing: Bool, message: () -> String, chrome drawChrome: (Int) -> RGBAImage, fail: (String) -> Void) -> Bool {
         if let cover {
             // A sheet over the whole window (the keys' help).
             guard dirty || !coverShown else { return false }
@@ -98,13 +98,13 @@ final class Presenter {
             presentedDirect = false
             window.invalidate()
         }
-        let state = session.frameState(k)
-        let key = (session.generation, handles)
-        let handleShapes = handles ? session.handleShapes(atFrame: k) : []
-        let shapes = handleShapes.map(\.shape)
-        let locked = handleShapes.map { !isEditable($0.origin) }
-        let chosen = handleShapes.map { selected != nil && $0.origin?.kind == selected }
-        let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || session.clip == nil
+        let k = shown.index, state = shown.state, handles = shown.handlesShown
+        let key = (shown.generation, handles)
+        let shapes = shown.handles.map(\.shape)
+        let locked = shown.handles.map { !$0.editable }
+        let chosen = shown.handles.map(\.selected)
+        // (No state: no clip yet.)
+        let frameChanged = state != presentedState || key != presentedKey || shapes != presentedShapes || state == nil
         // Handles outside the picture (reachable after zooming out or panning).
         let marks = Presenter.outsideMarks(shapes, locked: locked, layout: layout)
         let marksChanged = marks != window.marks
@@ -114,14 +114,14 @@ final class Presenter {
         }
         guard dirty || frameChanged || marksChanged || k != presentedIndex else { return false }
         let t0 = clock.now()
-        if opaqueChecked != session.generation, let img = session.image {
-            opaqueChecked = session.generation
+        if opaqueChecked != shown.generation, let img = image {
+            opaqueChecked = shown.generation
             imageOpaque = !img.hasTransparentPixels
         }
         // The handles: a sparse layer (their pixels only), made again only
         // when the shapes change.
-        let extra = (extraVersion, session.generation, handles)
-        if let m = session.mapping, shapes != overlayShapes || locked != overlayLocked || chosen != overlaySelected || extra != overlayExtra
+        let extra = (extraVersion, shown.generation, handles)
+        if let m = frames.mapping, shapes != overlayShapes || locked != overlayLocked || chosen != overlaySelected || extra != overlayExtra
             || overlayLayer.map({ $0.width != m.outputWidth || $0.height != m.outputHeight }) ?? false {
             overlayLocked = locked
             overlaySelected = chosen
@@ -174,12 +174,12 @@ final class Presenter {
             let redraw = frameChanged || presentedDirect || overlayRebuilt
             if redraw, let state {
                 do {
-                    var img = try session.render(state)
+                    var img = try frames.render(state)
                     if overlay == nil { overlay = overlayLayer.map { SparseOverlay($0) } }
                     overlay?.blend(into: &img)
                     if !presentedDirect, key == presentedKey, let last = presentedState, !state.overlayOn, !last.overlayOn,
                        shapes == presentedShapes, !overlayRebuilt, img.width == presentedSize.0, img.height == presentedSize.1,
-                       let m = session.mapping {
+                       let m = frames.mapping {
                         changedBoxes = PixelRect.covering(state.regions + last.regions, mapping: m)
                     }
                     presentedSize = (img.width, img.height)
@@ -191,7 +191,7 @@ final class Presenter {
                     frame = nil
                 }
             }
-            if session.clip == nil {
+            if state == nil {
                 // No clip yet (the scene failed on open): say so in the picture's place.
                 let r = layout.imageRect
                 var c = Canvas(width: r.w, height: r.h, color: (40, 40, 44))
@@ -258,8 +258,8 @@ final class Presenter {
     /// area, an opaque image (the window has no checkerboard then) and no
     /// overlay of the scene's own (that one is composited on the CPU).
     private func directRenderer(for state: FrameState, window: any StudioSurface, layout: Layout) -> GLESRenderer? {
-        guard directWanted, session.clip != nil, !state.overlayOn, imageOpaque, window.drawableMatchesWindow,
-              let current = try? session.frameRenderer(), let r = windowRenderer, current === r, r.drawsInCurrentContext,
+        guard directWanted, !state.overlayOn, imageOpaque, window.drawableMatchesWindow,
+              let current = try? frames.renderer(), let r = windowRenderer, current === r, r.drawsInCurrentContext,
               r.mapping.outputWidth == layout.imageRect.w, r.mapping.outputHeight == layout.imageRect.h else { return nil }
         return r
     }

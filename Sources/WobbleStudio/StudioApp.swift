@@ -55,9 +55,6 @@ final class StudioApp {
     /// Draws the cutouts' outlines and the stroke over the picture.
     private let cutoutPainter = CutoutPainter()
 
-    /// How long the window waits for input while a run is in flight before
-    /// it looks whether the run has finished.
-    static let runPollInterval = 0.004
     /// A handle is grabbed within this many window pixels.
     static let grabRadius = 10.0
 
@@ -65,7 +62,7 @@ final class StudioApp {
         self.options = options
         self.surfaces = surfaces
         core = StudioCore(session: options.session, verbose: options.verbose, clock: clock, audio: surfaces.audio)
-        presenter = Presenter(session: core.frameSource, clock: clock, profile: options.profile)
+        presenter = Presenter(frames: core.frames, clock: clock, profile: options.profile)
     }
 
     // The core's state the tests and the chrome read.
@@ -88,7 +85,7 @@ final class StudioApp {
         guard options.session.backend != .cpu, presenter.directWanted, let w = window else { return }
         let verbose = options.verbose
         nonisolated(unsafe) var windowFailed = false
-        core.frameSource.makeRenderer = { [weak w, weak self] img, m in
+        core.frames.makeRenderer = { [weak w, weak self] img, m in
             if !windowFailed, let w {
                 do {
                     try w.makeCurrent()
@@ -103,35 +100,6 @@ final class StudioApp {
             }
             return try FrameRenderers.make(.gles, source: img, outputWidth: m.outputWidth, outputHeight: m.outputHeight, verbose: verbose)
         }
-    }
-
-    /// How long the loop may wait for input at `now`: until the next
-    /// frame is due while playing, shorter while a run, an export, a
-    /// take's write or a cutout goes on (they are polled), 0 when
-    /// something is to be drawn.
-    private func inputWait(now: Double, nextPoll: Double) -> Double {
-        var wait = max(0, nextPoll - now)
-        if core.playing || core.recorder.isRecording, let clip = core.run.clip, !options.unpaced {
-            // The playhead as it is now (it was last moved before the
-            // previous frame was drawn), and the next frame's time.
-            let current = core.currentPlayhead(at: now)
-            let due = core.run.frameIndex(at: current)
-            if due == presenter.presentedIndex {
-                let next = Double(due + 1) / clip.fps
-                wait = min(wait, max(0, next - current))
-            } else {
-                // A frame is due that is not on screen (the last one took
-                // longer than a frame): draw it now, not at the next one's time.
-                wait = 0
-            }
-        }
-        // A wait of a millisecond or two costs more than it saves on a busy
-        // machine (the process gives up its turn): poll instead.
-        if core.isRunning { wait = min(wait, StudioApp.runPollInterval) }
-        if core.exporter.isExporting || core.recorder.isWriting { wait = min(wait, 0.1) }
-        if core.cutouts.isComputing { wait = min(wait, StudioApp.runPollInterval) }
-        if options.unpaced || core.dirty || wait < 0.002 { wait = 0 }
-        return wait
     }
 
     func run() -> Int32 {
@@ -163,19 +131,19 @@ final class StudioApp {
             printError("studio: \(w.preserved ? "partial redraws (the back buffer is preserved)" : "full redraws")")
         }
         drawInTheWindowsContext()
-        var nextPoll = clock.now() + core.watch.pollInterval
         while true {
-            let now = clock.now()
-            if let q = options.quitAfter, now - started >= q { break }
+            if let q = options.quitAfter, clock.now() - started >= q { break }
             if Signals.received != nil { break }
-            let wait = inputWait(now: now, nextPoll: nextPoll)
+            // The core says when its next turn is due (the next frame, the
+            // inputs' next look, a run polled); unpaced, at once.
+            let wait = options.unpaced ? 0 : core.secondsToNextTurn(presented: presenter.presentedIndex)
             let inputs = window?.events(timeoutMs: Int((wait * 1000).rounded(.up))) ?? []
             var quit = false
             for i in inputs where !quit && handle(i) { quit = true }
             if quit { break }
             showChooser()
             updateTitle()
-            core.update(nextPoll: &nextPoll)
+            core.tick()
             present()
         }
         core.finish()
@@ -188,7 +156,7 @@ final class StudioApp {
             printError("studio: \(presenter.presentedCount) frames presented in \(String(format: "%.2f", s)) s")
         }
         // The renderer's GL names go while the window's context lives.
-        core.frameSource.makeRenderer = nil
+        core.frames.makeRenderer = nil
         window = nil
         return Signals.received.map { 128 + $0 } ?? 0
     }
@@ -206,7 +174,7 @@ final class StudioApp {
     /// else the image area's (what `--width W --height H` renders).
     private func applyLayout() {
         navigator.view = layout.view
-        core.frameSource.outputSize = layout.scale != 1 ? (layout.imageRect.w, layout.imageRect.h) : nil
+        core.frames.outputSize = layout.scale != 1 ? (layout.imageRect.w, layout.imageRect.h) : nil
     }
 
     /// Lays the picture out again as `view` says (zoom, pan, fit): the
@@ -462,8 +430,8 @@ final class StudioApp {
 
     private func present() {
         guard let window else { return }
-        let k = core.currentIndex
-        presenter.selected = core.inspector.selected
+        let shown = core.shownFrame()
+        let k = shown.index
         presenter.extraVersion = core.cutouts.overlayVersion
         presenter.paintExtra = core.run.clip?.cutouts.isEmpty == false || core.cutouts.isStroking || core.cutouts.isOutlining
             ? { [unowned self] in
@@ -478,8 +446,8 @@ final class StudioApp {
             shownPanel = (panel, r.x, r.y)
             window.setPanel(panel?.image, x: r.x, y: r.y)
         }
-        guard presenter.present(into: window, frame: k, handles: core.handles, layout: layout, dirty: core.dirty, playing: core.playing,
-                                message: { [unowned self] in core.message }, isEditable: { [unowned self] in core.editor.isEditable($0) },
+        guard presenter.present(into: window, frame: shown, image: core.run.image, layout: layout, dirty: core.dirty,
+                                playing: core.playing, message: { [unowned self] in core.message },
                                 chrome: { [unowned self] in chrome(index: $0).image }, fail: { [unowned self] in core.fail($0) }) else { return }
         core.dirty = false
         if let t = core.editor.editInputTime, !core.editor.editsPending, !core.isRunning {

@@ -16,12 +16,15 @@ import WobbleSystem
 /// says what it did through `status`.
 package final class Exporter {
     private let options: SessionOptions
+    /// The scene's folder: what the exports write goes there.
+    package let folder: AbsolutePath
     /// Shows a status line (true: an error).
     package var status: (_ text: String, _ isError: Bool) -> Void = { _, _ in }
     private var job: (export: ExportJob, started: Double, shown: Int, note: String, preset: Preset?)?
 
     package init(options: SessionOptions) {
         self.options = options
+        folder = AbsolutePath(options.scenePath).folder
     }
 
     package var isExporting: Bool { job != nil }
@@ -51,11 +54,11 @@ package final class Exporter {
         o.allowIO = options.allowIO
         o.scriptArguments = options.arguments
         o.motions = options.motions
-        o.outputFolder = ScenePaths.folder(ScenePaths.absolute(options.scenePath))
+        o.outputFolder = folder.string
         o.preset = preset
-        if webPage, let folder = o.outputFolder {
+        if webPage {
             o.format = .html
-            o.output = ScenePaths.join(folder, ScenePaths.baseName(options.scenePath) + ".html")
+            o.output = folder.appending(ScenePaths.baseName(options.scenePath) + ".html").string
             o.outputMadeUp = true
         }
         return o

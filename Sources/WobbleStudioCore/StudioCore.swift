@@ -14,8 +14,8 @@ import WobbleSystem
 /// run it on a manual one).
 package final class StudioCore {
     /// The live session behind the core: no surface reads it (they read
-    /// `snapshot()`, `run` and the core's state); `frameSource` hands it to
-    /// the renderer only.
+    /// `snapshot()`, `shownFrame()`, `run` and the core's state, and render
+    /// through `frames`).
     let session: LiveSession
     package let watch: InputWatch
     package let verbose: Bool
@@ -117,6 +117,10 @@ package final class StudioCore {
     /// `printError` show it readably).
     package var sceneName: String { ScenePaths.name(session.options.scenePath) }
 
+    /// The scene's folder, absolute: the exports are written there, and the
+    /// browser studio serves its files.
+    package var sceneFolder: AbsolutePath { exporter.folder }
+
     // MARK: Running
 
     /// The first run, off the caller's thread: a quick scene has ended
@@ -136,10 +140,17 @@ package final class StudioCore {
         watch.reset(extra: session.inputs)
     }
 
-    /// One turn after the commands of a batch of input: the edits' run
-    /// asked for, the files watched, a finished run swapped in, the
-    /// cutouts' and the export's progress, the playhead moved on.
-    package func update(nextPoll: inout Double) {
+    /// When the core next looks at the scene's inputs (its clock's time).
+    private var nextPoll = -Double.infinity
+
+    /// One turn of the studio at its clock's now, after the commands of a
+    /// batch of input: the edits' run asked for, the scene's inputs looked
+    /// at when due, a finished run swapped in, the cutouts' and the
+    /// export's progress, the playhead moved on (and the soundtrack after
+    /// it). Every surface turns the core with this alone: the window after
+    /// each batch of its events, the page's server after each batch of
+    /// page messages and on its timer; the in-process tests on a manual clock.
+    package func tick() {
         if editor.editsPending {
             editor.editsPending = false
             // The scene runs with the edits once per batch of input.
@@ -159,6 +170,39 @@ package final class StudioCore {
         recorder.poll()
         advance()
     }
+
+    /// How long a surface may wait for input before the core's next turn
+    /// is due (seconds, from the clock's now), with frame `presented` on
+    /// screen: until the inputs are next looked at; while playing or
+    /// recording, until the next frame is due (0 when a due frame is not
+    /// on screen: the last one took longer than a frame); at most
+    /// `runPoll` while a run or a cutout goes on and 0.1 s while an export
+    /// or a take's write does (they are polled); 0 when something is to
+    /// be drawn, or when the wait is so short that waiting costs more
+    /// than it saves (the process gives up its turn on a busy machine).
+    package func secondsToNextTurn(presented: Int) -> Double {
+        let now = clock.now()
+        var wait = max(0, nextPoll - now)
+        if playing || recorder.isRecording, let clip = session.clip {
+            // The playhead as it is now (it was last moved before the
+            // previous frame was drawn), and the next frame's time.
+            let current = currentPlayhead(at: now)
+            let due = session.frameIndex(at: current)
+            if due == presented {
+                wait = min(wait, max(0, Double(due + 1) / clip.fps - current))
+            } else {
+                wait = 0
+            }
+        }
+        if session.isRunning || cutouts.isComputing { wait = min(wait, StudioCore.runPoll) }
+        if exporter.isExporting || recorder.isWriting { wait = min(wait, 0.1) }
+        if dirty || wait < 0.002 { wait = 0 }
+        return wait
+    }
+
+    /// How often a run or a cutout in flight is looked at while a surface
+    /// waits for input (seconds).
+    package static let runPoll = 0.004
 
     /// The studio ends: a run in flight is abandoned (its script stops at
     /// its next instruction count hook, its result is dropped); a take
@@ -480,17 +524,12 @@ package final class StudioCore {
 
     /// Everything a front end draws now, as one value.
     package func snapshot() -> StudioSnapshot {
-        let k = currentIndex
-        let shapes = handles ? session.handleShapes(atFrame: k) : []
+        let shown = shownFrame()
         return StudioSnapshot(
-            scene: sceneName, title: title, unsaved: session.hasUnsavedEdits, generation: session.generation,
-            frame: k, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30, playhead: playhead,
+            scene: sceneName, title: title, unsaved: session.hasUnsavedEdits, generation: shown.generation,
+            frame: shown.index, frameCount: session.clip?.frameCount ?? 0, fps: session.clip?.fps ?? 30, playhead: playhead,
             clipLength: clipLength, timelineLength: timelineLength, scriptedDuration: session.scriptedDuration, playing: playing,
-            recording: recorder.isRecording, handlesShown: handles, frameState: session.frameState(k),
-            handles: shapes.map { h in
-                StudioSnapshot.Handle(kind: h.origin?.kind, shape: h.shape, editable: editor.isEditable(h.origin),
-                                      selected: inspector.selected != nil && h.origin?.kind == inspector.selected)
-            },
+            recording: recorder.isRecording, handlesShown: shown.handlesShown, frameState: shown.state, handles: shown.handles,
             inspector: inspector.values(), ticks: ticks, hovered: hoveredTick?.label, performed: session.performed, message: message,
             messageIsError: messageIsError, sceneError: sceneError, warnings: warningsShown,
             askingToQuit: quitGuard.asking, chooserRow: chooser?.row,

@@ -46,6 +46,17 @@ package struct StudioRun {
     }
 }
 
+/// The frame shown and what is drawn over it: its index and state (nil:
+/// no clip yet), the run it is of, and the sketches' handles (none while
+/// they are hidden).
+package struct StudioFrame: Equatable {
+    package var index: Int
+    package var state: FrameState?
+    package var generation: Int
+    package var handlesShown: Bool
+    package var handles: [StudioSnapshot.Handle]
+}
+
 /// One sketch of the scene with its handles as the edits have it: which
 /// call made it, its local's name and line, whether a drag may edit it
 /// (else `locked` says where it is computed), its points and parameters.
@@ -63,11 +74,27 @@ package struct StudioSketch: Equatable {
 }
 
 extension StudioCore {
-    /// Where the window's presenter renders frames from, and where it puts
-    /// its renderer (`makeRenderer`, `outputSize`): the renderer's input,
-    /// not the studio's state (surfaces read that from `snapshot()` and
-    /// `run`). The core has no renderer of its own (it imports none).
-    package var frameSource: LiveSession { session }
+    /// The run's frames as a window renders them: a frame state rendered
+    /// through the session's renderer, the mapping, and the hooks for the
+    /// window's own renderer and the size it renders at; nothing else of
+    /// the live session. What to render (the frame shown, its state and
+    /// handles) comes from `shownFrame()`. The core has no renderer of its
+    /// own (it imports none): the engine's `LiveFrames` is the renderer's side.
+    package var frames: LiveFrames { LiveFrames(session) }
+
+    /// The frame the playhead is on with its state and handles, as the
+    /// snapshot has them (`snapshot()` is made from it): what the window's
+    /// presenter draws.
+    package func shownFrame() -> StudioFrame {
+        let k = currentIndex
+        let shapes = handles ? session.handleShapes(atFrame: k) : []
+        return StudioFrame(
+            index: k, state: session.frameState(k), generation: session.generation, handlesShown: handles,
+            handles: shapes.map { h in
+                StudioSnapshot.Handle(kind: h.origin?.kind, shape: h.shape, editable: editor.isEditable(h.origin),
+                                      selected: inspector.selected != nil && h.origin?.kind == inspector.selected)
+            })
+    }
 
     /// A run of the scene is in flight.
     package var isRunning: Bool { session.isRunning }

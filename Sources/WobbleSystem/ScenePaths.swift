@@ -29,14 +29,8 @@ public enum ScenePaths {
 
     /// `path` relative to the current folder when it is inside it, else absolute.
     public static func relative(_ path: String) -> String {
-        let cwd = absolute(currentDirectory())
-        let std = absolute(path)
-        let prefix = Array((cwd == "/" ? "/" : cwd + "/").unicodeScalars)
-        let scalars = Array(std.unicodeScalars)
-        if scalars.count > prefix.count, scalars.starts(with: prefix) {
-            return String(String.UnicodeScalarView(scalars.dropFirst(prefix.count)))
-        }
-        return std
+        let full = AbsolutePath(path)
+        return full.relative(inside: AbsolutePath(currentDirectory())) ?? full.string
     }
 
     /// `path` as one word of a command to type in a shell (bash, zsh, ksh,

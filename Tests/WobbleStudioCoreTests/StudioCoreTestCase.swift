@@ -8,7 +8,6 @@ import WobbleSystem
 class StudioCoreTestCase: XCTestCase {
     var box: Sandbox!
     let clock = ManualClock()
-    var nextPoll = 0.0
 
     override func setUpWithError() throws {
         box = try Sandbox()
@@ -19,7 +18,7 @@ class StudioCoreTestCase: XCTestCase {
         for _ in 0..<3 {
             XCTAssertTrue(core.session.waitForRun(upTo: 60), "a run of the scene did not end")
             clock.t += 0.01
-            core.update(nextPoll: &nextPoll)
+            core.tick()
         }
     }
 }

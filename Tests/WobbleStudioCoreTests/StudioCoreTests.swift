@@ -215,7 +215,7 @@ final class StudioCoreTests: StudioCoreTestCase {
         core.perform(.export(preset: "discord"))
         XCTAssertTrue(core.exporter.waitForExport(upTo: 300), "the export did not end")
         clock.t += 0.01
-        core.update(nextPoll: &nextPoll)
+        core.tick()
         XCTAssertTrue(core.message.hasPrefix("discord: "), core.message)
         XCTAssertFalse(core.messageIsError, core.message)
         core.finish()

@@ -39,25 +39,43 @@ final class StudioDoorTests: XCTestCase {
         }
     }
 
+    /// Every file of both surfaces (the window's presenter included): no
+    /// live session, by type or by a `session` member, and no hook that
+    /// handed it out (`frameSource`). The window renders through the
+    /// core's `frames` (the engine's `LiveFrames`: the renderer's side
+    /// only) and draws the frame `shownFrame()` gives.
     func testTheSurfacesReadTheCoreNotTheLiveSession() throws {
-        // The renderer's hooks are the window's only way to the frames'
-        // source (`StudioCore.frameSource`): its renderer in the window's
-        // context and the size it renders at, and the presenter built on it.
-        let rendererHooks = ["core.frameSource.makeRenderer", "core.frameSource.outputSize", "Presenter(session: core.frameSource"]
         var breaches: [String] = []
-        for path in ["Sources/WobbleStudio/StudioApp.swift"] + (try StudioDoorTests.files(in: "Sources/WobbleServe")) {
+        let surfaces = try StudioDoorTests.files(in: "Sources/WobbleStudio") + StudioDoorTests.files(in: "Sources/WobbleServe")
+        XCTAssertTrue(surfaces.contains("Sources/WobbleStudio/Presenter.swift"))
+        XCTAssertTrue(surfaces.contains("Sources/WobbleServe/StudioServer.swift"))
+        for path in surfaces {
             for (n, text) in try StudioDoorTests.code(path) {
                 if text.range(of: #"(?<![\w.])session\."#, options: .regularExpression) != nil
                     || text.range(of: #"\bLiveSession\b"#, options: .regularExpression) != nil
+                    || text.range(of: #"\bframeSource\b"#, options: .regularExpression) != nil
                     || text.range(of: #"\.session\b(?!:)"#, options: .regularExpression) != nil && !text.contains("options.session") {
                     breaches.append("\(path):\(n): \(text.trimmingCharacters(in: .whitespaces))")
-                }
-                if text.contains("frameSource"), !rendererHooks.contains(where: { text.contains($0) }) {
-                    breaches.append("\(path):\(n): \(text.trimmingCharacters(in: .whitespaces)) (frameSource is the renderer's)")
                 }
             }
         }
         XCTAssertEqual(breaches, [], "the surfaces go through StudioCore")
+    }
+
+    /// The core hands out no live session: no `package` member of the
+    /// core's types is one or returns one (the surfaces could then walk
+    /// past the core again, as `frameSource` let the window's presenter).
+    func testTheCoreHandsOutNoLiveSession() throws {
+        var breaches: [String] = []
+        for path in try StudioDoorTests.files(in: "Sources/WobbleStudioCore") {
+            for (n, text) in try StudioDoorTests.code(path) where text.contains("package ") {
+                if text.range(of: #"\b(var|let)\s+\w+\s*:\s*LiveSession\b(?!\.)"#, options: .regularExpression) != nil
+                    || text.range(of: #"->\s*LiveSession\b(?!\.)"#, options: .regularExpression) != nil {
+                    breaches.append("\(path):\(n): \(text.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        XCTAssertEqual(breaches, [], "the core's live session stays inside it")
     }
 
     func testTheStudioCoreImportsNoVisionMediaOrRenderer() throws {

@@ -43,7 +43,7 @@ final class WebPageExportTests: StudioCoreTestCase {
         XCTAssertEqual(core.message, "exporting s.lua as a web page...")
         XCTAssertTrue(core.exporter.waitForExport(upTo: 300), "the export did not end")
         clock.t += 0.01
-        core.update(nextPoll: &nextPoll)
+        core.tick()
         XCTAssertFalse(core.messageIsError, core.message)
         XCTAssertTrue(core.message.hasPrefix("exported in "), core.message)
         XCTAssertEqual(core.exporter.lastOutput.map { ScenePaths.name($0) }, "s.html")
