@@ -112,8 +112,9 @@ public enum StudioProtocol {
         public var performed: Int
         /// What the page may not draw as the renderer does.
         public var notes: [String]
-        /// The ids of the cutout layers the frames use (the page forgets
-        /// the others).
+        /// The ids of the clip's cutout layers (the frames' and those of
+        /// regions that never move, which the page only outlines; the page
+        /// forgets the others).
         public var cutouts: [Int]
 
         public var json: JSONValue {
@@ -275,7 +276,8 @@ public enum StudioProtocol {
 
     /// The studio core's snapshot (sent after every change): what the page
     /// shows besides the frames (inspector, ticks, status, warnings, the
-    /// chooser, recording). The frame's state and the handles' shapes are
+    /// chooser, recording, the magnetic outline being clicked and the
+    /// cutout stroke being painted). The frame's state and the handles' shapes are
     /// not in it: the page has them as the binary `states` and the scene's
     /// `sketches`.
     package struct StudioMessage {
@@ -298,9 +300,17 @@ public enum StudioProtocol {
                 "chooserChoices": s.chooserChoices.map { JSONValue($0) } ?? .null,
                 "exporting": JSONValue(s.exporting), "firstRunGoing": JSONValue(s.firstRunGoing),
                 "muted": JSONValue(s.muted),
+                "outline": s.outline.map { .array($0.map(StudioMessage.json)) } ?? .null,
+                "stroke": s.stroke.map { st in
+                    .object(["points": .array(st.points.map(StudioMessage.json)), "radius": JSONValue(st.radius),
+                             "object": JSONValue(st.object)])
+                } ?? .null,
             ]
             return .object(["type": "studio", "studio": .object(o)])
         }
+
+        /// An image point, `{"x", "y"}`.
+        static func json(_ p: Point) -> JSONValue { .object(["x": JSONValue(p.x), "y": JSONValue(p.y)]) }
 
         static func json(_ t: Tick) -> JSONValue {
             .object(["time": JSONValue(t.time), "label": JSONValue(t.label), "performed": JSONValue(t.performed),
@@ -383,7 +393,8 @@ public enum StudioProtocol {
     /// none for the all-zero field `k = 0`; the cutout's object layer
     /// (premultiplied RGBA8, `source − (1 − alpha)·plate`) then its plate
     /// (straight RGBA8: the source with the object filled from the
-    /// background), each of the box, rows top to bottom; or the states'
+    /// background), each of the box, rows top to bottom, then its mask
+    /// (one grey byte a pixel of the box: what the studio outlines); or the states'
     /// float64 numbers).
     public static func binary(header: [String: Int], type: String, payload: [UInt8]) -> [UInt8] {
         var fields = header.map { "\"\($0.key)\":\($0.value)" }.sorted()

@@ -277,11 +277,16 @@ public final class StudioServer: @unchecked Sendable {
     }
 
     /// The binary `cutout` message of a layer: its box, then the object
-    /// (premultiplied RGBA8) and the plate (straight RGBA8) of the box.
+    /// (premultiplied RGBA8) and the plate (straight RGBA8) of the box,
+    /// then the mask over the box (one byte a pixel: the page outlines it
+    /// as the window does).
     private func cutoutMessage(_ layer: CutoutLayer, id: Int) -> [UInt8] {
         let b = layer.box
+        var mask = [UInt8]()
+        mask.reserveCapacity(b.area)
+        for y in b.y0 ..< b.y1 { mask += layer.mask.pixels[(y * layer.mask.width + b.x0) ..< (y * layer.mask.width + b.x1)] }
         return StudioProtocol.binary(header: ["id": id, "x0": b.x0, "y0": b.y0, "width": b.width, "height": b.height],
-                                     type: "cutout", payload: layer.object + layer.plate)
+                                     type: "cutout", payload: layer.object + layer.plate + mask)
     }
 
     /// The id of a cutout layer, made on first use.
@@ -426,13 +431,18 @@ public final class StudioServer: @unchecked Sendable {
                 if seen.insert(f).inserted { fields.append(f) }
             }
         }
+        // Every cutout of the clip, also one whose region never moves (no
+        // frame draws it): the page outlines each, as the window does.
+        for layer in clip.cutouts.values.sorted(by: { ($0.box.y0, $0.box.x0, $0.box.y1, $0.box.x1) < ($1.box.y0, $1.box.x0, $1.box.y1, $1.box.x1) }) {
+            _ = cutoutID(layer)
+        }
         // Shapes no frame uses any more are forgotten.
         for (key, id) in shapeIDs where !used.contains(id) {
             shapeIDs[key] = nil
             profiles[id] = nil
         }
-        // Layers no frame uses any more are forgotten (pages drop them: the
-        // scene lists those it uses).
+        // Layers the clip no longer has are forgotten (pages drop them: the
+        // scene lists those it has).
         for (key, c) in cutoutIDs where !cutoutsUsed.contains(key) {
             cutoutIDs[key] = nil
             cutoutsSent.remove(c.id)

@@ -534,6 +534,7 @@ package final class StudioCore {
             messageIsError: messageIsError, sceneError: sceneError, warnings: warningsShown,
             askingToQuit: quitGuard.asking, chooserRow: chooser?.row,
             chooserChoices: chooser == nil ? nil : PresetChooser.choices.map { let l = PresetChooser.label($0); return l.name + String(repeating: " ", count: max(2, 10 - l.name.count)) + l.limits }, exporting: exporter.isExporting,
-            firstRunGoing: firstRunStarted != nil, muted: player.muted)
+            firstRunGoing: firstRunStarted != nil, muted: player.muted,
+            outline: cutouts.outlinePoints, stroke: cutouts.strokeShown)
     }
 }

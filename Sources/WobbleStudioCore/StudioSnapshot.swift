@@ -56,4 +56,11 @@ package struct StudioSnapshot: Codable, Equatable {
     package var firstRunGoing: Bool
     /// The soundtrack is muted (`M`): a page plays it silently too.
     package var muted: Bool
+    /// The magnetic outline's points while one is being clicked (`O`,
+    /// image pixels; `[]` just after `O`), nil when none is: a click on the
+    /// picture then adds a point instead of poking.
+    package var outline: [Point]? = nil
+    /// The cutout stroke being painted (`Shift`/`Alt` + drag, image
+    /// pixels, its brush radius), nil when none is.
+    package var stroke: CutoutStroke? = nil
 }

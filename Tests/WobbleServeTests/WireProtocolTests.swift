@@ -189,6 +189,22 @@ final class WireProtocolTests: XCTestCase {
         }
         got.merge(poked) { _, b in b }
         got.merge(more) { _, b in b }
+        // A magnetic outline being clicked and a stroke being painted (the snapshot's `outline` and `stroke`).
+        c.frame(Array(#"{"type":"batch","seq":4,"frame":5,"commands":[{"type":"chooserCancel"},{"type":"outline"},{"type":"outlinePoint","x":30,"y":12},{"type":"strokeBegin","x":20,"y":15,"radius":6,"object":true},{"type":"strokeTo","x":24,"y":16}]}"#.utf8))
+        let cutting = try collect(c, until: ["studio"]) { _, v in
+            guard let s = v.object?["studio"]?.object else { return false }
+            return s["outline"] != .null && s["stroke"] != .null
+        }
+        let snapshot = cutting["studio"]?.object?["studio"]?.object
+        XCTAssertEqual(snapshot?["outline"], .array([.object(["x": JSONValue(30), "y": JSONValue(12)])]))
+        XCTAssertEqual(snapshot?["stroke"], .object(["points": .array([.object(["x": JSONValue(20), "y": JSONValue(15)]), .object(["x": JSONValue(24), "y": JSONValue(16)])]),
+                                                     "radius": JSONValue(6), "object": JSONValue(true)]))
+        // (Checked against the document with the members of the snapshot that had the chooser open.)
+        if var s = got["studio"]?.object?["studio"]?.object, let snapshot {
+            s["outline"] = snapshot["outline"]
+            s["stroke"] = snapshot["stroke"]
+            got["studio"] = .object(["type": "studio", "studio": .object(s)])
+        }
         // The poke as the core performed it, in image pixels.
         let performed = got["studio"]?.object?["studio"]?.object?["performed"]
         guard case .array(let pokes)? = performed, let poke = pokes.first?.object else {
