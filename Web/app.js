@@ -10,11 +10,19 @@
 // window's: the wheel zooms around the mouse, a middle-button drag or a
 // drag with Space held pans, F fits; the handles' layer covers the whole
 // picture area, so a corner dragged beside the picture can be taken again.
+// The cutout tools are the window's: C cuts out the selected region,
+// Shift/Alt + drag paints object/background with the window's brush (6
+// screen pixels), Shift + click fits a region around the object there, O
+// and clicks make a magnetic outline; the overlay (each cutout's outline,
+// the stroke, the outline's points) is drawn as the window draws it.
 import { Renderer, loadShaders } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
 const stage = $("stage"), handles = $("handles"), timeline = $("timeline");
 const HANDLE_RADIUS = 10; // screen pixels within which a press takes a handle
+// The window's cutout brush (`CutoutPainter`): a stroke's radius in screen
+// pixels, and the move under which a Shift press is a click.
+const BRUSH = 6, CLICK_SLOP = 3;
 // The window's view rules (its `Layout` and `Navigator`): one wheel notch
 // zooms by 1.25; the zoom stops at a picture 4096 px long (or the fit, if
 // larger) and at 32 px long (or the fit, if smaller); a pan keeps at least
@@ -25,7 +33,7 @@ const WHEEL_FACTOR = 1.25, MAX_RENDER_SIDE = 4096, KEEP = 32;
 const metrics = window.wobble = {
   ready: false, generation: -1, frame: 0, drawn: 0, draws: 0,
   pokeLatency: [], dragLatency: [], saved: [], errors: [], exported: [], studio: null, forceDraw: false,
-  keys: null, helpShown: false, view: null, sound: null, soundLog: [],
+  keys: null, helpShown: false, view: null, sound: null, soundLog: [], cutouts: [], cutoutsReceived: 0,
 };
 
 let renderer = null;
@@ -43,6 +51,9 @@ const pendingDrags = new Map(); // seq -> t0
 let awaitingDraw = [];       // latencies to settle at the next exact draw
 let drag = null;             // { sketch, point, points } while a handle moves
 let pokeStart = null;
+let strokePress = null;      // { x, y, moved } (area pixels) while a Shift/Alt stroke paints
+let outlinePress = false;    // a press that added a point to the magnetic outline
+const outlines = new Map();  // cutout id -> { x0, y0, canvas }: its mask's outline, as the window draws it
 let studio = null;           // the core's last snapshot
 let tickDrag = null;         // { tick, moved } while a tick is pressed
 let mouseAt = null;          // the mouse over the picture (image pixels), where A adds
@@ -133,11 +144,18 @@ function onBinary(buffer) {
     return;
   } else if (head.type === "cutout") {
     // A cutout region's layers (a new id per cutout a run makes): the
-    // object then the plate, RGBA8 each over the box.
+    // object then the plate, RGBA8 each over the box, then its mask (a
+    // byte a pixel of the box), which the overlay outlines.
     const n = head.width * head.height * 4;
     if (buffer.byteLength < start + 2 * n) return;
     renderer.addCutout(head.id, head.x0, head.y0, head.width, head.height,
                        new Uint8Array(buffer.slice(start, start + n)), new Uint8Array(buffer.slice(start + n, start + 2 * n)));
+    metrics.cutoutsReceived++;
+    const m = head.width * head.height;
+    if (buffer.byteLength >= start + 2 * n + m) {
+      outlines.set(head.id, outlineOf(head, new Uint8Array(buffer, start + 2 * n, m)));
+      handlesDirty = true;
+    }
   } else if (head.type === "field") {
     const n = head.width * head.height;
     renderer.addField(head.id, head.k, head.x0, head.y0, head.width, head.height,
@@ -197,9 +215,11 @@ function onScene(m) {
   for (const f of m.frames) for (const r of f) used.add(r[0]);
   renderer.keepShapes(used);
   renderer.keepCutouts(new Set(m.cutouts || []));
+  for (const id of outlines.keys()) if (!(m.cutouts || []).includes(id)) outlines.delete(id);
   metrics.generation = m.generation;
   metrics.frameCount = m.frameCount;
   metrics.sketches = m.sketches;
+  metrics.cutouts = m.cutouts || [];
   $("scene").textContent = m.scene;
   $("unsaved").hidden = !m.unsaved;
   notes = m.notes;
@@ -244,9 +264,7 @@ let handlesDirty = true;
 // The sketch the core has selected, as "call:0" / "added:1" (null: none).
 function selectedKey() {
   const k = studio && studio.inspector && studio.inspector.selected;
-  if (!k) return null;
-  const kind = Object.keys(k)[0];
-  return `${kind}:${k[kind]._0}`;
+  return k ? `${k.kind}:${k.index}` : null;
 }
 
 // The picture area's size (CSS pixels) and where the picture is in it:
@@ -321,6 +339,13 @@ new ResizeObserver(() => placePicture()).observe(stage);
 function toArea([x, y]) { const P = placement(); return [x * P.scale + P.x, y * P.scale + P.y]; }
 function fromArea([x, y]) { const P = placement(); return [(x - P.x) / P.scale, (y - P.y) / P.scale]; }
 function areaPoint(e) { const r = stage.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; }
+// The centre of the screen pixel under the pointer (area pixels): the point
+// a press, a click or a stroke means, as the window's (its mouse is at a
+// window pixel, which it takes at its centre).
+function areaPixel(e) {
+  const dpr = window.devicePixelRatio || 1, [x, y] = areaPoint(e);
+  return [(Math.floor(x * dpr) + 0.5) / dpr, (Math.floor(y * dpr) + 0.5) / dpr];
+}
 function onPicture([ax, ay]) { const P = placement(); return ax >= P.x && ax < P.x + P.w && ay >= P.y && ay < P.y + P.h; }
 
 function drawHandles() {
@@ -336,11 +361,19 @@ function drawHandles() {
   if (none) return;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   const chosen = selectedKey();
-  for (const s of scene.sketches) {
+  // As the window's overlay: the other regions, the cutouts' overlay, the
+  // selected region on top.
+  const isChosen = (s) => `${s.kind}:${s.index}` === chosen;
+  for (const s of scene.sketches) if (!isChosen(s)) drawSketch(ctx, s, false);
+  drawCutoutOverlay(ctx);
+  for (const s of scene.sketches) if (isChosen(s)) drawSketch(ctx, s, true);
+}
+
+function drawSketch(ctx, s, selected) {
+  {
     const q = drag && drag.sketch === s ? drag.points : pointsOf(s);
     const p = {};
     for (const key of ["lt", "rt", "rb", "lb", "center"]) p[key] = toArea(q[key]);
-    const selected = `${s.kind}:${s.index}` === chosen;
     const mid = (a, b) => [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
     const mL = mid(p.lt, p.lb), mT = mid(p.lt, p.rt), mR = mid(p.rt, p.rb), mB = mid(p.rb, p.lb);
     ctx.lineWidth = selected ? 3 : 2;
@@ -362,6 +395,91 @@ function drawHandles() {
       ctx.font = "12px system-ui";
       ctx.fillStyle = "#fff";
       ctx.fillText(s.name, p.lt[0], p.lt[1] - 6);
+    }
+  }
+}
+
+// The outline of a cutout's mask over its box, as the window's
+// `CutoutPainter` draws it (at image pixels, scaled with the picture): the
+// pixels above 127 with a 4-neighbour at or below it (or the picture's
+// edge: the box reaches past the mask everywhere else) are dashed magenta
+// and white, 4 pixels each, and their neighbours outside the object dark.
+function outlineOf(head, mask) {
+  const w = head.width, h = head.height;
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.max(1, w);
+  canvas.height = Math.max(1, h);
+  const ctx = canvas.getContext("2d");
+  const img = ctx.createImageData(canvas.width, canvas.height);
+  const px = img.data;
+  const plot = (i, r, g, b) => { px[4 * i] = r; px[4 * i + 1] = g; px[4 * i + 2] = b; px[4 * i + 3] = 255; };
+  const boundary = [];
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (mask[i] <= 127) continue;
+      if (x === 0 || y === 0 || x === w - 1 || y === h - 1 || mask[i - 1] <= 127 || mask[i + 1] <= 127 ||
+          mask[i - w] <= 127 || mask[i + w] <= 127) boundary.push(i);
+    }
+  }
+  for (const i of boundary) {
+    const x = i % w, y = (i - x) / w;
+    for (const [nx, ny] of [[x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]]) {
+      if (nx >= 0 && ny >= 0 && nx < w && ny < h && mask[ny * w + nx] <= 127) plot(ny * w + nx, 20, 20, 20);
+    }
+  }
+  for (const i of boundary) {
+    const x = i % w, y = (i - x) / w;
+    if (Math.floor((x + head.x0 + y + head.y0) / 4) % 2 === 0) plot(i, 255, 40, 200); else plot(i, 255, 255, 255);
+  }
+  ctx.putImageData(img, 0, 0);
+  return { x0: head.x0, y0: head.y0, canvas };
+}
+
+// What the window paints over the picture for the cutouts: every cutout's
+// outline, the magnetic outline being clicked (its points joined by
+// lines: the first a white square, the others yellow) and the stroke
+// being painted (green: object, red: background, with its brush).
+function drawCutoutOverlay(ctx) {
+  const P = placement();
+  ctx.imageSmoothingEnabled = false;
+  for (const o of outlines.values()) {
+    const [x, y] = toArea([o.x0, o.y0]);
+    ctx.drawImage(o.canvas, x, y, o.canvas.width * P.scale, o.canvas.height * P.scale);
+  }
+  const points = studio && studio.outline;
+  if (points && points.length) {
+    const at = points.map((p) => toArea([p.x, p.y]));
+    if (at.length > 1) {
+      ctx.strokeStyle = "rgb(255,220,40)";
+      ctx.lineWidth = Math.max(1, 1.5 * P.scale);
+      ctx.lineCap = ctx.lineJoin = "round";
+      ctx.beginPath();
+      at.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.stroke();
+    }
+    // (Squares of whole image pixels around the point's pixel: 7 and 5 a side.)
+    points.forEach((p, i) => {
+      const r = i === 0 ? 3 : 2, [x, y] = toArea([Math.floor(p.x) - r, Math.floor(p.y) - r]);
+      ctx.fillStyle = i === 0 ? "rgb(255,255,255)" : "rgb(255,220,40)";
+      ctx.fillRect(x, y, (2 * r + 1) * P.scale, (2 * r + 1) * P.scale);
+    });
+  }
+  const s = studio && studio.stroke;
+  if (s && s.points.length) {
+    const colour = s.object ? "rgb(40,230,60)" : "rgb(255,60,40)";
+    const at = s.points.map((p) => toArea([p.x, p.y])), r = s.radius * P.scale;
+    ctx.fillStyle = colour;
+    ctx.beginPath();
+    ctx.arc(at[0][0], at[0][1], r, 0, 2 * Math.PI);
+    ctx.fill();
+    if (at.length > 1) {
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = 2 * r;
+      ctx.lineCap = ctx.lineJoin = "round";
+      ctx.beginPath();
+      at.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.stroke();
     }
   }
 }
@@ -537,8 +655,8 @@ function seek(k) {
   dirty = true;
 }
 
-// The image point under the pointer (beside the picture too).
-function imagePoint(e) { return fromArea(areaPoint(e)); }
+// The image point under the pointer (beside the picture too): its pixel's centre.
+function imagePoint(e) { return fromArea(areaPixel(e)); }
 
 const xy = ([x, y]) => ({ x, y });
 // Image pixels per screen pixel (a handle's radius is in screen pixels).
@@ -594,6 +712,22 @@ handles.addEventListener("pointerdown", (e) => {
   }
   if (e.button !== 0) return;
   handles.setPointerCapture(e.pointerId);
+  // Shift or Alt: a cutout stroke (object / background) with the window's
+  // brush; a Shift press that does not move is a click that fits a region
+  // around the object there.
+  if (e.shiftKey || e.altKey) {
+    e.preventDefault();
+    const [ax, ay] = areaPoint(e);
+    strokePress = { x: ax, y: ay, moved: false };
+    send({ type: "strokeBegin", ...xy(at), radius: BRUSH * perScreen(), object: e.shiftKey });
+    return;
+  }
+  // Outlining (O): a click adds a point on the object's edge (no poke, no handle).
+  if (studio && studio.outline) {
+    outlinePress = true;
+    send({ type: "outlinePoint", ...xy(at) });
+    return;
+  }
   const h = handleAt(e);
   if (h && !studio?.recording) {
     if (!h.sketch.editable) { message(h.sketch.locked || "this sketch is computed by the scene", "warning"); return; }
@@ -615,7 +749,8 @@ handles.addEventListener("pointermove", (e) => {
     return;
   }
   const ap = areaPoint(e);
-  mouseAt = onPicture(ap) ? fromArea(ap) : null;
+  mouseAt = onPicture(ap) ? fromArea(areaPixel(e)) : null;
+  if (strokePress) { strokeTo(e); return; }
   if (!drag) return;
   // The handle follows the mouse, kept inside the picture area (where it
   // can be taken again), beside the picture too.
@@ -634,10 +769,25 @@ handles.addEventListener("pointermove", (e) => {
 });
 handles.addEventListener("pointerleave", () => { mouseAt = null; });
 
+// A stroke goes on once the pointer left the press by a click's slop (as the window's).
+function strokeTo(e) {
+  const [ax, ay] = areaPoint(e);
+  if (!strokePress.moved && Math.abs(ax - strokePress.x) < CLICK_SLOP && Math.abs(ay - strokePress.y) < CLICK_SLOP) return;
+  strokePress.moved = true;
+  send({ type: "strokeTo", ...xy(imagePoint(e)) });
+}
+
 handles.addEventListener("pointerup", (e) => {
   if (pan) {
     pan = null;
     handles.classList.remove("panning");
+    return;
+  }
+  if (outlinePress) { outlinePress = false; return; }
+  if (strokePress) {
+    strokeTo(e);
+    strokePress = null;
+    send({ type: "strokeEnd" });
     return;
   }
   if (drag) {
@@ -870,7 +1020,7 @@ const KEYS = {
   Backspace: "backspace", Tab: "tab", Enter: "enter", PageUp: "pageUp", PageDown: "pageDown", Delete: "delete",
   "-": "minus", "+": "plus", "=": "plus", F1: "help", "?": "help", " ": "space",
 };
-const LETTERS = new Set(["h", "r", "a", "s", "z", "f", "e", "p", "y", "l", "b", "m", "c"]);   // (not O: the page has no outline tool yet)
+const LETTERS = new Set(["h", "r", "a", "s", "z", "f", "e", "p", "y", "l", "b", "m", "c", "o"]);
 
 // The keys' help (F1 or ?, as the window's sheet): the core's list, sent
 // by the server when the page connects; any key or a click closes it.
@@ -965,6 +1115,19 @@ metrics.soundSample = (i) => {
 };
 metrics.soundState = () => ({ ctx: audio ? audio.ctx.state : null, playing: !!voice, muted,
                               gain: audio ? audio.gain.gain.value : null, offset: voice ? voice.offset : null });
+// The image pixels where the handles' layer (the overlay) is colour r, g, b
+// now, as [x, y] (drawn first; at the zoom shown, whole image pixels).
+metrics.overlayPixels = (r, g, b) => {
+  drawHandles();
+  const d = handles.getContext("2d").getImageData(0, 0, handles.width, handles.height).data;
+  const P = placement(), dpr = handles.width / area().w, out = [];
+  for (let i = 0; i < d.length; i += 4) {
+    if (d[i] !== r || d[i + 1] !== g || d[i + 2] !== b || d[i + 3] !== 255) continue;
+    const k = i / 4, x = k % handles.width, y = (k - x) / handles.width;
+    out.push([Math.floor((x / dpr - P.x) / P.scale), Math.floor((y / dpr - P.y) / P.scale)]);
+  }
+  return out;
+};
 // A message as the page sends it (the tests' malformed ones too).
 metrics.sendRaw = (text) => socket.send(text);
 

@@ -15,7 +15,10 @@ field, then Enter), ["wait", js] (until true), ["eval", name, js],
 ["drag_js", js] (a drag from js's [x0, y0, x1, y1]), ["wheel", x, y, delta_y] (at image point x, y; waits for the view to change),
 ["pan", "middle" | "space", x, y, dx, dy] (a drag from image point x, y by dx, dy page pixels),
 ["download_click", selector, name] (clicks, saves the download it starts
-as OUT_DIR/name; result[name]: its size in bytes).
+as OUT_DIR/name; result[name]: its size in bytes),
+["key_down", key], ["key_up", key] (a modifier held: "Shift", "Alt"),
+["mouse_down", x, y], ["mouse_move", x, y] (image pixels; one move),
+["mouse_up"] (the left button, where the mouse is).
 Writes OUT_DIR/result.json: {"name": value, ...}; a step that fails writes
 {"error": "..."} and exits 1.
 """
@@ -124,6 +127,19 @@ def run(page, url, out, step, result):
         time.sleep(0.3)
     elif kind == "key":
         page.keyboard.press(step[1])
+    elif kind == "key_down":
+        page.keyboard.down(step[1])
+    elif kind == "key_up":
+        page.keyboard.up(step[1])
+    elif kind == "mouse_down":
+        x, y = to_page(page, step[1], step[2])
+        page.mouse.move(x, y)
+        page.mouse.down()
+    elif kind == "mouse_move":
+        x, y = to_page(page, step[1], step[2])
+        page.mouse.move(x, y)
+    elif kind == "mouse_up":
+        page.mouse.up()
     elif kind == "wheel":
         # The wheel at image point (x, y), deltaY page pixels (-100: a notch away, zooming in).
         x, y = to_page(page, step[1], step[2])
