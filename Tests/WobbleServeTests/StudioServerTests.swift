@@ -307,7 +307,7 @@ final class StudioServerTests: XCTestCase {
     }
 
     /// A cutout region: its layers come once, as a binary `cutout` message
-    /// before the states (the engine's object and plate of its box), each
+    /// before the states (the engine's object, plate and mask of its box), each
     /// region entry names it, the scene lists it; a poke (the same layer)
     /// sends nothing again; a new mask on disk (a recut) sends the new
     /// layer with a new id and the scene lists only that one.
@@ -344,7 +344,11 @@ final class StudioServerTests: XCTestCase {
         let layer = try XCTUnwrap(session.clip?.cutouts.values.first)
         XCTAssertEqual([cut["x0"] as? Int, cut["y0"] as? Int, cut["width"] as? Int, cut["height"] as? Int],
                        [layer.box.x0, layer.box.y0, layer.box.width, layer.box.height])
-        XCTAssertEqual(cut["payload"] as? [UInt8], layer.object + layer.plate)
+        // The object, the plate, then the mask over the box (what the page outlines).
+        let b = layer.box
+        let mask = (b.y0 ..< b.y1).flatMap { y in layer.mask.pixels[(y * layer.mask.width + b.x0) ..< (y * layer.mask.width + b.x1)] }
+        XCTAssertEqual(cut["payload"] as? [UInt8], layer.object + layer.plate + mask)
+        XCTAssertTrue(mask.contains(255) && mask.contains(0), "the mask's object and its margin")
         XCTAssertTrue(layer.object.contains { $0 != 0 } && layer.object.contains { $0 != 255 })
         let frames = try StudioServerTests.frames(b0)
         XCTAssertEqual(frames[5].count, 1)
