@@ -369,33 +369,32 @@ function drawHandles() {
   for (const s of scene.sketches) if (isChosen(s)) drawSketch(ctx, s, true);
 }
 
+// A sketch's four curves, its handles and its name (white, thicker, when selected).
 function drawSketch(ctx, s, selected) {
-  {
-    const q = drag && drag.sketch === s ? drag.points : pointsOf(s);
-    const p = {};
-    for (const key of ["lt", "rt", "rb", "lb", "center"]) p[key] = toArea(q[key]);
-    const mid = (a, b) => [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
-    const mL = mid(p.lt, p.lb), mT = mid(p.lt, p.rt), mR = mid(p.rt, p.rb), mB = mid(p.rb, p.lb);
-    ctx.lineWidth = selected ? 3 : 2;
-    ctx.strokeStyle = selected ? "#ffffff" : s.editable ? "rgba(138,180,248,0.95)" : "rgba(154,160,166,0.9)";
+  const q = drag && drag.sketch === s ? drag.points : pointsOf(s);
+  const p = {};
+  for (const key of ["lt", "rt", "rb", "lb", "center"]) p[key] = toArea(q[key]);
+  const mid = (a, b) => [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+  const mL = mid(p.lt, p.lb), mT = mid(p.lt, p.rt), mR = mid(p.rt, p.rb), mB = mid(p.rb, p.lb);
+  ctx.lineWidth = selected ? 3 : 2;
+  ctx.strokeStyle = selected ? "#ffffff" : s.editable ? "rgba(138,180,248,0.95)" : "rgba(154,160,166,0.9)";
+  ctx.beginPath();
+  ctx.moveTo(...mL);
+  ctx.quadraticCurveTo(...p.lt, ...mT);
+  ctx.quadraticCurveTo(...p.rt, ...mR);
+  ctx.quadraticCurveTo(...p.rb, ...mB);
+  ctx.quadraticCurveTo(...p.lb, ...mL);
+  ctx.stroke();
+  for (const key of ["lt", "rt", "rb", "lb", "center"]) {
     ctx.beginPath();
-    ctx.moveTo(...mL);
-    ctx.quadraticCurveTo(...p.lt, ...mT);
-    ctx.quadraticCurveTo(...p.rt, ...mR);
-    ctx.quadraticCurveTo(...p.rb, ...mB);
-    ctx.quadraticCurveTo(...p.lb, ...mL);
-    ctx.stroke();
-    for (const key of ["lt", "rt", "rb", "lb", "center"]) {
-      ctx.beginPath();
-      ctx.arc(p[key][0], p[key][1], key === "center" ? 5 : 4, 0, 2 * Math.PI);
-      ctx.fillStyle = s.editable ? (key === "center" ? "#fbbc04" : "#8ab4f8") : "#9aa0a6";
-      ctx.fill();
-    }
-    if (s.name) {
-      ctx.font = "12px system-ui";
-      ctx.fillStyle = "#fff";
-      ctx.fillText(s.name, p.lt[0], p.lt[1] - 6);
-    }
+    ctx.arc(p[key][0], p[key][1], key === "center" ? 5 : 4, 0, 2 * Math.PI);
+    ctx.fillStyle = s.editable ? (key === "center" ? "#fbbc04" : "#8ab4f8") : "#9aa0a6";
+    ctx.fill();
+  }
+  if (s.name) {
+    ctx.font = "12px system-ui";
+    ctx.fillStyle = "#fff";
+    ctx.fillText(s.name, p.lt[0], p.lt[1] - 6);
   }
 }
 
