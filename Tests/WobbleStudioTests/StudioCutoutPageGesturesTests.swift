@@ -53,13 +53,12 @@ final class StudioCutoutPageGesturesTests: InProcessStudioCase {
         options.backend = .cpu
         let core = StudioCore(session: options, verbose: false, clock: clock,
                               audio: { throw AudioUnavailable(description: "no audio device in the tests") })
-        var nextPoll = 0.0
         func settle() {
             for _ in 0..<4 {
                 XCTAssertTrue(core.cutouts.waitForJob(upTo: 120), "a cutout job did not end")
                 XCTAssertTrue(core.session.waitForRun(upTo: 60), "a run of the scene did not end")
                 clock.t += 0.01
-                core.update(nextPoll: &nextPoll)
+                core.tick()
             }
         }
         core.start()
