@@ -47,11 +47,14 @@ public enum CutoutVision {
     /// The object inside `box` (image pixels) of `image`, as a soft matte
     /// of the image's size (255 object, 0 background, the edge's alpha
     /// solved at full resolution: `matte(image:mask:)`). GrabCut starts
-    /// with everything outside `box`, and anything more than a few pixels
-    /// outside `region`, as background, the pixels inside `region` (nil:
-    /// the whole box) as probably object and the rest of the box as
-    /// probably background, and keeps the piece of object under the
-    /// region's centre (`keepObjectUnderCentre`); `object` and
+    /// as its rectangle mode does: everything outside `box` background,
+    /// the whole box probably object (a region's curves cut its box's
+    /// corners; marking what lies beyond them background for sure put the
+    /// object's own colours into the background's model). Its answer is
+    /// then cleared more than a few pixels outside `region` (nothing of
+    /// the background beyond the region's curves comes along) and cut to
+    /// the piece of object under the region's centre
+    /// (`keepObjectUnderCentre`); `object` and
     /// `background` (masks of the image's size: pixels above 127) are
     /// strokes that mark pixels for sure (the matte keeps them).
     ///
@@ -59,8 +62,27 @@ public enum CutoutVision {
     /// no object found, OpenCV's failure.
     public static func objectMask(image: RGBAImage, box: PixelRect, region: RegionShape? = nil,
                                   object: GreyMask? = nil, background: GreyMask? = nil) throws -> GreyMask {
-        let mask = try objectMask(image: image, box: box, region: region, object: object, background: background,
-                                  workingSide: workingSide, constrained: true)
+        let found: Result<GreyMask, Error> = Result {
+            try objectMask(image: image, box: box, region: region, object: object, background: background,
+                           workingSide: workingSide, constrained: true)
+        }
+        var mask: GreyMask
+        // Without strokes, also GrabCut's rectangle mode (see above); the
+        // one that looks more like an object (`orderScore`, the box's
+        // centre as the click) is kept.
+        if region != nil, object == nil, background == nil,
+           let whole = try? objectMask(image: image, box: box, region: region, object: nil, background: nil,
+                                       workingSide: workingSide, constrained: true, rectangle: true) {
+            if case .success(let m) = found {
+                let centre = Point(Double(box.x0 + box.x1) / 2, Double(box.y0 + box.y1) / 2)
+                let f = features(of: [m, whole], image: image, at: centre).map(orderScore)
+                mask = f[1] > f[0] ? whole : m
+            } else {
+                mask = whole
+            }
+        } else {
+            mask = try found.get()
+        }
         return try matte(image: image, mask: mask,
                          band: matteBand(width: image.width, height: image.height, factor: workingFactor(box: box, image: image)),
                          object: object, background: background)
@@ -69,7 +91,7 @@ public enum CutoutVision {
     /// `objectMask(image:box:...)` with GrabCut on at most `workingSide`
     /// pixels a side.
     static func objectMask(image: RGBAImage, box: PixelRect, region: RegionShape?, object: GreyMask?, background: GreyMask?,
-                           workingSide: Int, probable: GreyMask? = nil, constrained: Bool = false) throws -> GreyMask {
+                           workingSide: Int, probable: GreyMask? = nil, constrained: Bool = false, rectangle: Bool = false) throws -> GreyMask {
         let w = image.width, h = image.height
         guard !box.isEmpty, box.x0 >= 0, box.y0 >= 0, box.x1 <= w, box.y1 <= h else {
             throw CutoutProblem.outsideImage(box: box, width: w, height: h)
@@ -108,6 +130,9 @@ public enum CutoutVision {
                     label = marked
                 } else if c.x < Double(box.x0) || c.x > Double(box.x1) || c.y < Double(box.y0) || c.y > Double(box.y1) {
                     label = .background
+                } else if constrained, rectangle {
+                    // GrabCut's rectangle mode: the whole box probably object.
+                    label = .probablyObject
                 } else if constrained, let region, outside(region, c, by: Double(factor + 2)) {
                     label = .background
                 } else if let probable {
@@ -128,6 +153,18 @@ public enum CutoutVision {
             try OpenCV.grabCut(rgb: rgb, width: lw, height: lh, labels: &labels, iterations: iterations)
         } catch let e as VisionError {
             throw CutoutProblem.vision(e.message)
+        }
+        // The region then bounds the object: nothing more than a few
+        // pixels beyond its curves (background texture GrabCut took).
+        if constrained, let region {
+            for j in 0..<lh {
+                for i in 0..<lw {
+                    let fx0 = crop.x0 + i * factor, fy0 = crop.y0 + j * factor
+                    let fx1 = min(crop.x1, fx0 + factor), fy1 = min(crop.y1, fy0 + factor)
+                    let c = Point(Double(fx0 + fx1) / 2, Double(fy0 + fy1) / 2)
+                    if outside(region, c, by: Double(factor + 2)) { labels[j * lw + i] = OpenCV.Label.background.rawValue }
+                }
+            }
         }
         if constrained {
             keepObjectUnderCentre(&labels, width: lw, height: lh,
@@ -190,15 +227,17 @@ public enum CutoutVision {
     ///   housing around a bright mirror glass, on a dark shelf) that
     ///   GrabCut's colour models give to the background.
     ///
-    /// Order: GrabCut's objects that stay clear of their square's inner
-    /// edges (the object is whole) and are more than the disc they started
-    /// from, the smallest first (a click means the small thing under it;
-    /// a larger one is the next); then the ones that reach their square's
-    /// edges, the smallest square first; then the ones no more than their
-    /// disc. The first of those leads; then come the parts, smallest first,
-    /// leaving out those over a third of their square (the background
-    /// around the thing); then GrabCut's others. A mask within 0.9
-    /// IoU of an earlier one is left out. Deterministic like `objectMask`.
+    /// Gathered (a mask within 0.9 IoU of an earlier one left out): the
+    /// grouping's two best, GrabCut's objects that stay clear of their
+    /// square's inner edges (the object is whole) and are more than the
+    /// disc they started from, the smallest first; then the ones that
+    /// reach their square's edges, the smallest square first; then the
+    /// ones no more than their disc; the parts, smallest first, leaving
+    /// out those over a third of their square (the background around the
+    /// thing). Ordered by `orderScore` (the edge along the boundary, the
+    /// click's depth inside, agreement with the others, colours unlike the
+    /// surroundings, size), the gathering order breaking ties.
+    /// Deterministic like `objectMask`.
     /// Throws as `objectMask` when no square finds an object.
     public static func clickCandidates(image: RGBAImage, at point: Point) throws -> [GreyMask] {
         let w = image.width, h = image.height
@@ -252,12 +291,12 @@ public enum CutoutVision {
         }
         let grabCut = smallestFirst(clear) + cut + trivial
         let grouped = groupedCandidates(image: image, at: point).map(\.mask)
-        var ordered: [GreyMask] = []
+        var distinct: [GreyMask] = []
         for m in grouped.prefix(2) + grabCut.prefix(1) + smallestFirst(partsFound) + grabCut.dropFirst() + grouped.dropFirst(2)
-        where !ordered.contains(where: { intersectionOverUnion($0, m) > 0.9 }) {
-            ordered.append(m)
+        where !distinct.contains(where: { intersectionOverUnion($0, m) > 0.9 }) {
+            distinct.append(m)
         }
-        return ordered
+        return ordered(distinct, image: image, at: point)
     }
 
     /// The pixels above 127 in both masks over those in either (0 when none is).
