@@ -94,7 +94,11 @@ let package = Package(
                 swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Cutouts: masks (GrabCut) and plates (inpainting) for regions whose
         // object moves over a still background; the only OpenCV user.
-        .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"], swiftSettings: strict),
+        // Optimised in debug builds too, as WobbleRender is: its per-pixel
+        // loops (over-segmentation, grouping, matting) run some 30 times
+        // slower unoptimised, and the in-process tests and studio use them.
+        .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"],
+                swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Images in and out: PNG, JPEG, GIF, frame sinks; colour to sRGB.
         .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP", "CLCMS2", "CZlib"], swiftSettings: strict),
         // The product as a library: the scene runner, the output table, the

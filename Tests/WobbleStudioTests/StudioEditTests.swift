@@ -160,6 +160,12 @@ final class StudioEditTests: XCTestCase {
         XCTAssertEqual(try read(scene), deleted)
     }
 
+    /// The run of a `studio: frame K presented (run N…)` line.
+    static func run(_ line: String) -> Int? {
+        guard line.hasPrefix("studio: frame "), let r = line.range(of: " presented (run ") else { return nil }
+        return Int(line[r.upperBound...].prefix { $0.isNumber })
+    }
+
     /// The inspector in a real window: Ctrl+click the left cheek, make it a
     /// spring, shorter and stronger with keys; the title carries the unsaved
     /// marker; Ctrl+S writes exactly those keys (in-process:
@@ -185,6 +191,14 @@ final class StudioEditTests: XCTestCase {
         XCTAssertEqual(try read(scene), original.replacingOccurrences(
             of: "rb = {222, 278}, lb = {92, 286},\n}", with: "rb = {222, 278}, lb = {92, 286}, motion = \"spring\", duration = 0.8, strength = 0.18,\n}"))
         try w.waitForLine(after: before, "no marker", { $0 == "studio: title wobble-run edit: \(scene)" })
+        // The save's run (in the background) lands before the next change:
+        // a change made on the text before the save would meet the saved
+        // text as another program's ("changed on disk as well") at the next
+        // save. It lands as a frame of a newer run than any before the save.
+        let lines = w.linesSnapshot()
+        let savedAt = try XCTUnwrap(lines.lastIndex { $0.hasPrefix("studio: saved ") })
+        let runBefore = lines[..<savedAt].compactMap(StudioEditTests.run).max() ?? 0
+        try w.waitForLine(after: savedAt, "the saved scene's run", { (StudioEditTests.run($0) ?? 0) > runBefore })
         // One more change; Esc asks; Ctrl+S as a keyboard sends it (Ctrl
         // pressed first, alone) saves and quits.
         let saved = try read(scene)

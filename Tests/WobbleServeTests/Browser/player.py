@@ -8,7 +8,8 @@ JOB_JSON: {"options": {...}, "steps": [...]}. Options: "reduced_motion": true
 WebGL2), "offline": true (every request but the page's own file aborted;
 result["requests"] lists every URL asked for, result["aborted"] those refused), "serve": true (URL is a folder: it is served
 over HTTP on 127.0.0.1 and its index.html opened, as a site would).
-Steps, each a list: ["open"], ["wait_ready"], ["pause"], ["time", seconds]
+Steps, each a list: ["open"] (or ["open", URL]: another page, in the same
+browser, so one launch serves several pages), ["wait_ready"], ["pause"], ["time", seconds]
 (sets currentTime), ["shot", name] (the canvas's pixels as OUT_DIR/name.png),
 ["poke", x, y, dx, dy] (image pixels; result["poke"]: the region hit),
 ["drag", x0, y0, x1, y1] (the mouse, image pixels), ["motion", ax, ay] (a
@@ -95,7 +96,7 @@ def to_page(page, x, y):
 def run(page, url, out, step, result):
     kind = step[0]
     if kind == "open":
-        page.goto(url)
+        page.goto(step[1] if len(step) > 1 else url)
     elif kind == "wait_ready":
         page.wait_for_function(f"{VIEW} && {VIEW}.ready", timeout=60000)
         result["still"] = page.evaluate(f"{VIEW}.still")
