@@ -88,6 +88,10 @@ extension LiveSession {
             // (A run that started before the save read the old text: the
             // saved one is still to come.)
             if text == savedText { savedText = nil }
+            // The saved text's run (or a newer text's) gives the calls'
+            // sketches from now on; a run that read the text before the save
+            // does not.
+            if let p = pendingSave, text != p.from { pendingSave = nil }
             error = nil
             generation += 1
             if let before { followCalls(from: before.source, calls: before.calls, base: before.base) }

@@ -69,6 +69,7 @@ extension LiveSession {
                         }
                     })
                     savedText = text
+                    pendingSave = (sceneText ?? [], text, unsaved.calls.merging(pendingSave?.states ?? [:]) { mine, _ in mine })
                 } catch {
                     masks.undo()
                     edits = unsaved
@@ -365,7 +366,11 @@ extension LiveSession {
             // studio renamed the call too.
             let renames = state.name != old.name
             let onDisk: SketchSource.Call
-            switch SourceMerge.counterpart(of: call, in: runSource, through: baseSource, to: diskSource, allowRename: !renames) {
+            // Edited on the text this session saved (its run not landed):
+            // that text's changes to the call were this session's own.
+            let ownSave = pendingSave.map { $0.text == base && $0.from == runText } ?? false
+            switch SourceMerge.counterpart(of: call, in: runSource, through: baseSource, to: diskSource, allowRename: !renames,
+                                           baseIsOwnSave: ownSave) {
             case .success(let c): onDisk = c
             case .failure(let problem):
                 let tail = problem == .changed || problem == .renamed

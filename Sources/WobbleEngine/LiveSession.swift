@@ -70,6 +70,11 @@ public final class LiveSession {
 
     /// The text the last save wrote (its run is no change by another program).
     var savedText: [UInt8]?
+    /// The last save until the run of its text lands: the text the run
+    /// before it read (`from`), the text written, and the sketches it wrote
+    /// by call. Meanwhile a call's own sketch is the one saved, and an edit
+    /// is made on the saved text (the studio's own save is no conflict).
+    var pendingSave: (from: [UInt8], text: [UInt8], states: [Int: SketchState])?
     /// A run after another program saved the scene found its calls again
     /// by their text: their old ordinals and new ones, what each call's own
     /// text made before and now (the studio moves its undo steps with them).
@@ -157,15 +162,18 @@ public final class LiveSession {
             callBases = [:]
             return
         }
-        if editBase == nil { editBase = sceneText }
-        for n in edits.calls.keys where callBases[n] == nil { callBases[n] = sceneText }
+        let base = pendingSave?.text ?? sceneText
+        if editBase == nil { editBase = base }
+        for n in edits.calls.keys where callBases[n] == nil { callBases[n] = base }
         for n in callBases.keys where edits.calls[n] == nil { callBases[n] = nil }
     }
 
     /// The sketch the n-th call of the last good run made from its own
-    /// argument (before any edit): points, parameters, the local's name.
+    /// argument (before any edit): points, parameters, the local's name;
+    /// after a save whose run has not landed, the sketch saved.
     public func baseState(_ ordinal: Int) -> SketchState? {
         guard sketchCalls.indices.contains(ordinal) else { return nil }
+        if let saved = pendingSave?.states[ordinal] { return saved }
         let c = sketchCalls[ordinal]
         return SketchState(points: c.points, parameters: c.parameters, name: sourceCall(ordinal)?.declaration?.name)
     }

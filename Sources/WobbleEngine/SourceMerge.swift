@@ -103,14 +103,18 @@ public enum SourceMerge {
     /// text is the same in all three (or only its name changed between
     /// them, and `allowRename`: the studio does not rename it), else why not.
     public static func counterpart(of call: SketchSource.Call, in run: SketchSource, through base: SketchSource,
-                                   to target: SketchSource, allowRename: Bool = true) -> Result<SketchSource.Call, Problem> {
+                                   to target: SketchSource, allowRename: Bool = true,
+                                   baseIsOwnSave: Bool = false) -> Result<SketchSource.Call, Problem> {
         guard let i = run.index(of: call) else { return .failure(.deleted) }
         let inBase: Int
         switch match(run, base)[i] {
         case .same(let j): inBase = j
         case .renamed(let j):
-            guard allowRename else { return .failure(.renamed) }
+            guard allowRename || baseIsOwnSave else { return .failure(.renamed) }
             inBase = j
+        // `base` is what this session itself saved over `run`: the call's
+        // argument changed there by its own edit.
+        case .changed(let j) where baseIsOwnSave: inBase = j
         case .changed: return .failure(.changed)
         case .deleted: return .failure(.deleted)
         case .duplicated: return .failure(.duplicated)
