@@ -904,6 +904,7 @@ function onStudio(s) {
   recording = s.recording;
   metrics.recording = recording;
   muted = !!s.muted;
+  if (audio) audio.gain.gain.value = muted ? 0 : 1;   // at once, not at the next frame drawn
   $("muted").hidden = !muted || !track;
   if (s.handlesShown !== showHandles) showHandles = s.handlesShown;
   showStatus();
