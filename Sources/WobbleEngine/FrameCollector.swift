@@ -7,14 +7,18 @@ import Synchronization
 /// Collects the rendered frames in memory, centred on a transparent canvas,
 /// each kept once and only where it changed: the first frame (and any whose
 /// changed boxes are not known) whole, each later one as the boxes where it
-/// differs from the frame before (`FrameSink.write(_:index:changed:)`),
-/// those pixels packed (`PackedPixels`, about half their size on photos).
-/// A clip whose regions cover a fifth of the picture keeps about a fifth
-/// of its frames' pixels, packed to about half that. `replay()` gives them back whole, with their boxes.
+/// differs from the frame before (`FrameSink.write(_:index:changed:)`).
+/// With `packs`, the changed pixels of the first frames are kept as they
+/// are, up to `unpackedFrames` whole frames' bytes, and those past that
+/// packed (`PackedPixels`, about half their size on photos): each try of a
+/// search unpacks them again, so what fits in the memory goal costs
+/// nothing to pack and unpack. A clip whose regions cover a fifth of the
+/// picture keeps about a fifth of its frames' pixels, most of it packed to
+/// about half that. `replay()` gives them back whole, with their boxes.
 package final class FrameCollector {
     package let canvas: (Int, Int)
-    /// One frame: whole, or the boxes (canvas pixels) and their pixels,
-    /// packed (`PackedPixels`: about half their size on photos).
+    /// One frame: whole, or the boxes (canvas pixels) and their pixels, as
+    /// they are or packed (`PackedPixels`: about half their size on photos).
     private struct Kept {
         var whole: RGBAImage?
         var boxes: [(PixelRect, PackedPixels)]
@@ -22,12 +26,24 @@ package final class FrameCollector {
     private var kept: [Kept] = []
     private(set) var still: RGBAImage?
 
-    /// Whether the changed pixels are packed (`PackedPixels`).
+    /// Whether the changed pixels past the first `unpackedFrames` frames'
+    /// bytes are packed (`PackedPixels`).
     package let packs: Bool
+    /// How many whole canvases' bytes of changed pixels a packing
+    /// collector keeps as they are before it packs.
+    package static let unpackedFrames = 8
+    /// The bytes of changed pixels still kept as they are before packing.
+    private var unpackedLeft: Int
 
     package init(canvas: (Int, Int), packs: Bool = true) {
         self.canvas = canvas
         self.packs = packs
+        unpackedLeft = packs ? Self.unpackedFrames * canvas.0 * canvas.1 * 4 : .max
+    }
+
+    /// The bytes the kept frames take (their pixels as kept: packed or not).
+    package var storedBytes: Int {
+        kept.reduce(0) { sum, k in sum + (k.whole?.pixels.count ?? 0) + k.boxes.reduce(0) { $0 + $1.1.storedBytes } }
     }
 
     /// The frames collected.
@@ -68,7 +84,10 @@ package final class FrameCollector {
             var px: [UInt8] = []
             px.reserveCapacity((x1 - x0) * (y1 - y0) * 4)
             for y in y0..<y1 { px += frame.pixels[((y * frame.width + x0) * 4)..<((y * frame.width + x1) * 4)] }
-            boxes.append((PixelRect(x0: x0 + ox, y0: y0 + oy, x1: x1 + ox, y1: y1 + oy), PackedPixels(px, rowBytes: (x1 - x0) * 4, pack: packs)))
+            // As they are while they fit in what is left unpacked.
+            let pack = px.count > unpackedLeft
+            if !pack { unpackedLeft -= px.count }
+            boxes.append((PixelRect(x0: x0 + ox, y0: y0 + oy, x1: x1 + ox, y1: y1 + oy), PackedPixels(px, rowBytes: (x1 - x0) * 4, pack: pack)))
         }
         kept.append(Kept(whole: nil, boxes: boxes))
     }
@@ -93,18 +112,15 @@ package final class FrameCollector {
                 current = whole
                 return (whole, nil)
             }
+            // The running frame taken out first: where the caller has let
+            // go of the last frame it is the only owner of its pixels,
+            // updated in place instead of copied.
             var img = current!
+            current = nil
             let cw = img.width
-            img.pixels.withUnsafeMutableBufferPointer { dst in
+            img.pixels.withUnsafeMutableBytes { dst in
                 for (r, packed) in kept.boxes {
-                    let px = packed.unpack()
-                    let row = (r.x1 - r.x0) * 4
-                    px.withUnsafeBufferPointer { src in
-                        for y in r.y0..<r.y1 {
-                            let d = (y * cw + r.x0) * 4, s = (y - r.y0) * row
-                            UnsafeMutableRawPointer(dst.baseAddress! + d).copyMemory(from: src.baseAddress! + s, byteCount: row)
-                        }
-                    }
+                    packed.unpack(into: dst.baseAddress! + (r.y0 * cw + r.x0) * 4, rowStride: cw * 4)
                 }
             }
             current = img

@@ -64,33 +64,54 @@ public struct PackedPixels: Sendable {
     public init(_ pixels: [UInt8], rowBytes: Int, pack: Bool = true) {
         count = pixels.count
         self.rowBytes = rowBytes
-        guard pack, rowBytes > 4, pixels.count >= rowBytes, pixels.count % rowBytes == 0 else {
+        guard pack, rowBytes > 4, pixels.count >= rowBytes, pixels.count % rowBytes == 0,
+              let out = Self.deflate(filtered: Self.subFiltered(pixels, rowBytes: rowBytes), below: pixels.count) else {
             data = pixels
             packed = false
             return
         }
-        var filtered = pixels
-        filtered.withUnsafeMutableBufferPointer { f in
+        data = out
+        packed = true
+    }
+
+    /// Each row's bytes less those of the pixel to their left.
+    private static func subFiltered(_ pixels: [UInt8], rowBytes: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: pixels.count) { f, n in
             pixels.withUnsafeBufferPointer { p in
                 var row = 0
                 while row < p.count {
+                    for i in row..<(row + 4) { f[i] = p[i] }
                     for i in (row + 4)..<(row + rowBytes) { f[i] = p[i] &- p[i - 4] }
                     row += rowBytes
                 }
             }
+            n = pixels.count
         }
-        var size = compressBound(uLong(filtered.count))
-        var out = [UInt8](repeating: 0, count: Int(size))
+    }
+
+    /// `bytes` deflated at level 1, nil where zlib fails or the stream
+    /// would take `below` bytes or more.
+    private static func deflate(filtered bytes: [UInt8], below: Int) -> [UInt8]? {
+        var stream = z_stream()
+        guard deflateInit2_(&stream, 1, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+        let bound = Int(deflateBound(&stream, uLong(bytes.count)))
+        var out = [UInt8](repeating: 0, count: bound)
         let code = out.withUnsafeMutableBufferPointer { o in
-            filtered.withUnsafeBufferPointer { f in compress2(o.baseAddress, &size, f.baseAddress, uLong(f.count), 1) }
+            bytes.withUnsafeBufferPointer { b in
+                stream.next_in = UnsafeMutablePointer(mutating: b.baseAddress)
+                stream.avail_in = uInt(b.count)
+                stream.next_out = o.baseAddress
+                stream.avail_out = uInt(o.count)
+                return CZlib.deflate(&stream, Z_FINISH)
+            }
         }
-        if code == Z_OK, Int(size) < pixels.count {
-            data = Array(out[0..<Int(size)])
-            packed = true
-        } else {
-            data = pixels
-            packed = false
-        }
+        let size = Int(stream.total_out)
+        guard code == Z_STREAM_END, size < below else { return nil }
+        // A copy of exactly the stream's size (the buffer's capacity is
+        // the bound, more than the pixels).
+        return Array(out[0..<size])
     }
 
     /// The bytes deflated (or as they are) that this keeps.
@@ -98,23 +119,36 @@ public struct PackedPixels: Sendable {
 
     /// The pixels as they were given.
     public func unpack() -> [UInt8] {
-        guard packed else { return data }
-        var out = [UInt8](repeating: 0, count: count)
-        var size = uLong(count)
-        let code = out.withUnsafeMutableBufferPointer { o in
-            data.withUnsafeBufferPointer { d in uncompress(o.baseAddress, &size, d.baseAddress, uLong(d.count)) }
+        [UInt8](unsafeUninitializedCapacity: count) { p, n in
+            if let base = p.baseAddress { unpack(into: UnsafeMutableRawPointer(base), rowStride: rowBytes) }
+            n = count
         }
-        // Our own stream, inflated into exactly its size: a failure is out of memory.
-        guard code == Z_OK, Int(size) == count else { fatalError("PackedPixels: zlib could not inflate its own stream (code \(code))") }
-        let rowBytes = self.rowBytes
-        out.withUnsafeMutableBufferPointer { p in
-            var row = 0
-            while row < p.count {
-                for i in (row + 4)..<(row + rowBytes) { p[i] = p[i] &+ p[i - 4] }
-                row += rowBytes
+    }
+
+    /// Writes the pixels' rows at `destination`, row `y` at `y × rowStride`
+    /// bytes (a box inside a bigger picture): unfiltered as they are
+    /// inflated, with no array of their own.
+    public func unpack(into destination: UnsafeMutableRawPointer, rowStride: Int) {
+        let rowBytes = self.rowBytes, rows = rowBytes > 0 ? count / rowBytes : 0
+        guard packed else {
+            data.withUnsafeBytes { d in
+                for y in 0..<rows { (destination + y * rowStride).copyMemory(from: d.baseAddress! + y * rowBytes, byteCount: rowBytes) }
+            }
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { out in
+            var size = uLong(count)
+            let code = data.withUnsafeBufferPointer { d in uncompress(out.baseAddress, &size, d.baseAddress, uLong(d.count)) }
+            // Our own stream, inflated into exactly its size: a failure is out of memory.
+            guard code == Z_OK, Int(size) == count else { fatalError("PackedPixels: zlib could not inflate its own stream (code \(code))") }
+            let src = UnsafePointer(out.baseAddress!)
+            for y in 0..<rows {
+                let s = src + y * rowBytes
+                let d = (destination + y * rowStride).assumingMemoryBound(to: UInt8.self)
+                for i in 0..<4 { d[i] = s[i] }
+                for i in 4..<rowBytes { d[i] = s[i] &+ d[i - 4] }
             }
         }
-        return out
     }
 }
 

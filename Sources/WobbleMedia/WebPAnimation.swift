@@ -15,8 +15,15 @@ import WobbleSystem
 /// frames) and every frame's *compressed* bitstream until `assemble()`
 /// (the whole file, which it writes in one piece): memory grows with the
 /// file size, not with the raw frames.
+///
+/// One `WebPPicture` (one ARGB buffer) serves every frame: libwebp's
+/// `WebPAnimEncoderAdd` only reads the frame during the call (it copies
+/// it into its own canvas and keeps no pointer to it), so each frame is
+/// written into the same buffer instead of a fresh one per frame (whose
+/// pages the kernel would clear again for every frame).
 final class WebPAnimation {
     private var encoder: OpaquePointer?
+    private var picture = WebPPicture()
     private var config = WebPConfig()
     private let what: String
     private let loopCount: Int
@@ -76,7 +83,18 @@ final class WebPAnimation {
         guard WebPValidateConfig(&config) != 0 else {
             throw MediaError("\(what): libwebp refused the settings (quality \(settings.factor))")
         }
+        guard WebPPictureInit(&picture) != 0 else {
+            throw MediaError("\(what): the installed libwebp does not match the one wobble-run was built with")
+        }
+        picture.use_argb = 1
+        picture.width = Int32(width)
+        picture.height = Int32(height)
+        guard WebPPictureAlloc(&picture) != 0, picture.argb != nil else {
+            WebPPictureFree(&picture)
+            throw MediaError("\(what): libwebp could not take a frame (out of memory)")
+        }
         guard let enc = WebPAnimEncoderNew(Int32(width), Int32(height), &options) else {
+            WebPPictureFree(&picture)
             throw MediaError("\(what): libwebp could not start an animation (out of memory)")
         }
         encoder = enc
@@ -90,18 +108,24 @@ final class WebPAnimation {
         guard frame.width == width, frame.height == height else {
             throw MediaError("\(what): a frame is \(frame.width)x\(frame.height), the WebP \(width)x\(height)")
         }
-        var picture = WebPPicture()
-        guard WebPPictureInit(&picture) != 0 else {
-            throw MediaError("\(what): the installed libwebp does not match the one wobble-run was built with")
+        guard frame.pixels.count >= width * height * 4, let argb = picture.argb else {
+            throw MediaError("\(what): a frame has \(frame.pixels.count) bytes, not \(width * height * 4)")
         }
-        picture.use_argb = 1
-        picture.width = Int32(width)
-        picture.height = Int32(height)
-        defer { WebPPictureFree(&picture) }
-        let imported = frame.pixels.withUnsafeBufferPointer { px in
-            WebPPictureImportRGBA(&picture, px.baseAddress, Int32(width * 4))
+        // What `WebPPictureImportRGBA` does for an ARGB picture, into the
+        // kept buffer: each pixel as one 32-bit 0xAARRGGBB value.
+        let stride = Int(picture.argb_stride), w = width
+        frame.pixels.withUnsafeBytes { raw in
+            for y in 0..<height {
+                let src = raw.baseAddress! + y * w * 4
+                let dst = argb + y * stride
+                for x in 0..<w {
+                    let v = UInt32(littleEndian: src.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self))
+                    // In memory R, G, B, A: swap R and B.
+                    dst[x] = (v & 0xFF00_FF00) | ((v >> 16) & 0xFF) | ((v & 0xFF) << 16)
+                }
+            }
         }
-        guard imported != 0 else { throw MediaError("\(what): libwebp could not take a frame (out of memory)") }
+        picture.error_code = VP8_ENC_OK
         guard WebPAnimEncoderAdd(encoder, &picture, Int32(clamping: timestamp), &config) != 0 else {
             throw MediaError("\(what): libwebp could not encode a frame: \(error(picture.error_code))")
         }
@@ -236,7 +260,10 @@ final class WebPAnimation {
 
     /// Frees the encoder (idempotent).
     func close() {
-        if let encoder { WebPAnimEncoderDelete(encoder) }
+        if let encoder {
+            WebPAnimEncoderDelete(encoder)
+            WebPPictureFree(&picture)
+        }
         encoder = nil
     }
 

@@ -56,6 +56,73 @@ final class FrameCollectorTests: XCTestCase {
         }
     }
 
+    /// Past `unpackedFrames` canvases' bytes the changed pixels are packed,
+    /// before that kept as they are; either way every replayed frame is the
+    /// rendered one, and a frame the caller still holds is not changed by
+    /// the next one (the running frame is updated in place only where it is
+    /// the collector's alone).
+    func testFramesPastTheUnpackedBytesArePackedAndEveryFrameComesBack() throws {
+        let box = PixelRect(x0: 2, y0: 1, x1: 28, y1: 19)   // 26 × 18 pixels: 1,872 bytes a frame
+        let boxBytes = 26 * 18 * 4, canvasBytes = 30 * 20 * 4
+        let n = FrameCollector.unpackedFrames * canvasBytes / boxBytes + 12
+        let c = FrameCollector(canvas: (30, 20))
+        let spec = OutputPlan.Frames(width: 30, height: 20, fps: 30, count: n, fullRender: true, loop: 0, quality: nil)
+        // Smooth pixels (a gradient moving with k): they pack.
+        func smooth(_ k: Int) -> RGBAImage {
+            var f = frame(0, box: box)
+            for y in box.y0..<box.y1 {
+                for x in box.x0..<box.x1 {
+                    let i = (y * 30 + x) * 4
+                    f.pixels[i] = UInt8((x + k) & 255)
+                    f.pixels[i + 1] = UInt8((y * 2 + k) & 255)
+                    f.pixels[i + 2] = UInt8(k & 255)
+                    f.pixels[i + 3] = 255
+                }
+            }
+            return f
+        }
+        let sink = try c.start(spec) { smooth(0) }
+        for k in 0..<n { try sink.write(smooth(k), index: k, changed: k == 0 ? nil : [box]) }
+        try sink.finish()
+        let unpacked = FrameCollector.unpackedFrames * canvasBytes / boxBytes
+        // The first frame whole, `unpacked` boxes as they are, the other
+        // boxes (n - 1 - unpacked of them) packed to under half.
+        XCTAssertGreaterThan(c.storedBytes, canvasBytes + unpacked * boxBytes)
+        XCTAssertLessThan(c.storedBytes, canvasBytes + unpacked * boxBytes + (n - 1 - unpacked) * boxBytes / 2)
+        var replay = c.replay()
+        var held: [RGBAImage] = []
+        for k in 0..<n {
+            let got = replay.frame(k)
+            held.append(got.image)
+            XCTAssertTrue(got.image == smooth(k), "frame \(k)")
+        }
+        for k in 0..<n { XCTAssertTrue(held[k] == smooth(k), "frame \(k), held while the later ones were replayed") }
+        // A second replay gives the same frames again.
+        var again = c.replay()
+        for k in 0..<n { XCTAssertTrue(again.frame(k).image == smooth(k), "frame \(k), replayed again") }
+    }
+
+    /// Packed pixels unpack straight into a box of a bigger picture: its
+    /// rows land at the picture's stride, the bytes around them untouched.
+    func testPackedPixelsUnpackIntoABoxOfAPicture() {
+        var box: [UInt8] = []
+        for y in 0..<6 { for x in 0..<10 { box += [UInt8(x * 9 & 255), UInt8(y * 20 & 255), UInt8((x * y) & 255), 200] } }
+        for pack in [true, false] {
+            let p = PackedPixels(box, rowBytes: 10 * 4, pack: pack)
+            if pack { XCTAssertLessThan(p.storedBytes, box.count, "a gradient packs") }
+            var picture = [UInt8](repeating: 77, count: 16 * 9 * 4)
+            picture.withUnsafeMutableBytes { p.unpack(into: $0.baseAddress! + (2 * 16 + 3) * 4, rowStride: 16 * 4) }
+            for y in 0..<9 {
+                for x in 0..<16 {
+                    let i = (y * 16 + x) * 4
+                    let inside = (3..<13).contains(x) && (2..<8).contains(y)
+                    let want = inside ? Array(box[((y - 2) * 10 + x - 3) * 4..<((y - 2) * 10 + x - 3) * 4 + 4]) : [77, 77, 77, 77]
+                    XCTAssertEqual(Array(picture[i..<(i + 4)]), want, "pixel \(x),\(y) packed \(pack)")
+                }
+            }
+        }
+    }
+
     /// The kept pixels are packed and come back byte for byte: smooth rows
     /// (a gradient) take far less, noise and rows of one pixel stay whole.
     func testPackedPixelsComeBackExactly() {

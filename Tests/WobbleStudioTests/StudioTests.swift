@@ -115,6 +115,38 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(try w.quit(), 0)
     }
 
+    /// A cutout scene (a disc with a soft 3 px rim, its mask a file): the
+    /// window shows the headless frame, the object layer displaced over
+    /// the plate, at rest and mid-swing (the page is held to the same
+    /// frame by BrowserStudioTests.testACutoutFrameIsTheHeadlessFrame).
+    func testACutoutFrameIsTheHeadlessFrame() throws {
+        let (mw, mh) = (200, 150)
+        var mask = RGBAImage(width: mw, height: mh, pixels: [UInt8](repeating: 255, count: mw * mh * 4))
+        for y in 0..<mh {
+            for x in 0..<mw {
+                let d = ((Double(x) + 0.5 - 100) * (Double(x) + 0.5 - 100) + (Double(y) + 0.5 - 75) * (Double(y) + 0.5 - 75)).squareRoot()
+                let v = UInt8((min(1, max(0, (40 - d) / 3)) * 255).rounded())
+                for c in 0..<3 { mask.pixels[(y * mw + x) * 4 + c] = v }
+            }
+        }
+        try ImageIO.writePNG(mask, to: dir.appendingPathComponent("disc-mask.png").path)
+        let (w, scene) = try openStudio("cutout", """
+        image("img.png")
+        local disc = addSketch{x = 50, y = 25, w = 100, h = 100, cutout = "disc-mask.png"}
+        prepare()
+        impulse(disc, 1, 0.4)
+        wait(1)
+        """)
+        try w.key("h", "space", "Home")
+        for k in [0, 6] {
+            let before = w.lineCount
+            if k > 0 { try w.key(contentsOf: Array(repeating: "Right", count: k)) }
+            try w.waitForLine(after: before, "frame \(k) paused", StudioTests.frameLine(k, paused: true))
+            try assertShowsTheRenderedFrame(w, scene: scene, frame: k)
+        }
+        XCTAssertEqual(try w.quit(), 0)
+    }
+
     func testASceneThatFailsOnOpenIsWatchedUntilItRuns() throws {
         try startDisplay()
         let scene = "late-\(id).lua"
