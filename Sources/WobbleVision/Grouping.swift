@@ -242,17 +242,14 @@ extension CutoutVision {
             return out
         }
 
-        /// How much `inside` looks like an object clicked at `click`: the
-        /// mean colour difference across its boundary (against the
-        /// picture's mean), times the share of its boundary clear of the
-        /// picture's edge, times how deep the click lies in it (against its
-        /// deepest pixel), times a size prior (nothing under 12 cells or
-        /// over half the picture). 0 when the click is not in it.
-        func objectness(_ inside: [Bool], click: (Int, Int)) -> Double {
+        /// The facts of the shape `inside` (a cell per grid cell) that the
+        /// candidate scores read: its cells next to an outside cell
+        /// (`boundary`, 4-neighbours) and the summed colour difference
+        /// across them (`strength`), its sides on the picture's edge
+        /// (`onEdge`), and each cell's depth (1 on its border, one more a
+        /// cell inwards; 0 outside) with the deepest.
+        func facts(_ inside: [Bool]) -> (boundary: Int, onEdge: Int, strength: Int, depth: [Int32], deepest: Int32) {
             let n = width * height
-            guard inside[click.1 * width + click.0] else { return 0 }
-            let area = inside.reduce(0) { $0 + ($1 ? 1 : 0) }
-            guard area >= 12, area * 2 <= n else { return 0 }
             var boundary = 0, onEdge = 0, strength = 0
             var depth = [Int32](repeating: 0, count: n)
             var queue: [Int] = []
@@ -266,7 +263,6 @@ extension CutoutVision {
                 }
                 if border { depth[i] = 1; queue.append(i) }
             }
-            guard boundary > 0 else { return 0 }
             var head = 0, deepest: Int32 = 1
             while head < queue.count {
                 let i = queue[head]; head += 1
@@ -276,6 +272,24 @@ extension CutoutVision {
                     if inside[j] && depth[j] == 0 { depth[j] = depth[i] + 1; deepest = max(deepest, depth[j]); queue.append(j) }
                 }
             }
+            return (boundary, onEdge, strength, depth, deepest)
+        }
+
+        /// How much `inside` looks like an object clicked at `click`: the
+        /// mean colour difference across its boundary (against the
+        /// picture's mean), times the share of its boundary clear of the
+        /// picture's edge, times how deep the click lies in it (against its
+        /// deepest pixel), times a size prior (nothing under 12 cells or
+        /// over half the picture). 0 when the click is not in it.
+        func objectness(_ inside: [Bool], click: (Int, Int)) -> Double {
+            let n = width * height
+            guard inside[click.1 * width + click.0] else { return 0 }
+            let area = inside.reduce(0) { $0 + ($1 ? 1 : 0) }
+            guard area >= 12, area * 2 <= n else { return 0 }
+            let shape = facts(inside)
+            let boundary = shape.boundary, onEdge = shape.onEdge, strength = shape.strength
+            let depth = shape.depth, deepest = shape.deepest
+            guard boundary > 0 else { return 0 }
             let contrast = Double(strength) / Double(boundary) / meanEdge
             let edge = contrast / (contrast + 1)
             let closed = Double(boundary) / Double(boundary + onEdge)

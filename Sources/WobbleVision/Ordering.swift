@@ -55,28 +55,9 @@ extension CutoutVision {
             let area = areas[k]
             guard area > 0 else { out.append(f); continue }
             f.share = Double(area) / Double(n)
-            var boundary = 0, onEdge = 0, strength = 0
-            var depth = [Int32](repeating: 0, count: n)
-            var queue: [Int] = []
-            for i in 0..<n where inside[i] {
-                let x = i % lw, y = i / lw
-                var border = false
-                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] {
-                    guard nx >= 0, ny >= 0, nx < lw, ny < lh else { onEdge += 1; border = true; continue }
-                    let j = ny * lw + nx
-                    if !inside[j] { boundary += 1; strength += grid.difference(i, j); border = true }
-                }
-                if border { depth[i] = 1; queue.append(i) }
-            }
-            var head = 0, deepest: Int32 = 1
-            while head < queue.count {
-                let i = queue[head]; head += 1
-                let x = i % lw, y = i / lw
-                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < lw && ny < lh {
-                    let j = ny * lw + nx
-                    if inside[j] && depth[j] == 0 { depth[j] = depth[i] + 1; deepest = max(deepest, depth[j]); queue.append(j) }
-                }
-            }
+            let shape = grid.facts(inside)
+            let boundary = shape.boundary, onEdge = shape.onEdge, strength = shape.strength
+            let depth = shape.depth, deepest = shape.deepest
             f.contrast = boundary == 0 ? 0 : Double(strength) / Double(boundary) / grid.meanEdge
             f.centred = inside[cy * lw + cx] ? Double(depth[cy * lw + cx]) / Double(deepest) : 0
             let perimeter = Double(boundary + onEdge)
