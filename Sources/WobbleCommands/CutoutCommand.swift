@@ -10,7 +10,7 @@ import WobbleSystem
 /// finds first (for pipelines, and to edit by hand in a paint program):
 /// grey, 255 object, 0 background, the photo's size. One clear line and
 /// nothing written on any failure.
-package struct CutoutCommand {
+package struct CutoutCommand: RunnableSubcommand {
     package var photo = ""
     /// The box, or the point.
     package var query: CommandFiles.CutoutQuery = .box(x: 0, y: 0, w: 1, h: 1)
@@ -87,16 +87,9 @@ package struct CutoutCommand {
     package static func parse(_ args: [String]) throws -> CutoutCommand {
         var w = Words()
         do {
-            try OptionParser.parse(args, specs: specs, into: &w, rules: rules) { w, a in
-                guard w.photo == nil else { throw UsageError("one photo only (\(usage))") }
-                w.photo = a
-            } rest: { w, words in
-                // After `--` every word is the photo.
-                for a in words {
-                    guard w.photo == nil else { throw UsageError("one photo only (\(usage))") }
-                    w.photo = a
-                }
-            }
+            // (After `--` every word is the photo.)
+            try OptionParser.parse(args, specs: specs, into: &w, rules: rules, operand: \.photo,
+                                   tooMany: "one photo only (\(usage))")
         } catch is HelpAsked {
             var c = CutoutCommand()
             c.help = true
@@ -144,22 +137,8 @@ package struct CutoutCommand {
         return c
     }
 
-    static func main(_ args: [String]) -> Int32 {
-        do {
-            let c = try parse(args)
-            if c.help {
-                print(subcommand.helpText, terminator: "")
-                return 0
-            }
-            try c.run()
-            return 0
-        } catch {
-            return Failure.report(error, command: "cutout")
-        }
-    }
-
-    /// Finds the object and writes the mask (nothing on any failure).
-    func run() throws {
+    /// Finds the object and writes the mask (nothing on any failure); 0.
+    func run() throws -> Int32 {
         // --timeout: the photo's read and the search for the object, as a
         // render's reads are bounded (a stalled network file, a huge photo).
         let alarm = timeout.map { t in
@@ -172,5 +151,6 @@ package struct CutoutCommand {
         defer { alarm?.cancel() }
         try CommandFiles.writeCutoutMask(photo: photo, query: query, shown: shown, to: target,
                                          name: output == nil ? .madeUp : .given, beforeWrite: { alarm?.cancel() })
+        return 0
     }
 }

@@ -7,7 +7,7 @@ import WobbleSystem
 /// (`StarterScene`), never over an existing file; then opens the studio on
 /// it when there is a display and the studio is installed, else prints the
 /// next two commands.
-package struct NewCommand: Equatable {
+package struct NewCommand: Equatable, RunnableSubcommand {
     package var photo = ""
     /// Where the scene goes: the photo's name with `.lua`, in the current folder, unless given.
     package var scene = ""
@@ -66,19 +66,6 @@ package struct NewCommand: Equatable {
         c.photo = w.names[0]
         c.scene = w.names.count == 2 ? w.names[1] : ScenePaths.baseName(c.photo) + ".lua"
         return c
-    }
-
-    static func main(_ args: [String]) -> Int32 {
-        do {
-            let c = try parse(args)
-            if c.help {
-                print(subcommand.helpText, terminator: "")
-                return 0
-            }
-            return try c.run()
-        } catch {
-            return Failure.report(error, command: "new")
-        }
     }
 
     /// Writes the scene and says what next; the exit status (the studio's, when it opens).

@@ -7,7 +7,7 @@ import WobbleSystem
 /// page (`StudioServer`). Prints the page's address with its token, then
 /// serves until SIGINT or SIGTERM (exit 128 + the signal, as every
 /// interrupted run). No window system: a render node or a container serves.
-package struct ServeCommand: Equatable {
+package struct ServeCommand: Equatable, RunnableSubcommand {
     package var scene = ""
     package var host = "127.0.0.1"
     /// 0: a free port.
@@ -66,15 +66,8 @@ package struct ServeCommand: Equatable {
     package static func parse(_ args: [String]) throws -> ServeCommand {
         var w = Words()
         do {
-            try OptionParser.parse(args, specs: specs, into: &w, rules: rules) { w, a in
-                guard w.scene == nil else { throw UsageError("one scene at a time (\(usage))") }
-                w.scene = a
-            } rest: { w, words in
-                for a in words {
-                    guard w.scene == nil else { throw UsageError("one scene at a time (\(usage))") }
-                    w.scene = a
-                }
-            }
+            try OptionParser.parse(args, specs: specs, into: &w, rules: rules, operand: \.scene,
+                                   tooMany: "one scene at a time (\(usage))")
         } catch let e as UsageError {
             throw Failure(e.message, command: "serve", exitCode: 2)
         }
@@ -85,19 +78,6 @@ package struct ServeCommand: Equatable {
         c.host = w.host
         c.port = w.port
         return c
-    }
-
-    static func main(_ args: [String]) -> Int32 {
-        do {
-            let c = try parse(args)
-            if c.help {
-                print(subcommand.helpText, terminator: "")
-                return 0
-            }
-            return try c.run()
-        } catch {
-            return Failure.report(error, command: "serve")
-        }
     }
 
     /// Serves until a signal; the exit status (128 + the signal).

@@ -102,3 +102,44 @@ extension OptionParser {
         rows.filter { !$0.hidden }.map { helpEntry(names: $0.names, value: $0.value, help: $0.help) }.joined()
     }
 }
+
+/// A subcommand whose words parse into a value that runs (`cutout`, `new`,
+/// `serve`): its `main` is the same for each — `--help` prints its help,
+/// else it runs; a failure is one line (`Failure.report`).
+protocol RunnableSubcommand {
+    static var subcommand: Subcommand { get }
+    static func parse(_ args: [String]) throws -> Self
+    var help: Bool { get }
+    /// The exit status.
+    func run() throws -> Int32
+}
+
+extension RunnableSubcommand {
+    static func main(_ args: [String]) -> Int32 {
+        do {
+            let c = try parse(args)
+            if c.help {
+                print(subcommand.helpText, terminator: "")
+                return 0
+            }
+            return try c.run()
+        } catch {
+            return Failure.report(error, command: subcommand.name)
+        }
+    }
+}
+
+extension OptionParser {
+    /// As `parse`, for a command of one operand kept at `operand`: a second
+    /// one, before or after `--`, is the usage error `tooMany`.
+    static func parse<T>(_ args: [String], specs: [OptionSpec<T>], into o: inout T, rules: ParseRules,
+                         operand: WritableKeyPath<T, String?>, tooMany: String) throws {
+        func take(_ w: inout T, _ a: String) throws {
+            guard w[keyPath: operand] == nil else { throw UsageError(tooMany) }
+            w[keyPath: operand] = a
+        }
+        try parse(args, specs: specs, into: &o, rules: rules, positional: take) { w, words in
+            for a in words { try take(&w, a) }
+        }
+    }
+}
