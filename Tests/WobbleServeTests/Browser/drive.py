@@ -47,12 +47,20 @@ def main():
         page = context.new_page()
         page.on("console", lambda m: result.setdefault("console", []).append(m.text))
         page.on("pageerror", lambda e: result.setdefault("pageerrors", []).append(str(e)))
-        try:
-            for step in steps:
-                run(page, url, out, step, result)
-        except Exception as e:  # noqa: BLE001 - reported to the Swift test
-            result["error"] = f"{step}: {e}"
-        browser.close()
+        run_steps(browser, steps, lambda step: run(page, url, out, step, result), out, result)
+
+
+def run_steps(browser, steps, run_one, out, result):
+    """Runs each step with `run_one` (the first that fails ends them: its
+    error in `result`), closes `browser`, writes `result` as out/result.json
+    and exits: 1 when a step failed, else 0."""
+    step = None
+    try:
+        for step in steps:
+            run_one(step)
+    except Exception as e:  # noqa: BLE001 - reported to the Swift test
+        result["error"] = f"{step}: {e}"
+    browser.close()
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f)
     sys.exit(1 if "error" in result else 0)

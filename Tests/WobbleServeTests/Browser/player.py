@@ -32,7 +32,7 @@ from playwright.sync_api import sync_playwright
 # which would warn of an unhandled file on the next build.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(__file__))
-from drive import CHROMIUM, browser_cpu_ms  # noqa: E402
+from drive import CHROMIUM, browser_cpu_ms, run_steps  # noqa: E402
 
 VIEW = "document.querySelector('wobble-view')"
 
@@ -59,16 +59,7 @@ def main():
                 result.setdefault("aborted", []).append(route.request.url[:80])
                 route.abort()
             context.route(lambda u: u != url, refuse)
-        step = None
-        try:
-            for step in steps:
-                run(page, url, out, step, result)
-        except Exception as e:  # noqa: BLE001 - reported to the Swift test
-            result["error"] = f"{step}: {e}"
-        browser.close()
-    with open(os.path.join(out, "result.json"), "w") as f:
-        json.dump(result, f)
-    sys.exit(1 if "error" in result else 0)
+        run_steps(browser, steps, lambda step: run(page, url, out, step, result), out, result)
 
 
 def serve(folder):
