@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import WobbleCore
+import WobbleScript
 @testable import WobbleEngine
 
 /// An edit made right after a save, before the saved scene's run lands (a
@@ -19,7 +20,10 @@ final class SaveThenEditTests: SessionTestCase {
 
     """
 
-    func testAnEditBeforeTheSavedRunLandsIsSavedToo() throws {
+    /// The scene run once, its sketch edited (`strength = 0.2`) and saved
+    /// without running the saved text: the session, the scene's path and the
+    /// sketch saved.
+    func savedWithoutItsRun() throws -> (LiveSession, String, SketchState) {
         let path = try scene(Self.text)
         let s = LiveSession(options: SessionOptions(scenePath: path))
         XCTAssertTrue(s.run())
@@ -27,6 +31,11 @@ final class SaveThenEditTests: SessionTestCase {
         first.parameters.strength = 0.2
         s.setState(.call(0), first)
         try s.saveEdits(runAfter: false)
+        return (s, path, first)
+    }
+
+    func testAnEditBeforeTheSavedRunLandsIsSavedToo() throws {
+        let (s, path, first) = try savedWithoutItsRun()
         let once = Self.text.replacingOccurrences(of: "h = 16}", with: "h = 16, strength = 0.2}")
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), once)
         // Before any run: the sketch is the one saved.
@@ -51,13 +60,7 @@ final class SaveThenEditTests: SessionTestCase {
     /// Another program's save after the studio's, before the studio's run
     /// lands, still conflicts where it changed the same call.
     func testAnotherProgramsChangeAfterTheSaveStillConflicts() throws {
-        let path = try scene(Self.text)
-        let s = LiveSession(options: SessionOptions(scenePath: path))
-        XCTAssertTrue(s.run())
-        var first = try XCTUnwrap(s.baseState(0))
-        first.parameters.strength = 0.2
-        s.setState(.call(0), first)
-        try s.saveEdits(runAfter: false)
+        let (s, path, first) = try savedWithoutItsRun()
         let theirs = Self.text.replacingOccurrences(of: "h = 16}", with: "h = 16, strength = 0.9}")
         try theirs.write(toFile: path, atomically: true, encoding: .utf8)
         var second = first
