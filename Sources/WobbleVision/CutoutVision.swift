@@ -488,17 +488,59 @@ public enum CutoutVision {
         }
     }
 
+    /// How a plate's hole is filled.
+    public enum PlateFill: Sendable {
+        /// Telea's inpainting (OpenCV): the border carried inward along
+        /// straight lines; a wide hole becomes streaks.
+        case telea
+        /// Patches of the picture around the hole, coarse to fine
+        /// (`wobble_fill_texture`): the texture kept. The plate's fill.
+        case texture
+    }
+
+    /// The plate's fill.
+    public static let plateFill = PlateFill.texture
+
+    /// Fills `rgb` (`width × height`, 3 bytes a pixel) in place where
+    /// `holes` is not 0, by `method` (Telea's looks `radius` pixels around).
+    static func fill(rgb: inout [UInt8], width: Int, height: Int, holes: [UInt8], radius: Double,
+                     method: PlateFill = plateFill) throws {
+        switch method {
+        case .telea: try OpenCV.inpaint(rgb: &rgb, width: width, height: height, holes: holes, radius: radius)
+        case .texture: try OpenCV.fillTexture(rgb: &rgb, width: width, height: height, holes: holes)
+        }
+    }
+
+    /// `image` with the pixels where `holes` is not 0 filled by `method`
+    /// from the rest (the whole picture: for measuring fills). Throws
+    /// `CutoutProblem.vision`.
+    public static func filled(_ image: RGBAImage, holes: GreyMask, method: PlateFill) throws -> RGBAImage {
+        precondition(holes.width == image.width && holes.height == image.height)
+        let n = image.width * image.height
+        var rgb = [UInt8](repeating: 0, count: n * 3)
+        for k in 0 ..< n { for c in 0 ..< 3 { rgb[k * 3 + c] = image.pixels[k * 4 + c] } }
+        do {
+            try fill(rgb: &rgb, width: image.width, height: image.height, holes: holes.pixels, radius: 5, method: method)
+        } catch let e as VisionError {
+            throw CutoutProblem.vision(e.message)
+        }
+        var out = image
+        for k in 0 ..< n where holes.pixels[k] != 0 { for c in 0 ..< 3 { out.pixels[k * 4 + c] = rgb[k * 3 + c] } }
+        return out
+    }
+
     /// The plate behind `mask`'s object: `image` with the object's area
     /// (the mask above 0, grown by 2 pixels so that no fringe of the object
-    /// is copied into it) filled from the pixels around it (OpenCV's
-    /// inpainting, Telea's method); every pixel where the mask is 0 is the
-    /// image's own. Alpha is the image's.
-    public static func plate(image: RGBAImage, mask: GreyMask) throws -> RGBAImage {
+    /// is copied into it) filled from the pixels around it (`plateFill`:
+    /// patches of the texture around the hole, coarse to fine); every
+    /// pixel where the mask is 0 is the image's own. Alpha is the image's.
+    /// `method`: the fill (tests compare).
+    public static func plate(image: RGBAImage, mask: GreyMask, method: PlateFill = plateFill) throws -> RGBAImage {
         precondition(mask.width == image.width && mask.height == image.height)
         let w = image.width, h = image.height
         let ob = mask.objectBox
         guard !ob.isEmpty else { return image }
-        if hasSoftEdge(mask, in: ob) { return try mattedPlate(image: image, mask: mask, box: ob) }
+        if hasSoftEdge(mask, in: ob) { return try mattedPlate(image: image, mask: mask, box: ob, method: method) }
         let grow = 2, radius = 5, margin = 16
         let crop = PixelRect(x0: max(0, ob.x0 - margin), y0: max(0, ob.y0 - margin),
                              x1: min(w, ob.x1 + margin), y1: min(h, ob.y1 + margin))
@@ -518,7 +560,7 @@ public enum CutoutVision {
             }
         }
         do {
-            try OpenCV.inpaint(rgb: &rgb, width: cw, height: ch, holes: holes, radius: Double(radius))
+            try fill(rgb: &rgb, width: cw, height: ch, holes: holes, radius: Double(radius), method: method)
         } catch let e as VisionError {
             throw CutoutProblem.vision(e.message)
         }

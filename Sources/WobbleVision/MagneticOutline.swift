@@ -46,7 +46,9 @@ extension CutoutVision {
     /// intelligent scissors: Canny edges, gradient magnitude and direction),
     /// searched in the points' box grown by `outlineMargin` of its longer
     /// side (at least 8 pixels); and the mask it closes (255 inside and on
-    /// the path, 0 elsewhere). The path in pixel centres, in order.
+    /// the path, 0 elsewhere), matted (`matte(image:mask:)`: the edge's
+    /// band solved, a soft matte as `"auto"`'s). The path in pixel
+    /// centres, in order.
     /// Deterministic. Throws `CutoutProblem`: fewer than 3 points or one
     /// outside the image, a uniform box, OpenCV's failure.
     public static func magneticOutline(image: RGBAImage, points: [Point]) throws -> (path: [Point], mask: GreyMask) {
@@ -77,6 +79,12 @@ extension CutoutVision {
             for x in 0 ..< crop.width where found.mask[y * crop.width + x] != 0 { mask.pixels[(y + crop.y0) * w + x + crop.x0] = 255 }
         }
         guard !mask.isAllBackground else { throw CutoutProblem.noObject }
+        // The outline runs along the middle of the object's edge: the half
+        // of a soft or dark rim outside it would stay in the plate (a ghost
+        // line where the object was) and the half inside would move with
+        // the object (a doubled line). Matted, the rim's pixels are solved:
+        // the object carries its share, the plate gets the background.
+        mask = try matte(image: image, mask: mask, band: matteBand(width: w, height: h))
         return (found.path.map { Point(Double($0.0 + crop.x0) + 0.5, Double($0.1 + crop.y0) + 0.5) }, mask)
     }
 }

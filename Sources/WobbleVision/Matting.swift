@@ -278,8 +278,8 @@ extension CutoutVision {
     /// soft (1…254) the background's own colour, estimated from the picture
     /// and the matte (multi-level foreground and background estimation:
     /// the picture there is `a·F + (1 − a)·B`, F and B smooth where alpha
-    /// is); where it is 255, filled from around it (Telea's inpainting,
-    /// the soft edge's estimated background among what it fills from), so
+    /// is); where it is 255, filled from around it (`plateFill`, the soft
+    /// edge's estimated background among what it fills from), so
     /// the plate has no seam at the band and the object layer
     /// (`source − (1 − a)·plate`) is the object's own colour times alpha.
     /// The estimation's tiles: squares of this side, each with
@@ -324,7 +324,7 @@ extension CutoutVision {
         return out
     }
 
-    static func mattedPlate(image: RGBAImage, mask: GreyMask, box ob: PixelRect) throws -> RGBAImage {
+    static func mattedPlate(image: RGBAImage, mask: GreyMask, box ob: PixelRect, method: PlateFill = plateFill) throws -> RGBAImage {
         let w = image.width, h = image.height
         let radius = 5, margin = 16
         let crop = PixelRect(x0: max(0, ob.x0 - margin), y0: max(0, ob.y0 - margin),
@@ -349,7 +349,7 @@ extension CutoutVision {
                 default: for c in 0..<3 { rgb[o * 3 + c] = background[o * 3 + c] }
                 }
             }
-            try OpenCV.inpaint(rgb: &rgb, width: cw, height: ch, holes: holes, radius: Double(radius))
+            try fill(rgb: &rgb, width: cw, height: ch, holes: holes, radius: Double(radius), method: method)
         } catch let e as VisionError {
             throw CutoutProblem.vision(e.message)
         }

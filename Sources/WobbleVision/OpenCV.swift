@@ -41,6 +41,19 @@ enum OpenCV {
         }
     }
 
+    /// The texture fill (coarse-to-fine patches, `wobble_fill_texture`) of
+    /// `rgb` in place where `holes` is not 0.
+    static func fillTexture(rgb: inout [UInt8], width: Int, height: Int, holes: [UInt8]) throws {
+        precondition(rgb.count == width * height * 3 && holes.count == width * height)
+        try rgb.withUnsafeMutableBufferPointer { image in
+            try holes.withUnsafeBufferPointer { h in
+                try check("wobble_fill_texture") { error, size in
+                    wobble_fill_texture(image.baseAddress, Int32(width), Int32(height), width * 3, h.baseAddress, error, size)
+                }
+            }
+        }
+    }
+
     /// `cv::inpaint` (Telea) of `rgb` in place where `holes` is not 0.
     static func inpaint(rgb: inout [UInt8], width: Int, height: Int, holes: [UInt8], radius: Double) throws {
         precondition(rgb.count == width * height * 3 && holes.count == width * height)

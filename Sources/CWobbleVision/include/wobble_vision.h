@@ -38,6 +38,22 @@ int wobble_grabcut(const uint8_t *rgb, int width, int height, size_t stride, uin
 int wobble_inpaint(uint8_t *rgb, int width, int height, size_t stride, const uint8_t *mask, double radius,
                    char *error, size_t errorSize);
 
+/// Why: Telea's fill carries the hole's border inward along straight lines:
+/// a wide hole in a textured picture becomes streaks and a smear. The plate
+/// needs texture there: coarse-to-fine patch-based completion (Wexler,
+/// Shechtman and Irani 2007, nearest patches by PatchMatch, Barnes et al.
+/// 2009), plain C++ (OpenCV's own texture fills, xphoto's shift-map and
+/// frequency-selective reconstruction, measured slower and blurrier:
+/// docs/DECISIONS.md).
+///
+/// Fills, in place, the pixels of the `width × height` RGB image `rgb` (3
+/// bytes a pixel, rows `stride` bytes apart) where `mask` (one byte a pixel,
+/// `width` bytes a row) is not 0, with 7×7 patches of the picture outside
+/// the mask, level by level from a coarse one (first guess: Telea's fill).
+/// Deterministic (a fixed pseudo-random sequence, one thread, integer
+/// sums). Returns 0, or -1 with a reason.
+int wobble_fill_texture(uint8_t *rgb, int width, int height, size_t stride, const uint8_t *mask, char *error,
+                        size_t errorSize);
 
 /// Why: a cutout's edge is a soft matte, not a hard mask: the alpha of a
 /// band of unknown pixels around the object's edge is solved from the
