@@ -62,7 +62,9 @@ let package = Package(
         // every module, which would pull dozens of them into the binary).
         .target(
             name: "CWobbleVision",
-            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            // -O2 in debug builds too (as CWobbleKernel): the plate's patch
+            // fill and the matte are loops a debug build runs 5–10× slower.
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"]), .unsafeFlags(["-O2"], .when(configuration: .debug))],
             linkerSettings: [.linkedLibrary("opencv_photo"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]
         ),
 
