@@ -63,6 +63,7 @@ constexpr int patchRadius = 3;              // 7×7 patches
 constexpr int scale = 16;                   // colour units per level of 255
 constexpr double spreadShare = 0.25;        // voting weights: exp(-distance / (share × mean distance))
 constexpr int coarseIterations = 4, finestIterations = 2;
+constexpr int solvedDepth = 32;             // finest-level pixels: how deep into the hole the two finest levels solve
 
 /// The next coarser level: 2×2 blocks; a block is hole when any of its
 /// pixels is; its colour the mean of its known pixels.
@@ -96,9 +97,20 @@ Level coarser(const Level &f) {
 /// the hole) and voting, from the colours already there and the offsets in
 /// `offset` (2 ints a pixel: source x and y of the patch centred on each
 /// target pixel; refreshed where invalid).
-void complete(Level &L, std::vector<int32_t> &offset, int iterations, Sequence &random, bool centres = false) {
+void complete(Level &L, std::vector<int32_t> &offset, int iterations, Sequence &random, bool centres, int reach, int search) {
     const int w = L.w, h = L.h, r = patchRadius;
     const size_t n = static_cast<size_t>(w) * h;
+    // The hole's pixels solved here: those within `reach` of the picture
+    // outside it (all when 0); deeper ones keep the coarser level's colours
+    // (they lie under the object however it moves: only its edge uncovers).
+    std::vector<uint8_t> active(L.hole);
+    if (reach > 0) {
+        cv::Mat outside(h, w, CV_8UC1), d;
+        for (size_t k = 0; k < n; k++) outside.data[k] = L.hole[k] ? 255 : 0;
+        cv::distanceTransform(outside, d, cv::DIST_C, 3);
+        for (size_t k = 0; k < n; k++)
+            if (L.hole[k] && d.at<float>(static_cast<int>(k / w), static_cast<int>(k % w)) > reach) active[k] = 0;
+    }
     // Sources: centres whose whole patch lies inside the level and outside the hole.
     std::vector<uint8_t> source(n, 0);
     std::vector<int> sources;
@@ -122,7 +134,7 @@ void complete(Level &L, std::vector<int32_t> &offset, int iterations, Sequence &
     std::vector<uint8_t> target(n, 0);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
-            if (!L.hole[static_cast<size_t>(y) * w + x]) continue;
+            if (!active[static_cast<size_t>(y) * w + x]) continue;
             for (int ty = std::max(0, y - r); ty <= std::min(h - 1, y + r); ty++)
                 for (int tx = std::max(0, x - r); tx <= std::min(w - 1, x + r); tx++) target[static_cast<size_t>(ty) * w + tx] = 1;
         }
@@ -156,7 +168,7 @@ void complete(Level &L, std::vector<int32_t> &offset, int iterations, Sequence &
     }
     std::vector<int64_t> accum(n * 3);
     std::vector<int64_t> weight(n);
-    const int searchRadius = std::max(w, h);
+    const int searchRadius = search > 0 ? search : std::max(w, h);
     for (int it = 0; it < iterations; it++) {
         for (size_t k = 0; k < n; k++)
             if (target[k]) cost[k] = distance(static_cast<int>(k % w), static_cast<int>(k / w), offset[k * 2], offset[k * 2 + 1], INT64_MAX);
@@ -194,7 +206,7 @@ void complete(Level &L, std::vector<int32_t> &offset, int iterations, Sequence &
             // mean of overlapping patches: the texture's detail kept).
             std::vector<int32_t> copy(L.colour);
             for (size_t k = 0; k < n; k++)
-                if (L.hole[k]) {
+                if (active[k]) {
                     const size_t s = static_cast<size_t>(offset[k * 2 + 1]) * w + offset[k * 2];
                     for (int c = 0; c < 3; c++) L.colour[k * 3 + c] = copy[s * 3 + c];
                 }
@@ -225,7 +237,7 @@ void complete(Level &L, std::vector<int32_t> &offset, int iterations, Sequence &
                         const int tx = x + dx;
                         if (tx < 0 || tx >= w) continue;
                         const size_t t = static_cast<size_t>(ty) * w + tx;
-                        if (!L.hole[t]) continue;
+                        if (!active[t]) continue;
                         const size_t s = static_cast<size_t>(sy + dy) * w + (sx + dx);
                         for (int c = 0; c < 3; c++) accum[t * 3 + c] += wgt * L.colour[s * 3 + c];
                         weight[t] += wgt;
@@ -233,7 +245,7 @@ void complete(Level &L, std::vector<int32_t> &offset, int iterations, Sequence &
                 }
             }
         for (size_t t = 0; t < n; t++)
-            if (L.hole[t] && weight[t] > 0)
+            if (active[t] && weight[t] > 0)
                 for (int c = 0; c < 3; c++) L.colour[t * 3 + c] = static_cast<int32_t>((accum[t * 3 + c] + weight[t] / 2) / weight[t]);
     }
 }
@@ -302,7 +314,13 @@ extern "C" int wobble_fill_texture(uint8_t *rgb, int width, int height, size_t s
             const bool last = li == 0;
             // At the finest level the last round copies each pixel from its own
             // patch (the texture's detail) instead of the patches' mean.
-            complete(L, offset, last ? finestIterations : coarseIterations, random, last);
+            // The two finest levels solve the hole `reach` pixels deep (of
+            // the finest level's); the coarser ones all of it.
+            const int reach = li == 0 ? solvedDepth : li == 1 ? solvedDepth / 2 : 0;
+            // There the offsets come from the coarser level: the random
+            // search refines them nearby.
+            const int search = li == 0 ? 16 : li == 1 ? 32 : 0;
+            complete(L, offset, last ? finestIterations : coarseIterations, random, last, reach, search);
             if (last) break;
             // Up one level: the hole's colours and the offsets, doubled.
             Level &F = levels[li - 1];
