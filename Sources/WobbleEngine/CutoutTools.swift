@@ -15,7 +15,7 @@ public enum CutoutTools {
     }
 
     public static func refined(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke], from: GreyMask? = nil) throws -> GreyMask {
-        try CutoutVision.refined(image: image, region: shape, strokes: strokes, from: from)
+        try CutoutVision.refinedMatte(image: image, region: shape, strokes: strokes, from: from)
     }
 
     public static func clickMatteBand(width: Int, height: Int) -> Int {

@@ -195,6 +195,28 @@ extension CutoutVision {
         return out
     }
 
+    /// `refined(image:region:strokes:from:)` (GrabCut from a region and
+    /// strokes: the studio's `C` and strokes) as a soft matte: its edge's
+    /// band solved as `"auto"`'s (`matte(image:mask:)`, the band for
+    /// GrabCut's working size on the region's box), the strokes' pixels
+    /// kept as they mark them, nothing past the region's curves. A hard
+    /// mask would leave the outer half of the object's soft or dark rim in
+    /// the plate (a ghost line where the object was) and move the inner half
+    /// with the object. Throws `CutoutProblem`.
+    public static func refinedMatte(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke],
+                                    from: GreyMask? = nil) throws -> GreyMask {
+        let mask = try refined(image: image, region: shape, strokes: strokes, from: from)
+        let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
+        let r = shape.bbox
+        func whole(_ v: Double, _ rounding: FloatingPointRoundingRule) -> Int { Int(clamping: v, to: -(1 << 40) ... (1 << 40), rounding: rounding) }
+        let box = PixelRect(x0: max(0, whole(r.minX, .down)), y0: max(0, whole(r.minY, .down)),
+                            x1: min(image.width, whole(r.maxX, .up)), y1: min(image.height, whole(r.maxY, .up)))
+        let factor = box.isEmpty ? 1 : workingFactor(box: box, image: image)
+        let matted = try matte(image: image, mask: mask, band: matteBand(width: image.width, height: image.height, factor: factor),
+                               object: seeds.object, background: seeds.background)
+        return clipped(matted, to: shape)
+    }
+
     /// The sum of absolute differences between two masks' alpha (0…1 a
     /// pixel): the matting benchmarks' error measure.
     public static func alphaSAD(_ a: GreyMask, _ b: GreyMask) -> Double {
