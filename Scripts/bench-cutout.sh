@@ -10,13 +10,17 @@
 #      CPU time (user + system, less disturbed than wall time by other work
 #      on the machine) per frame of 61 moving frames beyond one (setup,
 #      GrabCut and plate subtracted), best of 3, per backend;
-#   3. memory: the peak RSS of both renders.
+#   3. memory: the peak RSS of both renders;
+#   4. the whole cutout a render makes for "auto" on the 512 px box of part 1
+#      (decode, GrabCut, the matte and the plate: its fill), one frame of a
+#      scene with that region on the CPU backend, best of 3, side by side
+#      with BASE (PARTS=plate runs it alone).
 #   Parts 1 and 1b side by side with BASE (another build, e.g. the one before
 #   the matte) when it is set; part 1 also says how many grey levels the mask
 #   has (a matte: many; a mask scaled up from GrabCut's working size: a few).
 # Usage: Scripts/bench-cutout.sh          Env: SCRATCH (build folder, default .build-bench),
 #        WOBBLE_RUN (a built binary: no build), BASE (a binary to compare with),
-#        BACKENDS (default "gles cpu"), PARTS (default "auto frames": "frames" skips 1 and 1b)
+#        BACKENDS (default "gles cpu"), PARTS (default "auto frames plate": "frames" runs 2 and 3 alone)
 # Needs ImageMagick (convert) and GNU time (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +34,7 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-parts=${PARTS:-auto frames}
+parts=${PARTS:-auto frames plate}
 backends=${BACKENDS:-gles cpu}
 
 if [[ " $parts " == *" auto "* ]]; then
@@ -60,6 +64,32 @@ for b in "${builds[@]}"; do
   echo "$b: Shift+click (cutout --at) on a 1200×800 photo: ${median} s (median of 5: ${times[*]}; one thread)"
 done
 fi
+
+if [[ " $parts " == *" plate "* ]]; then
+# 4. The cutout a render makes: mask, matte and plate.
+[[ -f "$out/big.png" ]] || convert Examples/latte/coffee.png -resize 1200x800 "$out/big.png"
+cat > "$out/plate.lua" <<'LUA'
+image("big.png")
+fps(30)
+addSketch{x = 340, y = 20, w = 512, h = 512, cutout = "auto"}
+prepare()
+wait(0.1)
+LUA
+builds=("$bin")
+[[ -z "${BASE:-}" ]] || builds+=("$(realpath "$BASE")")
+for b in "${builds[@]}"; do
+  best=""
+  for _ in 1 2 3; do
+    rm -rf "$out/still"
+    /usr/bin/time -f "%e" -o "$out/t" "$b" "$out/plate.lua" -q --backend cpu --frames 1-1 -o "$out/still/" 2>"$out/err"
+    t=$(cat "$out/t")
+    if [[ -z "$best" ]] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+  done
+  echo "$b: a render's cutout = \"auto\" on the 512×512 box (decode, GrabCut, matte, plate, one CPU frame): ${best} s (best of 3)"
+done
+fi
+
+[[ " $parts " == *" frames "* ]] || exit 0
 
 # 2 and 3. Moving frames with and without the cutout.
 cp Examples/latte/coffee.png "$out/coffee.png"
