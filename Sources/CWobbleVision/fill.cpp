@@ -166,8 +166,8 @@ void complete(Level &L, std::vector<int32_t> &offset, int iterations, Sequence &
             offset[k * 2] = pick % w; offset[k * 2 + 1] = pick / w;
         }
     }
-    std::vector<int64_t> accum(n * 3);
-    std::vector<int64_t> weight(n);
+    std::vector<int32_t> accum(n * 3);   // at most 49 patches × 1024 × 4080: fits
+    std::vector<int32_t> weight(n);
     const int searchRadius = search > 0 ? search : std::max(w, h);
     for (int it = 0; it < iterations; it++) {
         for (size_t k = 0; k < n; k++)
@@ -228,7 +228,7 @@ void complete(Level &L, std::vector<int32_t> &offset, int iterations, Sequence &
                 const size_t k = static_cast<size_t>(y) * w + x;
                 if (!target[k]) continue;
                 // Integer weights (1…1024): the same sums on every machine.
-                const int64_t wgt = 1 + static_cast<int64_t>(std::lround(1023.0 * std::exp(-static_cast<double>(cost[k]) / spread)));
+                const int32_t wgt = 1 + static_cast<int32_t>(std::lround(1023.0 * std::exp(-static_cast<double>(cost[k]) / spread)));
                 const int sx = offset[k * 2], sy = offset[k * 2 + 1];
                 for (int dy = -r; dy <= r; dy++) {
                     const int ty = y + dy;
