@@ -1,5 +1,5 @@
-// The only caller of OpenCV (see include/wobble_vision.h for why each
-// function exists). Exceptions never leave this file: each becomes -1 and
+// With fill.cpp (the plate's texture fill), the only caller of OpenCV (see
+// include/wobble_vision.h for why each function exists). Exceptions never leave this file: each becomes -1 and
 // one line in the caller's buffer.
 #include "wobble_vision.h"
 

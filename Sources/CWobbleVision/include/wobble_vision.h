@@ -1,6 +1,6 @@
 // OpenCV behind a tiny C interface: the only code in the tree that calls
 // OpenCV (imgproc's grabCut, photo's inpaint), and the cutout's matting
-// (plain C++ beside it). C stays at this edge:
+// and the plate's texture fill (plain C++ beside it, in fill.cpp). C stays at this edge:
 // Swift calls these only through WobbleVision (Vision.swift), which checks
 // every result. No OpenCV type crosses it: plain byte buffers only.
 #ifndef WOBBLE_VISION_H
