@@ -165,8 +165,8 @@ final class StudioCutoutStateTests: InProcessStudioCase {
 
     /// `Delete` on a region a `Shift`+click added deletes it (`Ctrl+Z`
     /// brings it back); deleted again and saved, the scene has no line for
-    /// it and no mask is written; `Delete` on the scene's own region says
-    /// where its line is and deletes nothing.
+    /// it and no mask is written; `Delete` on the scene's own region, which
+    /// its `impulse` line uses, says so and deletes nothing.
     func testDeleteDeletesTheSelectedRegionUndoesAndSavesWithoutIt() throws {
         try box.writeImage("img.png", Pic.picture().0)
         let a = imageArea(w, h)
@@ -197,7 +197,7 @@ final class StudioCutoutStateTests: InProcessStudioCase {
         XCTAssertEqual(counts, [1, 0, 1, 0])
         XCTAssertEqual(try read("s.lua"), Pic.scene, "saved without the deleted region")
         XCTAssertEqual(masksFolder(), [], "no mask written for it")
-        XCTAssertTrue(message.contains("delete its line") && message.contains("s.lua:2"), message)
+        XCTAssertTrue(message.hasPrefix("cannot delete disc (") && message.hasSuffix("s.lua:2): line 4 uses disc; delete that line first (a touch, impulse or shake: its tick on the timeline), or edit the scene in a text editor"), message)
         XCTAssertEqual(app.session.sketchCalls.count, 1)
     }
 
