@@ -268,7 +268,7 @@ package final class SketchEditor {
                 $0.calls[n] = nil
                 $0.deleted.insert(n)
             }
-            status("deleted \(name) (Ctrl+S takes its line out of the scene, Ctrl+Z brings it back)", false)
+            status("deleted \(name); Ctrl+S takes its line out of the scene, Ctrl+Z brings it back", false)
             if verbose { printError("studio: deleted \(name)") }
             return true
         case .added(let i):

@@ -191,7 +191,7 @@ final class BrowserStudioTests: XCTestCase {
                                 ["click", 120, 95], studio("s.inspector !== null"),
                                 ["key", "Backspace"], studio("s.unsaved && s.message.startsWith('deleted body')"),
                                 ["key", "Control+s"], ["wait_saved"], ["metrics", "m"]], out: out)
-        XCTAssertEqual(result["deleted"] as? String, "deleted body (line 2) (Ctrl+S takes its line out of the scene, Ctrl+Z brings it back)")
+        XCTAssertEqual(result["deleted"] as? String, "deleted body (line 2); Ctrl+S takes its line out of the scene, Ctrl+Z brings it back")
         let m = try XCTUnwrap(result["m"] as? [String: Any])
         XCTAssertEqual((m["saved"] as? [[String: Any]])?.first?["ok"] as? Bool, true, "\(m)")
         let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)

@@ -96,7 +96,7 @@ final class StudioDeleteRegionTests: StudioCoreTestCase {
         XCTAssertEqual(core.inspector.selected, .call(0))
         core.perform(.deleteSelected)
         settle(core)
-        XCTAssertEqual(core.message, "deleted disc (line 3) (Ctrl+S takes its line out of the scene, Ctrl+Z brings it back)")
+        XCTAssertEqual(core.message, "deleted disc (line 3); Ctrl+S takes its line out of the scene, Ctrl+Z brings it back")
         XCTAssertNil(core.inspector.selected)
         XCTAssertEqual(core.session.edits.deleted, [0])
         XCTAssertEqual(core.session.handleShapes(atFrame: 0).map { $0.origin?.kind }, [.call(1), .call(2)])
