@@ -249,9 +249,9 @@ final class TwoPassTests: XCTestCase {
 /// alone, then the level its size predicts, alone, at most two tries at a
 /// time, and skips the levels its prediction rules out.
 final class ColourBitsSearchTests: XCTestCase {
-    func run(limit: Int, _ bytes: (Int) -> Int) throws -> (PresetRun.Candidate?, [[Int]]) {
+    func run(limit: Int, ratio: Double? = nil, _ bytes: (Int) -> Int) throws -> (PresetRun.Candidate?, [[Int]]) {
         var rounds: [[Int]] = []
-        let c = try PresetRun.ColourBits.search(limit: limit) { levels in
+        let c = try PresetRun.ColourBits.search(limit: limit, nextRatio: ratio) { levels in
             rounds.append(levels)
             return levels.map { PresetRun.Candidate(format: .apng, bytes: bytes($0), level: $0) }
         }
@@ -275,6 +275,55 @@ final class ColourBitsSearchTests: XCTestCase {
                 XCTAssertEqual(Set(rounds.joined()).count, rounds.joined().count, "a level tried twice: \(rounds)")
             }
         }
+    }
+
+    func testARatioThatSaysTheNextLevelIsOverEndsAtTheLowest() throws {
+        // LINE on the cat: 4 bits 254,287 bytes of 307,200; the first
+        // picture says ×1.66 a bit (5 bits: 434,336): one try.
+        let measured = [4: 254_287, 5: 434_336]
+        var rounds: [[Int]] = []
+        let c = try PresetRun.ColourBits.search(limit: 307_200, nextRatio: 1.66) { levels in
+            rounds.append(levels)
+            return levels.map { PresetRun.Candidate(format: .apng, bytes: measured[$0] ?? 1_000_000, level: $0) }
+        }
+        XCTAssertEqual(c?.level, 4)
+        XCTAssertEqual(rounds, [[4]])
+        // Within the margin (predicted 1.04× the limit), 5 bits are tried.
+        let near = Int(Double(307_200) * 1.04 / 1.66)
+        let (c5, tried) = try run(limit: 307_200, ratio: 1.66) { $0 == 4 ? near : Int(Double(near) * 1.66) }
+        XCTAssertEqual(tried, [[4], [5]])
+        XCTAssertEqual(c5?.level, 4)
+        // With each clip's true ratio the choice is still the most bits that fit, at every limit.
+        var curves: [(Int) -> Int] = [1.25, 1.4, 1.6, 1.9].map { r in { b in Int(100_000 * pow(r, Double(b - 4))) } }
+        curves.append { b in [4: 90_000, 5: 95_000, 6: 200_000, 7: 210_000, 8: 600_000][b] ?? 0 }
+        for bytes in curves {
+            let ratio = Double(bytes(5)) / Double(bytes(4))
+            for limit in (4...8).map(bytes).flatMap({ [$0 - 1, $0, $0 + 1] }) + [1, 10_000_000] {
+                let (c, rounds) = try run(limit: limit, ratio: ratio, bytes)
+                XCTAssertEqual(c?.level, (4...8).last { bytes($0) <= limit }, "limit \(limit): \(rounds)")
+                if bytes(4) <= limit, Double(bytes(5)) > Double(limit) * PresetRun.ColourBits.skipMargin {
+                    XCTAssertEqual(rounds, [[4]], "limit \(limit)")
+                }
+            }
+        }
+    }
+
+    func testTheStillsRatioGrowsWithTheDetailOneBitAdds() throws {
+        // A noisy gradient: a bit more keeps more of the noise (a larger PNG); a flat picture: the same.
+        var rng: UInt64 = 12345
+        let w = 160, h = 120
+        var px = [UInt8](repeating: 255, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                rng = rng &* 6364136223846793005 &+ 1442695040888963407
+                let noise = Int(rng >> 60) - 8
+                for c in 0..<3 { px[(y * w + x) * 4 + c] = UInt8(max(0, min(255, x * 255 / w + noise + c * 10))) }
+            }
+        }
+        let ratio = try XCTUnwrap(PresetRun.ColourBits.stillRatio(RGBAImage(width: w, height: h, pixels: px)))
+        XCTAssertGreaterThan(ratio, 1.2)
+        let flat = RGBAImage(width: w, height: h, pixels: [UInt8](repeating: 200, count: w * h * 4))
+        XCTAssertEqual(try XCTUnwrap(PresetRun.ColourBits.stillRatio(flat)), 1, accuracy: 0.05)
     }
 
     func testSizesThatDoNotFallWithTheBitsEndTheSearch() throws {
