@@ -12,11 +12,14 @@
 # backend with another row kernel (WOBBLE_CPU): "swift" the Swift reference
 # kernel (the kernel before the C one), "baseline" the C kernel's baseline
 # x86-64 build (what a CPU without AVX2 runs), "avx2" its AVX2 build (what a
-# CPU without AVX-512 runs).
+# CPU without AVX-512 runs). The kind "distinct" is the default backend on
+# the same clip with the regions a third of a pixel off the whole-pixel grid
+# (moving.lua's "distinct"): four regions of one shape share one geometry
+# (computed once), four distinct ones compute four.
 # Usage: Scripts/bench-moving.sh
 # Env: RUNS (default 5), SCRATCH (build folder, default .build-bench),
 #      WOBBLE_RUN (a built binary: no build), BEFORE (see above),
-#      BACKENDS (default "auto gles cpu swift baseline avx2").
+#      BACKENDS (default "auto gles cpu swift baseline avx2 distinct").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
@@ -36,6 +39,7 @@ convert Examples/cat/chelsea.png -resize '1280x720!' "$tmp/photo.png"
 # One run of kind "<backend>-<moving|still>" or "before-<moving|still>": "wall cpu".
 one() {
   local run=$bin backend=${1%-*} arg=regions backendArgs=() cpu=
+  [[ $backend == distinct ]] && { backend=auto; arg=distinct; }
   [[ $1 == *-still ]] && arg=none
   if [[ $backend == before ]]; then run=$before
   elif [[ $backend == swift || $backend == baseline || $backend == avx2 ]]; then backendArgs=(--backend cpu); cpu=$backend
@@ -48,7 +52,7 @@ one() {
   awk '{printf "%s %.3f\n", $1, $2 + $3}' "$tmp/t"
 }
 
-backends=(${BACKENDS:-auto gles cpu swift baseline avx2})
+backends=(${BACKENDS:-auto gles cpu swift baseline avx2 distinct})
 [[ -n $before ]] && backends+=(before)
 kinds=()
 for b in "${backends[@]}"; do kinds+=("$b-moving" "$b-still"); done
