@@ -102,7 +102,10 @@ let package = Package(
         .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"],
                 swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Images in and out: PNG, JPEG, GIF, frame sinks; colour to sRGB.
-        .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP", "CLCMS2", "CZlib"], swiftSettings: strict),
+        // Optimised in debug builds too: its per-pixel loops (PNG rows, the
+        // GIF encoder, colour) are what the tests' frames go through.
+        .target(name: "WobbleMedia", dependencies: ["WobbleSystem", "WobbleCore", "CPNG", "CTurboJPEG", "CGIF", "CImageQuant", "CWebP", "CLCMS2", "CZlib"],
+                swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // The product as a library: the scene runner, the output table, the
         // presets and their search, the frame loop, --assemble, exports in
         // the background, takes, a live session (no window code, no

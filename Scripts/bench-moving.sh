@@ -6,15 +6,20 @@
 # in interleaved runs. Prints the median wall and CPU seconds of each and the
 # ns per moving pixel above the still clip:
 #   (moving − still) / (4 · 300 · 220 · 90)   (goal: <= 4 ns, default backend)
-# With BEFORE (another build's wobble-run, e.g. main's), its gles clips join
-# the interleaved runs (its default then). Two more kinds run the CPU
+# With BEFORE (another build's wobble-run, e.g. main's), its clips on its
+# default backend join the interleaved runs, and the ratios of the default
+# backend's ns per moving pixel to BEFORE's are printed. Three more kinds run the CPU
 # backend with another row kernel (WOBBLE_CPU): "swift" the Swift reference
 # kernel (the kernel before the C one), "baseline" the C kernel's baseline
-# x86-64 build (what a CPU without AVX2 runs).
+# x86-64 build (what a CPU without AVX2 runs), "avx2" its AVX2 build (what a
+# CPU without AVX-512 runs). The kind "distinct" is the default backend on
+# the same clip with the regions a third of a pixel off the whole-pixel grid
+# (moving.lua's "distinct"): four regions of one shape share one geometry
+# (computed once), four distinct ones compute four.
 # Usage: Scripts/bench-moving.sh
 # Env: RUNS (default 5), SCRATCH (build folder, default .build-bench),
 #      WOBBLE_RUN (a built binary: no build), BEFORE (see above),
-#      BACKENDS (default "auto gles cpu swift baseline").
+#      BACKENDS (default "auto gles cpu swift baseline avx2 distinct").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
@@ -34,16 +39,20 @@ convert Examples/cat/chelsea.png -resize '1280x720!' "$tmp/photo.png"
 # One run of kind "<backend>-<moving|still>" or "before-<moving|still>": "wall cpu".
 one() {
   local run=$bin backend=${1%-*} arg=regions backendArgs=() cpu=
+  [[ $backend == distinct ]] && { backend=auto; arg=distinct; }
   [[ $1 == *-still ]] && arg=none
-  if [[ $backend == before ]]; then run=$before; backendArgs=(--backend gles)
-  elif [[ $backend == swift || $backend == baseline ]]; then backendArgs=(--backend cpu); cpu=$backend
+  if [[ $backend == before ]]; then run=$before
+  elif [[ $backend == swift || $backend == baseline || $backend == avx2 ]]; then backendArgs=(--backend cpu); cpu=$backend
   elif [[ $backend != auto ]]; then backendArgs=(--backend "$backend"); fi
-  WOBBLE_CPU=$cpu /usr/bin/time -f "%e %U %S" -o "$tmp/t" \
-    "$run" Scripts/bench/moving.lua --image "$tmp/photo.png" "${backendArgs[@]}" --format null -q -- "$arg" 2>/dev/null
-  awk '{printf "%s %.2f\n", $1, $2 + $3}' "$tmp/t"
+  # bash's time: wall, user and system seconds to the millisecond
+  # (/usr/bin/time's 10 ms steps are 0.4 ns per moving pixel here).
+  local TIMEFORMAT='%3R %3U %3S'
+  { time WOBBLE_CPU=$cpu "$run" Scripts/bench/moving.lua --image "$tmp/photo.png" "${backendArgs[@]}" --format null -q \
+      -- "$arg" 2>/dev/null; } 2> "$tmp/t"
+  awk '{printf "%s %.3f\n", $1, $2 + $3}' "$tmp/t"
 }
 
-backends=(${BACKENDS:-auto gles cpu swift baseline})
+backends=(${BACKENDS:-auto gles cpu swift baseline avx2 distinct})
 [[ -n $before ]] && backends+=(before)
 kinds=()
 for b in "${backends[@]}"; do kinds+=("$b-moving" "$b-still"); done
@@ -65,5 +74,14 @@ for b in "${backends[@]}"; do
   mc=$(echo "${cpu[$b-moving]}" | median); sc=$(echo "${cpu[$b-still]}" | median)
   awk -v b="$b" -v mw="$mw" -v sw="$sw" -v mc="$mc" -v sc="$sc" 'BEGIN {
     n = 4 * 300 * 220 * 90
-    printf "%-8s %10.2f %10.2f %10.2f %10.2f %14.1f %14.1f\n", b, mw, sw, mc, sc, (mw - sw) * 1e9 / n, (mc - sc) * 1e9 / n }'
+    printf "%-8s %10.3f %10.3f %10.3f %10.3f %14.2f %14.2f\n", b, mw, sw, mc, sc, (mw - sw) * 1e9 / n, (mc - sc) * 1e9 / n }'
 done
+if [[ -n $before && " ${backends[*]} " == *" auto "* ]]; then
+  ns() { awk -v m="$1" -v s="$2" 'BEGIN { printf "%.4f", (m - s) * 1e9 / (4 * 300 * 220 * 90) }'; }
+  aw=$(ns "$(echo "${wall[auto-moving]:-}" | median)" "$(echo "${wall[auto-still]:-}" | median)")
+  ac=$(ns "$(echo "${cpu[auto-moving]:-}" | median)" "$(echo "${cpu[auto-still]:-}" | median)")
+  bw=$(ns "$(echo "${wall[before-moving]}" | median)" "$(echo "${wall[before-still]}" | median)")
+  bc=$(ns "$(echo "${cpu[before-moving]}" | median)" "$(echo "${cpu[before-still]}" | median)")
+  awk -v aw="$aw" -v ac="$ac" -v bw="$bw" -v bc="$bc" 'BEGIN {
+    printf "default backend / BEFORE, ns per moving pixel: wall %.2f, cpu %.2f\n", aw / bw, ac / bc }'
+fi

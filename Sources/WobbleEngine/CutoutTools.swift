@@ -1,4 +1,5 @@
 import WobbleCore
+import WobbleSystem
 import WobbleVision
 
 /// The cutout tools the studio uses, through the engine (the studio core
@@ -32,6 +33,17 @@ public enum CutoutTools {
 
     public static func fitRegion(around mask: GreyMask) -> SketchPoints? {
         CutoutVision.fitRegion(around: mask)
+    }
+
+    /// The mask a mask file holds, as a run reads it (its alpha channel
+    /// when it has transparency, else its grey level); it must be
+    /// `width`×`height` (the picture's size).
+    public static func readMask(_ path: String, width: Int, height: Int) throws -> GreyMask {
+        do {
+            return try Cutouts.readMask(path, what: "mask '\(PathBytes.display(path))'", width: width, height: height)
+        } catch let e as Cutouts.MaskProblem {
+            throw SessionError(e.message)
+        }
     }
 
     public static func magneticOutline(image: RGBAImage, points: [Point]) throws -> (path: [Point], mask: GreyMask) {

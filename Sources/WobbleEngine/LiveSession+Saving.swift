@@ -39,15 +39,15 @@ extension LiveSession {
     /// what was written (for messages). `runAfter` false: the caller runs the
     /// saved scene (`requestRun`).
     @discardableResult
-    public func saveEdits(runAfter: Bool = true) throws -> (edited: Int, added: Int) {
-        guard hasUnsavedEdits else { return (0, 0) }
+    public func saveEdits(runAfter: Bool = true) throws -> (edited: Int, added: Int, deleted: Int) {
+        guard hasUnsavedEdits else { return (0, 0, 0) }
         if let gone = goneProblem() { throw gone }
         let path = options.scenePath
         // Read, merge, write and rename holding the scene folder's lock
         // (another studio saving the same scene waits its turn, then merges
         // into what it wrote), and compare again just before the rename (an
         // editor takes no lock; its save in the meantime is not overwritten).
-        let counts: (Int, Int)
+        let counts: (Int, Int, Int)
         do {
             counts = try FolderLock.withLock(folderOf: path) {
                 let disk: [UInt8]
@@ -77,7 +77,7 @@ extension LiveSession {
                 }
                 savedMasks = masks.all.filter { $0.lowercased().hasSuffix(".png") }
                 removedMasks = removeMasks(namedBefore: namedBefore)
-                return (edits.calls.count, edits.added.count)
+                return (edits.calls.count, edits.added.count, edits.deleted.count)
             }
         } catch let e as SaveError {
             throw e
@@ -138,7 +138,7 @@ extension LiveSession {
     /// (`cutout = "..."`).
     func writeMasks() throws -> MaskWrites {
         var pending: [(kind: SketchOrigin.Kind, name: String, mask: MaskImage, own: (path: String, file: String)?)] = []
-        for (n, state) in edits.calls.sorted(by: { $0.key < $1.key }) {
+        for (n, state) in edits.calls.sorted(by: { $0.key < $1.key }) where !edits.deleted.contains(n) {
             if case .memory(let m)? = state.parameters.cutout?.source {
                 let name = state.name ?? baseState(n)?.name ?? "line\(sketchCalls.indices.contains(n) ? sketchCalls[n].line ?? n : n)"
                 pending.append((.call(n), name, m, studioMask(baseState(n)?.parameters.cutout?.source)))
@@ -226,7 +226,9 @@ extension LiveSession {
     /// Returns the masks removed.
     func removeMasks(namedBefore before: Set<String>) -> [String] {
         var now = Set<String>()
-        for n in sketchCalls.indices { if let m = studioMask(currentState(.call(n))?.parameters.cutout?.source) { now.insert(m.path) } }
+        for n in sketchCalls.indices where !edits.deleted.contains(n) {
+            if let m = studioMask(currentState(.call(n))?.parameters.cutout?.source) { now.insert(m.path) }
+        }
         for s in edits.added { if let m = studioMask(s.parameters.cutout?.source) { now.insert(m.path) } }
         var removed: [String] = []
         for path in before.subtracting(now).sorted() {
@@ -353,7 +355,7 @@ extension LiveSession {
         var sources: [[UInt8]: SketchSource] = [runText: runSource]
         sources[disk] = diskSource
         var rewrites: [SketchSource.Edit] = []
-        for (ordinal, state) in edits.calls.sorted(by: { $0.key < $1.key }) {
+        for (ordinal, state) in edits.calls.sorted(by: { $0.key < $1.key }) where !edits.deleted.contains(ordinal) {
             let base = callBases[ordinal] ?? editBase ?? runText
             let baseSource = sources[base] ?? SketchSource(text: base)
             sources[base] = baseSource
@@ -379,13 +381,34 @@ extension LiveSession {
             }
             rewrites.append(SketchSource.Edit(call: onDisk, old: old, new: state))
         }
+        // The regions deleted: their calls found in the file as the edited
+        // ones are, each statement still one the studio can take out.
+        var deletions: [SketchSource.Call] = []
+        for ordinal in edits.deleted.sorted() {
+            let base = callBases[ordinal] ?? editBase ?? runText
+            let baseSource = sources[base] ?? SketchSource(text: base)
+            sources[base] = baseSource
+            guard let call = sourceCall(ordinal) else {
+                throw SaveError(message: "not saved: \(deletableCall(ordinal).problem ?? "a deleted region is not in the scene's text")")
+            }
+            let ownSave = pendingSave.map { $0.text == base && $0.from == runText } ?? false
+            switch SourceMerge.counterpart(of: call, in: runSource, through: baseSource, to: diskSource, baseIsOwnSave: ownSave) {
+            case .success(let c):
+                if case .failure(let problem) = diskSource.deletion(c) {
+                    throw SaveError(message: "not saved: cannot delete \(label(c)): \(problem.reason); the deletion stays pending (Ctrl+Z undoes it)")
+                }
+                deletions.append(c)
+            case .failure(let problem):
+                throw SaveError(message: "not saved: the deleted \(label(call)) \(problem.phrase); the deletion stays pending (Ctrl+Z undoes it)")
+            }
+        }
         for a in edits.added {
             if let name = a.name, let lines = diskSource.names[name] {
                 throw SaveError(message: "not saved: the added region's name \(name) is used on line \(lines[0]) of \(options.scenePath) now; rename it")
             }
         }
         do {
-            return try diskSource.rewritten(rewrites, added: edits.added)
+            return try diskSource.rewritten(rewrites, added: edits.added, deleted: deletions)
         } catch {
             throw SaveError(message: "not saved: \(error)")
         }

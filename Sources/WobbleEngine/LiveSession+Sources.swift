@@ -85,9 +85,14 @@ extension LiveSession {
             bases[m] = callBases[n]
         }
         for (m, state) in calls where state == baseState(m) { calls[m] = nil; bases[m] = nil }
-        if calls != edits.calls {
+        // A deleted region follows its call too; one whose call is gone
+        // (or copied) on disk is deleted no more (the file says what is there).
+        var deleted = Set<Int>()
+        for n in edits.deleted { if let m = map[n] { deleted.insert(m); bases[m] = callBases[n] } }
+        if calls != edits.calls || deleted != edits.deleted {
             callBases = bases
             edits.calls = calls
+            edits.deleted = deleted
             rerunForMovedEdits = true
         }
         callsMoved?(moved)
@@ -108,6 +113,39 @@ extension LiveSession {
         }
         let computed = "\(options.scenePath):\(line): this sketch is computed; edit the script"
         guard let call = sourceCall(ordinal), SketchSource.problem(call) == nil else { return (nil, computed) }
+        return (call, nil)
+    }
+
+    /// Which call made a region, and whether the studio may delete it (its
+    /// statement taken out of the scene on save): the source call (nil and
+    /// the message, one line, when it may not). A region made in another
+    /// file, by a line that makes several (a loop, a function called more
+    /// than once), by a statement that holds more than the call, or whose
+    /// local another line names, is not deleted by the studio; uses on
+    /// lines whose kick the timeline deleted do not count (the save takes
+    /// them out first).
+    public func deletableCall(_ ordinal: Int) -> (call: SketchSource.Call?, problem: String?) {
+        guard ordinal >= 0, ordinal < sketchCalls.count else { return (nil, "this region is not in the last run") }
+        let c = sketchCalls[ordinal]
+        guard let line = c.line, let source = c.source else {
+            return (nil, "cannot delete this region: it is computed; delete it in the script")
+        }
+        guard source == "@" + options.scenePath else {
+            let shown = source.hasPrefix("@") ? String(source.dropFirst()) : source
+            return (nil, "cannot delete this region: it is made in another file (\(shown):\(line)); delete it there")
+        }
+        let at = "\(options.scenePath):\(line)"
+        guard let call = sourceCall(ordinal), let src = sceneSource else {
+            let made = callsByLine?[line]?.count ?? 1
+            let written = sceneSource?.calls(onLine: line).count ?? 0
+            let why = made > 1 && written >= 1
+                ? "line \(line) makes \(made) regions (a loop or a function)"
+                : "the studio cannot find its addSketch on line \(line)"
+            return (nil, "cannot delete the region of \(at): \(why); delete it in a text editor")
+        }
+        if case .failure(let problem) = src.deletion(call, ignoringLines: edits.removedKicks) {
+            return (nil, "cannot delete \(label(call)): \(problem.reason)")
+        }
         return (call, nil)
     }
 

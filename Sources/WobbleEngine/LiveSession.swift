@@ -164,8 +164,8 @@ public final class LiveSession {
         }
         let base = pendingSave?.text ?? sceneText
         if editBase == nil { editBase = base }
-        for n in edits.calls.keys where callBases[n] == nil { callBases[n] = base }
-        for n in callBases.keys where edits.calls[n] == nil { callBases[n] = nil }
+        for n in Array(edits.calls.keys) + edits.deleted where callBases[n] == nil { callBases[n] = base }
+        for n in callBases.keys where edits.calls[n] == nil && !edits.deleted.contains(n) { callBases[n] = nil }
     }
 
     /// The sketch the n-th call of the last good run made from its own

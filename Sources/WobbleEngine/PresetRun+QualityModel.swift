@@ -44,18 +44,18 @@ extension PresetRun {
         /// quality steps: `priorSlope`), until the quality above the best
         /// that fitted is known not to fit, or, after `oneByOneTries`, the
         /// line says it does not; `oneByOneMost` tries at most, then the
-        /// lowest quality where none fitted. On the cat
-        /// for WhatsApp: 80, 86, 88, three encodes where the rounds of two
-        /// made four (95 and 80, 86 and 84).
+        /// lowest quality where none fitted; or at once where a file fits
+        /// within `closeEnough` of the limit.
         package static func searchOneByOne(limit: Int, encode: ([Int]) throws -> [Candidate]) throws -> Candidate? {
             var model = QualityModel(limit: limit)
             model.add(try encode([second]))
             while model.tried.count < oneByOneMost {
                 let q = model.predict()
                 if let best = model.best {
-                    // Done where nothing is left between the best that fits and the lowest that does not,
-                    // or, after `oneByOneTries`, where the line says the quality above the best does not fit.
-                    if q <= best.level { break }
+                    // Done where the best that fits is close enough to the limit, where nothing is left between
+                    // it and the lowest that does not fit, or, after `oneByOneTries`, where the line says the
+                    // quality above the best does not fit.
+                    if Double(best.bytes) >= closeEnough * Double(limit) || q <= best.level { break }
                     if model.tried.count >= oneByOneTries, let at = model.atLimit(), at < Double(best.level + 1) { break }
                 }
                 if model.tried.contains(where: { $0.level == q }) { break }
@@ -67,6 +67,13 @@ extension PresetRun {
             return model.best
         }
 
+        /// A file that fits with at least this share of the limit ends
+        /// `searchOneByOne`: one more try costs a whole encode (as much as
+        /// the plain export) for at most about two quality steps (a step
+        /// is 6–8% of the bytes). On the cat's first 3 s for WhatsApp: 80,
+        /// then 86 (88% of the limit), two encodes where going on to 88
+        /// (98%) made three.
+        package static let closeEnough = 0.85
         /// The tries of `searchOneByOne` after which it stops where the line
         /// says the quality above the best does not fit; the most it makes
         /// before the lowest (sizes off the line: steps, noise).
@@ -154,11 +161,22 @@ extension PresetRun {
         /// a bit from 4 to 7 at 30 fps, ×1.15 from 7 to 8).
         package static let priorRatio = 1.6
 
-        package static func search(limit: Int, encode: ([Int]) throws -> [Candidate]) throws -> Candidate? {
+        /// How far over the limit the level above the lowest must be
+        /// predicted (`search`'s `nextRatio`) for the search to end without
+        /// trying it.
+        package static let skipMargin = 1.05
+
+        /// `nextRatio`: how much larger the clip's file is predicted to be
+        /// one bit above the lowest (`stillRatio`); where the lowest fits
+        /// but that level is predicted over the limit by `skipMargin`, the
+        /// lowest is the choice, in one try.
+        package static func search(limit: Int, nextRatio: Double? = nil,
+                                   encode: ([Int]) throws -> [Candidate]) throws -> Candidate? {
             var tried: [Int: Candidate] = [:]
             // The lowest alone: where it does not fit, nothing does.
             guard let first = try encode([lowest]).first, first.bytes <= limit else { return nil }
             tried[lowest] = first
+            if let r = nextRatio, r.isFinite, Double(first.bytes) * r > Double(limit) * skipMargin { return first }
             // Then, alone, the level that its size says fits, at `priorRatio` a bit (the top where it is far under).
             let room = log(Double(limit) / Double(max(1, first.bytes))) / log(priorRatio)
             let guess = room.isFinite ? min(top, max(lowest + 1, lowest + Int(room.rounded(.down)))) : top
@@ -182,6 +200,19 @@ extension PresetRun {
                 }
                 for c in try encode(round) { tried[c.level] = c }
             }
+        }
+
+        /// How much larger the PNG of `still` is one bit above the lowest
+        /// level than at it: the clip's own ratio, predicted from its first
+        /// picture (two PNGs of one frame: milliseconds). On the cat it
+        /// reads ×1.66 where the animations grow ×1.71 (LINE) and ×1.89
+        /// (Discord at 15 fps): a little low, so a level it says is over
+        /// the limit is over. Nil where a PNG cannot be made.
+        package static func stillRatio(_ still: RGBAImage) -> Double? {
+            guard let low = try? ImageIO.encodePNG(Posterize.apply(still, bits: lowest)),
+                  let next = try? ImageIO.encodePNG(Posterize.apply(still, bits: lowest + 1)),
+                  !low.isEmpty else { return nil }
+            return Double(next.count) / Double(low.count)
         }
 
         /// The most bits that the sizes of `tried` (bits, bytes) say fit

@@ -41,9 +41,11 @@ extension PresetRun {
     /// fits, or nil. Tries run two at a time (each on a thread of its own,
     /// the frames shared, not copied; WebP's one after the other), in rounds:
     ///
-    /// - APNG (lossless, fewer colour levels): 4 bits alone, then the level
-    ///   its size predicts, then the levels the sizes predict (`ColourBits`);
-    ///   the most bits that fit.
+    /// - APNG (lossless, fewer colour levels): 4 bits alone (the choice
+    ///   where 5 bits are predicted over the limit from the first picture's
+    ///   ratio: `ColourBits.stillRatio`), then the level its size predicts,
+    ///   then the levels the sizes predict (`ColourBits`); the most bits
+    ///   that fit.
     /// - WebP: one try at a time (`QualityModel.searchOneByOne`): 80, then
     ///   the qualities the sizes predict.
     /// - A quality (video, GIF): bytes against quality are smooth,
@@ -85,7 +87,11 @@ extension PresetRun {
             smallest = min(smallest, done.map(\.bytes).min() ?? Int.max)
             return done
         }
-        if apng { return try ColourBits.search(limit: p.byteLimit, encode: encode) }
+        if apng {
+            var replay = frames.replay()
+            let ratio = ColourBits.stillRatio(frames.still ?? replay.frame(0).image)
+            return try ColourBits.search(limit: p.byteLimit, nextRatio: ratio, encode: encode)
+        }
         if format == .webp { return try QualityModel.searchOneByOne(limit: p.byteLimit, encode: encode) }
         return try QualityModel.search(limit: p.byteLimit, encode: encode)
     }

@@ -36,11 +36,9 @@ public final class GIFSink: FrameSink {
     public let fps: Double
 
     private let work: GIFWork
-    /// The encoder's thread (the caller's where none can be started).
-    private let queue = SerialWorker()
-    /// Free places in the encoder's queue: three frames, so the renderer
+    /// The encoder's thread: three frames queued at most, so the renderer
     /// keeps going while the palette is built at the start.
-    private let slots = DispatchSemaphore(value: 3)
+    private let encoder = EncoderThread(depth: 3)
     private var lastIndex: Int?
     private var closed = false
 
@@ -95,21 +93,19 @@ public final class GIFSink: FrameSink {
         let file = try stream()
         work = GIFWork(file: file, what: what)
         let work = self.work
-        queue.async {
-            work.run {
-                let cpu0 = threadCPUTime(), wall0 = monotonic()
-                let palette = try GIFPalette(still: still, speed: GIFSink.quantizerSpeed,
-                                             quantizerSpeed: frameCount == 1 ? GIFSink.stillQuantizerSpeed : nil, dithering: 1,
-                                             maxColors: colors, what: what)
-                work.palette = PaletteCost(colors: palette.colorCount, histogramEntries: palette.histogramEntries,
-                                           cpuSeconds: threadCPUTime() - cpu0 + palette.helperCPUSeconds,
-                                           wallSeconds: monotonic() - wall0)
-                let writer = try GIFWriter(file: work.file, what: what, width: width, height: height,
-                                           palette: palette.rgb, tableSize: palette.tableSize,
-                                           background: Int(palette.transparent), loop: loop == -1 ? nil : loop)
-                work.encoder = GIFEncoder(still: still, palette: palette, writer: writer, fps: fps,
-                                          keepTolerance: tolerance)
-            }
+        try encoder.queue(holdsASlot: false) {
+            let cpu0 = threadCPUTime(), wall0 = monotonic()
+            let palette = try GIFPalette(still: still, speed: GIFSink.quantizerSpeed,
+                                         quantizerSpeed: frameCount == 1 ? GIFSink.stillQuantizerSpeed : nil, dithering: 1,
+                                         maxColors: colors, what: what)
+            work.palette = PaletteCost(colors: palette.colorCount, histogramEntries: palette.histogramEntries,
+                                       cpuSeconds: threadCPUTime() - cpu0 + palette.helperCPUSeconds,
+                                       wallSeconds: monotonic() - wall0)
+            let writer = try GIFWriter(file: work.file, what: what, width: width, height: height,
+                                       palette: palette.rgb, tableSize: palette.tableSize,
+                                       background: Int(palette.transparent), loop: loop == -1 ? nil : loop)
+            work.encoder = GIFEncoder(still: still, palette: palette, writer: writer, fps: fps,
+                                      keepTolerance: tolerance)
         }
     }
 
@@ -145,7 +141,7 @@ public final class GIFSink: FrameSink {
     /// boxes outside which the frame equals the one before; nil: all).
     public func write(_ frame: RGBAImage, index: Int, changed: [PixelRect]?) throws {
         guard !closed else { throw MediaError("output '\(path)': the GIF is already finished or aborted") }
-        try work.rethrow()
+        try encoder.rethrow()
         guard frame.width == width, frame.height == height else {
             throw MediaError("output '\(path)': frame \(index) is \(frame.width)x\(frame.height), the GIF \(width)x\(height)")
         }
@@ -153,12 +149,8 @@ public final class GIFSink: FrameSink {
             throw MediaError("output '\(path)': frame \(index) comes after frame \(last)")
         }
         lastIndex = index
-        slots.wait()
-        let work = self.work, slots = self.slots
-        queue.async {
-            work.run { try work.encoder?.add(frame, index: index, changed: changed) }
-            slots.signal()
-        }
+        let work = self.work
+        try encoder.queue { try work.encoder?.add(frame, index: index, changed: changed) }
     }
 
     /// Encodes what is queued, writes the trailer and moves the file into
@@ -171,17 +163,14 @@ public final class GIFSink: FrameSink {
         }
         closed = true
         let work = self.work
-        queue.sync {
-            work.run {
+        do {
+            try encoder.finish {
                 try work.encoder?.finish()
                 work.encoder = nil
                 try work.file.commit()
             }
-        }
-        do {
-            try work.rethrow()
         } catch {
-            queue.sync { work.discard() }
+            encoder.afterward { work.discard() }
             throw error
         }
     }
@@ -191,8 +180,8 @@ public final class GIFSink: FrameSink {
     public func abort() {
         closed = true
         let work = self.work
-        work.cancel()
-        queue.sync { work.discard() }
+        encoder.cancel()
+        encoder.afterward { work.discard() }
     }
 
     /// libimagequant's speed for the palette (1 best ... 10 fastest). With
@@ -259,49 +248,17 @@ public final class GIFSink: FrameSink {
     }
 }
 
-/// The encoder's state, touched only on the sink's serial queue except for
-/// the error and cancel flags, which are locked.
+/// The encoder's state, touched only on the sink's encoder thread.
 private final class GIFWork: @unchecked Sendable {
     let file: ByteStream
     let what: String
     var encoder: GIFEncoder?
-    /// Set on the queue when the palette is built.
+    /// Set on the encoder thread when the palette is built.
     var palette: GIFSink.PaletteCost?
-    private let lock = NSLock()
-    private var error: Error?
-    private var cancelled = false
 
     init(file: ByteStream, what: String) {
         self.file = file
         self.what = what
-    }
-
-    /// Runs one encoder step unless an earlier one failed or the sink was
-    /// aborted; keeps the first error.
-    func run(_ body: () throws -> Void) {
-        lock.lock()
-        let skip = error != nil || cancelled
-        lock.unlock()
-        guard !skip else { return }
-        do { try body() } catch {
-            lock.lock()
-            if self.error == nil { self.error = error }
-            lock.unlock()
-        }
-    }
-
-    /// Throws the first error met by the encoder, if any.
-    func rethrow() throws {
-        lock.lock()
-        let e = error
-        lock.unlock()
-        if let e { throw e }
-    }
-
-    func cancel() {
-        lock.lock()
-        cancelled = true
-        lock.unlock()
     }
 
     /// Frees the encoder and removes the temporary file (a no-op after a

@@ -1,7 +1,8 @@
 internal import CZlib
 
 /// The only file that calls zlib (C stays at the edge: one Swift file per C library):
-/// inflating here, and gzip for the web player (`Gzip`, at the end).
+/// inflating here (an ICC profile; the pixels of the PNGs `PNGRows` reads),
+/// and gzip for the web player (`Gzip`, at the end).
 ///
 /// PNG keeps its ICC profile (`iCCP`) zlib-compressed; libpng's simplified
 /// reader, which decodes the pixels, does not hand the profile out, so we
@@ -43,6 +44,35 @@ enum Inflate {
                 if produced == 0 && stream.avail_in == 0 { return .damaged }
             }
         }
+    }
+}
+
+extension Inflate {
+    /// The zlib stream in `data` inflated into exactly `count` bytes; nil
+    /// where it is damaged, ends sooner or later, or bytes follow its end.
+    static func exactly(_ data: [UInt8], count: Int) -> [UInt8]? {
+        var stream = z_stream()
+        guard count > 0, inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var ok = false
+        let out = [UInt8](unsafeUninitializedCapacity: count + 1) { o, n in
+            data.withUnsafeBufferPointer { source in
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                stream.avail_in = uInt(source.count)
+                // One byte of room past the end: a stream longer than `count` does not end in it.
+                stream.next_out = o.baseAddress
+                stream.avail_out = uInt(count + 1)
+                let code = CZlib.inflate(&stream, Z_FINISH)
+                ok = code == Z_STREAM_END && Int(stream.total_out) == count && stream.avail_in == 0
+            }
+            n = ok ? count : 0
+        }
+        return ok ? out : nil
+    }
+
+    /// The CRC-32 of `bytes` (PNG's chunk check).
+    static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: CZlib.crc32(0, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), uInt(bytes.count)))
     }
 }
 

@@ -25,7 +25,9 @@ enum PNGCodec {
         }
     }
 
-    /// Decodes a PNG held in memory to straight-alpha RGBA8.
+    /// Decodes a PNG held in memory to straight-alpha RGBA8: the common
+    /// 8-bit RGB(A) files by `PNGRows` (`viaRows`, the same pixels), the
+    /// rest by libpng.
     ///
     /// `checkSize` sees the header's width and height before any pixel
     /// memory is allocated and throws to refuse them. 16-bit, gray,
@@ -34,9 +36,11 @@ enum PNGCodec {
     static func decode(
         _ data: UnsafeRawBufferPointer,
         corrupt: (String) -> MediaError,
-        checkSize: (Int, Int) throws -> Void
+        checkSize: (Int, Int) throws -> Void,
+        viaRows: Bool = true
     ) throws -> RGBAImage {
         if let lie = oversizedAncillaryChunk(data) { throw corrupt(lie) }
+        if viaRows, let image = try PNGRows.decode(data, checkSize: checkSize) { return image }
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         // png_image_begin_read_from_memory: frees the control block itself on failure.

@@ -7,8 +7,10 @@ import WobbleSystem
 /// durations are whole milliseconds that add up to the clip's length.
 /// `loop` is `--loop` (0 forever, -1 once, N repeat N more times).
 ///
-/// Each frame is encoded as it comes (the encoder keeps only the changed
-/// rectangle of each, compressed); `finish()` writes the whole file to its
+/// Each frame is encoded as it comes, on the encoder's own thread beside the
+/// producer's (`EncoderThread`: three frames queued at most, an encoding
+/// error thrown by a later `write` or by `finish`; the encoder keeps only
+/// the changed rectangle of each, compressed); `finish()` writes the whole file to its
 /// `ByteStream`: a file beside the target renamed over it (`AtomicFile`),
 /// a pipe or device in place, or memory.
 public final class WebPSink: FrameSink {
@@ -17,7 +19,9 @@ public final class WebPSink: FrameSink {
     public let height: Int
     public let fps: Double
     private let file: ByteStream
-    private var animation: WebPAnimation?
+    /// Touched only on the encoder thread once the sink is made.
+    private let work: WebPWork
+    private let encoder = EncoderThread(depth: 3)
     private var firstIndex: Int?
     private var lastIndex: Int?
     private var written = 0
@@ -48,7 +52,7 @@ public final class WebPSink: FrameSink {
         let animation = try WebPAnimation(width: width, height: height, settings: .init(quality: quality),
                                           loopCount: AnimationTiming.plays(loop: loop), what: what)
         file = try stream()
-        self.animation = animation
+        work = WebPWork(animation)
     }
 
     deinit { abort() }
@@ -56,15 +60,16 @@ public final class WebPSink: FrameSink {
     public var bytesWritten: Int? { file.committedSize }
 
     public func write(_ frame: RGBAImage, index: Int) throws {
-        guard !closed, let animation else { throw MediaError("output '\(path)': the WebP is already finished or aborted") }
+        guard !closed else { throw MediaError("output '\(path)': the WebP is already finished or aborted") }
         if let last = lastIndex, index <= last {
             throw MediaError("output '\(path)': frame \(index) comes after frame \(last)")
         }
         let first = firstIndex ?? index
         firstIndex = first
         lastIndex = index
+        let work = self.work, timestamp = start(index, first)
         do {
-            try animation.add(frame, timestamp: start(index, first))
+            try encoder.queue { try work.animation?.add(frame, timestamp: timestamp) }
             written += 1
         } catch {
             abort()
@@ -73,22 +78,24 @@ public final class WebPSink: FrameSink {
     }
 
     public func finish() throws {
-        guard !closed, let animation else { throw MediaError("output '\(path)': the WebP is already finished or aborted") }
+        guard !closed else { throw MediaError("output '\(path)': the WebP is already finished or aborted") }
         guard let first = firstIndex, let last = lastIndex else {
             abort()
             throw MediaError("output '\(path)': no frame to write")
         }
         closed = true
+        let work = self.work, file = self.file, written = self.written
+        let end = start(last + 1, first), firstEnd = start(first + 1, first)
         do {
-            let bytes = try animation.assemble(end: start(last + 1, first), firstEnd: start(first + 1, first),
-                                               frames: written)
-            animation.close()
-            self.animation = nil
-            try file.write(bytes)
-            try file.commit()
+            try encoder.finish {
+                guard let animation = work.animation else { return }
+                let bytes = try animation.assemble(end: end, firstEnd: firstEnd, frames: written)
+                work.close()
+                try file.write(bytes)
+                try file.commit()
+            }
         } catch {
-            animation.close()
-            self.animation = nil
+            encoder.afterward { work.close() }
             file.abort()
             throw error
         }
@@ -96,13 +103,28 @@ public final class WebPSink: FrameSink {
 
     public func abort() {
         closed = true
-        animation?.close()
-        animation = nil
+        let work = self.work
+        encoder.cancel()
+        encoder.afterward { work.close() }
         file.abort()
     }
 
     /// Frame `index`'s start in ms after frame `first`'s.
     private func start(_ index: Int, _ first: Int) -> Int {
         AnimationTiming.millisecond(index: index, fps: fps) - AnimationTiming.millisecond(index: first, fps: fps)
+    }
+}
+
+/// The WebP sink's encoder, touched only on its encoder thread (or on the
+/// caller's while that thread is idle).
+private final class WebPWork: @unchecked Sendable {
+    var animation: WebPAnimation?
+
+    init(_ animation: WebPAnimation) { self.animation = animation }
+
+    /// Frees the encoder (once).
+    func close() {
+        animation?.close()
+        animation = nil
     }
 }

@@ -25,11 +25,18 @@ import WobbleSystem
 /// membership (which region wins on an overlap with `overlap("first")`) is
 /// the reference's, exactly, borderline pixels on the boundary included.
 final class DisplacementProfile {
-    /// The shape-only geometry.
-    let geometry: RegionGeometry
-    /// The box in output pixels (the geometry's).
-    var x0: Int { geometry.x0 }
-    var y0: Int { geometry.y0 }
+    /// The shape-only part: the geometry and the grid's exact fields,
+    /// shared with the profiles of the same shape moved by whole pixels
+    /// (`DisplacementProfiles`).
+    let shared: SharedGeometry
+    /// Where this region's box lies against the shared geometry's, in
+    /// output pixels.
+    let dx: Int, dy: Int
+    /// The shape-only geometry (at the shared geometry's place).
+    var geometry: RegionGeometry { shared.geometry }
+    /// The box in output pixels.
+    var x0: Int { geometry.x0 + dx }
+    var y0: Int { geometry.y0 + dy }
     var width: Int { geometry.width }
     var height: Int { geometry.height }
     var isEmpty: Bool { geometry.isEmpty }
@@ -37,15 +44,25 @@ final class DisplacementProfile {
     static let fieldsKept = 2
     /// The fields computed so far, most recently used last.
     private var fields: [(peak: Double, m: MagnitudeField)] = []
-    /// How many exact fields have been computed (tests: each grid peak once,
-    /// a profile once per shape).
-    private(set) var fieldsComputed = 0
+    /// How many exact fields the shared geometry has computed (tests: each
+    /// grid peak once, a geometry once per shape).
+    var fieldsComputed: Int { shared.fieldsComputed }
 
     /// The profile of `shape` (with `pin`'s profile instead of the
     /// hemisphere) under `m`.
-    init(shape: RegionShape, mapping m: OutputMapping, pin: PinSide?) {
-        geometry = RegionGeometry(shape: shape, mapping: m, pin: pin)
+    convenience init(shape: RegionShape, mapping m: OutputMapping, pin: PinSide?) {
+        self.init(shared: SharedGeometry(RegionGeometry(shape: shape, mapping: m, pin: pin)), dx: 0, dy: 0)
     }
+
+    /// A profile on `shared`'s geometry moved by `(dx, dy)` output pixels.
+    init(shared: SharedGeometry, dx: Int, dy: Int) {
+        self.shared = shared
+        self.dx = dx
+        self.dy = dy
+        shared.users += 1
+    }
+
+    deinit { shared.users -= 1 }
 
     /// About the bytes a profile of `shape` under `m` needs at most, per
     /// pixel of its box: the geometry while it is made (twice 16), then the
@@ -64,9 +81,10 @@ final class DisplacementProfile {
                                      hint: "; render it smaller (--width, --height)")
     }
 
-    /// Bytes kept: the geometry and the fields.
+    /// Bytes kept: the geometry and the fields (the shared part counted
+    /// with each profile that uses it: an upper bound).
     var byteCount: Int {
-        geometry.byteCount + (fields.count + grid.count) * geometry.width * geometry.height * 4
+        shared.byteCount + fields.count * geometry.width * geometry.height * 4
     }
 
     /// The magnitude `m` per pixel of the box (rows top to bottom) for the
@@ -93,7 +111,7 @@ final class DisplacementProfile {
             let k = DisplacementProfile.gridIndex(peak)
             let lo = DisplacementProfile.gridPeak(k), hi = DisplacementProfile.gridPeak(k + 1)
             let t = Float((peak - lo) / (hi - lo))
-            let a = gridField(k), b = gridField(k + 1)
+            let a = shared.gridField(k), b = shared.gridField(k + 1)
             out.withUnsafeMutableBufferPointer { o in
                 for n in 0 ..< o.count { o[n] = a.values[n] + t * (b.values[n] - a.values[n]) }
             }
@@ -105,10 +123,8 @@ final class DisplacementProfile {
         return m
     }
 
-    /// The grid's exact fields computed so far, by index.
-    private var grid: [Int: MagnitudeField] = [:]
-    private var gridOrder: [Int] = []
-    /// Grid fields kept (least recently used dropped).
+    /// Grid fields kept per profile that uses them (least recently used
+    /// dropped).
     static let gridKept = 2
 
     /// The grid's peaks: `2^(k/8) / 256` px for `k >= 1`, and 0 for `k = 0`.
@@ -123,20 +139,6 @@ final class DisplacementProfile {
         return k
     }
 
-    /// The exact field at grid peak `k`, computed on first use.
-    private func gridField(_ k: Int) -> MagnitudeField {
-        if let f = grid[k] {
-            gridOrder.removeAll { $0 == k }
-            gridOrder.append(k)
-            return f
-        }
-        let f = MagnitudeField(DisplacementProfile.field(geometry, peak: DisplacementProfile.gridPeak(k)))
-        fieldsComputed += 1
-        grid[k] = f
-        gridOrder.append(k)
-        if gridOrder.count > DisplacementProfile.gridKept { grid[gridOrder.removeFirst()] = nil }
-        return f
-    }
 
     /// The field of `g` for `peak`, rows split over the cores.
     static func field(_ g: RegionGeometry, peak: Double) -> [Float] {
@@ -202,6 +204,41 @@ final class DisplacementProfile {
     }
 }
 
+/// The shape-only part of the profiles of one shape: its geometry and the
+/// grid's exact fields, computed once for every region whose shape is this
+/// one moved by whole output pixels (`DisplacementProfiles`).
+final class SharedGeometry {
+    let geometry: RegionGeometry
+    /// The profiles using it (each keeps `gridKept` grid fields' worth).
+    fileprivate(set) var users = 0
+    /// The grid's exact fields computed so far, by index.
+    private var grid: [Int: MagnitudeField] = [:]
+    private var gridOrder: [Int] = []
+    /// How many exact fields have been computed.
+    private(set) var fieldsComputed = 0
+
+    init(_ geometry: RegionGeometry) { self.geometry = geometry }
+
+    /// Bytes kept: the geometry and the grid's fields.
+    var byteCount: Int { geometry.byteCount + grid.count * geometry.width * geometry.height * 4 }
+
+    /// The exact field at grid peak `k`, computed on first use; the
+    /// `gridKept` most recently used per profile using it are kept.
+    func gridField(_ k: Int) -> MagnitudeField {
+        if let f = grid[k] {
+            gridOrder.removeAll { $0 == k }
+            gridOrder.append(k)
+            return f
+        }
+        let f = MagnitudeField(DisplacementProfile.field(geometry, peak: DisplacementProfile.gridPeak(k)))
+        fieldsComputed += 1
+        grid[k] = f
+        gridOrder.append(k)
+        while gridOrder.count > DisplacementProfile.gridKept * Swift.max(1, users) { grid[gridOrder.removeFirst()] = nil }
+        return f
+    }
+}
+
 /// A magnitude field in memory of its own, so that the rows of a frame can
 /// read it through a plain pointer (no reference counting per pixel).
 final class MagnitudeField {
@@ -221,13 +258,29 @@ final class MagnitudeField {
 /// The profiles of the shapes a renderer draws, by shape and pin, kept while
 /// their total size stays under a budget (least recently used dropped, never
 /// one the current frame uses).
+///
+/// Shapes that are one shape moved by whole pixels share its geometry and
+/// grid fields (`SharedGeometry`), computed once: where the output is at the
+/// image's scale, the region is unpinned, its box lies inside the output
+/// (no clipping), and every corner and center coordinate is a multiple of
+/// 2⁻²⁰ under 2²⁸ in size, every quantity the geometry derives from the
+/// shape (edge midpoints, the curves' coefficients, each pixel centre less
+/// the center, the bounding box and its pixel bounds) is exact, so it is the
+/// same number for the moved shape at the moved pixel: the same bytes.
 final class DisplacementProfiles {
     let mapping: OutputMapping
     private var profiles: [GeometryKey: (profile: DisplacementProfile, lastUsed: Int)] = [:]
+    /// The shared geometries by the shape moved to the origin (`place`),
+    /// with the whole-pixel offset of the shape each was computed for and
+    /// whether that shape could move.
+    private var placed: [RegionShape: (shared: SharedGeometry, x: Int, y: Int, canMove: Bool)] = [:]
     private var bytes = 0
     static let budget = 256 << 20
     /// Profiles computed so far (tests).
     private(set) var computed = 0
+    /// Geometries computed so far (tests: fewer than `computed` where
+    /// shapes share one).
+    private(set) var geometriesComputed = 0
 
     init(mapping: OutputMapping) {
         self.mapping = mapping
@@ -241,15 +294,43 @@ final class DisplacementProfiles {
             profiles[key] = (p.profile, frame)
             return p.profile
         }
-        try DisplacementProfile.requireMemory(shape, mapping: mapping)
-        let p = DisplacementProfile(shape: shape, mapping: mapping, pin: pin)
+        let place = pin == nil ? DisplacementProfiles.place(shape, mapping: mapping) : nil
+        let p: DisplacementProfile
+        if let place, let s = placed[place.origin], s.canMove == shape.canMove {
+            p = DisplacementProfile(shared: s.shared, dx: place.x - s.x, dy: place.y - s.y)
+        } else {
+            try DisplacementProfile.requireMemory(shape, mapping: mapping)
+            p = DisplacementProfile(shape: shape, mapping: mapping, pin: pin)
+            geometriesComputed += 1
+            if let place { placed[place.origin] = (p.shared, place.x, place.y, shape.canMove) }
+        }
         computed += 1
         profiles[key] = (p, frame)
         bytes += p.byteCount
         return p
     }
 
-    /// Drops least recently used profiles while over the budget.
+    /// `shape` moved by whole pixels `(-x, -y)` to near the origin, where
+    /// that and the geometry under `m` are exact (see the type's
+    /// description); nil where they may not be.
+    static func place(_ shape: RegionShape, mapping m: OutputMapping) -> (origin: RegionShape, x: Int, y: Int)? {
+        guard m.scaleX == 1, m.scaleY == 1 else { return nil }
+        let points = [shape.lt, shape.rt, shape.rb, shape.lb, shape.center]
+        let grid = 1_048_576.0   // 2²⁰
+        guard points.allSatisfy({ p in
+            [p.x, p.y].allSatisfy { v in abs(v) < 268_435_456 && (v * grid).rounded() == v * grid }
+        }) else { return nil }
+        let b = shape.bbox
+        // The pixel bounds unclipped by the output's edges.
+        guard b.minX >= 0.5, b.minY >= 0.5, b.maxX <= Double(m.outputWidth) - 0.5, b.maxY <= Double(m.outputHeight) - 0.5
+        else { return nil }
+        let x = Int(b.minX.rounded(.down)), y = Int(b.minY.rounded(.down))
+        let t = Point(Double(x), Double(y))
+        return (RegionShape(lt: shape.lt - t, rt: shape.rt - t, rb: shape.rb - t, lb: shape.lb - t, center: shape.center - t), x, y)
+    }
+
+    /// Drops least recently used profiles while over the budget (and the
+    /// shared geometries no profile uses any more).
     func evict(keeping now: Int) {
         bytes = profiles.values.reduce(0) { $0 + $1.profile.byteCount }
         guard bytes > DisplacementProfiles.budget else { return }
@@ -258,5 +339,6 @@ final class DisplacementProfiles {
             bytes -= entry.profile.byteCount
             profiles[key] = nil
         }
+        placed = placed.filter { $0.value.shared.users > 0 }
     }
 }

@@ -86,21 +86,22 @@ public final class FastCPURenderer: FrameRenderer {
         frameNumber += 1
         let layers = try self.layers(frame)
         defer { profiles.evict(keeping: frameNumber) }
-        for b in boxes {
-            let box = b.clipped(width: m.outputWidth, height: m.outputHeight)
-            guard !box.isEmpty else { continue }
-            image.copy(box, from: reference.still)
-            guard m.filtersWobbledFrame else {
-                image.pixels.withUnsafeMutableBufferPointer { dst in
-                    wobble(layers, frame: frame, mapping: m, box: box, sampled: reference.sampled, opaque: sampledOpaque,
-                           factor: reference.factor, into: dst, origin: (0, 0), stride: m.outputWidth)
-                }
-                continue
+        let clipped = boxes.map { $0.clipped(width: m.outputWidth, height: m.outputHeight) }.filter { !$0.isEmpty }
+        for box in clipped { image.copy(box, from: reference.still) }
+        guard m.filtersWobbledFrame else {
+            // Every box's rows in one split over the cores (the boxes do not
+            // overlap: `FrameDamage.boxes` merges them).
+            image.pixels.withUnsafeMutableBufferPointer { dst in
+                wobble(layers, frame: frame, mapping: m, boxes: clipped, sampled: reference.sampled, opaque: sampledOpaque,
+                       factor: reference.factor, into: dst, origin: (0, 0), stride: m.outputWidth)
             }
+            return
+        }
+        for box in clipped {
             // Smaller output: the wobbled frame at the image's size over the
             // box's footprint, area-averaged over each output pixel's.
             FrameDamage.drawDownscaled(box, mapping: m, source: source, into: &image) { dst, fp in
-                wobble(layers, frame: frame, mapping: FrameDamage.fullSize(m), box: fp, sampled: source, opaque: sourceOpaque,
+                wobble(layers, frame: frame, mapping: FrameDamage.fullSize(m), boxes: [fp], sampled: source, opaque: sourceOpaque,
                        factor: (1, 1), into: dst, origin: (fp.x0, fp.y0), stride: fp.width)
             }
         }
@@ -130,14 +131,16 @@ public final class FastCPURenderer: FrameRenderer {
         return out
     }
 
-    /// The pixels of `box` (under `m`) that the layers move, sampled from
-    /// `sampled` (`factor`: its pixels per source pixel) into `dst` (pixel
-    /// `(i, j)` at `((j − origin.y) · stride + i − origin.x) · 4`); rows split
-    /// over the cores.
-    private func wobble(_ layers: [Layer], frame: FrameState, mapping m: OutputMapping, box: PixelRect, sampled: RGBAImage,
+    /// The pixels of `boxes` (under `m`; they must not overlap) that the
+    /// layers move, sampled from `sampled` (`factor`: its pixels per source
+    /// pixel) into `dst` (pixel `(i, j)` at `((j − origin.y) · stride + i −
+    /// origin.x) · 4`); one thread per core, each taking a band of every
+    /// box's rows (started once a frame, not once a box).
+    private func wobble(_ layers: [Layer], frame: FrameState, mapping m: OutputMapping, boxes allBoxes: [PixelRect], sampled: RGBAImage,
                         opaque: Bool, factor f: (x: Double, y: Double), into dst: UnsafeMutableBufferPointer<UInt8>,
                         origin: (x: Int, y: Int), stride: Int) {
-        guard layers.contains(where: { $0.x0 < box.x1 && box.x0 < $0.x1 && $0.y0 < box.y1 && box.y0 < $0.y1 }) else { return }
+        let boxes = allBoxes.filter { box in layers.contains { $0.x0 < box.x1 && box.x0 < $0.x1 && $0.y0 < box.y1 && box.y0 < $0.y1 } }
+        guard !boxes.isEmpty else { return }
         let live = layers
         let sw = sampled.width, sh = sampled.height
         let sx = m.scaleX, sy = m.scaleY
@@ -149,7 +152,7 @@ public final class FastCPURenderer: FrameRenderer {
         // A cutout's rows go eight pixels at a time where an output pixel is
         // a source pixel (its plate read as it is, not filtered).
         let unit = sx == 1 && sy == 1 && f.x == 1 && f.y == 1
-        let rows = box.height
+        let rows = boxes.reduce(0) { $0 + $1.height }, widest = boxes.map(\.width).max() ?? 0
         let workers = max(1, min(cores, rows / 8))
         let image = source
         // The C kernel indexes the sampled image with 32-bit offsets.
@@ -167,74 +170,79 @@ public final class FastCPURenderer: FrameRenderer {
                                 // Each worker writes only its own rows of `dst`.
                                 Parallel.run(workers) { worker in
                                     let dst32 = UnsafeMutableRawPointer(out.baseAddress!).assumingMemoryBound(to: UInt32.self)
-                                    var j = box.y0 + worker
                                     var runs: [(Int, Int)] = []
-                                    var edges = [Int32](repeating: 0, count: kernel == .swift ? 0 : box.width)
-                                    while j < box.y1 {
-                                        let py = (Double(j) + 0.5) * sy
-                                        let rowOut = (j - origin.y) * stride - origin.x
-                                        // Runs of the row that one region alone moves: eight
-                                        // pixels at a time (the same values whatever the box).
-                                        runs.removeAll(keepingCapacity: true)
-                                        for k in 0 ..< spans.count where FastCPURenderer.alone(k, spans, cuts, row: j) {
-                                            let l = spans[k]
-                                            let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
-                                            guard a < b else { continue }
-                                            FastCPURenderer.movingRow(kernel, src, sw: sw, sh: sh, field: l.field + (j - l.y0) * l.width + (a - l.x0),
-                                                                      count: b - a, out: dst32 + rowOut + a, x: Float((Double(a) + 0.5) * sx),
-                                                                      stepX: Float(sx), y: Float(py), vx: Float(l.vx), vy: Float(l.vy),
-                                                                      fx: Float(f.x), fy: Float(f.y), mirror: mirror, opaque: opaque, edges: &edges)
-                                            runs.append((a, b))
-                                        }
-                                        for k in 0 ..< cuts.count where unit && FastCPURenderer.alone(k, cuts, spans, row: j) {
-                                            let l = cuts[k]
-                                            let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
-                                            guard a < b, let rows = cutoutRows[k] else { continue }
-                                            rows.row(field: l.field + (j - l.y0) * l.width + (a - l.x0), count: b - a, x: a, y: j,
-                                                     vx: Float(l.vx), vy: Float(l.vy), mirror: mirror, image: full, out: dst32 + rowOut + a)
-                                            runs.append((a, b))
-                                        }
-                                        var i = box.x0
-                                        while i < box.x1 {
-                                            if let r = runs.first(where: { $0.0 == i }) {
-                                                i = r.1
-                                                continue
+                                    var edges = [Int32](repeating: 0, count: kernel == .swift ? 0 : widest)
+                                    // A band of each box's rows (the source rows it reads
+                                    // stay in this core's cache), the boxes in one go.
+                                    for box in boxes {
+                                        var j = box.y0 + box.height * worker / workers
+                                        let end = box.y0 + box.height * (worker + 1) / workers
+                                        while j < end {
+                                            let py = (Double(j) + 0.5) * sy
+                                            let rowOut = (j - origin.y) * stride - origin.x
+                                            // Runs of the row that one region alone moves: eight
+                                            // pixels at a time (the same values whatever the box).
+                                            runs.removeAll(keepingCapacity: true)
+                                            for k in 0 ..< spans.count where FastCPURenderer.alone(k, spans, cuts, row: j) {
+                                                let l = spans[k]
+                                                let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
+                                                guard a < b else { continue }
+                                                FastCPURenderer.movingRow(kernel, src, sw: sw, sh: sh, field: l.field + (j - l.y0) * l.width + (a - l.x0),
+                                                                          count: b - a, out: dst32 + rowOut + a, x: Float((Double(a) + 0.5) * sx),
+                                                                          stepX: Float(sx), y: Float(py), vx: Float(l.vx), vy: Float(l.vy),
+                                                                          fx: Float(f.x), fy: Float(f.y), mirror: mirror, opaque: opaque, edges: &edges)
+                                                runs.append((a, b))
                                             }
-                                            defer { i += 1 }
-                                            // A cutout (the first that moves the pixel) draws
-                                            // its object over its plate, as the reference.
-                                            if cuts.count > 0 {
-                                                var hit = false
-                                                for k in 0 ..< cuts.count {
-                                                    let l = cuts[k]
+                                            for k in 0 ..< cuts.count where unit && FastCPURenderer.alone(k, cuts, spans, row: j) {
+                                                let l = cuts[k]
+                                                let a = max(box.x0, l.x0), b = min(box.x1, l.x1)
+                                                guard a < b, let rows = cutoutRows[k] else { continue }
+                                                rows.row(field: l.field + (j - l.y0) * l.width + (a - l.x0), count: b - a, x: a, y: j,
+                                                         vx: Float(l.vx), vy: Float(l.vy), mirror: mirror, image: full, out: dst32 + rowOut + a)
+                                                runs.append((a, b))
+                                            }
+                                            var i = box.x0
+                                            while i < box.x1 {
+                                                if let r = runs.first(where: { $0.0 == i }) {
+                                                    i = r.1
+                                                    continue
+                                                }
+                                                defer { i += 1 }
+                                                // A cutout (the first that moves the pixel) draws
+                                                // its object over its plate, as the reference.
+                                                if cuts.count > 0 {
+                                                    var hit = false
+                                                    for k in 0 ..< cuts.count {
+                                                        let l = cuts[k]
+                                                        guard j >= l.y0, j < l.y1, i >= l.x0, i < l.x1 else { continue }
+                                                        let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
+                                                        guard mag > 0, let layer = cut[k].cutout else { continue }
+                                                        let px = (Double(i) + 0.5) * sx
+                                                        dst32[rowOut + i] = FastCPURenderer.composite(layer, image: full, p: (px, py),
+                                                                                                      q: (px + mag * l.vx, py + mag * l.vy),
+                                                                                                      mirror: mirror)
+                                                        hit = true
+                                                        break
+                                                    }
+                                                    if hit { continue }
+                                                }
+                                                var ox = 0.0, oy = 0.0, moved = false
+                                                for k in 0 ..< spans.count {
+                                                    let l = spans[k]
                                                     guard j >= l.y0, j < l.y1, i >= l.x0, i < l.x1 else { continue }
                                                     let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
-                                                    guard mag > 0, let layer = cut[k].cutout else { continue }
-                                                    let px = (Double(i) + 0.5) * sx
-                                                    dst32[rowOut + i] = FastCPURenderer.composite(layer, image: full, p: (px, py),
-                                                                                                  q: (px + mag * l.vx, py + mag * l.vy),
-                                                                                                  mirror: mirror)
-                                                    hit = true
-                                                    break
+                                                    guard mag > 0 else { continue }
+                                                    ox += mag * l.vx
+                                                    oy += mag * l.vy
+                                                    moved = true
+                                                    if !sum { break }
                                                 }
-                                                if hit { continue }
+                                                guard moved else { continue }
+                                                let px = ((Double(i) + 0.5) * sx + ox) * f.x, qy = (py + oy) * f.y
+                                                dst32[rowOut + i] = FastCPURenderer.sample(src, sw, sh, px, qy, mirror: mirror, opaque: opaque)
                                             }
-                                            var ox = 0.0, oy = 0.0, moved = false
-                                            for k in 0 ..< spans.count {
-                                                let l = spans[k]
-                                                guard j >= l.y0, j < l.y1, i >= l.x0, i < l.x1 else { continue }
-                                                let mag = Double(l.field[(j - l.y0) * l.width + i - l.x0])
-                                                guard mag > 0 else { continue }
-                                                ox += mag * l.vx
-                                                oy += mag * l.vy
-                                                moved = true
-                                                if !sum { break }
-                                            }
-                                            guard moved else { continue }
-                                            let px = ((Double(i) + 0.5) * sx + ox) * f.x, qy = (py + oy) * f.y
-                                            dst32[rowOut + i] = FastCPURenderer.sample(src, sw, sh, px, qy, mirror: mirror, opaque: opaque)
+                                            j += 1
                                         }
-                                        j += workers
                                     }
                                 }
                             }

@@ -5,9 +5,9 @@ import WobbleSystem
 /// The frames of one clip, in order, each made as "the previous frame plus
 /// the boxes that changed": the renderer draws and reads back only the boxes
 /// of the moving regions (`FrameDamage`, merged where they overlap) into a
-/// frame kept on the CPU side, the boxes of the frame before that no longer
-/// move go back to the still image (rendered once), and resting regions
-/// cost nothing. Frames are byte for byte what `Compositor.frame` makes.
+/// frame kept on the CPU side, the boxes of the frame before go back to the
+/// still image where this frame's boxes do not cover them (rendered once),
+/// and resting regions cost nothing. Frames are byte for byte what `Compositor.frame` makes.
 ///
 /// The overlay (`overlay(true)`, `--overlay`) is painted over a copy of
 /// each frame, as `Compositor.frame` paints it; when what it draws differs
@@ -68,7 +68,12 @@ public final class RegionFrames {
         let boxes = FrameDamage.boxes(state, mapping: m)
         var frame = kept ?? still
         kept = nil   // one reference: updated in place
-        for b in keptBoxes { frame.copy(b, from: still) }
+        // The renderer sets every pixel of `boxes`: only the last frame's
+        // boxes outside them go back to the still image (a region that
+        // keeps moving is drawn over, not first restored).
+        for b in keptBoxes {
+            for part in RegionFrames.outside(b, boxes) { frame.copy(part, from: still) }
+        }
         try renderer.render(state, boxes: boxes, into: &frame)
         pixelsRendered += boxes.reduce(0) { $0 + $1.area }
         let overlay = OverlayKey(on: state.overlayOn, sketches: state.overlay, models: state.overlayModels)
@@ -81,5 +86,22 @@ public final class RegionFrames {
         var shown = frame
         Compositor.overlay(state, into: &shown, mapping: m)
         return (shown, changed)
+    }
+
+    /// The parts of `r` outside every one of `boxes`: at most four
+    /// rectangles per box that cuts it (the bands above and below it, and
+    /// left and right of it between them), none where one box holds it.
+    static func outside(_ r: PixelRect, _ boxes: [PixelRect]) -> [PixelRect] {
+        var parts = r.isEmpty ? [] : [r]
+        for o in boxes where !o.isEmpty {
+            parts = parts.flatMap { a -> [PixelRect] in
+                guard a.intersects(o) else { return [a] }
+                let top = max(a.y0, o.y0), bottom = min(a.y1, o.y1)
+                return [PixelRect(x0: a.x0, y0: a.y0, x1: a.x1, y1: top), PixelRect(x0: a.x0, y0: bottom, x1: a.x1, y1: a.y1),
+                        PixelRect(x0: a.x0, y0: top, x1: max(a.x0, o.x0), y1: bottom),
+                        PixelRect(x0: min(a.x1, o.x1), y0: top, x1: a.x1, y1: bottom)].filter { !$0.isEmpty }
+            }
+        }
+        return parts
     }
 }

@@ -87,6 +87,8 @@ struct RegionGeometry {
         }
         let w = i1 - i0 + 1, h = j1 - j0 + 1
         let n = RegionGeometry.channels
+        // `shape.polar`, the same doubles, skipping the curves a ray cannot meet.
+        let rays = BoundaryRays(shape)
         var full = [Float](repeating: 0, count: w * h * n)
         let chunks = min(h, 16)
         // Borderline pixels per chunk (few: pixel centres on the boundary).
@@ -107,7 +109,7 @@ struct RegionGeometry {
                                 let p = m.sourcePoint(i0 + i, j0 + j)
                                 // As CPURenderer: only source points in the bbox move.
                                 guard p.x >= b.minX, p.x <= b.maxX, p.y >= b.minY, p.y <= b.maxY,
-                                      let (d, r) = shape.polar(at: p), let e = RegionGeometry.encode(d: d, r: r) else { continue }
+                                      let (d, r) = rays.polar(at: p), let e = RegionGeometry.encode(d: d, r: r) else { continue }
                                 out[(j * w + i) * n] = e.ratio
                                 out[(j * w + i) * n + 1] = e.r
                                 out[(j * w + i) * n + 2] = e.theta

@@ -8,9 +8,15 @@ public enum CPULevel: Int32, Sendable, CaseIterable {
     case baseline = 0
     /// AVX2: eight pixels at a time, their texels gathered.
     case avx2 = 1
+    /// AVX-512F: sixteen pixels at a time, their texels permuted from the
+    /// rows they lie in.
+    case avx512 = 2
 
     /// The best level this CPU runs.
     public static let best = CPULevel(rawValue: wobble_kernel_best_level()) ?? .baseline
+
+    /// Every level this CPU runs, lowest first.
+    public static var runnable: [CPULevel] { allCases.filter { $0.rawValue <= best.rawValue } }
 }
 
 /// The kernel that draws the rows a region alone moves in the CPU
@@ -21,12 +27,14 @@ public enum RowKernel: Sendable, Equatable {
     case c(CPULevel)
 
     /// The kernel `WOBBLE_CPU` asks for: `baseline` the C kernel's
-    /// baseline x86-64 build (what a CPU without AVX2 runs), `swift` the
-    /// Swift kernel, anything else (or unset) the C kernel at the best level
-    /// this CPU runs.
+    /// baseline x86-64 build (what a CPU without AVX2 runs), `avx2` its
+    /// AVX2 build (what a CPU without AVX-512 runs; the best level where the
+    /// CPU lacks AVX2), `swift` the Swift kernel, anything else (or unset)
+    /// the C kernel at the best level this CPU runs.
     public static func named(_ value: String?) -> RowKernel {
         switch value {
         case "baseline": .c(.baseline)
+        case "avx2": .c(CPULevel.best.rawValue >= CPULevel.avx2.rawValue ? .avx2 : CPULevel.best)
         case "swift": .swift
         default: .c(CPULevel.best)
         }

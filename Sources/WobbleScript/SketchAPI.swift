@@ -110,6 +110,9 @@ extension ScriptSession {
         // The call's own sketch keeps its own cutout (the studio's base).
         parameters.cutout = try cutout.map { try cutoutRequest($0, shape: own.shape, position: position) }
         sketchCalls.append(SketchCall(source: position?.source, line: position?.line, points: own, parameters: parameters))
+        // Deleted in the studio: no sketch (the call still counts, so the
+        // calls after it keep their numbers); nil for a name nothing uses.
+        if options.sketchEdits.deleted.contains(ordinal) { return 0 }
         let edited = options.sketchEdits.calls[ordinal]
         let p = edited?.points ?? own
         // An edit's cutout (the studio's mask, or none) stands for the

@@ -43,18 +43,24 @@ public struct SketchEdits: Sendable, Equatable, Codable {
     /// deleted on the timeline: a run skips the calls made from them; a
     /// save takes the statements out.
     public var removedKicks: Set<Int> = []
+    /// `addSketch` calls (by call, 0-based in run order, as `calls`) whose
+    /// region the studio deleted (`Delete`): the call makes no sketch and
+    /// returns nil (the studio deletes only a call whose name nothing else
+    /// uses); a save takes its statement out of the scene.
+    public var deleted: Set<Int> = []
 
     public init(calls: [Int: SketchState] = [:], added: [SketchState] = [], loop: Bool? = nil, loopPeriod: Double? = nil,
-                baked: [PerformedEvent]? = nil, removedKicks: Set<Int> = []) {
+                baked: [PerformedEvent]? = nil, removedKicks: Set<Int> = [], deleted: Set<Int> = []) {
         self.calls = calls
         self.added = added
         self.loop = loop
         self.loopPeriod = loopPeriod
         self.baked = baked
         self.removedKicks = removedKicks
+        self.deleted = deleted
     }
 
-    public var isEmpty: Bool { calls.isEmpty && added.isEmpty && loop == nil && baked == nil && removedKicks.isEmpty }
+    public var isEmpty: Bool { calls.isEmpty && added.isEmpty && loop == nil && baked == nil && removedKicks.isEmpty && deleted.isEmpty }
 }
 
 /// A clock step the script took with `untilStill`: its line and how long

@@ -93,7 +93,10 @@ public struct SketchSource {
         }
         self.names = names
         statementStarts = Set(tokens.indices.filter { SketchSource.startsStatement(tokens, $0, text) }.map { tokens[$0].start })
+        self.tokens = tokens
     }
+
+    private let tokens: [LuaToken]
 
     /// Token starts where a statement may begin (a call's own line start,
     /// after a complete expression): where `local NAME = ` can go.
@@ -230,6 +233,78 @@ public struct SketchSource {
         }
     }
 
+    // MARK: Deleting
+
+    /// The bytes that deleting `call` takes out of the text, or why the
+    /// studio cannot delete it (the reason, after the region's name).
+    /// Deletable: a statement `local NAME = addSketch...` or `addSketch...`
+    /// (a `;` after it allowed) alone on its lines (a `--` comment after
+    /// it goes with it), whose local nothing else in the text names
+    /// (except on `ignoringLines`: lines a save takes out too). Taken out:
+    /// those whole lines.
+    public func deletion(_ call: Call, ignoringLines: Set<Int> = []) -> Result<Range<Int>, DeletionProblem> {
+        let start = call.declaration?.statementStart ?? call.nameStart
+        guard let s = tokens.firstIndex(where: { $0.start == start }),
+              var e = tokens.firstIndex(where: { $0.end == call.argumentSpan.upperBound }), e >= s else {
+            return .failure(.notAlone(line: call.line))
+        }
+        if let d = call.declaration, !d.isLocal { return .failure(.notLocal(d.name)) }
+        // The statement starts one (after a complete one, on an earlier line)...
+        guard SketchSource.startsStatement(tokens, s, text) else { return .failure(.notAlone(line: call.line)) }
+        var lineStart = tokens[s].start
+        while lineStart > 0, text[lineStart - 1] != 10 { lineStart -= 1 }
+        guard text[lineStart..<tokens[s].start].allSatisfy({ $0 == 32 || $0 == 9 }) else { return .failure(.notAlone(line: call.line)) }
+        // ... and ends its last line: nothing after it there but a `;` and a
+        // short comment, and the next statement does not go on with it.
+        if e + 1 < tokens.count, tokens[e + 1].line == tokens[e].line, tokens[e + 1].is(";", text) { e += 1 }
+        if e + 1 < tokens.count {
+            let next = tokens[e + 1]
+            guard next.line > tokens[e].line,
+                  (next.kind == .name && !next.is("and", text) && !next.is("or", text)) || next.is(";", text) || next.is("::", text)
+            else { return .failure(.notAlone(line: call.line)) }
+        }
+        var end = tokens[e].end
+        while end < text.count, text[end] == 32 || text[end] == 9 || text[end] == 13 { end += 1 }
+        if end + 1 < text.count, text[end] == 45, text[end + 1] == 45 {
+            // A short comment to the end of the line (not a long one, which could run on).
+            guard end + 2 >= text.count || text[end + 2] != 91 else { return .failure(.notAlone(line: call.line)) }
+            while end < text.count, text[end] != 10 { end += 1 }
+        }
+        guard end == text.count || text[end] == 10 else { return .failure(.notAlone(line: call.line)) }
+        if end < text.count { end += 1 }
+        // Its local, used nowhere else (a field `x.name` is not a use).
+        if let d = call.declaration {
+            for (i, t) in tokens.enumerated() where t.kind == .name && t.start != d.nameSpan.lowerBound && t.is(d.name, text) {
+                if i > 0, tokens[i - 1].is(".", text) || tokens[i - 1].is(":", text) { continue }
+                if ignoringLines.contains(t.line) { continue }
+                return .failure(.used(d.name, line: t.line))
+            }
+        }
+        return .success(lineStart..<end)
+    }
+
+    /// Why the studio cannot delete a region's `addSketch` from the text.
+    public enum DeletionProblem: Error, Equatable, Sendable {
+        /// The statement holds more than the call, or shares its lines.
+        case notAlone(line: Int)
+        /// Assigned to a global (another file may use it).
+        case notLocal(String)
+        /// Its local is named on that line.
+        case used(String, line: Int)
+
+        /// The reason, after `cannot delete NAME (scene.lua:2): `.
+        public var reason: String {
+            switch self {
+            case .notAlone(let line):
+                return "line \(line) holds more than its addSketch{...}; delete it in a text editor"
+            case .notLocal(let name):
+                return "\(name) is not a local (another file may use it); delete its line in a text editor"
+            case .used(let name, let line):
+                return "line \(line) uses \(name); delete that line first (a touch, impulse or shake: its tick on the timeline), or edit the scene in a text editor"
+            }
+        }
+    }
+
     // MARK: Rewriting
 
     /// An error of a rewrite (the text cannot take the edit).
@@ -259,11 +334,19 @@ public struct SketchSource {
     }
 
     /// The text with the sketches of `edits` rewritten (only the literals,
-    /// keys and names that change) and `added` sketches inserted as their
+    /// keys and names that change), `added` sketches inserted as their
     /// own lines, `local NAME = addSketch{...}` (a free `regionN` when
-    /// unnamed); every other byte stays.
-    public func rewritten(_ edits: [Edit], added: [SketchState]) throws -> [UInt8] {
+    /// unnamed), and the statements of `deleted` calls taken out (their
+    /// whole lines, `deletion`); every other byte stays.
+    public func rewritten(_ edits: [Edit], added: [SketchState], deleted: [Call] = []) throws -> [UInt8] {
         var replacements: [(Range<Int>, String)] = []
+        for c in deleted {
+            switch deletion(c) {
+            case .success(let lines): replacements.append((lines, ""))
+            case .failure(let problem):
+                throw RewriteError(message: "cannot delete \(c.declaration?.name ?? "the region of line \(c.line)"): \(problem.reason)")
+            }
+        }
         for e in edits {
             replacements += try SketchSource.replacements(e.call, old: e.old, new: e.new, text: text)
             if e.new.name != e.old.name, let name = e.new.name {

@@ -235,11 +235,12 @@ package final class CutoutEditor {
 
     /// The handles of `kind` were moved (a drag ended): when it has a
     /// cutout of the studio's (in memory, or a mask the studio saved in
-    /// `<scene>-masks`; a mask file of the user's is used as given, and
-    /// `"auto"` follows its region by itself), its mask is cleared outside
-    /// the region's new curves at once and GrabCut runs again from the new
-    /// region with the cutout's strokes, in the background; both without
-    /// an undo step of their own (undoing the drag undoes them).
+    /// `<scene>-masks`, read back into memory then; a mask file of the
+    /// user's is used as given, and `"auto"` follows its region by
+    /// itself), its mask is cleared outside the region's new curves at
+    /// once and GrabCut runs again from the new region with the cutout's
+    /// strokes, in the background; both without an undo step of their own
+    /// (undoing the drag undoes them).
     package func recut(_ kind: SketchOrigin.Kind) {
         guard var state = session.currentState(kind), let cutout = state.parameters.cutout else { return }
         switch cutout.source {
@@ -250,8 +251,20 @@ package final class CutoutEditor {
                                                         shape: cutout.shape, place: cutout.place)
                 editor.change(kind, to: state)
             }
-        case .file(_, let written) where written.hasPrefix(session.masksFolderName + "/"):
-            break
+        case .file(let path, let written) where written.hasPrefix(session.masksFolderName + "/"):
+            // A saved mask is cleared outside the new curves at once too:
+            // from now on it is in memory with its strokes (a save writes
+            // it back to the region's own file). One that cannot be read
+            // is left to the recut.
+            if let image = session.image, let strokes = strokes(of: cutout, name: state.name ?? editor.describe(kind)),
+               let saved = try? CutoutTools.readMask(path, width: image.width, height: image.height) {
+                let clipped = CutoutTools.clipped(saved, to: state.points.shape)
+                if clipped != saved {
+                    state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: clipped, strokes: strokes)),
+                                                            shape: cutout.shape, place: cutout.place)
+                    editor.change(kind, to: state)
+                }
+            }
         default:
             return
         }

@@ -67,6 +67,7 @@ package struct EditHistory {
             // An edit of a call that is gone (or copied) goes with it: never
             // onto the call that has its number now.
             for (n, s) in step.edits.calls { if let m = moved.ordinals[n] { out.edits.calls[m] = s } }
+            out.edits.deleted = Set(step.edits.deleted.compactMap { moved.ordinals[$0] })
             var back: [Int: Int] = [:]
             for (n, m) in moved.ordinals { back[m] = n }
             out.base = [:]

@@ -244,19 +244,33 @@ package final class SketchEditor {
         return .added(session.edits.added.count - 1)
     }
 
-    /// `Delete` on a selected region: an added region (not saved yet) is
-    /// taken out of the edits, with its cutout, as one undo step (`Ctrl+Z`
-    /// brings it back; `Ctrl+S` then writes neither its line nor its
-    /// mask). A region of the scene's own text is not deleted here (its
-    /// name may be used further down the script): the status says to
-    /// delete its line in the scene. Returns whether it was deleted.
+    /// `Delete` on a selected region, as one undo step (`Ctrl+Z` brings it
+    /// back): an added region (not saved yet) is taken out of the edits,
+    /// with its cutout (`Ctrl+S` then writes neither its line nor its
+    /// mask); a region of the scene's own text is deleted from the preview
+    /// at once and `Ctrl+S` takes its statement out of the scene and
+    /// removes its mask file (and strokes) in `<scene>-masks` when no other
+    /// region names it. A region the studio cannot take out of the text
+    /// (made in a loop or a function, in another file, in a longer
+    /// statement, or whose local another line uses) is not deleted: the
+    /// status says why (`LiveSession.deletableCall`). Returns whether it
+    /// was deleted.
     @discardableResult
     package func delete(_ kind: SketchOrigin.Kind) -> Bool {
         switch kind {
         case .call(let n):
-            let line = session.sketchCalls.indices.contains(n) ? session.sketchCalls[n].line : nil
-            status("\(describe(kind)) is the scene's own: delete its line\(line.map { " (\(session.options.scenePath):\($0))" } ?? "") in a text editor", true)
-            return false
+            if let problem = session.deletableCall(n).problem {
+                fail(problem)
+                return false
+            }
+            let name = deletedName(n)
+            change {
+                $0.calls[n] = nil
+                $0.deleted.insert(n)
+            }
+            status("deleted \(name); Ctrl+S takes its line out of the scene, Ctrl+Z brings it back", false)
+            if verbose { printError("studio: deleted \(name)") }
+            return true
         case .added(let i):
             guard session.edits.added.indices.contains(i) else { return false }
             let name = describe(kind)
@@ -265,6 +279,15 @@ package final class SketchEditor {
             if verbose { printError("studio: deleted \(name)") }
             return true
         }
+    }
+
+    /// A region of the scene's text as a deletion names it: `disc (line 2)`,
+    /// `the region of line 2`.
+    private func deletedName(_ n: Int) -> String {
+        let line = session.sketchCalls.indices.contains(n) ? session.sketchCalls[n].line : nil
+        let at = line.map { "line \($0)" } ?? "the scene"
+        if let name = session.baseState(n)?.name { return "\(name) (\(at))" }
+        return "the region of \(at)"
     }
 
     /// Sets the loop edit (nil: as the scene says) with its period (see
@@ -351,9 +374,14 @@ package final class SketchEditor {
                 return n
             }
             let loop = session.edits.loop, baked = session.edits.baked, removed = session.edits.removedKicks.count
+            let deleted = session.edits.deleted.sorted().map { session.baseState($0)?.name ?? deletedName($0) }
             let r = try session.saveEdits(runAfter: false)
             if !added.isEmpty {
                 history.recordWall(added: names)
+            } else if !deleted.isEmpty {
+                // The lines are gone from the file: stepping back past the
+                // save would need them written again.
+                history.recordWall("undo stops at the save that deleted \(deleted.joined(separator: ", ")): write \(deleted.count == 1 ? "its line" : "their lines") in the scene again to bring \(deleted.count == 1 ? "it" : "them") back")
             } else if loop != nil || baked != nil || removed > 0 {
                 // Those are written as lines of the scene (loop(), the
                 // perform block, kicks taken out): stepping back past the
@@ -362,11 +390,14 @@ package final class SketchEditor {
             }
             let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
                         r.added > 0 ? "\(r.added) added" : nil,
+                        r.deleted > 0 ? "\(r.deleted) deleted" : nil,
                         loop.map { $0 ? "loop() written" : "loop() taken out" },
                         baked.map { "\($0.count) baked event\($0.count == 1 ? "" : "s")" },
                         removed > 0 ? "\(removed) kick\(removed == 1 ? "" : "s") deleted" : nil,
                         session.savedMasks.isEmpty ? nil : session.savedMasks.map { ScenePaths.name($0) }.joined(separator: ", ")
-                            + " written in \(session.masksFolderName)"].compactMap { $0 }.joined(separator: ", ")
+                            + " written in \(session.masksFolderName)",
+                        session.removedMasks.isEmpty ? nil : session.removedMasks.map { ScenePaths.name($0) }.joined(separator: ", ")
+                            + " removed from \(session.masksFolderName)"].compactMap { $0 }.joined(separator: ", ")
             status("saved \(sceneName): \(what)", false)
             printError("studio: saved \(scenePath) (\(what))")
             return true
@@ -414,6 +445,7 @@ package final class SketchEditor {
             out.append(s.name ?? session.baseState(n)?.name ?? "the sketch of line \(session.sketchCalls[n].line.map(String.init) ?? "?")")
         }
         for (i, a) in session.edits.added.enumerated() { out.append(a.name ?? "added region \(i + 1)") }
+        for n in session.edits.deleted.sorted() { out.append("\(deletedName(n)) deleted") }
         for d in session.detached { out.append(d.state.name ?? d.label) }
         // The scene's own edits (L, B, ticks deleted or moved) count too.
         let e = session.edits

@@ -8,7 +8,8 @@ package enum StudioKey: String, Codable, Equatable, Sendable {
     case f, e, p, help
     case tab, minus, plus, enter, y, pageUp, pageDown
     /// `L` switches `loop()`, `B` bakes the take's pokes into the scene,
-    /// `Delete` deletes the selected tick (else forgets pokes, as Backspace).
+    /// `Delete` (or `Backspace`) deletes the selected tick, else the
+    /// selected region, else forgets the pokes.
     case l, b, delete
     /// `M` mutes or unmutes the soundtrack.
     case m
@@ -140,8 +141,7 @@ package enum StudioKeyMap {
         case .c where !ctrl: return .cutOut
         case .o where !ctrl: return .outline
         case .b where !ctrl: return .bake
-        case .delete: return .deleteSelected
-        case .backspace: return .forgetPokes
+        case .delete, .backspace: return .deleteSelected
         default: return .unbound
         }
     }

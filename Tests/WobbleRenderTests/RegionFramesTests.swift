@@ -78,6 +78,37 @@ final class RegionFramesTests: XCTestCase {
         try assertSame(clip(overlap: .first, edges: .clamp), "cpu first/clamp") { CPURenderer(source: source) }
     }
 
+    /// The CPU backend draws over the boxes that keep moving (they are not
+    /// first restored from the still image): its region-only frames are
+    /// still the whole frames, at the image's size and smaller.
+    func testFastCPURegionOnlyIsTheWholeFrame() throws {
+        let src = source
+        try assertSame(clip(), "fast cpu") { FastCPURenderer(source: src) }
+        try assertSame(clip(overlap: .first, edges: .clamp), "fast cpu first/clamp") { FastCPURenderer(source: src) }
+        try assertSame(clip(overlay: true), "fast cpu overlay") { FastCPURenderer(source: src) }
+        try assertSame(clip(), "fast cpu 23x17") { FastCPURenderer(source: src, outputWidth: 23, outputHeight: 17) }
+    }
+
+    /// What goes back to the still image: a kept box less this frame's
+    /// boxes, every pixel once.
+    func testOutsideTheNewBoxes() {
+        let r = PixelRect(x0: 0, y0: 0, x1: 10, y1: 8)
+        func pixels(_ rects: [PixelRect]) -> [Int] {
+            rects.flatMap { b in (b.y0 ..< b.y1).flatMap { y in (b.x0 ..< b.x1).map { y * 100 + $0 } } }.sorted()
+        }
+        XCTAssertEqual(RegionFrames.outside(r, [r]), [], "the same box: nothing to restore")
+        XCTAssertEqual(RegionFrames.outside(r, [PixelRect(x0: -2, y0: -1, x1: 12, y1: 9)]), [])
+        XCTAssertEqual(RegionFrames.outside(r, []), [r])
+        XCTAssertEqual(RegionFrames.outside(r, [PixelRect(x0: 10, y0: 0, x1: 20, y1: 8)]), [r], "touching is not covering")
+        let cuts = [[PixelRect(x0: 3, y0: 2, x1: 6, y1: 5)], [PixelRect(x0: -5, y0: 4, x1: 4, y1: 20)],
+                    [PixelRect(x0: 2, y0: -3, x1: 8, y1: 3), PixelRect(x0: 5, y0: 1, x1: 15, y1: 6)], [PixelRect(x0: 4, y0: 4, x1: 4, y1: 9)]]
+        for boxes in cuts {
+            let parts = RegionFrames.outside(r, boxes)
+            let expected = pixels([r]).filter { p in !boxes.contains { b in (b.x0 ..< b.x1).contains(p % 100) && (b.y0 ..< b.y1).contains(p / 100) } }
+            XCTAssertEqual(pixels(parts), expected, "\(boxes)")
+        }
+    }
+
     func testCPUDownscaledAndEnlarged() throws {
         // --width: the boxes grow by the area filter's footprint.
         try assertSame(clip(), "cpu 40x30") { CPURenderer(source: source, outputWidth: 40, outputHeight: 30) }

@@ -5,7 +5,9 @@ import XCTest
 /// The CPU backend's C row kernel end to end: every gallery scene renders
 /// the same PNG frames with the kernel at this CPU's best level (the
 /// default), with the baseline x86-64 build forced (`WOBBLE_CPU=baseline`,
-/// what a CPU without AVX2 runs) and with the Swift reference kernel
+/// what a CPU without AVX2 runs), with the AVX2 build forced
+/// (`WOBBLE_CPU=avx2`, what a CPU without AVX-512 runs) and with the Swift
+/// reference kernel
 /// (`WOBBLE_CPU=swift`); at the image's size (the rows drawn into the
 /// frame) and at a smaller width (the rows drawn at the image's size and
 /// area-averaged).
@@ -48,9 +50,11 @@ final class CPUKernelE2ETests: XCTestCase {
                 let args = [scene, "--backend", "cpu", "--frames", "15-17"] + (width.map { ["--width", $0] } ?? [])
                 let best = try frames(args, cpu: nil)
                 XCTAssertGreaterThan(best.count, 0, "\(args)")
-                let baseline = try frames(args, cpu: "baseline"), swift = try frames(args, cpu: "swift")
+                let baseline = try frames(args, cpu: "baseline"), avx2 = try frames(args, cpu: "avx2")
+                let swift = try frames(args, cpu: "swift")
                 XCTAssertTrue(best == swift, "\(args): the C kernel's frames differ from the Swift kernel's")
                 XCTAssertTrue(baseline == swift, "\(args): the baseline C kernel's frames differ from the Swift kernel's")
+                XCTAssertTrue(avx2 == swift, "\(args): the AVX2 C kernel's frames differ from the Swift kernel's")
             }
         }
     }

@@ -18,7 +18,7 @@ final class SketchEditsCodingTests: XCTestCase {
                                 added: [SketchState(points: square), SketchState(points: square, parameters: .original, name: "ear")],
                                 loop: true, loopPeriod: 1.5,
                                 baked: [PerformedEvent(time: 0.25, action: .touch(from: Point(3, 4), to: Point(5, 6)))],
-                                removedKicks: [7, 9])
+                                removedKicks: [7, 9], deleted: [0, 3])
         let json = try JSONEncoder().encode(edits)
         let back = try JSONDecoder().decode(SketchEdits.self, from: json)
         XCTAssertEqual(back, edits)

@@ -237,4 +237,64 @@ final class SketchSourceRunTests: XCTestCase {
                       rest.contains("--[[ a ]] addSketch{lt = {10, 10}, rt = {100, 10}, rb = {100, 100}, lb = {10, 100}, center = {50, 50}} ;"), rest)
         XCTAssertTrue(rest.contains("for i = 1, 2 do addSketch{x = i, y = 1, w = 1, h = 1} end"))
     }
+
+    // MARK: Deleting a region's statement
+
+    /// What deleting call `i` of `text` gives: the text without it, or the problem.
+    func deleting(_ text: String, call i: Int = 0, ignoring: Set<Int> = []) -> Result<String, SketchSource.DeletionProblem> {
+        let s = SketchSource(text: Array(text.utf8))
+        return s.deletion(s.calls[i], ignoringLines: ignoring).flatMap { r in
+            var cut = Array(text.utf8)
+            cut.removeSubrange(r)
+            let out = String(decoding: cut, as: UTF8.self)
+            // (A save takes the ignored lines out first.)
+            if ignoring.isEmpty {
+                let rewritten = (try? s.rewritten([], added: [], deleted: [s.calls[i]])).map { String(decoding: $0, as: UTF8.self) }
+                XCTAssertEqual(rewritten, out, "rewritten takes out the same bytes")
+            }
+            return .success(out)
+        }
+    }
+
+    /// A statement alone on its lines goes whole: a local, an unnamed
+    /// call, a `;` and a comment after it, a constructor over several
+    /// lines, one inside a block; the comment above and every other byte stay.
+    func testADeletedRegionsStatementGoesWithItsWholeLines() throws {
+        XCTAssertEqual(try deleting("image(\"a.png\")\n-- the cap\nlocal cap = addSketch{x = 1, y = 2, w = 3, h = 4}\nprepare()\n").get(),
+                       "image(\"a.png\")\n-- the cap\nprepare()\n")
+        XCTAssertEqual(try deleting("addSketch{x = 1, y = 2, w = 3, h = 4}; -- gone\nprepare()").get(), "prepare()")
+        XCTAssertEqual(try deleting("local a = addSketch()\n  local cap = addSketch{\n    x = 1, y = 2,\n    w = 3, h = 4,\n  }\nwait(1)\n", call: 1).get(),
+                       "local a = addSketch()\nwait(1)\n")
+        XCTAssertEqual(try deleting("if big then\n  local r = addSketch{x = 1, y = 2, w = 3, h = 4}\nend\n").get(), "if big then\nend\n")
+        XCTAssertEqual(try deleting("local r = addSketch{x = 1, y = 2, w = 3, h = 4}").get(), "", "the last line, without a newline")
+        // A field of another table named like the local is no use of it.
+        XCTAssertEqual(try deleting("local r = addSketch()\nprint(t.r, t:r())\n").get(), "print(t.r, t:r())\n")
+    }
+
+    /// A statement that holds more than the call or shares its lines, a
+    /// global, and a local another line names are not deleted (uses on
+    /// lines a save takes out too do not count).
+    func testARegionTheStudioCannotTakeOutSaysWhy() {
+        XCTAssertEqual(deleting("local r = addSketch() prepare()\n"), .failure(.notAlone(line: 1)))
+        XCTAssertEqual(deleting("prepare() addSketch()\n"), .failure(.notAlone(line: 1)))
+        XCTAssertEqual(deleting("local t = {\n  addSketch(),\n}\n"), .failure(.notAlone(line: 2)))
+        XCTAssertEqual(deleting("local t = {\n  1,\n  addSketch()\n}\n"), .failure(.notAlone(line: 3)))
+        XCTAssertEqual(deleting("local function f()\n  return\n  addSketch()\nend\n"), .failure(.notAlone(line: 3)))
+        XCTAssertEqual(deleting("local r = addSketch{x = 1, y = 2, w = 3, h = 4}\n  :contains(1, 2)\n"), .failure(.notAlone(line: 1)))
+        XCTAssertEqual(deleting("local r = addSketch() or x\n"), .failure(.notAlone(line: 1)))
+        XCTAssertEqual(deleting("local r = addSketch() --[[ a long\ncomment ]] prepare()\n"), .failure(.notAlone(line: 1)))
+        XCTAssertEqual(deleting("--[[ a long\ncomment ]] local r = addSketch()\n"), .failure(.notAlone(line: 2)))
+        XCTAssertEqual(deleting("cap = addSketch()\n"), .failure(.notLocal("cap")))
+        XCTAssertEqual(deleting("local cap = addSketch()\nprepare()\nimpulse(cap, 1, 0.5)\ncap.damping = 2\n"), .failure(.used("cap", line: 3)))
+        XCTAssertEqual(deleting("local cap = addSketch()\nprepare()\nimpulse(cap, 1, 0.5)\ncap.damping = 2\n", ignoring: [3]),
+                       .failure(.used("cap", line: 4)))
+        XCTAssertEqual(try? deleting("local cap = addSketch()\nimpulse(cap, 1, 0.5)\n", ignoring: [2]).get(), "impulse(cap, 1, 0.5)\n",
+                       "the use on an ignored line stays for its own edit to take out")
+        XCTAssertEqual(SketchSource.DeletionProblem.used("cap", line: 3).reason,
+                       "line 3 uses cap; delete that line first (a touch, impulse or shake: its tick on the timeline), or edit the scene in a text editor")
+        let s = SketchSource(text: Array("cap = addSketch()\n".utf8))
+        XCTAssertThrowsError(try s.rewritten([], added: [], deleted: [s.calls[0]])) { e in
+            XCTAssertEqual("\(e)", "cannot delete cap: cap is not a local (another file may use it); delete its line in a text editor")
+        }
+    }
 }

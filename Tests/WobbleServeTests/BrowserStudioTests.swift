@@ -173,6 +173,37 @@ final class BrowserStudioTests: XCTestCase {
             of: "addSketch{x = 60, y = 40, w = 120, h = 110}", with: "addSketch{lt = {40, 30}, rt = {180, 40}, rb = {180, 150}, lb = {60, 150}}"))
     }
 
+    /// `Delete` on the selected region in the page is the window's: the
+    /// preview loses it at once (its frame 10 is the saved scene's headless
+    /// frame), `Ctrl+Z` brings it back, `Backspace` deletes it again and
+    /// `Ctrl+S` writes the scene without its line.
+    func testDeleteInThePageDeletesTheSelectedRegionAndCtrlSTakesItsLineOut() throws {
+        let out = box.path("shots")
+        let studio = BrowserStudioTests.studio
+        let result = try drive([["open"], ["wait_ready"], ["seek", 10], ["hide_handles"], ["screenshot", "before"], ["hide_handles"],
+                                ["click", 120, 95], studio("s.inspector !== null"),
+                                ["eval", "_", "window.g0 = window.wobble.generation"],
+                                ["key", "Delete"], studio("s.unsaved && s.inspector === null && s.message.startsWith('deleted body')"),
+                                ["eval", "deleted", "window.wobble.studio.message"],
+                                ["wait", "window.wobble.generation > window.g0"], ["seek", 9], ["seek", 10],
+                                ["hide_handles"], ["screenshot", "after"], ["hide_handles"],
+                                ["key", "Control+z"], studio("!s.unsaved"),
+                                ["click", 120, 95], studio("s.inspector !== null"),
+                                ["key", "Backspace"], studio("s.unsaved && s.message.startsWith('deleted body')"),
+                                ["key", "Control+s"], ["wait_saved"], ["metrics", "m"]], out: out)
+        XCTAssertEqual(result["deleted"] as? String, "deleted body (line 2); Ctrl+S takes its line out of the scene, Ctrl+Z brings it back")
+        let m = try XCTUnwrap(result["m"] as? [String: Any])
+        XCTAssertEqual((m["saved"] as? [[String: Any]])?.first?["ok"] as? Bool, true, "\(m)")
+        let text = try String(contentsOfFile: box.path("scene.lua"), encoding: .utf8)
+        XCTAssertEqual(text, BrowserStudioTests.sceneText.replacingOccurrences(of: "local body = addSketch{x = 60, y = 40, w = 120, h = 110}\n", with: ""))
+        // The saved scene's headless frame 10 is what the page showed after Delete.
+        let r = try Tool.run([box.path("scene.lua"), "--frames", "10-10", "-o", box.path("ref") + "/", "-q"], cwd: box.url)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let before = try image(out + "/before.png"), after = try image(out + "/after.png")
+        XCTAssertGreaterThanOrEqual(psnr(after, try image(box.path("ref/frame_00010.png"))), 40, "the page's frame 10 after Delete")
+        XCTAssertLessThan(psnr(before, after), 35, "the region's wobble is gone")
+    }
+
     func testWithoutTheTokenThePageIsRefused() throws {
         let bare = "http://127.0.0.1:\(studio.server.port)/"
         let result = try drive([["status", "bare", bare], ["status", "script", bare + "app.js"],

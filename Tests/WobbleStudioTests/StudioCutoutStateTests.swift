@@ -165,8 +165,8 @@ final class StudioCutoutStateTests: InProcessStudioCase {
 
     /// `Delete` on a region a `Shift`+click added deletes it (`Ctrl+Z`
     /// brings it back); deleted again and saved, the scene has no line for
-    /// it and no mask is written; `Delete` on the scene's own region says
-    /// where its line is and deletes nothing.
+    /// it and no mask is written; `Delete` on the scene's own region, which
+    /// its `impulse` line uses, says so and deletes nothing.
     func testDeleteDeletesTheSelectedRegionUndoesAndSavesWithoutIt() throws {
         try box.writeImage("img.png", Pic.picture().0)
         let a = imageArea(w, h)
@@ -197,8 +197,62 @@ final class StudioCutoutStateTests: InProcessStudioCase {
         XCTAssertEqual(counts, [1, 0, 1, 0])
         XCTAssertEqual(try read("s.lua"), Pic.scene, "saved without the deleted region")
         XCTAssertEqual(masksFolder(), [], "no mask written for it")
-        XCTAssertTrue(message.contains("delete its line") && message.contains("s.lua:2"), message)
+        XCTAssertTrue(message.hasPrefix("cannot delete disc (") && message.hasSuffix("s.lua:2): line 4 uses disc; delete that line first (a touch, impulse or shake: its tick on the timeline), or edit the scene in a text editor"), message)
         XCTAssertEqual(app.session.sketchCalls.count, 1)
+    }
+
+    /// `Delete` on the scene's own cut region in the window: the picture
+    /// is at once the saved scene's headless frame (paused at frame 5,
+    /// handles hidden); `Ctrl+S` takes its line out and removes its mask
+    /// and strokes from `s-masks`.
+    func testDeleteOnTheScenesOwnRegionShowsTheSavedSceneAndSaveRemovesItsLineAndMask() throws {
+        let (img, disc) = Pic.picture()
+        try box.writeImage("img.png", img)
+        try FileManager.default.createDirectory(atPath: box.path("s-masks"), withIntermediateDirectories: true)
+        try Data(try ImageIO.encodeMaskPNG(disc)).write(to: URL(fileURLWithPath: box.path("s-masks/disc.png")))
+        try box.write("s-masks/disc.strokes", CutoutStrokesFile.text([CutoutStroke(points: [Point(100, 75)], radius: 6, object: true)]))
+        let text = """
+        image("img.png")
+        local disc = addSketch{x = 65, y = 40, w = 70, h = 70, cutout = "s-masks/disc.png"}
+        local corner = addSketch{x = 150, y = 10, w = 40, h = 40}
+        prepare()
+        touch(100, 75, 112, 75)
+        touch(170, 30, 180, 30)
+        wait(0.5)
+
+        """
+        try box.write("s.lua", text)
+        let original = try headlessFrames("s.lua", count: 6, folder: "orig")[5]
+        let a = imageArea(w, h)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var script: [(at: Double, input: StudioInput)] = [(t0, key(.space))]
+        for i in 0..<5 { script.append((t0 + 0.05 + Double(i) * 0.01, key(.right))) }
+        script += [
+            (t0 + 0.15, .select(x: a.x + 100, y: a.y + 46)),
+            (t0 + 0.20, key(.delete)),
+            (t0 + 0.30, key(.h)),
+            (t0 + 0.50, key(.s, ctrl: true)),
+            (t0 + 0.80, .quit),
+        ]
+        var said = ""
+        let (status, surface, app) = try runStudio("s.lua", clock: clock, script: script) { s, app in
+            s.settle = { [unowned app] in
+                XCTAssertTrue(app.cutouts.waitForJob(upTo: 60), "a cutout job did not end")
+                XCTAssertTrue(app.session.waitForRun(upTo: 60), "a run of the scene did not end")
+            }
+            s.actions = [(t0 + 0.25, { [unowned app] in said = app.message })]
+        }
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(said, "deleted disc (line 2); Ctrl+S takes its line out of the scene, Ctrl+Z brings it back")
+        let saved = text.replacingOccurrences(of: "local disc = addSketch{x = 65, y = 40, w = 70, h = 70, cutout = \"s-masks/disc.png\"}\n", with: "")
+        XCTAssertEqual(try read("s.lua"), saved)
+        XCTAssertEqual(app.message, "saved s.lua: 1 deleted, disc.png removed from s-masks")
+        XCTAssertEqual(masksFolder(), [], "its mask and strokes, named by no region now")
+        try box.write("saved.lua", saved)
+        let expected = try headlessFrames("saved.lua", count: 6)
+        XCTAssertEqual(surface.picture(before: t0 + 0.5), expected[5], "the saved scene's frame 5, before the save")
+        XCTAssertNotEqual(original, expected[5], "the disc moves at frame 5 in the scene as it was")
     }
 
     /// `O` and eight clicks 2 pixels outside the disc's edge, then a click

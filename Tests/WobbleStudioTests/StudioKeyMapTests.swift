@@ -23,7 +23,7 @@ final class StudioKeyMapTests: XCTestCase {
         XCTAssertEqual(command(.e), .export(preset: nil))
         XCTAssertEqual(command(.escape), .quit(closing: false))
         XCTAssertEqual(command(.delete), .deleteSelected)
-        XCTAssertEqual(command(.backspace), .forgetPokes)
+        XCTAssertEqual(command(.backspace), .deleteSelected, "Backspace is Delete")
         XCTAssertEqual(StudioKeyMap.shake(.up), .shake(ax: 0, ay: 1.5))
         XCTAssertNil(StudioKeyMap.shake(.a))
         XCTAssertEqual(StudioKeyMap.answer(.escape, ctrl: false), .quit)

@@ -8,14 +8,16 @@
 
 #include <stdint.h>
 
-/// The kernel levels: the baseline (any x86-64, or another architecture)
-/// and AVX2 (eight pixels at a time, texels gathered).
+/// The kernel levels: the baseline (any x86-64, or another architecture),
+/// AVX2 (eight pixels at a time, texels gathered) and AVX-512F (sixteen at
+/// a time, texels permuted from the rows' windows).
 enum {
     WOBBLE_KERNEL_BASELINE = 0,
     WOBBLE_KERNEL_AVX2 = 1,
+    WOBBLE_KERNEL_AVX512 = 2,
 };
 
-/// The best level this CPU runs.
+/// The best level this CPU (and its operating system) runs.
 int wobble_kernel_best_level(void);
 
 /// `count` pixels of one row that one region alone moves, as the Swift

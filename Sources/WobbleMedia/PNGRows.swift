@@ -1,0 +1,157 @@
+import WobbleCore
+
+/// The PNGs most inputs are — 8-bit RGB or RGBA, not interlaced, no
+/// palette, no transparency chunk, no colour chunk libpng would act on —
+/// read without libpng: the chunks walked (CRC of every critical chunk
+/// checked), the image data inflated into exactly the rows' bytes, and the
+/// rows unfiltered here, four channels at a step. libpng undoes the Paeth
+/// filter a byte at a step (as Debian builds it); frames we wrote ourselves
+/// are mostly Paeth rows, so reading a folder of them (`--assemble`) spent
+/// a quarter of its time there. The pixels are those libpng gives (the
+/// filters are exact arithmetic); anything else, and anything odd — a chunk
+/// out of place, a CRC or zlib stream that does not check, data too short
+/// or too long — is left to libpng, which reads it or says what is wrong.
+enum PNGRows {
+    /// The picture, nil where libpng must read it. `checkSize` as in
+    /// `PNGCodec.decode` (its error is thrown).
+    static func decode(_ data: UnsafeRawBufferPointer, checkSize: (Int, Int) throws -> Void) throws -> RGBAImage? {
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard data.count >= 8 + 25, data.prefix(8).elementsEqual(signature) else { return nil }
+        func u32(_ at: Int) -> Int { Int(data[at]) << 24 | Int(data[at + 1]) << 16 | Int(data[at + 2]) << 8 | Int(data[at + 3]) }
+        func type(_ at: Int) -> UInt32 { UInt32(u32(at)) }
+        let IHDR: UInt32 = 0x4948_4452, IDAT: UInt32 = 0x4944_4154, IEND: UInt32 = 0x4945_4E44
+        // Chunks libpng would act on for the pixels: left to it.
+        let refused: Set<UInt32> = [0x504C_5445 /* PLTE */, 0x7452_4E53 /* tRNS */, 0x6741_4D41 /* gAMA */,
+                                    0x6348_524D /* cHRM */, 0x6943_4350 /* iCCP */, 0x7342_4954 /* sBIT */]
+        var at = 8
+        var width = 0, height = 0, channels = 0
+        var compressed: [UInt8] = []
+        var idatRun = 0  // 0: none yet, 1: in the IDAT run, 2: after it
+        var ended = false
+        while at + 12 <= data.count {
+            let length = u32(at), t = type(at + 4)
+            guard length <= data.count - at - 12 else { return nil }
+            let body = UnsafeRawBufferPointer(rebasing: data[(at + 8) ..< (at + 8 + length)])
+            let critical = data[at + 4] & 0x20 == 0
+            if critical {
+                let crc = UInt32(u32(at + 8 + length))
+                guard Inflate.crc32(UnsafeRawBufferPointer(rebasing: data[(at + 4) ..< (at + 8 + length)])) == crc else { return nil }
+            }
+            if at == 8 {
+                // IHDR first: 8-bit, RGB (2) or RGBA (6), deflate, filter method 0, not interlaced.
+                guard t == IHDR, length == 13, body[8] == 8, body[9] == 2 || body[9] == 6,
+                      body[10] == 0, body[11] == 0, body[12] == 0 else { return nil }
+                width = u32(at + 8)
+                height = u32(at + 12)
+                channels = body[9] == 6 ? 4 : 3
+                // libpng's own limit (a million a side): beyond it, its error.
+                guard (1 ... 1_000_000).contains(width), (1 ... 1_000_000).contains(height) else { return nil }
+            } else if t == IDAT {
+                guard idatRun < 2 else { return nil }
+                idatRun = 1
+                compressed.append(contentsOf: body)
+            } else if t == IEND {
+                ended = true
+                break
+            } else {
+                if idatRun == 1 { idatRun = 2 }
+                guard !critical, !refused.contains(t) else { return nil }
+            }
+            at += 12 + length
+        }
+        guard ended, idatRun > 0 else { return nil }
+        try checkSize(width, height)
+        let (rowBytes, overflow) = width.multipliedReportingOverflow(by: channels)
+        let (total, o2) = (rowBytes + 1).multipliedReportingOverflow(by: height)
+        let (area, o3) = width.multipliedReportingOverflow(by: height)
+        let (count, o4) = area.multipliedReportingOverflow(by: 4)
+        guard !overflow, !o2, !o3, !o4, let raw = Inflate.exactly(compressed, count: total) else { return nil }
+        var ok = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, n in
+            raw.withUnsafeBufferPointer { r in
+                if let source = r.baseAddress, let target = out.baseAddress {
+                    ok = unfilter(source, into: target, width: width, height: height, channels: channels)
+                }
+            }
+            n = count
+        }
+        return ok ? RGBAImage(width: width, height: height, pixels: pixels) : nil
+    }
+
+    /// The rows of `raw` (a filter byte, then `width × channels` bytes
+    /// each) unfiltered into RGBA at `out` (RGB gets alpha 255); false for
+    /// a filter byte above 4.
+    static func unfilter(_ raw: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, width: Int, height: Int,
+                         channels: Int) -> Bool {
+        let rowBytes = width * channels
+        // The row before, unfiltered, in the file's layout (zeros above the first).
+        let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes * 2)
+        defer { rows.deallocate() }
+        rows.initialize(repeating: 0, count: rowBytes * 2)
+        var prev = rows, cur = rows + rowBytes
+        for y in 0 ..< height {
+            let src = raw + y * (rowBytes + 1)
+            // RGBA rows are unfiltered straight into the picture.
+            let dst = channels == 4 ? out + y * rowBytes : cur
+            let up: UnsafePointer<UInt8> = channels == 4 ? (y == 0 ? UnsafePointer(rows) : UnsafePointer(out + (y - 1) * rowBytes)) : UnsafePointer(prev)
+            switch src[0] {
+            case 0:
+                dst.update(from: src + 1, count: rowBytes)
+            case 1:
+                for i in 0 ..< channels { dst[i] = src[1 + i] }
+                for i in channels ..< rowBytes { dst[i] = src[1 + i] &+ dst[i - channels] }
+            case 2:
+                for i in 0 ..< rowBytes { dst[i] = src[1 + i] &+ up[i] }
+            case 3:
+                for i in 0 ..< channels { dst[i] = src[1 + i] &+ up[i] >> 1 }
+                for i in channels ..< rowBytes { dst[i] = src[1 + i] &+ UInt8((UInt16(dst[i - channels]) + UInt16(up[i])) >> 1) }
+            case 4:
+                if channels == 4 { paeth4(src + 1, dst, up, width) } else { paeth(src + 1, dst, up, rowBytes, channels) }
+            default:
+                return false
+            }
+            if channels == 3 {
+                let o = out + y * width * 4
+                for x in 0 ..< width {
+                    o[x * 4] = dst[x * 3]; o[x * 4 + 1] = dst[x * 3 + 1]; o[x * 4 + 2] = dst[x * 3 + 2]; o[x * 4 + 3] = 255
+                }
+                swap(&prev, &cur)
+            }
+        }
+        return true
+    }
+
+    /// Paeth for 4 bytes a pixel, the four channels at once.
+    @inline(__always)
+    private static func paeth4(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ up: UnsafePointer<UInt8>, _ width: Int) {
+        typealias V = SIMD4<Int16>
+        func load(_ p: UnsafePointer<UInt8>) -> V {
+            V(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
+        }
+        func magnitude(_ v: V) -> V { v.replacing(with: 0 &- v, where: v .< 0) }
+        var a = V(repeating: 0), c = V(repeating: 0)
+        for x in 0 ..< width {
+            let o = x * 4
+            let b = load(up + o)
+            let pa = magnitude(b &- c), pb = magnitude(a &- c), pc = magnitude(a &+ b &- c &- c)
+            var predictor = c
+            predictor.replace(with: b, where: pb .<= pc)
+            predictor.replace(with: a, where: (pa .<= pb) .& (pa .<= pc))
+            let value = (load(src + o) &+ predictor) & 0xFF
+            UnsafeMutableRawPointer(dst + o).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: value), as: SIMD4<UInt8>.self)
+            a = value
+            c = b
+        }
+    }
+
+    /// Paeth for any bytes a pixel, a byte at a step.
+    private static func paeth(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ up: UnsafePointer<UInt8>,
+                              _ count: Int, _ bpp: Int) {
+        for i in 0 ..< count {
+            let a = i >= bpp ? Int(dst[i - bpp]) : 0, b = Int(up[i]), c = i >= bpp ? Int(up[i - bpp]) : 0
+            let pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c)
+            let predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
+            dst[i] = src[i] &+ UInt8(predictor)
+        }
+    }
+}
