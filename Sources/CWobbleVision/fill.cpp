@@ -5,6 +5,7 @@
 // Telea) ; one thread, integer distances, a fixed pseudo-random sequence and
 // a fixed order of work: the same bytes on every machine.
 #include "wobble_vision.h"
+#include "shared.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/utility.hpp>
@@ -20,24 +21,8 @@
 
 namespace {
 
-void say(char *error, size_t size, const char *what) {
-    if (error != nullptr && size > 0) std::snprintf(error, size, "%s", what);
-}
-
-/// OpenCV's worker threads and CPU-dispatched code off for the call (as
-/// vision.cpp's): results that cannot depend on the machine.
-struct Reproducible {
-    int threads;
-    bool optimized;
-    Reproducible() : threads(cv::getNumThreads()), optimized(cv::useOptimized()) {
-        cv::setNumThreads(1);
-        cv::setUseOptimized(false);
-    }
-    ~Reproducible() {
-        cv::setUseOptimized(optimized);
-        cv::setNumThreads(threads);
-    }
-};
+using wobble_vision::Reproducible;
+using wobble_vision::describe;
 
 /// A fixed pseudo-random sequence (xorshift64*): the same on every machine.
 struct Sequence {
@@ -256,7 +241,7 @@ extern "C" int wobble_fill_texture(uint8_t *rgb, int width, int height, size_t s
                                    char *error, size_t errorSize) {
     try {
         if (width <= 0 || height <= 0) {
-            say(error, errorSize, "fill: empty image");
+            describe(error, errorSize, "fill: empty image");
             return -1;
         }
         const int r = patchRadius;
@@ -347,11 +332,11 @@ extern "C" int wobble_fill_texture(uint8_t *rgb, int width, int height, size_t s
             }
         return 0;
     } catch (const cv::Exception &e) {
-        say(error, errorSize, (e.func + ": " + e.err).c_str());
+        describe(error, errorSize, (e.func + ": " + e.err).c_str());
     } catch (const std::exception &e) {
-        say(error, errorSize, e.what());
+        describe(error, errorSize, e.what());
     } catch (...) {
-        say(error, errorSize, "fill: unknown error");
+        describe(error, errorSize, "fill: unknown error");
     }
     return -1;
 }

@@ -2,6 +2,7 @@
 // include/wobble_vision.h for why each function exists). Exceptions never leave this file: each becomes -1 and
 // one line in the caller's buffer.
 #include "wobble_vision.h"
+#include "shared.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/utility.hpp>
@@ -15,27 +16,8 @@
 
 namespace {
 
-void describe(char *error, size_t size, const char *what) {
-    if (error != nullptr && size > 0) {
-        std::snprintf(error, size, "%s", what);
-    }
-}
-
-/// Runs OpenCV with its worker threads off (results that cannot depend on
-/// how work is split) and its CPU-dispatched optimisations off (the same
-/// arithmetic on every machine), and puts both back afterwards.
-struct Reproducible {
-    int threads;
-    bool optimized;
-    Reproducible() : threads(cv::getNumThreads()), optimized(cv::useOptimized()) {
-        cv::setNumThreads(1);
-        cv::setUseOptimized(false);
-    }
-    ~Reproducible() {
-        cv::setUseOptimized(optimized);
-        cv::setNumThreads(threads);
-    }
-};
+using wobble_vision::Reproducible;
+using wobble_vision::describe;
 
 }  // namespace
 
