@@ -8,8 +8,9 @@ import WobbleCore
 /// Both are basins of geodesic distance on colour (a step costs its length
 /// times `1 + geodesicWeight · |colour difference| / the crop's mean
 /// difference`, so crossing an edge costs many steps), on GrabCut's working
-/// grid, reaching at most `clickReach` of the object's size (the square
-/// root of the mask's area) from the stroke:
+/// grid, reaching at most `clickReach` of the object's size (the longer
+/// side of the mask's box: a thin part is reached along its length) from
+/// the stroke:
 /// - a background stroke inside the mask takes the mask's pixels that are
 ///   nearer to it (paths inside the mask) than to the object's seeds: the
 ///   object strokes, the region's centre (or the mask's deepest pixel) and
@@ -92,9 +93,9 @@ extension CutoutVision {
         }
         let scale = weight / max(1, count == 0 ? 1 : total / Double(count))
         // A click reaches at most `reach` times the object's size (the
-        // square root of the mask's area) from its stroke.
-        let area = Double(start.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) })
-        let limit = reach * area.squareRoot()
+        // longer side of the mask's box) from its stroke.
+        let size = Double(max(start.objectBox.width, start.objectBox.height))
+        let limit = reach * size
         func near(_ k: Int, object: Bool, limit: Double = limit) -> Bool {
             guard limit > 0 else { return true }
             let fx0 = crop.x0 + (k % lw) * factor, fy0 = crop.y0 + (k / lw) * factor
@@ -136,7 +137,7 @@ extension CutoutVision {
             let toBackground = geodesic(rgb: rgb, width: lw, height: lh, from: backgroundSeed.indices.filter { backgroundSeed[$0] && inMask[$0] },
                                         within: inMask, scale: scale, diff: diff)
             let basin = (0 ..< n).map { inMask[$0] && toBackground[$0] < toObject[$0] && near($0, object: false) }
-            remove = (0 ..< n).map { basin[$0] && near($0, object: false, limit: sure * area.squareRoot()) }
+            remove = (0 ..< n).map { basin[$0] && near($0, object: false, limit: sure * size) }
             unlikely = basin
         }
         // Add: object strokes outside the mask.
@@ -242,4 +243,6 @@ extension CutoutVision {
         }
     }
 }
+
+
 
