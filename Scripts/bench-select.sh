@@ -12,7 +12,7 @@
 #   - GrabCut from the object's box (IoU): the region's corners on the box
 #     ("box"; its curves then cut the box's corners), and 20% of the box's
 #     size out on each side ("loose box", as a region drawn around it);
-#   - the seconds a click's candidates take;
+#   - the seconds a click's candidates take, and a corrective click's cutout (the mean);
 # and the summary: first-candidate IoU median and mean, mean NoC@85, mean box
 # IoUs, the candidates' median time. A release build of the tests (the IoUs
 # and clicks are the same in a debug build, which CONFIG=debug uses as built:
@@ -20,7 +20,9 @@
 # Usage: Scripts/bench-select.sh       Env: SCRATCH (build folder, default .build-bench),
 #        CONFIG (release, default; debug: the tests as `swift build --build-tests` left them),
 #        WOBBLE_SELECT_MAX_CLICKS (default 20: NoC@85's limit; 1 measures the first candidate and the box only),
-#        WOBBLE_SELECT_ONLY (labels, comma-separated parts: `coffee/crema,camera/`)
+#        WOBBLE_SELECT_ONLY (labels, comma-separated parts: `coffee/crema,camera/`),
+#        WOBBLE_SELECT_BOXES=1 (instead: each box read by GrabCut several ways, ours and plain
+#        rectangle mode at 256 px, 512 px and full size: why a box falls short)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ "${CONFIG:-release}" == debug ]]; then
@@ -29,4 +31,6 @@ else
   run=(swift test -c release -Xswiftc -enable-testing --scratch-path "${SCRATCH:-.build-bench}")
 fi
 export WOBBLE_SELECT_BENCH=1
-"${run[@]}" --filter 'SelectionSetTests/testBenchmarkTheWholeSet' 2>&1 | grep '^bench-select:'
+test=testBenchmarkTheWholeSet
+[[ -n "${WOBBLE_SELECT_BOXES:-}" ]] && test=testBenchmarkTheBoxReadings
+"${run[@]}" --filter "SelectionSetTests/$test" 2>&1 | grep '^bench-select:'

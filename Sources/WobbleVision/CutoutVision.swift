@@ -130,7 +130,7 @@ public enum CutoutVision {
                     label = marked
                 } else if c.x < Double(box.x0) || c.x > Double(box.x1) || c.y < Double(box.y0) || c.y > Double(box.y1) {
                     label = .background
-                } else if constrained, rectangle {
+                } else if rectangle {
                     // GrabCut's rectangle mode: the whole box probably object.
                     label = .probablyObject
                 } else if constrained, let region, outside(region, c, by: Double(factor + 2)) {

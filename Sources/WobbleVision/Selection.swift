@@ -44,16 +44,31 @@ extension CutoutVision {
                 object = inner
             }
         }
+        // A click is a strong, local constraint (`corrections`): a
+        // background stroke takes back the band it lands on, an object
+        // stroke brings the piece it lands on.
+        var background = seeds.background
+        var probable = start
+        if let s = start {
+            let c = corrections(image: image, box: box, region: shape, strokes: strokes, start: s, seeds: seeds)
+            if let u = c.unlikely { for k in u.pixels.indices where u.pixels[k] != 0 { probable?.pixels[k] = 0 } }
+            if let r = c.remove {
+                var b = background ?? GreyMask(width: image.width, height: image.height)
+                for k in r.pixels.indices where r.pixels[k] != 0 { b.pixels[k] = 255; probable?.pixels[k] = 0 }
+                background = b
+            }
+            if let a = c.add { for k in a.pixels.indices where a.pixels[k] != 0 { probable?.pixels[k] = 255 } }
+        }
         let mask: GreyMask
         do {
-            mask = try objectMask(image: image, box: box, region: shape, object: object, background: seeds.background,
-                                  workingSide: workingSide, probable: start)
+            mask = try objectMask(image: image, box: box, region: shape, object: object, background: background,
+                                  workingSide: workingSide, probable: probable)
         } catch CutoutProblem.noObject {
             // GrabCut gave everything to the background: the mask so far,
             // each stroke's pixels as it marks them.
             guard var kept = start else { throw CutoutProblem.noObject }
             if let o = seeds.object { for k in o.pixels.indices where o.pixels[k] > 127 { kept.pixels[k] = 255 } }
-            if let b = seeds.background { for k in b.pixels.indices where b.pixels[k] > 127 { kept.pixels[k] = 0 } }
+            if let b = background { for k in b.pixels.indices where b.pixels[k] > 127 { kept.pixels[k] = 0 } }
             let c = clipped(kept, to: shape)
             guard !c.isAllBackground else { throw CutoutProblem.noObject }
             return c
