@@ -50,6 +50,9 @@ package final class CutoutEditor {
     private struct Fitted: Sendable {
         let mask: GreyMask
         let points: SketchPoints
+        /// Whether `mask` is matted (a soft edge); a click's later objects
+        /// are matted when they are first shown.
+        var matted = true
     }
     /// The last `Shift`+click's objects: another `Shift`+click within
     /// `cycleSlop` pixels of it, while its region still has the cutout it
@@ -222,7 +225,8 @@ package final class CutoutEditor {
            case .memory(let m)? = state.parameters.cutout?.source, m.mask == last.candidates[last.index].mask {
             // The same place again: the next object there.
             let i = (last.index + 1) % last.candidates.count
-            let next = last.candidates[i]
+            let next = matted(last.candidates[i], image: image)
+            lastFit?.candidates[i] = next
             state.points = next.points
             state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: next.mask)), shape: next.points.shape, place: nil)
             editor.apply(last.kind, state)
@@ -231,6 +235,18 @@ package final class CutoutEditor {
             return
         }
         launch(.fit(p), kind: nil, what: "the object at (\(fmt1(p.x)), \(fmt1(p.y)))", strokes: [], image: image)
+    }
+
+    /// `candidate` with its mask matted (as the first object of a click
+    /// is: no hard edge left to show as a line where the object moves),
+    /// the region fitted around the matted mask; as it is where the matte
+    /// fails.
+    private func matted(_ candidate: Fitted, image: RGBAImage) -> Fitted {
+        guard !candidate.matted else { return candidate }
+        let band = CutoutTools.clickMatteBand(width: image.width, height: image.height)
+        guard let mask = try? CutoutTools.matte(image: image, mask: candidate.mask, band: band),
+              let region = CutoutTools.fitRegion(around: mask) else { return candidate }
+        return Fitted(mask: mask, points: CutoutEditor.inside(region, width: image.width, height: image.height), matted: true)
     }
 
     /// The handles of `kind` were moved (a drag ended): when it has a
@@ -357,12 +373,14 @@ package final class CutoutEditor {
             return .mask(try CutoutTools.refined(image: image, region: shape, strokes: strokes, from: from))
         case .fit(let p):
             // The first candidate matted (a soft edge, as "auto"'s and
-            // `wobble-run cutout --at`'s); the others as found (a click's
-            // answer stays quick).
+            // `wobble-run cutout --at`'s); the others when first shown
+            // (a click's answer stays quick).
             let band = CutoutTools.clickMatteBand(width: image.width, height: image.height)
             let fitted = try CutoutTools.clickCandidates(image: image, at: p).enumerated().compactMap { i, found in
                 let mask = i == 0 ? try CutoutTools.matte(image: image, mask: found, band: band) : found
-                return CutoutTools.fitRegion(around: mask).map { Fitted(mask: mask, points: inside($0, width: image.width, height: image.height)) }
+                return CutoutTools.fitRegion(around: mask).map {
+                    Fitted(mask: mask, points: inside($0, width: image.width, height: image.height), matted: i == 0)
+                }
             }
             guard !fitted.isEmpty else { throw CutoutTools.Problem.noObject }
             return .fitted(fitted)

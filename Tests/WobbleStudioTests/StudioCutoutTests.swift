@@ -348,6 +348,9 @@ final class StudioCutoutTests: InProcessStudioCase {
         XCTAssertNotEqual(m2.mask, m1.mask, "Shift+click there again: another object")
         XCTAssertTrue(statusAfterSecond.contains("object 2 of "), statusAfterSecond)
         XCTAssertEqual(app.cutouts.jobsRun, 1, "the second click ran no GrabCut")
+        // Both objects matted (a soft edge, no hard line to show where the object moves).
+        XCTAssertTrue(m1.mask.pixels.contains { $0 > 0 && $0 < 255 }, "the first object has a soft edge")
+        XCTAssertTrue(m2.mask.pixels.contains { $0 > 0 && $0 < 255 }, "the second object has a soft edge as the first")
         XCTAssertEqual(undone?.mask, m1.mask, "Ctrl+Z: the mirror again")
         let text = try read("m.lua")
         let line = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("local region1 = addSketch{") }, text)
