@@ -388,7 +388,7 @@ package final class SketchEditor {
                 // save would need the file's lines put back.
                 history.recordWall("undo stops at the save that wrote the loop, the baked events or the deleted kicks: L, B and the timeline change them again")
             }
-            let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
+            let parts: [String?] = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
                         r.added > 0 ? "\(r.added) added" : nil,
                         r.deleted > 0 ? "\(r.deleted) deleted" : nil,
                         loop.map { $0 ? "loop() written" : "loop() taken out" },
@@ -397,7 +397,9 @@ package final class SketchEditor {
                         session.savedMasks.isEmpty ? nil : session.savedMasks.map { ScenePaths.name($0) }.joined(separator: ", ")
                             + " written in \(session.masksFolderName)",
                         session.removedMasks.isEmpty ? nil : session.removedMasks.map { ScenePaths.name($0) }.joined(separator: ", ")
-                            + " removed from \(session.masksFolderName)"].compactMap { $0 }.joined(separator: ", ")
+                            + " removed from \(session.masksFolderName)"]
+            // (And the masks no region names that were left, each with why.)
+            let what = (parts.compactMap { $0 } + session.keptMasks).joined(separator: ", ")
             status("saved \(sceneName): \(what)", false)
             printError("studio: saved \(scenePath) (\(what))")
             return true
