@@ -969,11 +969,18 @@ enum LuaTokenizer {
 
 /// Whether a chunk compiles, without running it.
 public enum LuaSyntax {
-    /// Lua's message when `bytes` does not compile as chunk `name`, nil when it does.
+    /// Lua's message when `bytes`, the text of file `name`, does not
+    /// compile, nil when it does. Read as `luaL_loadfile` reads a scene
+    /// file: a UTF-8 byte order mark at its start and a first line that
+    /// begins with `#` (`#!/usr/bin/env wobble-run`) are not Lua (the line
+    /// counts, so the line numbers are the file's).
     public static func problem(_ bytes: [UInt8], name: String) -> String? {
         guard let L = wobble_newstate(64 << 20) else { return "cannot create a Lua state" }
         defer { wobble_close(L) }
-        let status = (bytes + [0]).withUnsafeBufferPointer { b -> Int32 in
+        var chunk = bytes[...]
+        if chunk.starts(with: [0xEF, 0xBB, 0xBF]) { chunk = chunk.dropFirst(3) }
+        if chunk.first == UInt8(ascii: "#") { chunk = chunk.drop { $0 != UInt8(ascii: "\n") } }
+        let status = (Array(chunk) + [0]).withUnsafeBufferPointer { b -> Int32 in
             guard let base = b.baseAddress else { return 0 }
             return base.withMemoryRebound(to: CChar.self, capacity: b.count) { p in
                 luaL_loadbufferx(L, p, b.count - 1, "@" + name, "t")

@@ -249,4 +249,41 @@ final class StudioDeleteRegionMaskTests: StudioCoreTestCase {
         XCTAssertEqual(try box.list("s-masks"), [])
         core.finish()
     }
+
+    /// A scene file that starts with a UTF-8 byte order mark, or with a
+    /// `#!` line, runs (Lua's file loader skips them) and is saved: a
+    /// region deleted and another moved, the file keeps its first bytes.
+    func testASceneStartingWithAByteOrderMarkOrAShebangIsSaved() throws {
+        for start in ["\u{FEFF}", "#!/usr/bin/env wobble-run\n", "\u{FEFF}#!/usr/bin/env wobble-run\n"] {
+            let text = start + """
+            image("img.png")
+            local disc = addSketch{x = 65, y = 40, w = 70, h = 70}
+            local bar = addSketch{x = 150, y = 20, w = 40, h = 100}
+            prepare()
+            wait(0.5)
+
+            """
+            let core = try makeCore(text, masks: nil)
+            core.perform(.select(at: Point(100, 46), radius: 10))
+            core.perform(.deleteSelected)
+            settle(core)
+            core.perform(.grab(at: Point(190, 20), radius: 6))
+            core.perform(.dragTo(Point(185, 20)))
+            core.perform(.dragEnd)
+            settle(core)
+            core.perform(.save)
+            settle(core)
+            XCTAssertEqual(core.message, "saved s.lua: 1 sketch edited, 1 deleted", start.debugDescription)
+            let saved = try Data(contentsOf: URL(fileURLWithPath: box.path("s.lua")))
+            XCTAssertEqual(Array(saved), Array((start + """
+            image("img.png")
+            local bar = addSketch{lt = {150, 20}, rt = {185, 20}, rb = {190, 120}, lb = {150, 120}}
+            prepare()
+            wait(0.5)
+
+            """).utf8), start.debugDescription)
+            XCTAssertNil(core.session.error.map { "\($0)" })
+            core.finish()
+        }
+    }
 }
