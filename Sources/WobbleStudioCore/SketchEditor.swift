@@ -318,7 +318,7 @@ package final class SketchEditor {
         // refused save said Ctrl+Z drops it).
         if let d = session.dropDetached().first {
             offerUnsaved = false
-            status("dropped the edit of \(d.label) (\(d.problem.phrase.replacingOccurrences(of: " (copied on disk)", with: "")))"
+            status("dropped the \(d.deletion ? "deletion" : "edit") of \(d.label) (\(d.problem.phrase.replacingOccurrences(of: " (copied on disk)", with: "")))"
                    + (session.hasUnsavedEdits ? "; Ctrl+S saves the rest" : ": no unsaved edits"), false)
             return
         }
@@ -448,7 +448,7 @@ package final class SketchEditor {
         }
         for (i, a) in session.edits.added.enumerated() { out.append(a.name ?? "added region \(i + 1)") }
         for n in session.edits.deleted.sorted() { out.append("\(deletedName(n)) deleted") }
-        for d in session.detached { out.append(d.state.name ?? d.label) }
+        for d in session.detached { out.append((d.state.name ?? d.label) + (d.deletion ? " deleted" : "")) }
         // The scene's own edits (L, B, ticks deleted or moved) count too.
         let e = session.edits
         if let loop = e.loop { out.append(loop ? "loop() on" : "loop() off") }

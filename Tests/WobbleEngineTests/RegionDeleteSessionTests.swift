@@ -57,6 +57,27 @@ final class RegionDeleteSessionTests: SessionTestCase {
         XCTAssertFalse(s.hasUnsavedEdits)
     }
 
+    /// Another program copies `b`'s line: which copy to take out cannot be
+    /// told, so the deletion is not dropped silently: it stays pending
+    /// (detached) and the save is refused naming `b`, the file as the other
+    /// program left it; `dropDetached` lets it go.
+    func testADeletionWhoseLineWasCopiedOnDiskRefusesTheSave() throws {
+        let (s, path) = try deletingB()
+        let line = "local b = addSketch{x = 100, y = 10, w = 50, h = 40}\n"
+        let theirs = Self.text.replacingOccurrences(of: line, with: line + line)
+        try theirs.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertTrue(s.run())
+        XCTAssertEqual(s.edits.deleted, [])
+        XCTAssertTrue(s.hasUnsavedEdits, "the deletion is still pending")
+        XCTAssertEqual(s.detached.map(\.message), ["b (\(path):3) is in the file more than once now (copied on disk); the deletion stays pending — Ctrl+Z drops it"])
+        XCTAssertThrowsError(try s.saveEdits()) { e in
+            XCTAssertEqual("\(e)", "not saved: b (\(path):3) is in the file more than once now (copied on disk); the deletion stays pending — Ctrl+Z drops it")
+        }
+        XCTAssertEqual(try read(path), theirs)
+        XCTAssertEqual(s.dropDetached().map(\.deletion), [true])
+        XCTAssertFalse(s.hasUnsavedEdits)
+    }
+
     /// `b` changed on disk, or used on disk now: not saved, one line, the
     /// file as the other program left it, the deletion still pending.
     func testADeletionIsRefusedWhenTheFileChangedItsCallOrUsesItsLocal() throws {
