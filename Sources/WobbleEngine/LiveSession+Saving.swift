@@ -63,11 +63,18 @@ extension LiveSession {
                     if let problem = LuaSyntax.problem(text, name: path) {
                         throw SaveError(message: "not saved: the rewritten scene does not compile: \(problem)")
                     }
-                    try AtomicFile.write(text, to: path, beforeRename: {
-                        guard (try? Posix.readFile(path)) == disk else {
-                            throw SaveError(message: "not saved: \(path) changed on disk while it was being saved (save again)")
-                        }
-                    })
+                    do {
+                        try AtomicFile.write(text, to: path, what: "the scene '\(ScenePaths.shown(path))'", beforeRename: {
+                            guard (try? Posix.readFile(path)) == disk else {
+                                throw SaveError(message: "not saved: \(path) changed on disk while it was being saved (save again)")
+                            }
+                        })
+                    } catch let e as PosixError where e.call == "open" && e.path == path && [EACCES, EPERM, EROFS].contains(e.code) {
+                        // (The new text is written beside the scene, then renamed over it.)
+                        let folder = ScenePaths.folder(path)
+                        throw SaveError(message: "not saved: cannot create a file in the scene's folder '\(ScenePaths.shown(folder))' "
+                                        + "(\(String(cString: strerror(e.code)))): a save writes the new scene beside it and renames it over")
+                    }
                     savedText = text
                     // The sketches as written: a cutout made in memory is
                     // the mask file its line names now.

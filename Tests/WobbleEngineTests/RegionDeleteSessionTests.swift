@@ -78,6 +78,29 @@ final class RegionDeleteSessionTests: SessionTestCase {
         XCTAssertFalse(s.hasUnsavedEdits)
     }
 
+    /// A write-protected scene file, or (not as root) a folder the save
+    /// cannot create its new text in: one line naming the scene or its
+    /// folder, the deletion pending, the file as it was.
+    func testASaveThatCannotWriteTheSceneSaysWhy() throws {
+        let (s, path) = try deletingB()
+        XCTAssertEqual(chmod(path, 0o444), 0)
+        XCTAssertThrowsError(try s.saveEdits()) { e in
+            XCTAssertEqual("\(e)", "not saved: the scene '\(path)': the file is write-protected (mode 444); not replaced")
+        }
+        XCTAssertEqual(chmod(path, 0o644), 0)
+        XCTAssertEqual(try read(path), Self.text)
+        XCTAssertEqual(s.edits.deleted, [1])
+        guard getuid() != 0 else { return }   // (root creates files in a read-only folder)
+        let folder = (path as NSString).deletingLastPathComponent
+        XCTAssertEqual(chmod(folder, 0o555), 0)
+        defer { chmod(folder, 0o755) }
+        XCTAssertThrowsError(try s.saveEdits()) { e in
+            XCTAssertEqual("\(e)", "not saved: cannot create a file in the scene's folder '\(folder)' (Permission denied): "
+                           + "a save writes the new scene beside it and renames it over")
+        }
+        XCTAssertEqual(try read(path), Self.text)
+    }
+
     /// `b` changed on disk, or used on disk now: not saved, one line, the
     /// file as the other program left it, the deletion still pending.
     func testADeletionIsRefusedWhenTheFileChangedItsCallOrUsesItsLocal() throws {
