@@ -109,7 +109,7 @@ public struct SketchSource {
         switch p.kind {
         case .number, .string: return true
         case .name: return !["return", "and", "or", "not", "local", "in", "until", "if", "elseif", "while", "function"].contains(p.string(text))
-        case .punct: return p.is(")", text) || p.is("}", text) || p.is("]", text)
+        case .punct: return p.is(")", text) || p.is("}", text) || p.is("]", text) || p.is(";", text)
         }
     }
 

@@ -312,4 +312,13 @@ final class SketchSourceRunTests: XCTestCase {
         XCTAssertEqual(deleting("local h = addSketch()\nif h == 1 then end\n"), .failure(.used("h", line: 2)))
         XCTAssertEqual(deleting("local h = addSketch()\nlocal h = h\n"), .failure(.used("h", line: 2)), "the value is the region")
     }
+
+    /// A statement after a line that ends with `;` starts a statement: the
+    /// region on the next lines (a comment inside its braces and after
+    /// them) is deleted with its whole lines.
+    func testARegionAfterALineEndingWithASemicolonIsDeleted() throws {
+        let text = "local one = addSketch{x = 1, y = 2, w = 3, h = 4};\nlocal two = addSketch{ -- inline\n  x = 10, y = 20, -- position\n  w = 30, h = 40,\n} -- after\nprepare()\n"
+        XCTAssertEqual(try? deleting(text, call: 1).get(), "local one = addSketch{x = 1, y = 2, w = 3, h = 4};\nprepare()\n")
+        XCTAssertEqual(try? deleting(text).get(), "local two = addSketch{ -- inline\n  x = 10, y = 20, -- position\n  w = 30, h = 40,\n} -- after\nprepare()\n")
+    }
 }
