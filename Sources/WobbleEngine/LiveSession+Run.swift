@@ -91,7 +91,9 @@ extension LiveSession {
             // The saved text's run (or a newer text's) gives the calls'
             // sketches from now on; a run that read the text before the save
             // does not.
-            if let p = pendingSave, text != p.from { pendingSave = nil }
+            // (A save that left the text as it was, a mask replaced under
+            // its name, lands with the run of that text.)
+            if let p = pendingSave, text != p.from || text == p.text { pendingSave = nil }
             error = nil
             generation += 1
             if let before { followCalls(from: before.source, calls: before.calls, base: before.base) }

@@ -63,20 +63,29 @@ extension LiveSession {
                     if let problem = LuaSyntax.problem(text, name: path) {
                         throw SaveError(message: "not saved: the rewritten scene does not compile: \(problem)")
                     }
-                    try AtomicFile.write(text, to: path, beforeRename: {
-                        guard (try? Posix.readFile(path)) == disk else {
-                            throw SaveError(message: "not saved: \(path) changed on disk while it was being saved (save again)")
-                        }
-                    })
+                    do {
+                        try AtomicFile.write(text, to: path, what: "the scene '\(ScenePaths.shown(path))'", beforeRename: {
+                            guard (try? Posix.readFile(path)) == disk else {
+                                throw SaveError(message: "not saved: \(path) changed on disk while it was being saved (save again)")
+                            }
+                        })
+                    } catch let e as PosixError where e.call == "open" && e.path == path && [EACCES, EPERM, EROFS].contains(e.code) {
+                        // (The new text is written beside the scene, then renamed over it.)
+                        let folder = ScenePaths.folder(path)
+                        throw SaveError(message: "not saved: cannot create a file in the scene's folder '\(ScenePaths.shown(folder))' "
+                                        + "(\(String(cString: strerror(e.code)))): a save writes the new scene beside it and renames it over")
+                    }
                     savedText = text
-                    pendingSave = (sceneText ?? [], text, unsaved.calls.merging(pendingSave?.states ?? [:]) { mine, _ in mine })
+                    // The sketches as written: a cutout made in memory is
+                    // the mask file its line names now.
+                    pendingSave = (sceneText ?? [], text, edits.calls.merging(pendingSave?.states ?? [:]) { mine, _ in mine })
                 } catch {
                     masks.undo()
                     edits = unsaved
                     throw error
                 }
                 savedMasks = masks.all.filter { $0.lowercased().hasSuffix(".png") }
-                removedMasks = removeMasks(namedBefore: namedBefore)
+                (removedMasks, keptMasks) = removeMasks(namedBefore: namedBefore)
                 return (edits.calls.count, edits.added.count, edits.deleted.count)
             }
         } catch let e as SaveError {
@@ -111,14 +120,14 @@ extension LiveSession {
 
     /// The mask file `source` names when it lies in the studio's masks
     /// folder (`masksFolderName`, beside the scene), nil otherwise: the
-    /// files the studio writes, replaces and removes (never others).
+    /// files the studio writes, replaces and removes (never others). By
+    /// the resolved path (`AbsolutePath`), however the scene spells it
+    /// (`s-masks/m.png`, `./s-masks/m.png`, absolute, `s-masks//m.png`).
     func studioMask(_ source: CutoutSource?) -> (path: String, file: String)? {
-        guard case .file(_, let written)? = source else { return nil }
-        let prefix = masksFolderName + "/"
-        guard written.hasPrefix(prefix) else { return nil }
-        let file = String(written.dropFirst(prefix.count))
-        guard !file.isEmpty, !file.contains("/"), file != ".", file != ".." else { return nil }
-        return (ScenePaths.join(ScenePaths.join(ScenePaths.folder(options.scenePath), masksFolderName), file), file)
+        guard case .file(let path, _)? = source else { return nil }
+        let full = AbsolutePath(path), folder = AbsolutePath(ScenePaths.folder(options.scenePath)).appending(masksFolderName)
+        guard full.folder == folder, !full.name.isEmpty else { return nil }
+        return (ScenePaths.join(ScenePaths.join(ScenePaths.folder(options.scenePath), masksFolderName), full.name), full.name)
     }
 
     /// The studio's mask files the calls of the last good run name (their
@@ -162,8 +171,8 @@ extension LiveSession {
         default:
             throw SaveError(message: "not saved: \(ScenePaths.shown(folder)) is not a folder (the cutout masks go there)")
         }
-        // Files other regions' lines name: never written over.
-        let others = studioMasksNamed
+        // Files other regions' lines name (however spelled): never written over.
+        let others = Set(studioMasksNamed.map(AbsolutePath.init))
         var done = MaskWrites()
         /// Writes `bytes` at `full`, replacing the file there only when `replace`.
         func put(_ bytes: [UInt8], _ full: String, replace: Bool) throws {
@@ -182,7 +191,7 @@ extension LiveSession {
                 func free(_ file: String) -> Bool {
                     let full = ScenePaths.join(folder, file)
                     return !done.all.contains(full) && (p.own?.file == file
-                        || (!others.contains(full) && Posix.kind(full, follow: false) == nil
+                        || (!others.contains(AbsolutePath(full)) && Posix.kind(full, follow: false) == nil
                             && Posix.kind(CutoutStrokesFile.path(besideMask: full), follow: false) == nil))
                 }
                 var file = "\(p.name).png"
@@ -223,21 +232,64 @@ extension LiveSession {
     /// After a save: the studio's mask files (and their strokes) that the
     /// scene named before it and no sketch names now (a region deleted, its
     /// cutout taken out, its mask written under another name) are removed.
+    /// A file is named by its resolved path (`AbsolutePath`): a region that
+    /// spells it `./s-masks/m.png`, absolute or `s-masks//m.png` names it
+    /// too. Nothing is removed through a masks folder that is a symbolic
+    /// link (removing is writing there), and a link at a mask's name is
+    /// left as it is (the studio writes plain files; a link is someone
+    /// else's): `keptMasks` says so, and what could not be removed.
     /// Returns the masks removed.
-    func removeMasks(namedBefore before: Set<String>) -> [String] {
-        var now = Set<String>()
-        for n in sketchCalls.indices where !edits.deleted.contains(n) {
-            if let m = studioMask(currentState(.call(n))?.parameters.cutout?.source) { now.insert(m.path) }
+    func removeMasks(namedBefore before: Set<String>) -> (removed: [String], kept: [String]) {
+        var now = Set<AbsolutePath>()
+        func name(_ source: CutoutSource?) {
+            if case .file(let path, _)? = source { now.insert(AbsolutePath(path)) }
         }
-        for s in edits.added { if let m = studioMask(s.parameters.cutout?.source) { now.insert(m.path) } }
-        var removed: [String] = []
-        for path in before.subtracting(now).sorted() {
-            for p in [path, CutoutStrokesFile.path(besideMask: path)] where Posix.kind(p, follow: false) == .regular {
-                try? Posix.unlink(AT_FDCWD, p, shown: ScenePaths.shown(p))
+        for n in sketchCalls.indices where !edits.deleted.contains(n) { name(currentState(.call(n))?.parameters.cutout?.source) }
+        for s in edits.added { name(s.parameters.cutout?.source) }
+        var removed: [String] = [], kept: [String] = []
+        let gone = before.filter { !now.contains(AbsolutePath($0)) }.sorted()
+        guard !gone.isEmpty else { return ([], []) }
+        let folder = ScenePaths.join(ScenePaths.folder(options.scenePath), masksFolderName)
+        if Posix.kind(folder, follow: false) != .directory {
+            let why = Posix.kind(folder, follow: false) == .link
+                ? "\(masksFolderName) is a symbolic link (nothing is removed through it)"
+                : "\(masksFolderName) is not a folder"
+            return ([], gone.map { "\(ScenePaths.name($0)) left: \(why)" })
+        }
+        for path in gone {
+            let mask = ScenePaths.name(path)
+            switch Posix.kind(path, follow: false) {
+            case .regular?:
+                do {
+                    try Posix.unlink(AT_FDCWD, path, shown: ScenePaths.shown(path))
+                } catch {
+                    kept.append("\(mask) not removed: \(Self.reason(error))")
+                    continue
+                }
+                removed.append(path)
+            case nil:
+                break
+            case .link?:
+                kept.append("\(mask) left: a symbolic link")
+                continue
+            default:
+                kept.append("\(mask) left: not a file")
+                continue
             }
-            removed.append(path)
+            let strokes = CutoutStrokesFile.path(besideMask: path)
+            if Posix.kind(strokes, follow: false) == .regular {
+                do { try Posix.unlink(AT_FDCWD, strokes, shown: ScenePaths.shown(strokes)) } catch {
+                    kept.append("\(ScenePaths.name(strokes)) not removed: \(Self.reason(error))")
+                }
+            }
         }
-        return removed
+        return (removed, kept)
+    }
+
+    /// An OS error's reason without the path it names (`Permission denied`).
+    static func reason(_ error: Error) -> String {
+        guard let e = error as? PosixError else { return "\(error)" }
+        return String(cString: strerror(e.code))
     }
 
     /// Whether the scene file is gone from its path: deleted, renamed away,

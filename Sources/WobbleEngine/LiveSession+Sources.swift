@@ -28,9 +28,12 @@ extension LiveSession {
         /// The call as it was: `body (scene.lua:3)`.
         public var label: String
         public var problem: SourceMerge.Problem
+        /// The edit was the region's deletion (`Delete`): which copy to
+        /// take out cannot be told.
+        public var deletion = false
         /// The save's refusal: `body (scene.lua:3) was deleted on disk; ...`.
         public var message: String {
-            "\(label) \(problem.phrase); the edit stays pending — Ctrl+Z drops it"
+            "\(label) \(problem.phrase); the \(deletion ? "deletion" : "edit") stays pending — Ctrl+Z drops it"
         }
     }
 
@@ -85,10 +88,20 @@ extension LiveSession {
             bases[m] = callBases[n]
         }
         for (m, state) in calls where state == baseState(m) { calls[m] = nil; bases[m] = nil }
-        // A deleted region follows its call too; one whose call is gone
-        // (or copied) on disk is deleted no more (the file says what is there).
+        // A deleted region follows its call too; one whose call is gone on
+        // disk is deleted no more (the file says what is there); one whose
+        // call was copied is detached (which copy to take out cannot be
+        // told: the save is refused, naming it).
         var deleted = Set<Int>()
-        for n in edits.deleted { if let m = map[n] { deleted.insert(m); bases[m] = callBases[n] } }
+        for n in edits.deleted.sorted() {
+            if let m = map[n] {
+                deleted.insert(m)
+                bases[m] = callBases[n]
+            } else if how[n] == .duplicated, let state = oldBase[n] {
+                let name = oldCalls[n].map { label($0) } ?? "a region"
+                detached.append(DetachedEdit(state: state, label: name, problem: .duplicated, deletion: true))
+            }
+        }
         if calls != edits.calls || deleted != edits.deleted {
             callBases = bases
             edits.calls = calls

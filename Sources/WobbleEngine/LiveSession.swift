@@ -237,6 +237,10 @@ public final class LiveSession {
     public internal(set) var savedMasks: [String] = []
     /// The masks the last save removed (no sketch names them any more).
     public internal(set) var removedMasks: [String] = []
+    /// The masks the last save left although no sketch names them any
+    /// more, each with why (`m.png: a symbolic link, left as it is`): one
+    /// phrase each, for the save's status.
+    public internal(set) var keptMasks: [String] = []
     /// The last file `writeUnsaved` wrote and its bytes.
     var lastUnsaved: (path: String, bytes: [UInt8])?
     /// The size frames are rendered at: nil for the source image's size, or

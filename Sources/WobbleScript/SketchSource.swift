@@ -109,7 +109,7 @@ public struct SketchSource {
         switch p.kind {
         case .number, .string: return true
         case .name: return !["return", "and", "or", "not", "local", "in", "until", "if", "elseif", "while", "function"].contains(p.string(text))
-        case .punct: return p.is(")", text) || p.is("}", text) || p.is("]", text)
+        case .punct: return p.is(")", text) || p.is("}", text) || p.is("]", text) || p.is(";", text)
         }
     }
 
@@ -272,15 +272,41 @@ public struct SketchSource {
         }
         guard end == text.count || text[end] == 10 else { return .failure(.notAlone(line: call.line)) }
         if end < text.count { end += 1 }
-        // Its local, used nowhere else (a field `x.name` is not a use).
+        // Its local, used nowhere else (a field `x.name` is not a use, nor
+        // a table's key `{name = 1}`, nor another `local name`).
         if let d = call.declaration {
+            let keys = tableKeys()
             for (i, t) in tokens.enumerated() where t.kind == .name && t.start != d.nameSpan.lowerBound && t.is(d.name, text) {
-                if i > 0, tokens[i - 1].is(".", text) || tokens[i - 1].is(":", text) { continue }
-                if ignoringLines.contains(t.line) { continue }
+                if i > 0, tokens[i - 1].is(".", text) || tokens[i - 1].is(":", text) || tokens[i - 1].is("local", text) { continue }
+                if keys.contains(i) || ignoringLines.contains(t.line) { continue }
                 return .failure(.used(d.name, line: t.line))
             }
         }
         return .success(lineStart..<end)
+    }
+
+    /// The tokens that are a table constructor's keys (`h` of `{w = 40,
+    /// h = 80}`): a name right after `{`, `,` or `;` and before `=`, whose
+    /// innermost open bracket or block is a `{` (a block inside the table,
+    /// `function ... end`, is not the table: `a, h = 1, 2` there assigns).
+    func tableKeys() -> Set<Int> {
+        var open: [String] = [], keys = Set<Int>()
+        for (i, t) in tokens.enumerated() {
+            let word = t.string(text)
+            switch t.kind {
+            case .punct where ["{", "(", "["].contains(word): open.append(word)
+            case .punct where ["}", ")", "]"].contains(word): if !open.isEmpty { open.removeLast() }
+            case .name where ["function", "do", "if", "repeat"].contains(word): open.append(word)
+            case .name where ["end", "until"].contains(word): if !open.isEmpty { open.removeLast() }
+            case .name:
+                if open.last == "{", i > 0, i + 1 < tokens.count, tokens[i + 1].is("=", text),
+                   tokens[i - 1].is("{", text) || tokens[i - 1].is(",", text) || tokens[i - 1].is(";", text) {
+                    keys.insert(i)
+                }
+            default: break
+            }
+        }
+        return keys
     }
 
     /// Why the studio cannot delete a region's `addSketch` from the text.
@@ -969,11 +995,18 @@ enum LuaTokenizer {
 
 /// Whether a chunk compiles, without running it.
 public enum LuaSyntax {
-    /// Lua's message when `bytes` does not compile as chunk `name`, nil when it does.
+    /// Lua's message when `bytes`, the text of file `name`, does not
+    /// compile, nil when it does. Read as `luaL_loadfile` reads a scene
+    /// file: a UTF-8 byte order mark at its start and a first line that
+    /// begins with `#` (`#!/usr/bin/env wobble-run`) are not Lua (the line
+    /// counts, so the line numbers are the file's).
     public static func problem(_ bytes: [UInt8], name: String) -> String? {
         guard let L = wobble_newstate(64 << 20) else { return "cannot create a Lua state" }
         defer { wobble_close(L) }
-        let status = (bytes + [0]).withUnsafeBufferPointer { b -> Int32 in
+        var chunk = bytes[...]
+        if chunk.starts(with: [0xEF, 0xBB, 0xBF]) { chunk = chunk.dropFirst(3) }
+        if chunk.first == UInt8(ascii: "#") { chunk = chunk.drop { $0 != UInt8(ascii: "\n") } }
+        let status = (Array(chunk) + [0]).withUnsafeBufferPointer { b -> Int32 in
             guard let base = b.baseAddress else { return 0 }
             return base.withMemoryRebound(to: CChar.self, capacity: b.count) { p in
                 luaL_loadbufferx(L, p, b.count - 1, "@" + name, "t")

@@ -134,6 +134,9 @@ final class StudioWindow {
     static func initialise() throws {
         SDLLibrary.hint(SDL_HINT_VIDEO_X11_FORCE_EGL, "1")
         SDLLibrary.hint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
+        // One close of the window is one window event, not also a quit
+        // event (`CloseRequests`: the two would ask and answer at once).
+        SDLLibrary.hint(SDL_HINT_QUIT_ON_LAST_WINDOW_CLOSE, "0")
         let env = Environment.all
         let display = env["DISPLAY"] ?? "", wayland = env["WAYLAND_DISPLAY"] ?? ""
         let forced = !(env["SDL_VIDEODRIVER"] ?? "").isEmpty
@@ -290,11 +293,15 @@ final class StudioWindow {
 
     // MARK: Events
 
+    /// The window's close and SDL's quit event of one close, counted once.
+    private var closes = CloseRequests()
+
     /// Waits up to `timeoutMs` for an event, then returns every pending one.
     func events(timeoutMs: Int) -> [StudioInput] {
         var out: [StudioInput] = []
         var e = SDL_Event()
         var got = SDL_WaitEventTimeout(&e, Int32(clamping: max(0, timeoutMs))) == 1
+        closes.newBatch()
         while got {
             if let i = translate(e) { out.append(i) }
             got = SDL_PollEvent(&e) == 1
@@ -315,10 +322,10 @@ final class StudioWindow {
         }
         switch e.type {
         case SDL_QUIT.rawValue:
-            return .quit
+            return closes.quit(windowClose: false)
         case SDL_WINDOWEVENT.rawValue:
             let w = UInt32(e.window.event)
-            if w == SDL_WINDOWEVENT_CLOSE.rawValue { return .quit }
+            if w == SDL_WINDOWEVENT_CLOSE.rawValue { return closes.quit(windowClose: true) }
             if w == SDL_WINDOWEVENT_EXPOSED.rawValue { return .redraw }
             if w == SDL_WINDOWEVENT_SIZE_CHANGED.rawValue {
                 let (nw, nh) = (Int(e.window.data1), Int(e.window.data2))

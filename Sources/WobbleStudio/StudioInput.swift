@@ -34,3 +34,28 @@ enum StudioInput: Equatable {
     /// The window no longer exists (another program destroyed it).
     case windowGone
 }
+
+/// One close of the window is one request to quit. SDL tells a close
+/// (the window manager's close button, `WM_DELETE_WINDOW`) twice: the
+/// window's close event, then a quit event because it was the last window,
+/// both in the same batch of events. Counted as two, the first would ask
+/// "close again quits without saving" and the second would answer it,
+/// quitting without saving. (`StudioWindow.initialise` also asks SDL not to
+/// send that quit event; this holds where an SDL ignores the hint.)
+struct CloseRequests {
+    private var closedInBatch = false
+
+    /// A new batch of events begins (`StudioWindow.events`).
+    mutating func newBatch() { closedInBatch = false }
+
+    /// The `.quit` an event stands for: a window's close (`windowClose`)
+    /// always; SDL's quit event only when no window's close came before it
+    /// in this batch (else nil: the same request).
+    mutating func quit(windowClose: Bool) -> StudioInput? {
+        if windowClose {
+            closedInBatch = true
+            return .quit
+        }
+        return closedInBatch ? nil : .quit
+    }
+}

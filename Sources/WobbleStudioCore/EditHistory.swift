@@ -25,11 +25,6 @@ package struct EditHistory {
         redoSteps.removeAll()
     }
 
-    /// Records a save that wrote added regions.
-    package mutating func recordWall(added names: [String]) {
-        recordWall("undo stops at the save that added \(names.joined(separator: ", ")): delete \(names.count == 1 ? "its line" : "their lines") in the scene to take \(names.count == 1 ? "it" : "them") out")
-    }
-
     /// Records a save that stepping back cannot undo, and what to say then.
     package mutating func recordWall(_ message: String) {
         undoSteps.append(Step(edits: SketchEdits(), base: [:], wall: message))

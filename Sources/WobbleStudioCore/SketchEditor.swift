@@ -283,6 +283,22 @@ package final class SketchEditor {
 
     /// A region of the scene's text as a deletion names it: `disc (line 2)`,
     /// `the region of line 2`.
+    /// A deleted region with its line as the scene has it, for the undo
+    /// stop after the save that takes it out (what to write again):
+    /// `disc (line 3: local disc = addSketch{x = 65, y = 40, w = 70, h = 70})`,
+    /// the line's first 80 characters.
+    private func deletedWithLine(_ n: Int) -> String {
+        guard session.sketchCalls.indices.contains(n), let line = session.sketchCalls[n].line,
+              let text = session.sceneText else { return deletedName(n) }
+        let lines = text.split(separator: 10, omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return deletedName(n) }
+        var shown = Substring(String(decoding: lines[line - 1], as: UTF8.self))
+        while shown.first?.isWhitespace == true { shown.removeFirst() }
+        while shown.last?.isWhitespace == true { shown.removeLast() }
+        if shown.count > 80 { shown = String(shown.prefix(79)) + "…" }
+        return "\(session.baseState(n)?.name ?? "the region") (line \(line): \(shown))"
+    }
+
     private func deletedName(_ n: Int) -> String {
         let line = session.sketchCalls.indices.contains(n) ? session.sketchCalls[n].line : nil
         let at = line.map { "line \($0)" } ?? "the scene"
@@ -318,7 +334,7 @@ package final class SketchEditor {
         // refused save said Ctrl+Z drops it).
         if let d = session.dropDetached().first {
             offerUnsaved = false
-            status("dropped the edit of \(d.label) (\(d.problem.phrase.replacingOccurrences(of: " (copied on disk)", with: "")))"
+            status("dropped the \(d.deletion ? "deletion" : "edit") of \(d.label) (\(d.problem.phrase.replacingOccurrences(of: " (copied on disk)", with: "")))"
                    + (session.hasUnsavedEdits ? "; Ctrl+S saves the rest" : ": no unsaved edits"), false)
             return
         }
@@ -374,21 +390,25 @@ package final class SketchEditor {
                 return n
             }
             let loop = session.edits.loop, baked = session.edits.baked, removed = session.edits.removedKicks.count
-            let deleted = session.edits.deleted.sorted().map { session.baseState($0)?.name ?? deletedName($0) }
+            let deleted = session.edits.deleted.sorted().map(deletedWithLine)
             let r = try session.saveEdits(runAfter: false)
+            // Stepping back past a save that added regions, deleted them
+            // (their lines are gone from the file), or wrote lines of the
+            // scene (loop(), the perform block, kicks taken out) would need
+            // the file's lines changed: undo stops there and says what to
+            // write, every kind the save did.
+            var walls: [String] = []
             if !added.isEmpty {
-                history.recordWall(added: names)
-            } else if !deleted.isEmpty {
-                // The lines are gone from the file: stepping back past the
-                // save would need them written again.
-                history.recordWall("undo stops at the save that deleted \(deleted.joined(separator: ", ")): write \(deleted.count == 1 ? "its line" : "their lines") in the scene again to bring \(deleted.count == 1 ? "it" : "them") back")
-            } else if loop != nil || baked != nil || removed > 0 {
-                // Those are written as lines of the scene (loop(), the
-                // perform block, kicks taken out): stepping back past the
-                // save would need the file's lines put back.
-                history.recordWall("undo stops at the save that wrote the loop, the baked events or the deleted kicks: L, B and the timeline change them again")
+                walls.append("added \(names.joined(separator: ", ")): delete \(names.count == 1 ? "its line" : "their lines") in the scene to take \(names.count == 1 ? "it" : "them") out")
             }
-            let what = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
+            if !deleted.isEmpty {
+                walls.append("deleted \(deleted.joined(separator: ", ")): write \(deleted.count == 1 ? "its line" : "their lines") in the scene again to bring \(deleted.count == 1 ? "it" : "them") back")
+            }
+            if loop != nil || baked != nil || removed > 0 {
+                walls.append("wrote the loop, the baked events or the deleted kicks: L, B and the timeline change them again")
+            }
+            if !walls.isEmpty { history.recordWall("undo stops at the save that " + walls.joined(separator: "; and that ")) }
+            let parts: [String?] = [r.edited > 0 ? "\(r.edited) sketch\(r.edited == 1 ? "" : "es") edited" : nil,
                         r.added > 0 ? "\(r.added) added" : nil,
                         r.deleted > 0 ? "\(r.deleted) deleted" : nil,
                         loop.map { $0 ? "loop() written" : "loop() taken out" },
@@ -397,7 +417,9 @@ package final class SketchEditor {
                         session.savedMasks.isEmpty ? nil : session.savedMasks.map { ScenePaths.name($0) }.joined(separator: ", ")
                             + " written in \(session.masksFolderName)",
                         session.removedMasks.isEmpty ? nil : session.removedMasks.map { ScenePaths.name($0) }.joined(separator: ", ")
-                            + " removed from \(session.masksFolderName)"].compactMap { $0 }.joined(separator: ", ")
+                            + " removed from \(session.masksFolderName)"]
+            // (And the masks no region names that were left, each with why.)
+            let what = (parts.compactMap { $0 } + session.keptMasks).joined(separator: ", ")
             status("saved \(sceneName): \(what)", false)
             printError("studio: saved \(scenePath) (\(what))")
             return true
@@ -446,7 +468,7 @@ package final class SketchEditor {
         }
         for (i, a) in session.edits.added.enumerated() { out.append(a.name ?? "added region \(i + 1)") }
         for n in session.edits.deleted.sorted() { out.append("\(deletedName(n)) deleted") }
-        for d in session.detached { out.append(d.state.name ?? d.label) }
+        for d in session.detached { out.append((d.state.name ?? d.label) + (d.deletion ? " deleted" : "")) }
         // The scene's own edits (L, B, ticks deleted or moved) count too.
         let e = session.edits
         if let loop = e.loop { out.append(loop ? "loop() on" : "loop() off") }

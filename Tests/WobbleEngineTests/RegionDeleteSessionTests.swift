@@ -57,6 +57,50 @@ final class RegionDeleteSessionTests: SessionTestCase {
         XCTAssertFalse(s.hasUnsavedEdits)
     }
 
+    /// Another program copies `b`'s line: which copy to take out cannot be
+    /// told, so the deletion is not dropped silently: it stays pending
+    /// (detached) and the save is refused naming `b`, the file as the other
+    /// program left it; `dropDetached` lets it go.
+    func testADeletionWhoseLineWasCopiedOnDiskRefusesTheSave() throws {
+        let (s, path) = try deletingB()
+        let line = "local b = addSketch{x = 100, y = 10, w = 50, h = 40}\n"
+        let theirs = Self.text.replacingOccurrences(of: line, with: line + line)
+        try theirs.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertTrue(s.run())
+        XCTAssertEqual(s.edits.deleted, [])
+        XCTAssertTrue(s.hasUnsavedEdits, "the deletion is still pending")
+        XCTAssertEqual(s.detached.map(\.message), ["b (\(path):3) is in the file more than once now (copied on disk); the deletion stays pending — Ctrl+Z drops it"])
+        XCTAssertThrowsError(try s.saveEdits()) { e in
+            XCTAssertEqual("\(e)", "not saved: b (\(path):3) is in the file more than once now (copied on disk); the deletion stays pending — Ctrl+Z drops it")
+        }
+        XCTAssertEqual(try read(path), theirs)
+        XCTAssertEqual(s.dropDetached().map(\.deletion), [true])
+        XCTAssertFalse(s.hasUnsavedEdits)
+    }
+
+    /// A write-protected scene file, or (not as root) a folder the save
+    /// cannot create its new text in: one line naming the scene or its
+    /// folder, the deletion pending, the file as it was.
+    func testASaveThatCannotWriteTheSceneSaysWhy() throws {
+        let (s, path) = try deletingB()
+        XCTAssertEqual(chmod(path, 0o444), 0)
+        XCTAssertThrowsError(try s.saveEdits()) { e in
+            XCTAssertEqual("\(e)", "not saved: the scene '\(path)': the file is write-protected (mode 444); not replaced")
+        }
+        XCTAssertEqual(chmod(path, 0o644), 0)
+        XCTAssertEqual(try read(path), Self.text)
+        XCTAssertEqual(s.edits.deleted, [1])
+        guard getuid() != 0 else { return }   // (root creates files in a read-only folder)
+        let folder = (path as NSString).deletingLastPathComponent
+        XCTAssertEqual(chmod(folder, 0o555), 0)
+        defer { chmod(folder, 0o755) }
+        XCTAssertThrowsError(try s.saveEdits()) { e in
+            XCTAssertEqual("\(e)", "not saved: cannot create a file in the scene's folder '\(folder)' (Permission denied): "
+                           + "a save writes the new scene beside it and renames it over")
+        }
+        XCTAssertEqual(try read(path), Self.text)
+    }
+
     /// `b` changed on disk, or used on disk now: not saved, one line, the
     /// file as the other program left it, the deletion still pending.
     func testADeletionIsRefusedWhenTheFileChangedItsCallOrUsesItsLocal() throws {

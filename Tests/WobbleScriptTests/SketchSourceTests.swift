@@ -297,4 +297,28 @@ final class SketchSourceRunTests: XCTestCase {
             XCTAssertEqual("\(e)", "cannot delete cap: cap is not a local (another file may use it); delete its line in a text editor")
         }
     }
+
+    /// A table's key named like the region (`h = 80` in another region's
+    /// constructor, `{h = 1}`) and another `local h` are not uses of it;
+    /// a read of it, an assignment to it (also in a block inside a table),
+    /// a value `{h}` or `{k = h}` are.
+    func testATableKeyOrAnotherLocalOfTheSameNameIsNoUse() throws {
+        let text = "local h = addSketch{x = 1, y = 2, w = 3, h = 4}\nlocal b = addSketch{x = 10, y = 20, w = 30, h = 80}\nlocal t = {h = 1; w = 2, {h = 3}}\nlocal h = 5\n"
+        XCTAssertEqual(try? deleting(text).get(), "local b = addSketch{x = 10, y = 20, w = 30, h = 80}\nlocal t = {h = 1; w = 2, {h = 3}}\nlocal h = 5\n")
+        XCTAssertEqual(deleting("local h = addSketch()\nprint(h)\n"), .failure(.used("h", line: 2)))
+        XCTAssertEqual(deleting("local h = addSketch()\nlocal t = {h}\n"), .failure(.used("h", line: 2)))
+        XCTAssertEqual(deleting("local h = addSketch()\nlocal t = {k = h}\n"), .failure(.used("h", line: 2)))
+        XCTAssertEqual(deleting("local h = addSketch()\nlocal t = {f = function() local a; a, h = 1, 2 end}\n"), .failure(.used("h", line: 2)))
+        XCTAssertEqual(deleting("local h = addSketch()\nif h == 1 then end\n"), .failure(.used("h", line: 2)))
+        XCTAssertEqual(deleting("local h = addSketch()\nlocal h = h\n"), .failure(.used("h", line: 2)), "the value is the region")
+    }
+
+    /// A statement after a line that ends with `;` starts a statement: the
+    /// region on the next lines (a comment inside its braces and after
+    /// them) is deleted with its whole lines.
+    func testARegionAfterALineEndingWithASemicolonIsDeleted() throws {
+        let text = "local one = addSketch{x = 1, y = 2, w = 3, h = 4};\nlocal two = addSketch{ -- inline\n  x = 10, y = 20, -- position\n  w = 30, h = 40,\n} -- after\nprepare()\n"
+        XCTAssertEqual(try? deleting(text, call: 1).get(), "local one = addSketch{x = 1, y = 2, w = 3, h = 4};\nprepare()\n")
+        XCTAssertEqual(try? deleting(text).get(), "local two = addSketch{ -- inline\n  x = 10, y = 20, -- position\n  w = 30, h = 40,\n} -- after\nprepare()\n")
+    }
 }

@@ -135,7 +135,8 @@ final class StudioDeleteRegionTests: StudioCoreTestCase {
         XCTAssertEqual(try read("s.lua"), saved.replacingOccurrences(of: "local twin = addSketch{x = 60, y = 35, w = 80, h = 80, cutout = \"s-masks/disc.png\"}\n", with: ""))
         XCTAssertEqual(try box.list("s-masks"), [], "the mask and its strokes, named by no region now")
         core.perform(.undo)
-        XCTAssertEqual(core.message, "undo stops at the save that deleted twin: write its line in the scene again to bring it back")
+        XCTAssertEqual(core.message, "undo stops at the save that deleted twin (line 3: local twin = addSketch{x = 60, y = 35, w = 80, h = 80, cutout = \"s-masks/disc.p…): "
+                       + "write its line in the scene again to bring it back")
         XCTAssertEqual(core.session.handleShapes(atFrame: 0).count, 1)
         core.finish()
     }
@@ -178,6 +179,11 @@ final class StudioDeleteRegionTests: StudioCoreTestCase {
         XCTAssertNil(core.session.error.map { "\($0)" })
         XCTAssertEqual(try read("s.lua"), text.replacingOccurrences(of: "local disc = addSketch{x = 65, y = 40, w = 70, h = 70}\n", with: "")
                         .replacingOccurrences(of: "impulse(disc, 1, 0.5)\n", with: ""))
+        // Undo stops there, saying both what the save deleted and the line to write again.
+        core.perform(.undo)
+        XCTAssertEqual(core.message, "undo stops at the save that deleted disc (line 2: local disc = addSketch{x = 65, y = 40, w = 70, h = 70}): "
+                       + "write its line in the scene again to bring it back; and that wrote the loop, the baked events or the deleted kicks: "
+                       + "L, B and the timeline change them again")
         core.finish()
     }
 

@@ -40,4 +40,18 @@ final class StudioKeyMapTests: XCTestCase {
         XCTAssertNil(StudioKeyMap.inspecting(.up, shift: false, selected: false), "Up without a selection is not the inspector's")
         XCTAssertEqual(StudioKeyMap.inspecting(.pageUp, shift: false, selected: false), .stepParameter(10))
     }
+
+    /// One close of the window (its close event, then SDL's quit event for
+    /// the last window, in one batch) is one `.quit`: the first asks before
+    /// quitting with unsaved edits, and nothing answers it at once. A close
+    /// in a later batch is a second request; SDL's quit event alone is one.
+    func testOneCloseOfTheWindowIsOneQuit() {
+        var closes = CloseRequests()
+        closes.newBatch()
+        XCTAssertEqual([closes.quit(windowClose: true), closes.quit(windowClose: false)].compactMap { $0 }, [.quit])
+        closes.newBatch()
+        XCTAssertEqual(closes.quit(windowClose: true), .quit, "closed again")
+        closes.newBatch()
+        XCTAssertEqual(closes.quit(windowClose: false), .quit, "a quit event of its own")
+    }
 }

@@ -133,4 +133,71 @@ extension StudioTests {
         XCTAssertTrue(after.contains("studio: the window was destroyed by another program; quitting"), after.suffix(4).joined(separator: " | "))
         XCTAssertTrue(after.contains("studio: wrote lost-\(id)-take-2.lua"), after.suffix(4).joined(separator: " | "))
     }
+
+    /// Sends the window manager's close request (`WM_DELETE_WINDOW`, what a
+    /// click on the close button sends) to window `id`, through Xlib from
+    /// Python (xdotool 3.2016 has no such command).
+    func sendCloseRequest(_ id: String) throws {
+        let env = display.environment
+        guard let python = (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            .map({ "\($0)/python3" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw XCTSkip("python3 is not installed: the close request is sent with it")
+        }
+        let script = """
+        import ctypes, sys
+        from ctypes import c_int, c_long, c_ulong, c_void_p, c_char_p
+        x = ctypes.CDLL("libX11.so.6")
+        x.XOpenDisplay.restype = c_void_p; x.XOpenDisplay.argtypes = [c_char_p]
+        x.XInternAtom.restype = c_ulong; x.XInternAtom.argtypes = [c_void_p, c_char_p, c_int]
+        x.XSendEvent.argtypes = [c_void_p, c_ulong, c_int, c_long, c_void_p]
+        x.XFlush.argtypes = [c_void_p]; x.XCloseDisplay.argtypes = [c_void_p]
+        class ClientMessage(ctypes.Structure):
+            _fields_ = [("type", c_int), ("serial", c_ulong), ("send_event", c_int), ("display", c_void_p),
+                        ("window", c_ulong), ("message_type", c_ulong), ("format", c_int), ("l", c_long * 5)]
+        class Event(ctypes.Union):
+            _fields_ = [("xclient", ClientMessage), ("pad", c_long * 24)]
+        d = x.XOpenDisplay(None)
+        if not d: sys.exit("cannot open the display")
+        w = int(sys.argv[1], 0)
+        e = Event()
+        e.xclient.type = 33  # ClientMessage
+        e.xclient.window = w
+        e.xclient.message_type = x.XInternAtom(d, b"WM_PROTOCOLS", 0)
+        e.xclient.format = 32
+        e.xclient.l[0] = x.XInternAtom(d, b"WM_DELETE_WINDOW", 0)
+        x.XSendEvent(d, w, 0, 0, ctypes.byref(e))
+        x.XFlush(d)
+        x.XCloseDisplay(d)
+        """
+        let r = try display.x(python, ["-c", script, id])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    /// One click on the close button with an unsaved edit asks (SDL tells
+    /// it as the window's close and a quit event: one request, not two),
+    /// and Ctrl+S then saves and quits.
+    func testOneCloseRequestWithUnsavedEditsAsksAndCtrlSSavesAndQuits() throws {
+        let (w, scene) = try openStudio("close", """
+        image("img.png")
+        addSketch{x = 40, y = 30, w = 100, h = 80}
+        prepare()
+        impulse(1, 1, 0.5)
+        wait(0.5)
+        """)
+        let before = w.lineCount
+        try w.key("l")
+        try w.waitForLine(after: before, "the marker", { $0 == "studio: title \u{2022} wobble-run edit: \(scene)" })
+        try sendCloseRequest(w.windowID)
+        try w.waitForLine(after: before, "asked", { $0 == "studio: asking before quitting (unsaved edits)" })
+        defer { _ = try? display.x("xdotool", ["keyup", "ctrl"]) }
+        try display.x("xdotool", ["keydown", "ctrl"])
+        usleep(200_000)
+        try display.x("xdotool", ["key", "s"])
+        try display.x("xdotool", ["keyup", "ctrl"])
+        guard let status = exitStatus(w, within: 10 * Tool.slowdown) else { return XCTFail("Ctrl+S saves and quits: \(w.linesSnapshot().suffix(3))") }
+        XCTAssertEqual(status, 0)
+        let lines = w.linesSnapshot()
+        XCTAssertFalse(lines.contains { $0.contains("not saved") }, lines.suffix(4).joined(separator: " | "))
+        XCTAssertTrue(try String(contentsOf: dir.appendingPathComponent(scene), encoding: .utf8).contains("loop()"), "the edit was saved")
+    }
 }
