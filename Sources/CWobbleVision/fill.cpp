@@ -23,6 +23,7 @@ namespace {
 
 using wobble_vision::Reproducible;
 using wobble_vision::describe;
+using wobble_vision::guarded;
 
 /// A fixed pseudo-random sequence (xorshift64*): the same on every machine.
 struct Sequence {
@@ -239,7 +240,7 @@ void complete(Level &L, std::vector<int32_t> &offset, int iterations, Sequence &
 
 extern "C" int wobble_fill_texture(uint8_t *rgb, int width, int height, size_t stride, const uint8_t *mask,
                                    char *error, size_t errorSize) {
-    try {
+    return guarded(error, errorSize, "fill", [&]() -> int {
         if (width <= 0 || height <= 0) {
             describe(error, errorSize, "fill: empty image");
             return -1;
@@ -331,12 +332,5 @@ extern "C" int wobble_fill_texture(uint8_t *rgb, int width, int height, size_t s
                 }
             }
         return 0;
-    } catch (const cv::Exception &e) {
-        describe(error, errorSize, (e.func + ": " + e.err).c_str());
-    } catch (const std::exception &e) {
-        describe(error, errorSize, e.what());
-    } catch (...) {
-        describe(error, errorSize, "fill: unknown error");
-    }
-    return -1;
+    });
 }

@@ -1,5 +1,5 @@
-// What vision.cpp and fill.cpp share: the error line, and OpenCV run the
-// same on every machine. Not part of the module's header.
+// What vision.cpp and fill.cpp share: the error line, exceptions kept in,
+// and OpenCV run the same on every machine. Not part of the module's header.
 #pragma once
 
 #include <opencv2/core.hpp>
@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <exception>
+#include <string>
 
 namespace wobble_vision {
 
@@ -32,5 +34,22 @@ struct Reproducible {
         cv::setNumThreads(threads);
     }
 };
+
+/// Runs `body` (which returns 0, or -1 with its line in `error`); an
+/// exception never leaves it: it becomes -1 and one line, named `what`
+/// where it carries no message of its own.
+template <typename Body>
+int guarded(char *error, size_t size, const char *what, Body body) {
+    try {
+        return body();
+    } catch (const cv::Exception &e) {
+        describe(error, size, (e.func + ": " + e.err).c_str());
+    } catch (const std::exception &e) {
+        describe(error, size, e.what());
+    } catch (...) {
+        describe(error, size, (std::string(what) + ": unknown error").c_str());
+    }
+    return -1;
+}
 
 }  // namespace wobble_vision

@@ -18,12 +18,13 @@ namespace {
 
 using wobble_vision::Reproducible;
 using wobble_vision::describe;
+using wobble_vision::guarded;
 
 }  // namespace
 
 extern "C" int wobble_grabcut(const uint8_t *rgb, int width, int height, size_t stride, uint8_t *labels, int iterations,
                               char *error, size_t errorSize) {
-    try {
+    return guarded(error, errorSize, "grabCut", [&]() -> int {
         if (width <= 0 || height <= 0 || iterations <= 0) {
             describe(error, errorSize, "grabCut: empty image or no iterations");
             return -1;
@@ -36,19 +37,12 @@ extern "C" int wobble_grabcut(const uint8_t *rgb, int width, int height, size_t 
         cv::Mat background, object;
         cv::grabCut(image, mask, cv::Rect(), background, object, iterations, cv::GC_INIT_WITH_MASK);
         return 0;
-    } catch (const cv::Exception &e) {
-        describe(error, errorSize, (e.func + ": " + e.err).c_str());
-    } catch (const std::exception &e) {
-        describe(error, errorSize, e.what());
-    } catch (...) {
-        describe(error, errorSize, "grabCut: unknown error");
-    }
-    return -1;
+    });
 }
 
 extern "C" int wobble_inpaint(uint8_t *rgb, int width, int height, size_t stride, const uint8_t *mask, double radius,
                               char *error, size_t errorSize) {
-    try {
+    return guarded(error, errorSize, "inpaint", [&]() -> int {
         if (width <= 0 || height <= 0) {
             describe(error, errorSize, "inpaint: empty image");
             return -1;
@@ -60,14 +54,7 @@ extern "C" int wobble_inpaint(uint8_t *rgb, int width, int height, size_t stride
         cv::inpaint(image, holes, filled, radius, cv::INPAINT_TELEA);
         filled.copyTo(image);
         return 0;
-    } catch (const cv::Exception &e) {
-        describe(error, errorSize, (e.func + ": " + e.err).c_str());
-    } catch (const std::exception &e) {
-        describe(error, errorSize, e.what());
-    } catch (...) {
-        describe(error, errorSize, "inpaint: unknown error");
-    }
-    return -1;
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -100,7 +87,7 @@ bool invert3(const double m[9], double out[9]) {
 
 extern "C" int wobble_matte_closed_form(const uint8_t *rgb, int width, int height, size_t stride, const uint8_t *known,
                                         uint8_t *alpha, double epsilon, int iterations, char *error, size_t errorSize) {
-    try {
+    return guarded(error, errorSize, "matte", [&]() -> int {
         if (width < 3 || height < 3 || iterations <= 0) {
             describe(error, errorSize, "matte: the picture is smaller than 3×3 or no iterations");
             return -1;
@@ -230,17 +217,12 @@ extern "C" int wobble_matte_closed_form(const uint8_t *rgb, int width, int heigh
             alpha[unknown[k]] = static_cast<uint8_t>(std::lround(v * 255.0));
         }
         return 0;
-    } catch (const std::exception &e) {
-        describe(error, errorSize, e.what());
-    } catch (...) {
-        describe(error, errorSize, "matte: unknown error");
-    }
-    return -1;
+    });
 }
 
 extern "C" int wobble_matte_guided(const uint8_t *rgb, int width, int height, size_t stride, const uint8_t *known,
                                    uint8_t *alpha, int radius, double epsilon, char *error, size_t errorSize) {
-    try {
+    return guarded(error, errorSize, "guided matte", [&]() -> int {
         if (width <= 0 || height <= 0 || radius <= 0) {
             describe(error, errorSize, "guided matte: empty picture or no radius");
             return -1;
@@ -287,19 +269,12 @@ extern "C" int wobble_matte_guided(const uint8_t *rgb, int width, int height, si
                 alpha[k] = static_cast<uint8_t>(std::lround(v * 255.0));
             }
         return 0;
-    } catch (const cv::Exception &e) {
-        describe(error, errorSize, (e.func + ": " + e.err).c_str());
-    } catch (const std::exception &e) {
-        describe(error, errorSize, e.what());
-    } catch (...) {
-        describe(error, errorSize, "guided matte: unknown error");
-    }
-    return -1;
+    });
 }
 
 extern "C" int wobble_foreground_background(const uint8_t *rgb, int width, int height, size_t stride, const uint8_t *alpha,
                                             uint8_t *foreground, uint8_t *background, char *error, size_t errorSize) {
-    try {
+    return guarded(error, errorSize, "foreground", [&]() -> int {
         if (width <= 0 || height <= 0) {
             describe(error, errorSize, "foreground: empty picture");
             return -1;
@@ -381,12 +356,7 @@ extern "C" int wobble_foreground_background(const uint8_t *rgb, int width, int h
                 background[k * 3 + c] = static_cast<uint8_t>(std::lround(B[k * 3 + c] * 255.0));
             }
         return 0;
-    } catch (const std::exception &e) {
-        describe(error, errorSize, e.what());
-    } catch (...) {
-        describe(error, errorSize, "foreground: unknown error");
-    }
-    return -1;
+    });
 }
 
 // The magnetic outline (the studio's manual cutout): OpenCV's intelligent
@@ -394,7 +364,7 @@ extern "C" int wobble_foreground_background(const uint8_t *rgb, int width, int h
 extern "C" int wobble_magnetic_outline(const uint8_t *rgb, int width, int height, size_t stride, const int32_t *anchors,
                                        int count, int margin, int32_t *path, int capacity, int *pathCount, uint8_t *mask,
                                        char *error, size_t errorSize) {
-    try {
+    return guarded(error, errorSize, "magnetic outline", [&]() -> int {
         if (width <= 0 || height <= 0 || count < 3 || margin < 0 || capacity <= 0) {
             describe(error, errorSize, "magnetic outline: an empty image or fewer than three points");
             return -1;
@@ -448,12 +418,5 @@ extern "C" int wobble_magnetic_outline(const uint8_t *rgb, int width, int height
         }
         *pathCount = static_cast<int>(outline.size());
         return 0;
-    } catch (const cv::Exception &e) {
-        describe(error, errorSize, (e.func + ": " + e.err).c_str());
-    } catch (const std::exception &e) {
-        describe(error, errorSize, e.what());
-    } catch (...) {
-        describe(error, errorSize, "magnetic outline: unknown error");
-    }
-    return -1;
+    });
 }
