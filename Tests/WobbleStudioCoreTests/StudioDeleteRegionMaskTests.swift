@@ -146,11 +146,7 @@ final class StudioDeleteRegionMaskTests: StudioCoreTestCase {
     /// A region cut out by a stroke and saved (its mask and strokes
     /// written), then deleted and saved: its mask and strokes go too.
     func testARegionWhoseStrokeCutWasSavedLeavesNoMaskWhenDeleted() throws {
-        var img = Sandbox.pattern(width: Pic.w, height: Pic.h, checker: 5)
-        let mask = Pic.discMask
-        for i in stride(from: 0, to: img.pixels.count, by: 4) where mask.pixels[i] == 255 {
-            img.pixels[i] = 250; img.pixels[i + 1] = 240; img.pixels[i + 2] = 60
-        }
+        let img = Pic.discPicture
         let core = try makeCore("""
         image("img.png")
         local disc = addSketch{x = 65, y = 40, w = 70, h = 70}
@@ -179,11 +175,7 @@ final class StudioDeleteRegionMaskTests: StudioCoreTestCase {
     /// A region added by a stroke and saved, stroked again and saved (its
     /// mask replaced), then deleted and saved: its mask and strokes go too.
     func testAnAddedRegionRecutAndSavedLeavesNoMaskWhenDeleted() throws {
-        var img = Sandbox.pattern(width: Pic.w, height: Pic.h, checker: 5)
-        let mask = Pic.discMask
-        for i in stride(from: 0, to: img.pixels.count, by: 4) where mask.pixels[i] == 255 {
-            img.pixels[i] = 250; img.pixels[i + 1] = 240; img.pixels[i + 2] = 60
-        }
+        let img = Pic.discPicture
         let core = try makeCore("""
         image("img.png")
         local bar = addSketch{x = 150, y = 20, w = 40, h = 100}
@@ -221,11 +213,7 @@ final class StudioDeleteRegionMaskTests: StudioCoreTestCase {
     /// A region recut and saved (its mask replaced, its strokes written),
     /// then deleted and saved: its mask and strokes go too.
     func testARegionWhoseRecutWasSavedLeavesNoMaskWhenDeleted() throws {
-        var img = Sandbox.pattern(width: Pic.w, height: Pic.h, checker: 5)
-        let mask = Pic.discMask
-        for i in stride(from: 0, to: img.pixels.count, by: 4) where mask.pixels[i] == 255 {
-            img.pixels[i] = 250; img.pixels[i + 1] = 240; img.pixels[i + 2] = 60
-        }
+        let img = Pic.discPicture
         let core = try makeCore("""
         image("img.png")
         local disc = addSketch{x = 65, y = 40, w = 70, h = 70, cutout = "s-masks/disc.png"}

@@ -30,6 +30,17 @@ final class StudioDeleteRegionTests: StudioCoreTestCase {
         return img
     }
 
+    /// The checker picture with the disc painted yellow on it (what
+    /// GrabCut can find from a stroke on it).
+    static var discPicture: RGBAImage {
+        var img = Sandbox.pattern(width: w, height: h, checker: 5)
+        let mask = discMask
+        for i in stride(from: 0, to: img.pixels.count, by: 4) where mask.pixels[i] == 255 {
+            img.pixels[i] = 250; img.pixels[i + 1] = 240; img.pixels[i + 2] = 60
+        }
+        return img
+    }
+
     /// Two cut regions naming the one studio mask, and a bar; each touched.
     static let scene = """
     image("img.png")
