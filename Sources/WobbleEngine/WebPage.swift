@@ -105,21 +105,7 @@ package enum WebPage {
     /// PSNR (dB) of two images of one size on premultiplied RGB (what a
     /// transparent pixel hides does not count).
     static func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
-        guard a.width == b.width, a.height == b.height else { return 0 }
-        var sum = 0.0
-        a.pixels.withUnsafeBufferPointer { p in
-            b.pixels.withUnsafeBufferPointer { q in
-                for i in stride(from: 0, to: p.count, by: 4) {
-                    let aa = Int(p[i + 3]), ba = Int(q[i + 3])
-                    for c in 0..<3 {
-                        let d = Double(Int(p[i + c]) * aa - Int(q[i + c]) * ba) / 255
-                        sum += d * d
-                    }
-                }
-            }
-        }
-        guard sum > 0 else { return .infinity }
-        return 10 * log10(255 * 255 / (sum / Double(a.pixels.count / 4 * 3)))
+        PSNR.of(a, b, channels: .premultipliedRGB)
     }
 
     /// `-o clip.html`: one file, nothing from the network, shown

@@ -90,12 +90,6 @@ final class ProfileRefreshTests: SessionTestCase {
 
 enum Reference {
     static func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
-        var se = 0.0
-        for k in 0 ..< a.pixels.count {
-            let d = Double(a.pixels[k]) - Double(b.pixels[k])
-            se += d * d
-        }
-        let mse = se / Double(max(a.pixels.count, 1))
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+        PSNR.of(a, b, channels: .rgba)
     }
 }

@@ -198,13 +198,7 @@ enum Reference {
     /// PSNR in dB over all channels (infinity when equal).
     static func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
         precondition(a.width == b.width && a.height == b.height)
-        var se = 0.0
-        for k in 0 ..< a.pixels.count {
-            let d = Double(a.pixels[k]) - Double(b.pixels[k])
-            se += d * d
-        }
-        let mse = se / Double(a.pixels.count)
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+        return PSNR.of(a, b, channels: .rgba)
     }
 
     /// The clip of a scene with `regions` (in prepare order), their kicks

@@ -40,12 +40,7 @@ final class ColourE2ETests: XCTestCase {
 
     func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
         XCTAssertEqual([a.width, a.height], [b.width, b.height])
-        var sum = 0.0
-        for i in 0..<min(a.pixels.count, b.pixels.count) where i % 4 != 3 {
-            let d = Double(a.pixels[i]) - Double(b.pixels[i])
-            sum += d * d
-        }
-        return sum == 0 ? 99 : 10 * log10(255 * 255 / (sum / Double(a.pixels.count / 4 * 3)))
+        return PSNR.of(a, b, channels: .rgb)
     }
 
     func testAdobeRGBPhotoComesOutSRGBInPNGAndAPNG() throws {

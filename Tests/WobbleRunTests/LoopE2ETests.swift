@@ -37,12 +37,7 @@ final class LoopE2ETests: XCTestCase {
     }
 
     func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
-        var se = 0.0
-        for k in 0 ..< a.pixels.count {
-            let d = Double(a.pixels[k]) - Double(b.pixels[k])
-            se += d * d
-        }
-        return se == 0 ? .infinity : 10 * log10(255 * 255 / (se / Double(a.pixels.count)))
+        PSNR.of(a, b, channels: .rgba)
     }
 
     func testALoopIsALatePeriodOfItsKicksRepeatedInBothBackends() throws {

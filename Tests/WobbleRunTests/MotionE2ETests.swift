@@ -38,13 +38,7 @@ final class MotionE2ETests: XCTestCase {
     }
 
     func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
-        var se = 0.0
-        for k in 0 ..< a.pixels.count {
-            let d = Double(a.pixels[k]) - Double(b.pixels[k])
-            se += d * d
-        }
-        let mse = se / Double(a.pixels.count)
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+        PSNR.of(a, b, channels: .rgba)
     }
 
     func testWidthOutputIsTheFullSizeFramesAreaAveraged() throws {

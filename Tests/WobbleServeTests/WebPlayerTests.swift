@@ -205,15 +205,7 @@ final class WebPlayerTests: XCTestCase {
     func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
         XCTAssertEqual(a.width, b.width)
         XCTAssertEqual(a.height, b.height)
-        var sum = 0.0, n = 0
-        for i in stride(from: 0, to: min(a.pixels.count, b.pixels.count), by: 4) {
-            for c in 0..<3 {
-                let d = (Double(a.pixels[i + c]) * Double(a.pixels[i + 3]) - Double(b.pixels[i + c]) * Double(b.pixels[i + 3])) / 255
-                sum += d * d
-                n += 1
-            }
-        }
-        return sum == 0 ? .infinity : 10 * log10(255 * 255 / (sum / Double(n)))
+        return PSNR.of(a, b, channels: .premultipliedRGB)
     }
 
     func example(_ name: String) -> String {

@@ -138,16 +138,7 @@ final class CutoutMatteTests: XCTestCase {
     }
 
     static func psnr(_ a: RGBAImage, _ b: RGBAImage, where pick: [Bool]) -> Double {
-        var sum = 0.0, n = 0
-        for k in 0 ..< a.width * a.height where pick[k] {
-            for c in 0..<3 {
-                let d = Double(a.pixels[k * 4 + c]) - Double(b.pixels[k * 4 + c])
-                sum += d * d
-                n += 1
-            }
-        }
-        guard n > 0, sum > 0 else { return .infinity }
-        return 10 * log10(255 * 255 / (sum / Double(n)))
+        PSNR.of(a, b, channels: .rgb, where: { pick[$0] })
     }
 
     static func f1(_ v: Double) -> String { String(format: "%.1f", v) }

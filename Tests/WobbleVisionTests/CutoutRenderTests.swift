@@ -95,16 +95,7 @@ final class CutoutRenderTests: XCTestCase {
 
     /// PSNR in dB of `a` against `b` over the pixels `where` (RGB).
     static func psnr(_ a: RGBAImage, _ b: RGBAImage, where pick: (Int) -> Bool = { _ in true }) -> Double {
-        var sum = 0.0, n = 0
-        for k in 0 ..< a.width * a.height where pick(k) {
-            for c in 0..<3 {
-                let d = Double(a.pixels[k * 4 + c]) - Double(b.pixels[k * 4 + c])
-                sum += d * d
-                n += 1
-            }
-        }
-        guard n > 0, sum > 0 else { return .infinity }
-        return 10 * log10(255 * 255 / (sum / Double(n)))
+        withoutActuallyEscaping(pick) { PSNR.of(a, b, channels: .rgb, where: $0) }
     }
 
     func testOutsideTheObjectEveryPixelIsTheSourceAndTheObjectMoves() throws {
