@@ -61,6 +61,10 @@ public enum ImageIO {
             guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels else {
                 throw MediaError(prefix + "\(width)×\(height) is larger than the renderer's limit of \(maxPixels) pixels")
             }
+            // The pixels are allocated next: where they cannot be (`ulimit -v`,
+            // a cgroup's limit), one line now rather than a failed allocation,
+            // which ends the process.
+            try TaskBudget.requireMemory(width * height * 4 + width * 16, for: prefix + "reading \(width)×\(height)")
         }
         /// `image` converted to sRGB as `tag` says; a tag that cannot be used: one warning.
         /// In place: a 12-megapixel picture is 48 MB not to copy.

@@ -48,26 +48,37 @@ enum Inflate {
 }
 
 extension Inflate {
-    /// The zlib stream in `data` inflated into exactly `count` bytes; nil
-    /// where it is damaged, ends sooner or later, or bytes follow its end.
-    static func exactly(_ data: [UInt8], count: Int) -> [UInt8]? {
+    /// The zlib stream in `data` inflated as `rows` rows of `rowBytes`
+    /// bytes each, handed to `row` one at a time (in a buffer reused for
+    /// the next: no copy of the whole stream is made); false where the
+    /// stream is damaged, ends sooner or later, is followed by more bytes,
+    /// or `row` returns false.
+    static func rows(_ data: [UInt8], rowBytes: Int, rows: Int, _ row: (UnsafePointer<UInt8>) -> Bool) -> Bool {
         var stream = z_stream()
-        guard count > 0, inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        guard rowBytes > 0, rows > 0, rowBytes < Int(UInt32.max),
+              inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return false }
         defer { inflateEnd(&stream) }
-        var ok = false
-        let out = [UInt8](unsafeUninitializedCapacity: count + 1) { o, n in
-            data.withUnsafeBufferPointer { source in
-                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-                stream.avail_in = uInt(source.count)
-                // One byte of room past the end: a stream longer than `count` does not end in it.
-                stream.next_out = o.baseAddress
-                stream.avail_out = uInt(count + 1)
-                let code = CZlib.inflate(&stream, Z_FINISH)
-                ok = code == Z_STREAM_END && Int(stream.total_out) == count && stream.avail_in == 0
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes + 1)
+        defer { buffer.deallocate() }
+        return data.withUnsafeBufferPointer { source -> Bool in
+            stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+            stream.avail_in = uInt(source.count)
+            for y in 0 ..< rows {
+                stream.next_out = buffer
+                stream.avail_out = uInt(rowBytes)
+                let code = CZlib.inflate(&stream, Z_SYNC_FLUSH)
+                // A short row, or the stream's end before the last row's.
+                guard stream.avail_out == 0, code == Z_OK || (code == Z_STREAM_END && y == rows - 1) else { return false }
+                guard row(buffer) else { return false }
             }
-            n = ok ? count : 0
+            // The stream ends here: with a byte of room more, zlib must
+            // find its end (and its check) and no byte after it (after its
+            // end it says Z_STREAM_END again).
+            stream.next_out = buffer
+            stream.avail_out = 1
+            let code = CZlib.inflate(&stream, Z_FINISH)
+            return code == Z_STREAM_END && stream.avail_out == 1 && stream.avail_in == 0
         }
-        return ok ? out : nil
     }
 
     /// The CRC-32 of `bytes` (PNG's chunk check).

@@ -3,8 +3,9 @@ import WobbleCore
 /// The PNGs most inputs are — 8-bit RGB or RGBA, not interlaced, no
 /// palette, no transparency chunk, no colour chunk libpng would act on —
 /// read without libpng: the chunks walked (CRC of every critical chunk
-/// checked), the image data inflated into exactly the rows' bytes, and the
-/// rows unfiltered here, four channels at a step. libpng undoes the Paeth
+/// checked), the image data inflated a row at a time into exactly the
+/// rows' bytes, and each row unfiltered here, four channels at a step,
+/// straight into the picture (its only large allocation, as libpng's). libpng undoes the Paeth
 /// filter a byte at a step (as Debian builds it); frames we wrote ourselves
 /// are mostly Paeth rows, so reading a folder of them (`--assemble`) spent
 /// a quarter of its time there. The pixels are those libpng gives (the
@@ -62,38 +63,56 @@ enum PNGRows {
         guard ended, idatRun > 0 else { return nil }
         try checkSize(width, height)
         let (rowBytes, overflow) = width.multipliedReportingOverflow(by: channels)
-        let (total, o2) = (rowBytes + 1).multipliedReportingOverflow(by: height)
         let (area, o3) = width.multipliedReportingOverflow(by: height)
         let (count, o4) = area.multipliedReportingOverflow(by: 4)
-        guard !overflow, !o2, !o3, !o4, let raw = Inflate.exactly(compressed, count: total) else { return nil }
+        guard !overflow, !o3, !o4 else { return nil }
         var ok = false
+        // The rows inflated one at a time into a row buffer and unfiltered
+        // into the picture: no copy of the whole inflated stream (the
+        // picture is the only large allocation, as with libpng).
         let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, n in
-            raw.withUnsafeBufferPointer { r in
-                if let source = r.baseAddress, let target = out.baseAddress {
-                    ok = unfilter(source, into: target, width: width, height: height, channels: channels)
-                }
+            if let target = out.baseAddress {
+                var rows = Unfilter(width: width, channels: channels, out: target)
+                ok = Inflate.rows(compressed, rowBytes: rowBytes + 1, rows: height) { rows.next($0) }
+                rows.finish()
             }
             n = count
         }
         return ok ? RGBAImage(width: width, height: height, pixels: pixels) : nil
     }
 
-    /// The rows of `raw` (a filter byte, then `width × channels` bytes
-    /// each) unfiltered into RGBA at `out` (RGB gets alpha 255); false for
-    /// a filter byte above 4.
-    static func unfilter(_ raw: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, width: Int, height: Int,
-                         channels: Int) -> Bool {
-        let rowBytes = width * channels
-        // The row before, unfiltered, in the file's layout (zeros above the first).
-        let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes * 2)
-        defer { rows.deallocate() }
-        rows.initialize(repeating: 0, count: rowBytes * 2)
-        var prev = rows, cur = rows + rowBytes
-        for y in 0 ..< height {
-            let src = raw + y * (rowBytes + 1)
-            // RGBA rows are unfiltered straight into the picture.
+    /// Unfilters rows (a filter byte, then `width × channels` bytes each)
+    /// one at a time into RGBA at `out` (RGB gets alpha 255).
+    struct Unfilter {
+        let width: Int, channels: Int, rowBytes: Int
+        let out: UnsafeMutablePointer<UInt8>
+        /// The row before and this one, unfiltered, in the file's layout
+        /// (zeros above the first row).
+        private var prev: UnsafeMutablePointer<UInt8>, cur: UnsafeMutablePointer<UInt8>
+        private let rows: UnsafeMutablePointer<UInt8>
+        private var y = 0
+
+        init(width: Int, channels: Int, out: UnsafeMutablePointer<UInt8>) {
+            self.width = width
+            self.channels = channels
+            self.out = out
+            rowBytes = width * channels
+            rows = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes * 2)
+            rows.initialize(repeating: 0, count: rowBytes * 2)
+            prev = rows
+            cur = rows + rowBytes
+        }
+
+        /// Frees the row buffers.
+        func finish() { rows.deallocate() }
+
+        /// The next row (`src[0]` its filter byte); false for a filter byte
+        /// above 4.
+        mutating func next(_ src: UnsafePointer<UInt8>) -> Bool {
+            // RGBA rows are unfiltered straight into the picture, the row above read there.
             let dst = channels == 4 ? out + y * rowBytes : cur
-            let up: UnsafePointer<UInt8> = channels == 4 ? (y == 0 ? UnsafePointer(rows) : UnsafePointer(out + (y - 1) * rowBytes)) : UnsafePointer(prev)
+            let up: UnsafePointer<UInt8> = channels == 4
+                ? (y == 0 ? UnsafePointer(prev) : UnsafePointer(out + (y - 1) * rowBytes)) : UnsafePointer(prev)
             switch src[0] {
             case 0:
                 dst.update(from: src + 1, count: rowBytes)
@@ -106,7 +125,7 @@ enum PNGRows {
                 for i in 0 ..< channels { dst[i] = src[1 + i] &+ up[i] >> 1 }
                 for i in channels ..< rowBytes { dst[i] = src[1 + i] &+ UInt8((UInt16(dst[i - channels]) + UInt16(up[i])) >> 1) }
             case 4:
-                if channels == 4 { paeth4(src + 1, dst, up, width) } else { paeth(src + 1, dst, up, rowBytes, channels) }
+                if channels == 4 { PNGRows.paeth4(src + 1, dst, up, width) } else { PNGRows.paeth(src + 1, dst, up, rowBytes, channels) }
             default:
                 return false
             }
@@ -117,13 +136,14 @@ enum PNGRows {
                 }
                 swap(&prev, &cur)
             }
+            y += 1
+            return true
         }
-        return true
     }
 
     /// Paeth for 4 bytes a pixel, the four channels at once.
     @inline(__always)
-    private static func paeth4(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ up: UnsafePointer<UInt8>, _ width: Int) {
+    static func paeth4(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ up: UnsafePointer<UInt8>, _ width: Int) {
         typealias V = SIMD4<Int16>
         func load(_ p: UnsafePointer<UInt8>) -> V {
             V(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
@@ -145,7 +165,7 @@ enum PNGRows {
     }
 
     /// Paeth for any bytes a pixel, a byte at a step.
-    private static func paeth(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ up: UnsafePointer<UInt8>,
+    static func paeth(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ up: UnsafePointer<UInt8>,
                               _ count: Int, _ bpp: Int) {
         for i in 0 ..< count {
             let a = i >= bpp ? Int(dst[i - bpp]) : 0, b = Int(up[i]), c = i >= bpp ? Int(up[i - bpp]) : 0

@@ -1,5 +1,7 @@
 import Foundation
 import XCTest
+import WobbleCore
+import WobbleMedia
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,6 +41,30 @@ final class RenderMemoryTests: XCTestCase {
         }
         XCTAssertEqual(try String(contentsOfFile: box.path("old.gif"), encoding: .utf8), "old")
         XCTAssertEqual(box.leftovers(), [])
+    }
+
+    /// An 8000×8000 PNG (a quarter of a GiB of pixels, a few hundred KB of
+    /// file) read under an address-space limit too small for a render of
+    /// it: one memory line, never a crash (a failed allocation of the
+    /// pixels, or of a copy of the inflated stream beside them, once ended
+    /// the process: "failed to allocate"). The picture's memory is checked
+    /// before it is allocated, and the common RGBA PNG's rows are inflated
+    /// one at a time.
+    func testAHugePNGUnderAnAddressSpaceLimitIsOneLineNotACrash() throws {
+        let side = 8000
+        let png = try ImageIO.encodePNG(RGBAImage(width: side, height: side), compressionLevel: 1)
+        try Data(png).write(to: URL(fileURLWithPath: box.path("big.png")))
+        try box.write("big.lua", "image('big.png')\n")
+        let r = try Tool.run(["-c", "ulimit -v 400000; exec \"$0\" \"$@\"", Tool.executable.path,
+                              "big.lua", "-q", "--backend", "cpu", "--frames", "0-0", "-o", "old.gif"],
+                             cwd: box.url, executable: "/bin/sh")
+        XCTAssertEqual(r.status, 1, r.stderr)
+        // Where the picture itself does not fit (a debug build's larger
+        // start), reading it is refused; else the render is.
+        // (The script's `image` call says it as a script error does, with its traceback after the line.)
+        assertLine(r.firstError, #"(big\.lua:1: image: image 'big\.png': reading 8000×8000|wobble-run: a CPU render of 8000×8000) needs about [0-9]+ MiB of memory, and [0-9.]+ (GiB|MiB) are left \(ulimit -v 400000\)(; render it smaller \(--width, --height\))?"#)
+        XCTAssertFalse(r.stderr.contains("Fatal error"), r.stderr)
+        XCTAssertEqual(try String(contentsOfFile: box.path("old.gif"), encoding: .utf8), "old")
     }
 
     /// A cgroup of our own with a memory limit (v2's memory.max or v1's
