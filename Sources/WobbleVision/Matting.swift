@@ -186,6 +186,7 @@ extension CutoutVision {
         } catch let e as VisionError {
             throw CutoutProblem.vision(e.message)
         }
+        closeDips(&alpha, rgb: rgb, width: cw, height: ch, known: known, reach: matteDipReach(band: r), around: 2 * r + 2)
         var out = mask
         for y in 0 ..< ch {
             for x in 0 ..< cw { out.pixels[(y + crop.y0) * w + x + crop.x0] = alpha[y * cw + x] }
@@ -193,6 +194,70 @@ extension CutoutVision {
         // Nothing of the object outside the crop (a mask's stray pixels far
         // from its edge are already 0 or 255 and kept).
         return out
+    }
+
+    /// How far (pixels) on each side of a solved pixel `closeDips` looks
+    /// for the object: a third of the band's half-width, at least 2 (a dip
+    /// up to twice as wide is closed; the band follows the picture's size).
+    static func matteDipReach(band r: Int) -> Int { max(2, r / 3) }
+
+    /// No dips inside the object's outline: a solved pixel (`known` 0)
+    /// whose alpha is below the object on both sides of it, along a row, a
+    /// column or a diagonal within `reach` pixels, and whose colour is not
+    /// the background's (further from the mean of the sure background
+    /// within `around` pixels — known, alpha 0 — than three times its
+    /// spread and 16 levels), is raised to the higher of the two sides (the
+    /// highest alpha each side reaches: the object can carry a colour only
+    /// as bright as its alpha lets it). The closed-form matte explains a
+    /// pixel as a mix of the object's and the background's colours in its
+    /// windows; a colour that is neither (a specular highlight, a bright or
+    /// dark line along a rim) lies beyond both, and its alpha was cut off
+    /// at 0: a hole along the highlight, which the plate kept, a bright
+    /// line left where the object was. A gap of the background's own
+    /// colours (between strands of hair, the texture around a furry edge)
+    /// is left to the matte.
+    static func closeDips(_ alpha: inout [UInt8], rgb: [UInt8], width cw: Int, height ch: Int, known: [UInt8], reach d: Int, around R: Int) {
+        guard d > 0 else { return }
+        let source = alpha
+        let directions = [(1, 0), (0, 1), (1, 1), (1, -1)]
+        for y in 0 ..< ch {
+            for x in 0 ..< cw {
+                let o = y * cw + x
+                guard known[o] == 0, source[o] < 255 else { continue }
+                var best = source[o]
+                for (dx, dy) in directions {
+                    var left: UInt8 = 0, right: UInt8 = 0
+                    for s in 1 ... d {
+                        let lx = x - s * dx, ly = y - s * dy, rx = x + s * dx, ry = y + s * dy
+                        if lx >= 0, ly >= 0, lx < cw, ly < ch { left = max(left, source[ly * cw + lx]) }
+                        if rx >= 0, ry >= 0, rx < cw, ry < ch { right = max(right, source[ry * cw + rx]) }
+                    }
+                    if min(left, right) > source[o] { best = max(best, left, right) }
+                }
+                guard best > source[o] else { continue }
+                // The background around: its mean and spread (integers:
+                // the same bytes on every machine).
+                var n = 0, sum = (0, 0, 0), square = 0
+                for yy in max(0, y - R) ... min(ch - 1, y + R) {
+                    for xx in max(0, x - R) ... min(cw - 1, x + R) where known[yy * cw + xx] != 0 && source[yy * cw + xx] == 0 {
+                        let k = (yy * cw + xx) * 3
+                        let r = Int(rgb[k]), g = Int(rgb[k + 1]), b = Int(rgb[k + 2])
+                        sum.0 += r; sum.1 += g; sum.2 += b
+                        square += r * r + g * g + b * b
+                        n += 1
+                    }
+                }
+                if n > 0 {
+                    let k = o * 3
+                    let mr = Double(sum.0) / Double(n), mg = Double(sum.1) / Double(n), mb = Double(sum.2) / Double(n)
+                    let variance = max(0, Double(square) / Double(n) - (mr * mr + mg * mg + mb * mb))
+                    let dr = Double(rgb[k]) - mr, dg = Double(rgb[k + 1]) - mg, db = Double(rgb[k + 2]) - mb
+                    let distance = (dr * dr + dg * dg + db * db).squareRoot()
+                    guard distance > 3 * variance.squareRoot() + 16 else { continue }
+                }
+                alpha[o] = best
+            }
+        }
     }
 
     /// `refined(image:region:strokes:from:)` (GrabCut from a region and
@@ -309,13 +374,33 @@ extension CutoutVision {
     /// tiles holding a soft pixel are estimated (memory and time follow
     /// the edge, not the object's area).
     static let backgroundTile = 256, backgroundTileOverlap = 24
+    /// The alpha from which a soft pixel's background is filled rather
+    /// than estimated.
+    static let backgroundOpaque: UInt8 = 230
 
     /// The background colour (3 bytes a pixel, `width × height`) under
     /// `alpha` at every soft pixel (1…254) of `rgb`, estimated tile by tile;
     /// other pixels 0.
     static func estimatedBackground(rgb: [UInt8], alpha: [UInt8], width cw: Int, height ch: Int,
                                     tile t: Int = backgroundTile) throws -> [UInt8] {
+        try estimatedColours(rgb: rgb, alpha: alpha, width: cw, height: ch, tile: t).background
+    }
+
+    /// How far (levels, in some channel) the picture may be from
+    /// `a·F + (1 − a)·B` with the estimated colours before the estimated
+    /// background is not trusted there.
+    static let backgroundMisfit = 12
+
+    /// `estimatedBackground`, and where it does not explain the picture
+    /// (`misfit`: the picture more than `backgroundMisfit` levels from
+    /// `a·F + (1 − a)·B` in some channel: a colour that is neither the
+    /// object's nor the background's, whose background was cut off at
+    /// 0 or 1 — the shaded white tip of a rocket on a blue sky came out
+    /// navy, a pale ear's rim as the ear's own pink).
+    static func estimatedColours(rgb: [UInt8], alpha: [UInt8], width cw: Int, height ch: Int,
+                                 tile t: Int = backgroundTile) throws -> (background: [UInt8], misfit: [Bool]) {
         var out = [UInt8](repeating: 0, count: cw * ch * 3)
+        var misfit = [Bool](repeating: false, count: cw * ch)
         let pad = backgroundTileOverlap
         for ty in stride(from: 0, to: ch, by: t) {
             for tx in stride(from: 0, to: cw, by: t) {
@@ -334,16 +419,75 @@ extension CutoutVision {
                         for c in 0..<3 { tileRGB[o * 3 + c] = rgb[k * 3 + c] }
                     }
                 }
-                let (_, b) = try OpenCV.foregroundBackground(rgb: tileRGB, width: r.width, height: r.height, alpha: tileAlpha)
+                let (f, b) = try OpenCV.foregroundBackground(rgb: tileRGB, width: r.width, height: r.height, alpha: tileAlpha)
                 for y in core.y0 ..< core.y1 {
                     for x in core.x0 ..< core.x1 where alpha[y * cw + x] != 0 && alpha[y * cw + x] != 255 {
                         let o = (y - r.y0) * r.width + (x - r.x0), k = y * cw + x
-                        for c in 0..<3 { out[k * 3 + c] = b[o * 3 + c] }
+                        let a = Int(alpha[k])
+                        for c in 0..<3 {
+                            out[k * 3 + c] = b[o * 3 + c]
+                            // a·F + (1 − a)·B in 255ths of levels.
+                            let mix = a * Int(f[o * 3 + c]) + (255 - a) * Int(b[o * 3 + c])
+                            if abs(mix - 255 * Int(rgb[k * 3 + c])) > 255 * backgroundMisfit { misfit[k] = true }
+                        }
                     }
                 }
             }
         }
-        return out
+        return (out, misfit)
+    }
+
+    /// How far (pixels) around a soft pixel `BackgroundAround` looks.
+    static let backgroundAroundRadius = 8
+
+    /// The picture's background (alpha 0) around each pixel: the mean and
+    /// spread of its colour within a square (box sums over the crop:
+    /// integers, the same on every machine). An estimated background that
+    /// is not among them (further from the mean than three times the
+    /// spread and 16 levels) is not trusted: the shaded white tip of a
+    /// rocket mixed with its sky gave a navy sky, a pale rim of a cat's ear
+    /// gave a pale band and its orange spot an orange speck, left in the
+    /// plate when the object swung away.
+    struct BackgroundAround {
+        let width: Int, height: Int, radius: Int
+        /// Box sums (`(width + 1) × (height + 1)`): count, r, g, b, and the
+        /// sum of squares of the three.
+        var count: [Int], r: [Int], g: [Int], b: [Int], square: [Int]
+
+        init(rgb: [UInt8], alpha: [UInt8], width w: Int, height h: Int, radius: Int) {
+            width = w; height = h; self.radius = radius
+            let n = (w + 1) * (h + 1)
+            count = [Int](repeating: 0, count: n); r = count; g = count; b = count; square = count
+            for y in 0 ..< h {
+                var rc = 0, rr = 0, rg = 0, rb = 0, rs = 0
+                for x in 0 ..< w {
+                    let o = y * w + x
+                    if alpha[o] == 0 {
+                        let cr = Int(rgb[o * 3]), cg = Int(rgb[o * 3 + 1]), cb = Int(rgb[o * 3 + 2])
+                        rc += 1; rr += cr; rg += cg; rb += cb; rs += cr * cr + cg * cg + cb * cb
+                    }
+                    let k = (y + 1) * (w + 1) + x + 1, above = y * (w + 1) + x + 1
+                    count[k] = count[above] + rc; r[k] = r[above] + rr; g[k] = g[above] + rg
+                    b[k] = b[above] + rb; square[k] = square[above] + rs
+                }
+            }
+        }
+
+        /// Whether `colour` (3 bytes a pixel) at pixel `o` is like the
+        /// background around it (true when there is none around).
+        func holds(_ colour: [UInt8], at o: Int) -> Bool {
+            let x = o % width, y = o / width
+            let x0 = max(0, x - radius), y0 = max(0, y - radius), x1 = min(width, x + radius + 1), y1 = min(height, y + radius + 1)
+            func box(_ t: [Int]) -> Int {
+                t[y1 * (width + 1) + x1] - t[y0 * (width + 1) + x1] - t[y1 * (width + 1) + x0] + t[y0 * (width + 1) + x0]
+            }
+            let n = box(count)
+            guard n > 0 else { return true }
+            let mr = Double(box(r)) / Double(n), mg = Double(box(g)) / Double(n), mb = Double(box(b)) / Double(n)
+            let variance = max(0, Double(box(square)) / Double(n) - (mr * mr + mg * mg + mb * mb))
+            let dr = Double(colour[o * 3]) - mr, dg = Double(colour[o * 3 + 1]) - mg, db = Double(colour[o * 3 + 2]) - mb
+            return (dr * dr + dg * dg + db * db).squareRoot() <= 3 * variance.squareRoot() + 16
+        }
     }
 
     static func mattedPlate(image: RGBAImage, mask: GreyMask, box ob: PixelRect, method: PlateFill = plateFill) throws -> RGBAImage {
@@ -362,13 +506,20 @@ extension CutoutVision {
             }
         }
         do {
-            let background = try estimatedBackground(rgb: rgb, alpha: alpha, width: cw, height: ch)
+            let (background, misfit) = try estimatedColours(rgb: rgb, alpha: alpha, width: cw, height: ch)
+            let around = BackgroundAround(rgb: rgb, alpha: alpha, width: cw, height: ch, radius: backgroundAroundRadius)
             var holes = [UInt8](repeating: 0, count: cw * ch)
             for o in 0 ..< cw * ch {
                 switch alpha[o] {
                 case 0: continue
                 case 255: holes[o] = 255
-                default: for c in 0..<3 { rgb[o * 3 + c] = background[o * 3 + c] }
+                default:
+                    // Where the estimate does not explain the picture, or
+                    // the object covers nearly all of the pixel (its
+                    // background then rests on a few levels), the
+                    // background is filled from around, as under the object.
+                    if misfit[o] || alpha[o] >= backgroundOpaque || !around.holds(background, at: o) { holes[o] = 255 }
+                    for c in 0..<3 { rgb[o * 3 + c] = background[o * 3 + c] }
                 }
             }
             try fill(rgb: &rgb, width: cw, height: ch, holes: holes, radius: Double(radius), method: method)
