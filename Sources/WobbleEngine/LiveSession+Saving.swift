@@ -73,7 +73,7 @@ extension LiveSession {
                         // (The new text is written beside the scene, then renamed over it.)
                         let folder = ScenePaths.folder(path)
                         throw SaveError(message: "not saved: cannot create a file in the scene's folder '\(ScenePaths.shown(folder))' "
-                                        + "(\(String(cString: strerror(e.code)))): a save writes the new scene beside it and renames it over")
+                                        + "(\(Posix.reason(e.code))): a save writes the new scene beside it and renames it over")
                     }
                     savedText = text
                     // The sketches as written: a cutout made in memory is
@@ -289,7 +289,7 @@ extension LiveSession {
     /// An OS error's reason without the path it names (`Permission denied`).
     static func reason(_ error: Error) -> String {
         guard let e = error as? PosixError else { return "\(error)" }
-        return String(cString: strerror(e.code))
+        return Posix.reason(e.code)
     }
 
     /// Whether the scene file is gone from its path: deleted, renamed away,
