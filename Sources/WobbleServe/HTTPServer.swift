@@ -662,7 +662,13 @@ public final class HTTPServer: @unchecked Sendable {
                 let open = Posix.connectedSockets(localPort: localPort)
                 for (_, v) in victims {
                     guard let peer = v.peer else { continue }
-                    if let fd = open["\(peer):\(v.port)"] { Posix.hangUp(fd) }
+                    if let fd = open["\(peer):\(v.port)"] {
+                        // A request whose whole head has come, not yet
+                        // read by its thread, is not slow: it is left to
+                        // finish (under load its thread may take a moment).
+                        if Posix.holdsWholeHead(fd) { continue }
+                        Posix.hangUp(fd)
+                    }
                     evicted[peer, default: 0] += 1
                 }
             }

@@ -173,6 +173,19 @@ public enum Posix {
         _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
+    /// Whether the bytes waiting unread on socket `fd` hold an HTTP
+    /// request's whole head (up to its empty line; the first 16 KiB
+    /// looked at, nothing taken off the socket).
+    public static func holdsWholeHead(_ fd: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+        guard n >= 4 else { return false }
+        for i in 0 ... n - 4 where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
+            return true
+        }
+        return false
+    }
+
     /// The bytes written to TCP socket `fd` that its peer has not yet
     /// acknowledged (Linux's SIOCOUTQ: unsent plus in flight); nil when
     /// the system cannot say.
