@@ -1,4 +1,5 @@
 import XCTest
+import WobbleEngine
 import WobbleTestSupport
 @testable import WobbleStudioCore
 import WobbleSystem
@@ -11,6 +12,18 @@ class StudioCoreTestCase: XCTestCase {
 
     override func setUpWithError() throws {
         box = try Sandbox()
+    }
+
+    /// A studio core on the scene `s.lua` in the box (CPU backend, no
+    /// audio device), started and settled.
+    func startedCore() -> StudioCore {
+        var options = SessionOptions(scenePath: box.path("s.lua"))
+        options.backend = .cpu
+        let core = StudioCore(session: options, verbose: false, clock: clock,
+                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
+        core.start()
+        settle(core)
+        return core
     }
 
     /// Lets the runs the commands asked for finish and swaps them in.

@@ -22,12 +22,7 @@ final class StudioCoreTests: StudioCoreTestCase {
     func makeCore() throws -> StudioCore {
         try box.writeImage("img.png", Sandbox.pattern(width: 200, height: 150))
         try box.write("s.lua", text)
-        var options = SessionOptions(scenePath: box.path("s.lua"))
-        options.backend = .cpu
-        let core = StudioCore(session: options, verbose: false, clock: clock,
-                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
-        core.start()
-        settle(core)
+        let core = startedCore()
         return core
     }
 
@@ -314,12 +309,7 @@ final class StudioCoreTests: StudioCoreTestCase {
         wait(0.3)
 
         """)
-        var options = SessionOptions(scenePath: box.path("s.lua"))
-        options.backend = .cpu
-        let core = StudioCore(session: options, verbose: false, clock: clock,
-                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
-        core.start()
-        settle(core)
+        let core = startedCore()
         let label = "touch at 0.200 s, s.lua line 5 (click selects, Delete deletes)"
         core.perform(.hoverTimeline(at: 0.21, within: 0.02))
         XCTAssertEqual(core.hoveredTick?.label, label)

@@ -24,12 +24,7 @@ final class StudioDeleteRegionMaskTests: StudioCoreTestCase {
         }
         try box.write("s.lua", text)
         try before()
-        var options = SessionOptions(scenePath: box.path("s.lua"))
-        options.backend = .cpu
-        let core = StudioCore(session: options, verbose: false, clock: clock,
-                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
-        core.start()
-        settle(core)
+        let core = startedCore()
         XCTAssertNil(core.session.error.map { "\($0)" })
         return core
     }

@@ -63,12 +63,7 @@ final class StudioDeleteRegionTests: StudioCoreTestCase {
             try box.write("s-masks/disc.strokes", CutoutStrokesFile.text([CutoutStroke(points: [Point(100, 75), Point(104, 75)], radius: 6, object: true)]))
         }
         try box.write("s.lua", text)
-        var options = SessionOptions(scenePath: box.path("s.lua"))
-        options.backend = .cpu
-        let core = StudioCore(session: options, verbose: false, clock: clock,
-                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
-        core.start()
-        settle(core)
+        let core = startedCore()
         XCTAssertNil(core.session.error.map { "\($0)" })
         return core
     }

@@ -43,12 +43,7 @@ final class StudioSavedMaskRecutTests: StudioCoreTestCase {
 
         """
         try box.write("s.lua", text)
-        var options = SessionOptions(scenePath: box.path("s.lua"))
-        options.backend = .cpu
-        let core = StudioCore(session: options, verbose: false, clock: clock,
-                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
-        core.start()
-        settle(core)
+        let core = startedCore()
         XCTAssertNil(core.session.error.map { "\($0)" })
 
         // rt dragged left to x 100: a sliver of the disc's right is outside now.
