@@ -54,22 +54,36 @@ extension Inflate {
     /// stream is damaged, ends sooner or later, is followed by more bytes,
     /// or `row` returns false.
     static func rows(_ data: [UInt8], rowBytes: Int, rows: Int, _ row: (UnsafePointer<UInt8>) -> Bool) -> Bool {
+        Self.rows(data, runs: [(rowBytes, rows)]) { _, bytes in row(bytes) }
+    }
+
+    /// The same for a stream of several runs of rows, each run its own row
+    /// length (an interlaced PNG's seven passes): `row` gets the run's
+    /// index and the row. A run of no rows is skipped.
+    static func rows(_ data: [UInt8], runs: [(rowBytes: Int, rows: Int)],
+                     _ row: (Int, UnsafePointer<UInt8>) -> Bool) -> Bool {
         var stream = z_stream()
-        guard rowBytes > 0, rows > 0, rowBytes < Int(UInt32.max),
+        let longest = runs.map(\.rowBytes).max() ?? 0
+        let total = runs.reduce(0) { $0 + $1.rows }
+        guard longest > 0, total > 0, longest < Int(UInt32.max), runs.allSatisfy({ $0.rowBytes > 0 && $0.rows >= 0 }),
               inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return false }
         defer { inflateEnd(&stream) }
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes + 1)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: longest + 1)
         defer { buffer.deallocate() }
         return data.withUnsafeBufferPointer { source -> Bool in
             stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
             stream.avail_in = uInt(source.count)
-            for y in 0 ..< rows {
-                stream.next_out = buffer
-                stream.avail_out = uInt(rowBytes)
-                let code = CZlib.inflate(&stream, Z_SYNC_FLUSH)
-                // A short row, or the stream's end before the last row's.
-                guard stream.avail_out == 0, code == Z_OK || (code == Z_STREAM_END && y == rows - 1) else { return false }
-                guard row(buffer) else { return false }
+            var done = 0
+            for (index, run) in runs.enumerated() {
+                for _ in 0 ..< run.rows {
+                    done += 1
+                    stream.next_out = buffer
+                    stream.avail_out = uInt(run.rowBytes)
+                    let code = CZlib.inflate(&stream, Z_SYNC_FLUSH)
+                    // A short row, or the stream's end before the last row's.
+                    guard stream.avail_out == 0, code == Z_OK || (code == Z_STREAM_END && done == total) else { return false }
+                    guard row(index, buffer) else { return false }
+                }
             }
             // The stream ends here: with a byte of room more, zlib must
             // find its end (and its check) and no byte after it (after its

@@ -12,6 +12,14 @@ import WobbleCore
 /// filters are exact arithmetic); anything else, and anything odd — a chunk
 /// out of place, a CRC or zlib stream that does not check, data too short
 /// or too long — is left to libpng, which reads it or says what is wrong.
+///
+/// Grey, grey with alpha, 16-bit and interlaced (Adam7) files without
+/// those colour chunks are read here too, by a plainer path (`general`):
+/// libpng's simplified reader (Debian's 1.6.39) gives wrong pixels on
+/// every other row of a 16-bit interlaced file (the rows of its first six
+/// passes), and the rest come out as it gives them: grey copied into red,
+/// green and blue, a 16-bit sample `v` as `(v × 255 + 32767) / 65535`
+/// (samples taken as sRGB-encoded, not as linear light).
 enum PNGRows {
     /// The picture, nil where libpng must read it. `checkSize` as in
     /// `PNGCodec.decode` (its error is thrown).
@@ -25,7 +33,7 @@ enum PNGRows {
         let refused: Set<UInt32> = [0x504C_5445 /* PLTE */, 0x7452_4E53 /* tRNS */, 0x6741_4D41 /* gAMA */,
                                     0x6348_524D /* cHRM */, 0x6943_4350 /* iCCP */, 0x7342_4954 /* sBIT */]
         var at = 8
-        var width = 0, height = 0, channels = 0
+        var width = 0, height = 0, channels = 0, depth = 8, interlaced = false
         var compressed: [UInt8] = []
         var idatRun = 0  // 0: none yet, 1: in the IDAT run, 2: after it
         var ended = false
@@ -39,12 +47,15 @@ enum PNGRows {
                 guard Inflate.crc32(UnsafeRawBufferPointer(rebasing: data[(at + 4) ..< (at + 8 + length)])) == crc else { return nil }
             }
             if at == 8 {
-                // IHDR first: 8-bit, RGB (2) or RGBA (6), deflate, filter method 0, not interlaced.
-                guard t == IHDR, length == 13, body[8] == 8, body[9] == 2 || body[9] == 6,
-                      body[10] == 0, body[11] == 0, body[12] == 0 else { return nil }
+                // IHDR first: 8 or 16 bits, grey (0), RGB (2), grey and alpha (4)
+                // or RGBA (6), deflate, filter method 0, Adam7 or not interlaced.
+                guard t == IHDR, length == 13, body[8] == 8 || body[8] == 16, [0, 2, 4, 6].contains(body[9]),
+                      body[10] == 0, body[11] == 0, body[12] <= 1 else { return nil }
                 width = u32(at + 8)
                 height = u32(at + 12)
-                channels = body[9] == 6 ? 4 : 3
+                channels = [0: 1, 2: 3, 4: 2, 6: 4][body[9]] ?? 0
+                depth = Int(body[8])
+                interlaced = body[12] == 1
                 // libpng's own limit (a million a side): beyond it, its error.
                 guard (1 ... 1_000_000).contains(width), (1 ... 1_000_000).contains(height) else { return nil }
             } else if t == IDAT {
@@ -62,6 +73,9 @@ enum PNGRows {
         }
         guard ended, idatRun > 0 else { return nil }
         try checkSize(width, height)
+        guard depth == 8, channels >= 3, !interlaced else {
+            return general(compressed, width: width, height: height, channels: channels, depth: depth, interlaced: interlaced)
+        }
         let (rowBytes, overflow) = width.multipliedReportingOverflow(by: channels)
         let (area, o3) = width.multipliedReportingOverflow(by: height)
         let (count, o4) = area.multipliedReportingOverflow(by: 4)
@@ -75,6 +89,83 @@ enum PNGRows {
                 var rows = Unfilter(width: width, channels: channels, out: target)
                 ok = Inflate.rows(compressed, rowBytes: rowBytes + 1, rows: height) { rows.next($0) }
                 rows.finish()
+            }
+            n = count
+        }
+        return ok ? RGBAImage(width: width, height: height, pixels: pixels) : nil
+    }
+
+    /// Adam7's seven passes: each pass's first column and row, and its steps.
+    static let adam7: [(x: Int, y: Int, dx: Int, dy: Int)] =
+        [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+
+    /// Any grey, grey-alpha, RGB or RGBA file of 8 or 16 bits, interlaced
+    /// or not: each pass's rows inflated one at a time, unfiltered a byte
+    /// at a step (`bpp` bytes a pixel), and each pixel put in its place
+    /// as RGBA8. Nil where the data does not check (libpng then says why).
+    static func general(_ compressed: [UInt8], width: Int, height: Int, channels: Int, depth: Int,
+                        interlaced: Bool) -> RGBAImage? {
+        let bpp = channels * depth / 8
+        let (area, o1) = width.multipliedReportingOverflow(by: height)
+        let (count, o2) = area.multipliedReportingOverflow(by: 4)
+        guard !o1, !o2 else { return nil }
+        let passes = interlaced ? adam7 : [(x: 0, y: 0, dx: 1, dy: 1)]
+        // Each pass's size; a pass with no column or no row has no rows in the stream.
+        let sizes = passes.map { p in
+            (w: width > p.x ? (width - p.x + p.dx - 1) / p.dx : 0, h: height > p.y ? (height - p.y + p.dy - 1) / p.dy : 0)
+        }
+        let runs = sizes.map { $0.w > 0 && $0.h > 0 ? (rowBytes: $0.w * bpp + 1, rows: $0.h) : (rowBytes: 1, rows: 0) }
+        let longest = runs.map(\.rowBytes).max() ?? 1
+        let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: longest * 2)
+        defer { rows.deallocate() }
+        var ok = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { out, n in
+            guard let target = out.baseAddress else { n = count; return }
+            var pass = -1, y = 0
+            var prev = rows, cur = rows + longest
+            ok = Inflate.rows(compressed, runs: runs) { index, src in
+                if index != pass {
+                    // A new pass: zeros above its first row.
+                    pass = index
+                    y = 0
+                    prev.update(repeating: 0, count: longest)
+                }
+                let n = runs[index].rowBytes - 1
+                let data = src + 1
+                switch src[0] {
+                case 0:
+                    cur.update(from: data, count: n)
+                case 1:
+                    for i in 0 ..< n { cur[i] = data[i] &+ (i >= bpp ? cur[i - bpp] : 0) }
+                case 2:
+                    for i in 0 ..< n { cur[i] = data[i] &+ prev[i] }
+                case 3:
+                    for i in 0 ..< n {
+                        cur[i] = data[i] &+ UInt8((UInt16(i >= bpp ? cur[i - bpp] : 0) + UInt16(prev[i])) >> 1)
+                    }
+                case 4:
+                    PNGRows.paeth(data, cur, prev, n, bpp)
+                default:
+                    return false
+                }
+                let p = passes[index]
+                let row = target + ((p.y + y * p.dy) * width + p.x) * 4
+                for i in 0 ..< sizes[index].w {
+                    let o = row + i * p.dx * 4, s = cur + i * bpp
+                    // A sample in 8 bits: a 16-bit one rounded to the nearest level.
+                    func sample(_ k: Int) -> UInt8 {
+                        depth == 8 ? s[k] : UInt8(((UInt32(s[2 * k]) << 8 | UInt32(s[2 * k + 1])) * 255 + 32767) / 65535)
+                    }
+                    switch channels {
+                    case 1: let g = sample(0); o[0] = g; o[1] = g; o[2] = g; o[3] = 255
+                    case 2: let g = sample(0); o[0] = g; o[1] = g; o[2] = g; o[3] = sample(1)
+                    case 3: o[0] = sample(0); o[1] = sample(1); o[2] = sample(2); o[3] = 255
+                    default: o[0] = sample(0); o[1] = sample(1); o[2] = sample(2); o[3] = sample(3)
+                    }
+                }
+                swap(&prev, &cur)
+                y += 1
+                return true
             }
             n = count
         }
