@@ -140,6 +140,9 @@ package struct PresetRun {
             runner.soundless = "\(p.what) (--preset \(p.name))"
             let rendering = Self.Stage()
             summary = try runner.run(report: report)
+            // The file's size is the canvas's (the picture on it), also in a
+            // report of a search that finds no file.
+            (report.width, report.height) = canvas
             rendering.trace("render \(collector.count) frames at \(NumberText.rate(rate)) fps")
             choice.fps = rate
             choice.loop = loop

@@ -731,6 +731,17 @@ final class PresetTests: XCTestCase {
         XCTAssertEqual(Set(warnings).count, warnings.count, "no warning twice: \(noise.stderr)")
         XCTAssertTrue(noise.firstError.hasPrefix("wobble-run: slack: even at the lowest quality and 7.5 fps the file is "), noise.firstError)
         XCTAssertTrue(noise.firstError.hasSuffix("more than the 128 KB Slack custom emoji may have; make the clip shorter or its moving regions smaller (nothing written)"), noise.firstError)
+        // A search that finds no file reports the size a file would have had:
+        // the canvas (128×128), not the picture on it (128×85).
+        try box.writeImage("wide.png", OutputTrustTests.noise(width: 192, height: 128))
+        try box.write("wide.lua", "image('wide.png')\naddSketch{x = 0, y = 0, w = 192, h = 128}\nprepare()\nimpulse(1, 1, 0)\nwait(6)\n")
+        let wide = try Tool.run(["wide.lua", "--backend", "cpu", "-q", "--preset", "slack", "--json"], cwd: box.url)
+        XCTAssertEqual(wide.status, 1, wide.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(wide.stdout.utf8)) as? [String: Any], wide.stdout)
+        XCTAssertEqual(report["width"] as? Int, 128, wide.stdout)
+        XCTAssertEqual(report["height"] as? Int, 128, wide.stdout)
+        XCTAssertTrue(report["output"] is NSNull, wide.stdout)
+        XCTAssertTrue((report["error"] as? String)?.hasPrefix("slack: even at the lowest quality and 7.5 fps the file is ") == true, wide.stdout)
         try box.write("still.lua", "image('cat.png')\n")
         let still = try Tool.run(["still.lua", "--backend", "cpu", "-q", "--preset", "line"], cwd: box.url)
         XCTAssertEqual(still.status, 1)
@@ -742,7 +753,8 @@ final class PresetTests: XCTestCase {
         XCTAssertEqual(size.status, 2)
         let format = try Tool.run(["cat.lua", "--preset", "slack", "-o", "x.webp"], cwd: box.url)
         XCTAssertEqual(format.status, 2, format.stderr)
-        XCTAssertEqual(box.files(), ["cat.lua", "cat.png", "long.lua", "noise.lua", "noise.png", "still.lua", "tenlong.lua"], "nothing written")
+        XCTAssertEqual(box.files(), ["cat.lua", "cat.png", "long.lua", "noise.lua", "noise.png", "still.lua", "tenlong.lua", "wide.lua", "wide.png"],
+                       "nothing written")
         XCTAssertEqual(box.leftovers(), [])
     }
 }
