@@ -85,6 +85,9 @@ final class ScriptSession {
     var stillWaits: [StillWait] = []
     /// The events the scene file's own `perform{...}` gave.
     var scenePerformed: [PerformedEvent] = []
+    /// Whether `prepare()` has run (a touch that finds no region then says
+    /// the scene has none, not that `prepare()` is missing).
+    var prepared = false
 
     /// Notes a kick of `kind` at `time` (now when nil), called from the line running.
     func noteKick(_ kind: String, _ lua: LuaStack, at time: Double? = nil) {

@@ -51,6 +51,7 @@ extension ScriptSession {
     /// `prepare()` → array of wobble handles.
     func prepare(_ a: LuaArgs) -> Int32 {
         placeAddedSketches()
+        prepared = true
         let models = scene.prepare()
         pushWobbles(a.lua, models)
         return 1
@@ -154,7 +155,8 @@ extension ScriptSession {
         } else {
             if x0 != x1 || y0 != y1, warnings.count < 100 {
                 let at = a.lua.callerLine.map { "\(options.scriptPath):\($0): " } ?? "\(options.scriptPath): "
-                let why = scene.models.isEmpty ? "there is no live region (prepare() first)" : "no live region contains the start point"
+                let why = !scene.models.isEmpty ? "no live region contains the start point"
+                    : prepared ? "the scene has no region (prepare() found no sketch to make live)" : "there is no live region (prepare() first)"
                 warnings.append("\(at)touch at (\(NumberText.plain(x0)), \(NumberText.plain(y0))) hits nothing: \(why)")
             }
             a.lua.pushNil()

@@ -232,6 +232,15 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(w, ["w.lua:3: touch at (10, 10) hits nothing: there is no live region (prepare() first)",
                            "1 sketch was never prepared: call prepare() to make it wobble",
                            "nothing moves in the clip's 30 frames"])
+        // Every region deleted (as the studio's Delete leaves a scene): prepare() ran, with nothing to make live.
+        w = try warnings("""
+            image("img.png")
+            prepare()
+            touch(10, 10, 12, 12)
+            wait(1)
+            """)
+        XCTAssertEqual(w, ["w.lua:3: touch at (10, 10) hits nothing: the scene has no region (prepare() found no sketch to make live)",
+                           "nothing moves in the clip's 30 frames"])
         w = try warnings("""
             image("img.png")
             addSketch{x = 400, y = 300, w = 100, h = 100}
