@@ -47,7 +47,7 @@ package struct Tick: Equatable, Codable {
         }
         let poked = performed.map { e in
             let t = e.anchor == .start ? e.time : scripted + e.time
-            return Tick(time: t, label: "\(what(e.action)) performed at \(fmt3(t)) s (not in the scene: Backspace forgets it, R records a take)",
+            return Tick(time: t, label: "\(what(e.action)) performed at \(fmt3(t)) s (not in the scene: with nothing selected Backspace forgets the pokes; R records a take)",
                         performed: true)
         }
         let recorded = take?.events.map { e in

@@ -110,6 +110,9 @@ final class StudioCoreTests: StudioCoreTestCase {
         settle(core)
         XCTAssertEqual(core.session.performed, [PerformedEvent(time: 0, action: .touch(from: Point(20, 20), to: Point(40, 30)))])
         XCTAssertEqual(core.message, "touch(20.0, 20.0, 40.0, 30.0) at 0.000 s")
+        // Its tick says what takes it away (Backspace with a selection deletes that instead).
+        XCTAssertEqual(core.ticks.filter(\.performed).map(\.label),
+                       ["touch performed at 0.000 s (not in the scene: with nothing selected Backspace forgets the pokes; R records a take)"])
         core.perform(.forgetPokes)
         XCTAssertEqual(core.message, "pokes forgotten")
 
