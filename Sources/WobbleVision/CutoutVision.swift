@@ -62,26 +62,13 @@ public enum CutoutVision {
     /// no object found, OpenCV's failure.
     public static func objectMask(image: RGBAImage, box: PixelRect, region: RegionShape? = nil,
                                   object: GreyMask? = nil, background: GreyMask? = nil) throws -> GreyMask {
-        let found: Result<GreyMask, Error> = Result {
-            try objectMask(image: image, box: box, region: region, object: object, background: background,
-                           workingSide: workingSide, constrained: true)
-        }
-        var mask: GreyMask
-        // Without strokes, also GrabCut's rectangle mode (see above); the
-        // one that looks more like an object (`orderScore`, the box's
-        // centre as the click) is kept.
-        if region != nil, object == nil, background == nil,
-           let whole = try? objectMask(image: image, box: box, region: region, object: nil, background: nil,
-                                       workingSide: workingSide, constrained: true, rectangle: true) {
-            if case .success(let m) = found {
-                let centre = Point(Double(box.x0 + box.x1) / 2, Double(box.y0 + box.y1) / 2)
-                let f = features(of: [m, whole], image: image, at: centre).map(orderScore)
-                mask = f[1] > f[0] ? whole : m
-            } else {
-                mask = whole
-            }
+        let mask: GreyMask
+        if region != nil, object == nil, background == nil {
+            // Without strokes, the box read through candidates (`boxMask`).
+            mask = try boxMask(image: image, box: box, region: region)
         } else {
-            mask = try found.get()
+            mask = try objectMask(image: image, box: box, region: region, object: object, background: background,
+                                  workingSide: workingSide, constrained: true)
         }
         return try matte(image: image, mask: mask,
                          band: matteBand(width: image.width, height: image.height, factor: workingFactor(box: box, image: image)),
