@@ -235,19 +235,24 @@ extension CutoutVision {
 
     /// The score's weights: a candidate that fills the box (its area over
     /// the box's), whose own box matches the given one while it leaves the
-    /// box's border band (`boxIoU · bandFree`), that spans the box (its
-    /// box's IoU up to 0.8: a loose box's object spans about 0.5), with the
-    /// box's centre deep inside, agreeing with GrabCut, and GrabCut's own
-    /// readings slightly preferred (their edges are finer). Fitted on the
-    /// hand-masked set's 40 boxes (tight and 20% out) by a random search,
-    /// checked leaving one photo out (docs/DECISIONS.md).
-    static let boxWeights = (fill: 1.4, fitsBox: 0.9, spans: 0.7, centred: 0.5, agree: 0.45, grabCut: 0.15)
+    /// box's border band (`boxIoU · bandFree`), with the box's centre deep
+    /// inside, a strong edge along its contour and colours unlike a ring
+    /// around it, GrabCut's own readings slightly preferred (their edges
+    /// are finer); less for a candidate whose box spans the given one
+    /// without leaving its border band (`min(boxIoU, 0.8)`: background
+    /// texture that fills a loose box). Fitted on the hand-masked set's 40
+    /// boxes (tight and 20% out) by a random search, with `"auto"`'s
+    /// composites (boxes 8–40 px larger than the object) as a constraint
+    /// (none takes anything 12 px beyond the object, nor with any weight
+    /// moved by 20%), checked leaving one photo out (docs/DECISIONS.md).
+    /// Agreement with GrabCut's readings got no weight.
+    static let boxWeights = (fill: 1.4, fitsBox: 1.4, spans: -0.7, centred: 1.4, contrast: 0.9, separation: 0.8, grabCut: 0.2)
 
     /// How much a box's candidate with `f` looks like the object in it.
     static func boxScore(_ f: BoxFeatures) -> Double {
         let w = boxWeights
         return w.fill * f.fill + w.fitsBox * f.boxIoU * f.bandFree + w.spans * min(f.boxIoU, 0.8) + w.centred * f.centred
-            + w.agree * f.agree + w.grabCut * f.grabCut
+            + w.contrast * f.contrast + w.separation * f.separation + w.grabCut * f.grabCut
     }
 
     /// How a box was read: the mask (before the matte), which candidate

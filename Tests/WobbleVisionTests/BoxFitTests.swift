@@ -84,7 +84,7 @@ extension BoxFitTests {
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
             return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
         }
-        for o in try SelectSet.load(only: only) {
+        for o in try SelectSet.load(only: only, half: env["WOBBLE_BOXFIT_HALF"] != nil) {
             var line = String(format: "bench-boxfit: %-22@", o.label as NSString)
             for (g, grow) in [0.0, 0.2].enumerated() {
                 let (box, region) = Self.box(o, grow: grow)
@@ -112,5 +112,30 @@ extension BoxFitTests {
         }
         print(String(format: "bench-boxfit: %.0f objects: tight %.3f -> %.3f, loose %.3f -> %.3f; CPU %.2f s -> %.2f s (%.2fx)",
                      n, sums[0] / n, sums[1] / n, sums[2] / n, sums[3] / n, times[0], times[1], times[1] / max(times[0], 1e-9)))
+    }
+}
+
+extension BoxFitTests {
+    /// The candidates of `"auto"`'s composites (CutoutMatteTests: an object
+    /// pasted on a textured photo, boxes 8, 24 and 40 px larger than it)
+    /// with their features, IoU and the mask pixels beyond 12 px of the
+    /// object: the score's constraint (none may leak). With WOBBLE_BOXFIT_DUMP.
+    func testDumpTheCompositesCandidates() throws {
+        guard ProcessInfo.processInfo.environment["WOBBLE_BOXFIT_DUMP"] != nil else { throw XCTSkip("with WOBBLE_BOXFIT_DUMP=1") }
+        for c in try CutoutMatteTests.cases() {
+            let far = CutoutMatteTests.beyond(c, margin: 12)
+            for margin in [8, 24, 40] {
+                let box = c.box(margin: margin)
+                let region = CutoutMatteTests.Composite.rect(box)
+                let found = try CutoutVision.boxCandidates(image: c.image, box: box, region: region)
+                for cand in found.candidates {
+                    let m = cand.mask ?? found.frame.mask(cand.inside, width: c.image.width, height: c.image.height, box: box)
+                    let leaked = (0 ..< far.count).filter { far[$0] && m.pixels[$0] != 0 }.count
+                    let label = "composite/" + c.name.split(separator: " ").joined(separator: "-")
+                    print("boxfit-leak: \(label) m\(margin) \(cand.source) \(String(format: "%.4f", CutoutVision.intersectionOverUnion(m, c.truth))) \(leaked) "
+                          + cand.features.vector.map { String(format: "%.4f", $0) }.joined(separator: " "))
+                }
+            }
+        }
     }
 }
