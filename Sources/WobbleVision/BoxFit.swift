@@ -21,6 +21,9 @@ import WobbleCore
 extension CutoutVision {
     /// The longer side (cells) of the grid a box's candidates are found on.
     static let boxGridSide = 160
+    /// The over-segmentation's scales (`Segments.felzenszwalb`'s k) the
+    /// groups start from.
+    static let boxScales: [Double] = [80, 200]
 
     /// What the score reads of a box's candidate (on the box's grid).
     struct BoxFeatures: Equatable {
@@ -86,7 +89,7 @@ extension CutoutVision {
     /// with its features. Throws as `objectMask` when the box is outside
     /// the image or uniform.
     static func boxCandidates(image: RGBAImage, box: PixelRect, region: RegionShape?,
-                              sides: [Int] = [workingSide]) throws -> (frame: BoxFrame, candidates: [BoxCandidate]) {
+                              sides: [Int] = [workingSide], gridSide: Int = boxGridSide, ks: [Double] = boxScales) throws -> (frame: BoxFrame, candidates: [BoxCandidate]) {
         let w = image.width, h = image.height
         guard !box.isEmpty, box.x0 >= 0, box.y0 >= 0, box.x1 <= w, box.y1 <= h else {
             throw CutoutProblem.outsideImage(box: box, width: w, height: h)
@@ -94,7 +97,7 @@ extension CutoutVision {
         let ring = max(8, max(box.width, box.height) / 6)
         let crop = PixelRect(x0: max(0, box.x0 - ring), y0: max(0, box.y0 - ring), x1: min(w, box.x1 + ring), y1: min(h, box.y1 + ring))
         if isUniform(image, crop) { throw CutoutProblem.uniform }
-        let factor = max(1, (max(crop.width, crop.height) + boxGridSide - 1) / boxGridSide)
+        let factor = max(1, (max(crop.width, crop.height) + gridSide - 1) / gridSide)
         let lw = (crop.width + factor - 1) / factor, lh = (crop.height + factor - 1) / factor
         let rgb = workingRGB(image, crop, factor: factor, width: lw, height: lh)
         let grid = Grid(rgb: rgb, width: lw, height: lh)
@@ -133,7 +136,7 @@ extension CutoutVision {
         }
         var seen = Set<[Bool]>()
         var groups: [[Bool]] = []
-        for seg in Segments.felzenszwalb(rgb: rgb, width: lw, height: lh, ks: [80, 200], minSize: 12) {
+        for seg in Segments.felzenszwalb(rgb: rgb, width: lw, height: lh, ks: ks, minSize: 12) {
             for useColour in [true, false] {
                 for g in hierarchy(grid: grid, labels: seg.labels, count: seg.count, click: 0, useColour: useColour, keep: keep) {
                     // Clipped to the box.
