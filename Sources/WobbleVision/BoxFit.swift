@@ -1,4 +1,3 @@
-import Foundation
 import WobbleCore
 
 /// A box read through candidates, as a click is (what `"auto"`,
@@ -86,10 +85,14 @@ extension CutoutVision {
     }
 
     /// The box's grid and its candidates (GrabCut's readings first), each
-    /// with its features. Throws as `objectMask` when the box is outside
+    /// with its features. `sides`: GrabCut's working sides for its
+    /// readings; `gridSide`, `ks`: the grouping's grid and scales;
+    /// `refineTop`: that many of the best-scored groups also refined by
+    /// GrabCut as candidates (0 as a box is read: measured, not kept). Throws as `objectMask` when the box is outside
     /// the image or uniform.
     static func boxCandidates(image: RGBAImage, box: PixelRect, region: RegionShape?,
-                              sides: [Int] = [workingSide], gridSide: Int = boxGridSide, ks: [Double] = boxScales) throws -> (frame: BoxFrame, candidates: [BoxCandidate]) {
+                              sides: [Int] = [workingSide], gridSide: Int = boxGridSide, ks: [Double] = boxScales,
+                              refineTop: Int = 0) throws -> (frame: BoxFrame, candidates: [BoxCandidate]) {
         let w = image.width, h = image.height
         guard !box.isEmpty, box.x0 >= 0, box.y0 >= 0, box.x1 <= w, box.y1 <= h else {
             throw CutoutProblem.outsideImage(box: box, width: w, height: h)
@@ -153,7 +156,20 @@ extension CutoutVision {
         for k in out.indices {
             out[k].features = boxFeatures(out[k].inside, frame: frame, readings: readingCells, isReading: k < readings.count ? k : nil)
         }
-        return (frame, out.filter { $0.features.fill > 0 })
+        out = out.filter { $0.features.fill > 0 }
+        if refineTop > 0 {
+            let groupsByScore = out.indices.filter { out[$0].mask == nil }
+                .sorted { (boxScore(out[$0].features), -$0) > (boxScore(out[$1].features), -$1) }
+            for k in groupsByScore.prefix(refineTop) {
+                let group = frame.mask(out[k].inside, width: w, height: h, box: box)
+                guard let r = refinement(image: image, box: box, region: region, group: group) else { continue }
+                let cells = frame.cells(of: r)
+                var f = boxFeatures(cells, frame: frame, readings: readingCells, isReading: nil)
+                f.grabCut = 1
+                if f.fill > 0 { out.append(BoxCandidate(inside: cells, mask: r, features: f, source: "refined")) }
+            }
+        }
+        return (frame, out)
     }
 
     /// What `boxScore` reads of the cells `inside` of `frame`'s box.
@@ -288,13 +304,21 @@ extension CutoutVision {
         guard let best = candidates.indices.max(by: { (scores[$0], -$0) < (scores[$1], -$1) }) else { throw CutoutProblem.noObject }
         if let m = candidates[best].mask { return BoxReading(mask: m, chosen: best) }
         let group = frame.mask(candidates[best].inside, width: image.width, height: image.height, box: box)
-        let factor = workingFactor(box: box, image: image)
-        let inner = interior(of: group, in: box, depth: sureDepth * factor)
-        let refinement = try? objectMask(image: image, box: box, region: region, object: inner.isAllBackground ? nil : inner,
-                                         background: nil, workingSide: workingSide, probable: group, constrained: true)
+        let refinement = refinement(image: image, box: box, region: region, group: group)
         if let r = refinement, intersectionOverUnion(r, group) >= boxRefineAgreement {
             return BoxReading(mask: r, chosen: best, group: group, refinement: r)
         }
         return BoxReading(mask: group, chosen: best, group: group, refinement: refinement)
+    }
+
+    /// GrabCut seeded from `group` (a full-size mask in `box`): the group
+    /// probably object, its inside more than `sureDepth` working pixels
+    /// from its edge object for sure, beyond the region's curves
+    /// background. Nil when GrabCut fails.
+    static func refinement(image: RGBAImage, box: PixelRect, region: RegionShape?, group: GreyMask) -> GreyMask? {
+        let factor = workingFactor(box: box, image: image)
+        let inner = interior(of: group, in: box, depth: sureDepth * factor)
+        return try? objectMask(image: image, box: box, region: region, object: inner.isAllBackground ? nil : inner,
+                               background: nil, workingSide: workingSide, probable: group, constrained: true)
     }
 }
