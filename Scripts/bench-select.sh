@@ -9,7 +9,7 @@
 #     next click at the middle of the largest wrong area: a 6-pixel dot of
 #     object or background, as the studio's Shift/Alt strokes; see
 #     SelectSet.swift for what a click is), at most 20 (never: counted 21);
-#   - GrabCut from the object's box (IoU): the region's corners on the box
+#   - the object from its box (IoU), as "auto" reads a region: the region's corners on the box
 #     ("box"; its curves then cut the box's corners), and 20% of the box's
 #     size out on each side ("loose box", as a region drawn around it);
 #   - the seconds a click's candidates take, and a corrective click's cutout (the mean);
