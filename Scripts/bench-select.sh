@@ -9,7 +9,7 @@
 #     next click at the middle of the largest wrong area: a 6-pixel dot of
 #     object or background, as the studio's Shift/Alt strokes; see
 #     SelectSet.swift for what a click is), at most 20 (never: counted 21);
-#   - GrabCut from the object's box (IoU): the region's corners on the box
+#   - the object from its box (IoU), as "auto" reads a region: the region's corners on the box
 #     ("box"; its curves then cut the box's corners), and 20% of the box's
 #     size out on each side ("loose box", as a region drawn around it);
 #   - the seconds a click's candidates take, and a corrective click's cutout (the mean);
@@ -22,13 +22,20 @@
 #        WOBBLE_SELECT_MAX_CLICKS (default 20: NoC@85's limit; 1 measures the first candidate and the box only),
 #        WOBBLE_SELECT_ONLY (labels, comma-separated parts: `coffee/crema,camera/`),
 #        WOBBLE_SELECT_BOXES=1 (instead: each box read by GrabCut several ways, ours and plain
-#        rectangle mode at 256 px, 512 px and full size: why a box falls short)
+#        rectangle mode at 256 px, 512 px and full size: why a box falls short),
+#        WOBBLE_SELECT_BOXFIT=1 (instead: each box, tight and 20% out, read the way before this
+#        round (GrabCut's two readings) and through candidates, side by side: IoU, CPU seconds,
+#        the candidate taken; BoxFitTests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ "${CONFIG:-release}" == debug ]]; then
   run=(swift test --skip-build)
 else
   run=(swift test -c release -Xswiftc -enable-testing --scratch-path "${SCRATCH:-.build-bench}")
+fi
+if [[ -n "${WOBBLE_SELECT_BOXFIT:-}" ]]; then
+  WOBBLE_BOXFIT_BENCH=1 "${run[@]}" --filter "BoxFitTests/testBenchmarkTheBoxesBeforeAndAfter" 2>&1 | grep '^bench-boxfit:'
+  exit
 fi
 export WOBBLE_SELECT_BENCH=1
 test=testBenchmarkTheWholeSet

@@ -46,15 +46,15 @@ public enum CutoutVision {
 
     /// The object inside `box` (image pixels) of `image`, as a soft matte
     /// of the image's size (255 object, 0 background, the edge's alpha
-    /// solved at full resolution: `matte(image:mask:)`). GrabCut starts
-    /// as its rectangle mode does: everything outside `box` background,
-    /// the whole box probably object (a region's curves cut its box's
-    /// corners; marking what lies beyond them background for sure put the
-    /// object's own colours into the background's model). Its answer is
-    /// then cleared more than a few pixels outside `region` (nothing of
-    /// the background beyond the region's curves comes along) and cut to
-    /// the piece of object under the region's centre
-    /// (`keepObjectUnderCentre`); `object` and
+    /// solved at full resolution: `matte(image:mask:)`). With a region and
+    /// no strokes, the box is read through candidates (`boxMask`: the
+    /// over-segmentation's groups in the box and GrabCut's readings,
+    /// scored by how they fill the box). With strokes, GrabCut: everything
+    /// outside `box` background, the region's inside probably object,
+    /// beyond its curves background; its answer is then cleared more than
+    /// a few pixels outside `region` (nothing of the background beyond the
+    /// region's curves comes along) and cut to the piece of object under
+    /// the region's centre (`keepObjectUnderCentre`); `object` and
     /// `background` (masks of the image's size: pixels above 127) are
     /// strokes that mark pixels for sure (the matte keeps them).
     ///
@@ -62,30 +62,23 @@ public enum CutoutVision {
     /// no object found, OpenCV's failure.
     public static func objectMask(image: RGBAImage, box: PixelRect, region: RegionShape? = nil,
                                   object: GreyMask? = nil, background: GreyMask? = nil) throws -> GreyMask {
-        let found: Result<GreyMask, Error> = Result {
-            try objectMask(image: image, box: box, region: region, object: object, background: background,
-                           workingSide: workingSide, constrained: true)
+        let band = matteBand(width: image.width, height: image.height, factor: workingFactor(box: box, image: image))
+        if region != nil, object == nil, background == nil {
+            // Without strokes, the box read through candidates (`boxMask`).
+            return try boxMatte(image: image, mask: try boxMask(image: image, box: box, region: region), band: band)
         }
-        var mask: GreyMask
-        // Without strokes, also GrabCut's rectangle mode (see above); the
-        // one that looks more like an object (`orderScore`, the box's
-        // centre as the click) is kept.
-        if region != nil, object == nil, background == nil,
-           let whole = try? objectMask(image: image, box: box, region: region, object: nil, background: nil,
-                                       workingSide: workingSide, constrained: true, rectangle: true) {
-            if case .success(let m) = found {
-                let centre = Point(Double(box.x0 + box.x1) / 2, Double(box.y0 + box.y1) / 2)
-                let f = features(of: [m, whole], image: image, at: centre).map(orderScore)
-                mask = f[1] > f[0] ? whole : m
-            } else {
-                mask = whole
-            }
-        } else {
-            mask = try found.get()
-        }
-        return try matte(image: image, mask: mask,
-                         band: matteBand(width: image.width, height: image.height, factor: workingFactor(box: box, image: image)),
-                         object: object, background: background)
+        let mask = try objectMask(image: image, box: box, region: region, object: object, background: background,
+                                  workingSide: workingSide, constrained: true)
+        return try matte(image: image, mask: mask, band: band, object: object, background: background)
+    }
+
+    /// A box's mask matted (`matte`), or as found when the matte keeps
+    /// under half of its object (a small object in a grey photo, whose
+    /// band the matte solves to background: the camera at half size).
+    static func boxMatte(image: RGBAImage, mask: GreyMask, band: Int) throws -> GreyMask {
+        let matted = try matte(image: image, mask: mask, band: band)
+        func area(_ m: GreyMask) -> Int { m.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) } }
+        return area(matted) * 2 < area(mask) ? mask : matted
     }
 
     /// `objectMask(image:box:...)` with GrabCut on at most `workingSide`

@@ -104,8 +104,12 @@ extension CutoutVision {
     /// The regions holding pixel `click` of one hierarchy: segments
     /// `labels` (0 ..< count) merged, the most similar neighbours first
     /// (each edge's similarity kept, and computed again only for the edges
-    /// of the region a merge made).
-    static func hierarchy(grid: Grid, labels: [Int32], count: Int, click: Int, useColour: Bool) -> [[Bool]] {
+    /// of the region a merge made). With `keep` (a box's reading, not a
+    /// click's), instead every region of the hierarchy, the segments
+    /// themselves included, whose size and box (x0, y0, x1, y1 inclusive)
+    /// `keep` accepts.
+    static func hierarchy(grid: Grid, labels: [Int32], count: Int, click: Int, useColour: Bool,
+                          keep: ((Int, (Int, Int, Int, Int)) -> Bool)? = nil) -> [[Bool]] {
         let n = grid.width * grid.height
         let bins = 8
         // Per region: size, box, colour histogram (bins per channel).
@@ -165,7 +169,11 @@ extension CutoutVision {
             for m in members[r] { inside[Int(m)] = true }
             return labels.map { inside[Int($0)] }
         }
-        out.append(region(holder))
+        if let keep {
+            for l in 0 ..< count where keep(size[l], box[l]) { out.append(region(l)) }
+        } else {
+            out.append(region(holder))
+        }
         while true {
             var best = -1
             for k in edges.indices where edges[k].alive && (best < 0 || edges[k].similarity > edges[best].similarity) { best = k }
@@ -196,7 +204,11 @@ extension CutoutVision {
             adjacent[a] = adjacent[a].filter { edges[$0].alive }
             for k in adjacent[a] { edges[k].similarity = similarity(edges[k]) }
             if holder == b { holder = a }
-            if holder == a { out.append(region(a)) }
+            if let keep {
+                if keep(size[a], box[a]) { out.append(region(a)) }
+            } else if holder == a {
+                out.append(region(a))
+            }
         }
         return out
     }

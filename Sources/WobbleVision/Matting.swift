@@ -277,6 +277,10 @@ extension CutoutVision {
         let box = PixelRect(x0: max(0, whole(r.minX, .down)), y0: max(0, whole(r.minY, .down)),
                             x1: min(image.width, whole(r.maxX, .up)), y1: min(image.height, whole(r.maxY, .up)))
         let factor = box.isEmpty ? 1 : workingFactor(box: box, image: image)
+        if strokes.isEmpty, from == nil, !box.isEmpty {
+            // The region read as a box (`refined`: `boxMask`), matted as `"auto"`'s.
+            return clipped(try boxMatte(image: image, mask: mask, band: matteBand(width: image.width, height: image.height, factor: factor)), to: shape)
+        }
         let matted = try matte(image: image, mask: mask, band: matteBand(width: image.width, height: image.height, factor: factor),
                                object: seeds.object, background: seeds.background)
         return clipped(matted, to: shape)

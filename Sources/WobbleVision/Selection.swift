@@ -27,6 +27,11 @@ extension CutoutVision {
         func ceil(_ v: Double) -> Int { Int(clamping: v, to: -(1 << 40) ... (1 << 40), rounding: .up) }
         let box = PixelRect(x0: max(0, floor(r.minX)), y0: max(0, floor(r.minY)),
                             x1: min(image.width, ceil(r.maxX)), y1: min(image.height, ceil(r.maxY)))
+        // No strokes and no mask yet (the studio's `C` on a region): the
+        // region read as a box, as `"auto"` reads it (`boxMask`).
+        if strokes.isEmpty, from == nil, !box.isEmpty {
+            return clipped(try boxMask(image: image, box: box, region: shape), to: shape)
+        }
         let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
         let start = from.flatMap { $0.width == image.width && $0.height == image.height && !$0.isAllBackground ? $0 : nil }
         // The mask so far, away from its edge, is object for sure: GrabCut
