@@ -49,8 +49,10 @@ extension PresetRun {
     ///   ratio: `ColourBits.stillRatio`), then the level its size predicts,
     ///   then the levels the sizes predict (`ColourBits`); the most bits
     ///   that fit.
-    /// - WebP: one try at a time (`QualityModel.searchOneByOne`): 80, then
-    ///   the qualities the sizes predict.
+    /// - WebP: one try at a time (`QualityModel.searchOneByOne`): first the
+    ///   quality a sample of the frames predicts within 93% of the limit
+    ///   (`WebPSample`; 80 where the clip is too short for one), then the
+    ///   qualities the sizes predict.
     /// - A quality (video, GIF): bytes against quality are smooth,
     ///   close to exponential, so the search predicts instead of bisecting.
     ///   Round 1 tries the top (`QualityModel.top`, done when it fits) and a
