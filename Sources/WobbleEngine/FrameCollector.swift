@@ -25,12 +25,15 @@ package final class FrameCollector {
     }
     private var kept: [Kept] = []
     private(set) var still: RGBAImage?
-    /// For each frame, how many of its pixels differ from the frame
-    /// before (frame 0: none; a frame kept whole with no frame before it
-    /// of its size: all): a measure of what each frame adds to an
-    /// animation's file, for predicting its size from a sample of frames
-    /// (`PresetRun.WebPSample`).
+    /// With `countsChanges`, for each frame, how many of its pixels differ
+    /// from the frame before (frame 0: none; a frame kept whole with no
+    /// frame before it of its size: all): a measure of what each frame
+    /// adds to an animation's file, for predicting its size from a sample
+    /// of frames (`PresetRun.WebPSample`). Empty without.
     package private(set) var changedPixels: [Int] = []
+    /// Whether `changedPixels` is counted (the frame before is held while
+    /// the frames come).
+    package let countsChanges: Bool
     /// The frame before, as given (not padded), for `changedPixels`.
     private var previous: RGBAImage?
 
@@ -43,9 +46,10 @@ package final class FrameCollector {
     /// The bytes of changed pixels still kept as they are before packing.
     private var unpackedLeft: Int
 
-    package init(canvas: (Int, Int), packs: Bool = true) {
+    package init(canvas: (Int, Int), packs: Bool = true, countsChanges: Bool = true) {
         self.canvas = canvas
         self.packs = packs
+        self.countsChanges = countsChanges
         unpackedLeft = packs ? Self.unpackedFrames * canvas.0 * canvas.1 * 4 : .max
     }
 
@@ -80,8 +84,10 @@ package final class FrameCollector {
     /// Keeps `frame`: whole where `changed` is nil or it is the first,
     /// else only the pixels inside `changed`.
     fileprivate func add(_ frame: RGBAImage, changed: [PixelRect]?) {
-        changedPixels.append(kept.isEmpty ? 0 : Self.differing(frame, from: previous, within: changed))
-        previous = frame
+        if countsChanges {
+            changedPixels.append(kept.isEmpty ? 0 : Self.differing(frame, from: previous, within: changed))
+            previous = frame
+        }
         guard let changed, !kept.isEmpty, frame.width <= canvas.0, frame.height <= canvas.1 else {
             kept.append(Kept(whole: pad(frame), boxes: []))
             return

@@ -134,7 +134,9 @@ package struct PresetRun {
             // Packed where the search's peak is this process's (WebP, APNG,
             // GIF); a video's peak is ffmpeg's own, so its frames are kept
             // as they are (unpacking them for each try costs time).
-            let collector = FrameCollector(canvas: canvas, packs: formats.contains { $0.video == nil })
+            // The changed pixels are counted for WebP's sample only.
+            let collector = FrameCollector(canvas: canvas, packs: formats.contains { $0.video == nil },
+                                           countsChanges: formats.contains(.webp))
             var runner = Runner(options: chosen)
             runner.announces = false
             runner.makeSink = { f, still in try collector.start(f, still: still) }
