@@ -162,7 +162,9 @@ extension PresetRun {
             ?? (apng ? "\(level) bits" : "quality \(level)")
         let name = "\(p.name) try at \(what)\(format.extensions.first ?? "")"
         let plan = OutputPlan(format: format, path: name)
-        let memory = MemoryStream(shown: name, cap: p.byteLimit)
+        // (A sample is read back chunk by chunk whatever its size: a few
+        // times the limit at most, where a clip is far over it.)
+        let memory = MemoryStream(shown: name, cap: only == nil ? p.byteLimit : p.byteLimit * Self.sampleCap)
         var s = spec
         s.quality = apng ? nil : level
         s.twoPass = twoPass
@@ -188,6 +190,9 @@ extension PresetRun {
         let bytes = sink.bytesWritten ?? Int.max
         return Candidate(format: format, bytes: bytes, level: level, data: memory.overflowed ? [] : memory.take())
     }
+
+    /// How many times the limit a sample's bytes are kept up to.
+    static let sampleCap = 4
 
     /// How far above the limit's bitrate (limit × 8 / seconds) pass 2
     /// aims: libvpx's rate control undershoots the rate asked.
