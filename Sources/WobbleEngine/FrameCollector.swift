@@ -25,6 +25,17 @@ package final class FrameCollector {
     }
     private var kept: [Kept] = []
     private(set) var still: RGBAImage?
+    /// With `countsChanges`, for each frame, how many of its pixels differ
+    /// from the frame before (frame 0: none; a frame kept whole with no
+    /// frame before it of its size: all): a measure of what each frame
+    /// adds to an animation's file, for predicting its size from a sample
+    /// of frames (`PresetRun.WebPSample`). Empty without.
+    package private(set) var changedPixels: [Int] = []
+    /// Whether `changedPixels` is counted (the frame before is held while
+    /// the frames come).
+    package let countsChanges: Bool
+    /// The frame before, as given (not padded), for `changedPixels`.
+    private var previous: RGBAImage?
 
     /// Whether the changed pixels past the first `unpackedFrames` frames'
     /// bytes are packed (`PackedPixels`).
@@ -35,9 +46,10 @@ package final class FrameCollector {
     /// The bytes of changed pixels still kept as they are before packing.
     private var unpackedLeft: Int
 
-    package init(canvas: (Int, Int), packs: Bool = true) {
+    package init(canvas: (Int, Int), packs: Bool = true, countsChanges: Bool = true) {
         self.canvas = canvas
         self.packs = packs
+        self.countsChanges = countsChanges
         unpackedLeft = packs ? Self.unpackedFrames * canvas.0 * canvas.1 * 4 : .max
     }
 
@@ -72,6 +84,10 @@ package final class FrameCollector {
     /// Keeps `frame`: whole where `changed` is nil or it is the first,
     /// else only the pixels inside `changed`.
     fileprivate func add(_ frame: RGBAImage, changed: [PixelRect]?) {
+        if countsChanges {
+            changedPixels.append(kept.isEmpty ? 0 : Self.differing(frame, from: previous, within: changed))
+            previous = frame
+        }
         guard let changed, !kept.isEmpty, frame.width <= canvas.0, frame.height <= canvas.1 else {
             kept.append(Kept(whole: pad(frame), boxes: []))
             return
@@ -90,6 +106,30 @@ package final class FrameCollector {
             boxes.append((PixelRect(x0: x0 + ox, y0: y0 + oy, x1: x1 + ox, y1: y1 + oy), PackedPixels(px, rowBytes: (x1 - x0) * 4, pack: pack)))
         }
         kept.append(Kept(whole: nil, boxes: boxes))
+    }
+
+    /// The pixels of `frame` that differ from `before` inside `boxes` (nil:
+    /// the whole frame; boxes that overlap count their common pixels once
+    /// each); all of them where `before` is missing or of another size.
+    static func differing(_ frame: RGBAImage, from before: RGBAImage?, within boxes: [PixelRect]?) -> Int {
+        let w = frame.width, h = frame.height
+        guard let before, before.width == w, before.height == h else { return w * h }
+        let boxes = boxes ?? [PixelRect(x0: 0, y0: 0, x1: w, y1: h)]
+        var count = 0
+        frame.pixels.withUnsafeBytes { fb in
+            before.pixels.withUnsafeBytes { bb in
+                let f = fb.bindMemory(to: UInt32.self), b = bb.bindMemory(to: UInt32.self)
+                for r in boxes {
+                    let x0 = max(0, r.x0), y0 = max(0, r.y0), x1 = min(w, r.x1), y1 = min(h, r.y1)
+                    guard x1 > x0, y1 > y0 else { continue }
+                    for y in y0..<y1 {
+                        let row = y * w
+                        for x in x0..<x1 where f[row + x] != b[row + x] { count += 1 }
+                    }
+                }
+            }
+        }
+        return count
     }
 
     /// The frames whole again, in order (each replay its own running frame).
@@ -133,8 +173,12 @@ package final class FrameCollector {
         package init(_ owner: FrameCollector) { self.owner = owner }
         package func write(_ frame: RGBAImage, index: Int) throws { owner.add(frame, changed: nil) }
         package func write(_ frame: RGBAImage, index: Int, changed: [PixelRect]?) throws { owner.add(frame, changed: changed) }
-        package func finish() throws {}
-        package func abort() { owner.kept.removeAll() }
+        package func finish() throws { owner.previous = nil }
+        package func abort() {
+            owner.kept.removeAll()
+            owner.changedPixels.removeAll()
+            owner.previous = nil
+        }
         package var bytesWritten: Int? { nil }
     }
 }

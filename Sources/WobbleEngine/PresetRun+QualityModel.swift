@@ -13,6 +13,8 @@ extension PresetRun {
         package static let top = 95, second = 80
         package let limit: Int
         package private(set) var tried: [Candidate] = []
+        /// The slope a single size is carried on with (`priorSlope` unless a sample said otherwise).
+        package var oneSizeSlope = priorSlope
 
         package init(limit: Int) { self.limit = limit }
 
@@ -46,9 +48,16 @@ extension PresetRun {
         /// line says it does not; `oneByOneMost` tries at most, then the
         /// lowest quality where none fitted; or at once where a file fits
         /// within `closeEnough` of the limit.
-        package static func searchOneByOne(limit: Int, encode: ([Int]) throws -> [Candidate]) throws -> Candidate? {
+        ///
+        /// `first`: the first quality tried (80 where nothing better is
+        /// known; `WebPSample` predicts one); `slope`: the slope of
+        /// log(bytes) against quality that one size is carried on with
+        /// (`priorSlope` where none is known).
+        package static func searchOneByOne(limit: Int, first: Int = second, slope: Double? = nil,
+                                           encode: ([Int]) throws -> [Candidate]) throws -> Candidate? {
             var model = QualityModel(limit: limit)
-            model.add(try encode([second]))
+            if let slope, slope.isFinite, slope > 0 { model.oneSizeSlope = slope }
+            model.add(try encode([min(top, max(PresetRun.lowestQuality, first))]))
             while model.tried.count < oneByOneMost {
                 let q = model.predict()
                 if let best = model.best {
@@ -125,7 +134,7 @@ extension PresetRun {
                 at = Double(pair[0].key) + (log(Double(limit)) - log(Double(pair[0].value))) / slope
             } else if pair.count == 1, pair[0].value > 0 {
                 // One size: carried on with the prior slope.
-                at = Double(pair[0].key) + (log(Double(limit)) - log(Double(pair[0].value))) / Self.priorSlope
+                at = Double(pair[0].key) + (log(Double(limit)) - log(Double(pair[0].value))) / oneSizeSlope
             }
             // (Within Int's range: a quality far off is clamped by the caller.)
             return at.flatMap { $0.isFinite ? min(1e6, max(-1e6, $0)) : nil }

@@ -20,6 +20,9 @@ extension PresetRun {
         /// the quality cap) and its second passes.
         package var bitrate: Int?
         package var passes = 0
+        /// The whole encodes the search made to find it (a sample's are
+        /// not counted).
+        package var tries = 0
 
         package init(format: OutputFormat, bytes: Int, level: Int, data: [UInt8] = []) {
             self.format = format
@@ -46,8 +49,10 @@ extension PresetRun {
     ///   ratio: `ColourBits.stillRatio`), then the level its size predicts,
     ///   then the levels the sizes predict (`ColourBits`); the most bits
     ///   that fit.
-    /// - WebP: one try at a time (`QualityModel.searchOneByOne`): 80, then
-    ///   the qualities the sizes predict.
+    /// - WebP: one try at a time (`QualityModel.searchOneByOne`): first the
+    ///   quality a sample of the frames predicts within 93% of the limit
+    ///   (`WebPSample`; 80 where the clip is too short for one), then the
+    ///   qualities the sizes predict.
     /// - A quality (video, GIF): bytes against quality are smooth,
     ///   close to exponential, so the search predicts instead of bisecting.
     ///   Round 1 tries the top (`QualityModel.top`, done when it fits) and a
@@ -63,9 +68,11 @@ extension PresetRun {
         let spec = OutputPlan.Frames(width: frames.canvas.0, height: frames.canvas.1, fps: fps,
                                      count: frames.count, fullRender: true, loop: loop,
                                      quality: nil, alpha: true, matte: options.matte)
+        var tries = 0
         /// Each of `levels` encoded into memory at once; the files' sizes,
         /// and the bytes of those that fit.
         func encode(_ levels: [Int]) throws -> [Candidate] {
+            tries += levels.count
             let results = Mutex<[Result<Candidate, any Error>?]>(Array(repeating: nil, count: levels.count))
             // WebP's encoder holds several whole canvases (8.6 MB at 512×512)
             // and already codes on a second thread: its tries run one after
@@ -87,20 +94,67 @@ extension PresetRun {
             smallest = min(smallest, done.map(\.bytes).min() ?? Int.max)
             return done
         }
+        var found: Candidate?
         if apng {
             var replay = frames.replay()
             let ratio = ColourBits.stillRatio(frames.still ?? replay.frame(0).image)
-            return try ColourBits.search(limit: p.byteLimit, nextRatio: ratio, encode: encode)
+            found = try ColourBits.search(limit: p.byteLimit, nextRatio: ratio, encode: encode)
+        } else if format == .webp {
+            let start = try webpFirstQuality(frames, spec: spec)
+            found = try QualityModel.searchOneByOne(limit: p.byteLimit, first: start?.quality ?? QualityModel.second,
+                                                    slope: start?.slope, encode: encode)
+        } else {
+            found = try QualityModel.search(limit: p.byteLimit, encode: encode)
         }
-        if format == .webp { return try QualityModel.searchOneByOne(limit: p.byteLimit, encode: encode) }
-        return try QualityModel.search(limit: p.byteLimit, encode: encode)
+        found?.tries = tries
+        return found
+    }
+
+    /// WebP's first quality and the slope of log(bytes) against quality
+    /// there, from a sample of the frames (`WebPSample`): the sample at
+    /// 80, then its first part at the quality that says fits, again where
+    /// the two say a quality more than `WebPSample.near` steps away (the
+    /// curve bends: a slope is trusted only near where it was measured),
+    /// `WebPSample.partTries` times at most; nil where the clip is too
+    /// short for a sample or the sample cannot be read.
+    func webpFirstQuality(_ frames: FrameCollector, spec: OutputPlan.Frames) throws -> (quality: Int, slope: Double)? {
+        guard frames.changedPixels.count == frames.count, let sample = WebPSample(changed: frames.changedPixels) else { return nil }
+        let limit = preset.byteLimit, prior = QualityModel.priorSlope
+        /// The clip frames `list` encoded at `q`, read back frame by frame.
+        func encode(_ list: [Int], _ q: Int) throws -> (bytes: [Int: Int], rest: Int)? {
+            let stage = Stage()
+            let c = try self.encode(frames, spec: spec, format: .webp, level: q, only: list)
+            stage.trace("webp sample of \(list.count) frames at \(q): \(c.bytes) bytes")
+            return c.data.isEmpty ? nil : WebPSample.frameBytes(c.data, list: list, fps: spec.fps)
+        }
+        let q0 = QualityModel.second
+        guard let readA = try encode(sample.frames, q0) else { return nil }
+        let a = sample.sizes(readA, list: sample.frames, quality: q0), partA = sample.sizes(readA, list: sample.part, quality: q0)
+        guard var chosen = sample.quality(limit: limit, from: a, firstSlope: prior, addedSlope: prior) else { return nil }
+        func said(_ slopes: (Double, Double)) -> String {
+            "\(chosen.quality), predicted \(Int(sample.predicted(chosen.quality, from: a, firstSlope: slopes.0, addedSlope: slopes.1) ?? 0)) bytes"
+        }
+        Stage().trace("webp sample at \(q0): \(said((prior, prior)))")
+        var measured = q0
+        for _ in 0..<WebPSample.partTries where abs(chosen.quality - measured) > WebPSample.near {
+            measured = chosen.quality
+            guard let readB = try encode(sample.part, measured) else { break }
+            let slopes = WebPSample.slopes(partA, sample.sizes(readB, list: sample.part, quality: measured))
+            guard let next = sample.quality(limit: limit, from: a, firstSlope: slopes.first, addedSlope: slopes.added) else { break }
+            chosen = next
+            Stage().trace("webp sample slopes \(String(format: "%.4f", slopes.first)), \(String(format: "%.4f", slopes.added)) to \(measured): \(said(slopes))")
+        }
+        return chosen
     }
 
     /// One try: `frames` encoded into memory as `format` at `level`
     /// (quality, or APNG colour bits), or as one pass of a two-pass video.
     /// A try over the limit keeps only its size, not its bytes.
+    /// `only`: the frames encoded (increasing; all where nil), as an
+    /// animation of those frames alone (a sample: each frame's changed
+    /// boxes not passed on).
     package func encode(_ frames: FrameCollector, spec: OutputPlan.Frames, format: OutputFormat, level: Int,
-                        twoPass: VideoSink.TwoPass? = nil) throws -> Candidate {
+                        twoPass: VideoSink.TwoPass? = nil, only: [Int]? = nil) throws -> Candidate {
         let p = preset
         let apng = format == .apng
         // Named for messages (and a video's container) only: nothing is written there.
@@ -108,23 +162,37 @@ extension PresetRun {
             ?? (apng ? "\(level) bits" : "quality \(level)")
         let name = "\(p.name) try at \(what)\(format.extensions.first ?? "")"
         let plan = OutputPlan(format: format, path: name)
-        let memory = MemoryStream(shown: name, cap: p.byteLimit)
+        // (A sample is read back chunk by chunk whatever its size: a few
+        // times the limit at most, where a clip is far over it.)
+        let memory = MemoryStream(shown: name, cap: only == nil ? p.byteLimit : p.byteLimit * Self.sampleCap)
         var s = spec
         s.quality = apng ? nil : level
         s.twoPass = twoPass
+        if let only { s.count = only.count }
         var replay = frames.replay()
         guard let sink = try plan.makeSink(s, to: memory, still: { frames.still ?? replay.frame(0).image }) else {
             throw RunError("\(p.name): no output")
         }
         replay = frames.replay()
-        try streamFrames(0..<frames.count, into: sink, reporter: ProgressReporter(total: frames.count, quiet: true),
-                         control: options.control) { k in
-            let f = replay.frame(k)
-            return (apng ? Posterize.apply(f.image, bits: level) : f.image, k, f.changed)
+        let items = only ?? Array(0..<frames.count)
+        var next = 0
+        try streamFrames(items.indices, into: sink, reporter: ProgressReporter(total: items.count, quiet: true),
+                         control: options.control) { j in
+            // (The frames between a sample's frames replayed and let go at once.)
+            while next < items[j] {
+                _ = replay.frame(next)
+                next += 1
+            }
+            let f = replay.frame(next)
+            next += 1
+            return (apng ? Posterize.apply(f.image, bits: level) : f.image, j, only == nil ? f.changed : nil)
         }
         let bytes = sink.bytesWritten ?? Int.max
         return Candidate(format: format, bytes: bytes, level: level, data: memory.overflowed ? [] : memory.take())
     }
+
+    /// How many times the limit a sample's bytes are kept up to.
+    static let sampleCap = 4
 
     /// How far above the limit's bitrate (limit × 8 / seconds) pass 2
     /// aims: libvpx's rate control undershoots the rate asked.

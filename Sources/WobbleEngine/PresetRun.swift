@@ -26,7 +26,8 @@ import Synchronization
 ///    search only where that fails. For each other format the platform
 ///    takes (Discord: APNG and GIF) the quality is searched (`search`: each try a whole file encoded into
 ///    memory, through the output table: GIF's two at a time, WebP's one
-///    at a time; the quality predicted from the sizes of the first tries)
+///    at a time, its first predicted from a sample of the frames; the
+///    quality predicted from the sizes of the first tries)
 ///    for the best that fits the byte limit; APNG is lossless, so there fewer colour
 ///    levels are tried (4 bits a channel first, alone: where it does not
 ///    fit, nothing does; then the level its size predicts, then the level
@@ -133,7 +134,9 @@ package struct PresetRun {
             // Packed where the search's peak is this process's (WebP, APNG,
             // GIF); a video's peak is ffmpeg's own, so its frames are kept
             // as they are (unpacking them for each try costs time).
-            let collector = FrameCollector(canvas: canvas, packs: formats.contains { $0.video == nil })
+            // The changed pixels are counted for WebP's sample only.
+            let collector = FrameCollector(canvas: canvas, packs: formats.contains { $0.video == nil },
+                                           countsChanges: formats.contains(.webp))
             var runner = Runner(options: chosen)
             runner.announces = false
             runner.makeSink = { f, still in try collector.start(f, still: still) }

@@ -128,3 +128,28 @@ private final class WebPWork: @unchecked Sendable {
         animation = nil
     }
 }
+
+/// The frames of an animated WebP as its file stores them: each `ANMF`
+/// chunk's size (its 8-byte header and padding included) and duration
+/// (ms). Frames libwebp merged into the one before (equal pixels) are not
+/// there; their time is in that frame's duration. Nil where `file` is not
+/// a RIFF WebP or a chunk runs past its end.
+public enum WebPFrames {
+    public static func sizes(_ file: [UInt8]) -> [(bytes: Int, duration: Int)]? {
+        guard file.count >= 12, file[0..<4].elementsEqual("RIFF".utf8), file[8..<12].elementsEqual("WEBP".utf8) else { return nil }
+        func le(_ i: Int, _ n: Int) -> Int { (0..<n).reduce(0) { $0 | Int(file[i + $1]) << (8 * $1) } }
+        var out: [(bytes: Int, duration: Int)] = []
+        var i = 12
+        while i + 8 <= file.count {
+            let size = le(i + 4, 4), padded = size + (size & 1)
+            guard i + 8 + size <= file.count else { return nil }
+            if file[i..<(i + 4)].elementsEqual("ANMF".utf8) {
+                // X, Y, width − 1, height − 1 (3 bytes each), then the duration (3 bytes).
+                guard size >= 16 else { return nil }
+                out.append((bytes: 8 + padded, duration: le(i + 8 + 12, 3)))
+            }
+            i += 8 + padded
+        }
+        return out
+    }
+}
