@@ -71,20 +71,26 @@ struct GIFPalette {
     /// palette about 140 ms of wall time on two free cores instead of
     /// 200 ms, and 205–215 ms of CPU instead of 235.
     ///
-    /// `quantizerSpeed` (default `speed`) is the quantiser's alone; the
-    /// remap keeps `speed` (its edge-aware dithering is what the speed
-    /// buys there).
-    init(still: RGBAImage, speed: Int32, quantizerSpeed: Int32? = nil, dithering: Float, maxColors: Int = 255, what: String) throws {
+    /// `oneFrame`: the palette of a GIF of one frame, which is most of that
+    /// GIF's cost (a clip's palette serves every frame): see `OneFrame`.
+    /// The remap keeps `speed` either way (its edge-aware dithering is what
+    /// the speed buys there).
+    init(still: RGBAImage, speed: Int32, oneFrame: Bool = false, dithering: Float, maxColors: Int = 255, what: String) throws {
         let maxColors = Int32(min(255, max(2, maxColors)))
         let w = still.width, h = still.height
         // Binary alpha, as the GIF shows it: the quantiser then spends no
         // colours on alpha variations, and transparent pixels' RGB do not
         // pull the palette.
         var flat = still.pixels
-        let histogram = Histogram(binarizing: &flat)
+        let histogram = Histogram(binarizing: &flat, denseShare: oneFrame ? OneFrame.denseShare : Histogram.denseShare)
         // 255 opaque colours + the reserved index; with transparent pixels
         // the quantiser's own transparent entry becomes that index.
         let liqMax = histogram.transparentPixels > 0 ? maxColors + 1 : maxColors
+        // What `refine` sums over: the still's distinct colours, or for one
+        // frame the histogram's cubes (unless they are few: a still of few
+        // colours keeps them exactly).
+        let cubes = oneFrame && histogram.entries.count > Int(maxColors) ? Distinct(histogram) : nil
+        let quantizerSpeed = oneFrame ? OneFrame.quantizerSpeed : speed
         // The still is remapped in bands of rows, on as many threads (the
         // same bands whatever the cores: the same bytes).
         let bands = h >= GIFPalette.bandRows * 2 ? 2 : 1
@@ -101,7 +107,7 @@ struct GIFPalette {
             var cpu = GIFPalette.parallel(2) { c in
                 if c == 0 {
                     found.set(0, Result {
-                        try GIFPalette.quantize(histogram, maxColors: liqMax, speed: quantizerSpeed ?? speed, what: what)
+                        try GIFPalette.quantize(histogram, maxColors: liqMax, speed: quantizerSpeed, what: what)
                     })
                 } else {
                     images.set(0, Result {
@@ -113,7 +119,7 @@ struct GIFPalette {
                             return image
                         }
                     })
-                    distinct.set(0, Distinct(pixels))
+                    distinct.set(0, cubes ?? Distinct(pixels))
                 }
             }
             // The quantiser saw cube means: a few rounds of k-means over the
@@ -175,6 +181,29 @@ struct GIFPalette {
     /// to the second, and each band's contrast maps see only its rows; on
     /// `Scripts/bench-gif.sh` the same PSNR, 18 bytes smaller.)
     static let bandRows = 32
+
+    /// What a one-frame GIF's palette does differently (`oneFrame`).
+    ///
+    /// Measured on the 480×360 latte still (release build, 2 cores, CPU
+    /// time, each step timed on its thread): as a clip's first
+    /// frame the palette takes about 72 ms: the histogram 3, the quantiser
+    /// 17 (at speed 6), contrast maps 5, the distinct colours 4, `refine`
+    /// 14, the dithered remap 30 (two bands of 15). With these settings
+    /// about 59 ms (the quantiser 14, `refine` 6, no distinct colours), for
+    /// 40.43 dB and 125,134 bytes against 40.44 dB and 124,859.
+    enum OneFrame {
+        /// libimagequant's speed for the quantiser: at 6 the palette takes
+        /// about 110 ms of wall time instead of 155 at 2 (40.44 dB instead
+        /// of 40.52, 0.3% more bytes); at 7 (one median cut, one k-means
+        /// round) it loses 0.14 dB, at 8 and above the input is posterised
+        /// (0.17 dB and more).
+        static let quantizerSpeed: Int32 = 6
+        /// The histogram's cubes split in eight where they hold more than
+        /// this share of the pixels (a clip's: `Histogram.denseShare`):
+        /// 11,884 entries instead of 15,231, the quantiser a fifth faster;
+        /// fewer (9,426 at 1/1500, or 5-bit cubes) lose 0.05 dB and more.
+        static let denseShare = 1.0 / 3000
+    }
 
     /// One band of rows remapped: its indices and the palette they index.
     struct Band: Sendable {
@@ -418,6 +447,20 @@ struct GIFPalette {
 
         init() {}
 
+        /// The opaque entries of `histogram` (each a cube's mean colour
+        /// with its pixel count), ascending as the pixels' colours are:
+        /// sums over them are those of the pixels give or take each cube's
+        /// rounding, for a fifth of the work. (The cubes are disjoint, so
+        /// their means are distinct colours.)
+        init(_ histogram: Histogram) {
+            var packed = histogram.entries.compactMap { e in
+                e.color.a >= 128 ? UInt64(e.color.r) << 48 | UInt64(e.color.g) << 40 | UInt64(e.color.b) << 32 | UInt64(e.count) : nil
+            }
+            packed.sort()
+            keys = packed.map { UInt32(truncatingIfNeeded: $0 >> 32) }
+            counts = packed.map { UInt32(truncatingIfNeeded: $0) }
+        }
+
         init(_ p: UnsafeRawBufferPointer) {
             var a: [UInt32] = []
             a.reserveCapacity(p.count / 4)
@@ -478,7 +521,7 @@ struct GIFPalette {
 
         /// Gathers `pixels` (RGBA) and makes their alpha binary on the way:
         /// alpha < 128 becomes a transparent black pixel, any other 255.
-        init(binarizing pixels: inout [UInt8]) {
+        init(binarizing pixels: inout [UInt8], denseShare: Double = Histogram.denseShare) {
             // Per coarse cube: its slot in the sums (-1: empty), slots in
             // the order the cubes first appear; per pixel its slot (-1:
             // transparent), so the sums and the dense cubes' pass need not
@@ -517,7 +560,7 @@ struct GIFPalette {
                 }
             }
             let opaque = pixels.count / 4 - transparent
-            let dense = max(16, Int(Double(opaque) * Histogram.denseShare))
+            let dense = max(16, Int(Double(opaque) * denseShare))
             // The dense cubes' eight sub-cubes: per dense slot, 8 × (r, g, b, count).
             var fineBase = [Int32](repeating: -1, count: slots)
             var fineCount = 0
