@@ -49,18 +49,18 @@ wait(1)
 LUA
 
 timed() {   # $1: file to append "wall cpu" to; the rest: the command
-  # (getrusage of the child: CPU time to the microsecond, where
+  # (the child's own rusage from wait4: CPU time to the microsecond, where
   # /usr/bin/time prints 10 ms steps)
   local out=$1; shift
   python3 -c '
-import resource, subprocess, sys, time
+import os, sys, time
 t = time.monotonic()
-with open(sys.argv[1], "a") as err:
-    code = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err).returncode
-wall = time.monotonic() - t
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(f"{wall:.4f} {u.ru_utime + u.ru_stime:.4f}")
-sys.exit(code)' "$tmp/stderr" "$@" >> "$out"
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ, file_actions=[
+    (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+    (os.POSIX_SPAWN_OPEN, 2, sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)])
+_, status, ru = os.wait4(pid, 0)
+print(f"{time.monotonic() - t:.4f} {ru.ru_utime + ru.ru_stime:.4f}")
+sys.exit(os.waitstatus_to_exitcode(status))' "$tmp/stderr" "$@" >> "$out"
 }
 median() { sort -g | awk '{a[NR] = $1} END {printf "%.3f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 col() { awk -v c="$2" '{print $c}' "$1" | median; }
