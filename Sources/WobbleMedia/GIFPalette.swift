@@ -630,6 +630,15 @@ final class GIFNearestColor {
     private var used = 0
     /// Scratch of `build`: each colour's least distance to the cell.
     private let minD: UnsafeMutablePointer<Int32>
+    /// The same lists for cells 4×4×4 times larger (`bits - 2` a channel),
+    /// built lazily too: a cell's list is a subset of its coarse cell's
+    /// (a colour farther from the coarse cell than some colour's farthest
+    /// point is farther from every point inside it), so a cell is built
+    /// from its coarse cell's few colours instead of all of them, to the
+    /// same list in the same order.
+    private let coarseBits: Int, coarseStart: UnsafeMutablePointer<Int32>, coarseCount: UnsafeMutablePointer<UInt16>
+    private let coarseCandidates: UnsafeMutablePointer<UInt8>
+    private var coarseUsed = 0
 
     init(rgb: [UInt8], cellBits: Int = 5) {
         n = max(1, rgb.count / 3)
@@ -648,11 +657,19 @@ final class GIFNearestColor {
         cellCount.initialize(repeating: 0, count: cells)
         candidates = .allocate(capacity: cells * n)
         minD = .allocate(capacity: n)
+        coarseBits = max(0, cellBits - 2)
+        let coarseCells = 1 << (3 * coarseBits)
+        coarseStart = .allocate(capacity: coarseCells)
+        coarseStart.initialize(repeating: -1, count: coarseCells)
+        coarseCount = .allocate(capacity: coarseCells)
+        coarseCount.initialize(repeating: 0, count: coarseCells)
+        coarseCandidates = .allocate(capacity: coarseCells * n)
     }
 
     deinit {
         pr.deallocate(); pg.deallocate(); pb.deallocate()
         cellStart.deallocate(); cellCount.deallocate(); candidates.deallocate(); minD.deallocate()
+        coarseStart.deallocate(); coarseCount.deallocate(); coarseCandidates.deallocate()
     }
 
     /// The palette index nearest to `(r, g, b)`.
@@ -676,8 +693,34 @@ final class GIFNearestColor {
     }
 
     private func build(_ cell: Int) -> Int {
-        let mask = (1 << bits) - 1, s = Int32(shift)
-        let lo = (Int32(cell >> (2 * bits)) << s, Int32((cell >> bits) & mask) << s, Int32(cell & mask) << s)
+        let mask = (1 << bits) - 1
+        let (x, y, z) = (cell >> (2 * bits), (cell >> bits) & mask, cell & mask)
+        // The coarse cell's list first (from every colour), then this
+        // cell's from it.
+        let drop = bits - coarseBits, coarseMask = (1 << coarseBits) - 1
+        let coarse = (x >> drop) << (2 * coarseBits) | ((y >> drop) & coarseMask) << coarseBits | ((z >> drop) & coarseMask)
+        if coarseStart[coarse] < 0 {
+            let start = coarseUsed
+            coarseUsed += select(x >> drop, y >> drop, z >> drop, shift: 8 - coarseBits, from: nil, count: n,
+                                 into: coarseCandidates + start)
+            coarseStart[coarse] = Int32(start)
+            coarseCount[coarse] = UInt16(coarseUsed - start)
+        }
+        let start = used
+        used += select(x, y, z, shift: Int(shift), from: coarseCandidates + Int(coarseStart[coarse]),
+                       count: Int(coarseCount[coarse]), into: candidates + start)
+        cellStart[cell] = Int32(start)
+        cellCount[cell] = UInt16(used - start)
+        return start
+    }
+
+    /// Writes to `out` the colours (of `from`'s `count` indices, ascending,
+    /// or of all when nil) that can be nearest to some point of the cell
+    /// (x, y, z) of side `1 << shift`; returns how many.
+    private func select(_ x: Int, _ y: Int, _ z: Int, shift: Int, from: UnsafeMutablePointer<UInt8>?, count: Int,
+                        into out: UnsafeMutablePointer<UInt8>) -> Int {
+        let s = Int32(shift)
+        let lo = (Int32(x) << s, Int32(y) << s, Int32(z) << s)
         let side = (Int32(1) << s) - 1
         let hi = (lo.0 + side, lo.1 + side, lo.2 + side)
         @inline(__always) func axis(_ p: Int32, _ l: Int32, _ h: Int32) -> (min: Int32, max: Int32) {
@@ -686,18 +729,17 @@ final class GIFNearestColor {
             return (dmin * dmin, dmax * dmax)
         }
         var bound = Int32.max
-        for i in 0..<n {
+        for k in 0..<count {
+            let i = from.map { Int($0[k]) } ?? k
             let a = axis(pr[i], lo.0, hi.0), b = axis(pg[i], lo.1, hi.1), c = axis(pb[i], lo.2, hi.2)
-            minD[i] = a.min + b.min + c.min
+            minD[k] = a.min + b.min + c.min
             bound = min(bound, a.max + b.max + c.max)
         }
-        let start = used
-        for i in 0..<n where minD[i] <= bound {
-            candidates[used] = UInt8(i)
-            used += 1
+        var m = 0
+        for k in 0..<count where minD[k] <= bound {
+            out[m] = from.map { $0[k] } ?? UInt8(k)
+            m += 1
         }
-        cellStart[cell] = Int32(start)
-        cellCount[cell] = UInt16(used - start)
-        return start
+        return m
     }
 }

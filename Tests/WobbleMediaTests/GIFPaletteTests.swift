@@ -126,6 +126,45 @@ final class GIFPaletteTests: XCTestCase {
         XCTAssertEqual(fine, 4 * coarse, "each cube split in four (b is constant)")
     }
 
+    /// The nearest-colour grid (its cells' lists built from coarser
+    /// cells' lists) finds exactly what a search of every colour finds,
+    /// the lowest index on a tie, at both cell sizes, for palettes of 1 to
+    /// 255 colours with duplicates, and for every colour of a coarse grid
+    /// of the RGB cube plus random ones.
+    func testNearestColourIsTheExhaustiveSearchsAnswer() {
+        var state: UInt32 = 99
+        func next() -> UInt8 {
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16)
+        }
+        for count in [1, 2, 17, 200, 255] {
+            var rgb = (0..<(count * 3)).map { _ in next() }
+            if count > 2 { rgb[3..<6] = rgb[0..<3] }   // a duplicate: the lower index wins
+            func exhaustive(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+                var best = 0, bestD = Int.max
+                for i in 0..<count {
+                    let dr = Int(rgb[i * 3]) - Int(r), dg = Int(rgb[i * 3 + 1]) - Int(g), db = Int(rgb[i * 3 + 2]) - Int(b)
+                    let d = dr * dr + dg * dg + db * db
+                    if d < bestD { bestD = d; best = i }
+                }
+                return UInt8(best)
+            }
+            for bits in [4, 5] {
+                let grid = GIFNearestColor(rgb: rgb, cellBits: bits)
+                var probes: [(UInt8, UInt8, UInt8)] = []
+                for r in stride(from: 0, through: 255, by: 15) {
+                    for g in stride(from: 0, through: 255, by: 15) {
+                        for b in stride(from: 0, through: 255, by: 15) { probes.append((UInt8(r), UInt8(g), UInt8(b))) }
+                    }
+                }
+                for _ in 0..<20_000 { probes.append((next(), next(), next())) }
+                for (r, g, b) in probes where grid.index(r, g, b) != exhaustive(r, g, b) {
+                    return XCTFail("\(count) colours, \(bits) bits: (\(r), \(g), \(b)) gave \(grid.index(r, g, b)), not \(exhaustive(r, g, b))")
+                }
+            }
+        }
+    }
+
     /// The sums are integers: one chunk, two, three on as many threads all
     /// give the reference's palette exactly.
     func testRefineOnDistinctColoursInChunksEqualsPixelKMeans() {
