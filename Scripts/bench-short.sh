@@ -4,7 +4,9 @@
 #  1. One 480x360 frame (the latte photo scaled, --frames 0-0) written as a
 #     GIF against the same frame written as a PNG file, whole process (exec
 #     to exit), GLES and CPU backends, interleaved runs, medians of wall and
-#     CPU (user + system) time; the goal is GIF <= 1.5x PNG (GLES, wall).
+#     CPU (user + system) time, and their ratios; the goals are GIF <=
+#     1.5x PNG (GLES, wall) and, issue 45's, <= 1.3x (CPU backend, the
+#     default without a GPU, CPU time: the stricter of the two measures).
 #     Also the GIF's bytes and PSNR against the PNG.
 #  2. A one-second clip (451x300 cat photo, 30 frames, two regions moving)
 #     as a GIF: wall and CPU time, and the palette's CPU and wall time as
@@ -47,9 +49,18 @@ wait(1)
 LUA
 
 timed() {   # $1: file to append "wall cpu" to; the rest: the command
+  # (the child's own rusage from wait4: CPU time to the microsecond, where
+  # /usr/bin/time prints 10 ms steps)
   local out=$1; shift
-  /usr/bin/time -f '%e %U %S' -o "$tmp/t" "$@" >/dev/null 2>>"$tmp/stderr"
-  awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/t" >> "$out"
+  python3 -c '
+import os, sys, time
+t = time.monotonic()
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ, file_actions=[
+    (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+    (os.POSIX_SPAWN_OPEN, 2, sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)])
+_, status, ru = os.wait4(pid, 0)
+print(f"{time.monotonic() - t:.4f} {ru.ru_utime + ru.ru_stime:.4f}")
+sys.exit(os.waitstatus_to_exitcode(status))' "$tmp/stderr" "$@" >> "$out"
 }
 median() { sort -g | awk '{a[NR] = $1} END {printf "%.3f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 col() { awk -v c="$2" '{print $c}' "$1" | median; }
@@ -89,7 +100,10 @@ for b in "${builds[@]}"; do
   done
   g=$(awk -v a="$(col "$b-gles-gif.times" 1)" -v b="$(col "$b-gles-png.times" 1)" 'BEGIN { printf "%.2f", a / b }')
   c=$(awk -v a="$(col "$b-cpu-gif.times" 1)" -v b="$(col "$b-cpu-png.times" 1)" 'BEGIN { printf "%.2f", a / b }')
+  gc=$(awk -v a="$(col "$b-gles-gif.times" 2)" -v b="$(col "$b-gles-png.times" 2)" 'BEGIN { printf "%.2f", a / b }')
+  cc=$(awk -v a="$(col "$b-cpu-gif.times" 2)" -v b="$(col "$b-cpu-png.times" 2)" 'BEGIN { printf "%.2f", a / b }')
   mkdir -p "ref-$b" && cp "$b-gles.png" "ref-$b/frame_00000.png"
+  echo "  GIF / PNG (CPU time): GLES ${gc}x, CPU backend ${cc}x"
   echo "  GIF / PNG (wall): GLES ${g}x, CPU backend ${c}x; GIF $(stat -c %s "$b-gles.gif") bytes at $(python3 "$psnr" "$b-gles.gif" "ref-$b") dB (PNG $(stat -c %s "$b-gles.png") bytes)"
   pal=$(awk -v r="$b-second" '$1 == r {print $2}' palette.log | median)
   palwall=n/a
@@ -99,6 +113,7 @@ for b in "${builds[@]}"; do
     "$(awk -v p="${pal:-0}" -v c="$(col "$b-second.times" 2)" 'BEGIN { printf "%.0f%%", p / 10 / c }')" "$(stat -c %s "$b-second.gif")"
   if [[ $b == after ]]; then
     awk -v r="$g" 'BEGIN { exit !(r <= 1.5) }' && echo "PASS one-frame GIF <= 1.5x PNG (GLES)" || { echo "FAIL one-frame GIF <= 1.5x PNG (GLES)"; status=1; }
+    awk -v r="$cc" 'BEGIN { exit !(r <= 1.3) }' && echo "PASS one-frame GIF <= 1.3x PNG (CPU backend, CPU time)" || { echo "FAIL one-frame GIF <= 1.3x PNG (CPU backend, CPU time)"; status=1; }
   fi
 done
 exit $status

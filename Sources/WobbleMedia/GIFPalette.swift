@@ -71,20 +71,26 @@ struct GIFPalette {
     /// palette about 140 ms of wall time on two free cores instead of
     /// 200 ms, and 205–215 ms of CPU instead of 235.
     ///
-    /// `quantizerSpeed` (default `speed`) is the quantiser's alone; the
-    /// remap keeps `speed` (its edge-aware dithering is what the speed
-    /// buys there).
-    init(still: RGBAImage, speed: Int32, quantizerSpeed: Int32? = nil, dithering: Float, maxColors: Int = 255, what: String) throws {
+    /// `oneFrame`: the palette of a GIF of one frame, which is most of that
+    /// GIF's cost (a clip's palette serves every frame): see `OneFrame`.
+    /// The remap keeps `speed` either way (its edge-aware dithering is what
+    /// the speed buys there).
+    init(still: RGBAImage, speed: Int32, oneFrame: Bool = false, dithering: Float, maxColors: Int = 255, what: String) throws {
         let maxColors = Int32(min(255, max(2, maxColors)))
         let w = still.width, h = still.height
         // Binary alpha, as the GIF shows it: the quantiser then spends no
         // colours on alpha variations, and transparent pixels' RGB do not
         // pull the palette.
         var flat = still.pixels
-        let histogram = Histogram(binarizing: &flat)
+        let histogram = Histogram(binarizing: &flat, denseShare: oneFrame ? OneFrame.denseShare : Histogram.denseShare)
         // 255 opaque colours + the reserved index; with transparent pixels
         // the quantiser's own transparent entry becomes that index.
         let liqMax = histogram.transparentPixels > 0 ? maxColors + 1 : maxColors
+        // What `refine` sums over: the still's distinct colours, or for one
+        // frame the histogram's cubes (unless they are few: a still of few
+        // colours keeps them exactly).
+        let cubes = oneFrame && histogram.entries.count > Int(maxColors) ? Distinct(histogram) : nil
+        let quantizerSpeed = oneFrame ? OneFrame.quantizerSpeed : speed
         // The still is remapped in bands of rows, on as many threads (the
         // same bands whatever the cores: the same bytes).
         let bands = h >= GIFPalette.bandRows * 2 ? 2 : 1
@@ -101,7 +107,7 @@ struct GIFPalette {
             var cpu = GIFPalette.parallel(2) { c in
                 if c == 0 {
                     found.set(0, Result {
-                        try GIFPalette.quantize(histogram, maxColors: liqMax, speed: quantizerSpeed ?? speed, what: what)
+                        try GIFPalette.quantize(histogram, maxColors: liqMax, speed: quantizerSpeed, what: what)
                     })
                 } else {
                     images.set(0, Result {
@@ -113,7 +119,7 @@ struct GIFPalette {
                             return image
                         }
                     })
-                    distinct.set(0, Distinct(pixels))
+                    distinct.set(0, cubes ?? Distinct(pixels))
                 }
             }
             // The quantiser saw cube means: a few rounds of k-means over the
@@ -175,6 +181,29 @@ struct GIFPalette {
     /// to the second, and each band's contrast maps see only its rows; on
     /// `Scripts/bench-gif.sh` the same PSNR, 18 bytes smaller.)
     static let bandRows = 32
+
+    /// What a one-frame GIF's palette does differently (`oneFrame`).
+    ///
+    /// Measured on the 480×360 latte still (release build, 2 cores, CPU
+    /// time, each step timed on its thread): as a clip's first
+    /// frame the palette takes about 72 ms: the histogram 3, the quantiser
+    /// 17 (at speed 6), contrast maps 5, the distinct colours 4, `refine`
+    /// 14, the dithered remap 30 (two bands of 15). With these settings
+    /// about 59 ms (the quantiser 14, `refine` 6, no distinct colours), for
+    /// 40.43 dB and 125,134 bytes against 40.44 dB and 124,859.
+    enum OneFrame {
+        /// libimagequant's speed for the quantiser: at 6 the palette takes
+        /// about 110 ms of wall time instead of 155 at 2 (40.44 dB instead
+        /// of 40.52, 0.3% more bytes); at 7 (one median cut, one k-means
+        /// round) it loses 0.14 dB, at 8 and above the input is posterised
+        /// (0.17 dB and more).
+        static let quantizerSpeed: Int32 = 6
+        /// The histogram's cubes split in eight where they hold more than
+        /// this share of the pixels (a clip's: `Histogram.denseShare`):
+        /// 11,884 entries instead of 15,231, the quantiser a fifth faster;
+        /// fewer (9,426 at 1/1500, or 5-bit cubes) lose 0.05 dB and more.
+        static let denseShare = 1.0 / 3000
+    }
 
     /// One band of rows remapped: its indices and the palette they index.
     struct Band: Sendable {
@@ -418,6 +447,20 @@ struct GIFPalette {
 
         init() {}
 
+        /// The opaque entries of `histogram` (each a cube's mean colour
+        /// with its pixel count), ascending as the pixels' colours are:
+        /// sums over them are those of the pixels give or take each cube's
+        /// rounding, for a fifth of the work. (The cubes are disjoint, so
+        /// their means are distinct colours.)
+        init(_ histogram: Histogram) {
+            var packed = histogram.entries.compactMap { e in
+                e.color.a >= 128 ? UInt64(e.color.r) << 48 | UInt64(e.color.g) << 40 | UInt64(e.color.b) << 32 | UInt64(e.count) : nil
+            }
+            packed.sort()
+            keys = packed.map { UInt32(truncatingIfNeeded: $0 >> 32) }
+            counts = packed.map { UInt32(truncatingIfNeeded: $0) }
+        }
+
         init(_ p: UnsafeRawBufferPointer) {
             var a: [UInt32] = []
             a.reserveCapacity(p.count / 4)
@@ -478,7 +521,7 @@ struct GIFPalette {
 
         /// Gathers `pixels` (RGBA) and makes their alpha binary on the way:
         /// alpha < 128 becomes a transparent black pixel, any other 255.
-        init(binarizing pixels: inout [UInt8]) {
+        init(binarizing pixels: inout [UInt8], denseShare: Double = Histogram.denseShare) {
             // Per coarse cube: its slot in the sums (-1: empty), slots in
             // the order the cubes first appear; per pixel its slot (-1:
             // transparent), so the sums and the dense cubes' pass need not
@@ -517,7 +560,7 @@ struct GIFPalette {
                 }
             }
             let opaque = pixels.count / 4 - transparent
-            let dense = max(16, Int(Double(opaque) * Histogram.denseShare))
+            let dense = max(16, Int(Double(opaque) * denseShare))
             // The dense cubes' eight sub-cubes: per dense slot, 8 × (r, g, b, count).
             var fineBase = [Int32](repeating: -1, count: slots)
             var fineCount = 0
@@ -587,6 +630,15 @@ final class GIFNearestColor {
     private var used = 0
     /// Scratch of `build`: each colour's least distance to the cell.
     private let minD: UnsafeMutablePointer<Int32>
+    /// The same lists for cells 4×4×4 times larger (`bits - 2` a channel),
+    /// built lazily too: a cell's list is a subset of its coarse cell's
+    /// (a colour farther from the coarse cell than some colour's farthest
+    /// point is farther from every point inside it), so a cell is built
+    /// from its coarse cell's few colours instead of all of them, to the
+    /// same list in the same order.
+    private let coarseBits: Int, coarseStart: UnsafeMutablePointer<Int32>, coarseCount: UnsafeMutablePointer<UInt16>
+    private let coarseCandidates: UnsafeMutablePointer<UInt8>
+    private var coarseUsed = 0
 
     init(rgb: [UInt8], cellBits: Int = 5) {
         n = max(1, rgb.count / 3)
@@ -605,11 +657,19 @@ final class GIFNearestColor {
         cellCount.initialize(repeating: 0, count: cells)
         candidates = .allocate(capacity: cells * n)
         minD = .allocate(capacity: n)
+        coarseBits = max(0, cellBits - 2)
+        let coarseCells = 1 << (3 * coarseBits)
+        coarseStart = .allocate(capacity: coarseCells)
+        coarseStart.initialize(repeating: -1, count: coarseCells)
+        coarseCount = .allocate(capacity: coarseCells)
+        coarseCount.initialize(repeating: 0, count: coarseCells)
+        coarseCandidates = .allocate(capacity: coarseCells * n)
     }
 
     deinit {
         pr.deallocate(); pg.deallocate(); pb.deallocate()
         cellStart.deallocate(); cellCount.deallocate(); candidates.deallocate(); minD.deallocate()
+        coarseStart.deallocate(); coarseCount.deallocate(); coarseCandidates.deallocate()
     }
 
     /// The palette index nearest to `(r, g, b)`.
@@ -633,8 +693,34 @@ final class GIFNearestColor {
     }
 
     private func build(_ cell: Int) -> Int {
-        let mask = (1 << bits) - 1, s = Int32(shift)
-        let lo = (Int32(cell >> (2 * bits)) << s, Int32((cell >> bits) & mask) << s, Int32(cell & mask) << s)
+        let mask = (1 << bits) - 1
+        let (x, y, z) = (cell >> (2 * bits), (cell >> bits) & mask, cell & mask)
+        // The coarse cell's list first (from every colour), then this
+        // cell's from it.
+        let drop = bits - coarseBits, coarseMask = (1 << coarseBits) - 1
+        let coarse = (x >> drop) << (2 * coarseBits) | ((y >> drop) & coarseMask) << coarseBits | ((z >> drop) & coarseMask)
+        if coarseStart[coarse] < 0 {
+            let start = coarseUsed
+            coarseUsed += select(x >> drop, y >> drop, z >> drop, shift: 8 - coarseBits, from: nil, count: n,
+                                 into: coarseCandidates + start)
+            coarseStart[coarse] = Int32(start)
+            coarseCount[coarse] = UInt16(coarseUsed - start)
+        }
+        let start = used
+        used += select(x, y, z, shift: Int(shift), from: coarseCandidates + Int(coarseStart[coarse]),
+                       count: Int(coarseCount[coarse]), into: candidates + start)
+        cellStart[cell] = Int32(start)
+        cellCount[cell] = UInt16(used - start)
+        return start
+    }
+
+    /// Writes to `out` the colours (of `from`'s `count` indices, ascending,
+    /// or of all when nil) that can be nearest to some point of the cell
+    /// (x, y, z) of side `1 << shift`; returns how many.
+    private func select(_ x: Int, _ y: Int, _ z: Int, shift: Int, from: UnsafeMutablePointer<UInt8>?, count: Int,
+                        into out: UnsafeMutablePointer<UInt8>) -> Int {
+        let s = Int32(shift)
+        let lo = (Int32(x) << s, Int32(y) << s, Int32(z) << s)
         let side = (Int32(1) << s) - 1
         let hi = (lo.0 + side, lo.1 + side, lo.2 + side)
         @inline(__always) func axis(_ p: Int32, _ l: Int32, _ h: Int32) -> (min: Int32, max: Int32) {
@@ -643,18 +729,17 @@ final class GIFNearestColor {
             return (dmin * dmin, dmax * dmax)
         }
         var bound = Int32.max
-        for i in 0..<n {
+        for k in 0..<count {
+            let i = from.map { Int($0[k]) } ?? k
             let a = axis(pr[i], lo.0, hi.0), b = axis(pg[i], lo.1, hi.1), c = axis(pb[i], lo.2, hi.2)
-            minD[i] = a.min + b.min + c.min
+            minD[k] = a.min + b.min + c.min
             bound = min(bound, a.max + b.max + c.max)
         }
-        let start = used
-        for i in 0..<n where minD[i] <= bound {
-            candidates[used] = UInt8(i)
-            used += 1
+        var m = 0
+        for k in 0..<count where minD[k] <= bound {
+            out[m] = from.map { $0[k] } ?? UInt8(k)
+            m += 1
         }
-        cellStart[cell] = Int32(start)
-        cellCount[cell] = UInt16(used - start)
-        return start
+        return m
     }
 }

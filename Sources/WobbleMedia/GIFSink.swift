@@ -66,7 +66,8 @@ public final class GIFSink: FrameSink {
     ///   - quality: `--quality` 1...100, nil for the defaults (255 colours,
     ///     `keepTolerance`); see `settings(quality:)`.
     ///   - frameCount: the frames the GIF will have, where known: a
-    ///     one-frame GIF quantises its palette at `stillQuantizerSpeed`.
+    ///     one-frame GIF's palette is built faster
+    ///     (`GIFPalette.OneFrame`).
     /// - Throws: `MediaError` for bad parameters or when the file cannot be
     ///   created.
     public init(stream: @autoclosure () throws -> ByteStream, shown path: String, width: Int, height: Int, fps: Double,
@@ -95,9 +96,8 @@ public final class GIFSink: FrameSink {
         let work = self.work
         try encoder.queue(holdsASlot: false) {
             let cpu0 = threadCPUTime(), wall0 = monotonic()
-            let palette = try GIFPalette(still: still, speed: GIFSink.quantizerSpeed,
-                                         quantizerSpeed: frameCount == 1 ? GIFSink.stillQuantizerSpeed : nil, dithering: 1,
-                                         maxColors: colors, what: what)
+            let palette = try GIFPalette(still: still, speed: GIFSink.quantizerSpeed, oneFrame: frameCount == 1,
+                                         dithering: 1, maxColors: colors, what: what)
             work.palette = PaletteCost(colors: palette.colorCount, histogramEntries: palette.histogramEntries,
                                        cpuSeconds: threadCPUTime() - cpu0 + palette.helperCPUSeconds,
                                        wallSeconds: monotonic() - wall0)
@@ -195,13 +195,6 @@ public final class GIFSink: FrameSink {
     /// edges and noise (speed 6, without that: 38.94 dB against 40.52,
     /// 4% larger, for the one-frame still).
     static let quantizerSpeed: Int32 = 2
-
-    /// The quantiser's speed for a one-frame GIF, whose palette is most of
-    /// its cost (its remap keeps `quantizerSpeed`): on the 480×360 latte
-    /// still (release build, 2 cores) the palette takes about 110 ms of
-    /// wall time instead of 155, for 40.44 dB instead of 40.52 and 0.3%
-    /// more bytes. A clip keeps speed 2: its palette serves every frame.
-    static let stillQuantizerSpeed: Int32 = 6
 
     /// How much worse (squared RGB distance) the colour already on screen
     /// may be than the changed pixel's nearest palette colour and still be

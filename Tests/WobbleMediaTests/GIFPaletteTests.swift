@@ -84,6 +84,87 @@ final class GIFPaletteTests: XCTestCase {
         XCTAssertTrue([UInt8](repeating: 0, count: 64).withUnsafeBytes { GIFPalette.Distinct($0) }.keys.isEmpty)
     }
 
+    /// A one-frame GIF's `refine` sums over the histogram's cubes: every
+    /// opaque entry once (the transparent one left out), ascending, each
+    /// count as the histogram has it, together every opaque pixel; a
+    /// denser share splits fewer cubes (fewer entries).
+    func testDistinctFromTheHistogramsCubes() {
+        var pixels = noisyPixels()
+        for i in stride(from: 3, to: pixels.count, by: 44) { pixels[i] = 90 }   // alpha < 128: transparent
+        var clip = pixels, one = pixels
+        let histogram = GIFPalette.Histogram(binarizing: &clip)
+        let oneFrame = GIFPalette.Histogram(binarizing: &one, denseShare: GIFPalette.OneFrame.denseShare)
+        XCTAssertEqual(clip, one, "the same binary alpha")
+        XCTAssertEqual(histogram.transparentPixels, oneFrame.transparentPixels)
+        let cubes = GIFPalette.Distinct(oneFrame)
+        var expected: [UInt32: UInt32] = [:]
+        for e in oneFrame.entries where e.color.a >= 128 {
+            expected[UInt32(e.color.r) << 16 | UInt32(e.color.g) << 8 | UInt32(e.color.b)] = e.count
+        }
+        XCTAssertEqual(cubes.keys, expected.keys.sorted())
+        XCTAssertEqual(cubes.keys.count, oneFrame.entries.count - 1, "every opaque entry, none twice")
+        XCTAssertEqual(cubes.counts, cubes.keys.map { expected[$0] ?? 0 })
+        let opaque = stride(from: 3, to: one.count, by: 4).filter { one[$0] == 255 }.count
+        XCTAssertEqual(cubes.counts.reduce(0) { $0 + Int($1) }, opaque)
+        XCTAssertEqual(oneFrame.transparentPixels, pixels.count / 4 - opaque)
+        XCTAssertGreaterThan(oneFrame.transparentPixels, 0)
+        // A smooth 480×360 gradient: about 42 pixels a cube, split in a
+        // clip's histogram (more than 1/6912 of the pixels), not in a one
+        // frame's (1/3000).
+        var gradient = [UInt8](repeating: 255, count: 480 * 360 * 4)
+        for y in 0..<360 {
+            for x in 0..<480 {
+                gradient[(y * 480 + x) * 4] = UInt8(x * 255 / 479)
+                gradient[(y * 480 + x) * 4 + 1] = UInt8(y * 255 / 359)
+                gradient[(y * 480 + x) * 4 + 2] = 128
+            }
+        }
+        var g1 = gradient, g2 = gradient
+        let fine = GIFPalette.Histogram(binarizing: &g1).entries.count
+        let coarse = GIFPalette.Histogram(binarizing: &g2, denseShare: GIFPalette.OneFrame.denseShare).entries.count
+        XCTAssertEqual(coarse, 64 * 64, "one entry a cube")
+        XCTAssertEqual(fine, 4 * coarse, "each cube split in four (b is constant)")
+    }
+
+    /// The nearest-colour grid (its cells' lists built from coarser
+    /// cells' lists) finds exactly what a search of every colour finds,
+    /// the lowest index on a tie, at both cell sizes, for palettes of 1 to
+    /// 255 colours with duplicates, and for every colour of a coarse grid
+    /// of the RGB cube plus random ones.
+    func testNearestColourIsTheExhaustiveSearchsAnswer() {
+        var state: UInt32 = 99
+        func next() -> UInt8 {
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16)
+        }
+        for count in [1, 2, 17, 200, 255] {
+            var rgb = (0..<(count * 3)).map { _ in next() }
+            if count > 2 { rgb[3..<6] = rgb[0..<3] }   // a duplicate: the lower index wins
+            func exhaustive(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+                var best = 0, bestD = Int.max
+                for i in 0..<count {
+                    let dr = Int(rgb[i * 3]) - Int(r), dg = Int(rgb[i * 3 + 1]) - Int(g), db = Int(rgb[i * 3 + 2]) - Int(b)
+                    let d = dr * dr + dg * dg + db * db
+                    if d < bestD { bestD = d; best = i }
+                }
+                return UInt8(best)
+            }
+            for bits in [4, 5] {
+                let grid = GIFNearestColor(rgb: rgb, cellBits: bits)
+                var probes: [(UInt8, UInt8, UInt8)] = []
+                for r in stride(from: 0, through: 255, by: 15) {
+                    for g in stride(from: 0, through: 255, by: 15) {
+                        for b in stride(from: 0, through: 255, by: 15) { probes.append((UInt8(r), UInt8(g), UInt8(b))) }
+                    }
+                }
+                for _ in 0..<20_000 { probes.append((next(), next(), next())) }
+                for (r, g, b) in probes where grid.index(r, g, b) != exhaustive(r, g, b) {
+                    return XCTFail("\(count) colours, \(bits) bits: (\(r), \(g), \(b)) gave \(grid.index(r, g, b)), not \(exhaustive(r, g, b))")
+                }
+            }
+        }
+    }
+
     /// The sums are integers: one chunk, two, three on as many threads all
     /// give the reference's palette exactly.
     func testRefineOnDistinctColoursInChunksEqualsPixelKMeans() {
@@ -136,7 +217,8 @@ final class GIFPaletteTests: XCTestCase {
     }
 
     /// A still of few colours comes back exactly, in two bands or one,
-    /// whatever its shape; pixels with alpha < 128 get the reserved index.
+    /// whatever its shape, as a clip's palette or a one-frame GIF's;
+    /// pixels with alpha < 128 get the reserved index.
     func testFewColoursMapExactlyInEveryShape() throws {
         let quadrant: [[UInt8]] = [[200, 30, 30], [30, 200, 30], [30, 30, 200], [240, 240, 10]]
         for (w, h) in [(40, 100), (3, 200), (200, 1), (1, 1), (64, 64), (9, 63)] {
@@ -150,16 +232,18 @@ final class GIFPaletteTests: XCTestCase {
                 }
             }
             let still = RGBAImage(width: w, height: h, pixels: pixels)
-            let palette = try GIFPalette(still: still, speed: 2, dithering: 1, what: "test")
-            XCTAssertEqual(palette.stillIndices.count, w * h)
-            for i in 0..<(w * h) {
-                let k = Int(palette.stillIndices[i])
-                if pixels[i * 4 + 3] < 128 {
-                    XCTAssertEqual(k, Int(palette.transparent), "\(w)x\(h) pixel \(i)")
-                } else {
-                    XCTAssertLessThan(k, palette.colorCount, "\(w)x\(h) pixel \(i)")
-                    if k < palette.colorCount {
-                        XCTAssertEqual(Array(palette.rgb[(k * 3)..<(k * 3 + 3)]), Array(pixels[(i * 4)..<(i * 4 + 3)]), "\(w)x\(h) pixel \(i)")
+            for oneFrame in [false, true] {
+                let palette = try GIFPalette(still: still, speed: 2, oneFrame: oneFrame, dithering: 1, what: "test")
+                XCTAssertEqual(palette.stillIndices.count, w * h)
+                for i in 0..<(w * h) {
+                    let k = Int(palette.stillIndices[i])
+                    if pixels[i * 4 + 3] < 128 {
+                        XCTAssertEqual(k, Int(palette.transparent), "\(w)x\(h) pixel \(i)")
+                    } else {
+                        XCTAssertLessThan(k, palette.colorCount, "\(w)x\(h) pixel \(i)")
+                        if k < palette.colorCount {
+                            XCTAssertEqual(Array(palette.rgb[(k * 3)..<(k * 3 + 3)]), Array(pixels[(i * 4)..<(i * 4 + 3)]), "\(w)x\(h) pixel \(i)")
+                        }
                     }
                 }
             }
