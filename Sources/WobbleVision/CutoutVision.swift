@@ -35,8 +35,10 @@ public enum CutoutProblem: Error, Equatable, CustomStringConvertible {
 ///   around the object under the mouse).
 ///
 /// Deterministic: the same bytes in, the same mask out (OpenCV's random
-/// generator seeded, one thread, no CPU-dependent code paths; the scaling
-/// around it is integer arithmetic here).
+/// generator seeded, one thread inside each call, no CPU-dependent code
+/// paths; the scaling around it is integer arithmetic here). A click's
+/// independent calls run side by side (`concurrently`) and are gathered
+/// in a fixed order, so its candidates do not depend on the threads.
 public enum CutoutVision {
     /// GrabCut works on the box (and a ring around it) scaled so that its
     /// longer side is at most this many pixels; the mask is scaled back up.
@@ -236,7 +238,9 @@ public enum CutoutVision {
     /// out those over a third of their square (the background around the
     /// thing). Ordered by `orderScore` (the edge along the boundary, the
     /// click's depth inside, agreement with the others, colours unlike the
-    /// surroundings, size), the gathering order breaking ties.
+    /// surroundings, size), the gathering order breaking ties. The squares
+    /// and the grouping are computed side by side on the machine's cores
+    /// (the order needs them all: the first is known with the last).
     /// Deterministic like `objectMask`.
     /// Throws as `objectMask` when no square finds an object.
     public static func clickCandidates(image: RGBAImage, at point: Point) throws -> [GreyMask] {
