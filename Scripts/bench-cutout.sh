@@ -3,8 +3,10 @@
 #   1. cutout = "auto" for a 512 px box: `wobble-run cutout` on coffee.png
 #      scaled to 1200×800 (decode, GrabCut, PNG out), best of 3;
 #   1b. a studio Shift+click: `wobble-run cutout --at` on the crema of the
-#      same photo (decode, GrabCut in each of the click's squares, PNG
-#      out), the median of 5;
+#      same photo (decode, the click's candidates: GrabCut in each of its
+#      squares, the parts, the grouping and its GrabCuts, side by side on
+#      every core; the first matted, PNG out), the median of 5, wall and
+#      CPU (user + system);
 #   2. a moving cutout frame against the same region without a cutout
 #      (Examples/cutout with and without `cutout = "auto"`, to a GIF): the
 #      CPU time (user + system, less disturbed than wall time by other work
@@ -55,13 +57,16 @@ done
 
 # 1b. A Shift+click on the crema.
 for b in "${builds[@]}"; do
-  times=()
+  times=() cpus=()
   for _ in 1 2 3 4 5; do
-    /usr/bin/time -f "%e" -o "$out/t" "$b" cutout "$out/big.png" --at 580,290 -o "$out/click.png"
-    times+=("$(cat "$out/t")")
+    /usr/bin/time -f "%e %U %S" -o "$out/t" "$b" cutout "$out/big.png" --at 580,290 -o "$out/click.png"
+    read -r e u s < "$out/t"
+    times+=("$e")
+    cpus+=("$(awk "BEGIN{print $u + $s}")")
   done
   median=$(printf "%s\n" "${times[@]}" | sort -g | sed -n 3p)
-  echo "$b: Shift+click (cutout --at) on a 1200×800 photo: ${median} s (median of 5: ${times[*]}; one thread)"
+  cpu=$(printf "%s\n" "${cpus[@]}" | sort -g | sed -n 3p)
+  echo "$b: Shift+click (cutout --at) on a 1200×800 photo: ${median} s wall, ${cpu} s CPU (medians of 5: ${times[*]})"
 done
 fi
 

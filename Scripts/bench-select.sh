@@ -12,9 +12,15 @@
 #   - the object from its box (IoU), as "auto" reads a region: the region's corners on the box
 #     ("box"; its curves then cut the box's corners), and 20% of the box's
 #     size out on each side ("loose box", as a region drawn around it);
-#   - the seconds a click's candidates take, and a corrective click's cutout (the mean);
+#   - the seconds a click's candidates take (wall, and the process's CPU
+#     over them: the work runs side by side on every core), a digest of the
+#     candidates (their bytes, in order: two builds that print the same
+#     digest for an object give the same candidates in the same order),
+#     "studio": the candidates plus what the window does before it shows
+#     the first (the first matted, a region fitted around each), and a
+#     corrective click's cutout (the mean);
 # and the summary: first-candidate IoU median and mean, mean NoC@85, mean box
-# IoUs, the candidates' median time. A release build of the tests (the IoUs
+# IoUs, the candidates' median time (wall and CPU). A release build of the tests (the IoUs
 # and clicks are the same in a debug build, which CONFIG=debug uses as built:
 # only the times differ).
 # Usage: Scripts/bench-select.sh       Env: SCRATCH (build folder, default .build-bench),

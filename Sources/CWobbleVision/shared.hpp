@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <exception>
+#include <mutex>
 #include <string>
 
 namespace wobble_vision {
@@ -21,17 +22,40 @@ inline void describe(char *error, size_t size, const char *what) {
 
 /// Runs OpenCV with its worker threads off (results that cannot depend on
 /// how work is split) and its CPU-dispatched optimisations off (the same
-/// arithmetic on every machine), and puts both back afterwards.
+/// arithmetic on every machine), and puts both back afterwards. Both are
+/// OpenCV's process-wide settings and a click runs several calls at once
+/// (one per thread): the first call in sets them, the last one out puts
+/// them back, so no call ever runs with them put back under it.
 struct Reproducible {
-    int threads;
-    bool optimized;
-    Reproducible() : threads(cv::getNumThreads()), optimized(cv::useOptimized()) {
-        cv::setNumThreads(1);
-        cv::setUseOptimized(false);
+    Reproducible() {
+        std::lock_guard<std::mutex> lock(state().mutex);
+        if (state().inside++ == 0) {
+            state().threads = cv::getNumThreads();
+            state().optimized = cv::useOptimized();
+            cv::setNumThreads(1);
+            cv::setUseOptimized(false);
+        }
     }
     ~Reproducible() {
-        cv::setUseOptimized(optimized);
-        cv::setNumThreads(threads);
+        std::lock_guard<std::mutex> lock(state().mutex);
+        if (--state().inside == 0) {
+            cv::setUseOptimized(state().optimized);
+            cv::setNumThreads(state().threads);
+        }
+    }
+    Reproducible(const Reproducible &) = delete;
+    Reproducible &operator=(const Reproducible &) = delete;
+
+private:
+    struct State {
+        std::mutex mutex;
+        int inside = 0;
+        int threads = 1;
+        bool optimized = true;
+    };
+    static State &state() {
+        static State s;
+        return s;
     }
 };
 

@@ -35,8 +35,10 @@ public enum CutoutProblem: Error, Equatable, CustomStringConvertible {
 ///   around the object under the mouse).
 ///
 /// Deterministic: the same bytes in, the same mask out (OpenCV's random
-/// generator seeded, one thread, no CPU-dependent code paths; the scaling
-/// around it is integer arithmetic here).
+/// generator seeded, one thread inside each call, no CPU-dependent code
+/// paths; the scaling around it is integer arithmetic here). A click's
+/// independent calls run side by side (`concurrently`) and are gathered
+/// in a fixed order, so its candidates do not depend on the threads.
 public enum CutoutVision {
     /// GrabCut works on the box (and a ring around it) scaled so that its
     /// longer side is at most this many pixels; the mask is scaled back up.
@@ -229,7 +231,9 @@ public enum CutoutVision {
     /// out those over a third of their square (the background around the
     /// thing). Ordered by `orderScore` (the edge along the boundary, the
     /// click's depth inside, agreement with the others, colours unlike the
-    /// surroundings, size), the gathering order breaking ties.
+    /// surroundings, size), the gathering order breaking ties. The squares
+    /// and the grouping are computed side by side on the machine's cores
+    /// (the order needs them all: the first is known with the last).
     /// Deterministic like `objectMask`.
     /// Throws as `objectMask` when no square finds an object.
     public static func clickCandidates(image: RGBAImage, at point: Point) throws -> [GreyMask] {
@@ -238,27 +242,40 @@ public enum CutoutVision {
         var side = min(w, h) / 2
         while side >= smallestClickSide { sides.append(side); side /= 2 }
         if sides.isEmpty { sides = [min(w, h)] }
-        var clear: [(mask: GreyMask, area: Int)] = [], cut: [GreyMask] = [], trivial: [GreyMask] = []
-        var partsFound: [(mask: GreyMask, area: Int)] = []
+        var clear: [(mask: Coverage.Of, area: Int)] = [], cut: [Coverage.Of] = [], trivial: [Coverage.Of] = []
+        var partsFound: [(mask: Coverage.Of, area: Int)] = []
         var firstProblem: Error?
-        func objectArea(_ m: GreyMask) -> Int { m.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) } }
-        for side in sides.reversed() {
+        // Every square's parts and GrabCut, and the grouping, side by side
+        // (job 0 the grouping, then the squares smallest first); gathered
+        // below in that order.
+        let order = Array(sides.reversed())
+        typealias Square = (parts: [Coverage.Of], click: Result<(mask: GreyMask, box: PixelRect, seedArea: Double), any Error>)
+        let jobs = concurrently(order.count + 1) { k -> (grouped: [Scored], square: Square?) in
+            guard k > 0 else { return (groupedCandidates(image: image, at: point), nil) }
+            let side = order[k - 1]
+            var found: [Coverage.Of] = []
             if point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h), side >= 8 {
-                let found = parts(image: image, at: point, side: side, ks: partScales, workingSide: clickWorkingSide)
-                for m in found.masks {
-                    let area = objectArea(m)
-                    if area * 3 <= found.box.area { partsFound.append((m, area)) }
+                let p = parts(image: image, at: point, side: side, ks: partScales, workingSide: clickWorkingSide)
+                for m in p.masks {
+                    let c = Coverage(m)
+                    if c.count * 3 <= p.box.area { found.append(Coverage.Of(mask: m, coverage: c)) }
                 }
             }
+            return ([], (found, Result { try clickMask(image: image, at: point, side: side, workingSide: clickWorkingSide) }))
+        }
+        for (k, side) in order.enumerated() {
+            guard let square = jobs[k + 1].square else { continue }
+            partsFound += square.parts.map { ($0, $0.coverage.count) }
             let found: (mask: GreyMask, box: PixelRect, seedArea: Double)
-            do {
-                found = try clickMask(image: image, at: point, side: side, workingSide: clickWorkingSide)
-            } catch {
+            switch square.click {
+            case .success(let f): found = f
+            case .failure(let error):
                 if firstProblem == nil { firstProblem = error }
                 continue
             }
             let m = found.mask, b = found.box
-            let area = objectArea(m)
+            let coverage = Coverage(m)
+            let area = coverage.count
             // Object pixels on the square's edges that are not the picture's.
             var touching = 0
             for x in b.x0 ..< b.x1 {
@@ -270,26 +287,26 @@ public enum CutoutVision {
                 if b.x1 < w, m.pixels[y * w + b.x1 - 1] > 127 { touching += 1 }
             }
             if Double(area) < 2 * found.seedArea {
-                trivial.append(m)
+                trivial.append(Coverage.Of(mask: m, coverage: coverage))
             } else if touching * 100 <= 4 * side {
-                clear.append((m, area))
+                clear.append((Coverage.Of(mask: m, coverage: coverage), area))
             } else {
-                cut.append(m)
+                cut.append(Coverage.Of(mask: m, coverage: coverage))
             }
         }
         // Without any GrabCut object, no parts either: the problem is said.
         guard !(clear.isEmpty && cut.isEmpty && trivial.isEmpty) else { throw firstProblem ?? CutoutProblem.noObject }
-        func smallestFirst(_ list: [(mask: GreyMask, area: Int)]) -> [GreyMask] {
+        func smallestFirst(_ list: [(mask: Coverage.Of, area: Int)]) -> [Coverage.Of] {
             list.enumerated().sorted { ($0.element.area, $0.offset) < ($1.element.area, $1.offset) }.map(\.element.mask)
         }
         let grabCut = smallestFirst(clear) + cut + trivial
-        let grouped = groupedCandidates(image: image, at: point).map(\.mask)
-        var distinct: [GreyMask] = []
+        let grouped = jobs[0].grouped.map { Coverage.Of(mask: $0.mask, coverage: $0.coverage ?? Coverage($0.mask)) }
+        var distinct: [Coverage.Of] = []
         for m in grouped.prefix(2) + grabCut.prefix(1) + smallestFirst(partsFound) + grabCut.dropFirst() + grouped.dropFirst(2)
-        where !distinct.contains(where: { intersectionOverUnion($0, m) > 0.9 }) {
+        where !distinct.contains(where: { intersectionOverUnion($0.mask, $0.coverage, m.mask, m.coverage) > 0.9 }) {
             distinct.append(m)
         }
-        return ordered(distinct, image: image, at: point)
+        return ordered(distinct.map(\.mask), image: image, at: point)
     }
 
     /// The pixels above 127 in both masks over those in either (0 when none is).

@@ -20,9 +20,10 @@ extension CutoutVision {
     static let groupingRefined = 4
 
     /// A candidate and its objectness.
-    struct Scored {
+    struct Scored: Sendable {
         var mask: GreyMask
         var score: Double
+        var coverage: Coverage? = nil
     }
 
     /// The grouping's candidates under `point` (image pixels), best
@@ -39,39 +40,64 @@ extension CutoutVision {
         let grid = Grid(rgb: rgb, width: lw, height: lh)
         // Two over-segmentations, two similarity mixes: diverse hierarchies.
         var groups: [[Bool]] = []
+        var seen: Set<[Bool]> = []
         for seg in Segments.felzenszwalb(rgb: rgb, width: lw, height: lh, ks: [80, 200], minSize: 12) {
             for useColour in [true, false] {
                 for g in hierarchy(grid: grid, labels: seg.labels, count: seg.count, click: cy * lw + cx, useColour: useColour)
-                where !groups.contains(g) {
+                where seen.insert(g).inserted {
                     groups.append(g)
                 }
             }
         }
         var scored: [(inside: [Bool], score: Double)] = groups.map { ($0, grid.objectness($0, click: (cx, cy))) }
         scored = scored.enumerated().sorted { ($0.element.score, -$0.offset) > ($1.element.score, -$1.offset) }.map(\.element)
-        // Back to the image's size, and GrabCut seeded from the best ones.
-        func upscale(_ inside: [Bool]) -> GreyMask {
-            var m = GreyMask(width: w, height: h)
-            for y in 0..<h {
-                let row = (y / factor) * lw
-                for x in 0..<w where inside[row + x / factor] { m.pixels[y * w + x] = 255 }
+        // Back to the image's size (each cell a factor × factor block, cut
+        // at the picture's edges: its rows built once, then copied), with
+        // the coverage counted from the cells.
+        func upscale(_ inside: [Bool]) -> (mask: GreyMask, coverage: Coverage) {
+            var pixels = [UInt8](repeating: 0, count: w * h)
+            var count = 0, x0 = lw, y0 = lh, x1 = -1, y1 = -1
+            pixels.withUnsafeMutableBufferPointer { p in
+                for gy in 0 ..< lh {
+                    let top = gy * factor, rows = min(h, top + factor) - top
+                    var any = false
+                    for gx in 0 ..< lw where inside[gy * lw + gx] {
+                        let left = gx * factor, right = min(w, left + factor)
+                        for x in left ..< right { p[top * w + x] = 255 }
+                        count += (right - left) * rows
+                        x0 = min(x0, gx); x1 = max(x1, gx)
+                        any = true
+                    }
+                    guard any else { continue }
+                    y0 = min(y0, gy); y1 = gy
+                    for y in top + 1 ..< top + rows {
+                        p.baseAddress!.advanced(by: y * w).update(from: p.baseAddress!.advanced(by: top * w), count: w)
+                    }
+                }
             }
-            return m
+            let box = count == 0 ? PixelRect.empty
+                : PixelRect(x0: x0 * factor, y0: y0 * factor, x1: min(w, (x1 + 1) * factor), y1: min(h, (y1 + 1) * factor))
+            return (GreyMask(width: w, height: h, pixels: pixels), Coverage(count: count, box: box))
         }
-        var out: [Scored] = []
-        for (n, s) in scored.enumerated() where s.score > 0 {
-            let raw = upscale(s.inside)
-            var candidates = [Scored(mask: raw, score: s.score)]
-            if n < groupingRefined, let refined = refineGroup(image: image, group: raw, at: point) {
+        // GrabCut seeded from the best ones, side by side.
+        let positive = scored.filter { $0.score > 0 }
+        let raws = positive.map { upscale($0.inside) }
+        let refinedMasks = concurrently(min(groupingRefined, raws.count)) { n in
+            refineGroup(image: image, group: raws[n].mask, at: point).map { ($0, Coverage($0)) }
+        }
+        var out: [(Scored, Coverage)] = []
+        for (n, s) in positive.enumerated() {
+            var candidates = [(Scored(mask: raws[n].mask, score: s.score), raws[n].coverage)]
+            if n < groupingRefined, let (refined, coverage) = refinedMasks[n].map({ ($0.0, $0.1) }) {
                 let down = grid.downscaled(refined, factor: factor)
-                candidates.insert(Scored(mask: refined, score: grid.objectness(down, click: (cx, cy))), at: 0)
+                candidates.insert((Scored(mask: refined, score: grid.objectness(down, click: (cx, cy))), coverage), at: 0)
             }
             out += candidates
         }
-        out = out.enumerated().sorted { ($0.element.score, -$0.offset) > ($1.element.score, -$1.offset) }.map(\.element)
-        var kept: [Scored] = []
-        for c in out where !kept.contains(where: { intersectionOverUnion($0.mask, c.mask) > 0.9 }) { kept.append(c) }
-        return kept
+        out = out.enumerated().sorted { ($0.element.0.score, -$0.offset) > ($1.element.0.score, -$1.offset) }.map(\.element)
+        var kept: [(Scored, Coverage)] = []
+        for c in out where !kept.contains(where: { intersectionOverUnion($0.0.mask, $0.1, c.0.mask, c.1) > 0.9 }) { kept.append(c) }
+        return kept.map { Scored(mask: $0.0.mask, score: $0.0.score, coverage: $0.1) }
     }
 
     /// GrabCut seeded from a group: its box grown by a fifth (at least 8

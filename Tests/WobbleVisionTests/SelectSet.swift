@@ -207,6 +207,9 @@ enum SelectSet {
         var boxIoU: Double       // a region on the object's box
         var looseBoxIoU: Double  // a region 20% larger each way
         var candidateSeconds: Double
+        var candidateCPUSeconds: Double  // the process's CPU time over the click's candidates (every thread)
+        var studioSeconds: Double        // the candidates, the first matted and a region fitted around each (the studio's wait)
+        var digest: UInt64               // FNV-1a over every candidate's bytes, in order: the same candidates, the same order
         var correctionSeconds: Double  // a corrective click's cutout, the mean (0 when none)
     }
 
@@ -215,9 +218,24 @@ enum SelectSet {
         let w = o.image.width, h = o.image.height
         let truth = o.truth.pixels.map { $0 > 127 }
         guard let click = middle(of: truth, width: w, height: h) else { throw BadLine(description: "\(o.label): empty") }
-        let t0 = DispatchTime.now().uptimeNanoseconds
+        let t0 = DispatchTime.now().uptimeNanoseconds, c0 = clock()
         let candidates = (try? CutoutVision.clickCandidates(image: o.image, at: click)) ?? []
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+        let cpu = Double(clock() - c0) / Double(CLOCKS_PER_SEC)
+        // What the studio's window does next before it shows the first
+        // candidate (CutoutEditor's click job): the first matted, a region
+        // fitted around each.
+        let s0 = DispatchTime.now().uptimeNanoseconds
+        let band = CutoutVision.clickMatteBand(width: w, height: h)
+        for (i, m) in candidates.enumerated() {
+            let shown = i == 0 ? ((try? CutoutVision.matte(image: o.image, mask: m, band: band)) ?? m) : m
+            _ = CutoutVision.fitRegion(around: shown)
+        }
+        let studioSeconds = seconds + Double(DispatchTime.now().uptimeNanoseconds - s0) / 1e9
+        var digest: UInt64 = 0xcbf2_9ce4_8422_2325
+        for m in candidates {
+            for b in m.pixels { digest = (digest ^ UInt64(b)) &* 0x100_0000_01b3 }
+        }
         var mask = candidates.first ?? GreyMask(width: w, height: h)
         let first = CutoutVision.intersectionOverUnion(mask, o.truth)
         let ious = candidates.map { CutoutVision.intersectionOverUnion($0, o.truth) }
@@ -267,6 +285,7 @@ enum SelectSet {
             }
         }
         return Result(firstIoU: first, bestIoU: best.map { ious[$0] } ?? 0, bestRank: (best ?? -1) + 1, count: candidates.count, clicks: clicks, boxIoU: boxIoU, looseBoxIoU: looseBoxIoU, candidateSeconds: seconds,
+                      candidateCPUSeconds: cpu, studioSeconds: studioSeconds, digest: digest,
                       correctionSeconds: corrections == 0 ? 0 : correcting / Double(corrections))
     }
 }
