@@ -99,7 +99,7 @@ let package = Package(
         // Optimised in debug builds too, as WobbleRender is: its per-pixel
         // loops (over-segmentation, grouping, matting) run some 30 times
         // slower unoptimised, and the in-process tests and studio use them.
-        .target(name: "WobbleVision", dependencies: ["WobbleCore", "CWobbleVision"],
+        .target(name: "WobbleVision", dependencies: ["WobbleSystem", "WobbleCore", "CWobbleVision"],
                 swiftSettings: strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Images in and out: PNG, JPEG, GIF, frame sinks; colour to sRGB.
         // Optimised in debug builds too: its per-pixel loops (PNG rows, the

@@ -1,5 +1,6 @@
-import Dispatch
+import Foundation
 import WobbleCore
+import WobbleSystem
 
 /// A click's work at once on every core: its GrabCuts and over-segmentations
 /// are independent of each other, so they run side by side and are
@@ -10,12 +11,31 @@ import WobbleCore
 extension CutoutVision {
     /// `body(0)`, ..., `body(count - 1)` run on up to as many threads as
     /// the machine has cores (the caller's among them), each once; their
-    /// results in index order.
+    /// results in index order. The threads are `Parallel.run`'s (the tool's
+    /// one way to spread work over cores: a thread the system refuses
+    /// leaves its share to the caller, never a wait), each taking the next
+    /// job not yet taken.
     static func concurrently<T: Sendable>(_ count: Int, _ body: @Sendable (Int) -> T) -> [T] {
         guard count > 1 else { return (0 ..< count).map(body) }
         let slots = Slots<T>(count)
-        DispatchQueue.concurrentPerform(iterations: count) { k in slots.put(body(k), at: k) }
+        let next = JobCounter()
+        Parallel.run(min(count, ThisProcess.cores)) { _ in
+            while let k = next.take(below: count) { slots.put(body(k), at: k) }
+        }
         return slots.taken()
+    }
+
+    /// The next job's index, handed out once each.
+    private final class JobCounter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var next = 0
+        func take(below count: Int) -> Int? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard next < count else { return nil }
+            next += 1
+            return next - 1
+        }
     }
 
     /// One result per job, each slot written by its own job only.
