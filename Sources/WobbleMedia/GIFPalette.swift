@@ -129,10 +129,11 @@ struct GIFPalette {
             var colors = try found.get(0).get()
             let bandImages = try images.get(0).get()
             cpu += GIFPalette.refine(&colors, distinct: distinct.get(0), rounds: GIFPalette.refineRounds)
-            let fixed = colors
+            let results = try BandImage.fixed(colors, for: bandImages, what: what)
+            defer { results.forEach { liq_result_destroy($0.pointer) } }
             let parts = ResultSlots<Result<Band, any Error>>(bands, initial: .failure(MediaError("\(what): the still's remap did not run")))
             cpu += GIFPalette.parallel(bands) { c in
-                parts.set(c, Result { try bandImages[c].remap(to: fixed, dithering: dithering, what: what) })
+                parts.set(c, Result { try bandImages[c].remap(with: results[c], dithering: dithering, what: what) })
             }
             return (try (0..<bands).map { try parts.get($0).get() }, cpu)
         }
@@ -254,7 +255,8 @@ struct GIFPalette {
     /// Some rows of the still as a libimagequant image, remapped (dithered
     /// by libimagequant) to a given palette. Used by one thread at a time.
     final class BandImage: @unchecked Sendable {
-        private let attr: OpaquePointer, image: OpaquePointer
+        fileprivate let attr: OpaquePointer
+        private let image: OpaquePointer
         private let speed: Int32, maxColors: Int32
 
         /// `height` rows of RGBA pixels at `pixels` (which must outlive it).
@@ -289,11 +291,17 @@ struct GIFPalette {
             _ = liq_histogram_add_image(hist, maps, image)   // LIQ_ABORTED by the callback
         }
 
-        /// The image remapped to exactly `colors` (given to libimagequant
-        /// as fixed colours, which it keeps as they are), dithered.
-        func remap(to colors: [liq_color], dithering: Float, what: String) throws -> Band {
+        /// A libimagequant result holding exactly `colors` (given as fixed
+        /// colours, which it keeps as they are), one per band image, each
+        /// quantised with its image's attributes; made on the calling
+        /// thread. One histogram serves them all: each fixed colour costs
+        /// libimagequant a 256-entry gamma table of `pow` calls (255 colours:
+        /// about 1 ms of CPU), so they are added once; a quantise consumes
+        /// the histogram's own colours but keeps its fixed ones, and the
+        /// same own colours added again give the same result.
+        static func fixed(_ colors: [liq_color], for images: [BandImage], what: String) throws -> [FixedResult] {
             useOneOpenMPThread()
-            guard let fixed = liq_histogram_create(attr) else { throw MediaError("\(what): libimagequant: out of memory") }
+            guard let fixed = liq_histogram_create(images[0].attr) else { throw MediaError("\(what): libimagequant: out of memory") }
             defer { liq_histogram_destroy(fixed) }
             var e = LIQ_OK
             for c in colors {
@@ -301,12 +309,31 @@ struct GIFPalette {
                 guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_histogram_add_fixed_color", e) }
             }
             let own = colors.map { liq_histogram_entry(color: $0, count: 1) }
-            e = own.withUnsafeBufferPointer { liq_histogram_add_colors(fixed, attr, $0.baseAddress!, Int32($0.count), 0) }
-            guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_histogram_add_colors", e) }
-            var result: OpaquePointer? = nil
-            let q = liq_histogram_quantize(fixed, attr, &result)
-            guard q == LIQ_OK, let res = result else { throw GIFPalette.failure(what, "liq_histogram_quantize", q) }
-            defer { liq_result_destroy(res) }
+            var results: [FixedResult] = []
+            do {
+                for image in images {
+                    e = own.withUnsafeBufferPointer { liq_histogram_add_colors(fixed, image.attr, $0.baseAddress!, Int32($0.count), 0) }
+                    guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_histogram_add_colors", e) }
+                    var result: OpaquePointer? = nil
+                    let q = liq_histogram_quantize(fixed, image.attr, &result)
+                    guard q == LIQ_OK, let res = result else { throw GIFPalette.failure(what, "liq_histogram_quantize", q) }
+                    results.append(FixedResult(pointer: res))
+                }
+            } catch {
+                results.forEach { liq_result_destroy($0.pointer) }
+                throw error
+            }
+            return results
+        }
+
+        /// A `liq_result` used by one thread at a time.
+        struct FixedResult: @unchecked Sendable { let pointer: OpaquePointer }
+
+        /// The image remapped to the colours of `fixed` (from `fixed(_:for:what:)`), dithered.
+        func remap(with fixed: FixedResult, dithering: Float, what: String) throws -> Band {
+            useOneOpenMPThread()
+            let res = fixed.pointer
+            var e = LIQ_OK
             e = liq_set_dithering_level(res, dithering)
             guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_set_dithering_level", e) }
             var indices = [UInt8](repeating: 0, count: Int(liq_image_get_width(image)) * Int(liq_image_get_height(image)))
