@@ -747,25 +747,44 @@ final class GIFNearestColor {
     private func select(_ x: Int, _ y: Int, _ z: Int, shift: Int, from: UnsafeMutablePointer<UInt8>?, count: Int,
                         into out: UnsafeMutablePointer<UInt8>) -> Int {
         let s = Int32(shift)
-        let lo = (Int32(x) << s, Int32(y) << s, Int32(z) << s)
+        let lx = Int32(x) << s, ly = Int32(y) << s, lz = Int32(z) << s
         let side = (Int32(1) << s) - 1
-        let hi = (lo.0 + side, lo.1 + side, lo.2 + side)
-        @inline(__always) func axis(_ p: Int32, _ l: Int32, _ h: Int32) -> (min: Int32, max: Int32) {
-            let dmin: Int32 = p < l ? l - p : (p > h ? p - h : 0)
-            let dmax = max(abs(p - l), abs(p - h))
-            return (dmin * dmin, dmax * dmax)
+        let hx = lx + side, hy = ly + side, hz = lz + side
+        // Per axis, the least and the most squared distance from the colour
+        // to the cell's range [l, h]: max(l - p, p - h, 0) and
+        // max(p - l, h - p) (branch-free, wrapping: every value is a colour within 0...255,
+        // and this loop is most of a grid's cost).
+        @inline(__always) func distances(_ i: Int) -> (min: Int32, max: Int32) {
+            let r = pr[i], g = pg[i], b = pb[i]
+            let nr = max(0, max(lx &- r, r &- hx)), ng = max(0, max(ly &- g, g &- hy)), nb = max(0, max(lz &- b, b &- hz))
+            let fr = max(r &- lx, hx &- r), fg = max(g &- ly, hy &- g), fb = max(b &- lz, hz &- b)
+            return (nr &* nr &+ ng &* ng &+ nb &* nb, fr &* fr &+ fg &* fg &+ fb &* fb)
         }
         var bound = Int32.max
-        for k in 0..<count {
-            let i = from.map { Int($0[k]) } ?? k
-            let a = axis(pr[i], lo.0, hi.0), b = axis(pg[i], lo.1, hi.1), c = axis(pb[i], lo.2, hi.2)
-            minD[k] = a.min + b.min + c.min
-            bound = min(bound, a.max + b.max + c.max)
+        if let from {
+            for k in 0..<count {
+                let d = distances(Int(from[k]))
+                minD[k] = d.min
+                bound = min(bound, d.max)
+            }
+        } else {
+            for k in 0..<count {
+                let d = distances(k)
+                minD[k] = d.min
+                bound = min(bound, d.max)
+            }
         }
         var m = 0
-        for k in 0..<count where minD[k] <= bound {
-            out[m] = from.map { $0[k] } ?? UInt8(k)
-            m += 1
+        if let from {
+            for k in 0..<count where minD[k] <= bound {
+                out[m] = from[k]
+                m += 1
+            }
+        } else {
+            for k in 0..<count where minD[k] <= bound {
+                out[m] = UInt8(truncatingIfNeeded: k)
+                m += 1
+            }
         }
         return m
     }
