@@ -326,6 +326,14 @@ struct GIFPalette {
             return results
         }
 
+        /// The image remapped to exactly `colors` (its own result from
+        /// `fixed(_:for:what:)`), dithered.
+        func remap(to colors: [liq_color], dithering: Float, what: String) throws -> Band {
+            let results = try BandImage.fixed(colors, for: [self], what: what)
+            defer { liq_result_destroy(results[0].pointer) }
+            return try remap(with: results[0], dithering: dithering, what: what)
+        }
+
         /// A `liq_result` used by one thread at a time.
         struct FixedResult: @unchecked Sendable { let pointer: OpaquePointer }
 
@@ -549,43 +557,59 @@ struct GIFPalette {
         /// Gathers `pixels` (RGBA) and makes their alpha binary on the way:
         /// alpha < 128 becomes a transparent black pixel, any other 255.
         init(binarizing pixels: inout [UInt8], denseShare: Double = Histogram.denseShare) {
+            // The pixels are written only where an alpha is not 255 (a
+            // photo's are all 255: no copy of a shared array, and its pages
+            // are not touched twice).
+            let binary = pixels.withUnsafeBufferPointer { p in
+                var all: UInt8 = 255
+                for i in stride(from: 3, to: p.count, by: 4) { all &= p[i] }
+                return all == 255
+            }
+            if !binary {
+                pixels.withUnsafeMutableBufferPointer { p in
+                    for i in stride(from: 0, to: p.count - 3, by: 4) {
+                        if p[i + 3] < 128 {
+                            p[i] = 0; p[i + 1] = 0; p[i + 2] = 0; p[i + 3] = 0
+                        } else {
+                            p[i + 3] = 255
+                        }
+                    }
+                }
+            }
             // Per coarse cube: its slot in the sums (-1: empty), slots in
-            // the order the cubes first appear; per pixel its slot (-1:
-            // transparent), so the sums and the dense cubes' pass need not
-            // find it again.
+            // the order the cubes first appear, and per slot the sums of
+            // r, g, b and the count, gathered in the same pass.
             var slot = [Int32](repeating: -1, count: 1 << 18)
-            var pixelSlot = [Int32](repeating: -1, count: pixels.count / 4)
             var slots = 0
             var transparent = 0
-            pixels.withUnsafeMutableBufferPointer { p in
-                slot.withUnsafeMutableBufferPointer { slot in
-                    pixelSlot.withUnsafeMutableBufferPointer { ps in
-                        for j in 0..<ps.count {
-                            let i = j * 4
-                            if p[i + 3] < 128 {
-                                p[i] = 0; p[i + 1] = 0; p[i + 2] = 0; p[i + 3] = 0
-                                transparent += 1
-                            } else {
-                                p[i + 3] = 255
-                                let k = Int(p[i] >> 2) << 12 | Int(p[i + 1] >> 2) << 6 | Int(p[i + 2] >> 2)
-                                if slot[k] < 0 { slot[k] = Int32(slots); slots += 1 }
-                                ps[j] = slot[k]
-                            }
-                        }
-                    }
-                }
-            }
-            var sums = [Int](repeating: 0, count: slots * 4)   // r, g, b, count per slot
+            let pixelCount = pixels.count / 4
+            // At most one slot a pixel or a cube: memory that is touched
+            // only as far as slots are used.
+            let sumsCapacity = 4 * max(1, min(pixelCount, 1 << 18))
+            let sumsBuffer = UnsafeMutablePointer<Int>.allocate(capacity: sumsCapacity)
+            defer { sumsBuffer.deallocate() }
             pixels.withUnsafeBufferPointer { p in
-                pixelSlot.withUnsafeBufferPointer { ps in
-                    sums.withUnsafeMutableBufferPointer { sums in
-                        for j in 0..<ps.count where ps[j] >= 0 {
-                            let i = j * 4, s = Int(ps[j]) * 4
-                            sums[s] += Int(p[i]); sums[s + 1] += Int(p[i + 1]); sums[s + 2] += Int(p[i + 2]); sums[s + 3] += 1
+                slot.withUnsafeMutableBufferPointer { slot in
+                    for j in 0..<pixelCount {
+                        let i = j * 4
+                        if p[i + 3] == 0 {
+                            transparent += 1
+                            continue
                         }
+                        let k = Int(p[i] >> 2) << 12 | Int(p[i + 1] >> 2) << 6 | Int(p[i + 2] >> 2)
+                        var s = Int(slot[k])
+                        if s < 0 {
+                            s = slots
+                            slot[k] = Int32(s)
+                            slots += 1
+                            (sumsBuffer + s * 4).initialize(repeating: 0, count: 4)
+                        }
+                        let t = sumsBuffer + s * 4
+                        t[0] &+= Int(p[i]); t[1] &+= Int(p[i + 1]); t[2] &+= Int(p[i + 2]); t[3] &+= 1
                     }
                 }
             }
+            let sums = Array(UnsafeBufferPointer(start: sumsBuffer, count: slots * 4))
             let opaque = pixels.count / 4 - transparent
             let dense = max(16, Int(Double(opaque) * denseShare))
             // The dense cubes' eight sub-cubes: per dense slot, 8 × (r, g, b, count).
@@ -598,13 +622,14 @@ struct GIFPalette {
             var fine = [Int](repeating: 0, count: fineCount)
             if fineCount > 0 {
                 pixels.withUnsafeBufferPointer { p in
-                    pixelSlot.withUnsafeBufferPointer { ps in
+                    slot.withUnsafeBufferPointer { slot in
                         fineBase.withUnsafeBufferPointer { fineBase in
                             fine.withUnsafeMutableBufferPointer { fine in
-                                for j in 0..<ps.count where ps[j] >= 0 {
-                                    let base = Int(fineBase[Int(ps[j])])
-                                    guard base >= 0 else { continue }
+                                for j in 0..<pixelCount where p[j * 4 + 3] != 0 {
                                     let i = j * 4
+                                    let k = Int(p[i] >> 2) << 12 | Int(p[i + 1] >> 2) << 6 | Int(p[i + 2] >> 2)
+                                    let base = Int(fineBase[Int(slot[k])])
+                                    guard base >= 0 else { continue }
                                     let sub = base + (Int(p[i] >> 1 & 1) << 2 | Int(p[i + 1] >> 1 & 1) << 1 | Int(p[i + 2] >> 1 & 1)) * 4
                                     fine[sub] += Int(p[i]); fine[sub + 1] += Int(p[i + 1])
                                     fine[sub + 2] += Int(p[i + 2]); fine[sub + 3] += 1
