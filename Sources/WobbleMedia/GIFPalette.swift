@@ -129,10 +129,11 @@ struct GIFPalette {
             var colors = try found.get(0).get()
             let bandImages = try images.get(0).get()
             cpu += GIFPalette.refine(&colors, distinct: distinct.get(0), rounds: GIFPalette.refineRounds)
-            let fixed = colors
+            let results = try BandImage.fixed(colors, for: bandImages, what: what)
+            defer { results.forEach { liq_result_destroy($0.pointer) } }
             let parts = ResultSlots<Result<Band, any Error>>(bands, initial: .failure(MediaError("\(what): the still's remap did not run")))
             cpu += GIFPalette.parallel(bands) { c in
-                parts.set(c, Result { try bandImages[c].remap(to: fixed, dithering: dithering, what: what) })
+                parts.set(c, Result { try bandImages[c].remap(with: results[c], dithering: dithering, what: what) })
             }
             return (try (0..<bands).map { try parts.get($0).get() }, cpu)
         }
@@ -254,7 +255,8 @@ struct GIFPalette {
     /// Some rows of the still as a libimagequant image, remapped (dithered
     /// by libimagequant) to a given palette. Used by one thread at a time.
     final class BandImage: @unchecked Sendable {
-        private let attr: OpaquePointer, image: OpaquePointer
+        fileprivate let attr: OpaquePointer
+        private let image: OpaquePointer
         private let speed: Int32, maxColors: Int32
 
         /// `height` rows of RGBA pixels at `pixels` (which must outlive it).
@@ -289,11 +291,17 @@ struct GIFPalette {
             _ = liq_histogram_add_image(hist, maps, image)   // LIQ_ABORTED by the callback
         }
 
-        /// The image remapped to exactly `colors` (given to libimagequant
-        /// as fixed colours, which it keeps as they are), dithered.
-        func remap(to colors: [liq_color], dithering: Float, what: String) throws -> Band {
+        /// A libimagequant result holding exactly `colors` (given as fixed
+        /// colours, which it keeps as they are), one per band image, each
+        /// quantised with its image's attributes; made on the calling
+        /// thread. One histogram serves them all: each fixed colour costs
+        /// libimagequant a 256-entry gamma table of `pow` calls (255 colours:
+        /// about 1 ms of CPU), so they are added once; a quantise consumes
+        /// the histogram's own colours but keeps its fixed ones, and the
+        /// same own colours added again give the same result.
+        static func fixed(_ colors: [liq_color], for images: [BandImage], what: String) throws -> [FixedResult] {
             useOneOpenMPThread()
-            guard let fixed = liq_histogram_create(attr) else { throw MediaError("\(what): libimagequant: out of memory") }
+            guard let fixed = liq_histogram_create(images[0].attr) else { throw MediaError("\(what): libimagequant: out of memory") }
             defer { liq_histogram_destroy(fixed) }
             var e = LIQ_OK
             for c in colors {
@@ -301,12 +309,39 @@ struct GIFPalette {
                 guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_histogram_add_fixed_color", e) }
             }
             let own = colors.map { liq_histogram_entry(color: $0, count: 1) }
-            e = own.withUnsafeBufferPointer { liq_histogram_add_colors(fixed, attr, $0.baseAddress!, Int32($0.count), 0) }
-            guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_histogram_add_colors", e) }
-            var result: OpaquePointer? = nil
-            let q = liq_histogram_quantize(fixed, attr, &result)
-            guard q == LIQ_OK, let res = result else { throw GIFPalette.failure(what, "liq_histogram_quantize", q) }
-            defer { liq_result_destroy(res) }
+            var results: [FixedResult] = []
+            do {
+                for image in images {
+                    e = own.withUnsafeBufferPointer { liq_histogram_add_colors(fixed, image.attr, $0.baseAddress!, Int32($0.count), 0) }
+                    guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_histogram_add_colors", e) }
+                    var result: OpaquePointer? = nil
+                    let q = liq_histogram_quantize(fixed, image.attr, &result)
+                    guard q == LIQ_OK, let res = result else { throw GIFPalette.failure(what, "liq_histogram_quantize", q) }
+                    results.append(FixedResult(pointer: res))
+                }
+            } catch {
+                results.forEach { liq_result_destroy($0.pointer) }
+                throw error
+            }
+            return results
+        }
+
+        /// The image remapped to exactly `colors` (its own result from
+        /// `fixed(_:for:what:)`), dithered.
+        func remap(to colors: [liq_color], dithering: Float, what: String) throws -> Band {
+            let results = try BandImage.fixed(colors, for: [self], what: what)
+            defer { liq_result_destroy(results[0].pointer) }
+            return try remap(with: results[0], dithering: dithering, what: what)
+        }
+
+        /// A `liq_result` used by one thread at a time.
+        struct FixedResult: @unchecked Sendable { let pointer: OpaquePointer }
+
+        /// The image remapped to the colours of `fixed` (from `fixed(_:for:what:)`), dithered.
+        func remap(with fixed: FixedResult, dithering: Float, what: String) throws -> Band {
+            useOneOpenMPThread()
+            let res = fixed.pointer
+            var e = LIQ_OK
             e = liq_set_dithering_level(res, dithering)
             guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_set_dithering_level", e) }
             var indices = [UInt8](repeating: 0, count: Int(liq_image_get_width(image)) * Int(liq_image_get_height(image)))
@@ -522,43 +557,59 @@ struct GIFPalette {
         /// Gathers `pixels` (RGBA) and makes their alpha binary on the way:
         /// alpha < 128 becomes a transparent black pixel, any other 255.
         init(binarizing pixels: inout [UInt8], denseShare: Double = Histogram.denseShare) {
+            // The pixels are written only where an alpha is not 255 (a
+            // photo's are all 255: no copy of a shared array, and its pages
+            // are not touched twice).
+            let binary = pixels.withUnsafeBufferPointer { p in
+                var all: UInt8 = 255
+                for i in stride(from: 3, to: p.count, by: 4) { all &= p[i] }
+                return all == 255
+            }
+            if !binary {
+                pixels.withUnsafeMutableBufferPointer { p in
+                    for i in stride(from: 0, to: p.count - 3, by: 4) {
+                        if p[i + 3] < 128 {
+                            p[i] = 0; p[i + 1] = 0; p[i + 2] = 0; p[i + 3] = 0
+                        } else {
+                            p[i + 3] = 255
+                        }
+                    }
+                }
+            }
             // Per coarse cube: its slot in the sums (-1: empty), slots in
-            // the order the cubes first appear; per pixel its slot (-1:
-            // transparent), so the sums and the dense cubes' pass need not
-            // find it again.
+            // the order the cubes first appear, and per slot the sums of
+            // r, g, b and the count, gathered in the same pass.
             var slot = [Int32](repeating: -1, count: 1 << 18)
-            var pixelSlot = [Int32](repeating: -1, count: pixels.count / 4)
             var slots = 0
             var transparent = 0
-            pixels.withUnsafeMutableBufferPointer { p in
-                slot.withUnsafeMutableBufferPointer { slot in
-                    pixelSlot.withUnsafeMutableBufferPointer { ps in
-                        for j in 0..<ps.count {
-                            let i = j * 4
-                            if p[i + 3] < 128 {
-                                p[i] = 0; p[i + 1] = 0; p[i + 2] = 0; p[i + 3] = 0
-                                transparent += 1
-                            } else {
-                                p[i + 3] = 255
-                                let k = Int(p[i] >> 2) << 12 | Int(p[i + 1] >> 2) << 6 | Int(p[i + 2] >> 2)
-                                if slot[k] < 0 { slot[k] = Int32(slots); slots += 1 }
-                                ps[j] = slot[k]
-                            }
-                        }
-                    }
-                }
-            }
-            var sums = [Int](repeating: 0, count: slots * 4)   // r, g, b, count per slot
+            let pixelCount = pixels.count / 4
+            // At most one slot a pixel or a cube: memory that is touched
+            // only as far as slots are used.
+            let sumsCapacity = 4 * max(1, min(pixelCount, 1 << 18))
+            let sumsBuffer = UnsafeMutablePointer<Int>.allocate(capacity: sumsCapacity)
+            defer { sumsBuffer.deallocate() }
             pixels.withUnsafeBufferPointer { p in
-                pixelSlot.withUnsafeBufferPointer { ps in
-                    sums.withUnsafeMutableBufferPointer { sums in
-                        for j in 0..<ps.count where ps[j] >= 0 {
-                            let i = j * 4, s = Int(ps[j]) * 4
-                            sums[s] += Int(p[i]); sums[s + 1] += Int(p[i + 1]); sums[s + 2] += Int(p[i + 2]); sums[s + 3] += 1
+                slot.withUnsafeMutableBufferPointer { slot in
+                    for j in 0..<pixelCount {
+                        let i = j * 4
+                        if p[i + 3] == 0 {
+                            transparent += 1
+                            continue
                         }
+                        let k = Int(p[i] >> 2) << 12 | Int(p[i + 1] >> 2) << 6 | Int(p[i + 2] >> 2)
+                        var s = Int(slot[k])
+                        if s < 0 {
+                            s = slots
+                            slot[k] = Int32(s)
+                            slots += 1
+                            (sumsBuffer + s * 4).initialize(repeating: 0, count: 4)
+                        }
+                        let t = sumsBuffer + s * 4
+                        t[0] &+= Int(p[i]); t[1] &+= Int(p[i + 1]); t[2] &+= Int(p[i + 2]); t[3] &+= 1
                     }
                 }
             }
+            let sums = Array(UnsafeBufferPointer(start: sumsBuffer, count: slots * 4))
             let opaque = pixels.count / 4 - transparent
             let dense = max(16, Int(Double(opaque) * denseShare))
             // The dense cubes' eight sub-cubes: per dense slot, 8 × (r, g, b, count).
@@ -571,13 +622,14 @@ struct GIFPalette {
             var fine = [Int](repeating: 0, count: fineCount)
             if fineCount > 0 {
                 pixels.withUnsafeBufferPointer { p in
-                    pixelSlot.withUnsafeBufferPointer { ps in
+                    slot.withUnsafeBufferPointer { slot in
                         fineBase.withUnsafeBufferPointer { fineBase in
                             fine.withUnsafeMutableBufferPointer { fine in
-                                for j in 0..<ps.count where ps[j] >= 0 {
-                                    let base = Int(fineBase[Int(ps[j])])
-                                    guard base >= 0 else { continue }
+                                for j in 0..<pixelCount where p[j * 4 + 3] != 0 {
                                     let i = j * 4
+                                    let k = Int(p[i] >> 2) << 12 | Int(p[i + 1] >> 2) << 6 | Int(p[i + 2] >> 2)
+                                    let base = Int(fineBase[Int(slot[k])])
+                                    guard base >= 0 else { continue }
                                     let sub = base + (Int(p[i] >> 1 & 1) << 2 | Int(p[i + 1] >> 1 & 1) << 1 | Int(p[i + 2] >> 1 & 1)) * 4
                                     fine[sub] += Int(p[i]); fine[sub + 1] += Int(p[i + 1])
                                     fine[sub + 2] += Int(p[i + 2]); fine[sub + 3] += 1
@@ -720,25 +772,44 @@ final class GIFNearestColor {
     private func select(_ x: Int, _ y: Int, _ z: Int, shift: Int, from: UnsafeMutablePointer<UInt8>?, count: Int,
                         into out: UnsafeMutablePointer<UInt8>) -> Int {
         let s = Int32(shift)
-        let lo = (Int32(x) << s, Int32(y) << s, Int32(z) << s)
+        let lx = Int32(x) << s, ly = Int32(y) << s, lz = Int32(z) << s
         let side = (Int32(1) << s) - 1
-        let hi = (lo.0 + side, lo.1 + side, lo.2 + side)
-        @inline(__always) func axis(_ p: Int32, _ l: Int32, _ h: Int32) -> (min: Int32, max: Int32) {
-            let dmin: Int32 = p < l ? l - p : (p > h ? p - h : 0)
-            let dmax = max(abs(p - l), abs(p - h))
-            return (dmin * dmin, dmax * dmax)
+        let hx = lx + side, hy = ly + side, hz = lz + side
+        // Per axis, the least and the most squared distance from the colour
+        // to the cell's range [l, h]: max(l - p, p - h, 0) and
+        // max(p - l, h - p) (branch-free, wrapping: every value is a colour within 0...255,
+        // and this loop is most of a grid's cost).
+        @inline(__always) func distances(_ i: Int) -> (min: Int32, max: Int32) {
+            let r = pr[i], g = pg[i], b = pb[i]
+            let nr = max(0, max(lx &- r, r &- hx)), ng = max(0, max(ly &- g, g &- hy)), nb = max(0, max(lz &- b, b &- hz))
+            let fr = max(r &- lx, hx &- r), fg = max(g &- ly, hy &- g), fb = max(b &- lz, hz &- b)
+            return (nr &* nr &+ ng &* ng &+ nb &* nb, fr &* fr &+ fg &* fg &+ fb &* fb)
         }
         var bound = Int32.max
-        for k in 0..<count {
-            let i = from.map { Int($0[k]) } ?? k
-            let a = axis(pr[i], lo.0, hi.0), b = axis(pg[i], lo.1, hi.1), c = axis(pb[i], lo.2, hi.2)
-            minD[k] = a.min + b.min + c.min
-            bound = min(bound, a.max + b.max + c.max)
+        if let from {
+            for k in 0..<count {
+                let d = distances(Int(from[k]))
+                minD[k] = d.min
+                bound = min(bound, d.max)
+            }
+        } else {
+            for k in 0..<count {
+                let d = distances(k)
+                minD[k] = d.min
+                bound = min(bound, d.max)
+            }
         }
         var m = 0
-        for k in 0..<count where minD[k] <= bound {
-            out[m] = from.map { $0[k] } ?? UInt8(k)
-            m += 1
+        if let from {
+            for k in 0..<count where minD[k] <= bound {
+                out[m] = from[k]
+                m += 1
+            }
+        } else {
+            for k in 0..<count where minD[k] <= bound {
+                out[m] = UInt8(truncatingIfNeeded: k)
+                m += 1
+            }
         }
         return m
     }

@@ -216,6 +216,50 @@ final class GIFPaletteTests: XCTestCase {
         XCTAssertGreaterThan(used.count, 8, "the gradient is dithered over many colours")
     }
 
+    /// The bands' fixed-colour results come from one histogram (its fixed
+    /// colours added once, its own colours again for each band): each
+    /// band's dithered remap is the same bytes as with a histogram of its
+    /// own.
+    func testBandsRemappedFromOneFixedHistogramAsFromTheirOwn() throws {
+        let w = 96, h = 80
+        var pixels = [UInt8](repeating: 255, count: w * h * 4)
+        var seed: UInt32 = 7
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = (y * w + x) * 4
+                seed = seed &* 1_664_525 &+ 1_013_904_223
+                pixels[i] = UInt8(x * 255 / (w - 1))
+                pixels[i + 1] = UInt8(truncatingIfNeeded: y * 3 + Int(seed >> 28))
+                pixels[i + 2] = x < w / 2 ? 60 : UInt8(truncatingIfNeeded: seed >> 24)
+            }
+        }
+        var colors: [liq_color] = []
+        for k in 0..<40 {
+            let b: UInt8 = k % 3 == 0 ? 60 : UInt8(k * 4)
+            colors.append(liq_color(r: UInt8(k * 6), g: UInt8(255 - k * 5), b: b, a: 255))
+        }
+        try pixels.withUnsafeBytes { buf in
+            // Fresh images for each way (a remap leaves its dither map in the image).
+            func images() throws -> [GIFPalette.BandImage] {
+                try [(0, 37), (37, h)].map { y0, y1 in
+                    try GIFPalette.BandImage(buf.baseAddress! + y0 * w * 4, width: w, height: y1 - y0,
+                                             maxColors: 255, speed: 2, what: "test")
+                }
+            }
+            let own = try images().map { try $0.remap(to: colors, dithering: 1, what: "test") }
+            let bands = try images()
+            let results = try GIFPalette.BandImage.fixed(colors, for: bands, what: "test")
+            defer { results.forEach { liq_result_destroy($0.pointer) } }
+            XCTAssertEqual(results.count, 2)
+            for (k, band) in bands.enumerated() {
+                let shared = try band.remap(with: results[k], dithering: 1, what: "test")
+                XCTAssertEqual(shared.indices, own[k].indices, "band \(k)")
+                XCTAssertEqual(shared.colors.map { [$0.0, $0.1, $0.2, $0.3] }, own[k].colors.map { [$0.0, $0.1, $0.2, $0.3] })
+                XCTAssertGreaterThan(Set(shared.indices).count, 10, "band \(k) uses many colours")
+            }
+        }
+    }
+
     /// A still of few colours comes back exactly, in two bands or one,
     /// whatever its shape, as a clip's palette or a one-frame GIF's;
     /// pixels with alpha < 128 get the reserved index.
