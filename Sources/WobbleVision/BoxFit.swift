@@ -207,35 +207,8 @@ extension CutoutVision {
         f.compact = perimeter == 0 ? 0 : min(1, 16 * Double(area) / (perimeter * perimeter))
         let cx = min(lw - 1, (bx0 + bx1) / 2), cy = min(lh - 1, (by0 + by1) / 2)
         f.centred = inside[cy * lw + cx] ? Double(shape.depth[cy * lw + cx]) / Double(shape.deepest) : 0
-        // Colours inside against a ring around (a quarter of sqrt(area), at least 2 cells).
-        let n = lw * lh
-        let grow = max(2, Int((Double(area).squareRoot() / 4).rounded()))
-        var dist = [Int32](repeating: -1, count: n)
-        var q: [Int] = []
-        for i in 0 ..< n where inside[i] { dist[i] = 0; q.append(i) }
-        var hd = 0
-        while hd < q.count {
-            let i = q[hd]; hd += 1
-            guard dist[i] < grow else { continue }
-            let x = i % lw, y = i / lw
-            for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < lw && ny < lh {
-                let j = ny * lw + nx
-                if dist[j] < 0 { dist[j] = dist[i] + 1; q.append(j) }
-            }
-        }
-        let bins = 8
-        var hi = [Int](repeating: 0, count: bins * bins * bins), ho = hi
-        var ni = 0, no = 0
-        let rgb = frame.grid.rgb
-        for i in 0 ..< n where dist[i] >= 0 {
-            let b = (Int(rgb[i * 3]) * bins / 256) * bins * bins + (Int(rgb[i * 3 + 1]) * bins / 256) * bins + Int(rgb[i * 3 + 2]) * bins / 256
-            if dist[i] == 0 { hi[b] += 1; ni += 1 } else { ho[b] += 1; no += 1 }
-        }
-        if no > 0 {
-            var inter = 0.0
-            for b in hi.indices where hi[b] > 0 && ho[b] > 0 { inter += min(Double(hi[b]) / Double(ni), Double(ho[b]) / Double(no)) }
-            f.separation = 1 - inter
-        }
+        // Colours inside against a ring around.
+        if let sep = colourSeparation(inside: inside, rgb: frame.grid.rgb, width: lw, height: lh, area: area) { f.separation = sep }
         // Agreement with GrabCut's readings.
         for (k, r) in readings.enumerated() where k != isReading {
             var i = 0, u = 0

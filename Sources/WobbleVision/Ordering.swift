@@ -70,35 +70,45 @@ extension CutoutVision {
                 sum += uni == 0 ? 0 : Double(inter) / Double(uni)
             }
             f.consensus = downs.count > 1 ? sum / Double(downs.count - 1) : 0
-            // Colour separation: inside against a ring (grown by a quarter of sqrt(area), at least 2 cells).
-            let grow = max(2, Int((Double(area).squareRoot() / 4).rounded()))
-            var dist = [Int32](repeating: -1, count: n)
-            var q: [Int] = []
-            for i in 0..<n where inside[i] { dist[i] = 0; q.append(i) }
-            var hd = 0
-            while hd < q.count {
-                let i = q[hd]; hd += 1
-                guard dist[i] < grow else { continue }
-                let x = i % lw, y = i / lw
-                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < lw && ny < lh {
-                    let j = ny * lw + nx
-                    if dist[j] < 0 { dist[j] = dist[i] + 1; q.append(j) }
-                }
-            }
-            let bins = 8
-            var hi = [Int](repeating: 0, count: bins * bins * bins), ho = hi
-            var ni = 0, no = 0
-            for i in 0..<n where dist[i] >= 0 {
-                let b = (Int(rgb[i * 3]) * bins / 256) * bins * bins + (Int(rgb[i * 3 + 1]) * bins / 256) * bins + Int(rgb[i * 3 + 2]) * bins / 256
-                if dist[i] == 0 { hi[b] += 1; ni += 1 } else { ho[b] += 1; no += 1 }
-            }
-            if no > 0 {
-                var inter = 0.0
-                for b in hi.indices { inter += min(Double(hi[b]) / Double(ni), Double(ho[b]) / Double(no)) }
-                f.separation = 1 - inter
-            }
+            // Colour separation: inside against a ring around it.
+            if let sep = colourSeparation(inside: inside, rgb: rgb, width: lw, height: lh, area: area) { f.separation = sep }
             out.append(f)
         }
         return out
+    }
+}
+
+extension CutoutVision {
+    /// 1 − the intersection of two colour histograms (8 bins a channel):
+    /// the cells `inside`, against a ring around them grown by a quarter of
+    /// √`area` (at least 2 cells), on a `width × height` grid of RGB cells.
+    /// Nil when the ring is empty (the cells fill the grid).
+    static func colourSeparation(inside: [Bool], rgb: [UInt8], width lw: Int, height lh: Int, area: Int) -> Double? {
+        let n = lw * lh
+        let grow = max(2, Int((Double(area).squareRoot() / 4).rounded()))
+        var dist = [Int32](repeating: -1, count: n)
+        var q: [Int] = []
+        for i in 0 ..< n where inside[i] { dist[i] = 0; q.append(i) }
+        var hd = 0
+        while hd < q.count {
+            let i = q[hd]; hd += 1
+            guard dist[i] < grow else { continue }
+            let x = i % lw, y = i / lw
+            for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && ny >= 0 && nx < lw && ny < lh {
+                let j = ny * lw + nx
+                if dist[j] < 0 { dist[j] = dist[i] + 1; q.append(j) }
+            }
+        }
+        let bins = 8
+        var hi = [Int](repeating: 0, count: bins * bins * bins), ho = hi
+        var ni = 0, no = 0
+        for i in 0 ..< n where dist[i] >= 0 {
+            let b = (Int(rgb[i * 3]) * bins / 256) * bins * bins + (Int(rgb[i * 3 + 1]) * bins / 256) * bins + Int(rgb[i * 3 + 2]) * bins / 256
+            if dist[i] == 0 { hi[b] += 1; ni += 1 } else { ho[b] += 1; no += 1 }
+        }
+        guard no > 0 else { return nil }
+        var inter = 0.0
+        for b in hi.indices { inter += min(Double(hi[b]) / Double(ni), Double(ho[b]) / Double(no)) }
+        return 1 - inter
     }
 }
