@@ -82,7 +82,28 @@ struct GIFPalette {
         // colours on alpha variations, and transparent pixels' RGB do not
         // pull the palette.
         var flat = still.pixels
-        let histogram = Histogram(binarizing: &flat, denseShare: oneFrame ? OneFrame.denseShare : Histogram.denseShare)
+        var gathered = Histogram(binarizing: &flat, denseShare: oneFrame ? OneFrame.denseShare : Histogram.denseShare)
+        // A still of at most `maxColors` opaque colours is its own palette,
+        // every colour kept exactly: the quantiser would merge colours that
+        // share one of the histogram's cubes (#FEFEFE and #FFFFFF, a grey
+        // ramp's neighbours), and there is nothing to dither.
+        if let exact = GIFPalette.exactColours(flat, limit: Int(maxColors)) {
+            let histogram = gathered
+            rgb = exact.rgb.isEmpty ? [0, 0, 0] : exact.rgb  // an all-transparent still: keep one colour
+            colorCount = rgb.count / 3
+            let t = UInt8(colorCount)
+            stillIndices = t == GIFPalette.clear ? exact.indices : exact.indices.map { $0 == GIFPalette.clear ? t : $0 }
+            histogramEntries = histogram.entries.count
+            helperCPUSeconds = 0
+            return
+        }
+        // Fewer cubes than the palette has colours (a ramp of 256 greys is
+        // 64 cubes) would leave colours unused and band: the quantiser is
+        // given the still's distinct colours then.
+        if gathered.entries.filter({ $0.color.a >= 128 }).count < Int(maxColors) {
+            gathered.useDistinctColours(flat)
+        }
+        let histogram = gathered
         // 255 opaque colours + the reserved index; with transparent pixels
         // the quantiser's own transparent entry becomes that index.
         let liqMax = histogram.transparentPixels > 0 ? maxColors + 1 : maxColors
@@ -175,6 +196,40 @@ struct GIFPalette {
         self.stillIndices = indices
         histogramEntries = histogram.entries.count
         helperCPUSeconds = helperCPU
+    }
+
+    /// A transparent pixel's index in `exactColours` (a palette of at most
+    /// 255 colours has no index 255).
+    static let clear: UInt8 = 255
+
+    /// The opaque colours of `pixels` (RGBA, alpha already 0 or 255) in
+    /// the order they first appear, and each pixel's index among them
+    /// (`clear` for a transparent one); nil as soon as there are more than
+    /// `limit`, which a photo shows within its first few hundred pixels.
+    static func exactColours(_ pixels: [UInt8], limit: Int) -> (rgb: [UInt8], indices: [UInt8])? {
+        let n = pixels.count / 4
+        var index: [UInt32: UInt8] = [:]
+        var rgb: [UInt8] = []
+        var indices = [UInt8](repeating: clear, count: n)
+        var last: UInt32 = .max, lastIndex: UInt8 = 0
+        return pixels.withUnsafeBufferPointer { px -> (rgb: [UInt8], indices: [UInt8])? in
+            for i in 0 ..< n where px[i * 4 + 3] >= 128 {
+                let key = UInt32(px[i * 4]) << 16 | UInt32(px[i * 4 + 1]) << 8 | UInt32(px[i * 4 + 2])
+                if key != last {
+                    if let k = index[key] {
+                        lastIndex = k
+                    } else {
+                        guard index.count < limit else { return nil }
+                        lastIndex = UInt8(index.count)
+                        index[key] = lastIndex
+                        rgb += [px[i * 4], px[i * 4 + 1], px[i * 4 + 2]]
+                    }
+                    last = key
+                }
+                indices[i] = lastIndex
+            }
+            return (rgb, indices)
+        }
     }
 
     /// A still of fewer than twice this many rows is remapped in one band.
@@ -657,6 +712,19 @@ struct GIFPalette {
                 entries.append(liq_histogram_entry(color: liq_color(r: 0, g: 0, b: 0, a: 0), count: UInt32(clamping: transparent)))
             }
             transparentPixels = transparent
+        }
+
+        /// Every distinct opaque colour of `pixels` (alpha already binary)
+        /// an entry of its own, and the transparent one as before.
+        mutating func useDistinctColours(_ pixels: [UInt8]) {
+            let distinct = pixels.withUnsafeBytes { Distinct($0) }
+            entries = zip(distinct.keys, distinct.counts).map { key, count in
+                liq_histogram_entry(color: liq_color(r: UInt8(key >> 16 & 255), g: UInt8(key >> 8 & 255), b: UInt8(key & 255), a: 255),
+                                    count: count)
+            }
+            if transparentPixels > 0 {
+                entries.append(liq_histogram_entry(color: liq_color(r: 0, g: 0, b: 0, a: 0), count: UInt32(clamping: transparentPixels)))
+            }
         }
     }
 }

@@ -297,4 +297,48 @@ final class GIFPaletteTests: XCTestCase {
         XCTAssertEqual(none.colorCount, 1)
         XCTAssertEqual(Set(none.stillIndices), [none.transparent])
     }
+
+    /// Colours that share one of the histogram's cubes (#FEFEFE beside
+    /// #FFFFFF, a grey ramp of 255 levels, pairs one level apart) come back
+    /// exactly, as a clip's palette and as one frame's: a still of at most
+    /// 255 opaque colours is its own palette. One colour more goes to the
+    /// quantiser (at most 255 then).
+    func testColoursOfOneCubeStayApart() throws {
+        func check(_ name: String, _ w: Int, _ h: Int, _ colour: (Int, Int) -> (UInt8, UInt8, UInt8)) throws {
+            var px = [UInt8](repeating: 255, count: w * h * 4)
+            for y in 0 ..< h {
+                for x in 0 ..< w {
+                    let c = colour(x, y), i = (y * w + x) * 4
+                    px[i] = c.0; px[i + 1] = c.1; px[i + 2] = c.2
+                    if (x + 3 * y) % 11 == 5 { px[i + 3] = 0 }
+                }
+            }
+            for oneFrame in [false, true] {
+                let p = try GIFPalette(still: RGBAImage(width: w, height: h, pixels: px), speed: 2, oneFrame: oneFrame,
+                                       dithering: 1, what: "test")
+                var wrong = 0
+                for i in 0 ..< w * h {
+                    let k = Int(p.stillIndices[i])
+                    if px[i * 4 + 3] == 0 {
+                        if k != Int(p.transparent) { wrong += 1 }
+                    } else if k >= p.colorCount || Array(p.rgb[(k * 3) ..< (k * 3 + 3)]) != Array(px[(i * 4) ..< (i * 4 + 3)]) {
+                        wrong += 1
+                    }
+                }
+                XCTAssertEqual(wrong, 0, "\(name), one frame: \(oneFrame)")
+            }
+        }
+        try check("two whites", 8, 8) { x, _ in x < 4 ? (254, 254, 254) : (255, 255, 255) }
+        try check("a ramp of 255 greys", 255, 3) { x, _ in (UInt8(x), UInt8(x), UInt8(x)) }
+        try check("pairs a level apart", 8, 4) { x, _ in
+            let v = UInt8(50 + x / 2 * 40 + x % 2)
+            return (v, v / 2, 255 - v)
+        }
+        // 256 greys: more than a palette holds, so quantised.
+        var ramp = [UInt8](repeating: 255, count: 256 * 2 * 4)
+        for i in 0 ..< 512 { ramp[i * 4] = UInt8(i % 256); ramp[i * 4 + 1] = UInt8(i % 256); ramp[i * 4 + 2] = UInt8(i % 256) }
+        let quantised = try GIFPalette(still: RGBAImage(width: 256, height: 2, pixels: ramp), speed: 2, dithering: 1, what: "test")
+        XCTAssertLessThanOrEqual(quantised.colorCount, 255)
+        XCTAssertGreaterThan(quantised.colorCount, 200)
+    }
 }
