@@ -123,7 +123,7 @@ package struct CutoutCommand: RunnableSubcommand {
             c.query = .box(x: x, y: y, w: w, h: h)
             c.shown = "--box \(boxText)"
         case (nil, let atText?):
-            let parts = atText.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let parts = atText.split(separator: ",", omittingEmptySubsequences: false).map { Double(decimal: $0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 2, let x = parts[0], let y = parts[1], x.isFinite, y.isFinite else {
                 throw bad("--at must be X,Y in pixels (got '\(PathBytes.display(atText))')")
             }

@@ -71,6 +71,37 @@ extension Int {
     }
 }
 
+extension Double {
+    /// A decimal number as people write one: an optional sign, digits with
+    /// an optional point (`12`, `-0.5`, `.5`, `3.`), an optional exponent
+    /// (`1e3`, `2.5E-2`); ASCII only, no spaces. Nil for anything else —
+    /// hexadecimal (`0x10`, `0x1p4`), `inf`, `nan`, a NUL byte — that
+    /// `Double(_:)` would also take (it reads C's `strtod` grammar).
+    public init?<S: StringProtocol>(decimal text: S) {
+        let u = Array(text.utf8)
+        var i = 0
+        func digits() -> Int {
+            let start = i
+            while i < u.count, u[i] >= 0x30, u[i] <= 0x39 { i += 1 }
+            return i - start
+        }
+        if i < u.count, u[i] == 0x2B || u[i] == 0x2D { i += 1 }
+        var mantissa = digits()
+        if i < u.count, u[i] == 0x2E {
+            i += 1
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return nil }
+        if i < u.count, u[i] == 0x65 || u[i] == 0x45 {
+            i += 1
+            if i < u.count, u[i] == 0x2B || u[i] == 0x2D { i += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        guard i == u.count, let d = Double(String(decoding: u, as: UTF8.self)) else { return nil }
+        self = d
+    }
+}
+
 /// A value outside a limit; `message` reads after the name of what took it
 /// (`addSketch: lt.x ...`, `--width ...`).
 public struct LimitError: Error, Equatable, CustomStringConvertible {

@@ -234,7 +234,7 @@ package enum OptionParser {
     }
 
     package static func number(_ v: String, _ name: String, min: Double, exclusiveMin: Bool = false, max: Double) throws -> Double {
-        guard let d = Double(v), d.isFinite else { throw UsageError("\(name): '\(v)' is not a number") }
+        guard let d = Double(decimal: v), d.isFinite else { throw UsageError("\(name): '\(v)' is not a number") }
         if exclusiveMin ? d <= min : d < min { throw UsageError("\(name): \(v) must be greater than \(exclusiveMin ? "" : "or equal to ")\(NumberText.plain(min))") }
         if d > max { throw UsageError("\(name): \(v) is more than \(NumberText.plain(max))") }
         return d

@@ -11,6 +11,9 @@ public enum CutoutProblem: Error, Equatable, CustomStringConvertible {
     case noObject
     /// OpenCV failed.
     case vision(String)
+    /// A click's object is looked for in squares of at least
+    /// `smallestSquare` pixels: a picture smaller than that has none.
+    case tooSmallForAClick(width: Int, height: Int)
 
     public var description: String {
         switch self {
@@ -19,6 +22,8 @@ public enum CutoutProblem: Error, Equatable, CustomStringConvertible {
         case .uniform: return "the region is one uniform colour: there is no object to cut out"
         case .noObject: return "found no object in the region"
         case .vision(let m): return m
+        case .tooSmallForAClick(let w, let h):
+            return "a click looks for an object in squares of at least \(CutoutVision.smallestSquare)×\(CutoutVision.smallestSquare) pixels and the picture is \(w)×\(h): mark the object with a box or a region instead"
         }
     }
 }
@@ -205,6 +210,9 @@ public enum CutoutVision {
     /// The squares a click tries: half the picture's shorter side, then
     /// halved while at least this many pixels.
     public static let smallestClickSide = 24
+    /// The smallest square GrabCut is run in for a click (a picture's
+    /// shorter side below it has no click candidates).
+    public static let smallestSquare = 8
     /// GrabCut's working side for each of a click's squares (small: a
     /// click tries several, and answers within a second).
     public static let clickWorkingSide = 128
@@ -238,6 +246,7 @@ public enum CutoutVision {
     /// Throws as `objectMask` when no square finds an object.
     public static func clickCandidates(image: RGBAImage, at point: Point) throws -> [GreyMask] {
         let w = image.width, h = image.height
+        guard min(w, h) >= smallestSquare else { throw CutoutProblem.tooSmallForAClick(width: w, height: h) }
         var sides: [Int] = []
         var side = min(w, h) / 2
         while side >= smallestClickSide { sides.append(side); side /= 2 }
@@ -254,7 +263,7 @@ public enum CutoutVision {
             guard k > 0 else { return (groupedCandidates(image: image, at: point), nil) }
             let side = order[k - 1]
             var found: [Coverage.Of] = []
-            if point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h), side >= 8 {
+            if point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h), side >= smallestSquare {
                 let p = parts(image: image, at: point, side: side, ks: partScales, workingSide: clickWorkingSide)
                 for m in p.masks {
                     let c = Coverage(m)
@@ -328,7 +337,7 @@ public enum CutoutVision {
     static func clickMask(image: RGBAImage, at point: Point, side s: Int,
                           workingSide: Int) throws -> (mask: GreyMask, box: PixelRect, seedArea: Double) {
         let w = image.width, h = image.height
-        guard s >= 8, point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h) else {
+        guard s >= smallestSquare, point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h) else {
             throw CutoutProblem.outsideImage(box: PixelRect(x0: Int(point.x), y0: Int(point.y), x1: Int(point.x) + 1,
                                                             y1: Int(point.y) + 1), width: w, height: h)
         }

@@ -204,6 +204,14 @@ final class CheckedNumbersTests: XCTestCase {
         XCTAssertNil(Int(digits: "+5"))
         XCTAssertNil(Int(digits: ""))
         XCTAssertNil(Int(digits: "١٢"))   // Arabic-Indic digits are not ASCII digits
+        // Decimal numbers only: what an option or --at reads.
+        for (text, value) in [("12", 12.0), ("-0.5", -0.5), (".5", 0.5), ("3.", 3.0), ("+7", 7.0), ("1e3", 1000.0), ("2.5E-2", 0.025)] {
+            XCTAssertEqual(Double(decimal: text), value, text)
+        }
+        for text in ["", "0x10", "0x1p4", "inf", "-inf", "nan", "1.5\u{0}9", " 1", "1 ", "1e", "e3", ".", "-", "1.2.3", "١٢", "1_000"] {
+            XCTAssertNil(Double(decimal: text), text)
+        }
+        XCTAssertEqual(Double(decimal: "1e999"), .infinity)   // read, and refused by callers as not finite
         XCTAssertTrue((0...65535).contains(GIFSink.delay(index: Int.max, fps: 30)))   // no overflow at Int.max
         XCTAssertNil(CheckedNumbers.coordinateProblem(-1e6))
         XCTAssertEqual(CheckedNumbers.coordinateProblem(-1e6 - 1), "is -1000001.0, outside ±1000000 (image pixels)")
