@@ -105,15 +105,21 @@ final class WebPSampleTests: XCTestCase {
     /// A clip whose frames all change alike: the sample predicts its file
     /// closely, the first whole encode lands between 85% of the limit and
     /// the limit, and it is the only one.
-    func testAClipTheSamplePredictsIsOneEncode() throws {
-        let frames = try clip(90)
-        XCTAssertEqual(frames.changedPixels.count, 90)
-        XCTAssertEqual(Set(frames.changedPixels.dropFirst()), [100 * 80], "every pixel of the box, every frame")
-        // A limit that quality 60's file fills to 92%.
+    /// The WebP search at a limit that quality 60's file fills to 92%:
+    /// what it found, the limit, the smallest file it made.
+    func searchedAtALimitQuality60Fills(_ frames: FrameCollector) throws -> (found: PresetRun.Candidate, limit: Int, smallest: Int) {
         let at60 = try run(limit: 10_000_000).encode(frames, spec: spec(frames), format: .webp, level: 60).bytes
         let limit = Int(Double(at60) / 0.92)
         var smallest = Int.max
         let c = try XCTUnwrap(try run(limit: limit).search(frames, format: .webp, fps: 30, loop: 0, smallest: &smallest))
+        return (c, limit, smallest)
+    }
+
+    func testAClipTheSamplePredictsIsOneEncode() throws {
+        let frames = try clip(90)
+        XCTAssertEqual(frames.changedPixels.count, 90)
+        XCTAssertEqual(Set(frames.changedPixels.dropFirst()), [100 * 80], "every pixel of the box, every frame")
+        let (c, limit, _) = try searchedAtALimitQuality60Fills(frames)
         XCTAssertEqual(c.tries, 1, "quality \(c.level), \(c.bytes) of \(limit)")
         XCTAssertLessThanOrEqual(c.bytes, limit)
         XCTAssertGreaterThanOrEqual(Double(c.bytes), PresetRun.QualityModel.closeEnough * Double(limit))
@@ -130,10 +136,7 @@ final class WebPSampleTests: XCTestCase {
         let sample = try XCTUnwrap(PresetRun.WebPSample(changed: [0] + Array(repeating: box, count: n - 1)))
         let frames = try clip(n, flat: Set(sample.frames))
         XCTAssertEqual(frames.changedPixels, [0] + Array(repeating: box, count: n - 1), "the sample it takes is that one")
-        let at60 = try run(limit: 10_000_000).encode(frames, spec: spec(frames), format: .webp, level: 60).bytes
-        let limit = Int(Double(at60) / 0.92)
-        var smallest = Int.max
-        let c = try XCTUnwrap(try run(limit: limit).search(frames, format: .webp, fps: 30, loop: 0, smallest: &smallest))
+        let (c, limit, smallest) = try searchedAtALimitQuality60Fills(frames)
         XCTAssertGreaterThan(c.tries, 1, "the first encode was over")
         XCTAssertLessThanOrEqual(c.bytes, limit)
         XCTAssertEqual(c.data.count, c.bytes)
