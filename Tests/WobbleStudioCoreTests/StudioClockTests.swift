@@ -21,13 +21,7 @@ final class StudioClockTests: StudioCoreTestCase {
         wait(0.5)
 
         """)
-        var options = SessionOptions(scenePath: box.path("s.lua"))
-        options.backend = .cpu
-        let core = StudioCore(session: options, verbose: false, clock: clock,
-                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
-        core.start()
-        settle(core)
-        return core
+        return startedCore()
     }
 
     /// Paused, the next turn is the inputs' next look; playing, the next

@@ -15,10 +15,11 @@ class StudioCoreTestCase: XCTestCase {
     }
 
     /// A studio core on the scene `s.lua` in the box (CPU backend, no
-    /// audio device), started and settled.
-    func startedCore() -> StudioCore {
+    /// audio device; `configure` may change more), started and settled.
+    func startedCore(configure: (inout SessionOptions) -> Void = { _ in }) -> StudioCore {
         var options = SessionOptions(scenePath: box.path("s.lua"))
         options.backend = .cpu
+        configure(&options)
         let core = StudioCore(session: options, verbose: false, clock: clock,
                               audio: { throw AudioUnavailable(description: "no audio device in the tests") })
         core.start()

@@ -40,13 +40,7 @@ final class StudioCoreTests: StudioCoreTestCase {
         wait(0.5)
 
         """)
-        var options = SessionOptions(scenePath: box.path("s.lua"))
-        options.backend = .cpu
-        options.timeout = 60
-        let core = StudioCore(session: options, verbose: false, clock: clock,
-                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
-        core.start()
-        settle(core)
+        let core = startedCore { $0.timeout = 60 }
         core.perform(.toggleRecording)
         clock.t += 0.2
         core.perform(.pokeBegin(Point(20, 20)))

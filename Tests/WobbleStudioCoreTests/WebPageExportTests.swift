@@ -23,12 +23,7 @@ final class WebPageExportTests: StudioCoreTestCase {
         wait(0.6)
 
         """)
-        var options = SessionOptions(scenePath: box.path("s.lua"))
-        options.backend = .cpu
-        let core = StudioCore(session: options, verbose: false, clock: clock,
-                              audio: { throw AudioUnavailable(description: "no audio device in the tests") })
-        core.start()
-        settle(core)
+        let core = startedCore()
         core.perform(.openExportChooser)
         let n = PresetChooser.choices.count
         XCTAssertEqual(PresetChooser.choices.last, .webPage)
