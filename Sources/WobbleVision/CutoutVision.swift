@@ -309,7 +309,7 @@ public enum CutoutVision {
             list.enumerated().sorted { ($0.element.area, $0.offset) < ($1.element.area, $1.offset) }.map(\.element.mask)
         }
         let grabCut = smallestFirst(clear) + cut + trivial
-        let grouped = jobs[0].grouped.map { Coverage.Of(mask: $0.mask, coverage: $0.coverage ?? Coverage($0.mask)) }
+        let grouped = jobs[0].grouped.map { Coverage.Of(mask: $0.mask, coverage: $0.coverage) }
         var distinct: [Coverage.Of] = []
         for m in grouped.prefix(2) + grabCut.prefix(1) + smallestFirst(partsFound) + grabCut.dropFirst() + grouped.dropFirst(2)
         where !distinct.contains(where: { intersectionOverUnion($0.mask, $0.coverage, m.mask, m.coverage) > 0.9 }) {

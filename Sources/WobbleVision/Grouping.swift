@@ -23,7 +23,7 @@ extension CutoutVision {
     struct Scored: Sendable {
         var mask: GreyMask
         var score: Double
-        var coverage: Coverage? = nil
+        var coverage: Coverage
     }
 
     /// The grouping's candidates under `point` (image pixels), best
@@ -85,19 +85,19 @@ extension CutoutVision {
         let refinedMasks = concurrently(min(groupingRefined, raws.count)) { n in
             refineGroup(image: image, group: raws[n].mask, at: point).map { ($0, Coverage($0)) }
         }
-        var out: [(Scored, Coverage)] = []
+        var out: [Scored] = []
         for (n, s) in positive.enumerated() {
-            var candidates = [(Scored(mask: raws[n].mask, score: s.score), raws[n].coverage)]
-            if n < groupingRefined, let (refined, coverage) = refinedMasks[n].map({ ($0.0, $0.1) }) {
+            var candidates = [Scored(mask: raws[n].mask, score: s.score, coverage: raws[n].coverage)]
+            if n < groupingRefined, let (refined, coverage) = refinedMasks[n] {
                 let down = grid.downscaled(refined, factor: factor)
-                candidates.insert((Scored(mask: refined, score: grid.objectness(down, click: (cx, cy))), coverage), at: 0)
+                candidates.insert(Scored(mask: refined, score: grid.objectness(down, click: (cx, cy)), coverage: coverage), at: 0)
             }
             out += candidates
         }
-        out = out.enumerated().sorted { ($0.element.0.score, -$0.offset) > ($1.element.0.score, -$1.offset) }.map(\.element)
-        var kept: [(Scored, Coverage)] = []
-        for c in out where !kept.contains(where: { intersectionOverUnion($0.0.mask, $0.1, c.0.mask, c.1) > 0.9 }) { kept.append(c) }
-        return kept.map { Scored(mask: $0.0.mask, score: $0.0.score, coverage: $0.1) }
+        out = out.enumerated().sorted { ($0.element.score, -$0.offset) > ($1.element.score, -$1.offset) }.map(\.element)
+        var kept: [Scored] = []
+        for c in out where !kept.contains(where: { intersectionOverUnion($0.mask, $0.coverage, c.mask, c.coverage) > 0.9 }) { kept.append(c) }
+        return kept
     }
 
     /// GrabCut seeded from a group: its box grown by a fifth (at least 8
