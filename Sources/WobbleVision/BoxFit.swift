@@ -113,10 +113,10 @@ extension CutoutVision {
         var readings: [(GreyMask, [Bool], String)] = []
         for side in sides {
             for rectangle in [false, true] {
-            if let m = try? objectMask(image: image, box: box, region: region, object: nil, background: nil,
-                                       workingSide: side, constrained: true, rectangle: rectangle) {
-                readings.append((m, frame.cells(of: m), "\(rectangle ? "rect" : "region")\(side)"))
-            }
+                if let m = try? objectMask(image: image, box: box, region: region, object: nil, background: nil,
+                                           workingSide: side, constrained: true, rectangle: rectangle) {
+                    readings.append((m, frame.cells(of: m), "\(rectangle ? "rect" : "region")\(side)"))
+                }
             }
         }
         // The groups in the box: at least 3% of it, spanning at least 40%
