@@ -381,14 +381,6 @@ struct GIFPalette {
             return results
         }
 
-        /// The image remapped to exactly `colors` (its own result from
-        /// `fixed(_:for:what:)`), dithered.
-        func remap(to colors: [liq_color], dithering: Float, what: String) throws -> Band {
-            let results = try BandImage.fixed(colors, for: [self], what: what)
-            defer { liq_result_destroy(results[0].pointer) }
-            return try remap(with: results[0], dithering: dithering, what: what)
-        }
-
         /// A `liq_result` used by one thread at a time.
         struct FixedResult: @unchecked Sendable { let pointer: OpaquePointer }
 

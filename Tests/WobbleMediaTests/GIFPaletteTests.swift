@@ -342,3 +342,14 @@ final class GIFPaletteTests: XCTestCase {
         XCTAssertGreaterThan(quantised.colorCount, 200)
     }
 }
+
+extension GIFPalette.BandImage {
+    /// The image remapped to exactly `colors` through a fixed-colour result
+    /// of its own (what the palette does for several bands at once from
+    /// one histogram), dithered: the tests' reference.
+    func remap(to colors: [liq_color], dithering: Float, what: String) throws -> GIFPalette.Band {
+        let results = try GIFPalette.BandImage.fixed(colors, for: [self], what: what)
+        defer { liq_result_destroy(results[0].pointer) }
+        return try remap(with: results[0], dithering: dithering, what: what)
+    }
+}
