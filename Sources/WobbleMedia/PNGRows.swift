@@ -132,22 +132,7 @@ enum PNGRows {
                 }
                 let n = runs[index].rowBytes - 1
                 let data = src + 1
-                switch src[0] {
-                case 0:
-                    cur.update(from: data, count: n)
-                case 1:
-                    for i in 0 ..< n { cur[i] = data[i] &+ (i >= bpp ? cur[i - bpp] : 0) }
-                case 2:
-                    for i in 0 ..< n { cur[i] = data[i] &+ prev[i] }
-                case 3:
-                    for i in 0 ..< n {
-                        cur[i] = data[i] &+ UInt8((UInt16(i >= bpp ? cur[i - bpp] : 0) + UInt16(prev[i])) >> 1)
-                    }
-                case 4:
-                    PNGRows.paeth(data, cur, prev, n, bpp)
-                default:
-                    return false
-                }
+                guard PNGRows.unfilter(src[0], data, into: cur, above: prev, count: n, bpp: bpp) else { return false }
                 let p = passes[index]
                 let row = target + ((p.y + y * p.dy) * width + p.x) * 4
                 for i in 0 ..< sizes[index].w {
@@ -204,22 +189,7 @@ enum PNGRows {
             let dst = channels == 4 ? out + y * rowBytes : cur
             let up: UnsafePointer<UInt8> = channels == 4
                 ? (y == 0 ? UnsafePointer(prev) : UnsafePointer(out + (y - 1) * rowBytes)) : UnsafePointer(prev)
-            switch src[0] {
-            case 0:
-                dst.update(from: src + 1, count: rowBytes)
-            case 1:
-                for i in 0 ..< channels { dst[i] = src[1 + i] }
-                for i in channels ..< rowBytes { dst[i] = src[1 + i] &+ dst[i - channels] }
-            case 2:
-                for i in 0 ..< rowBytes { dst[i] = src[1 + i] &+ up[i] }
-            case 3:
-                for i in 0 ..< channels { dst[i] = src[1 + i] &+ up[i] >> 1 }
-                for i in channels ..< rowBytes { dst[i] = src[1 + i] &+ UInt8((UInt16(dst[i - channels]) + UInt16(up[i])) >> 1) }
-            case 4:
-                if channels == 4 { PNGRows.paeth4(src + 1, dst, up, width) } else { PNGRows.paeth(src + 1, dst, up, rowBytes, channels) }
-            default:
-                return false
-            }
+            guard PNGRows.unfilter(src[0], src + 1, into: dst, above: up, count: rowBytes, bpp: channels) else { return false }
             if channels == 3 {
                 let o = out + y * width * 4
                 for x in 0 ..< width {
@@ -230,6 +200,33 @@ enum PNGRows {
             y += 1
             return true
         }
+    }
+
+    /// Undoes `filter` (0–4) on `count` bytes of a row (`bpp` bytes a
+    /// pixel) from `src` into `dst`, the row above (unfiltered) at `up`;
+    /// false for a filter above 4. Four bytes a pixel go through Paeth four
+    /// channels at a step.
+    @inline(__always)
+    static func unfilter(_ filter: UInt8, _ src: UnsafePointer<UInt8>, into dst: UnsafeMutablePointer<UInt8>,
+                         above up: UnsafePointer<UInt8>, count: Int, bpp: Int) -> Bool {
+        let lead = min(bpp, count)
+        switch filter {
+        case 0:
+            dst.update(from: src, count: count)
+        case 1:
+            for i in 0 ..< lead { dst[i] = src[i] }
+            for i in lead ..< count { dst[i] = src[i] &+ dst[i - bpp] }
+        case 2:
+            for i in 0 ..< count { dst[i] = src[i] &+ up[i] }
+        case 3:
+            for i in 0 ..< lead { dst[i] = src[i] &+ up[i] >> 1 }
+            for i in lead ..< count { dst[i] = src[i] &+ UInt8((UInt16(dst[i - bpp]) + UInt16(up[i])) >> 1) }
+        case 4:
+            if bpp == 4 { paeth4(src, dst, up, count / 4) } else { paeth(src, dst, up, count, bpp) }
+        default:
+            return false
+        }
+        return true
     }
 
     /// Paeth for 4 bytes a pixel, the four channels at once.
