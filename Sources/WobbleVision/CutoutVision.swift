@@ -251,8 +251,8 @@ public enum CutoutVision {
         var side = min(w, h) / 2
         while side >= smallestClickSide { sides.append(side); side /= 2 }
         if sides.isEmpty { sides = [min(w, h)] }
-        var clear: [(mask: Coverage.Of, area: Int)] = [], cut: [Coverage.Of] = [], trivial: [Coverage.Of] = []
-        var partsFound: [(mask: Coverage.Of, area: Int)] = []
+        var clear: [Coverage.Of] = [], cut: [Coverage.Of] = [], trivial: [Coverage.Of] = []
+        var partsFound: [Coverage.Of] = []
         var firstProblem: Error?
         // Every square's parts and GrabCut, and the grouping, side by side
         // (job 0 the grouping, then the squares smallest first); gathered
@@ -263,7 +263,7 @@ public enum CutoutVision {
             guard k > 0 else { return (groupedCandidates(image: image, at: point), nil) }
             let side = order[k - 1]
             var found: [Coverage.Of] = []
-            if point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h), side >= smallestSquare {
+            if point.x >= 0, point.y >= 0, point.x < Double(w), point.y < Double(h) {
                 let p = parts(image: image, at: point, side: side, ks: partScales, workingSide: clickWorkingSide)
                 for m in p.masks {
                     let c = Coverage(m)
@@ -274,7 +274,7 @@ public enum CutoutVision {
         }
         for (k, side) in order.enumerated() {
             guard let square = jobs[k + 1].square else { continue }
-            partsFound += square.parts.map { ($0, $0.coverage.count) }
+            partsFound += square.parts
             let found: (mask: GreyMask, box: PixelRect, seedArea: Double)
             switch square.click {
             case .success(let f): found = f
@@ -284,7 +284,6 @@ public enum CutoutVision {
             }
             let m = found.mask, b = found.box
             let coverage = Coverage(m)
-            let area = coverage.count
             // Object pixels on the square's edges that are not the picture's.
             var touching = 0
             for x in b.x0 ..< b.x1 {
@@ -295,18 +294,18 @@ public enum CutoutVision {
                 if b.x0 > 0, m.pixels[y * w + b.x0] > 127 { touching += 1 }
                 if b.x1 < w, m.pixels[y * w + b.x1 - 1] > 127 { touching += 1 }
             }
-            if Double(area) < 2 * found.seedArea {
+            if Double(coverage.count) < 2 * found.seedArea {
                 trivial.append(Coverage.Of(mask: m, coverage: coverage))
             } else if touching * 100 <= 4 * side {
-                clear.append((Coverage.Of(mask: m, coverage: coverage), area))
+                clear.append(Coverage.Of(mask: m, coverage: coverage))
             } else {
                 cut.append(Coverage.Of(mask: m, coverage: coverage))
             }
         }
         // Without any GrabCut object, no parts either: the problem is said.
         guard !(clear.isEmpty && cut.isEmpty && trivial.isEmpty) else { throw firstProblem ?? CutoutProblem.noObject }
-        func smallestFirst(_ list: [(mask: Coverage.Of, area: Int)]) -> [Coverage.Of] {
-            list.enumerated().sorted { ($0.element.area, $0.offset) < ($1.element.area, $1.offset) }.map(\.element.mask)
+        func smallestFirst(_ list: [Coverage.Of]) -> [Coverage.Of] {
+            list.enumerated().sorted { ($0.element.coverage.count, $0.offset) < ($1.element.coverage.count, $1.offset) }.map(\.element)
         }
         let grabCut = smallestFirst(clear) + cut + trivial
         let grouped = jobs[0].grouped.map { Coverage.Of(mask: $0.mask, coverage: $0.coverage) }
