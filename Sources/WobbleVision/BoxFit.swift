@@ -88,11 +88,13 @@ extension CutoutVision {
     /// with its features. `sides`: GrabCut's working sides for its
     /// readings; `gridSide`, `ks`: the grouping's grid and scales;
     /// `refineTop`: that many of the best-scored groups also refined by
-    /// GrabCut as candidates (0 as a box is read: measured, not kept). Throws as `objectMask` when the box is outside
+    /// GrabCut as candidates (0 as a box is read: measured, not kept);
+    /// `measuresAgreement`: each candidate's `agree` (0 without; the score
+    /// does not read it). Throws as `objectMask` when the box is outside
     /// the image or uniform.
     static func boxCandidates(image: RGBAImage, box: PixelRect, region: RegionShape?,
                               sides: [Int] = [workingSide], gridSide: Int = boxGridSide, ks: [Double] = boxScales,
-                              refineTop: Int = 0) throws -> (frame: BoxFrame, candidates: [BoxCandidate]) {
+                              refineTop: Int = 0, measuresAgreement: Bool = false) throws -> (frame: BoxFrame, candidates: [BoxCandidate]) {
         let w = image.width, h = image.height
         guard !box.isEmpty, box.x0 >= 0, box.y0 >= 0, box.x1 <= w, box.y1 <= h else {
             throw CutoutProblem.outsideImage(box: box, width: w, height: h)
@@ -152,7 +154,9 @@ extension CutoutVision {
         for r in readings { seen.insert(r.1) }
         var out: [BoxCandidate] = readings.map { BoxCandidate(inside: $0.1, mask: $0.0, features: BoxFeatures(), source: $0.2) }
         out += groups.map { BoxCandidate(inside: $0, mask: nil, features: BoxFeatures(), source: "group") }
-        let readingCells = readings.map(\.1)
+        // Agreement with GrabCut's readings has no weight in the score:
+        // measured only where the candidates are dumped to fit the weights.
+        let readingCells = measuresAgreement ? readings.map(\.1) : []
         for k in out.indices {
             out[k].features = boxFeatures(out[k].inside, frame: frame, readings: readingCells, isReading: k < readings.count ? k : nil)
         }

@@ -31,7 +31,8 @@ final class BoxFitTests: XCTestCase {
                 let sides = env["WOBBLE_BOXFIT_SIDES"].map { $0.split(separator: ",").compactMap { Int($0) } } ?? [CutoutVision.workingSide]
                 let grid = env["WOBBLE_BOXFIT_GRID"].flatMap { Int($0) } ?? CutoutVision.boxGridSide
                 let ks = env["WOBBLE_BOXFIT_KS"].map { $0.split(separator: ",").compactMap { Double($0) } } ?? CutoutVision.boxScales
-                let found = try CutoutVision.boxCandidates(image: o.image, box: box, region: region, sides: sides, gridSide: grid, ks: ks, refineTop: env["WOBBLE_BOXFIT_REFINE"].flatMap { Int($0) } ?? 0)
+                let found = try CutoutVision.boxCandidates(image: o.image, box: box, region: region, sides: sides, gridSide: grid, ks: ks, refineTop: env["WOBBLE_BOXFIT_REFINE"].flatMap { Int($0) } ?? 0,
+                                                           measuresAgreement: true)
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
                 print(String(format: "boxfit-time: %@ %@ %.3f s, %d candidates", o.label, name, seconds, found.candidates.count))
                 for c in found.candidates {
@@ -132,7 +133,8 @@ extension BoxFitTests {
                 let env = ProcessInfo.processInfo.environment
                 let grid = env["WOBBLE_BOXFIT_GRID"].flatMap { Int($0) } ?? CutoutVision.boxGridSide
                 let ks = env["WOBBLE_BOXFIT_KS"].map { $0.split(separator: ",").compactMap { Double($0) } } ?? CutoutVision.boxScales
-                let found = try CutoutVision.boxCandidates(image: c.image, box: box, region: region, gridSide: grid, ks: ks, refineTop: env["WOBBLE_BOXFIT_REFINE"].flatMap { Int($0) } ?? 0)
+                let found = try CutoutVision.boxCandidates(image: c.image, box: box, region: region, gridSide: grid, ks: ks, refineTop: env["WOBBLE_BOXFIT_REFINE"].flatMap { Int($0) } ?? 0,
+                                                           measuresAgreement: true)
                 for cand in found.candidates {
                     let m = cand.mask ?? found.frame.mask(cand.inside, width: c.image.width, height: c.image.height, box: box)
                     let leaked = (0 ..< far.count).filter { far[$0] && m.pixels[$0] != 0 }.count
