@@ -17,7 +17,7 @@ private func useOneOpenMPThread() {
 
 /// The one palette of a GIF, built once from the still frame with
 /// libimagequant (this file owns every libimagequant call), plus the still
-/// frame's dithered indices.
+/// frame's dithered indices (`GIFDither`).
 ///
 /// The wobble only moves the still image's own colours around (and the
 /// blends bilinear sampling makes of neighbours), so a palette quantised
@@ -59,22 +59,18 @@ struct GIFPalette {
     ///
     /// Two threads where the machine has them, the same bytes whatever its
     /// cores: while the quantiser runs (one thread, its longest step), a
-    /// second makes the still's two bands of rows as libimagequant images
-    /// with their contrast maps, and the distinct colours `refine` needs;
-    /// `refine` then sums in two chunks and the two bands are remapped at
-    /// once. Measured on the 480×360 latte still (libimagequant 2.17, speed
-    /// 2, release build, 2 cores; CPU time): histogram 4 ms, quantiser
-    /// 85–90 ms, contrast maps and distinct colours about 20 ms beside it,
-    /// `refine` 25–35 ms on two threads (on every pixel on one thread it
-    /// took 55–63 ms), the remap 50–60 ms in two bands at once (29 ms of
-    /// wall time; in one band, its contrast maps included, 55–60 ms): the
-    /// palette about 140 ms of wall time on two free cores instead of
-    /// 200 ms, and 205–215 ms of CPU instead of 235.
+    /// second makes the still's edge map (`GIFDither`) and the distinct
+    /// colours `refine` needs; `refine` then sums in two chunks, and the
+    /// still's two bands of rows are remapped at once (`GIFDither`).
+    /// Measured on the 480×360 latte still as a clip's palette (speed 2,
+    /// release build, 2 cores; CPU time, each step on its thread): the
+    /// quantiser 46–54 ms, the edge map and the distinct colours 6 ms beside
+    /// it, `refine` 12 ms, the remap 8.5 ms a band: about 90 ms of CPU
+    /// (libimagequant's own remap took 14 ms a band).
     ///
     /// `oneFrame`: the palette of a GIF of one frame, which is most of that
     /// GIF's cost (a clip's palette serves every frame): see `OneFrame`.
-    /// The remap keeps `speed` either way (its edge-aware dithering is what
-    /// the speed buys there).
+    /// The remap is the same either way.
     init(still: RGBAImage, speed: Int32, oneFrame: Bool = false, dithering: Float, maxColors: Int = 255, what: String) throws {
         let maxColors = Int32(min(255, max(2, maxColors)))
         let w = still.width, h = still.height
@@ -115,82 +111,50 @@ struct GIFPalette {
         // The still is remapped in bands of rows, on as many threads (the
         // same bands whatever the cores: the same bytes).
         let bands = h >= GIFPalette.bandRows * 2 ? 2 : 1
-        let remapped: [Band], helperCPU: Double
-        (remapped, helperCPU) = try flat.withUnsafeBytes { buf in
-            nonisolated(unsafe) let base = buf.baseAddress!
-            nonisolated(unsafe) let pixels = UnsafeRawBufferPointer(start: base, count: buf.count)
+        var colors: [liq_color] = [], edges: [UInt8]? = nil
+        var helperCPU = 0.0
+        try flat.withUnsafeBytes { buf in
+            nonisolated(unsafe) let pixels = buf
             // While the quantiser runs on one thread, a second one makes
             // what the steps after it need and the palette does not change:
-            // the bands' images with their contrast maps, the distinct colours.
+            // the still's edge map, the distinct colours.
             let found = ResultSlots<Result<[liq_color], any Error>>(1, initial: .success([]))
-            let images = ResultSlots<Result<[BandImage], any Error>>(1, initial: .success([]))
+            let edgeMap = ResultSlots<[UInt8]?>(1, initial: nil)
             let distinct = ResultSlots(1, initial: Distinct())
-            var cpu = GIFPalette.parallel(2) { c in
+            helperCPU += GIFPalette.parallel(2) { c in
                 if c == 0 {
                     found.set(0, Result {
                         try GIFPalette.quantize(histogram, maxColors: liqMax, speed: quantizerSpeed, what: what)
                     })
                 } else {
-                    images.set(0, Result {
-                        try (0..<bands).map { band in
-                            let y0 = h * band / bands, y1 = h * (band + 1) / bands
-                            let image = try BandImage(base + y0 * w * 4, width: w, height: y1 - y0,
-                                                      maxColors: liqMax, speed: speed, what: what)
-                            image.makeContrastMaps()
-                            return image
-                        }
-                    })
+                    edgeMap.set(0, GIFDither.edgeMap(pixels, width: w, height: h))
                     distinct.set(0, cubes ?? Distinct(pixels))
                 }
             }
             // The quantiser saw cube means: a few rounds of k-means over the
             // still's own pixels move each colour to the mean of the pixels
             // nearest to it, then the still is remapped to exactly those
-            // colours (fixed: libimagequant keeps them as they are).
-            var colors = try found.get(0).get()
-            let bandImages = try images.get(0).get()
-            cpu += GIFPalette.refine(&colors, distinct: distinct.get(0), rounds: GIFPalette.refineRounds)
-            let results = try BandImage.fixed(colors, for: bandImages, what: what)
-            defer { results.forEach { liq_result_destroy($0.pointer) } }
-            let parts = ResultSlots<Result<Band, any Error>>(bands, initial: .failure(MediaError("\(what): the still's remap did not run")))
-            cpu += GIFPalette.parallel(bands) { c in
-                parts.set(c, Result { try bandImages[c].remap(with: results[c], dithering: dithering, what: what) })
-            }
-            return (try (0..<bands).map { try parts.get($0).get() }, cpu)
+            // colours.
+            colors = try found.get(0).get()
+            helperCPU += GIFPalette.refine(&colors, distinct: distinct.get(0), rounds: GIFPalette.refineRounds)
+            edges = edgeMap.get(0)
         }
-        // Compact: opaque entries keep their order, transparent ones map to
-        // the reserved index. The bands' palettes are the same colours.
+        // The opaque colours in order; transparent entries become the
+        // reserved index.
         var rgb: [UInt8] = []
-        var map = [Int](repeating: -1, count: 256)
-        let liqColors = remapped[0].colors
-        for (i, c) in liqColors.enumerated() where c.3 >= 128 && rgb.count < 255 * 3 {
-            map[i] = rgb.count / 3
-            rgb += [c.0, c.1, c.2]
-        }
+        for c in colors where c.a >= 128 && rgb.count < 255 * 3 { rgb += [c.r, c.g, c.b] }
         if rgb.isEmpty { rgb = [0, 0, 0] }  // an all-transparent still: keep one colour
         let count = rgb.count / 3
-        let t = UInt8(count)
-        let nearest = GIFNearestColor(rgb: rgb)
-        var indices = [UInt8](repeating: t, count: w * h)
-        still.pixels.withUnsafeBufferPointer { px in
-            var i = 0
-            for band in remapped {
-                // This band's entries as the first band's (found by colour).
-                var bandMap = map
-                if band.colors.count != liqColors.count || !zip(band.colors, liqColors).allSatisfy({ $0 == $1 }) {
-                    for (j, c) in band.colors.enumerated() {
-                        bandMap[j] = liqColors.firstIndex { $0 == c }.map { map[$0] } ?? -1
-                    }
-                }
-                for k in band.indices {
-                    if px[i * 4 + 3] >= 128 {
-                        let m = bandMap[Int(k)]
-                        indices[i] = m >= 0 ? UInt8(m) : nearest.index(px[i * 4], px[i * 4 + 1], px[i * 4 + 2])
-                    }
-                    i += 1
-                }
+        let dither = GIFDither(rgb: rgb, transparent: UInt8(count), edges: edges)
+        let parts = ResultSlots<[UInt8]>(bands, initial: [])
+        helperCPU += flat.withUnsafeBytes { buf in
+            nonisolated(unsafe) let pixels = buf
+            return GIFPalette.parallel(bands) { c in
+                parts.set(c, dither.remap(pixels, width: w, height: h, rows: h * c / bands, h * (c + 1) / bands,
+                                          dithering: dithering))
             }
         }
+        let indices = (0..<bands).flatMap { parts.get($0) }
         self.rgb = rgb
         self.colorCount = count
         self.stillIndices = indices
@@ -234,19 +198,17 @@ struct GIFPalette {
 
     /// A still of fewer than twice this many rows is remapped in one band.
     /// (Two bands: the Floyd–Steinberg error does not cross from the first
-    /// to the second, and each band's contrast maps see only its rows; on
-    /// `Scripts/bench-gif.sh` the same PSNR, 18 bytes smaller.)
+    /// to the second; the same PSNR and bytes within a few dozen.)
     static let bandRows = 32
 
     /// What a one-frame GIF's palette does differently (`oneFrame`).
     ///
     /// Measured on the 480×360 latte still (release build, 2 cores, CPU
-    /// time, each step timed on its thread): as a clip's first
-    /// frame the palette takes about 72 ms: the histogram 3, the quantiser
-    /// 17 (at speed 6), contrast maps 5, the distinct colours 4, `refine`
-    /// 14, the dithered remap 30 (two bands of 15). With these settings
-    /// about 59 ms (the quantiser 14, `refine` 6, no distinct colours), for
-    /// 40.43 dB and 125,134 bytes against 40.44 dB and 124,859.
+    /// time, each step timed on its thread): with these settings the
+    /// palette takes 43–47 ms (the quantiser 14.5, the histogram's cubes
+    /// for `refine` and the edge map 3 beside it, `refine` 5, the remap 8.5
+    /// a band), for 40.43 dB and 124,907 bytes (as a clip's first frame
+    /// about 90 ms: see `init`).
     enum OneFrame {
         /// libimagequant's speed for the quantiser: at 6 the palette takes
         /// about 110 ms of wall time instead of 155 at 2 (40.44 dB instead
@@ -259,12 +221,6 @@ struct GIFPalette {
         /// 11,884 entries instead of 15,231, the quantiser a fifth faster;
         /// fewer (9,426 at 1/1500, or 5-bit cubes) lose 0.05 dB and more.
         static let denseShare = 1.0 / 3000
-    }
-
-    /// One band of rows remapped: its indices and the palette they index.
-    struct Band: Sendable {
-        var indices: [UInt8]
-        var colors: [(UInt8, UInt8, UInt8, UInt8)]
     }
 
     /// libimagequant's attributes: at most `maxColors`, `speed`, and no
@@ -304,104 +260,6 @@ struct GIFPalette {
         guard let found = liq_get_palette(quantized) else { throw MediaError("\(what): libimagequant liq_get_palette failed") }
         return withUnsafeBytes(of: found.pointee.entries) { raw in
             (0..<Int(found.pointee.count)).map { liq_color(r: raw[$0 * 4], g: raw[$0 * 4 + 1], b: raw[$0 * 4 + 2], a: raw[$0 * 4 + 3]) }
-        }
-    }
-
-    /// Some rows of the still as a libimagequant image, remapped (dithered
-    /// by libimagequant) to a given palette. Used by one thread at a time.
-    final class BandImage: @unchecked Sendable {
-        fileprivate let attr: OpaquePointer
-        private let image: OpaquePointer
-        private let speed: Int32, maxColors: Int32
-
-        /// `height` rows of RGBA pixels at `pixels` (which must outlive it).
-        init(_ pixels: UnsafeRawPointer, width: Int, height: Int, maxColors: Int32, speed: Int32, what: String) throws {
-            attr = try GIFPalette.attributes(maxColors: maxColors, speed: speed, what: what)
-            guard let image = liq_image_create_rgba(attr, pixels, Int32(width), Int32(height), 0) else {
-                liq_attr_destroy(attr)
-                throw MediaError("\(what): libimagequant liq_image_create_rgba failed")
-            }
-            self.image = image
-            self.speed = speed
-            self.maxColors = maxColors
-        }
-
-        deinit {
-            liq_image_destroy(image)
-            liq_attr_destroy(attr)
-        }
-
-        /// Computes the image's contrast maps now, which the dithered remap
-        /// otherwise computes first (at speed 1 or 2 libimagequant dithers
-        /// less on edges and noise, found from these maps): adding the
-        /// image to a histogram makes them, and a progress callback that
-        /// stops it right after them spares the histogram. Only a matter of
-        /// time: without them the remap makes them itself.
-        func makeContrastMaps() {
-            guard let maps = try? GIFPalette.attributes(maxColors: maxColors, speed: speed, what: "") else { return }
-            defer { liq_attr_destroy(maps) }
-            liq_attr_set_progress_callback(maps, { _, _ in 0 }, nil)
-            guard let hist = liq_histogram_create(maps) else { return }
-            defer { liq_histogram_destroy(hist) }
-            _ = liq_histogram_add_image(hist, maps, image)   // LIQ_ABORTED by the callback
-        }
-
-        /// A libimagequant result holding exactly `colors` (given as fixed
-        /// colours, which it keeps as they are), one per band image, each
-        /// quantised with its image's attributes; made on the calling
-        /// thread. One histogram serves them all: each fixed colour costs
-        /// libimagequant a 256-entry gamma table of `pow` calls (255 colours:
-        /// about 1 ms of CPU), so they are added once; a quantise consumes
-        /// the histogram's own colours but keeps its fixed ones, and the
-        /// same own colours added again give the same result.
-        static func fixed(_ colors: [liq_color], for images: [BandImage], what: String) throws -> [FixedResult] {
-            useOneOpenMPThread()
-            guard let fixed = liq_histogram_create(images[0].attr) else { throw MediaError("\(what): libimagequant: out of memory") }
-            defer { liq_histogram_destroy(fixed) }
-            var e = LIQ_OK
-            for c in colors {
-                e = liq_histogram_add_fixed_color(fixed, c, 0)
-                guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_histogram_add_fixed_color", e) }
-            }
-            let own = colors.map { liq_histogram_entry(color: $0, count: 1) }
-            var results: [FixedResult] = []
-            do {
-                for image in images {
-                    e = own.withUnsafeBufferPointer { liq_histogram_add_colors(fixed, image.attr, $0.baseAddress!, Int32($0.count), 0) }
-                    guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_histogram_add_colors", e) }
-                    var result: OpaquePointer? = nil
-                    let q = liq_histogram_quantize(fixed, image.attr, &result)
-                    guard q == LIQ_OK, let res = result else { throw GIFPalette.failure(what, "liq_histogram_quantize", q) }
-                    results.append(FixedResult(pointer: res))
-                }
-            } catch {
-                results.forEach { liq_result_destroy($0.pointer) }
-                throw error
-            }
-            return results
-        }
-
-        /// A `liq_result` used by one thread at a time.
-        struct FixedResult: @unchecked Sendable { let pointer: OpaquePointer }
-
-        /// The image remapped to the colours of `fixed` (from `fixed(_:for:what:)`), dithered.
-        func remap(with fixed: FixedResult, dithering: Float, what: String) throws -> Band {
-            useOneOpenMPThread()
-            let res = fixed.pointer
-            var e = LIQ_OK
-            e = liq_set_dithering_level(res, dithering)
-            guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_set_dithering_level", e) }
-            var indices = [UInt8](repeating: 0, count: Int(liq_image_get_width(image)) * Int(liq_image_get_height(image)))
-            e = indices.withUnsafeMutableBytes { liq_write_remapped_image(res, image, $0.baseAddress!, $0.count) }
-            guard e == LIQ_OK else { throw GIFPalette.failure(what, "liq_write_remapped_image", e) }
-            // The palette may be refined by remapping: read it afterwards.
-            guard let pal = liq_get_palette(res) else { throw MediaError("\(what): libimagequant liq_get_palette failed") }
-            let n = Int(pal.pointee.count)
-            var found: [(UInt8, UInt8, UInt8, UInt8)] = []
-            withUnsafeBytes(of: pal.pointee.entries) { raw in
-                for i in 0..<n { found.append((raw[i * 4], raw[i * 4 + 1], raw[i * 4 + 2], raw[i * 4 + 3])) }
-            }
-            return Band(indices: indices, colors: found)
         }
     }
 
@@ -751,6 +609,11 @@ final class GIFNearestColor {
     private let coarseBits: Int, coarseStart: UnsafeMutablePointer<Int32>, coarseCount: UnsafeMutablePointer<UInt16>
     private let coarseCandidates: UnsafeMutablePointer<UInt8>
     private var coarseUsed = 0
+    /// Per colour: a quarter of the squared distance to its nearest other
+    /// colour. A point nearer (squared) to a colour than this is nearer to
+    /// it than to any other (the triangle inequality), so `index(_:_:_:guess:)`
+    /// answers without a search.
+    private let sure: UnsafeMutablePointer<Int32>
 
     init(rgb: [UInt8], cellBits: Int = 5) {
         n = max(1, rgb.count / 3)
@@ -776,12 +639,39 @@ final class GIFNearestColor {
         coarseCount = .allocate(capacity: coarseCells)
         coarseCount.initialize(repeating: 0, count: coarseCells)
         coarseCandidates = .allocate(capacity: coarseCells * n)
+        sure = .allocate(capacity: n)
+        sure.initialize(repeating: Int32.max, count: n)
+        for i in 0..<n {
+            for j in (i + 1)..<max(i + 1, n) {
+                let dr = pr[i] - pr[j], dg = pg[i] - pg[j], db = pb[i] - pb[j]
+                let quarter = (dr * dr + dg * dg + db * db) / 4
+                sure[i] = min(sure[i], quarter)
+                sure[j] = min(sure[j], quarter)
+            }
+        }
     }
 
     deinit {
         pr.deallocate(); pg.deallocate(); pb.deallocate()
         cellStart.deallocate(); cellCount.deallocate(); candidates.deallocate(); minD.deallocate()
         coarseStart.deallocate(); coarseCount.deallocate(); coarseCandidates.deallocate()
+        sure.deallocate()
+    }
+
+    /// The palette index nearest to `(r, g, b)` (the same as `index`),
+    /// looked for first at `guess` (a neighbour's colour, the pixel's
+    /// undithered colour): where the point is well inside that colour's
+    /// reach there is no search.
+    @inline(__always)
+    func index(_ r: UInt8, _ g: UInt8, _ b: UInt8, guess: UInt8) -> UInt8 {
+        let k = Int(guess)
+        if k < n {
+            let dr = pr[k] &- Int32(r), dg = pg[k] &- Int32(g), db = pb[k] &- Int32(b)
+            // Strictly inside: no other colour is as near (a tie would go to
+            // the lower index).
+            if dr &* dr &+ dg &* dg &+ db &* db < sure[k] { return guess }
+        }
+        return index(r, g, b)
     }
 
     /// The palette index nearest to `(r, g, b)`.

@@ -4,8 +4,8 @@ import WobbleCore
 import XCTest
 
 /// The palette's mechanisms against plain reference versions: the k-means
-/// refinement on distinct colours split over threads, and the still's
-/// remap with its contrast maps made ahead.
+/// refinement on distinct colours split over threads; a still of few
+/// colours kept exactly. (The still's remap: `GIFDitherTests`.)
 final class GIFPaletteTests: XCTestCase {
     /// A 160×120 picture of mostly distinct colours (a linear congruential
     /// sequence), every 5th pixel repeating an earlier one, every 37th
@@ -181,85 +181,6 @@ final class GIFPaletteTests: XCTestCase {
         }
     }
 
-    /// Making a band's contrast maps ahead (while the quantiser runs) only
-    /// saves time: the dithered remap is the same bytes.
-    func testContrastMapsMadeAheadGiveTheSameRemap() throws {
-        let w = 160, h = 120
-        var pixels = [UInt8](repeating: 255, count: w * h * 4)
-        for y in 0..<h {
-            for x in 0..<w {
-                let i = (y * w + x) * 4
-                // A smooth gradient (dithered) beside noise and an edge (dithered less).
-                pixels[i] = UInt8(x * 255 / (w - 1))
-                pixels[i + 1] = x < w / 2 ? UInt8(y * 2) : UInt8(truncatingIfNeeded: (x * 7919 + y * 104_729) >> 3)
-                pixels[i + 2] = y < h / 2 ? 40 : 200
-            }
-        }
-        var colors: [liq_color] = []
-        for k in 0..<16 {
-            let v = UInt8(k * 17), b: UInt8 = k % 2 == 0 ? 40 : 200
-            colors.append(liq_color(r: v, g: 255 - v, b: b, a: 255))
-        }
-        let remaps = try pixels.withUnsafeBytes { buf in
-            try [false, true].map { ahead in
-                let image = try GIFPalette.BandImage(buf.baseAddress!, width: w, height: h, maxColors: 255, speed: 2, what: "test")
-                if ahead { image.makeContrastMaps() }
-                return try image.remap(to: colors, dithering: 1, what: "test")
-            }
-        }
-        XCTAssertEqual(remaps[0].indices, remaps[1].indices)
-        XCTAssertEqual(remaps[0].colors.count, 16)
-        let given = Set(colors.map { [$0.r, $0.g, $0.b, $0.a] })
-        let kept = Set(remaps[0].colors.map { [$0.0, $0.1, $0.2, $0.3] })
-        XCTAssertEqual(kept, given, "the fixed colours are kept as given")
-        let used: Set<UInt8> = Set(remaps[0].indices)
-        XCTAssertGreaterThan(used.count, 8, "the gradient is dithered over many colours")
-    }
-
-    /// The bands' fixed-colour results come from one histogram (its fixed
-    /// colours added once, its own colours again for each band): each
-    /// band's dithered remap is the same bytes as with a histogram of its
-    /// own.
-    func testBandsRemappedFromOneFixedHistogramAsFromTheirOwn() throws {
-        let w = 96, h = 80
-        var pixels = [UInt8](repeating: 255, count: w * h * 4)
-        var seed: UInt32 = 7
-        for y in 0..<h {
-            for x in 0..<w {
-                let i = (y * w + x) * 4
-                seed = seed &* 1_664_525 &+ 1_013_904_223
-                pixels[i] = UInt8(x * 255 / (w - 1))
-                pixels[i + 1] = UInt8(truncatingIfNeeded: y * 3 + Int(seed >> 28))
-                pixels[i + 2] = x < w / 2 ? 60 : UInt8(truncatingIfNeeded: seed >> 24)
-            }
-        }
-        var colors: [liq_color] = []
-        for k in 0..<40 {
-            let b: UInt8 = k % 3 == 0 ? 60 : UInt8(k * 4)
-            colors.append(liq_color(r: UInt8(k * 6), g: UInt8(255 - k * 5), b: b, a: 255))
-        }
-        try pixels.withUnsafeBytes { buf in
-            // Fresh images for each way (a remap leaves its dither map in the image).
-            func images() throws -> [GIFPalette.BandImage] {
-                try [(0, 37), (37, h)].map { y0, y1 in
-                    try GIFPalette.BandImage(buf.baseAddress! + y0 * w * 4, width: w, height: y1 - y0,
-                                             maxColors: 255, speed: 2, what: "test")
-                }
-            }
-            let own = try images().map { try $0.remap(to: colors, dithering: 1, what: "test") }
-            let bands = try images()
-            let results = try GIFPalette.BandImage.fixed(colors, for: bands, what: "test")
-            defer { results.forEach { liq_result_destroy($0.pointer) } }
-            XCTAssertEqual(results.count, 2)
-            for (k, band) in bands.enumerated() {
-                let shared = try band.remap(with: results[k], dithering: 1, what: "test")
-                XCTAssertEqual(shared.indices, own[k].indices, "band \(k)")
-                XCTAssertEqual(shared.colors.map { [$0.0, $0.1, $0.2, $0.3] }, own[k].colors.map { [$0.0, $0.1, $0.2, $0.3] })
-                XCTAssertGreaterThan(Set(shared.indices).count, 10, "band \(k) uses many colours")
-            }
-        }
-    }
-
     /// A still of few colours comes back exactly, in two bands or one,
     /// whatever its shape, as a clip's palette or a one-frame GIF's;
     /// pixels with alpha < 128 get the reserved index.
@@ -340,16 +261,5 @@ final class GIFPaletteTests: XCTestCase {
         let quantised = try GIFPalette(still: RGBAImage(width: 256, height: 2, pixels: ramp), speed: 2, dithering: 1, what: "test")
         XCTAssertLessThanOrEqual(quantised.colorCount, 255)
         XCTAssertGreaterThan(quantised.colorCount, 200)
-    }
-}
-
-extension GIFPalette.BandImage {
-    /// The image remapped to exactly `colors` through a fixed-colour result
-    /// of its own (what the palette does for several bands at once from
-    /// one histogram), dithered: the tests' reference.
-    func remap(to colors: [liq_color], dithering: Float, what: String) throws -> GIFPalette.Band {
-        let results = try GIFPalette.BandImage.fixed(colors, for: [self], what: what)
-        defer { liq_result_destroy(results[0].pointer) }
-        return try remap(with: results[0], dithering: dithering, what: what)
     }
 }
