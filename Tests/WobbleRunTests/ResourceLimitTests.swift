@@ -139,7 +139,8 @@ final class ResourceLimitTests: XCTestCase {
 
     func testAnAddressSpaceLimitIsOneLineOrARenderNeverACrashOrAHang() throws {
         // Under ulimit -v of 600–700 MB a GLES render used to crash (SIGSEGV)
-        // or hang: llvmpipe's threads could not start.
+        // or hang: llvmpipe's threads could not start. Now it renders or
+        // says in one line that memory is short; with 2 GB it renders.
         let box = try box()
         for limit in [300_000, 600_000, 700_000, 2_000_000] {
             for out in ["o.gif", "f/"] {
@@ -147,7 +148,15 @@ final class ResourceLimitTests: XCTestCase {
                 let r = try limited("ulimit -v \(limit)", ["s.lua", "-q", "--loop", "-1", "--backend", "gles", "-o", out], in: box)
                 if limit < 400_000 {
                     XCTAssertEqual(r.status, 1, label)
-                    XCTAssertTrue(r.firstError.hasPrefix("wobble-run: only ") && r.firstError.contains("MiB of address space are left (ulimit -v \(limit))"), "\(label): \(r.firstError)")
+                    XCTAssertTrue(r.firstError.hasPrefix("wobble-run: only ") && r.firstError.contains("MiB of address space are left (ulimit -v \(limit))"), "\(label): \(r.stderr)")
+                } else if limit < 1_000_000 && r.status == 1 {
+                    // Near the edge (the process's address space at the GLES
+                    // start varies by a few MiB from machine to machine and
+                    // build to build): the render may be refused, in one line
+                    // that says what is short.
+                    XCTAssertTrue(r.firstError.hasPrefix("wobble-run: a GLES render of 64×48 needs about ")
+                                  && r.firstError.contains("are left (ulimit -v \(limit))")
+                                  && r.stderr.split(separator: "\n").count == 1, "\(label): \(r.stderr)")
                 } else {
                     XCTAssertEqual(r.status, 0, "\(label): \(r.stderr)")
                 }
