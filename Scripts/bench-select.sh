@@ -31,7 +31,9 @@
 #        rectangle mode at 256 px, 512 px and full size: why a box falls short),
 #        WOBBLE_SELECT_BOXFIT=1 (instead: each box, tight and 20% out, read the way before this
 #        round (GrabCut's two readings) and through candidates, side by side: IoU, CPU seconds,
-#        the candidate taken; BoxFitTests)
+#        the candidate taken; BoxFitTests),
+#        WOBBLE_SELECT_OUTLINE=1 (instead: one magnetic outline per object, 8, 12 and 16 points
+#        clicked along its edge 2 px in or out, alternately: IoU and seconds; OutlineSetTests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ "${CONFIG:-release}" == debug ]]; then
@@ -41,6 +43,10 @@ else
 fi
 if [[ -n "${WOBBLE_SELECT_BOXFIT:-}" ]]; then
   WOBBLE_BOXFIT_BENCH=1 "${run[@]}" --filter "BoxFitTests/testBenchmarkTheBoxesBeforeAndAfter" 2>&1 | grep '^bench-boxfit:'
+  exit
+fi
+if [[ -n "${WOBBLE_SELECT_OUTLINE:-}" ]]; then
+  WOBBLE_SELECT_BENCH=1 "${run[@]}" --filter "OutlineSetTests/testBenchmarkOneOutlineOverTheWholeSet" 2>&1 | grep '^bench-outline:'
   exit
 fi
 export WOBBLE_SELECT_BENCH=1

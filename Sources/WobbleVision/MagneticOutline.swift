@@ -39,6 +39,9 @@ extension CutoutVision {
     /// How far (pixels, at least) around the points the magnetic outline
     /// looks for the edge: this share of the points' box's longer side.
     public static let outlineMargin = 0.1
+    /// How far (pixels) from a magnetic outline's path its matte may solve
+    /// the rim: a soft edge's width, not more.
+    public static let outlineRim = 2
 
     /// The magnetic outline: a closed path through `points` (image pixels,
     /// clicked along an object's edge, at least 3) whose every piece
@@ -84,7 +87,16 @@ extension CutoutVision {
         // line where the object was) and the half inside would move with
         // the object (a doubled line). Matted, the rim's pixels are solved:
         // the object carries its share, the plate gets the background.
-        mask = try matte(image: image, mask: mask, band: matteBand(width: w, height: h))
+        // The person drew the edge: only its rim is solved, within
+        // `outlineRim` pixels of the path; farther in the outline is
+        // object for sure and farther out background (unconstrained, the
+        // matte moved a dark side of an object that looks like its
+        // background several pixels inside the path).
+        let inside = interior(of: mask, in: crop, depth: outlineRim)
+        var beyond = GreyMask(width: w, height: h)
+        for i in beyond.pixels.indices where mask.pixels[i] <= 127 { beyond.pixels[i] = 255 }
+        let outside = interior(of: beyond, in: PixelRect(x0: 0, y0: 0, x1: w, y1: h), depth: outlineRim)
+        mask = try matte(image: image, mask: mask, band: matteBand(width: w, height: h), object: inside, background: outside)
         return (found.path.map { Point(Double($0.0 + crop.x0) + 0.5, Double($0.1 + crop.y0) + 0.5) }, mask)
     }
 }
