@@ -19,6 +19,13 @@ public enum CutoutTools {
         try CutoutVision.refinedMatte(image: image, region: shape, strokes: strokes, from: from)
     }
 
+    /// `refined`, the region grown where an object stroke reaches past it:
+    /// the matte and the grown region (nil when it did not grow).
+    public static func refinedGrowing(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke],
+                                      from: GreyMask? = nil) throws -> (mask: GreyMask, region: SketchPoints?) {
+        try CutoutVision.refinedMatteGrowing(image: image, region: shape, strokes: strokes, from: from)
+    }
+
     public static func clickMatteBand(width: Int, height: Int) -> Int {
         CutoutVision.clickMatteBand(width: width, height: height)
     }
