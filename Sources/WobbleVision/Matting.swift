@@ -285,7 +285,7 @@ extension CutoutVision {
 
     /// `refinedMatte`'s matte of a mask `refined` found in `shape`.
     static func matted(_ mask: GreyMask, image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke], from: GreyMask?) throws -> GreyMask {
-        let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
+        let seeds = strokeSeeds(image: image, strokes: strokes)
         let r = shape.bbox
         func whole(_ v: Double, _ rounding: FloatingPointRoundingRule) -> Int { Int(clamping: v, to: -(1 << 40) ... (1 << 40), rounding: rounding) }
         let box = PixelRect(x0: max(0, whole(r.minX, .down)), y0: max(0, whole(r.minY, .down)),

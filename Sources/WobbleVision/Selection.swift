@@ -6,7 +6,7 @@ extension CutoutVision {
     /// `Shift`+drag and `Alt`+drag compute, and what the selection
     /// benchmark's corrective clicks do): GrabCut on the region's box grown
     /// to hold the object strokes, the region's inside probably object,
-    /// every stroke a sure mark (`CutoutStroke.seeds`: a later one wins
+    /// every stroke a sure mark (`strokeSeeds`: a later one wins
     /// where they cross); then cleared outside the region's curves (a mask
     /// never reaches past its region). With `from` (the cutout's mask so
     /// far), GrabCut starts from that mask instead of the region's inside
