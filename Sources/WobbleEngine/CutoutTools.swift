@@ -19,11 +19,12 @@ public enum CutoutTools {
         try CutoutVision.refinedMatte(image: image, region: shape, strokes: strokes, from: from)
     }
 
-    /// `refined`, the region grown where an object stroke reaches past it:
-    /// the matte and the grown region (nil when it did not grow).
+    /// `refined`, the region grown where one of the last `fresh` strokes
+    /// (object) reaches past it: the matte and the grown region (nil when
+    /// it did not grow).
     public static func refinedGrowing(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke],
-                                      from: GreyMask? = nil) throws -> (mask: GreyMask, region: SketchPoints?) {
-        try CutoutVision.refinedMatteGrowing(image: image, region: shape, strokes: strokes, from: from)
+                                      from: GreyMask? = nil, fresh: Int = 1) throws -> (mask: GreyMask, region: SketchPoints?) {
+        try CutoutVision.refinedMatteGrowing(image: image, region: shape, strokes: strokes, from: from, fresh: fresh)
     }
 
     public static func clickMatteBand(width: Int, height: Int) -> Int {

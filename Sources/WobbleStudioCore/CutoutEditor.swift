@@ -36,7 +36,9 @@ package final class CutoutEditor {
     private enum Job: Sendable {
         /// The object of a region: its shape, the strokes, the mask it has
         /// in memory (GrabCut starts from it; `CutoutVision.refined`).
-        case cut(shape: RegionShape, strokes: [CutoutStroke], from: GreyMask?)
+        /// `fresh`: how many of the strokes (the last) are new and may grow
+        /// the region (none for a recut after the handles moved).
+        case cut(shape: RegionShape, strokes: [CutoutStroke], from: GreyMask?, fresh: Int)
         /// The objects a click may mean, and a region fitted around each.
         case fit(Point)
         /// A magnetic outline through the points: its mask and region.
@@ -339,7 +341,7 @@ package final class CutoutEditor {
         }
         var from: GreyMask?
         if !more.isEmpty || recut, case .memory(let m)? = state.parameters.cutout?.source { from = CutoutTools.clipped(m.mask, to: shape) }
-        launch(.cut(shape: shape, strokes: strokes, from: from), kind: kind, what: name, strokes: strokes, image: image)
+        launch(.cut(shape: shape, strokes: strokes, from: from, fresh: recut ? 0 : more.count), kind: kind, what: name, strokes: strokes, image: image)
         flight?.recut = recut
     }
 
@@ -371,8 +373,8 @@ package final class CutoutEditor {
     /// What a job computes (on the worker).
     private static func compute(_ job: Job, image: RGBAImage) throws -> Done {
         switch job {
-        case .cut(let shape, let strokes, let from):
-            let found = try CutoutTools.refinedGrowing(image: image, region: shape, strokes: strokes, from: from)
+        case .cut(let shape, let strokes, let from, let fresh):
+            let found = try CutoutTools.refinedGrowing(image: image, region: shape, strokes: strokes, from: from, fresh: fresh)
             return .mask(found.mask, found.region.map { inside($0, width: image.width, height: image.height) })
         case .fit(let p):
             // The first candidate matted (a soft edge, as "auto"'s and

@@ -277,8 +277,8 @@ extension CutoutVision {
     /// it (`refinedGrowing`): the matte and the grown region (nil when it
     /// did not grow), what the studio's strokes use.
     public static func refinedMatteGrowing(image: RGBAImage, region old: RegionShape, strokes: [CutoutStroke],
-                                           from: GreyMask? = nil) throws -> (mask: GreyMask, region: SketchPoints?) {
-        let found = try refinedGrowing(image: image, region: old, strokes: strokes, from: from)
+                                           from: GreyMask? = nil, fresh: Int = 1) throws -> (mask: GreyMask, region: SketchPoints?) {
+        let found = try refinedGrowing(image: image, region: old, strokes: strokes, from: from, fresh: fresh)
         let shape = found.region?.shape ?? old
         return (try matted(found.mask, image: image, region: shape, strokes: strokes, from: from), found.region)
     }

@@ -27,12 +27,14 @@ extension CutoutVision {
     /// brings): the studio moves the region's handles there. Without it an
     /// object click can never bring what lies beyond the region's curves (a
     /// rocket's body below its nose, a spoon's handle above its bowl: every
-    /// click added a few pixels past the last).
+    /// click added a few pixels past the last). Only the last `fresh`
+    /// strokes (this click's) grow it: an earlier stroke the region was
+    /// since moved away from (the handles dragged in) stays outside.
     public static func refinedGrowing(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke],
-                                      from: GreyMask? = nil) throws -> (mask: GreyMask, region: SketchPoints?) {
+                                      from: GreyMask? = nil, fresh: Int = 1) throws -> (mask: GreyMask, region: SketchPoints?) {
         let start = from.flatMap { $0.width == image.width && $0.height == image.height && !$0.isAllBackground ? $0 : nil }
         guard let start else { return (try refinedMask(image: image, region: shape, strokes: strokes, from: from), nil) }
-        guard let grown = grownRegion(image: image, region: shape, strokes: strokes, start: start) else {
+        guard let grown = grownRegion(image: image, region: shape, strokes: strokes, fresh: fresh, start: start) else {
             return (try refinedMask(image: image, region: shape, strokes: strokes, from: from), nil)
         }
         return (try refinedMask(image: image, region: grown.region.shape, strokes: strokes, from: from,
@@ -59,8 +61,12 @@ extension CutoutVision {
     /// again around the old one, the mask so far and the piece; beyond the
     /// old region only the piece can become object (GrabCut does not spread
     /// into what the click did not reach).
-    static func grownRegion(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke], start: GreyMask) -> (region: SketchPoints, beyond: GreyMask, brought: GreyMask)? {
+    static func grownRegion(image: RGBAImage, region shape: RegionShape, strokes all: [CutoutStroke], fresh: Int,
+                            start: GreyMask) -> (region: SketchPoints, beyond: GreyMask, brought: GreyMask)? {
         let w = image.width, h = image.height
+        // The background strokes and the fresh object strokes.
+        let first = all.count - max(0, min(fresh, all.count))
+        let strokes = all.enumerated().filter { !$0.element.object || $0.offset >= first }.map(\.element)
         let ob = start.objectBox
         let limit = growReach * Double(max(ob.width, ob.height))
         guard limit > 0 else { return nil }
@@ -130,8 +136,8 @@ extension CutoutVision {
     /// stroke wins where two cross), each stroke's pixels on its own side of
     /// an edge: where the colours under a stroke differ by more than
     /// `edgeContrast` (it straddles an edge), only its pixels nearer in
-    /// colour to the stroke's line (the pixel under its nearest point) than
-    /// half that spread. A 6-pixel dot at the middle of a wrong band 2
+    /// colour to the stroke's line (the pixel under the line where it passes
+    /// nearest) than half that spread. A 6-pixel dot at the middle of a wrong band 2
     /// pixels wide (a thin object's edge) otherwise marks the object beside
     /// the band as well, for sure: the click takes a slice of what it should
     /// keep.
@@ -144,17 +150,26 @@ extension CutoutVision {
             ((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1) + (a.2 - b.2) * (a.2 - b.2)).squareRoot()
         }
         var object: GreyMask?, background: GreyMask?
+        func colourAt(_ p: Point) -> (Double, Double, Double) {
+            colour(min(max(Int(p.y.rounded(.down)), 0), h - 1) * w + min(max(Int(p.x.rounded(.down)), 0), w - 1))
+        }
         for s in strokes {
-            let centres: [(Point, (Double, Double, Double))] = s.points.compactMap { p in
-                guard p.isFinite else { return nil }
-                let x = min(max(Int(p.x.rounded(.down)), 0), w - 1), y = min(max(Int(p.y.rounded(.down)), 0), h - 1)
-                return (p, colour(y * w + x))
-            }
+            let line = s.points.filter(\.isFinite)
+            let segments = line.count == 1 ? [(line[0], line[0])] : Array(zip(line, line.dropFirst()))
             var pixels: [(Int, Double)] = []
             s.forEachPixel(width: w, height: h) { k in
+                // The colour under the stroke's line where it passes nearest.
                 let c = Point(Double(k % w) + 0.5, Double(k / w) + 0.5)
-                guard let nearest = centres.min(by: { ($0.0 - c).length < ($1.0 - c).length }) else { return }
-                pixels.append((k, distance(colour(k), nearest.1)))
+                var nearest: Point?, best = Double.infinity
+                for (a, b) in segments {
+                    let d = b - a, len2 = d.x * d.x + d.y * d.y
+                    let t = len2 > 0 ? min(max(((c.x - a.x) * d.x + (c.y - a.y) * d.y) / len2, 0), 1) : 0
+                    let q = Point(a.x + t * d.x, a.y + t * d.y)
+                    let e = (q - c).length
+                    if e < best { best = e; nearest = q }
+                }
+                guard let nearest else { return }
+                pixels.append((k, distance(colour(k), colourAt(nearest))))
             }
             let spread = pixels.map(\.1).max() ?? 0
             let keep = spread > edgeContrast ? spread / 2 : .infinity
