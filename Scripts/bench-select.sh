@@ -27,6 +27,9 @@
 #        CONFIG (release, default; debug: the tests as `swift build --build-tests` left them),
 #        WOBBLE_SELECT_MAX_CLICKS (default 20: NoC@85's limit; 1 measures the first candidate and the box only),
 #        WOBBLE_SELECT_ONLY (labels, comma-separated parts: `coffee/crema,camera/`),
+#        WOBBLE_SELECT_TRACE=1 (each corrective click: where it lands, the largest wrong area, the IoU after),
+#        WOBBLE_SELECT_DUMP=FOLDER (a PNG of each click's state there: the mask right green, too much
+#        red, missed blue, the region yellow, the dots white/black; look at them),
 #        WOBBLE_SELECT_BOXES=1 (instead: each box read by GrabCut several ways, ours and plain
 #        rectangle mode at 256 px, 512 px and full size: why a box falls short),
 #        WOBBLE_SELECT_BOXFIT=1 (instead: each box, tight and 20% out, read the way before this
@@ -52,4 +55,4 @@ fi
 export WOBBLE_SELECT_BENCH=1
 test=testBenchmarkTheWholeSet
 [[ -n "${WOBBLE_SELECT_BOXES:-}" ]] && test=testBenchmarkTheBoxReadings
-"${run[@]}" --filter "SelectionSetTests/$test" 2>&1 | grep '^bench-select:'
+"${run[@]}" --filter "SelectionSetTests/$test" 2>&1 | grep -E '^(bench-select|trace):'

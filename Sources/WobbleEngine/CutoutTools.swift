@@ -19,6 +19,14 @@ public enum CutoutTools {
         try CutoutVision.refinedMatte(image: image, region: shape, strokes: strokes, from: from)
     }
 
+    /// `refined`, the region grown where one of the last `fresh` strokes
+    /// (object) reaches past it: the matte and the grown region (nil when
+    /// it did not grow).
+    public static func refinedGrowing(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke],
+                                      from: GreyMask? = nil, fresh: Int = 1) throws -> (mask: GreyMask, region: SketchPoints?) {
+        try CutoutVision.refinedMatteGrowing(image: image, region: shape, strokes: strokes, from: from, fresh: fresh)
+    }
+
     public static func clickMatteBand(width: Int, height: Int) -> Int {
         CutoutVision.clickMatteBand(width: width, height: height)
     }

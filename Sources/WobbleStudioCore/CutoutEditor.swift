@@ -36,14 +36,18 @@ package final class CutoutEditor {
     private enum Job: Sendable {
         /// The object of a region: its shape, the strokes, the mask it has
         /// in memory (GrabCut starts from it; `CutoutVision.refined`).
-        case cut(shape: RegionShape, strokes: [CutoutStroke], from: GreyMask?)
+        /// `fresh`: how many of the strokes (the last) are new and may grow
+        /// the region (none for a recut after the handles moved).
+        case cut(shape: RegionShape, strokes: [CutoutStroke], from: GreyMask?, fresh: Int)
         /// The objects a click may mean, and a region fitted around each.
         case fit(Point)
         /// A magnetic outline through the points: its mask and region.
         case outline([Point])
     }
     private enum Done: Sendable {
-        case mask(GreyMask)
+        /// The mask, and the region grown where an object stroke reached
+        /// past it (nil when it did not grow).
+        case mask(GreyMask, SketchPoints?)
         case fitted([Fitted])
     }
     /// One object a `Shift`+click may mean and the region fitted around it.
@@ -337,7 +341,7 @@ package final class CutoutEditor {
         }
         var from: GreyMask?
         if !more.isEmpty || recut, case .memory(let m)? = state.parameters.cutout?.source { from = CutoutTools.clipped(m.mask, to: shape) }
-        launch(.cut(shape: shape, strokes: strokes, from: from), kind: kind, what: name, strokes: strokes, image: image)
+        launch(.cut(shape: shape, strokes: strokes, from: from, fresh: recut ? 0 : more.count), kind: kind, what: name, strokes: strokes, image: image)
         flight?.recut = recut
     }
 
@@ -369,8 +373,9 @@ package final class CutoutEditor {
     /// What a job computes (on the worker).
     private static func compute(_ job: Job, image: RGBAImage) throws -> Done {
         switch job {
-        case .cut(let shape, let strokes, let from):
-            return .mask(try CutoutTools.refined(image: image, region: shape, strokes: strokes, from: from))
+        case .cut(let shape, let strokes, let from, let fresh):
+            let found = try CutoutTools.refinedGrowing(image: image, region: shape, strokes: strokes, from: from, fresh: fresh)
+            return .mask(found.mask, found.region.map { inside($0, width: image.width, height: image.height) })
         case .fit(let p):
             // The first candidate matted (a soft edge, as "auto"'s and
             // `wobble-run cutout --at`'s); the others when first shown
@@ -411,8 +416,8 @@ package final class CutoutEditor {
         case .failure(let e):
             status("\(f.what): cutout: \(e)", true)
             printError("studio: \(f.what): cutout: \(e)")
-        case .success(.mask(let mask)):
-            apply(mask, to: f.kind, strokes: f.strokes, seconds: clock.now() - f.started, recut: f.recut)
+        case .success(.mask(let mask, let grown)):
+            apply(mask, to: f.kind, strokes: f.strokes, seconds: clock.now() - f.started, recut: f.recut, grown: grown)
         case .success(.fitted(let candidates)):
             switch f.job {
             case .fit(let p): add(candidates, at: p)
@@ -430,11 +435,15 @@ package final class CutoutEditor {
 
     /// The region's cutout is `mask` now: one undo step.
     /// (`recut`: no undo step of its own, the drag's undoes it.)
-    private func apply(_ mask: GreyMask, to kind: SketchOrigin.Kind?, strokes: [CutoutStroke], seconds: Double, recut: Bool = false) {
+    private func apply(_ mask: GreyMask, to kind: SketchOrigin.Kind?, strokes: [CutoutStroke], seconds: Double, recut: Bool = false,
+                       grown: SketchPoints? = nil) {
         guard let kind, var state = session.currentState(kind) else {
             status("the region is gone: its cutout is dropped", true)
             return
         }
+        // An object stroke that reached past the region grew it: the
+        // handles move there (the same undo step as the mask).
+        if let grown { state.points = grown }
         let place = state.parameters.cutout?.place ?? placeOf(kind)
         state.parameters.cutout = CutoutRequest(source: .memory(MaskImage(mask: mask, strokes: strokes)), shape: state.points.shape, place: place)
         if recut { editor.change(kind, to: state) } else { editor.apply(kind, state) }

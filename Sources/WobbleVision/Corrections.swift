@@ -42,7 +42,8 @@ extension CutoutVision {
     /// background (`unlikely`, the whole basin of the background strokes).
     static func corrections(image: RGBAImage, box: PixelRect, region shape: RegionShape, strokes: [CutoutStroke],
                             start: GreyMask, seeds: (object: GreyMask?, background: GreyMask?),
-                            weight: Double = geodesicWeight, reach: Double = clickReach, sure: Double = sureReach) -> (remove: GreyMask?, add: GreyMask?, unlikely: GreyMask?) {
+                            weight: Double = geodesicWeight, reach: Double = clickReach, sure: Double = sureReach,
+                            barrier: Bool = false) -> (remove: GreyMask?, add: GreyMask?, unlikely: GreyMask?) {
         let w = image.width, h = image.height
         guard !strokes.isEmpty, !box.isEmpty else { return (nil, nil, nil) }
         // GrabCut's working grid (`objectMask`'s crop and factor).
@@ -144,10 +145,10 @@ extension CutoutVision {
         if objectSeed.indices.contains(where: { objectSeed[$0] && !inMask[$0] }) {
             let outsideMask = inMask.map { !$0 }
             let toObject = geodesic(rgb: rgb, width: lw, height: lh, from: objectSeed.indices.filter { objectSeed[$0] && !inMask[$0] },
-                                    within: outsideMask, scale: scale, diff: diff)
+                                    within: outsideMask, scale: scale, diff: diff, barrier: barrier)
             let toBackground = geodesic(rgb: rgb, width: lw, height: lh,
                                         from: (0 ..< n).filter { !inMask[$0] && !objectSeed[$0] && (backgroundSeed[$0] || beyond[$0]) },
-                                        within: outsideMask, scale: scale, diff: diff)
+                                        within: outsideMask, scale: scale, diff: diff, barrier: barrier)
             add = (0 ..< n).map { !inMask[$0] && !beyond[$0] && toObject[$0] < toBackground[$0] && near($0, object: true) }
         }
         func upscaled(_ marks: [Bool]?) -> GreyMask? {
@@ -188,9 +189,13 @@ extension CutoutVision {
     }
 
     /// Geodesic distance (Dijkstra, 8 neighbours) from `sources` over the
-    /// pixels where `within` holds; infinity where none reaches.
+    /// pixels where `within` holds; infinity where none reaches. With
+    /// `barrier`, a path costs its largest colour step first and its length
+    /// second, instead of the sum of its steps (the minimum barrier: a long
+    /// part of one colour is as near as its first pixel, what lies past an
+    /// edge as far as the edge).
     static func geodesic(rgb: [UInt8], width w: Int, height h: Int, from sources: [Int], within: [Bool], scale: Double,
-                         diff: (Int, Int) -> Double) -> [Double] {
+                         diff: (Int, Int) -> Double, barrier: Bool = false) -> [Double] {
         var dist = [Double](repeating: .infinity, count: w * h)
         var heap = MinHeap()
         for s in sources where within[s] && dist[s] > 0 { dist[s] = 0; heap.push(0, s) }
@@ -204,12 +209,24 @@ extension CutoutVision {
                 guard nx >= 0, ny >= 0, nx < w, ny < h else { continue }
                 let m = ny * w + nx
                 guard within[m] else { continue }
-                let nd = d + len * (1 + scale * diff(k, m))
+                let nd: Double
+                if barrier {
+                    // The largest step (in eighths), then the length.
+                    let top = max((d / barrierUnit).rounded(.down), (scale * diff(k, m) * 8).rounded(.down))
+                    nd = top * barrierUnit + (d.truncatingRemainder(dividingBy: barrierUnit) + len)
+                } else {
+                    nd = d + len * (1 + scale * diff(k, m))
+                }
                 if nd < dist[m] { dist[m] = nd; heap.push(nd, m) }
             }
         }
         return dist
     }
+
+    /// A barrier path's cost: its largest step (in eighths of a colour
+    /// step's unit) times this, plus its length (less than this on any
+    /// working grid).
+    static let barrierUnit = 1e6
 
     /// A binary min-heap of (distance, index), ties by index (deterministic).
     struct MinHeap {

@@ -270,8 +270,22 @@ extension CutoutVision {
     /// with the object. Throws `CutoutProblem`.
     public static func refinedMatte(image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke],
                                     from: GreyMask? = nil) throws -> GreyMask {
-        let mask = try refined(image: image, region: shape, strokes: strokes, from: from)
-        let seeds = CutoutStroke.seeds(strokes, width: image.width, height: image.height)
+        try refinedMatteGrowing(image: image, region: shape, strokes: strokes, from: from).mask
+    }
+
+    /// `refinedMatte`, the region grown where an object stroke reaches past
+    /// it (`refinedGrowing`): the matte and the grown region (nil when it
+    /// did not grow), what the studio's strokes use.
+    public static func refinedMatteGrowing(image: RGBAImage, region old: RegionShape, strokes: [CutoutStroke],
+                                           from: GreyMask? = nil, fresh: Int = 1) throws -> (mask: GreyMask, region: SketchPoints?) {
+        let found = try refinedGrowing(image: image, region: old, strokes: strokes, from: from, fresh: fresh)
+        let shape = found.region?.shape ?? old
+        return (try matted(found.mask, image: image, region: shape, strokes: strokes, from: from), found.region)
+    }
+
+    /// `refinedMatte`'s matte of a mask `refined` found in `shape`.
+    static func matted(_ mask: GreyMask, image: RGBAImage, region shape: RegionShape, strokes: [CutoutStroke], from: GreyMask?) throws -> GreyMask {
+        let seeds = strokeSeeds(image: image, strokes: strokes)
         let r = shape.bbox
         func whole(_ v: Double, _ rounding: FloatingPointRoundingRule) -> Int { Int(clamping: v, to: -(1 << 40) ... (1 << 40), rounding: rounding) }
         let box = PixelRect(x0: max(0, whole(r.minX, .down)), y0: max(0, whole(r.minY, .down)),

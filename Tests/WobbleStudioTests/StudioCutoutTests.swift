@@ -211,6 +211,46 @@ final class StudioCutoutTests: InProcessStudioCase {
         XCTAssertEqual(undone, m1, "Ctrl+Z undid the last stroke only")
     }
 
+    /// A `Shift` stroke on the region's boundary, on a part of the object
+    /// that runs on past it (a bright bar hanging from the disc down to
+    /// y 140; the region ends at y 110), grows the region: its handles move
+    /// out and the bar comes in (before, the stroke's cutout was cleared
+    /// outside the region's curves and the bar past them never came).
+    func testAShiftStrokePastTheRegionGrowsItAndBringsThePart() throws {
+        let a = imageArea(Self.w, Self.h)
+        let clock = ManualClock()
+        let t0 = clock.t
+        var img = Self.picture().0
+        for y in 95 ..< 140 {
+            for x in 96 ..< 104 {
+                let i = (y * Self.w + x) * 4
+                img.pixels[i] = 250; img.pixels[i + 1] = 240; img.pixels[i + 2] = 40 + UInt8(x % 4) * 10
+            }
+        }
+        try box.writeImage("img.png", img)
+        var cut: (MaskImage, SketchPoints)?, grown: (MaskImage, SketchPoints)?
+        let (_, app) = try runCutoutStudio([
+            (t0 + 0.10, key(.space)),
+            (t0 + 0.15, .select(x: a.x + 100, y: a.y + 75)),
+            (t0 + 0.20, key(.c)),
+            (t0 + 0.50, .strokeStart(x: a.x + 100, y: a.y + 106, object: true)),
+            (t0 + 0.51, .mouseUp(x: a.x + 100, y: a.y + 112)),
+            (t0 + 1.30, .quit), (t0 + 1.31, .quit),
+        ], clock: clock, actions: [
+            (t0 + 0.45, { app in cut = Self.memoryMask(app, .call(0)).flatMap { m in app.session.currentState(.call(0)).map { (m, $0.points) } } }),
+            (t0 + 1.20, { app in grown = Self.memoryMask(app, .call(0)).flatMap { m in app.session.currentState(.call(0)).map { (m, $0.points) } } }),
+        ])
+        XCTAssertEqual(app.cutouts.jobsRun, 2)
+        let (m0, p0) = try XCTUnwrap(cut), (m1, p1) = try XCTUnwrap(grown)
+        let w = Self.w
+        XCTAssertEqual(m0.mask.pixels[130 * w + 100], 0, "the bar past the region is not in C's cutout")
+        XCTAssertLessThanOrEqual(p0.shape.bbox.maxY, 111)
+        XCTAssertGreaterThan(p1.shape.bbox.maxY, 125, "the region grew down the bar")
+        XCTAssertGreaterThan(m1.mask.pixels[120 * w + 100], 127, "the bar past the old region came in")
+        XCTAssertGreaterThan(m1.mask.pixels[75 * w + 100], 127, "the disc stays")
+        XCTAssertEqual(m1.mask.pixels[120 * w + 80], 0, "the background beside the bar stays out")
+    }
+
     func testShiftClickFitsARegionAroundTheObjectWithItsCutout() throws {
         let truth = Self.picture().1
         let a = imageArea(Self.w, Self.h)
