@@ -238,6 +238,7 @@ enum SelectSet {
     /// What the measures give for one object.
     struct Result {
         var firstIoU: Double
+        var firstMattedIoU: Double  // the first candidate matted: what the studio's click and `cutout --at` give
         var bestIoU: Double      // the best of the click's candidates
         var bestRank: Int        // its place in the list, from 1
         var count: Int           // how many candidates
@@ -265,8 +266,10 @@ enum SelectSet {
         // fitted around each.
         let s0 = DispatchTime.now().uptimeNanoseconds
         let band = CutoutVision.clickMatteBand(width: w, height: h)
+        var firstMatted = 0.0
         for (i, m) in candidates.enumerated() {
             let shown = i == 0 ? ((try? CutoutVision.matte(image: o.image, mask: m, band: band)) ?? m) : m
+            if i == 0 { firstMatted = CutoutVision.intersectionOverUnion(shown, o.truth) }
             _ = CutoutVision.fitRegion(around: shown)
         }
         let studioSeconds = seconds + Double(DispatchTime.now().uptimeNanoseconds - s0) / 1e9
@@ -326,7 +329,7 @@ enum SelectSet {
                 }
             }
         }
-        return Result(firstIoU: first, bestIoU: best.map { ious[$0] } ?? 0, bestRank: (best ?? -1) + 1, count: candidates.count, clicks: clicks, boxIoU: boxIoU, looseBoxIoU: looseBoxIoU, candidateSeconds: seconds,
+        return Result(firstIoU: first, firstMattedIoU: firstMatted, bestIoU: best.map { ious[$0] } ?? 0, bestRank: (best ?? -1) + 1, count: candidates.count, clicks: clicks, boxIoU: boxIoU, looseBoxIoU: looseBoxIoU, candidateSeconds: seconds,
                       candidateCPUSeconds: cpu, studioSeconds: studioSeconds, digest: digest,
                       correctionSeconds: corrections == 0 ? 0 : correcting / Double(corrections))
     }

@@ -106,8 +106,8 @@ final class SelectionSetTests: XCTestCase {
         for o in try SelectSet.load(only: only) {
             let r = try SelectSet.measure(o, maxClicks: maxClicks)
             results.append((o.label, r))
-            print(String(format: "bench-select: %-24@ first %.3f (best %.3f, %d of %d)  NoC@85 %2d  box %.3f  loose box %.3f  candidates %.3f s (CPU %.3f s, studio %.3f s)  a correction %.3f s  digest %016llx",
-                         o.label as NSString, r.firstIoU, r.bestIoU, r.bestRank, r.count, r.clicks, r.boxIoU, r.looseBoxIoU, r.candidateSeconds,
+            print(String(format: "bench-select: %-24@ first %.3f (matted %.3f; best %.3f, %d of %d)  NoC@85 %2d  box %.3f  loose box %.3f  candidates %.3f s (CPU %.3f s, studio %.3f s)  a correction %.3f s  digest %016llx",
+                         o.label as NSString, r.firstIoU, r.firstMattedIoU, r.bestIoU, r.bestRank, r.count, r.clicks, r.boxIoU, r.looseBoxIoU, r.candidateSeconds,
                          r.candidateCPUSeconds, r.studioSeconds, r.correctionSeconds, r.digest))
         }
         func median(_ v: [Double]) -> Double {
@@ -116,8 +116,9 @@ final class SelectionSetTests: XCTestCase {
             return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
         }
         let n = Double(results.count)
-        print(String(format: "bench-select: %d objects: first-candidate IoU median %.3f mean %.3f; NoC@85 mean %.2f (beyond %d clicks counted as %d); box IoU mean %.3f, loose %.3f; candidates median %.3f s (CPU %.3f s, studio %.3f s); a correction median %.3f s",
+        print(String(format: "bench-select: %d objects: first-candidate IoU median %.3f mean %.3f (matted, as the studio and `cutout --at` give it: median %.3f mean %.3f); NoC@85 mean %.2f (beyond %d clicks counted as %d); box IoU mean %.3f, loose %.3f; candidates median %.3f s (CPU %.3f s, studio %.3f s); a correction median %.3f s",
                      results.count, median(results.map(\.1.firstIoU)), results.map(\.1.firstIoU).reduce(0, +) / n,
+                     median(results.map(\.1.firstMattedIoU)), results.map(\.1.firstMattedIoU).reduce(0, +) / n,
                      Double(results.map(\.1.clicks).reduce(0, +)) / n, maxClicks, maxClicks + 1, results.map(\.1.boxIoU).reduce(0, +) / n, results.map(\.1.looseBoxIoU).reduce(0, +) / n,
                      median(results.map(\.1.candidateSeconds)), median(results.map(\.1.candidateCPUSeconds)), median(results.map(\.1.studioSeconds)), median(results.map(\.1.correctionSeconds).filter { $0 > 0 })))
     }
