@@ -615,9 +615,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// A thread took `conn`: it is unfinished until its head is read. Past
     /// `maxUnfinishedPerPeer` from one address, or `maxUnfinished` in all,
-    /// the longest-waiting one (of that address first) is hung up: its
-    /// thread wakes to the end of its stream at once and takes the next
-    /// connection. Newer connections always get a thread this way, and a
+    /// the longest-waiting one (of that address first) is hung up (its
+    /// reading half): its thread wakes to the end of its stream at once
+    /// and takes the next connection. Newer connections always get a thread this way, and a
     /// slow one can hold its thread only until newer ones need it (or
     /// `requestTimeoutMs`, whichever comes first).
     func arrived(_ conn: OpaquePointer) {
@@ -667,7 +667,13 @@ public final class HTTPServer: @unchecked Sendable {
                         // read by its thread, is not slow: it is left to
                         // finish (under load its thread may take a moment).
                         if Posix.holdsWholeHead(fd) { continue }
-                        Posix.hangUp(fd)
+                        // Only the reading half: a thread waiting for a
+                        // slow head wakes to its end, and one that has
+                        // just read a whole head (not yet `begun`: the
+                        // socket then holds nothing to see) still answers.
+                        // Hung up both ways, such a request under load
+                        // lost its answer (1 in 8 in the slowloris test).
+                        Posix.endReads(fd)
                     }
                     evicted[peer, default: 0] += 1
                 }

@@ -200,6 +200,13 @@ public enum Posix {
         _ = shutdown(fd, Int32(SHUT_WR))
     }
 
+    /// Shuts only the reading half of socket `fd`: whoever waits to read
+    /// from it wakes at once to the end of its stream; what is written to
+    /// it still goes to the peer.
+    public static func endReads(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_RD))
+    }
+
     /// Waits up to `seconds` for bytes (or the end) to read on `fd`; true
     /// when a read would not wait.
     public static func waitReadable(_ fd: Int32, seconds: Double) -> Bool {

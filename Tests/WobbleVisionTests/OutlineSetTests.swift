@@ -93,8 +93,9 @@ final class OutlineSetTests: XCTestCase {
         let (path, mask) = try CutoutVision.magneticOutline(image: o.image, points: points)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
         if let dir = ProcessInfo.processInfo.environment["WOBBLE_OUTLINE_DUMP"] {
-            // The photo, the outline's mask tinted blue, the hand mask's
-            // edge red, the path green, the points white.
+            // (WOBBLE_OUTLINE_DUMP=FOLDER) The photo, the outline's mask
+            // tinted blue, the hand mask's edge red, the path green, the
+            // points white; and the mask as a grey PNG.
             var img = o.image
             for i in 0..<(w * h) where mask.pixels[i] > 127 {
                 img.pixels[i * 4 + 2] = UInt8(min(255, Int(img.pixels[i * 4 + 2]) + 90))
@@ -110,6 +111,13 @@ final class OutlineSetTests: XCTestCase {
                 } }
             }
             try ImageIO.writePNG(img, to: "\(dir)/\(o.label.replacingOccurrences(of: "/", with: "-"))-\(count).png")
+            // And the mask itself (grey, the photo's size: a scene's `cutout = "…png"`).
+            var grey = RGBAImage(width: w, height: h)
+            for i in 0..<(w * h) {
+                for c in 0..<3 { grey.pixels[i * 4 + c] = mask.pixels[i] }
+                grey.pixels[i * 4 + 3] = 255
+            }
+            try ImageIO.writePNG(grey, to: "\(dir)/\(o.label.replacingOccurrences(of: "/", with: "-"))-\(count)-mask.png")
         }
         return Outlined(iou: CutoutVision.intersectionOverUnion(mask, o.truth), points: points.count, seconds: seconds,
                         polygonIoU: CutoutVision.intersectionOverUnion(polygon(points, width: w, height: h), o.truth))
