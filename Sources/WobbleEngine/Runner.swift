@@ -228,7 +228,10 @@ package struct Runner {
                 throw RunError(e.message)
             }
         }
-        let sink = try makeSink.map { try $0(frames, stream.still) } ?? plan.makeSink(frames, still: stream.still)
+        // What a GIF's palette is made from: the still as the first frame
+        // shows it (with the overlay, whose colours the picture may not have).
+        let palettePicture = { try stream.stillShown(clip.frame(selection.lowerBound, overlay: o.overlay)) }
+        let sink = try makeSink.map { try $0(frames, palettePicture) } ?? plan.makeSink(frames, still: palettePicture)
         report.output = plan.path
         report.armForInterruption()
         try streamFrames(selection, into: sink, reporter: reporter, control: control, produceChanged: { k in

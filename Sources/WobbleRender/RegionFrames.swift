@@ -56,6 +56,16 @@ public final class RegionFrames {
         return s
     }
 
+    /// The still image as `state` shows it: with its overlay painted when
+    /// the overlay is on (a GIF's palette, made from it, then holds the
+    /// overlay's colours).
+    public func stillShown(_ state: FrameState) throws -> RGBAImage {
+        var s = try still()
+        guard state.overlayOn else { return s }
+        Compositor.overlay(state, into: &s, mapping: renderer.mapping)
+        return s
+    }
+
     /// The next frame of the clip, and the boxes outside which it equals the
     /// frame this returned before (nil: the first frame, a whole frame).
     public func next(_ state: FrameState) throws -> (image: RGBAImage, changed: [PixelRect]?) {

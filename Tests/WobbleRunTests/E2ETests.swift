@@ -539,4 +539,30 @@ extension E2ETests {
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.firstError, "m.lua: not enough memory (a script gets at most 1024 MiB of Lua memory)")
     }
+
+    /// A GIF with the overlay keeps the overlay's colours: its palette is
+    /// made from the still as the first frame shows it, overlay painted
+    /// (made from the photo alone, the blue outline came out grey and the
+    /// red dots brown: 26 dB against the PNG frame); and the frames
+    /// assembled into a GIF are the same bytes as the direct render.
+    func testAGIFWithTheOverlayKeepsItsColoursAndMatchesTheAssembledFrames() throws {
+        let scene = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Examples/cat/cat.lua").standardized.path
+        let common = [scene, "--backend", "cpu", "--frames", "0-2", "--width", "200", "--overlay", "-q"]
+        for (out, extra) in [("o.gif", [String]()), ("f/", [])] {
+            let r = try Tool.run(common + extra + ["-o", out], cwd: box.url)
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        var decoded: [RGBAImage] = []
+        try GIFReader.frames(path: box.path("o.gif")) { image, _ in decoded.append(image) }
+        XCTAssertEqual(decoded.count, 3)
+        let first = try ImageIO.load(path: box.path("f/frame_00000.png"))
+        let db = PSNR.of(first, try XCTUnwrap(decoded.first), channels: .rgb)
+        XCTAssertGreaterThanOrEqual(db, 35, "the overlay's colours in the palette")
+        let a = try Tool.run(["--assemble", "f", "-q", "-o", "a.gif"], cwd: box.url)
+        XCTAssertEqual(a.status, 0, a.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: box.path("a.gif"))),
+                       try Data(contentsOf: URL(fileURLWithPath: box.path("o.gif"))))
+    }
+
 }
