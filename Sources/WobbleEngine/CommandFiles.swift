@@ -67,9 +67,16 @@ package enum CommandFiles {
                 guard x >= 0, y >= 0, x < Double(image.width), y < Double(image.height) else {
                     throw RunError("\(shown): the point is outside the \(image.width)×\(image.height) image")
                 }
-                // The first candidate, matted like "auto"'s mask.
-                mask = try CutoutVision.matte(image: image, mask: CutoutVision.clickCandidates(image: image, at: Point(x, y))[0],
-                                              band: CutoutVision.clickMatteBand(width: image.width, height: image.height))
+                // The first candidate, matted as the studio's click gives it.
+                guard let first = try CutoutVision.clickCandidates(image: image, at: Point(x, y)).first else {
+                    throw CutoutProblem.noObject
+                }
+                mask = try CutoutVision.clickMatte(image: image, mask: first)
+                // A mask with no pixel even half object is no object
+                // (all background, a scene refuses it): not written.
+                guard mask.pixels.contains(where: { $0 > 127 }) else {
+                    throw RunError("\(shown): found no object there; try another point, or --box around it")
+                }
             }
         } catch let e as CutoutProblem {
             throw RunError("\(shown): \(e)")

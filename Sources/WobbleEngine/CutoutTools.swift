@@ -27,16 +27,12 @@ public enum CutoutTools {
         try CutoutVision.refinedMatteGrowing(image: image, region: shape, strokes: strokes, from: from, fresh: fresh)
     }
 
-    public static func clickMatteBand(width: Int, height: Int) -> Int {
-        CutoutVision.clickMatteBand(width: width, height: height)
-    }
-
     public static func clickCandidates(image: RGBAImage, at point: Point) throws -> [GreyMask] {
         try CutoutVision.clickCandidates(image: image, at: point)
     }
 
-    public static func matte(image: RGBAImage, mask: GreyMask, band: Int? = nil) throws -> GreyMask {
-        try CutoutVision.matte(image: image, mask: mask, band: band)
+    public static func clickMatte(image: RGBAImage, mask: GreyMask) throws -> GreyMask {
+        try CutoutVision.clickMatte(image: image, mask: mask)
     }
 
     public static func fitRegion(around mask: GreyMask) -> SketchPoints? {

@@ -247,8 +247,7 @@ package final class CutoutEditor {
     /// fails.
     private func matted(_ candidate: Fitted, image: RGBAImage) -> Fitted {
         guard !candidate.matted else { return candidate }
-        let band = CutoutTools.clickMatteBand(width: image.width, height: image.height)
-        guard let mask = try? CutoutTools.matte(image: image, mask: candidate.mask, band: band),
+        guard let mask = try? CutoutTools.clickMatte(image: image, mask: candidate.mask),
               let region = CutoutTools.fitRegion(around: mask) else { return candidate }
         return Fitted(mask: mask, points: CutoutEditor.inside(region, width: image.width, height: image.height), matted: true)
     }
@@ -380,9 +379,8 @@ package final class CutoutEditor {
             // The first candidate matted (a soft edge, as "auto"'s and
             // `wobble-run cutout --at`'s); the others when first shown
             // (a click's answer stays quick).
-            let band = CutoutTools.clickMatteBand(width: image.width, height: image.height)
             let fitted = try CutoutTools.clickCandidates(image: image, at: p).enumerated().compactMap { i, found in
-                let mask = i == 0 ? try CutoutTools.matte(image: image, mask: found, band: band) : found
+                let mask = i == 0 ? try CutoutTools.clickMatte(image: image, mask: found) : found
                 return CutoutTools.fitRegion(around: mask).map {
                     Fitted(mask: mask, points: inside($0, width: image.width, height: image.height), matted: i == 0)
                 }

@@ -72,17 +72,18 @@ public enum CutoutVision {
         let band = matteBand(width: image.width, height: image.height, factor: workingFactor(box: box, image: image))
         if region != nil, object == nil, background == nil {
             // Without strokes, the box read through candidates (`boxMask`).
-            return try boxMatte(image: image, mask: try boxMask(image: image, box: box, region: region), band: band)
+            return try objectMatte(image: image, mask: try boxMask(image: image, box: box, region: region), band: band)
         }
         let mask = try objectMask(image: image, box: box, region: region, object: object, background: background,
                                   workingSide: workingSide, constrained: true)
         return try matte(image: image, mask: mask, band: band, object: object, background: background)
     }
 
-    /// A box's mask matted (`matte`), or as found when the matte keeps
-    /// under half of its object (a small object in a grey photo, whose
-    /// band the matte solves to background: the camera at half size).
-    static func boxMatte(image: RGBAImage, mask: GreyMask, band: Int) throws -> GreyMask {
+    /// An object's mask (a box's, a click's) matted (`matte`), or as found
+    /// when the matte keeps under half of it (a small object whose band
+    /// the matte solves to background: the camera at half size; a click
+    /// on a cat's cheek, whose 300–600 pixel candidate it cleared).
+    public static func objectMatte(image: RGBAImage, mask: GreyMask, band: Int) throws -> GreyMask {
         let matted = try matte(image: image, mask: mask, band: band)
         func area(_ m: GreyMask) -> Int { m.pixels.reduce(0) { $0 + ($1 > 127 ? 1 : 0) } }
         return area(matted) * 2 < area(mask) ? mask : matted

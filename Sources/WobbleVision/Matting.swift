@@ -46,6 +46,13 @@ extension CutoutVision {
         matteBand(width: width, height: height, factor: max(1, (min(width, height) / 2 + clickWorkingSide - 1) / clickWorkingSide))
     }
 
+    /// A click's candidate as the person gets it (the studio's `Shift` +
+    /// click, `wobble-run cutout --at`): matted in `clickMatteBand`, or as
+    /// found when the matte keeps under half of it (`objectMatte`).
+    public static func clickMatte(image: RGBAImage, mask: GreyMask) throws -> GreyMask {
+        try objectMatte(image: image, mask: mask, band: clickMatteBand(width: image.width, height: image.height))
+    }
+
     /// `mask` (the image's size) as a soft matte: the pixels within `band`
     /// pixels (nil: `matteBand`) of its edge (between a pixel above 127 and
     /// one at or below) solved by `method`, the mask's value there the first
@@ -293,7 +300,7 @@ extension CutoutVision {
         let factor = box.isEmpty ? 1 : workingFactor(box: box, image: image)
         if strokes.isEmpty, from == nil, !box.isEmpty {
             // The region read as a box (`refined`: `boxMask`), matted as `"auto"`'s.
-            return clipped(try boxMatte(image: image, mask: mask, band: matteBand(width: image.width, height: image.height, factor: factor)), to: shape)
+            return clipped(try objectMatte(image: image, mask: mask, band: matteBand(width: image.width, height: image.height, factor: factor)), to: shape)
         }
         let matted = try matte(image: image, mask: mask, band: matteBand(width: image.width, height: image.height, factor: factor),
                                object: seeds.object, background: seeds.background)

@@ -187,6 +187,23 @@ final class CutoutE2ETests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("m.png")))
     }
 
+    /// A click on a small object (the cat's cheek, left of her eye, her
+    /// chin: candidates of 140–700 pixels) writes that object: the matte,
+    /// which solved such a small band all to background (an all-black mask
+    /// and status 0), keeps it as found when it would keep under half.
+    func testCommandAtASmallObjectWritesItNotAnEmptyMask() throws {
+        let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Examples/cat/chelsea.png").standardized.path
+        for point in ["112,150", "130,170", "338,150", "225,294"] {
+            let r = try Tool.run(["cutout", photo, "--at", point, "-o", "m.png"], cwd: box.url)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let mask = try ImageIO.load(path: box.path("m.png"))
+            let object = (0..<(mask.width * mask.height)).filter { mask.pixels[$0 * 4] > 127 }.count
+            XCTAssertGreaterThanOrEqual(object, 100, "--at \(point): \(object) object pixels")
+            XCTAssertLessThan(object, mask.width * mask.height / 10, "--at \(point): a small object")
+        }
+    }
+
     func testCommandRefusesABoxOutsideThePhoto() throws {
         let r = try Tool.run(["cutout", "img.png", "--box", "100,10,40,40", "-o", "m.png"], cwd: box.url)
         XCTAssertEqual(r.status, 1)

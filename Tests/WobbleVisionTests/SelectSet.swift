@@ -265,10 +265,9 @@ enum SelectSet {
         // candidate (CutoutEditor's click job): the first matted, a region
         // fitted around each.
         let s0 = DispatchTime.now().uptimeNanoseconds
-        let band = CutoutVision.clickMatteBand(width: w, height: h)
         var firstMatted = 0.0
         for (i, m) in candidates.enumerated() {
-            let shown = i == 0 ? ((try? CutoutVision.matte(image: o.image, mask: m, band: band)) ?? m) : m
+            let shown = i == 0 ? ((try? CutoutVision.clickMatte(image: o.image, mask: m)) ?? m) : m
             if i == 0 { firstMatted = CutoutVision.intersectionOverUnion(shown, o.truth) }
             _ = CutoutVision.fitRegion(around: shown)
         }
