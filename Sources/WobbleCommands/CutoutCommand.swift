@@ -139,6 +139,10 @@ package struct CutoutCommand: RunnableSubcommand {
 
     /// Finds the object and writes the mask (nothing on any failure); 0.
     func run() throws -> Int32 {
+        // A stopping signal (even one the shell had set to be ignored, as
+        // for `&` in a script) ends it within a second, nothing written:
+        // the search is one long library call that polls nothing.
+        Interrupt.install()
         // --timeout: the photo's read and the search for the object, as a
         // render's reads are bounded (a stalled network file, a huge photo).
         let alarm = timeout.map { t in

@@ -4,7 +4,8 @@ import Foundation
 
 /// SIGINT, SIGTERM, SIGHUP and SIGXCPU (`Signals`): the signal only sets a
 /// flag (the render loop and the Lua hook poll it and unwind, removing
-/// temporary files; the exit status is 128 + the signal number); if the
+/// temporary files; the exit status is 128 + the signal number; no output
+/// is moved into place after it, `CommitWindow`); if the
 /// tool has not exited a second later, or on a second signal, the watchdog
 /// waits for a move into place in progress, removes the temporary files,
 /// prints the `--json` object (an interrupted run's) and exits with 128 +
@@ -25,6 +26,7 @@ package enum Interrupt {
 
     package static func install() {
         Signals.install()
+        CommitWindow.refuseAfterStoppingSignal()
         Signals.escalate(after: 1.0) { sig in
             // ffmpeg dies with us (PDEATHSIG).
             CommitWindow.waitUntilClosed(timeout: 30)

@@ -49,11 +49,24 @@ public enum TemporaryPaths {
 /// waits for it (`waitUntilClosed`) before it removes temporary files.
 public enum CommitWindow {
     private static let open = Atomic<Int>(0)
+    private static let refusing = Atomic<Bool>(false)
 
-    /// Runs `body` with the window open.
-    public static func run<T>(_ body: () throws -> T) rethrows -> T {
+    /// From now on, once a stopping signal has arrived (`Signals.received`),
+    /// no output is moved into place: the command line's runs, whose last
+    /// step before the move (a big frame's encode) polls nothing, so a
+    /// Ctrl-C there wrote the file and exited 0.
+    public static func refuseAfterStoppingSignal() {
+        refusing.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Runs `body` with the window open; throws instead, running nothing,
+    /// when it refuses (`refuseAfterStoppingSignal`).
+    public static func run<T>(_ body: () throws -> T) throws -> T {
         open.add(1, ordering: .sequentiallyConsistent)
         defer { open.subtract(1, ordering: .sequentiallyConsistent) }
+        if refusing.load(ordering: .sequentiallyConsistent), let s = Signals.received {
+            throw MediaError("stopped by signal \(s) before the output was moved into place")
+        }
         return try body()
     }
 

@@ -380,6 +380,35 @@ final class OutputTrustTests: XCTestCase {
         XCTAssertEqual(gif.last, 0x3B, "a complete GIF ends with its trailer")
     }
 
+    /// A signal while a one-frame GIF is encoded (on the encoder's own
+    /// thread, the command waiting for it to finish, polling nothing):
+    /// 130, the file not moved into place, no temporary file. It used to
+    /// be written, status 0. Caught in its encode: the run is stopped once
+    /// the temporary file holds 100 KB of the frame's pixels (of about 2.5 MB).
+    func testASignalDuringTheLastEncodeWritesNothing() throws {
+        try box.writeImage("big.png", Self.noise(width: 1600, height: 1200))
+        try box.write("big.lua", """
+        image("big.png")
+        addSketch{x = 8, y = 6, w = 60, h = 50}
+        prepare()
+        wait(0.1)
+        """)
+        let (p, _, _) = try Tool.start(["big.lua", "--backend", "cpu", "-q", "--frames", "0-0", "-o", "big.gif"], cwd: box.url)
+        let deadline = Date().addingTimeInterval(60)
+        func tempSize() -> Int {
+            temps(".").compactMap { try? FileManager.default.attributesOfItem(atPath: box.path($0))[.size] as? Int }.max() ?? 0
+        }
+        while tempSize() < 100_000 && Date() < deadline && p.isRunning { usleep(1_000) }
+        kill(p.processIdentifier, SIGSTOP)
+        XCTAssertGreaterThanOrEqual(tempSize(), 100_000, "caught while the frame is written")
+        kill(p.processIdentifier, SIGINT)
+        kill(p.processIdentifier, SIGCONT)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 130)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.path("big.gif")), "nothing moved into place")
+        XCTAssertEqual(temps("."), [])
+    }
+
     /// SIGINT and SIGTERM while ffmpeg is asked for its encoders (an
     /// ffmpeg that never answers): 128 + the signal, nothing printed and
     /// `"error":"interrupted"`, like any interruption (it was exit 1 and
