@@ -156,7 +156,16 @@ package struct OutputPlan: Equatable {
     /// `--check` both call it first.
     package func checkFits(_ f: Frames, pathGiven: Bool) throws {
         if f.matte != nil, format != .gif, format != .null {
-            throw UsageError("--matte applies to GIF output; \(format.rawValue.uppercased()) keeps the alpha channel (or none, for H.264 video)")
+            let what: String
+            switch format {
+            case .webp: what = "WebP keeps the alpha channel"
+            case .apng: what = "APNG keeps the alpha channel"
+            case .png: what = "PNG keeps the alpha channel"
+            case .webm: what = "WebM keeps the alpha channel"
+            case .mov: what = "MOV keeps the alpha channel (ProRes 4444) or is composited over black (H.264)"
+            default: what = "\(format.rawValue.uppercased()) is H.264, composited over black (no alpha channel)"
+            }
+            throw UsageError("--matte applies to GIF output; \(what)")
         }
         // WebP stores the number of plays (--loop + 1) in 16 bits.
         if format == .webp, f.loop > AnimationTiming.maxWebPLoop {

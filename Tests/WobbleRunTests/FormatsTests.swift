@@ -293,8 +293,11 @@ final class FormatsTests: XCTestCase {
         for check in [false, true] {
             let webp = try Tool.run(["s.lua", "-q", "--matte", "white", "-o", "m.webp"] + (check ? ["--check"] : []), cwd: box.url)
             XCTAssertEqual(webp.status, 2)
-            XCTAssertEqual(webp.firstError, "wobble-run: --matte applies to GIF output; WEBP keeps the alpha channel (or none, for H.264 video)")
+            XCTAssertEqual(webp.firstError, "wobble-run: --matte applies to GIF output; WebP keeps the alpha channel")
         }
+        let mp4 = try Tool.run(["s.lua", "-q", "--matte", "white", "-o", "m.mp4", "--check"], cwd: box.url)
+        XCTAssertEqual(mp4.status, 2)
+        XCTAssertEqual(mp4.firstError, "wobble-run: --matte applies to GIF output; MP4 is H.264, composited over black (no alpha channel)")
         let badColour = try Tool.run(["s.lua", "--matte", "teal-ish"], cwd: box.url)
         XCTAssertEqual(badColour.status, 2)
         XCTAssertTrue(badColour.firstError.hasPrefix("wobble-run: --matte: 'teal-ish' is not a colour"), badColour.firstError)
