@@ -72,9 +72,8 @@ package enum CommandFiles {
                     throw CutoutProblem.noObject
                 }
                 mask = try CutoutVision.clickMatte(image: image, mask: first)
-                // A mask with no pixel even half object is no object
-                // (all background, a scene refuses it): not written.
-                guard mask.pixels.contains(where: { $0 > 127 }) else {
+                // A mask of background alone (a scene refuses it): not written.
+                guard !mask.isAllBackground else {
                     throw RunError("\(shown): found no object there; try another point, or --box around it")
                 }
             }

@@ -211,7 +211,7 @@ struct GIFDither {
         // error under them.
         let h0 = max(y0 - 1, 0), h1 = min(y1 + 1, h)
         var plain = [UInt8](repeating: t, count: (h1 - h0) * w)
-        let working = GIFDither.working
+        let working = GIFDither.working, inverse = GIFDither.inverse
         var squared: Double = 0, opaque = 0
         plain.withUnsafeMutableBufferPointer { out in
             var last: UInt8 = 0
@@ -262,59 +262,58 @@ struct GIFDither {
         }
         // Floyd–Steinberg, serpentine, errors in working units.
         var indices = [UInt8](repeating: t, count: rows * w)
-        let tov = GIFDither.working, inverse = GIFDither.inverse
-        let pr = rgb.enumerated().filter { $0.offset % 3 == 0 }.map { tov[Int($0.element)] }
-        let pg = rgb.enumerated().filter { $0.offset % 3 == 1 }.map { tov[Int($0.element)] }
-        let pb = rgb.enumerated().filter { $0.offset % 3 == 2 }.map { tov[Int($0.element)] }
+        let colours = stride(from: 0, to: rgb.count - 2, by: 3)
+        let pr = colours.map { working[Int(rgb[$0])] }, pg = colours.map { working[Int(rgb[$0 + 1])] }
+        let pb = colours.map { working[Int(rgb[$0 + 2])] }
         var errors = [Float](repeating: 0, count: 2 * (w + 2) * 3)
         let low = -GIFDither.overflow, high = 255 + GIFDither.overflow
         indices.withUnsafeMutableBufferPointer { out in
-          plain.withUnsafeBufferPointer { plain in
-            errors.withUnsafeMutableBufferPointer { errs in
-                amount.withUnsafeBufferPointer { amount in
-                    var this = errs.baseAddress!, next = errs.baseAddress! + (w + 2) * 3
-                    for y in y0..<y1 {
-                        let forward = (y - y0) % 2 == 0
-                        next.update(repeating: 0, count: (w + 2) * 3)
-                        for step in 0..<w {
-                            let x = forward ? step : w - 1 - step
-                            let p = src + (y * w + x) * 4
-                            guard p[3] >= 128 else { continue }
-                            let level = amount[(y - y0) * w + x]
-                            let e = this + (x + 1) * 3
-                            let sr = e[0] * level, sg = e[1] * level, sb = e[2] * level
-                            let vr = tov[Int(p[0])], vg = tov[Int(p[1])], vb = tov[Int(p[2])]
-                            var ratio: Float = 1
-                            @inline(__always) func limit(_ v: Float, _ s: Float) {
-                                if v + s > high { ratio = min(ratio, (high - v) / s) }
-                                else if v + s < low { ratio = min(ratio, (low - v) / s) }
+            plain.withUnsafeBufferPointer { plain in
+                errors.withUnsafeMutableBufferPointer { errs in
+                    amount.withUnsafeBufferPointer { amount in
+                        var this = errs.baseAddress!, next = errs.baseAddress! + (w + 2) * 3
+                        for y in y0..<y1 {
+                            let forward = (y - y0) % 2 == 0
+                            next.update(repeating: 0, count: (w + 2) * 3)
+                            for step in 0..<w {
+                                let x = forward ? step : w - 1 - step
+                                let p = src + (y * w + x) * 4
+                                guard p[3] >= 128 else { continue }
+                                let level = amount[(y - y0) * w + x]
+                                let e = this + (x + 1) * 3
+                                let sr = e[0] * level, sg = e[1] * level, sb = e[2] * level
+                                let vr = working[Int(p[0])], vg = working[Int(p[1])], vb = working[Int(p[2])]
+                                var ratio: Float = 1
+                                @inline(__always) func limit(_ v: Float, _ s: Float) {
+                                    if v + s > high { ratio = min(ratio, (high - v) / s) }
+                                    else if v + s < low { ratio = min(ratio, (low - v) / s) }
+                                }
+                                limit(vr, sr); limit(vg, sg); limit(vb, sb)
+                                let spread = sr * sr + sg * sg + sb * sb
+                                var (dr, dg, db) = (vr, vg, vb)
+                                if spread >= GIFDither.tinyError {
+                                    if spread > largeError { ratio *= 0.8 }
+                                    dr += sr * ratio; dg += sg * ratio; db += sb * ratio
+                                }
+                                @inline(__always) func byte(_ v: Float) -> UInt8 { inverse[Int(max(0, min(255, v)) * (4095 / 255) + 0.5)] }
+                                let k = nearest.index(byte(dr), byte(dg), byte(db), guess: plain[(y - h0) * w + x])
+                                out[(y - y0) * w + x] = k
+                                var er = dr - pr[Int(k)], eg = dg - pg[Int(k)], eb = db - pb[Int(k)]
+                                if er * er + eg * eg + eb * eb > largeError {
+                                    er *= 0.75; eg *= 0.75; eb *= 0.75
+                                }
+                                // 7/16 ahead, 3/16 behind below, 5/16 below, 1/16 ahead below.
+                                let ahead = forward ? x + 2 : x, behind = forward ? x : x + 2
+                                this[ahead * 3] += er * (7 / 16); this[ahead * 3 + 1] += eg * (7 / 16); this[ahead * 3 + 2] += eb * (7 / 16)
+                                next[behind * 3] += er * (3 / 16); next[behind * 3 + 1] += eg * (3 / 16); next[behind * 3 + 2] += eb * (3 / 16)
+                                next[(x + 1) * 3] += er * (5 / 16); next[(x + 1) * 3 + 1] += eg * (5 / 16); next[(x + 1) * 3 + 2] += eb * (5 / 16)
+                                next[ahead * 3] += er * (1 / 16); next[ahead * 3 + 1] += eg * (1 / 16); next[ahead * 3 + 2] += eb * (1 / 16)
                             }
-                            limit(vr, sr); limit(vg, sg); limit(vb, sb)
-                            let spread = sr * sr + sg * sg + sb * sb
-                            var (dr, dg, db) = (vr, vg, vb)
-                            if spread >= GIFDither.tinyError {
-                                if spread > largeError { ratio *= 0.8 }
-                                dr += sr * ratio; dg += sg * ratio; db += sb * ratio
-                            }
-                            @inline(__always) func byte(_ v: Float) -> UInt8 { inverse[Int(max(0, min(255, v)) * (4095 / 255) + 0.5)] }
-                            let k = nearest.index(byte(dr), byte(dg), byte(db), guess: plain[(y - h0) * w + x])
-                            out[(y - y0) * w + x] = k
-                            var er = dr - pr[Int(k)], eg = dg - pg[Int(k)], eb = db - pb[Int(k)]
-                            if er * er + eg * eg + eb * eb > largeError {
-                                er *= 0.75; eg *= 0.75; eb *= 0.75
-                            }
-                            // 7/16 ahead, 3/16 behind below, 5/16 below, 1/16 ahead below.
-                            let ahead = forward ? x + 2 : x, behind = forward ? x : x + 2
-                            this[ahead * 3] += er * (7 / 16); this[ahead * 3 + 1] += eg * (7 / 16); this[ahead * 3 + 2] += eb * (7 / 16)
-                            next[behind * 3] += er * (3 / 16); next[behind * 3 + 1] += eg * (3 / 16); next[behind * 3 + 2] += eb * (3 / 16)
-                            next[(x + 1) * 3] += er * (5 / 16); next[(x + 1) * 3 + 1] += eg * (5 / 16); next[(x + 1) * 3 + 2] += eb * (5 / 16)
-                            next[ahead * 3] += er * (1 / 16); next[ahead * 3 + 1] += eg * (1 / 16); next[ahead * 3 + 2] += eb * (1 / 16)
+                            swap(&this, &next)
                         }
-                        swap(&this, &next)
                     }
                 }
             }
-          }
         }
         return indices
     }

@@ -89,13 +89,9 @@ extension CutoutVision {
         // The mask so far and the old region.
         var held = GreyMask(width: w, height: h)
         for k in held.pixels.indices where start.pixels[k] > 127 { held.pixels[k] = 255 }
-        let b = shape.bbox
-        let x0 = max(0, Int(clamping: b.minX, to: 0 ... w, rounding: .down)), x1 = min(w, Int(clamping: b.maxX, to: 0 ... w, rounding: .up))
-        let y0 = max(0, Int(clamping: b.minY, to: 0 ... h, rounding: .down)), y1 = min(h, Int(clamping: b.maxY, to: 0 ... h, rounding: .up))
-        if x0 < x1, y0 < y1 {
-            for y in y0 ..< y1 {
-                for x in x0 ..< x1 where shape.contains(Point(Double(x) + 0.5, Double(y) + 0.5)) { held.pixels[y * w + x] = 255 }
-            }
+        let b = pixelBox(shape.bbox, width: w, height: h)
+        for y in b.y0 ..< max(b.y0, b.y1) {
+            for x in b.x0 ..< max(b.x0, b.x1) where shape.contains(Point(Double(x) + 0.5, Double(y) + 0.5)) { held.pixels[y * w + x] = 255 }
         }
         var reach = held
         for r in reaches { r.paint(into: &reach) }
@@ -204,10 +200,7 @@ extension CutoutVision {
                          maxX: max(r.maxX, p.x + s.radius), maxY: max(r.maxY, p.y + s.radius))
             }
         }
-        func floor(_ v: Double) -> Int { Int(clamping: v, to: -(1 << 40) ... (1 << 40), rounding: .down) }
-        func ceil(_ v: Double) -> Int { Int(clamping: v, to: -(1 << 40) ... (1 << 40), rounding: .up) }
-        let box = PixelRect(x0: max(0, floor(r.minX)), y0: max(0, floor(r.minY)),
-                            x1: min(image.width, ceil(r.maxX)), y1: min(image.height, ceil(r.maxY)))
+        let box = pixelBox(r, width: image.width, height: image.height)
         // No strokes and no mask yet (the studio's `C` on a region): the
         // region read as a box, as `"auto"` reads it (`boxMask`).
         if strokes.isEmpty, from == nil, !box.isEmpty {
